@@ -1,0 +1,19 @@
+// CDK entry point: `npx cdk synth -c stage=prod` (stage defaults to dev).
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { AppStack } from '../lib/app-stack';
+
+const app = new App();
+const stage = String(app.node.tryGetContext('stage') ?? 'dev');
+if (!/^[a-z][a-z0-9-]{0,20}$/.test(stage)) {
+  throw new Error(`Context "stage" must be lower-case letters, digits and dashes; got "${stage}"`);
+}
+const sharedEmailSender: unknown = app.node.tryGetContext('sharedEmailSender');
+
+new AppStack(app, `Postbox-${stage}`, {
+  stage,
+  sharedEmailSender: typeof sharedEmailSender === 'string' ? sharedEmailSender : undefined,
+  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+});
+
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -1,0 +1,57 @@
+// `npm start`: runs the whole service locally. Ctrl-C stops it cleanly; data stays in DATA_DIR.
+import { join, resolve } from 'node:path';
+import { ConfigError, readLocalSettings } from '../shared/runtime/config';
+import { startLocalRuntime } from '../shared/runtime/local/runtime';
+
+
+async function main(): Promise<void> {
+  let settings;
+  try {
+    settings = readLocalSettings();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const runtime = await startLocalRuntime(settings);
+  const b = runtime.bootstrap;
+  const lines = [
+    `Postbox is running at ${runtime.url}`,
+    `  sent mail (SES emulator):   ${runtime.sesUrl}/`,
+    `  data directory:             ${resolve(settings.dataDir)}`,
+    runtime.createdBootstrap ? '  first start: created an account; its keys are shown once here and kept in' : '  keys of the bootstrap account are in',
+    `  ${join(resolve(settings.dataDir), 'bootstrap.json')}`,
+  ];
+  if (runtime.createdBootstrap) {
+    lines.push(`  account_id:     ${b.account_id}`, `  admin_key:      ${b.admin_key}`, `  test_admin_key: ${b.test_admin_key}`, `  staff_token:    ${b.staff_token}`);
+  }
+  lines.push('', `Try: curl -s ${runtime.url}/v1/account/verification -H "Authorization: Bearer $(node -p "require('${join(resolve(settings.dataDir), 'bootstrap.json')}').admin_key")"`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+  process.stdout.write(`READY ${runtime.url}\n`);
+
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`\n${signal}: shutting down...\n`);
+    runtime.close().then(
+      () => {
+        process.stdout.write('stopped\n');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        process.stderr.write(`shutdown failed: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,7 @@
+import { getVerification } from '../../shared/accounts/service';
+import { authOf, createHttpHandler, json } from '../../shared/http/pipeline';
+
+export const handler = createHttpHandler('account', {
+  'GET /v1/account/verification': async (req, c) =>
+    json(200, await getVerification(c, authOf(req).accountId, { sharedEmailSender: c.config.sharedEmailSender })),
+});

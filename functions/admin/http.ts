@@ -1,0 +1,14 @@
+import { createAccount, createAccountBody, setAccountStatus } from '../../shared/accounts/service';
+import { createHttpHandler, json } from '../../shared/http/pipeline';
+import { parseInput } from '../../shared/http/validate';
+
+export const handler = createHttpHandler('admin', {
+  'POST /v1/admin/accounts': async (req, c) => {
+    const body = parseInput(createAccountBody, req.body ?? {});
+    const created = await createAccount(c, body);
+    // Same fields as DATA_DIR/bootstrap.json; the caller already holds the staff token.
+    return json(201, { ...created, staff_token: c.secrets.get('staff-token') });
+  },
+  'POST /v1/admin/accounts/{id}/suspend': async (req, c) => json(200, await setAccountStatus(c, req.params.id ?? '', 'suspended')),
+  'POST /v1/admin/accounts/{id}/unsuspend': async (req, c) => json(200, await setAccountStatus(c, req.params.id ?? '', 'active')),
+});

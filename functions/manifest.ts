@@ -1,0 +1,142 @@
+// The one list of functions and their triggers. The CDK stack and the local runtime both iterate
+// it, so a route exists in both runtimes or in neither. Data only: it must never import handler code.
+
+export type Scope = 'send' | 'read' | 'admin';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Who may call a route.
+ * - `key`: an API key whose scope is listed; `admin` keys may call every key route.
+ * - `any_key`: any valid API key, whatever its scope.
+ * - `staff`: the deployment's staff token (operators, not customers). Limited per client IP.
+ * - `public`: no credentials. Limited per client IP.
+ */
+export type Access =
+  | { kind: 'key'; scopes: readonly Scope[] }
+  | { kind: 'any_key' }
+  | { kind: 'staff' }
+  | { kind: 'public' };
+
+export interface HttpRoute {
+  method: HttpMethod;
+  /** API Gateway path template, e.g. /v1/keys/{id}. */
+  path: string;
+  access: Access;
+  summary: string;
+}
+
+export type QueueName = 'send' | 'fanout' | 'webhooks' | 'ses-events' | 'inbound';
+export type SecretName = 'cursor-signing-key' | 'staff-token';
+
+export interface QueueDef {
+  name: QueueName;
+  /** Seconds a received message stays invisible; at least six times the consumer's timeout. */
+  visibilityTimeoutSeconds: number;
+  /** Receives before SQS moves a message to the queue's DLQ. */
+  maxReceiveCount: number;
+  batchSize: number;
+  maxBatchingWindowSeconds: number;
+  summary: string;
+}
+
+/** What a function may touch. The stack turns this into least-privilege IAM. */
+export interface Needs {
+  table?: 'read' | 'readwrite';
+  /** Queues the function sends to. */
+  sendTo?: readonly QueueName[];
+  secrets?: readonly SecretName[];
+  sesSend?: boolean;
+  scheduler?: boolean;
+  bucket?: 'read' | 'readwrite';
+}
+
+export interface FunctionDef {
+  /** Domain name; also the CDK id stem and the folder under functions/. */
+  name: string;
+  /** Entry file relative to the project root. */
+  entry: string;
+  /** Named export of the entry file. */
+  handler: string;
+  http?: readonly HttpRoute[];
+  /** The catch-all route: unknown paths and wrong methods, answered in the error envelope. */
+  defaultRoute?: boolean;
+  queue?: QueueName;
+  needs: Needs;
+  memoryMb: number;
+  timeoutSeconds: number;
+}
+
+const ADMIN: Access = { kind: 'key', scopes: ['admin'] };
+const READ: Access = { kind: 'key', scopes: ['read'] };
+const SEND_OR_READ: Access = { kind: 'key', scopes: ['send', 'read'] };
+const ANY_KEY: Access = { kind: 'any_key' };
+const STAFF: Access = { kind: 'staff' };
+
+export const queues: readonly QueueDef[] = [
+  { name: 'send', visibilityTimeoutSeconds: 180, maxReceiveCount: 5, batchSize: 10, maxBatchingWindowSeconds: 0, summary: 'messages accepted by the API, on their way to the provider' },
+  { name: 'fanout', visibilityTimeoutSeconds: 900, maxReceiveCount: 3, batchSize: 1, maxBatchingWindowSeconds: 0, summary: 'broadcast fan-out pages' },
+  { name: 'webhooks', visibilityTimeoutSeconds: 240, maxReceiveCount: 5, batchSize: 10, maxBatchingWindowSeconds: 0, summary: 'webhook delivery attempts' },
+  { name: 'ses-events', visibilityTimeoutSeconds: 180, maxReceiveCount: 5, batchSize: 10, maxBatchingWindowSeconds: 1, summary: 'SES event notifications via SNS' },
+  { name: 'inbound', visibilityTimeoutSeconds: 360, maxReceiveCount: 3, batchSize: 5, maxBatchingWindowSeconds: 0, summary: 'raw inbound mail stored in S3' },
+];
+
+export const functions: readonly FunctionDef[] = [
+  {
+    name: 'keys',
+    entry: 'functions/keys/http.ts',
+    handler: 'handler',
+    http: [
+      { method: 'GET', path: '/v1/keys', access: ADMIN, summary: 'List API keys (never the secret)' },
+      { method: 'POST', path: '/v1/keys', access: ADMIN, summary: 'Create an API key; the secret is shown once' },
+      { method: 'POST', path: '/v1/keys/{id}/rotate', access: ADMIN, summary: 'Rotate a key; the old secret stops at once' },
+      { method: 'DELETE', path: '/v1/keys/{id}', access: ADMIN, summary: 'Revoke a key for good' },
+    ],
+    needs: { table: 'readwrite', secrets: ['cursor-signing-key'] },
+    memoryMb: 512,
+    timeoutSeconds: 10,
+  },
+  {
+    name: 'account',
+    entry: 'functions/account/http.ts',
+    handler: 'handler',
+    http: [
+      { method: 'GET', path: '/v1/account/verification', access: ANY_KEY, summary: 'Per-channel sending readiness' },
+    ],
+    needs: { table: 'readwrite' },
+    memoryMb: 512,
+    timeoutSeconds: 10,
+  },
+  {
+    name: 'admin',
+    entry: 'functions/admin/http.ts',
+    handler: 'handler',
+    http: [
+      { method: 'POST', path: '/v1/admin/accounts', access: STAFF, summary: 'Create an account with its admin keys (staff token)' },
+      { method: 'POST', path: '/v1/admin/accounts/{id}/suspend', access: STAFF, summary: 'Suspend an account (staff token)' },
+      { method: 'POST', path: '/v1/admin/accounts/{id}/unsuspend', access: STAFF, summary: 'Lift a suspension (staff token)' },
+    ],
+    needs: { table: 'readwrite', secrets: ['staff-token'] },
+    memoryMb: 512,
+    timeoutSeconds: 10,
+  },
+  {
+    name: 'fallback',
+    entry: 'functions/fallback/http.ts',
+    handler: 'handler',
+    defaultRoute: true,
+    needs: {},
+    memoryMb: 256,
+    timeoutSeconds: 5,
+  },
+];
+
+// Kept for routes that arrive with later issues (messages, suppressions, usage).
+export const accessPresets = { ADMIN, READ, SEND_OR_READ, ANY_KEY, STAFF } as const;
+
+export function routeKey(route: Pick<HttpRoute, 'method' | 'path'>): string {
+  return `${route.method} ${route.path}`;
+}
+
+export function httpRoutes(): Array<HttpRoute & { fn: FunctionDef }> {
+  return functions.flatMap((fn) => (fn.http ?? []).map((route) => ({ ...route, fn })));
+}

@@ -1,0 +1,115 @@
+// The Postbox stack. It iterates the manifest: every function, route and queue consumer comes
+// from functions/manifest.ts, so the stack never names a particular function.
+import { fileURLToPath } from 'node:url';
+import { CfnOutput, Duration, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import {
+  functions as manifestFunctions,
+  queues as manifestQueues,
+  type FunctionDef,
+  type QueueDef,
+  type QueueName,
+  type SecretName,
+} from '../functions/manifest';
+import { envNames } from '../shared/runtime/env-names';
+import { Api } from './constructs/api';
+import { DataTable } from './constructs/data-table';
+import { MailEvents } from './constructs/mail-events';
+import { ManifestFunction } from './constructs/manifest-function';
+import { pascalCase } from './constructs/names';
+import { grantNeeds, type SharedResources } from './constructs/needs';
+import { Queues } from './constructs/queues';
+import { SchedulerGroup } from './constructs/scheduler';
+import { AppSecrets } from './constructs/secrets';
+import { Storage } from './constructs/storage';
+
+export const DEFAULT_SHARED_EMAIL_SENDER = 'no-reply@example.com';
+const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
+
+export interface AppStackProps extends StackProps {
+  stage: string;
+  /** Defaults to the manifest; tests pass variants (e.g. an extra queue consumer). */
+  functions?: readonly FunctionDef[];
+  queues?: readonly QueueDef[];
+  /** The sandbox sender address (SHARED_EMAIL_SENDER). */
+  sharedEmailSender?: string;
+}
+
+export class AppStack extends Stack {
+  readonly api: Api;
+  readonly functions = new Map<string, ManifestFunction>();
+
+  constructor(scope: Construct, id: string, props: AppStackProps) {
+    super(scope, id, { description: `Postbox messaging API (${props.stage})`, ...props });
+    Tags.of(this).add('app', 'postbox');
+    Tags.of(this).add('stage', props.stage);
+
+    const functionDefs = props.functions ?? manifestFunctions;
+    const queues = new Queues(this, 'Queues', { definitions: props.queues ?? manifestQueues });
+    const shared: SharedResources = {
+      table: new DataTable(this, 'Data'),
+      queues,
+      secrets: new AppSecrets(this, 'Secrets', { names: secretNames(functionDefs), stage: props.stage }),
+      mail: new MailEvents(this, 'MailEvents', { eventsQueue: queues.queue('ses-events') }),
+      scheduler: new SchedulerGroup(this, 'Scheduler', { targets: queues.all() }),
+      storage: new Storage(this, 'Storage'),
+    };
+    this.api = new Api(this, 'Api', { stage: props.stage, logRetention: LOG_RETENTION });
+
+    const environment = {
+      [envNames.runtime]: 'aws',
+      [envNames.logLevel]: 'info',
+      [envNames.sharedEmailSender]: props.sharedEmailSender ?? DEFAULT_SHARED_EMAIL_SENDER,
+    };
+
+    assertSingleDefaultRoute(functionDefs);
+    for (const def of functionDefs) {
+      const target = new ManifestFunction(this, pascalCase(def.name), {
+        def,
+        projectRoot: PROJECT_ROOT,
+        environment,
+        logRetention: LOG_RETENTION,
+      });
+      this.functions.set(def.name, target);
+      grantNeeds(target, def.needs, shared);
+      for (const route of def.http ?? []) this.api.addRoute(route, target.fn);
+      if (def.defaultRoute) this.api.addDefaultRoute(target.fn);
+      if (def.queue) consumeQueue(target, queues, def.queue);
+    }
+
+    new CfnOutput(this, 'TableName', { value: shared.table.table.tableName });
+    new CfnOutput(this, 'BucketName', { value: shared.storage.bucket.bucketName });
+    new CfnOutput(this, 'SesConfigurationSet', { value: shared.mail.configurationSetName });
+  }
+}
+
+function consumeQueue(target: ManifestFunction, queues: Queues, queueName: QueueName): void {
+  const { def } = target;
+  const queueDef = queues.definition(queueName);
+  // Lambda refuses a mapping whose queue hides messages for less time than the function may run.
+  if (queueDef.visibilityTimeoutSeconds < def.timeoutSeconds) {
+    throw new Error(
+      `Queue "${queueDef.name}" visibility timeout (${queueDef.visibilityTimeoutSeconds}s) is shorter than the timeout of its consumer "${def.name}" (${def.timeoutSeconds}s)`,
+    );
+  }
+  target.fn.addEventSource(
+    new SqsEventSource(queues.queue(queueName), {
+      batchSize: queueDef.batchSize,
+      maxBatchingWindow: queueDef.maxBatchingWindowSeconds > 0 ? Duration.seconds(queueDef.maxBatchingWindowSeconds) : undefined,
+      // Consumers return batchItemFailures: only failed records are retried, then dead-lettered.
+      reportBatchItemFailures: true,
+    }),
+  );
+}
+
+function secretNames(defs: readonly FunctionDef[]): SecretName[] {
+  return [...new Set(defs.flatMap((def) => def.needs.secrets ?? []))];
+}
+
+function assertSingleDefaultRoute(defs: readonly FunctionDef[]): void {
+  const owners = defs.filter((def) => def.defaultRoute).map((def) => def.name);
+  if (owners.length > 1) throw new Error(`Only one function may own the $default route; found: ${owners.join(', ')}`);
+}

@@ -1,0 +1,101 @@
+// The HTTP API (payload v2). Routes are added from the manifest by the stack; this construct
+// only knows how to attach a route to a function and how the stage logs.
+import { CfnOutput, RemovalPolicy } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { HttpRoute } from '../../functions/manifest';
+import { acknowledge } from './nag';
+
+// HTTP API access log fields ($context variables that exist for HTTP APIs).
+const ACCESS_LOG_FORMAT = JSON.stringify({
+  requestId: '$context.requestId',
+  ip: '$context.identity.sourceIp',
+  requestTime: '$context.requestTime',
+  routeKey: '$context.routeKey',
+  method: '$context.httpMethod',
+  path: '$context.path',
+  status: '$context.status',
+  protocol: '$context.protocol',
+  responseLength: '$context.responseLength',
+  responseLatency: '$context.responseLatency',
+  integrationLatency: '$context.integrationLatency',
+  integrationError: '$context.integrationErrorMessage',
+});
+
+export interface ApiProps {
+  stage: string;
+  logRetention: logs.RetentionDays;
+}
+
+export class Api extends Construct {
+  readonly httpApi: apigw.HttpApi;
+  readonly stage: apigw.HttpStage;
+  private readonly integrations = new Map<lambda.IFunction, HttpLambdaIntegration>();
+
+  constructor(scope: Construct, id: string, props: ApiProps) {
+    super(scope, id);
+
+    this.httpApi = new apigw.HttpApi(this, 'HttpApi', {
+      description: `Postbox messaging API (${props.stage})`,
+      // The default stage is created below so that it can carry access-log settings.
+      createDefaultStage: false,
+    });
+
+    const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
+      retention: props.logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    this.stage = new apigw.HttpStage(this, 'DefaultStage', {
+      httpApi: this.httpApi,
+      stageName: '$default',
+      autoDeploy: true,
+      accessLogSettings: {
+        destination: new apigw.LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(ACCESS_LOG_FORMAT),
+      },
+    });
+
+    new CfnOutput(this, 'Url', { value: this.stage.url, description: 'Base URL of the Postbox API' });
+
+    const authReason =
+      'Callers authenticate with Postbox API keys (Bearer sk_…, looked up by SHA-256 hash) or the staff token, ' +
+      'checked inside the function by the shared auth middleware; public routes are rate limited per client IP. ' +
+      'API Gateway authorizers (IAM, Cognito) do not fit customer-issued API keys.';
+    acknowledge(this, 'AwsSolutions-APIG4', authReason);
+    acknowledge(this, 'AwsSolutions-COG4', authReason);
+  }
+
+  /** `METHOD /path` → the function. */
+  addRoute(route: Pick<HttpRoute, 'method' | 'path'>, handler: lambda.IFunction): void {
+    this.httpApi.addRoutes({
+      path: route.path,
+      methods: [apigw.HttpMethod[route.method]],
+      integration: this.integrationFor(handler),
+    });
+  }
+
+  /** `$default`: whatever no other route matches (unknown paths, wrong methods). */
+  addDefaultRoute(handler: lambda.IFunction): void {
+    new apigw.HttpRoute(this.httpApi, 'DefaultRoute', {
+      httpApi: this.httpApi,
+      routeKey: apigw.HttpRouteKey.DEFAULT,
+      integration: this.integrationFor(handler),
+    });
+  }
+
+  private integrationFor(handler: lambda.IFunction): HttpLambdaIntegration {
+    let integration = this.integrations.get(handler);
+    if (!integration) {
+      integration = new HttpLambdaIntegration(`${handler.node.id}Integration`, handler, {
+        payloadFormatVersion: apigw.PayloadFormatVersion.VERSION_2_0,
+      });
+      this.integrations.set(handler, integration);
+    }
+    return integration;
+  }
+}

@@ -1,0 +1,112 @@
+// Accounts: created by staff (or the local bootstrap) with one live and one test admin key.
+import { z } from 'zod';
+import { keys } from '../db/keys';
+import type { Store } from '../db/store';
+import { ConditionFailedError, NotFoundError } from '../errors';
+import { createKey, type KeyDeps } from '../keys/service';
+
+export const channels = ['email', 'sms', 'push', 'voice', 'webhook'] as const;
+export type Channel = (typeof channels)[number];
+
+export interface AccountItem {
+  pk: string;
+  sk: string;
+  entity: 'account';
+  id: string;
+  name: string;
+  /** The account's own address: in sandbox mode mail may go here. */
+  email: string | null;
+  status: 'active' | 'suspended';
+  enabled_channels: Channel[];
+  created_at: string;
+  updated_at: string;
+}
+
+export const createAccountBody = z
+  .object({
+    name: z.string().trim().min(1).max(200).optional(),
+    email: z.email().max(254).optional(),
+  })
+  .strict();
+
+export interface CreatedAccount {
+  account_id: string;
+  admin_key: string;
+  test_admin_key: string;
+}
+
+export async function createAccount(deps: KeyDeps, body: z.infer<typeof createAccountBody>): Promise<CreatedAccount> {
+  const id = deps.ids.next('acct');
+  const now = deps.clock.now().toISOString();
+  const account: AccountItem = {
+    ...keys.account(id),
+    entity: 'account',
+    id,
+    name: body.name ?? 'My account',
+    email: body.email?.trim().toLowerCase() ?? null,
+    status: 'active',
+    enabled_channels: ['email'],
+    created_at: now,
+    updated_at: now,
+  };
+  await deps.store.create(account);
+  const live = await createKey(deps, id, { scope: 'admin', test_mode: false, name: 'admin live key' }, { testMode: false });
+  const test = await createKey(deps, id, { scope: 'admin', test_mode: true, name: 'admin test key' }, { testMode: false });
+  return { account_id: id, admin_key: live.key, test_admin_key: test.key };
+}
+
+export async function getAccount(store: Store, accountId: string): Promise<AccountItem | undefined> {
+  return store.get<AccountItem>(keys.account(accountId));
+}
+
+export async function setAccountStatus(
+  deps: Pick<KeyDeps, 'store' | 'clock'>,
+  accountId: string,
+  status: AccountItem['status'],
+): Promise<{ account_id: string; status: AccountItem['status'] }> {
+  try {
+    await deps.store.update(keys.account(accountId), {
+      expression: 'SET #status = :status, updated_at = :now',
+      condition: 'attribute_exists(pk)',
+      names: { '#status': 'status' },
+      values: { ':status': status, ':now': deps.clock.now().toISOString() },
+    });
+  } catch (error) {
+    if (error instanceof ConditionFailedError) throw new NotFoundError('account');
+    throw error;
+  }
+  return { account_id: accountId, status };
+}
+
+export type ReadinessStatus = 'verified' | 'pending' | 'sandbox' | 'registered' | 'ready' | 'not_configured';
+
+export interface AccountVerification {
+  account_id: string;
+  sandbox_mode: boolean;
+  shared_email_sender: string;
+  channels: Array<{ channel: Channel; status: ReadinessStatus; verified: boolean }>;
+}
+
+/**
+ * Per-channel readiness. Email is the only channel that sends today: until the account holds a
+ * fully verified domain outside the sandbox (the domains issue), it is `sandbox`. Channels with no
+ * provider wired in this deployment report `not_configured`.
+ */
+export async function getVerification(
+  deps: Pick<KeyDeps, 'store'>,
+  accountId: string,
+  options: { sharedEmailSender: string; verifiedDomainCount?: number },
+): Promise<AccountVerification> {
+  const account = await getAccount(deps.store, accountId);
+  if (!account) throw new NotFoundError('account');
+  const verified = (options.verifiedDomainCount ?? 0) > 0;
+  return {
+    account_id: accountId,
+    sandbox_mode: !verified,
+    shared_email_sender: options.sharedEmailSender,
+    channels: channels.map((channel) => {
+      if (channel !== 'email' || !account.enabled_channels.includes('email')) return { channel, status: 'not_configured', verified: false };
+      return verified ? { channel, status: 'verified', verified: true } : { channel, status: 'sandbox', verified: false };
+    }),
+  };
+}

@@ -1,0 +1,25 @@
+import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SecretName } from '../../../functions/manifest';
+import type { Secrets } from '../../ports/secrets';
+
+/** Reads every granted secret once per cold start. */
+export async function loadSecrets(client: SecretsManagerClient, arns: Partial<Record<SecretName, string>>): Promise<Secrets> {
+  const entries = await Promise.all(
+    Object.entries(arns).map(async ([name, arn]) => {
+      const out = await client.send(new GetSecretValueCommand({ SecretId: arn }));
+      if (!out.SecretString) throw new Error(`secret ${name} has no string value`);
+      return [name, out.SecretString] as const;
+    }),
+  );
+  return staticSecrets(Object.fromEntries(entries));
+}
+
+export function staticSecrets(values: Partial<Record<SecretName, string>>): Secrets {
+  return {
+    get(name) {
+      const value = values[name];
+      if (!value) throw new Error(`secret ${name} is not available to this function`);
+      return value;
+    },
+  };
+}

@@ -1,0 +1,44 @@
+// The only place that knows key formats, attribute names and index names. The CDK table
+// construct and the local table bootstrap import the same definitions.
+
+export const table = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  /** Epoch seconds; DynamoDB deletes the item some time after it passes (dynalite never does). */
+  ttlAttribute: 'expires_at',
+  indexes: {
+    /** Alternate lookups by an external id (provider message id, domain name). */
+    byLookup: { name: 'by-lookup', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+    /** Filtered lists inside an account (messages by status or channel), newest first. */
+    byFilter: { name: 'by-filter', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+  },
+} as const;
+
+export type Entity = 'account' | 'api_key' | 'api_key_hash' | 'rate_window' | 'schedule' | 'schedule_ref';
+
+export interface ItemKey {
+  pk: string;
+  sk: string;
+}
+
+const ACCOUNT = 'ACCT#';
+
+export const keys = {
+  account: (accountId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: 'ACCOUNT' }),
+
+  apiKey: (accountId: string, keyId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `KEY#${keyId}` }),
+  apiKeyPrefix: 'KEY#',
+  /** Looked up by the SHA-256 of the secret; one item per live secret. */
+  apiKeyHash: (sha256Hex: string): ItemKey => ({ pk: `KEYHASH#${sha256Hex}`, sk: 'KEYHASH' }),
+
+  rateWindow: (subject: string): ItemKey => ({ pk: `RATE#${subject}`, sk: 'RATE' }),
+
+  /** Local scheduler only: due schedules sort by time inside one partition. */
+  scheduleDue: (dueIso: string, scheduleId: string): ItemKey => ({ pk: 'SCHEDULES', sk: `${dueIso}#${scheduleId}` }),
+  schedulesPartition: 'SCHEDULES',
+  scheduleRef: (scheduleId: string): ItemKey => ({ pk: `SCHEDULE#${scheduleId}`, sk: 'SCHEDULE' }),
+} as const;
+
+export function accountPartition(accountId: string): string {
+  return `${ACCOUNT}${accountId}`;
+}

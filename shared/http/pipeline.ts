@@ -1,0 +1,169 @@
+// The request pipeline every HTTP function runs: request id, credentials, suspension, rate limit,
+// scope, JSON body, the route's use case, and one place that turns anything thrown into the
+// error envelope.
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { functions, routeKey, type Access, type FunctionDef } from '../../functions/manifest';
+import { getAccount } from '../accounts/service';
+import { safeEqual } from '../crypto';
+import { ApiError, InvalidRequestError } from '../errors';
+import { findKeyBySecret, recordKeyUse } from '../keys/service';
+import { accountSubject, admit, ACCOUNT_RATE_LIMIT, IP_RATE_LIMIT, ipSubject, type RateDecision } from '../rate-limit/service';
+import { getContainer, type Container } from '../runtime/container';
+import { describeError } from '../runtime/logger';
+import type { AuthContext, HttpRequest, HttpResult } from './types';
+
+export type RouteHandler = (request: HttpRequest, container: Container) => Promise<HttpResult>;
+
+const MAX_BODY_BYTES = 10 * 1024 * 1024; // API Gateway's own payload limit
+
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): HttpResult {
+  return { status, body, headers };
+}
+
+export function noContent(): HttpResult {
+  return { status: 204 };
+}
+
+/** The auth context of a key route; the pipeline guarantees it is there. */
+export function authOf(request: HttpRequest): AuthContext {
+  if (!request.auth) throw new Error(`route ${request.routeKey} used authOf without key access`);
+  return request.auth;
+}
+
+function toResult(result: HttpResult, requestId: string, extra: Record<string, string>): APIGatewayProxyStructuredResultV2 {
+  const headers: Record<string, string> = { 'x-request-id': requestId, ...extra, ...(result.headers ?? {}) };
+  if (result.body === undefined) return { statusCode: result.status, headers };
+  headers['content-type'] ??= 'application/json; charset=utf-8';
+  const body = typeof result.body === 'string' ? result.body : JSON.stringify(result.body);
+  return { statusCode: result.status, headers, body };
+}
+
+export function errorResult(error: ApiError): HttpResult {
+  return { status: error.status, body: { error: error.toBody() }, headers: error.headers };
+}
+
+function rateHeaders(decision: RateDecision): Record<string, string> {
+  const headers: Record<string, string> = {
+    'x-ratelimit-limit': String(decision.limit),
+    'x-ratelimit-remaining': String(decision.remaining),
+    'x-ratelimit-reset': String(decision.resetEpochSeconds),
+  };
+  if (!decision.allowed) headers['retry-after'] = String(decision.retryAfterSeconds ?? 1);
+  return headers;
+}
+
+const rateLimited = (): ApiError => new ApiError('rate_limit_exceeded', 'too many requests; retry after the number of seconds in Retry-After');
+
+function parseBody(event: APIGatewayProxyEventV2): unknown {
+  if (event.body === undefined || event.body === null || event.body === '') return undefined;
+  const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new ApiError('payload_too_large', 'request body is larger than 10 MiB');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new InvalidRequestError('body: malformed JSON', { cause: error });
+  }
+}
+
+const bearer = (header: string | undefined): string | undefined => /^Bearer ([^\s]+)$/.exec(header?.trim() ?? '')?.[1];
+
+/** Limits the account or IP; if the limiter's store fails, the request goes on without headers. */
+async function limit(c: Container, subject: string, ceiling: number, requestId: string): Promise<Record<string, string>> {
+  let decision: RateDecision;
+  try {
+    decision = await admit(c, subject, ceiling);
+  } catch (error) {
+    c.logger.warn('rate limiter unavailable; request proceeds unlimited', { requestId, subject, error: describeError(error) });
+    return {};
+  }
+  if (!decision.allowed) {
+    const err = rateLimited();
+    Object.assign(err.headers, rateHeaders(decision));
+    throw err;
+  }
+  return rateHeaders(decision);
+}
+
+async function authorize(c: Container, access: Access, request: HttpRequest): Promise<Record<string, string>> {
+  if (access.kind === 'public' || access.kind === 'staff') {
+    const headers = await limit(c, ipSubject(request.sourceIp), IP_RATE_LIMIT, request.requestId);
+    if (access.kind === 'staff') {
+      const token = bearer(request.headers.authorization);
+      if (!token || !safeEqual(token, c.secrets.get('staff-token'))) throw new ApiError('unauthorized', 'a valid staff token is required');
+    }
+    return headers;
+  }
+  const secret = bearer(request.headers.authorization);
+  if (!secret) throw new ApiError('unauthorized', 'missing or malformed Authorization header; expected "Bearer <API key>"');
+  const identity = await findKeyBySecret(c, secret);
+  if (!identity) throw new ApiError('unauthorized', 'unknown or revoked API key');
+  const account = await getAccount(c.store, identity.accountId);
+  if (!account) throw new ApiError('unauthorized', 'unknown or revoked API key');
+  if (account.status === 'suspended') throw new ApiError('account_suspended', 'this account is suspended; contact support');
+  const headers = await limit(c, accountSubject(identity.accountId), ACCOUNT_RATE_LIMIT, request.requestId);
+  request.auth = identity;
+  await recordKeyUse(c, identity);
+  if (access.kind === 'key' && identity.scope !== 'admin' && !access.scopes.includes(identity.scope)) {
+    throw new ApiError('forbidden', `this API key's scope (${identity.scope}) does not permit ${request.routeKey}`);
+  }
+  return headers;
+}
+
+function lowerHeaders(headers: APIGatewayProxyEventV2['headers']): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+/**
+ * Builds the Lambda handler of one manifest function from its route table. The table must name
+ * exactly the function's manifest routes, so the two cannot drift apart.
+ */
+export function createHttpHandler(
+  functionName: string,
+  routes: Record<string, RouteHandler>,
+): (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2> {
+  const fn: FunctionDef | undefined = functions.find((f) => f.name === functionName);
+  if (!fn) throw new Error(`function ${functionName} is not in the manifest`);
+  const declared = new Map((fn.http ?? []).map((r) => [routeKey(r), r]));
+  const implemented = Object.keys(routes);
+  const missing = [...declared.keys()].filter((k) => !routes[k]);
+  const extra = implemented.filter((k) => !declared.has(k) && !(fn.defaultRoute && k === '$default'));
+  if (missing.length || extra.length) {
+    throw new Error(`function ${functionName}: routes differ from the manifest (missing ${missing.join(', ') || 'none'}; extra ${extra.join(', ') || 'none'})`);
+  }
+
+  return async (event) => {
+    const requestId = event.requestContext?.requestId || crypto.randomUUID();
+    let container: Container | undefined;
+    let passed: Record<string, string> = {};
+    try {
+      container = await getContainer();
+      const handler = routes[event.routeKey];
+      const route = declared.get(event.routeKey);
+      if (!handler) throw new ApiError('not_found', `no route for ${event.requestContext.http.method} ${event.rawPath}`);
+      const request: HttpRequest = {
+        requestId,
+        method: event.requestContext.http.method,
+        path: event.rawPath,
+        routeKey: event.routeKey,
+        params: (event.pathParameters ?? {}) as Record<string, string>,
+        query: event.queryStringParameters ?? {},
+        headers: lowerHeaders(event.headers),
+        body: undefined,
+        sourceIp: event.requestContext.http.sourceIp,
+      };
+      if (route) passed = await authorize(container, route.access, request);
+      request.body = parseBody(event);
+      const result = await handler(request, container);
+      return toResult(result, requestId, passed);
+    } catch (error) {
+      if (error instanceof ApiError) return toResult(errorResult(error), requestId, passed);
+      const logger = container?.logger;
+      const detail = { requestId, routeKey: event.routeKey, error: describeError(error) };
+      if (logger) logger.error('unhandled error', detail);
+      else process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'unhandled error', ...detail })}\n`);
+      const internal = new ApiError('internal_error', `internal error; retrying with the same idempotency_key is safe (request id ${requestId})`);
+      return toResult(errorResult(internal), requestId, passed);
+    }
+  };
+}

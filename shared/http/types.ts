@@ -1,0 +1,29 @@
+import type { Scope } from '../../functions/manifest';
+
+export interface AuthContext {
+  accountId: string;
+  keyId: string;
+  scope: Scope;
+  testMode: boolean;
+}
+
+export interface HttpRequest {
+  requestId: string;
+  method: string;
+  path: string;
+  routeKey: string;
+  params: Record<string, string>;
+  query: Record<string, string | undefined>;
+  headers: Record<string, string | undefined>;
+  /** Parsed JSON body; undefined when the request had none. */
+  body: unknown;
+  sourceIp: string;
+  /** Set on every route that takes an API key. */
+  auth?: AuthContext;
+}
+
+export interface HttpResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}

@@ -1,0 +1,21 @@
+import { monotonicFactory } from 'ulid';
+import type { Clock } from './ports/clock';
+
+export type IdPrefix = 'acct' | 'key' | 'msg' | 'evt' | 'sched' | 'req';
+
+export interface Ids {
+  next(prefix: IdPrefix): string;
+}
+
+/**
+ * Type prefix plus a ULID whose time part comes from the clock, so ids sort like created_at and
+ * ties inside one millisecond still sort in creation order within a process.
+ */
+export function ulidIds(clock: Clock): Ids {
+  const ulid = monotonicFactory();
+  return { next: (prefix) => `${prefix}_${ulid(clock.now().getTime()).toLowerCase()}` };
+}
+
+export function isId(value: string, prefix: IdPrefix): boolean {
+  return new RegExp(`^${prefix}_[0-9a-hjkmnp-tv-z]{26}$`).test(value);
+}

@@ -1,0 +1,7 @@
+import type { QueueName } from '../../functions/manifest';
+
+export interface Queue {
+  send(queue: QueueName, body: unknown, options?: { delaySeconds?: number }): Promise<void>;
+  /** Many messages in as few requests as the transport allows. */
+  sendBatch(queue: QueueName, bodies: readonly unknown[]): Promise<void>;
+}

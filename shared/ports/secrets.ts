@@ -1,0 +1,6 @@
+import type { SecretName } from '../../functions/manifest';
+
+export interface Secrets {
+  /** The secret's value; throws when the function was not granted it. */
+  get(name: SecretName): string;
+}

@@ -1,0 +1,121 @@
+// The only reader of process.env. Everything else receives validated config.
+import { z } from 'zod';
+import { queues, type QueueName, type SecretName } from '../../functions/manifest';
+import { envNames } from './env-names';
+import type { LogLevel } from './logger';
+
+export interface RuntimeConfig {
+  runtime: 'aws' | 'local';
+  region: string;
+  tableName: string;
+  /** Local runtime: the embedded store and emulators, with dummy credentials. */
+  endpoints: { dynamodb?: string; sqs?: string; ses?: string };
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  queueUrls: Partial<Record<QueueName, string>>;
+  queueArns: Partial<Record<QueueName, string>>;
+  sesConfigurationSet?: string;
+  scheduler: { kind: 'aws'; groupName: string; roleArn: string } | { kind: 'local' };
+  secrets: { kind: 'aws'; arns: Partial<Record<SecretName, string>> } | { kind: 'static'; values: Partial<Record<SecretName, string>> };
+  sharedEmailSender: string;
+  logLevel: LogLevel;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const logLevel = z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info');
+const DEFAULT_SHARED_SENDER = 'onboarding@sandbox.postbox.dev';
+
+function fail(what: string, error: z.ZodError): never {
+  const detail = error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+  throw new ConfigError(`invalid ${what} configuration: ${detail}`);
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Configuration of a Lambda in AWS, from the variables the stack sets. */
+export function readAwsConfig(env: Env = process.env): RuntimeConfig {
+  const base = z
+    .object({
+      [envNames.tableName]: z.string().min(1),
+      AWS_REGION: z.string().min(1).default('us-east-1'),
+      [envNames.sesConfigurationSet]: z.string().optional(),
+      [envNames.schedulerGroup]: z.string().optional(),
+      [envNames.schedulerRoleArn]: z.string().optional(),
+      [envNames.sharedEmailSender]: z.string().default(DEFAULT_SHARED_SENDER),
+      [envNames.logLevel]: logLevel,
+    })
+    .safeParse(env);
+  if (!base.success) fail('AWS', base.error);
+  const v = base.data as Record<string, string>;
+  const pick = <N extends string>(names: readonly N[], envName: (n: N) => string): Partial<Record<N, string>> =>
+    Object.fromEntries(names.filter((n) => env[envName(n)]).map((n) => [n, env[envName(n)] as string])) as Partial<Record<N, string>>;
+  const queueNames = queues.map((q) => q.name);
+  const secretNames: SecretName[] = ['cursor-signing-key', 'staff-token'];
+  const group = v[envNames.schedulerGroup];
+  const role = v[envNames.schedulerRoleArn];
+  return {
+    runtime: 'aws',
+    region: v.AWS_REGION as string,
+    tableName: v[envNames.tableName] as string,
+    endpoints: {},
+    queueUrls: pick(queueNames, envNames.queueUrl),
+    queueArns: pick(queueNames, envNames.queueArn),
+    sesConfigurationSet: v[envNames.sesConfigurationSet],
+    scheduler: group && role ? { kind: 'aws', groupName: group, roleArn: role } : { kind: 'local' },
+    secrets: { kind: 'aws', arns: pick(secretNames, envNames.secretArn) },
+    sharedEmailSender: v[envNames.sharedEmailSender] as string,
+    logLevel: v[envNames.logLevel] as LogLevel,
+  };
+}
+
+export interface LocalSettings {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** Port of the embedded SES emulator and its mail viewer; 0 picks a free one. */
+  sesPort: number;
+  /** Use an already running DynamoDB-compatible endpoint instead of the embedded one. */
+  dynamodbEndpoint?: string;
+  sharedEmailSender: string;
+  logLevel: LogLevel;
+  /** How often the local scheduler looks for due schedules. */
+  schedulerTickMs: number;
+  /** Seconds before a failed queue message is offered again (Lambda waits the visibility timeout). */
+  queueRetryDelaySeconds: number;
+}
+
+/** Settings of `npm start` (bin/local.ts). */
+export function readLocalSettings(env: Env = process.env): LocalSettings {
+  const port = z.coerce.number().int().min(0).max(65535);
+  const parsed = z
+    .object({
+      HOST: z.string().min(1).default('127.0.0.1'),
+      PORT: port.default(3000),
+      DATA_DIR: z.string().min(1).default('./.data'),
+      SES_PORT: port.default(8005),
+      DYNAMODB_ENDPOINT: z.url().optional(),
+      SHARED_EMAIL_SENDER: z.string().default(DEFAULT_SHARED_SENDER),
+      LOG_LEVEL: logLevel,
+      SCHEDULER_TICK_MS: z.coerce.number().int().min(50).default(1000),
+      QUEUE_RETRY_DELAY_SECONDS: z.coerce.number().int().min(0).max(43200).default(5),
+    })
+    .safeParse(env);
+  if (!parsed.success) fail('local', parsed.error);
+  const v = parsed.data;
+  return {
+    host: v.HOST,
+    port: v.PORT,
+    dataDir: v.DATA_DIR,
+    sesPort: v.SES_PORT,
+    dynamodbEndpoint: v.DYNAMODB_ENDPOINT,
+    sharedEmailSender: v.SHARED_EMAIL_SENDER,
+    logLevel: v.LOG_LEVEL,
+    schedulerTickMs: v.SCHEDULER_TICK_MS,
+    queueRetryDelaySeconds: v.QUEUE_RETRY_DELAY_SECONDS,
+  };
+}

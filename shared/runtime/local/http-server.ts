@@ -1,0 +1,105 @@
+// node:http turned into API Gateway HTTP API (payload v2) events for the same handler exports.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { functions, type FunctionDef } from '../../../functions/manifest';
+import { ApiError } from '../../errors';
+import { matchRoute } from '../../http/route-match';
+import { describeError, type Logger } from '../logger';
+
+export type HttpLambda = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
+
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+const TEXT_TYPES = /^(text\/|application\/(json|[\w.+-]*\+json|xml|x-www-form-urlencoded|javascript))/i;
+
+function readBody(req: IncomingMessage): Promise<Buffer | 'too_large'> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) parts.push(chunk);
+    });
+    req.on('end', () => resolve(size > MAX_BODY_BYTES ? 'too_large' : Buffer.concat(parts)));
+    req.on('error', reject);
+  });
+}
+
+function toEvent(req: IncomingMessage, body: Buffer, routeKey: string, params: Record<string, string>): APIGatewayProxyEventV2 {
+  const url = new URL(req.url ?? '/', 'http://local');
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const query: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
+  const contentType = headers['content-type'] ?? '';
+  const isText = body.length === 0 || TEXT_TYPES.test(contentType) || contentType === '';
+  const now = new Date();
+  const method = (req.method ?? 'GET').toUpperCase();
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    cookies: headers.cookie?.split(/;\s*/),
+    headers,
+    queryStringParameters: Object.keys(query).length ? query : undefined,
+    pathParameters: Object.keys(params).length ? params : undefined,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'local',
+      http: {
+        method,
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, ''),
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    body: body.length === 0 ? undefined : isText ? body.toString('utf8') : body.toString('base64'),
+    isBase64Encoded: body.length > 0 && !isText,
+  };
+}
+
+function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
+  const headers = { ...(result.headers ?? {}) } as Record<string, string | number | boolean>;
+  res.writeHead(result.statusCode ?? 200, Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)])));
+  if (result.body === undefined) return void res.end();
+  res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+}
+
+export function createLocalHttpServer(loadHandler: (fn: FunctionDef) => Promise<HttpLambda>, logger: Logger): Server {
+  const fallback = functions.find((f) => f.defaultRoute);
+  if (!fallback) throw new Error('the manifest has no defaultRoute function');
+  return createServer((req, res) => {
+    void (async () => {
+      try {
+        const body = await readBody(req);
+        if (body === 'too_large') {
+          const error = new ApiError('payload_too_large', 'request body is larger than 10 MiB');
+          return send(res, { statusCode: 413, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: error.toBody() }) });
+        }
+        const url = new URL(req.url ?? '/', 'http://local');
+        const match = matchRoute(req.method ?? 'GET', url.pathname);
+        const [fn, routeKey, params] = match.kind === 'route' ? [match.fn, match.routeKey, match.params] : [fallback, '$default', {}];
+        const handler = await loadHandler(fn);
+        send(res, await handler(toEvent(req, body, routeKey, params)));
+      } catch (error) {
+        // The pipeline answers every error itself; reaching here means the runtime itself broke.
+        logger.error('local runtime failed a request', { error: describeError(error) });
+        if (!res.headersSent) {
+          const internal = new ApiError('internal_error', 'internal error');
+          send(res, { statusCode: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: internal.toBody() }) });
+        }
+      }
+    })();
+  });
+}

@@ -1,0 +1,72 @@
+// Creates the table and queues the stack would create, from the same definitions.
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  ResourceNotFoundException,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { queues, type QueueName } from '../../../functions/manifest';
+import { table } from '../../db/keys';
+
+export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return;
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+  }
+  const indexes = Object.values(table.indexes);
+  const attributes = [table.partitionKey, table.sortKey, ...indexes.flatMap((i) => [i.partitionKey, i.sortKey])];
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: attributes.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+      KeySchema: [
+        { AttributeName: table.partitionKey, KeyType: 'HASH' },
+        { AttributeName: table.sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: indexes.map((i) => ({
+        IndexName: i.name,
+        KeySchema: [
+          { AttributeName: i.partitionKey, KeyType: 'HASH' },
+          { AttributeName: i.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+    }),
+  );
+}
+
+export interface ProvisionedQueues {
+  urls: Record<QueueName, string>;
+  arns: Record<QueueName, string>;
+  dlqUrls: Record<QueueName, string>;
+}
+
+export async function ensureQueues(client: SQSClient): Promise<ProvisionedQueues> {
+  const out = { urls: {}, arns: {}, dlqUrls: {} } as ProvisionedQueues;
+  for (const q of queues) {
+    const dlq = await client.send(new CreateQueueCommand({ QueueName: `${q.name}-dlq`, Attributes: { MessageRetentionPeriod: '1209600' } }));
+    const dlqArn = await queueArn(client, dlq.QueueUrl as string);
+    const main = await client.send(
+      new CreateQueueCommand({
+        QueueName: q.name,
+        Attributes: {
+          VisibilityTimeout: String(q.visibilityTimeoutSeconds),
+          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: q.maxReceiveCount }),
+        },
+      }),
+    );
+    out.urls[q.name] = main.QueueUrl as string;
+    out.arns[q.name] = await queueArn(client, main.QueueUrl as string);
+    out.dlqUrls[q.name] = dlq.QueueUrl as string;
+  }
+  return out;
+}
+
+async function queueArn(client: SQSClient, url: string): Promise<string> {
+  const attrs = await client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }));
+  return attrs.Attributes?.QueueArn as string;
+}

@@ -1,0 +1,123 @@
+// Plays the Lambda SQS event source: receives batches, calls the same handler export, deletes
+// what succeeded, and leaves each reported failure on the queue to be received again, so the
+// queue's redrive policy moves it to the DLQ after maxReceiveCount receives.
+import {
+  ChangeMessageVisibilityBatchCommand,
+  DeleteMessageBatchCommand,
+  ReceiveMessageCommand,
+  type Message,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { QueueDef } from '../../../functions/manifest';
+import { describeError, type Logger } from '../logger';
+
+export type QueueHandler = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
+
+export interface PollerOptions {
+  queue: QueueDef;
+  url: string;
+  arn: string;
+  region: string;
+  handler: QueueHandler;
+  /** Seconds before a failed message is visible again (Lambda waits the visibility timeout). */
+  retryDelaySeconds: number;
+  logger: Logger;
+  /** Long-poll wait; short in tests so stop() returns quickly. */
+  waitTimeSeconds?: number;
+}
+
+function toRecord(message: Message, options: PollerOptions): SQSRecord {
+  const a = message.Attributes ?? {};
+  return {
+    messageId: message.MessageId as string,
+    receiptHandle: message.ReceiptHandle as string,
+    body: message.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: a.ApproximateReceiveCount ?? '1',
+      SentTimestamp: a.SentTimestamp ?? String(Date.now()),
+      SenderId: a.SenderId ?? 'local',
+      ApproximateFirstReceiveTimestamp: a.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+    },
+    messageAttributes: {},
+    md5OfBody: message.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: options.arn,
+    awsRegion: options.region,
+  };
+}
+
+export class QueuePoller {
+  private running = false;
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly options: PollerOptions,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.loop;
+  }
+
+  /** Receives and handles one batch; returns how many messages it saw. */
+  async pollOnce(): Promise<number> {
+    const { url, queue } = this.options;
+    const received = await this.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: url,
+        MaxNumberOfMessages: Math.min(queue.batchSize, 10),
+        WaitTimeSeconds: this.options.waitTimeSeconds ?? 1,
+        AttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      }),
+    );
+    const messages = received.Messages ?? [];
+    if (messages.length === 0) return 0;
+    const records = messages.map((m) => toRecord(m, this.options));
+    let failedIds: Set<string>;
+    try {
+      const response = await this.options.handler({ Records: records });
+      failedIds = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+    } catch (error) {
+      // A thrown handler fails the whole batch, as in Lambda.
+      this.options.logger.error('queue handler failed the batch', { queue: queue.name, error: describeError(error) });
+      failedIds = new Set(records.map((r) => r.messageId));
+    }
+    const done = records.filter((r) => !failedIds.has(r.messageId));
+    const failed = records.filter((r) => failedIds.has(r.messageId));
+    if (done.length > 0) {
+      await this.sqs.send(
+        new DeleteMessageBatchCommand({ QueueUrl: url, Entries: done.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })) }),
+      );
+    }
+    if (failed.length > 0) {
+      await this.sqs.send(
+        new ChangeMessageVisibilityBatchCommand({
+          QueueUrl: url,
+          Entries: failed.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle, VisibilityTimeout: this.options.retryDelaySeconds })),
+        }),
+      );
+    }
+    return messages.length;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      try {
+        await this.pollOnce();
+      } catch (error) {
+        if (!this.running) break;
+        this.options.logger.warn('queue poll failed; retrying', { queue: this.options.queue.name, error: describeError(error) });
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  }
+}

@@ -1,0 +1,168 @@
+// `npm start`: the whole service on one machine. Embedded store, queue and SES emulators on
+// loopback, the same handler exports behind node:http, queue pollers and the local scheduler.
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { functions, queues, type FunctionDef, type SecretName } from '../../../functions/manifest';
+import { createAccount } from '../../accounts/service';
+import { StoreScheduler } from '../../adapters/local/store-scheduler';
+import { randomBase62 } from '../../crypto';
+import type { LocalSettings, RuntimeConfig } from '../config';
+import { buildContainer, installContainer, type Container } from '../container';
+import { createLogger, type Logger } from '../logger';
+import { startDynalite, startSes, startSqs, type Running } from './emulators';
+import { createLocalHttpServer, type HttpLambda } from './http-server';
+import { ensureQueues, ensureTable } from './provision';
+import { QueuePoller, type QueueHandler } from './queue-poller';
+import { startSchedulerLoop } from './scheduler-loop';
+
+const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
+export const LOCAL_TABLE = 'postbox';
+const REGION = 'us-east-1';
+const DUMMY_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+export interface Bootstrap {
+  account_id: string;
+  admin_key: string;
+  test_admin_key: string;
+  staff_token: string;
+}
+
+export interface LocalRuntime {
+  url: string;
+  sesUrl: string;
+  dynamodbEndpoint: string;
+  sqsEndpoint: string;
+  container: Container;
+  bootstrap: Bootstrap;
+  /** True when this start created the account (first start on an empty data dir). */
+  createdBootstrap: boolean;
+  close(): Promise<void>;
+}
+
+function loadOrCreateSecrets(dataDir: string): Record<SecretName, string> {
+  const file = join(dataDir, 'secrets.json');
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Record<SecretName, string>;
+  const secrets: Record<SecretName, string> = {
+    'cursor-signing-key': randomBase62(48),
+    'staff-token': `st_${randomBase62(40)}`,
+  };
+  writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  return secrets;
+}
+
+async function ensureBootstrap(container: Container, dataDir: string): Promise<{ bootstrap: Bootstrap; created: boolean }> {
+  const file = join(dataDir, 'bootstrap.json');
+  if (existsSync(file)) return { bootstrap: JSON.parse(readFileSync(file, 'utf8')) as Bootstrap, created: false };
+  const account = await createAccount(container, { name: 'Local account' });
+  const bootstrap: Bootstrap = { ...account, staff_token: container.secrets.get('staff-token') };
+  writeFileSync(file, `${JSON.stringify(bootstrap, null, 2)}\n`, { mode: 0o600 });
+  return { bootstrap, created: true };
+}
+
+export async function loadFunction<T>(fn: FunctionDef): Promise<T> {
+  const mod = (await import(pathToFileURL(resolve(projectRoot, fn.entry)).href)) as Record<string, unknown>;
+  const handler = mod[fn.handler];
+  if (typeof handler !== 'function') throw new Error(`${fn.entry} does not export ${fn.handler}`);
+  return handler as T;
+}
+
+export async function startLocalRuntime(settings: LocalSettings, options: { logger?: Logger } = {}): Promise<LocalRuntime> {
+  const logger = options.logger ?? createLogger(settings.logLevel);
+  const dataDir = resolve(settings.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async (): Promise<void> => {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  };
+
+  try {
+    let dynamodbEndpoint = settings.dynamodbEndpoint;
+    if (!dynamodbEndpoint) {
+      const dynalite: Running = await startDynalite({ path: join(dataDir, 'dynamodb'), host: '127.0.0.1' });
+      stops.push(dynalite.close);
+      dynamodbEndpoint = dynalite.endpoint;
+    }
+    const sqs = await startSqs({ host: '127.0.0.1' });
+    stops.push(sqs.close);
+    const ses = await startSes({ host: settings.host, port: settings.sesPort });
+    stops.push(ses.close);
+
+    const common = { region: REGION, credentials: DUMMY_CREDENTIALS };
+    const dynamo = new DynamoDBClient({ ...common, endpoint: dynamodbEndpoint });
+    const sqsClient = new SQSClient({ ...common, endpoint: sqs.endpoint });
+    await ensureTable(dynamo, LOCAL_TABLE);
+    const provisioned = await ensureQueues(sqsClient);
+
+    const config: RuntimeConfig = {
+      runtime: 'local',
+      region: REGION,
+      tableName: LOCAL_TABLE,
+      endpoints: { dynamodb: dynamodbEndpoint, sqs: sqs.endpoint, ses: ses.endpoint },
+      credentials: DUMMY_CREDENTIALS,
+      queueUrls: provisioned.urls,
+      queueArns: provisioned.arns,
+      scheduler: { kind: 'local' },
+      secrets: { kind: 'static', values: loadOrCreateSecrets(dataDir) },
+      sharedEmailSender: settings.sharedEmailSender,
+      logLevel: settings.logLevel,
+    };
+    const container = await buildContainer(config, { logger });
+    installContainer(container);
+    const { bootstrap, created } = await ensureBootstrap(container, dataDir);
+
+    for (const fn of functions.filter((f) => f.queue)) {
+      const queue = queues.find((q) => q.name === fn.queue);
+      if (!queue) throw new Error(`function ${fn.name} consumes unknown queue ${fn.queue}`);
+      const poller = new QueuePoller(sqsClient, {
+        queue,
+        url: provisioned.urls[queue.name],
+        arn: provisioned.arns[queue.name],
+        region: REGION,
+        handler: await loadFunction<QueueHandler>(fn),
+        retryDelaySeconds: settings.queueRetryDelaySeconds,
+        logger,
+      });
+      poller.start();
+      stops.push(() => poller.stop());
+    }
+    if (container.scheduler instanceof StoreScheduler) {
+      stops.push(startSchedulerLoop({ scheduler: container.scheduler, queue: container.queue, clock: container.clock, logger }, settings.schedulerTickMs));
+    }
+
+    const handlers = new Map<string, Promise<HttpLambda>>();
+    const server = createLocalHttpServer((fn) => {
+      if (!handlers.has(fn.name)) handlers.set(fn.name, loadFunction<HttpLambda>(fn));
+      return handlers.get(fn.name) as Promise<HttpLambda>;
+    }, logger);
+    await new Promise<void>((ok, fail) => {
+      server.once('error', fail);
+      server.listen(settings.port, settings.host, () => ok());
+    });
+    stops.push(
+      () =>
+        new Promise<void>((ok) => {
+          server.closeAllConnections();
+          server.close(() => ok());
+        }),
+    );
+    const { port } = server.address() as AddressInfo;
+    const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+    return {
+      url: `http://${host}:${port}`,
+      sesUrl: ses.endpoint,
+      dynamodbEndpoint,
+      sqsEndpoint: sqs.endpoint,
+      container,
+      bootstrap,
+      createdBootstrap: created,
+      close: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

@@ -1,0 +1,28 @@
+// Structured one-line JSON logs; CloudWatch and a terminal both read them.
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
+
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export function describeError(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { value: String(error) };
+  const described: Record<string, unknown> = { name: error.name, message: error.message, stack: error.stack };
+  if (error.cause !== undefined) described.cause = describeError(error.cause);
+  return described;
+}
+
+export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Logger {
+  const log = (at: Exclude<LogLevel, 'silent'>) => (msg: string, fields: Record<string, unknown> = {}) => {
+    if (order[at] < order[level]) return;
+    const entry: Record<string, unknown> = { level: at, time: new Date().toISOString(), msg };
+    for (const [k, v] of Object.entries(fields)) entry[k] = v instanceof Error ? describeError(v) : v;
+    write(JSON.stringify(entry));
+  };
+  return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+}
