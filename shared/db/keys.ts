@@ -14,7 +14,7 @@ export const table = {
   },
 } as const;
 
-export type Entity = 'account' | 'api_key' | 'api_key_hash' | 'rate_window' | 'schedule' | 'schedule_ref';
+export type Entity = 'account' | 'api_key' | 'api_key_hash' | 'rate_slot' | 'schedule' | 'schedule_ref';
 
 export interface ItemKey {
   pk: string;
@@ -31,7 +31,8 @@ export const keys = {
   /** Looked up by the SHA-256 of the secret; one item per live secret. */
   apiKeyHash: (sha256Hex: string): ItemKey => ({ pk: `KEYHASH#${sha256Hex}`, sk: 'KEYHASH' }),
 
-  rateWindow: (subject: string): ItemKey => ({ pk: `RATE#${subject}`, sk: 'RATE' }),
+  /** One of a rate-limit subject's slots (see shared/rate-limit/service.ts). */
+  rateSlot: (subject: string, slot: number): ItemKey => ({ pk: `RATE#${subject}`, sk: `SLOT#${String(slot).padStart(2, '0')}` }),
 
   /** Local scheduler only: due schedules sort by time inside one partition. */
   scheduleDue: (dueIso: string, scheduleId: string): ItemKey => ({ pk: 'SCHEDULES', sk: `${dueIso}#${scheduleId}` }),

@@ -1,7 +1,10 @@
 // Sliding-window limiter whose state lives in the store, so every process and every Lambda
-// shares one budget per subject. One item per subject holds the admission times of the last
-// second; admissions are optimistic-locked writes on its version, so under any concurrency exactly
-// `limit` requests pass in a window.
+// shares one budget per subject. A subject has `limit` slot items, each holding the time of the
+// admission it last allowed. A request is admitted by a conditional write that claims a slot whose
+// admission is at least a window old. Each slot admits at most once per window, so no window ever
+// holds more than `limit` admissions, and while fewer happened some slot is free: exactly a
+// sliding log of `limit` entries. Concurrent requests spread over different slots instead of
+// fighting over one item.
 import { keys } from '../db/keys';
 import type { Store } from '../db/store';
 import { ConditionFailedError } from '../errors';
@@ -10,7 +13,7 @@ import type { Clock } from '../ports/clock';
 export const ACCOUNT_RATE_LIMIT = 10;
 export const IP_RATE_LIMIT = 10;
 export const RATE_WINDOW_MS = 1000;
-const MAX_ATTEMPTS = 60;
+const MAX_ROUNDS = 20;
 
 export interface RateDecision {
   allowed: boolean;
@@ -22,11 +25,10 @@ export interface RateDecision {
   retryAfterSeconds?: number;
 }
 
-interface WindowItem {
+interface SlotItem {
   pk: string;
   sk: string;
-  hits: number[];
-  version: number;
+  at: number;
 }
 
 export const accountSubject = (accountId: string): string => `acct#${accountId}`;
@@ -34,19 +36,30 @@ export const ipSubject = (ip: string): string => `ip#${ip}`;
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+function shuffled<T>(list: T[]): T[] {
+  for (let i = list.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [list[i], list[j]] = [list[j] as T, list[i] as T];
+  }
+  return list;
+}
+
 export async function admit(
   deps: { store: Store; clock: Clock },
   subject: string,
   limit: number,
   windowMs = RATE_WINDOW_MS,
 ): Promise<RateDecision> {
-  const key = keys.rateWindow(subject);
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const item = await deps.store.get<WindowItem>(key);
+  const slotKeys = Array.from({ length: limit }, (_, i) => keys.rateSlot(subject, i));
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const found = await deps.store.batchGet<SlotItem>(slotKeys);
     const now = deps.clock.now().getTime();
-    const live = (item?.hits ?? []).filter((t) => t > now - windowMs).sort((a, b) => a - b);
-    if (live.length >= limit) {
-      const resetMs = (live[0] as number) + windowMs;
+    const cutoff = now - windowMs;
+    const bySk = new Map(found.map((slot) => [slot.sk, slot.at]));
+    const busy = [...bySk.values()].filter((at) => at > cutoff).sort((a, b) => a - b);
+    const free = shuffled(slotKeys.filter((k) => (bySk.get(k.sk) ?? -Infinity) <= cutoff));
+    if (free.length === 0) {
+      const resetMs = (busy[0] as number) + windowMs;
       return {
         allowed: false,
         limit,
@@ -55,25 +68,25 @@ export async function admit(
         retryAfterSeconds: Math.max(1, Math.ceil((resetMs - now) / 1000)),
       };
     }
-    const hits = [...live, now];
-    try {
-      await deps.store.put(
-        { ...key, entity: 'rate_window', hits, version: (item?.version ?? 0) + 1, expires_at: Math.ceil(now / 1000) + 3600 },
-        item
-          ? { expression: 'version = :version', values: { ':version': item.version } }
-          : { expression: 'attribute_not_exists(pk)' },
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionFailedError)) throw error;
-      await pause(Math.random() * 4 * Math.min(attempt + 1, 5)); // lost the race: read again
-      continue;
+    for (const [index, slot] of free.entries()) {
+      try {
+        await deps.store.put(
+          { ...slot, entity: 'rate_slot', at: now, expires_at: Math.ceil(now / 1000) + 3600 },
+          { expression: 'attribute_not_exists(pk) OR #at <= :cutoff', names: { '#at': 'at' }, values: { ':cutoff': cutoff } },
+        );
+      } catch (error) {
+        if (error instanceof ConditionFailedError) continue; // another request took this slot
+        throw error;
+      }
+      const oldest = busy[0] ?? now;
+      return {
+        allowed: true,
+        limit,
+        remaining: Math.max(0, free.length - index - 1),
+        resetEpochSeconds: Math.ceil((oldest + windowMs) / 1000),
+      };
     }
-    return {
-      allowed: true,
-      limit,
-      remaining: limit - hits.length,
-      resetEpochSeconds: Math.ceil(((hits[0] as number) + windowMs) / 1000),
-    };
+    await pause(Math.random() * 3); // every free slot was taken under us: read again
   }
   // Contention this deep means the budget is being fought over: refuse rather than over-admit.
   const now = deps.clock.now().getTime();

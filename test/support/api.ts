@@ -1,0 +1,16 @@
+// Calls handler exports the way API Gateway does: the manifest picks the function for a route.
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { functions } from '../../functions/manifest';
+import { matchRoute } from '../../shared/http/route-match';
+import { loadFunction } from '../../shared/runtime/local/runtime';
+import { httpEvent, parseResult, type HttpEventInput, type ParsedResult } from './events';
+
+type Lambda = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
+
+export async function call(input: HttpEventInput): Promise<ParsedResult> {
+  const match = matchRoute(input.method, input.path);
+  const fn = match.kind === 'route' ? match.fn : functions.find((f) => f.defaultRoute);
+  if (!fn) throw new Error('no fallback function');
+  const handler = await loadFunction<Lambda>(fn);
+  return parseResult(await handler(httpEvent(input)));
+}

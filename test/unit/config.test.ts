@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, readAwsConfig, readLocalSettings } from '../../shared/runtime/config';
+
+describe('readLocalSettings', () => {
+  it('defaults to 127.0.0.1:3000 with data in ./.data', () => {
+    expect(readLocalSettings({})).toMatchObject({ host: '127.0.0.1', port: 3000, dataDir: './.data', sesPort: 8005, logLevel: 'info' });
+  });
+
+  it('reads every variable', () => {
+    const s = readLocalSettings({ HOST: '0.0.0.0', PORT: '8080', DATA_DIR: '/tmp/x', SES_PORT: '0', DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', LOG_LEVEL: 'warn', SCHEDULER_TICK_MS: '250', QUEUE_RETRY_DELAY_SECONDS: '0', SHARED_EMAIL_SENDER: 'a@b.c' });
+    expect(s).toEqual({ host: '0.0.0.0', port: 8080, dataDir: '/tmp/x', sesPort: 0, dynamodbEndpoint: 'http://127.0.0.1:9', logLevel: 'warn', schedulerTickMs: 250, queueRetryDelaySeconds: 0, sharedEmailSender: 'a@b.c' });
+  });
+
+  it.each([{ PORT: 'http' }, { PORT: '70000' }, { LOG_LEVEL: 'loud' }, { DYNAMODB_ENDPOINT: 'not a url' }])('rejects %j with a ConfigError naming it', (env) => {
+    expect(() => readLocalSettings(env)).toThrow(ConfigError);
+    expect(() => readLocalSettings(env)).toThrow(Object.keys(env)[0] as string);
+  });
+});
+
+describe('readAwsConfig', () => {
+  it('reads the variables the stack sets', () => {
+    const config = readAwsConfig({
+      TABLE_NAME: 't',
+      AWS_REGION: 'eu-west-1',
+      QUEUE_URL_SEND: 'https://sqs/send',
+      QUEUE_ARN_SES_EVENTS: 'arn:aws:sqs:eu-west-1:1:events',
+      SECRET_ARN_STAFF_TOKEN: 'arn:secret',
+      SCHEDULER_GROUP_NAME: 'g',
+      SCHEDULER_ROLE_ARN: 'arn:role',
+    });
+    expect(config).toMatchObject({
+      runtime: 'aws',
+      region: 'eu-west-1',
+      tableName: 't',
+      queueUrls: { send: 'https://sqs/send' },
+      queueArns: { 'ses-events': 'arn:aws:sqs:eu-west-1:1:events' },
+      secrets: { kind: 'aws', arns: { 'staff-token': 'arn:secret' } },
+      scheduler: { kind: 'aws', groupName: 'g', roleArn: 'arn:role' },
+    });
+  });
+
+  it('fails loudly without a table', () => {
+    expect(() => readAwsConfig({})).toThrow(/TABLE_NAME/);
+  });
+});
