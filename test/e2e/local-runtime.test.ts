@@ -1,0 +1,109 @@
+// The local runtime as a user meets it: `npm start` in its own process, HTTP on a free port,
+// data in a temporary DATA_DIR.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpRoutes } from '../../functions/manifest';
+import { api, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
+
+let dataDir: string;
+let runtime: RuntimeProcess;
+let bootstrap: { account_id: string; admin_key: string; test_admin_key: string; staff_token: string };
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'postbox-e2e-'));
+  runtime = await startRuntimeProcess({ DATA_DIR: dataDir });
+  bootstrap = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
+});
+afterAll(async () => {
+  await runtime?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('first start', () => {
+  it('writes bootstrap.json with exactly the documented fields and prints the keys', () => {
+    expect(Object.keys(bootstrap).sort()).toEqual(['account_id', 'admin_key', 'staff_token', 'test_admin_key']);
+    expect(bootstrap.admin_key).toMatch(/^sk_live_/);
+    expect(bootstrap.test_admin_key).toMatch(/^sk_test_/);
+    expect(runtime.output()).toContain(bootstrap.admin_key);
+    expect(runtime.output()).toContain(bootstrap.staff_token);
+  });
+
+  it('serves the SES emulator page where the user can see sent mail', async () => {
+    const page = await fetch(`${runtime.sesUrl}/`);
+    const store = await fetch(`${runtime.sesUrl}/store`);
+
+    expect(page.status).toBe(200);
+    expect(await store.json()).toMatchObject({ emails: [] });
+  });
+});
+
+describe('routes', () => {
+  it('answers every manifest route locally (no route falls through to the catch-all)', async () => {
+    for (const route of httpRoutes()) {
+      const path = route.path.replace(/\{(\w+)\}/g, 'x');
+      const res = await api(runtime.url, route.method, path);
+      expect({ route: `${route.method} ${route.path}`, status: res.status }).toEqual({ route: `${route.method} ${route.path}`, status: 401 });
+    }
+  });
+
+  it('answers unknown routes with 404 and wrong methods with 405, in the envelope', async () => {
+    const unknown = await api(runtime.url, 'GET', '/v2/keys');
+    const wrong = await api(runtime.url, 'PUT', '/v1/keys', bootstrap.admin_key);
+
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('not_found');
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toBe('GET, POST');
+  });
+
+  it('creates, lists, rotates and revokes keys over HTTP', async () => {
+    await pause(1100);
+    const created = await api(runtime.url, 'POST', '/v1/keys', bootstrap.admin_key, { scope: 'read', name: 'e2e' });
+    const list = await api(runtime.url, 'GET', '/v1/keys?limit=1', bootstrap.admin_key);
+    const rotated = await api(runtime.url, 'POST', `/v1/keys/${created.body.id}/rotate`, bootstrap.admin_key);
+    const oldSecret = await api(runtime.url, 'GET', '/v1/account/verification', created.body.key);
+    const revoked = await api(runtime.url, 'DELETE', `/v1/keys/${created.body.id}`, bootstrap.admin_key);
+    const newSecret = await api(runtime.url, 'GET', '/v1/account/verification', rotated.body.key);
+
+    expect(created.status).toBe(201);
+    expect(list.body.keys).toHaveLength(1);
+    expect(list.body.keys[0].id).toBe(created.body.id);
+    expect(list.body.next_cursor).toEqual(expect.any(String));
+    expect(list.headers.get('x-ratelimit-limit')).toBe('10');
+    expect(list.headers.get('x-request-id')).toBeTruthy();
+    expect(rotated.status).toBe(200);
+    expect(oldSecret.status).toBe(401);
+    expect(revoked.status).toBe(204);
+    expect(newSecret.status).toBe(401);
+  });
+
+  it('creates further accounts with the staff token', async () => {
+    const res = await api(runtime.url, 'POST', '/v1/admin/accounts', bootstrap.staff_token, { name: 'second' });
+
+    expect(res.status).toBe(201);
+    expect(res.body.account_id).not.toBe(bootstrap.account_id);
+    expect((await api(runtime.url, 'GET', '/v1/account/verification', res.body.admin_key)).body.account_id).toBe(res.body.account_id);
+  });
+});
+
+describe('restart', () => {
+  it('stops cleanly on Ctrl-C and comes back with all data', async () => {
+    await pause(1100);
+    const created = await api(runtime.url, 'POST', '/v1/keys', bootstrap.admin_key, { name: 'survivor' });
+
+    const code = await runtime.stop('SIGINT');
+    runtime = await startRuntimeProcess({ DATA_DIR: dataDir });
+    const after = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
+    const list = await api(runtime.url, 'GET', '/v1/keys', bootstrap.admin_key);
+    const use = await api(runtime.url, 'GET', '/v1/account/verification', created.body.key);
+
+    expect(code).toBe(0);
+    expect(after).toEqual(bootstrap);
+    expect(runtime.output()).not.toContain(bootstrap.admin_key);
+    expect(list.body.keys.map((k: { id: string }) => k.id)).toContain(created.body.id);
+    expect(use.status).toBe(200);
+  });
+});
