@@ -25,7 +25,8 @@ import { SchedulerGroup } from './constructs/scheduler';
 import { AppSecrets } from './constructs/secrets';
 import { Storage } from './constructs/storage';
 
-export const DEFAULT_SHARED_EMAIL_SENDER = 'no-reply@example.com';
+// Same default as shared/runtime/config.ts; override with `-c sharedEmailSender=…`.
+export const DEFAULT_SHARED_EMAIL_SENDER = 'onboarding@sandbox.postbox.dev';
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 
@@ -40,6 +41,8 @@ export interface AppStackProps extends StackProps {
 
 export class AppStack extends Stack {
   readonly api: Api;
+  readonly shared: SharedResources;
+  /** Manifest name → its function construct. */
   readonly functions = new Map<string, ManifestFunction>();
 
   constructor(scope: Construct, id: string, props: AppStackProps) {
@@ -49,7 +52,7 @@ export class AppStack extends Stack {
 
     const functionDefs = props.functions ?? manifestFunctions;
     const queues = new Queues(this, 'Queues', { definitions: props.queues ?? manifestQueues });
-    const shared: SharedResources = {
+    this.shared = {
       table: new DataTable(this, 'Data'),
       queues,
       secrets: new AppSecrets(this, 'Secrets', { names: secretNames(functionDefs), stage: props.stage }),
@@ -57,6 +60,7 @@ export class AppStack extends Stack {
       scheduler: new SchedulerGroup(this, 'Scheduler', { targets: queues.all() }),
       storage: new Storage(this, 'Storage'),
     };
+    const { shared } = this;
     this.api = new Api(this, 'Api', { stage: props.stage, logRetention: LOG_RETENTION });
 
     const environment = {
@@ -75,8 +79,9 @@ export class AppStack extends Stack {
       });
       this.functions.set(def.name, target);
       grantNeeds(target, def.needs, shared);
-      for (const route of def.http ?? []) this.api.addRoute(route, target.fn);
-      if (def.defaultRoute) this.api.addDefaultRoute(target.fn);
+      const routeTarget = { name: def.name, fn: target.fn };
+      for (const route of def.http ?? []) this.api.addRoute(route, routeTarget);
+      if (def.defaultRoute) this.api.addDefaultRoute(routeTarget);
       if (def.queue) consumeQueue(target, queues, def.queue);
     }
 

@@ -9,6 +9,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { HttpRoute } from '../../functions/manifest';
 import { acknowledge } from './nag';
+import { pascalCase } from './names';
 
 // HTTP API access log fields ($context variables that exist for HTTP APIs).
 const ACCESS_LOG_FORMAT = JSON.stringify({
@@ -26,6 +27,12 @@ const ACCESS_LOG_FORMAT = JSON.stringify({
   integrationError: '$context.integrationErrorMessage',
 });
 
+/** A function that answers routes; `name` (the manifest name) names its integration. */
+export interface RouteTarget {
+  name: string;
+  fn: lambda.IFunction;
+}
+
 export interface ApiProps {
   stage: string;
   logRetention: logs.RetentionDays;
@@ -34,7 +41,7 @@ export interface ApiProps {
 export class Api extends Construct {
   readonly httpApi: apigw.HttpApi;
   readonly stage: apigw.HttpStage;
-  private readonly integrations = new Map<lambda.IFunction, HttpLambdaIntegration>();
+  private readonly integrations = new Map<string, HttpLambdaIntegration>();
 
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
@@ -62,39 +69,41 @@ export class Api extends Construct {
 
     new CfnOutput(this, 'Url', { value: this.stage.url, description: 'Base URL of the Postbox API' });
 
-    const authReason =
+    acknowledge(
+      this,
+      'AwsSolutions-APIG4',
       'Callers authenticate with Postbox API keys (Bearer sk_…, looked up by SHA-256 hash) or the staff token, ' +
-      'checked inside the function by the shared auth middleware; public routes are rate limited per client IP. ' +
-      'API Gateway authorizers (IAM, Cognito) do not fit customer-issued API keys.';
-    acknowledge(this, 'AwsSolutions-APIG4', authReason);
-    acknowledge(this, 'AwsSolutions-COG4', authReason);
+        'checked inside the function by the shared auth middleware; public routes are rate limited per client IP. ' +
+        'API Gateway authorizers (IAM, Cognito) do not fit customer-issued API keys, and $default must answer unauthenticated 404s.',
+    );
   }
 
   /** `METHOD /path` → the function. */
-  addRoute(route: Pick<HttpRoute, 'method' | 'path'>, handler: lambda.IFunction): void {
+  addRoute(route: Pick<HttpRoute, 'method' | 'path'>, target: RouteTarget): void {
     this.httpApi.addRoutes({
       path: route.path,
       methods: [apigw.HttpMethod[route.method]],
-      integration: this.integrationFor(handler),
+      integration: this.integrationFor(target),
     });
   }
 
   /** `$default`: whatever no other route matches (unknown paths, wrong methods). */
-  addDefaultRoute(handler: lambda.IFunction): void {
+  addDefaultRoute(target: RouteTarget): void {
     new apigw.HttpRoute(this.httpApi, 'DefaultRoute', {
       httpApi: this.httpApi,
       routeKey: apigw.HttpRouteKey.DEFAULT,
-      integration: this.integrationFor(handler),
+      integration: this.integrationFor(target),
     });
   }
 
-  private integrationFor(handler: lambda.IFunction): HttpLambdaIntegration {
-    let integration = this.integrations.get(handler);
+  // One integration per function, shared by all of its routes.
+  private integrationFor(target: RouteTarget): HttpLambdaIntegration {
+    let integration = this.integrations.get(target.name);
     if (!integration) {
-      integration = new HttpLambdaIntegration(`${handler.node.id}Integration`, handler, {
+      integration = new HttpLambdaIntegration(`${pascalCase(target.name)}Integration`, target.fn, {
         payloadFormatVersion: apigw.PayloadFormatVersion.VERSION_2_0,
       });
-      this.integrations.set(handler, integration);
+      this.integrations.set(target.name, integration);
     }
     return integration;
   }

@@ -1,0 +1,361 @@
+// The stack synthesized from the real manifest: resources, routes, environment and
+// least-privilege IAM. Bundling is skipped here (see bundling.test.ts for one real bundle).
+import { App, CfnResource, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { functions, httpRoutes, queues, routeKey, type FunctionDef } from '../../functions/manifest';
+import { AppStack } from '../../lib/app-stack';
+import { table as tableKeys } from '../../shared/db/keys';
+import { envNames } from '../../shared/runtime/env-names';
+
+type Resources = Record<string, { Type: string; Properties: Record<string, any>; DeletionPolicy?: string }>;
+
+let stack: AppStack;
+let template: Template;
+let resources: Resources;
+
+beforeAll(() => {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  stack = new AppStack(app, 'Postbox-test', { stage: 'test', sharedEmailSender: 'sandbox@postbox.test' });
+  template = Template.fromStack(stack);
+  resources = template.toJSON().Resources as Resources;
+});
+
+const logicalId = (construct: IConstruct): string =>
+  Stack.of(stack).getLogicalId((CfnResource.isCfnResource(construct) ? construct : construct.node.defaultChild) as CfnResource);
+
+function functionId(def: FunctionDef): string {
+  const target = stack.functions.get(def.name);
+  if (!target) throw new Error(`no function construct for ${def.name}`);
+  return logicalId(target.fn);
+}
+
+function environmentOf(def: FunctionDef): Record<string, unknown> {
+  return resources[functionId(def)]!.Properties.Environment.Variables;
+}
+
+/** Every action the function's role is allowed, with the resources of each statement. */
+function allowedActions(def: FunctionDef): string[] {
+  const roleId = logicalId(stack.functions.get(def.name)!.role);
+  return Object.values(resources)
+    .filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.Roles).includes(`"${roleId}"`))
+    .flatMap((r) => r.Properties.PolicyDocument.Statement)
+    .filter((statement: { Effect: string }) => statement.Effect === 'Allow')
+    .flatMap((statement: { Action: string | string[] }) => [statement.Action].flat());
+}
+
+describe('data table', () => {
+  it('is one on-demand table with PITR, the TTL attribute and the GSIs of shared/db/keys.ts', () => {
+    // Prepare
+    const indexes = Object.values(tableKeys.indexes);
+
+    // Act
+    const tables = template.findResources('AWS::DynamoDB::Table');
+
+    // Assess
+    expect(Object.keys(tables)).toHaveLength(1);
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        TimeToLiveSpecification: { AttributeName: tableKeys.ttlAttribute, Enabled: true },
+        KeySchema: [
+          { AttributeName: tableKeys.partitionKey, KeyType: 'HASH' },
+          { AttributeName: tableKeys.sortKey, KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: indexes.map((index) =>
+          Match.objectLike({
+            IndexName: index.name,
+            KeySchema: [
+              { AttributeName: index.partitionKey, KeyType: 'HASH' },
+              { AttributeName: index.sortKey, KeyType: 'RANGE' },
+            ],
+          }),
+        ),
+      }),
+    });
+  });
+});
+
+describe('queues', () => {
+  it.each(queues.map((def) => [def.name, def] as const))('%s has its own DLQ and the manifest redrive count', (_, def) => {
+    // Prepare
+    const queue = stack.shared.queues.queue(def.name);
+
+    // Act
+    const properties = resources[logicalId(queue)]!.Properties;
+    const dlqId = properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0] as string;
+
+    // Assess
+    expect(properties).toMatchObject({
+      VisibilityTimeout: def.visibilityTimeoutSeconds,
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: { maxReceiveCount: def.maxReceiveCount },
+    });
+    expect(resources[dlqId]!.Properties).toMatchObject({ MessageRetentionPeriod: 14 * 24 * 3600, SqsManagedSseEnabled: true });
+  });
+
+  it('are exactly the manifest queues plus one DLQ each, all refusing plain HTTP', () => {
+    // Act
+    const all = template.findResources('AWS::SQS::Queue');
+    const policies = Object.values(template.findResources('AWS::SQS::QueuePolicy'));
+
+    // Assess
+    expect(Object.keys(all)).toHaveLength(queues.length * 2);
+    for (const id of Object.keys(all)) {
+      const policy = policies.find((p) => JSON.stringify(p.Properties.Queues).includes(`"${id}"`));
+      expect(JSON.stringify(policy?.Properties.PolicyDocument)).toContain('"aws:SecureTransport":"false"');
+    }
+  });
+});
+
+describe('functions', () => {
+  it('are one Node.js 24 ARM64 Lambda per manifest entry with its memory and timeout', () => {
+    // Act
+    const lambdas = template.findResources('AWS::Lambda::Function');
+
+    // Assess
+    expect(Object.keys(lambdas)).toHaveLength(functions.length);
+    for (const def of functions) {
+      expect(resources[functionId(def)]!.Properties).toMatchObject({
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: `index.${def.handler}`,
+        MemorySize: def.memoryMb,
+        Timeout: def.timeoutSeconds,
+      });
+    }
+  });
+
+  it('write to their own log group with a retention, and carry no managed policies', () => {
+    // Act
+    const roles = Object.values(template.findResources('AWS::IAM::Role'));
+
+    // Assess
+    for (const def of functions) {
+      const logGroupId = resources[functionId(def)]!.Properties.LoggingConfig.LogGroup.Ref as string;
+      expect(resources[logGroupId]!.Properties.RetentionInDays).toBeGreaterThan(0);
+    }
+    for (const role of roles) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+  });
+
+  it.each(functions.map((def) => [def.name, def] as const))('%s gets only the environment its needs imply', (_, def) => {
+    // Act
+    const env = environmentOf(def);
+
+    // Assess
+    expect(env).toMatchObject({
+      [envNames.runtime]: 'aws',
+      [envNames.logLevel]: 'info',
+      [envNames.sharedEmailSender]: 'sandbox@postbox.test',
+      NODE_OPTIONS: '--enable-source-maps',
+    });
+    expect(envNames.tableName in env).toBe(Boolean(def.needs.table));
+    for (const secret of def.needs.secrets ?? []) expect(env).toHaveProperty(envNames.secretArn(secret));
+    const queueUrls = Object.keys(env).filter((name) => name.startsWith('QUEUE_URL_'));
+    expect(queueUrls.sort()).toEqual((def.needs.sendTo ?? []).map(envNames.queueUrl).sort());
+    expect(envNames.bucketName in env).toBe(Boolean(def.needs.bucket));
+    expect(envNames.sesConfigurationSet in env).toBe(Boolean(def.needs.sesSend));
+    expect(envNames.schedulerGroup in env).toBe(Boolean(def.needs.scheduler));
+  });
+});
+
+describe('least privilege', () => {
+  it.each(functions.map((def) => [def.name, def] as const))('%s may touch only what its needs list', (_, def) => {
+    // Act
+    const actions = allowedActions(def);
+    const has = (prefix: string) => actions.some((action) => action.startsWith(prefix));
+
+    // Assess
+    expect(actions).toEqual(expect.arrayContaining(['logs:CreateLogStream', 'logs:PutLogEvents']));
+    expect(has('dynamodb:')).toBe(Boolean(def.needs.table));
+    expect(actions.includes('dynamodb:PutItem')).toBe(def.needs.table === 'readwrite');
+    expect(actions).not.toContain('dynamodb:Scan');
+    expect(actions.includes('sqs:SendMessage')).toBe((def.needs.sendTo ?? []).length > 0);
+    expect(actions.includes('sqs:ReceiveMessage')).toBe(Boolean(def.queue));
+    expect(has('secretsmanager:')).toBe((def.needs.secrets ?? []).length > 0);
+    expect(has('ses:')).toBe(Boolean(def.needs.sesSend));
+    expect(has('scheduler:') || actions.includes('iam:PassRole')).toBe(Boolean(def.needs.scheduler));
+    expect(has('s3:')).toBe(Boolean(def.needs.bucket));
+  });
+
+  it('gives the catch-all function no table access and keeps the keys function off the queues', () => {
+    // Prepare
+    const fallback = functions.find((def) => def.defaultRoute)!;
+    const keysFn = functions.find((def) => def.name === 'keys')!;
+
+    // Act
+    const fallbackActions = allowedActions(fallback);
+    const keysActions = allowedActions(keysFn);
+
+    // Assess
+    expect(fallbackActions.filter((action) => action.startsWith('dynamodb:'))).toEqual([]);
+    expect(keysActions.filter((action) => action.startsWith('sqs:'))).toEqual([]);
+  });
+
+  it('reads only the secrets a function lists', () => {
+    for (const def of functions) {
+      // Prepare
+      const roleId = logicalId(stack.functions.get(def.name)!.role);
+      const allowed = new Set((def.needs.secrets ?? []).map((name) => logicalId(stack.shared.secrets.secret(name))));
+
+      // Act
+      const secretRefs = Object.values(resources)
+        .filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.Roles).includes(`"${roleId}"`))
+        .flatMap((r) => r.Properties.PolicyDocument.Statement)
+        .filter((statement) => [statement.Action].flat().includes('secretsmanager:GetSecretValue'))
+        .map((statement) => statement.Resource.Ref as string);
+
+      // Assess
+      expect(new Set(secretRefs)).toEqual(allowed);
+    }
+  });
+});
+
+describe('HTTP API', () => {
+  function integrationTarget(routeProps: Record<string, any>): string {
+    const integrationId = routeProps.Target['Fn::Join'][1][1].Ref as string;
+    return resources[integrationId]!.Properties.IntegrationUri['Fn::GetAtt'][0] as string;
+  }
+
+  it.each(httpRoutes().map((route) => [routeKey(route), route] as const))('has route %s on its function', (key, route) => {
+    // Act
+    const matches = Object.values(template.findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: key } }));
+
+    // Assess
+    expect(matches).toHaveLength(1);
+    expect(integrationTarget(matches[0]!.Properties)).toBe(functionId(route.fn));
+  });
+
+  it('sends $default to the catch-all function and has no route the manifest lacks', () => {
+    // Prepare
+    const owner = functions.find((def) => def.defaultRoute)!;
+    const expectedKeys = [...httpRoutes().map(routeKey), '$default'].sort();
+
+    // Act
+    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route'));
+    const defaultRoute = routes.find((route) => route.Properties.RouteKey === '$default');
+
+    // Assess
+    expect(integrationTarget(defaultRoute!.Properties)).toBe(functionId(owner));
+    expect(routes.map((route) => route.Properties.RouteKey).sort()).toEqual(expectedKeys);
+  });
+
+  it('uses payload v2 and logs access on its auto-deployed $default stage', () => {
+    template.allResourcesProperties('AWS::ApiGatewayV2::Integration', { IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('\\$context\\.requestId') },
+    });
+  });
+});
+
+describe('mail events', () => {
+  it('publishes configuration-set events to SNS, which feeds the ses-events queue', () => {
+    // Prepare
+    const topicId = logicalId(stack.shared.mail.topic);
+    const eventsQueueId = logicalId(stack.shared.queues.queue('ses-events'));
+
+    // Assess
+    template.resourceCountIs('AWS::SES::ConfigurationSet', 1);
+    template.hasResourceProperties('AWS::SES::ConfigurationSetEventDestination', {
+      ConfigurationSetName: { Ref: logicalId(stack.shared.mail.configurationSet) },
+      EventDestination: {
+        Enabled: true,
+        MatchingEventTypes: Match.arrayWith(['send', 'bounce', 'complaint', 'delivery']),
+        SnsDestination: { TopicARN: { Ref: topicId } },
+      },
+    });
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'sqs',
+      TopicArn: { Ref: topicId },
+      Endpoint: { 'Fn::GetAtt': [eventsQueueId, 'Arn'] },
+      RawMessageDelivery: false,
+    });
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Allow', Action: 'sns:Publish', Principal: { Service: 'ses.amazonaws.com' } }),
+        ]),
+      },
+    });
+  });
+});
+
+describe('scheduler', () => {
+  it('has a schedule group and a role the scheduler assumes to send to every queue', () => {
+    // Prepare
+    const roleId = logicalId(stack.shared.scheduler.role);
+
+    // Act
+    const role = resources[roleId]!.Properties;
+    const policy = Object.values(resources).find(
+      (r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.Roles).includes(`"${roleId}"`),
+    )!;
+    const targets = policy.Properties.PolicyDocument.Statement.filter((s: { Action: string[] }) => s.Action.includes('sqs:SendMessage'))
+      .map((s: { Resource: { 'Fn::GetAtt': string[] } }) => s.Resource['Fn::GetAtt'][0]);
+
+    // Assess
+    template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
+    expect(role.AssumeRolePolicyDocument.Statement[0].Principal).toEqual({ Service: 'scheduler.amazonaws.com' });
+    expect(targets.sort()).toEqual(queues.map((def) => logicalId(stack.shared.queues.queue(def.name))).sort());
+  });
+});
+
+describe('storage', () => {
+  it('keeps the bucket encrypted, private, SSL-only and access-logged', () => {
+    // Prepare
+    const bucketId = logicalId(stack.shared.storage.bucket);
+
+    // Act
+    const bucket = resources[bucketId]!;
+    const policy = Object.values(template.findResources('AWS::S3::BucketPolicy')).find(
+      (p) => p.Properties.Bucket.Ref === bucketId,
+    );
+
+    // Assess
+    expect(bucket.DeletionPolicy).toBe('Retain');
+    expect(bucket.Properties).toMatchObject({
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      LoggingConfiguration: { DestinationBucketName: { Ref: logicalId(stack.shared.storage.accessLogs) } },
+    });
+    expect(JSON.stringify(policy?.Properties.PolicyDocument)).toContain('"aws:SecureTransport":"false"');
+  });
+});
+
+describe('secrets', () => {
+  it('creates one generated secret per secret a function needs and puts no value in the template', () => {
+    // Prepare
+    const names = [...new Set(functions.flatMap((def) => def.needs.secrets ?? []))];
+
+    // Act
+    const secrets = Object.values(template.findResources('AWS::SecretsManager::Secret'));
+
+    // Assess
+    expect(secrets).toHaveLength(names.length);
+    for (const secret of secrets) {
+      expect(secret.Properties.GenerateSecretString).toBeDefined();
+      expect(secret.Properties.SecretString).toBeUndefined();
+    }
+    const text = JSON.stringify(template.toJSON());
+    expect(['"SecretString"', 'sk_live_', 'sk_test_'].filter((needle) => text.includes(needle))).toEqual([]);
+  });
+});
+
+describe('manifest guards', () => {
+  it('refuses two owners of the $default route', () => {
+    // Prepare
+    const owner = functions.find((def) => def.defaultRoute)!;
+    const twin: FunctionDef = { ...owner, name: `${owner.name}-twin` };
+
+    // Act
+    const act = () => new AppStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Twin', { stage: 'test', functions: [owner, twin] });
+
+    // Assess
+    expect(act).toThrow(/Only one function may own the \$default route/);
+  });
+});
