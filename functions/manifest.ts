@@ -26,7 +26,8 @@ export interface HttpRoute {
 }
 
 export type QueueName = 'send' | 'fanout' | 'webhooks' | 'ses-events' | 'inbound';
-export type SecretName = 'cursor-signing-key' | 'staff-token';
+export const secretNames = ['cursor-signing-key', 'staff-token'] as const;
+export type SecretName = (typeof secretNames)[number];
 
 export interface QueueDef {
   name: QueueName;

@@ -13,7 +13,7 @@ import {
   type QueueName,
   type SecretName,
 } from '../functions/manifest';
-import { envNames } from '../shared/runtime/env-names';
+import { DEFAULT_SHARED_EMAIL_SENDER, envNames } from '../shared/runtime/env-names';
 import { Api } from './constructs/api';
 import { DataTable } from './constructs/data-table';
 import { MailEvents } from './constructs/mail-events';
@@ -25,8 +25,6 @@ import { SchedulerGroup } from './constructs/scheduler';
 import { AppSecrets } from './constructs/secrets';
 import { Storage } from './constructs/storage';
 
-// Same default as shared/runtime/config.ts; override with `-c sharedEmailSender=…`.
-export const DEFAULT_SHARED_EMAIL_SENDER = 'onboarding@sandbox.postbox.dev';
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 

@@ -1,5 +1,6 @@
 import { getVerification } from '../../shared/accounts/service';
-import { authOf, createHttpHandler, json } from '../../shared/http/pipeline';
+import { authOf, createHttpHandler } from '../../shared/http/pipeline';
+import { json } from '../../shared/http/respond';
 
 export const handler = createHttpHandler('account', {
   'GET /v1/account/verification': async (req, c) =>

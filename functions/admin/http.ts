@@ -1,5 +1,6 @@
 import { createAccount, createAccountBody, setAccountStatus } from '../../shared/accounts/service';
-import { createHttpHandler, json } from '../../shared/http/pipeline';
+import { createHttpHandler } from '../../shared/http/pipeline';
+import { json } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
 
 export const handler = createHttpHandler('admin', {

@@ -1,16 +1,19 @@
 // API Gateway's $default route: every path no other route claims, answered in the error envelope.
+// It needs no store or secrets, so it builds no container.
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ApiError } from '../../shared/errors';
-import { createHttpHandler } from '../../shared/http/pipeline';
+import { answer } from '../../shared/http/respond';
 import { matchRoute } from '../../shared/http/route-match';
 
-export const handler = createHttpHandler('fallback', {
-  $default: async (req) => {
-    const match = matchRoute(req.method, req.path);
+export const handler = (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> =>
+  answer(event, async () => {
+    const method = event.requestContext.http.method;
+    const path = event.rawPath;
+    const match = matchRoute(method, path);
     if (match.kind === 'method_not_allowed') {
-      throw new ApiError('method_not_allowed', `${req.method} is not allowed on ${req.path}; allowed: ${match.allow.join(', ')}`, {
+      throw new ApiError('method_not_allowed', `${method} is not allowed on ${path}; allowed: ${match.allow.join(', ')}`, {
         headers: { allow: match.allow.join(', ') },
       });
     }
-    throw new ApiError('not_found', `no route for ${req.method} ${req.path}`);
-  },
-});
+    throw new ApiError('not_found', `no route for ${method} ${path}`);
+  });

@@ -1,5 +1,6 @@
 import { parseLimit } from '../../shared/pagination';
-import { authOf, createHttpHandler, json, noContent } from '../../shared/http/pipeline';
+import { authOf, createHttpHandler } from '../../shared/http/pipeline';
+import { json, noContent } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
 import { createKeyBody } from '../../shared/keys/schemas';
 import { createKey, listKeys, revokeKey, rotateKey } from '../../shared/keys/service';

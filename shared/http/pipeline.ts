@@ -6,6 +6,7 @@ import { functions, routeKey, type Access, type FunctionDef } from '../../functi
 import { getAccount } from '../accounts/service';
 import { safeEqual } from '../crypto';
 import { ApiError, InvalidRequestError } from '../errors';
+import { answer } from './respond';
 import { findKeyBySecret, recordKeyUse } from '../keys/service';
 import { accountSubject, admit, ACCOUNT_RATE_LIMIT, IP_RATE_LIMIT, ipSubject, type RateDecision } from '../rate-limit/service';
 import { getContainer, type Container } from '../runtime/container';
@@ -16,30 +17,10 @@ export type RouteHandler = (request: HttpRequest, container: Container) => Promi
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024; // API Gateway's own payload limit
 
-export function json(status: number, body: unknown, headers: Record<string, string> = {}): HttpResult {
-  return { status, body, headers };
-}
-
-export function noContent(): HttpResult {
-  return { status: 204 };
-}
-
 /** The auth context of a key route; the pipeline guarantees it is there. */
 export function authOf(request: HttpRequest): AuthContext {
   if (!request.auth) throw new Error(`route ${request.routeKey} used authOf without key access`);
   return request.auth;
-}
-
-function toResult(result: HttpResult, requestId: string, extra: Record<string, string>): APIGatewayProxyStructuredResultV2 {
-  const headers: Record<string, string> = { 'x-request-id': requestId, ...extra, ...(result.headers ?? {}) };
-  if (result.body === undefined) return { statusCode: result.status, headers };
-  headers['content-type'] ??= 'application/json; charset=utf-8';
-  const body = typeof result.body === 'string' ? result.body : JSON.stringify(result.body);
-  return { statusCode: result.status, headers, body };
-}
-
-export function errorResult(error: ApiError): HttpResult {
-  return { status: error.status, body: { error: error.toBody() }, headers: error.headers };
 }
 
 function rateHeaders(decision: RateDecision): Record<string, string> {
@@ -127,43 +108,36 @@ export function createHttpHandler(
   const declared = new Map((fn.http ?? []).map((r) => [routeKey(r), r]));
   const implemented = Object.keys(routes);
   const missing = [...declared.keys()].filter((k) => !routes[k]);
-  const extra = implemented.filter((k) => !declared.has(k) && !(fn.defaultRoute && k === '$default'));
+  const extra = implemented.filter((k) => !declared.has(k));
   if (missing.length || extra.length) {
     throw new Error(`function ${functionName}: routes differ from the manifest (missing ${missing.join(', ') || 'none'}; extra ${extra.join(', ') || 'none'})`);
   }
 
-  return async (event) => {
-    const requestId = event.requestContext?.requestId || crypto.randomUUID();
+  return (event) => {
     let container: Container | undefined;
-    let passed: Record<string, string> = {};
-    try {
-      container = await getContainer();
-      const handler = routes[event.routeKey];
-      const route = declared.get(event.routeKey);
-      if (!handler) throw new ApiError('not_found', `no route for ${event.requestContext.http.method} ${event.rawPath}`);
-      const request: HttpRequest = {
-        requestId,
-        method: event.requestContext.http.method,
-        path: event.rawPath,
-        routeKey: event.routeKey,
-        params: (event.pathParameters ?? {}) as Record<string, string>,
-        query: event.queryStringParameters ?? {},
-        headers: lowerHeaders(event.headers),
-        body: undefined,
-        sourceIp: event.requestContext.http.sourceIp,
-      };
-      if (route) passed = await authorize(container, route.access, request);
-      request.body = parseBody(event);
-      const result = await handler(request, container);
-      return toResult(result, requestId, passed);
-    } catch (error) {
-      if (error instanceof ApiError) return toResult(errorResult(error), requestId, passed);
-      const logger = container?.logger;
-      const detail = { requestId, routeKey: event.routeKey, error: describeError(error) };
-      if (logger) logger.error('unhandled error', detail);
-      else process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'unhandled error', ...detail })}\n`);
-      const internal = new ApiError('internal_error', `internal error; retrying with the same idempotency_key is safe (request id ${requestId})`);
-      return toResult(errorResult(internal), requestId, passed);
-    }
+    return answer(
+      event,
+      async (requestId, headers) => {
+        container = await getContainer();
+        const handler = routes[event.routeKey];
+        const route = declared.get(event.routeKey);
+        if (!handler || !route) throw new ApiError('not_found', `no route for ${event.requestContext.http.method} ${event.rawPath}`);
+        const request: HttpRequest = {
+          requestId,
+          method: event.requestContext.http.method,
+          path: event.rawPath,
+          routeKey: event.routeKey,
+          params: (event.pathParameters ?? {}) as Record<string, string>,
+          query: event.queryStringParameters ?? {},
+          headers: lowerHeaders(event.headers),
+          body: undefined,
+          sourceIp: event.requestContext.http.sourceIp,
+        };
+        Object.assign(headers, await authorize(container, route.access, request));
+        request.body = parseBody(event);
+        return handler(request, container);
+      },
+      () => container?.logger.error,
+    );
   };
 }

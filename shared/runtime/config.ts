@@ -1,7 +1,7 @@
 // The only reader of process.env. Everything else receives validated config.
 import { z } from 'zod';
-import { queues, type QueueName, type SecretName } from '../../functions/manifest';
-import { envNames } from './env-names';
+import { queues, secretNames, type QueueName, type SecretName } from '../../functions/manifest';
+import { DEFAULT_SHARED_EMAIL_SENDER, envNames } from './env-names';
 import type { LogLevel } from './logger';
 
 export interface RuntimeConfig {
@@ -28,7 +28,6 @@ export class ConfigError extends Error {
 }
 
 const logLevel = z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info');
-const DEFAULT_SHARED_SENDER = 'onboarding@sandbox.postbox.dev';
 
 function fail(what: string, error: z.ZodError): never {
   const detail = error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
@@ -46,7 +45,7 @@ export function readAwsConfig(env: Env = process.env): RuntimeConfig {
       [envNames.sesConfigurationSet]: z.string().optional(),
       [envNames.schedulerGroup]: z.string().optional(),
       [envNames.schedulerRoleArn]: z.string().optional(),
-      [envNames.sharedEmailSender]: z.string().default(DEFAULT_SHARED_SENDER),
+      [envNames.sharedEmailSender]: z.string().default(DEFAULT_SHARED_EMAIL_SENDER),
       [envNames.logLevel]: logLevel,
     })
     .safeParse(env);
@@ -55,7 +54,6 @@ export function readAwsConfig(env: Env = process.env): RuntimeConfig {
   const pick = <N extends string>(names: readonly N[], envName: (n: N) => string): Partial<Record<N, string>> =>
     Object.fromEntries(names.filter((n) => env[envName(n)]).map((n) => [n, env[envName(n)] as string])) as Partial<Record<N, string>>;
   const queueNames = queues.map((q) => q.name);
-  const secretNames: SecretName[] = ['cursor-signing-key', 'staff-token'];
   const group = v[envNames.schedulerGroup];
   const role = v[envNames.schedulerRoleArn];
   return {
@@ -99,7 +97,7 @@ export function readLocalSettings(env: Env = process.env): LocalSettings {
       DATA_DIR: z.string().min(1).default('./.data'),
       SES_PORT: port.default(8005),
       DYNAMODB_ENDPOINT: z.url().optional(),
-      SHARED_EMAIL_SENDER: z.string().default(DEFAULT_SHARED_SENDER),
+      SHARED_EMAIL_SENDER: z.string().default(DEFAULT_SHARED_EMAIL_SENDER),
       LOG_LEVEL: logLevel,
       SCHEDULER_TICK_MS: z.coerce.number().int().min(50).default(1000),
       QUEUE_RETRY_DELAY_SECONDS: z.coerce.number().int().min(0).max(43200).default(5),

@@ -17,3 +17,6 @@ export const envNames = {
   sharedEmailSender: 'SHARED_EMAIL_SENDER',
   logLevel: 'LOG_LEVEL',
 } as const;
+
+/** The sandbox sender when SHARED_EMAIL_SENDER is not set; the stack and config.ts share it. */
+export const DEFAULT_SHARED_EMAIL_SENDER = 'onboarding@sandbox.postbox.dev';

@@ -29,12 +29,18 @@ it('admits exactly 10 of 30 concurrent requests sent through two processes', asy
   // Prepare: one account's keys (live and test share the budget); warm both processes up.
   const { admin_key, test_admin_key } = JSON.parse(readFileSync(join(dirs[0] as string, 'bootstrap.json'), 'utf8'));
   for (const r of runtimes) expect((await api(r.url, 'GET', '/v1/account/verification', admin_key)).status).toBe(200);
-  await new Promise((resolve) => setTimeout(resolve, 1100));
-
-  // Act
-  const results = await Promise.all(
-    Array.from({ length: 30 }, (_, i) => api((runtimes[i % 2] as RuntimeProcess).url, 'GET', '/v1/account/verification', i % 3 ? admin_key : test_admin_key)),
-  );
+  // Act: a burst whose every admission falls inside one window. On a loaded machine a burst can
+  // take longer than a second, and then more than ten may pass legitimately, so such a burst is
+  // discarded and tried again after the window has emptied.
+  let results: Awaited<ReturnType<typeof api>>[] = [];
+  for (let attempt = 0; attempt < 4; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const started = performance.now();
+    results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => api((runtimes[i % 2] as RuntimeProcess).url, 'GET', '/v1/account/verification', i % 3 ? admin_key : test_admin_key)),
+    );
+    if (performance.now() - started < 900) break;
+  }
 
   // Assess
   const passed = results.filter((r) => r.status === 200);
