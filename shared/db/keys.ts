@@ -14,7 +14,24 @@ export const table = {
   },
 } as const;
 
-export type Entity = 'account' | 'api_key' | 'api_key_hash' | 'rate_slot' | 'schedule' | 'schedule_ref';
+export type Entity =
+  | 'account'
+  | 'api_key'
+  | 'api_key_hash'
+  | 'rate_slot'
+  | 'schedule'
+  | 'schedule_ref'
+  | 'message'
+  | 'message_event'
+  | 'idempotency'
+  | 'provider_ref'
+  | 'suppression'
+  | 'usage';
+
+export interface IndexKey {
+  gsi2pk: string;
+  gsi2sk: string;
+}
 
 export interface ItemKey {
   pk: string;
@@ -33,6 +50,23 @@ export const keys = {
 
   /** One of a rate-limit subject's slots (see shared/rate-limit/service.ts). */
   rateSlot: (subject: string, slot: number): ItemKey => ({ pk: `RATE#${subject}`, sk: `SLOT#${String(slot).padStart(2, '0')}` }),
+
+  /** A message and its timeline share one partition: one Query reads both. */
+  message: (messageId: string): ItemKey => ({ pk: `MSG#${messageId}`, sk: 'MSG' }),
+  messageEvent: (messageId: string, providerEventId: string): ItemKey => ({ pk: `MSG#${messageId}`, sk: `EVT#${providerEventId}` }),
+  messageEventPrefix: 'EVT#',
+  /** by-filter index entry of a message: an account's messages, newest first by id. */
+  messageListEntry: (accountId: string, messageId: string): IndexKey => ({ gsi2pk: `${ACCOUNT}${accountId}#MSG`, gsi2sk: messageId }),
+  messageListPartition: (accountId: string): string => `${ACCOUNT}${accountId}#MSG`,
+  /** One item per (account, idempotency key); the key is hashed to bound its size. */
+  idempotency: (accountId: string, keyDigest: string): ItemKey => ({ pk: `IDEM#${accountId}#${keyDigest}`, sk: 'IDEM' }),
+  /** From the provider's message id back to ours, for events that carry no tag. */
+  providerRef: (providerMessageId: string): ItemKey => ({ pk: `PROVIDER#${providerMessageId}`, sk: 'PROVIDER' }),
+
+  suppression: (accountId: string, channel: string, recipient: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `SUPP#${channel}#${recipient}` }),
+  suppressionPrefix: (channel?: string): string => (channel ? `SUPP#${channel}#` : 'SUPP#'),
+
+  usage: (accountId: string, period: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `USAGE#${period}` }),
 
   /** Local scheduler only: due schedules sort by time inside one partition. */
   scheduleDue: (dueIso: string, scheduleId: string): ItemKey => ({ pk: 'SCHEDULES', sk: `${dueIso}#${scheduleId}` }),

@@ -19,8 +19,8 @@ export class EventBridgeScheduler implements Scheduler {
   async schedule(request: ScheduleRequest): Promise<void> {
     const arn = this.options.queueArns[request.queue];
     if (!arn) throw new Error(`queue ${request.queue} has no ARN configured for schedules`);
-    // at() takes UTC wall time without zone or milliseconds.
-    const at = request.at.toISOString().slice(0, 19);
+    // at() takes UTC wall time to the second; round up so a schedule never fires early.
+    const at = new Date(Math.ceil(request.at.getTime() / 1000) * 1000).toISOString().slice(0, 19);
     try {
       await this.client.send(
         new CreateScheduleCommand({

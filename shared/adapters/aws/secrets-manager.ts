@@ -18,7 +18,7 @@ export function staticSecrets(values: Partial<Record<SecretName, string>>): Secr
   return {
     get(name) {
       const value = values[name];
-      if (!value) throw new Error(`secret ${name} is not available to this function`);
+      if (value === undefined) throw new Error(`secret ${name} is not available to this function`);
       return value;
     },
   };

@@ -28,7 +28,10 @@ export class SqsQueue implements Queue {
       let entries = bodies.slice(start, start + 10).map((body, i) => ({ Id: String(i), MessageBody: JSON.stringify(body) }));
       for (let attempt = 0; entries.length > 0; attempt++) {
         if (attempt > 4) throw new RetryableError(`sendBatch to ${queue}: ${entries.length} messages not accepted`);
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
         const out = await this.client.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: entries }));
+        const senderFault = (out.Failed ?? []).find((f) => f.SenderFault);
+        if (senderFault) throw new Error(`sendBatch to ${queue}: message refused (${senderFault.Code}: ${senderFault.Message})`);
         const failed = new Set((out.Failed ?? []).map((f) => f.Id));
         entries = entries.filter((e) => failed.has(e.Id));
       }

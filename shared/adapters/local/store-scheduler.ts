@@ -21,7 +21,16 @@ export class StoreScheduler implements Scheduler {
 
   async schedule(request: ScheduleRequest): Promise<void> {
     const due = keys.scheduleDue(request.at.toISOString(), request.id);
-    await this.store.create({ ...keys.scheduleRef(request.id), entity: 'schedule_ref', due_sk: due.sk });
+    try {
+      await this.store.create({ ...keys.scheduleRef(request.id), entity: 'schedule_ref', due_sk: due.sk });
+    } catch (error) {
+      if (!(error instanceof ConditionFailedError)) throw error;
+      // A ref without its due item is what a crash between the two writes leaves: take it over.
+      const ref = await this.store.get<{ due_sk: string }>(keys.scheduleRef(request.id));
+      const pending = ref && (await this.store.get({ pk: keys.schedulesPartition, sk: ref.due_sk }));
+      if (pending || !ref) throw error;
+      await this.store.put({ ...keys.scheduleRef(request.id), entity: 'schedule_ref', due_sk: due.sk });
+    }
     await this.store.put({ ...due, entity: 'schedule', schedule_id: request.id, queue: request.queue, body: JSON.stringify(request.body) });
   }
 

@@ -2,7 +2,6 @@
 // what succeeded, and leaves each reported failure on the queue to be received again, so the
 // queue's redrive policy moves it to the DLQ after maxReceiveCount receives.
 import {
-  ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
   ReceiveMessageCommand,
   type Message,
@@ -20,7 +19,10 @@ export interface PollerOptions {
   arn: string;
   region: string;
   handler: QueueHandler;
-  /** Seconds before a failed message is visible again (Lambda waits the visibility timeout). */
+  /**
+   * Seconds a received message stays invisible (at least 1): a failed message is offered again
+   * after it, and a handler slower than it may see its batch again.
+   */
   retryDelaySeconds: number;
   logger: Logger;
   /** Long-poll wait; short in tests so stop() returns quickly. */
@@ -75,6 +77,10 @@ export class QueuePoller {
         QueueUrl: url,
         MaxNumberOfMessages: Math.min(queue.batchSize, 10),
         WaitTimeSeconds: this.options.waitTimeSeconds ?? 1,
+        // Lambda leaves a failed message invisible for the visibility timeout; locally the retry
+        // delay plays that part. (Changing visibility afterwards would count as another receive in
+        // local-aws-sqs and send messages to the DLQ early.)
+        VisibilityTimeout: Math.max(1, this.options.retryDelaySeconds),
         AttributeNames: ['All'],
         MessageAttributeNames: ['All'],
       }),
@@ -92,18 +98,9 @@ export class QueuePoller {
       failedIds = new Set(records.map((r) => r.messageId));
     }
     const done = records.filter((r) => !failedIds.has(r.messageId));
-    const failed = records.filter((r) => failedIds.has(r.messageId));
     if (done.length > 0) {
       await this.sqs.send(
         new DeleteMessageBatchCommand({ QueueUrl: url, Entries: done.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })) }),
-      );
-    }
-    if (failed.length > 0) {
-      await this.sqs.send(
-        new ChangeMessageVisibilityBatchCommand({
-          QueueUrl: url,
-          Entries: failed.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle, VisibilityTimeout: this.options.retryDelaySeconds })),
-        }),
       );
     }
     return messages.length;

@@ -1,0 +1,138 @@
+// The stored shape of a message and its wire forms.
+import type { Channel } from '../accounts/service';
+import { keys } from '../db/keys';
+
+export type MessageStatus =
+  | 'queued'
+  | 'scheduled'
+  | 'canceled'
+  | 'sent'
+  | 'delivered'
+  | 'opened'
+  | 'clicked'
+  | 'delivery_delayed'
+  | 'bounced'
+  | 'complained'
+  | 'failed'
+  | 'suppressed'
+  | 'unsubscribed';
+
+export type EventType = Exclude<MessageStatus, 'queued' | 'scheduled' | 'canceled'>;
+export type EventSource = 'worker' | 'router' | 'ses' | 'sns';
+
+export interface MessageItem {
+  pk: string;
+  sk: string;
+  entity: 'message';
+  id: string;
+  account_id: string;
+  channel: Channel;
+  status: MessageStatus;
+  /** occurred_at of the event the status was taken from. */
+  status_at?: string;
+  message_type: 'transactional' | 'marketing';
+  idempotency_key: string;
+  test_mode: boolean;
+  key_id: string;
+  /** Normalized recipient address. */
+  recipient: string;
+  /** Rendered RFC 5322 sender. */
+  from: string;
+  subject: string;
+  body_html?: string;
+  body_text?: string;
+  destination: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  scheduled_at?: string;
+  provider_message_id?: string;
+  dispatched_at?: string;
+  created_at: string;
+  updated_at: string;
+  gsi2pk: string;
+  gsi2sk: string;
+}
+
+export interface TimelineEventItem {
+  pk: string;
+  sk: string;
+  entity: 'message_event';
+  id: string;
+  type: EventType;
+  message_id: string;
+  account_id: string;
+  source: EventSource;
+  provider_event_id: string;
+  payload: Record<string, unknown>;
+  occurred_at: string;
+  created_at: string;
+}
+
+export interface TimelineEvent {
+  id: string;
+  type: EventType;
+  message_id: string;
+  account_id: string;
+  source: EventSource;
+  provider_event_id: string;
+  payload: Record<string, unknown>;
+  occurred_at: string;
+  created_at: string;
+}
+
+export interface MessageSummary {
+  id: string;
+  channel: Channel;
+  status: MessageStatus;
+  message_type: string;
+  created_at: string;
+}
+
+export interface MessageView extends MessageSummary {
+  idempotency_key: string;
+  provider_message_id: string;
+  updated_at: string;
+  test_mode: boolean;
+  scheduled_at: string | null;
+  events: TimelineEvent[];
+}
+
+export const messageKey = (id: string) => keys.message(id);
+
+export const toSummary = (m: MessageItem): MessageSummary => ({
+  id: m.id,
+  channel: m.channel,
+  status: m.status,
+  message_type: m.message_type,
+  created_at: m.created_at,
+});
+
+export const toEvent = (e: TimelineEventItem): TimelineEvent => ({
+  id: e.id,
+  type: e.type,
+  message_id: e.message_id,
+  account_id: e.account_id,
+  source: e.source,
+  provider_event_id: e.provider_event_id,
+  payload: e.payload,
+  occurred_at: e.occurred_at,
+  created_at: e.created_at,
+});
+
+/** Oldest first by occurred_at; recording order breaks ties. */
+export function sortTimeline(events: TimelineEventItem[]): TimelineEvent[] {
+  return [...events]
+    .sort((a, b) => a.occurred_at.localeCompare(b.occurred_at) || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id))
+    .map(toEvent);
+}
+
+export function toMessageView(m: MessageItem, events: TimelineEventItem[]): MessageView {
+  return {
+    ...toSummary(m),
+    idempotency_key: m.idempotency_key,
+    provider_message_id: m.provider_message_id ?? '',
+    updated_at: m.updated_at,
+    test_mode: m.test_mode,
+    scheduled_at: m.scheduled_at ?? null,
+    events: sortTimeline(events),
+  };
+}

@@ -1,0 +1,234 @@
+// QueuePoller against the embedded local-aws-sqs, with the queues and DLQs the stack would create.
+import {
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SQSClient,
+  type Message,
+} from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queues, type QueueDef, type QueueName } from '../../functions/manifest';
+import type { Logger } from '../../shared/runtime/logger';
+import { startSqs, type Running } from '../../shared/runtime/local/emulators';
+import { ensureQueues, type ProvisionedQueues } from '../../shared/runtime/local/provision';
+import { QueuePoller, type QueueHandler } from '../../shared/runtime/local/queue-poller';
+
+const REGION = 'us-east-1';
+/** Every polling loop below gives up after this long; a redelivery takes about a second at most. */
+const DEADLINE_MS = 10_000;
+
+let sqsServer: Running;
+let sqs: SQSClient;
+let provisioned: ProvisionedQueues;
+
+beforeAll(async () => {
+  sqsServer = await startSqs();
+  sqs = new SQSClient({
+    endpoint: sqsServer.endpoint,
+    region: REGION,
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  });
+  provisioned = await ensureQueues(sqs);
+});
+
+afterAll(async () => {
+  sqs?.destroy();
+  await sqsServer?.close();
+});
+
+function queueDef(name: QueueName): QueueDef {
+  const def = queues.find((q) => q.name === name);
+  if (!def) throw new Error(`no queue ${name} in the manifest`);
+  return def;
+}
+
+interface RecordingLogger extends Logger {
+  lines: { level: string; msg: string; fields?: Record<string, unknown> }[];
+}
+
+function recordingLogger(): RecordingLogger {
+  const lines: RecordingLogger['lines'] = [];
+  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) => {
+    lines.push({ level, msg, fields });
+  };
+  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+function poller(name: QueueName, handler: QueueHandler, logger: Logger = recordingLogger()): QueuePoller {
+  return new QueuePoller(sqs, {
+    queue: queueDef(name),
+    url: provisioned.urls[name],
+    arn: provisioned.arns[name],
+    region: REGION,
+    handler,
+    retryDelaySeconds: 0,
+    waitTimeSeconds: 0,
+    logger,
+  });
+}
+
+async function enqueue(name: QueueName, bodies: readonly unknown[]): Promise<void> {
+  const out = await sqs.send(
+    new SendMessageBatchCommand({
+      QueueUrl: provisioned.urls[name],
+      Entries: bodies.map((body, i) => ({ Id: String(i), MessageBody: JSON.stringify(body) })),
+    }),
+  );
+  expect(out.Failed ?? []).toEqual([]);
+}
+
+/** Both counts zero means every message was deleted or moved (local-aws-sqs counts in-flight ones in both). */
+async function depth(url: string): Promise<{ visible: number; inFlight: number }> {
+  const out = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: url,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
+  return {
+    visible: Number(out.Attributes?.ApproximateNumberOfMessages),
+    inFlight: Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible),
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls until `done()` holds or DEADLINE_MS passes; each poll returns at once (waitTimeSeconds 0). */
+async function pollUntil(p: QueuePoller, done: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + DEADLINE_MS;
+  while (!(await done()) && Date.now() < deadline) {
+    if ((await p.pollOnce()) === 0) await sleep(50);
+  }
+}
+
+async function receiveAll(url: string): Promise<Message[]> {
+  const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+  return out.Messages ?? [];
+}
+
+describe('QueuePoller', () => {
+  it('delivers a batch as an SQSEvent and deletes the messages the handler accepted', async () => {
+    // Prepare
+    const name: QueueName = 'send';
+    const events: SQSEvent[] = [];
+    const p = poller(name, async (event) => {
+      events.push(event);
+      return { batchItemFailures: [] };
+    });
+    const bodies = [{ n: 1 }, { n: 2 }, { n: 3 }];
+    await enqueue(name, bodies);
+
+    // Act
+    await pollUntil(p, () => events.flatMap((e) => e.Records).length >= bodies.length);
+    const receivedAfter = await p.pollOnce();
+
+    // Assess
+    const records = events.flatMap((e) => e.Records);
+    expect(records.map((r) => JSON.parse(r.body))).toEqual(expect.arrayContaining(bodies));
+    expect(records).toHaveLength(bodies.length);
+    for (const record of records) {
+      expect(record.messageId).toMatch(/\S/);
+      expect(record.receiptHandle).toMatch(/\S/);
+      expect(record.attributes.ApproximateReceiveCount).toBe('1');
+      expect(record.eventSource).toBe('aws:sqs');
+      expect(record.eventSourceARN).toBe(provisioned.arns[name]);
+      expect(record.awsRegion).toBe(REGION);
+    }
+    expect(new Set(records.map((r) => r.messageId)).size).toBe(bodies.length);
+    expect(receivedAfter).toBe(0);
+    // Deleted, not merely invisible: the queue's visibility timeout would hide undeleted messages.
+    expect(await depth(provisioned.urls[name])).toEqual({ visible: 0, inFlight: 0 });
+  });
+
+  it('redelivers only the messages the handler reported as failed', async () => {
+    // Prepare
+    const name: QueueName = 'webhooks';
+    const seen: SQSRecord[] = [];
+    let failId: string | undefined;
+    const p = poller(name, async (event): Promise<SQSBatchResponse> => {
+      seen.push(...event.Records);
+      // Fail the message with body { n: 2 } the first time only.
+      const target = event.Records.find((r) => JSON.parse(r.body).n === 2 && r.attributes.ApproximateReceiveCount === '1');
+      if (target) failId = target.messageId;
+      return { batchItemFailures: target ? [{ itemIdentifier: target.messageId }] : [] };
+    });
+    await enqueue(name, [{ n: 1 }, { n: 2 }, { n: 3 }]);
+    await pollUntil(p, () => seen.length >= 3);
+    expect(failId).toBeDefined();
+    const firstPass = seen.length;
+
+    // Act
+    await pollUntil(p, () => seen.length > firstPass);
+
+    // Assess
+    const again = seen.slice(firstPass);
+    expect(again).toHaveLength(1);
+    expect(again[0]?.messageId).toBe(failId);
+    expect(JSON.parse(again[0]?.body ?? '{}')).toEqual({ n: 2 });
+    expect(again[0]?.attributes.ApproximateReceiveCount).toBe('2');
+    expect(await p.pollOnce()).toBe(0);
+    // Nothing left, visible or in flight: the accepted messages were deleted on the first pass.
+    expect(await depth(provisioned.urls[name])).toEqual({ visible: 0, inFlight: 0 });
+  });
+
+  it('moves a message that always fails to the DLQ after maxReceiveCount receives', async () => {
+    // Prepare
+    const name: QueueName = 'inbound';
+    const { maxReceiveCount } = queueDef(name);
+    const receiveCounts: string[] = [];
+    const p = poller(name, async (event) => {
+      receiveCounts.push(...event.Records.map((r) => r.attributes.ApproximateReceiveCount));
+      return { batchItemFailures: event.Records.map((r) => ({ itemIdentifier: r.messageId })) };
+    });
+    await enqueue(name, [{ doomed: true }]);
+
+    const dlq: Message[] = [];
+
+    // Act
+    await pollUntil(p, async () => {
+      dlq.push(...(await receiveAll(provisioned.dlqUrls[name])));
+      return dlq.length > 0;
+    });
+
+    // Assess
+    expect(receiveCounts).toEqual(Array.from({ length: maxReceiveCount }, (_, i) => String(i + 1)));
+    expect(dlq.map((m) => JSON.parse(m.Body ?? '{}'))).toEqual([{ doomed: true }]);
+    expect(await depth(provisioned.urls[name])).toEqual({ visible: 0, inFlight: 0 });
+  });
+
+  it('treats a thrown handler as a failed batch and redelivers every message of it', async () => {
+    // Prepare
+    const name: QueueName = 'ses-events';
+    const logger = recordingLogger();
+    const seen: SQSRecord[] = [];
+    let throwNext = true;
+    const p = poller(
+      name,
+      async (event) => {
+        seen.push(...event.Records);
+        if (throwNext) {
+          throwNext = false;
+          throw new Error('provider down');
+        }
+      },
+      logger,
+    );
+    await enqueue(name, [{ n: 1 }, { n: 2 }]);
+    await pollUntil(p, () => !throwNext);
+    const failedBatch = [...seen];
+
+    // Act
+    await pollUntil(p, () => seen.length >= failedBatch.length * 2);
+
+    // Assess
+    expect(failedBatch).toHaveLength(2);
+    const redelivered = seen.slice(failedBatch.length);
+    expect(redelivered.map((r) => r.messageId).sort()).toEqual(failedBatch.map((r) => r.messageId).sort());
+    expect(redelivered.map((r) => r.attributes.ApproximateReceiveCount)).toEqual(['2', '2']);
+    expect(logger.lines).toContainEqual(
+      expect.objectContaining({ level: 'error', msg: 'queue handler failed the batch', fields: expect.objectContaining({ queue: name }) }),
+    );
+    expect(await depth(provisioned.urls[name])).toEqual({ visible: 0, inFlight: 0 });
+  });
+});
