@@ -72,6 +72,7 @@ const READ: Access = { kind: 'key', scopes: ['read'] };
 const SEND_OR_READ: Access = { kind: 'key', scopes: ['send', 'read'] };
 const ANY_KEY: Access = { kind: 'any_key' };
 const STAFF: Access = { kind: 'staff' };
+const SEND: Access = { kind: 'key', scopes: ['send'] };
 
 export const queues: readonly QueueDef[] = [
   { name: 'send', visibilityTimeoutSeconds: 180, maxReceiveCount: 5, batchSize: 10, maxBatchingWindowSeconds: 0, summary: 'messages accepted by the API, on their way to the provider' },
@@ -97,11 +98,70 @@ export const functions: readonly FunctionDef[] = [
     timeoutSeconds: 10,
   },
   {
+    name: 'send',
+    entry: 'functions/send/http.ts',
+    handler: 'handler',
+    http: [
+      { method: 'POST', path: '/v1/send', access: SEND, summary: 'Send one message (idempotent on idempotency_key)' },
+      { method: 'POST', path: '/v1/send/batch', access: SEND, summary: 'Send up to 1000 messages, each independently' },
+      { method: 'POST', path: '/v1/validate', access: SEND_OR_READ, summary: 'Check an address: syntax and a domain that takes mail' },
+    ],
+    needs: { table: 'readwrite', sendTo: ['send'], scheduler: true },
+    memoryMb: 1024,
+    timeoutSeconds: 29,
+  },
+  {
+    name: 'send-worker',
+    entry: 'functions/send/send-message.ts',
+    handler: 'handler',
+    queue: 'send',
+    needs: { table: 'readwrite', sesSend: true },
+    memoryMb: 512,
+    timeoutSeconds: 30,
+  },
+  {
+    name: 'messages',
+    entry: 'functions/messages/http.ts',
+    handler: 'handler',
+    http: [
+      { method: 'GET', path: '/v1/messages', access: READ, summary: 'List messages, newest first; or one by idempotency_key' },
+      { method: 'GET', path: '/v1/messages/{id}', access: READ, summary: 'A message with its event timeline' },
+      { method: 'POST', path: '/v1/messages/{id}/cancel', access: SEND, summary: 'Cancel a scheduled message before it is sent' },
+    ],
+    needs: { table: 'readwrite', scheduler: true, secrets: ['cursor-signing-key'] },
+    memoryMb: 512,
+    timeoutSeconds: 10,
+  },
+  {
+    name: 'suppressions',
+    entry: 'functions/suppressions/http.ts',
+    handler: 'handler',
+    http: [
+      { method: 'GET', path: '/v1/suppressions', access: SEND_OR_READ, summary: 'List suppressed recipients' },
+      { method: 'POST', path: '/v1/suppressions', access: SEND, summary: 'Suppress a recipient' },
+      { method: 'DELETE', path: '/v1/suppressions', access: SEND, summary: 'Remove a suppression (query: channel, recipient)' },
+      { method: 'POST', path: '/v1/suppressions/import', access: SEND, summary: 'Upsert up to 10000 suppressions' },
+    ],
+    needs: { table: 'readwrite', secrets: ['cursor-signing-key'] },
+    memoryMb: 1024,
+    timeoutSeconds: 29,
+  },
+  {
+    name: 'ses-events',
+    entry: 'functions/events/ingest-ses-event.ts',
+    handler: 'handler',
+    queue: 'ses-events',
+    needs: { table: 'readwrite' },
+    memoryMb: 512,
+    timeoutSeconds: 30,
+  },
+  {
     name: 'account',
     entry: 'functions/account/http.ts',
     handler: 'handler',
     http: [
       { method: 'GET', path: '/v1/account/verification', access: ANY_KEY, summary: 'Per-channel sending readiness' },
+      { method: 'GET', path: '/v1/usage', access: READ, summary: 'Sends and estimated cost of a period (YYYY-MM)' },
     ],
     needs: { table: 'readwrite' },
     memoryMb: 512,
@@ -131,8 +191,6 @@ export const functions: readonly FunctionDef[] = [
   },
 ];
 
-// Kept for routes that arrive with later issues (messages, suppressions, usage).
-export const accessPresets = { ADMIN, READ, SEND_OR_READ, ANY_KEY, STAFF } as const;
 
 export function routeKey(route: Pick<HttpRoute, 'method' | 'path'>): string {
   return `${route.method} ${route.path}`;

@@ -1,4 +1,4 @@
-import { monotonicFactory } from 'ulid';
+import { encodeTime, monotonicFactory } from 'ulid';
 import type { Clock } from './ports/clock';
 
 export type IdPrefix = 'acct' | 'key' | 'msg' | 'evt' | 'sched' | 'req';
@@ -18,4 +18,10 @@ export function ulidIds(clock: Clock): Ids {
 
 export function isId(value: string, prefix: IdPrefix): boolean {
   return new RegExp(`^${prefix}_[0-9a-hjkmnp-tv-z]{26}$`).test(value);
+}
+
+/** The smallest and largest ids of a prefix created in one millisecond: bounds for time ranges. */
+export function idBounds(prefix: IdPrefix, ms: number): { lowest: string; highest: string } {
+  const time = encodeTime(ms, 10).toLowerCase();
+  return { lowest: `${prefix}_${time}${'0'.repeat(16)}`, highest: `${prefix}_${time}${'z'.repeat(16)}` };
 }

@@ -18,6 +18,12 @@ export interface RuntimeConfig {
   secrets: { kind: 'aws'; arns: Partial<Record<SecretName, string>> } | { kind: 'static'; values: Partial<Record<SecretName, string>> };
   sharedEmailSender: string;
   logLevel: LogLevel;
+  /** Resolvers for recipient checks as host or host:port; the system's when empty. */
+  dnsServers: string[];
+  /** POST /v1/validate and validate_recipient; off answers 503 validation_not_configured. */
+  validationEnabled: boolean;
+  /** Internal cost estimate of one email in micro-dollars (SES list price: $0.10 per 1000). */
+  emailCostMicros: number;
 }
 
 export class ConfigError extends Error {
@@ -28,6 +34,13 @@ export class ConfigError extends Error {
 }
 
 const logLevel = z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info');
+const dnsServers = z
+  .string()
+  .default('')
+  .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+  .pipe(z.array(z.string().regex(/^(\[[0-9a-fA-F:]+\]|[0-9.]+)(:\d{1,5})?$|^[0-9a-fA-F:]+$/, 'expected host or host:port IP addresses')));
+const flag = z.enum(['true', 'false', '1', '0']).default('true').transform((v) => v === 'true' || v === '1');
+const costMicros = z.coerce.number().int().min(0).default(100);
 
 function fail(what: string, error: z.ZodError): never {
   const detail = error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
@@ -47,10 +60,13 @@ export function readAwsConfig(env: Env = process.env): RuntimeConfig {
       [envNames.schedulerRoleArn]: z.string().optional(),
       [envNames.sharedEmailSender]: z.string().default(DEFAULT_SHARED_EMAIL_SENDER),
       [envNames.logLevel]: logLevel,
+      DNS_SERVERS: dnsServers,
+      VALIDATION_ENABLED: flag,
+      EMAIL_COST_MICROS: costMicros,
     })
     .safeParse(env);
   if (!base.success) fail('AWS', base.error);
-  const v = base.data as Record<string, string>;
+  const v = base.data;
   const pick = <N extends string>(names: readonly N[], envName: (n: N) => string): Partial<Record<N, string>> =>
     Object.fromEntries(names.filter((n) => env[envName(n)]).map((n) => [n, env[envName(n)] as string])) as Partial<Record<N, string>>;
   const queueNames = queues.map((q) => q.name);
@@ -58,16 +74,19 @@ export function readAwsConfig(env: Env = process.env): RuntimeConfig {
   const role = v[envNames.schedulerRoleArn];
   return {
     runtime: 'aws',
-    region: v.AWS_REGION as string,
-    tableName: v[envNames.tableName] as string,
+    region: v.AWS_REGION,
+    tableName: v[envNames.tableName],
     endpoints: {},
     queueUrls: pick(queueNames, envNames.queueUrl),
     queueArns: pick(queueNames, envNames.queueArn),
     sesConfigurationSet: v[envNames.sesConfigurationSet],
     scheduler: group && role ? { kind: 'aws', groupName: group, roleArn: role } : { kind: 'local' },
     secrets: { kind: 'aws', arns: pick(secretNames, envNames.secretArn) },
-    sharedEmailSender: v[envNames.sharedEmailSender] as string,
-    logLevel: v[envNames.logLevel] as LogLevel,
+    sharedEmailSender: v[envNames.sharedEmailSender],
+    logLevel: v[envNames.logLevel],
+    dnsServers: v.DNS_SERVERS,
+    validationEnabled: v.VALIDATION_ENABLED,
+    emailCostMicros: v.EMAIL_COST_MICROS,
   };
 }
 
@@ -85,6 +104,9 @@ export interface LocalSettings {
   schedulerTickMs: number;
   /** Seconds before a failed queue message is offered again (Lambda waits the visibility timeout). */
   queueRetryDelaySeconds: number;
+  dnsServers: string[];
+  validationEnabled: boolean;
+  emailCostMicros: number;
 }
 
 /** Settings of `npm start` (bin/local.ts). */
@@ -101,6 +123,9 @@ export function readLocalSettings(env: Env = process.env): LocalSettings {
       LOG_LEVEL: logLevel,
       SCHEDULER_TICK_MS: z.coerce.number().int().min(50).default(1000),
       QUEUE_RETRY_DELAY_SECONDS: z.coerce.number().int().min(0).max(43200).default(5),
+      DNS_SERVERS: dnsServers,
+      VALIDATION_ENABLED: flag,
+      EMAIL_COST_MICROS: costMicros,
     })
     .safeParse(env);
   if (!parsed.success) fail('local', parsed.error);
@@ -115,5 +140,8 @@ export function readLocalSettings(env: Env = process.env): LocalSettings {
     logLevel: v.LOG_LEVEL,
     schedulerTickMs: v.SCHEDULER_TICK_MS,
     queueRetryDelaySeconds: v.QUEUE_RETRY_DELAY_SECONDS,
+    dnsServers: v.DNS_SERVERS,
+    validationEnabled: v.VALIDATION_ENABLED,
+    emailCostMicros: v.EMAIL_COST_MICROS,
   };
 }

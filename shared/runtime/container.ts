@@ -2,14 +2,19 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { EventBridgeScheduler } from '../adapters/aws/event-bridge-scheduler';
 import { loadSecrets, staticSecrets } from '../adapters/aws/secrets-manager';
+import { SesMailer } from '../adapters/aws/ses-mailer';
 import { SqsQueue } from '../adapters/aws/sqs-queue';
+import { NodeDns } from '../adapters/node-dns';
 import { StoreScheduler } from '../adapters/local/store-scheduler';
 import { Store } from '../db/store';
 import { ulidIds, type Ids } from '../ids';
 import { systemClock, type Clock } from '../ports/clock';
+import type { Dns } from '../ports/dns';
+import type { Mailer } from '../ports/mailer';
 import type { Queue } from '../ports/queue';
 import type { Scheduler } from '../ports/scheduler';
 import type { Secrets } from '../ports/secrets';
@@ -24,6 +29,8 @@ export interface Container {
   queue: Queue;
   scheduler: Scheduler;
   secrets: Secrets;
+  mailer: Mailer;
+  dns: Dns;
   logger: Logger;
 }
 
@@ -58,6 +65,8 @@ export async function buildContainer(config: RuntimeConfig, overrides: Container
     queue: new SqsQueue(sqs, config.queueUrls),
     scheduler,
     secrets,
+    mailer: new SesMailer(new SESv2Client({ ...common, endpoint: config.endpoints.ses }), config.sesConfigurationSet),
+    dns: new NodeDns(config.dnsServers),
     logger: overrides.logger ?? createLogger(config.logLevel),
   };
 }

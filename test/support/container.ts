@@ -3,6 +3,8 @@ import { staticSecrets } from '../../shared/adapters/aws/secrets-manager';
 import { StoreScheduler } from '../../shared/adapters/local/store-scheduler';
 import { ulidIds } from '../../shared/ids';
 import { ManualClock } from '../../shared/ports/clock';
+import type { Dns } from '../../shared/ports/dns';
+import type { Mailer, OutboundEmail } from '../../shared/ports/mailer';
 import type { Queue } from '../../shared/ports/queue';
 import type { Container } from '../../shared/runtime/container';
 import { createLogger } from '../../shared/runtime/logger';
@@ -12,6 +14,11 @@ export interface TestContainer extends Container {
   clock: ManualClock;
   logs: Array<Record<string, unknown>>;
   sent: Array<{ queue: string; body: unknown }>;
+  /** What the fake mailer was handed; set `mailerFailure` to make it throw. */
+  mailed: OutboundEmail[];
+  mailerFailure?: Error;
+  /** Domains the fake DNS knows to take mail; anything else has no records. */
+  mailDomains: Set<string>;
   testStore: TestStore;
 }
 
@@ -26,7 +33,9 @@ export async function createTestContainer(options: { start?: string } = {}): Pro
     send: async (q, body) => void sent.push({ queue: q, body }),
     sendBatch: async (q, bodies) => void bodies.forEach((body) => sent.push({ queue: q, body })),
   };
-  return {
+  const mailed: OutboundEmail[] = [];
+  const mailDomains = new Set<string>(['example.com', 'example.org']);
+  const container: TestContainer = {
     config: {
       runtime: 'local',
       region: 'us-east-1',
@@ -38,6 +47,9 @@ export async function createTestContainer(options: { start?: string } = {}): Pro
       secrets: { kind: 'static', values: TEST_SECRETS },
       sharedEmailSender: 'onboarding@sandbox.test',
       logLevel: 'debug',
+      dnsServers: [],
+      validationEnabled: true,
+      emailCostMicros: 100,
     },
     clock,
     ids: ulidIds(clock),
@@ -46,8 +58,21 @@ export async function createTestContainer(options: { start?: string } = {}): Pro
     scheduler: new StoreScheduler(testStore.store),
     secrets: staticSecrets(TEST_SECRETS),
     logger: createLogger('debug', (line) => logs.push(JSON.parse(line) as Record<string, unknown>)),
+    mailer: undefined as unknown as Mailer,
+    dns: undefined as unknown as Dns,
     logs,
     sent,
+    mailed,
+    mailDomains,
     testStore,
   };
+  container.mailer = {
+    send: async (email) => {
+      if (container.mailerFailure) throw container.mailerFailure;
+      mailed.push(email);
+      return { providerMessageId: `ses-${mailed.length}-${email.messageId}` };
+    },
+  };
+  container.dns = { acceptsMail: async (domain) => mailDomains.has(domain) };
+  return container;
 }

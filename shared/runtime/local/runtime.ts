@@ -109,6 +109,9 @@ export async function startLocalRuntime(settings: LocalSettings, options: { logg
       secrets: { kind: 'static', values: loadOrCreateSecrets(dataDir) },
       sharedEmailSender: settings.sharedEmailSender,
       logLevel: settings.logLevel,
+      dnsServers: settings.dnsServers,
+      validationEnabled: settings.validationEnabled,
+      emailCostMicros: settings.emailCostMicros,
     };
     const container = await buildContainer(config, { logger });
     installContainer(container);

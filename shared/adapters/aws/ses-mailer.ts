@@ -1,0 +1,47 @@
+import { SendEmailCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
+import { RetryableError } from '../../errors';
+import { ACCOUNT_TAG, MESSAGE_TAG, PermanentSendError, type Mailer, type OutboundEmail } from '../../ports/mailer';
+
+// SES answers these for this message or this sender; sending the same message again cannot help.
+const PERMANENT = new Set([
+  'MessageRejected',
+  'MailFromDomainNotVerifiedException',
+  'BadRequestException',
+  'NotFoundException',
+  'AccountSuspendedException',
+  'SendingPausedException',
+]);
+
+/** SES v2 SendEmail in AWS, and the embedded SES emulator locally: one client, another endpoint. */
+export class SesMailer implements Mailer {
+  constructor(
+    private readonly client: SESv2Client,
+    private readonly configurationSet?: string,
+  ) {}
+
+  async send(email: OutboundEmail): Promise<{ providerMessageId: string }> {
+    const body: { Html?: { Data: string; Charset: string }; Text?: { Data: string; Charset: string } } = {};
+    if (email.html) body.Html = { Data: email.html, Charset: 'UTF-8' };
+    if (email.text) body.Text = { Data: email.text, Charset: 'UTF-8' };
+    try {
+      const out = await this.client.send(
+        new SendEmailCommand({
+          FromEmailAddress: email.from,
+          Destination: { ToAddresses: [email.to] },
+          Content: { Simple: { Subject: { Data: email.subject, Charset: 'UTF-8' }, Body: body } },
+          ConfigurationSetName: this.configurationSet,
+          EmailTags: [
+            { Name: MESSAGE_TAG, Value: email.messageId },
+            { Name: ACCOUNT_TAG, Value: email.accountId },
+          ],
+        }),
+      );
+      if (!out.MessageId) throw new RetryableError('SES accepted the message without a message id');
+      return { providerMessageId: out.MessageId };
+    } catch (error) {
+      const name = (error as { name?: string }).name ?? '';
+      if (PERMANENT.has(name)) throw new PermanentSendError(`SES refused the message: ${name}: ${(error as Error).message}`, { cause: error });
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,56 @@
+// The SES emulator accepts mail but reports nothing back. This wrapper plays SES event publishing
+// and SNS: after each accepted send it queues the Delivery notification AWS would put on the
+// ses-events queue, so a locally sent message reaches `delivered` through the real ingest path.
+import type { Queue } from '../../ports/queue';
+import type { Clock } from '../../ports/clock';
+import type { Mailer, OutboundEmail } from '../../ports/mailer';
+import type { Logger } from '../../runtime/logger';
+import { buildSesDeliveryEvent, buildSesMail, buildSnsNotification, LOCAL_SES_TOPIC_ARN } from '../../events/ses-notification';
+
+export interface SimulatedSesFeedbackOptions {
+  /**
+   * Milliseconds from acceptance to the reported delivery. The worker stamps `sent` after the
+   * send returns; a delivery reported in the same instant could sort before it and leave the
+   * status at sent, so the default keeps AWS's order with room to spare.
+   */
+  processingTimeMillis?: number;
+  topicArn?: string;
+}
+
+export class SimulatedSesFeedback implements Mailer {
+  constructor(
+    private readonly inner: Mailer,
+    private readonly deps: { queue: Queue; clock: Clock; logger: Logger },
+    private readonly options: SimulatedSesFeedbackOptions = {},
+  ) {}
+
+  async send(email: OutboundEmail): Promise<{ providerMessageId: string }> {
+    const result = await this.inner.send(email);
+    const mail = buildSesMail({
+      timestamp: this.deps.clock.now().toISOString(),
+      providerMessageId: result.providerMessageId,
+      from: email.from,
+      to: email.to,
+      subject: email.subject,
+      messageId: email.messageId,
+      accountId: email.accountId,
+    });
+    const notification = buildSesDeliveryEvent(mail, { processingTimeMillis: this.options.processingTimeMillis ?? 1000 });
+    const envelope = buildSnsNotification(notification, {
+      timestamp: notification.delivery.timestamp,
+      topicArn: this.options.topicArn ?? LOCAL_SES_TOPIC_ARN,
+    });
+    try {
+      await this.deps.queue.send('ses-events', envelope);
+    } catch (error) {
+      // The mail is already sent: failing here would make the worker send it again. Only the
+      // simulated delivery report is lost, as when SNS cannot reach a subscriber.
+      this.deps.logger.error('simulated SES delivery event not queued', {
+        messageId: email.messageId,
+        providerMessageId: result.providerMessageId,
+        error,
+      });
+    }
+    return result;
+  }
+}

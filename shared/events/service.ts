@@ -1,0 +1,95 @@
+// Provider events onto the message timeline: find our message, record the signal once, and
+// suppress the recipient after a hard bounce or a complaint.
+import { keys } from '../db/keys';
+import type { Store } from '../db/store';
+import type { Ids } from '../ids';
+import type { EventType, MessageItem } from '../messages/model';
+import { recordEvent } from '../messages/timeline';
+import type { Clock } from '../ports/clock';
+import { suppress } from '../suppressions/service';
+import type { SesNotification } from './ses-notification';
+
+export interface ProviderRefItem {
+  pk: string;
+  sk: string;
+  entity: 'provider_ref';
+  account_id: string;
+  message_id: string;
+}
+
+export type IngestResult =
+  | {
+      outcome: 'recorded' | 'duplicate';
+      messageId: string;
+      accountId: string;
+      eventId: string;
+      type: EventType;
+      /** Recipients now on the suppression list because of this event. */
+      suppressed: string[];
+    }
+  /** No message of ours has this tag or provider message id: nothing to attach the event to. */
+  | { outcome: 'unknown_message'; providerMessageId: string; messageId?: string }
+  /** The account tag names another account than the message's: never recorded. */
+  | { outcome: 'account_mismatch'; messageId: string; accountId: string; taggedAccountId: string };
+
+type Deps = { store: Store; clock: Clock; ids: Ids };
+
+async function findMessage(store: Store, event: SesNotification): Promise<MessageItem | undefined> {
+  if (event.messageId) {
+    const tagged = await store.get<MessageItem>(keys.message(event.messageId));
+    if (tagged) return tagged;
+  }
+  // Classic notifications carry no tags; the send worker left a reference from SES's id to ours.
+  const ref = await store.get<ProviderRefItem>(keys.providerRef(event.providerMessageId));
+  return ref ? store.get<MessageItem>(keys.message(ref.message_id)) : undefined;
+}
+
+/** Who to suppress and why; empty for every other event and for soft bounces. */
+function suppressionsOf(event: SesNotification): Array<{ recipient: string; reason: string }> {
+  if (event.bounce?.kind === 'hard') {
+    const subType = event.bounce.bounceSubType ?? 'General';
+    return event.bounce.recipients.map((r) => ({
+      recipient: r.emailAddress,
+      reason: `hard bounce: ${subType}${r.diagnosticCode ? ` ${r.diagnosticCode}` : ''}`,
+    }));
+  }
+  if (event.complaint) {
+    const reason = `complaint: ${event.complaint.feedbackType ?? 'abuse'}`;
+    return event.complaint.recipients.map((recipient) => ({ recipient, reason }));
+  }
+  return [];
+}
+
+export async function ingestSesNotification(deps: Deps, event: SesNotification): Promise<IngestResult> {
+  const message = await findMessage(deps.store, event);
+  if (!message) return { outcome: 'unknown_message', providerMessageId: event.providerMessageId, messageId: event.messageId };
+  if (event.accountId && event.accountId !== message.account_id) {
+    return { outcome: 'account_mismatch', messageId: message.id, accountId: message.account_id, taggedAccountId: event.accountId };
+  }
+
+  const recorded = await recordEvent(
+    deps,
+    message,
+    { type: event.type, source: event.source, providerEventId: event.providerEventId, payload: event.payload, occurredAt: event.occurredAt },
+    // Only fills a gap (the worker stopped between SES accepting and recording sent); an id the
+    // worker stored is never replaced.
+    { providerMessageId: message.provider_message_id ? undefined : event.providerMessageId },
+  );
+
+  // Also on a duplicate: the upsert is idempotent, and a crash between recording and suppressing
+  // heals when SQS delivers the notification again.
+  const suppressed: string[] = [];
+  for (const entry of suppressionsOf(event)) {
+    const item = await suppress(deps, message.account_id, { channel: 'email', recipient: entry.recipient, reason: entry.reason });
+    suppressed.push(item.recipient);
+  }
+
+  return {
+    outcome: recorded.created ? 'recorded' : 'duplicate',
+    messageId: message.id,
+    accountId: message.account_id,
+    eventId: recorded.event.id,
+    type: event.type,
+    suppressed,
+  };
+}

@@ -1,0 +1,118 @@
+// The send worker's use case: one queued message to the provider (or, in test mode, through the
+// simulated outcomes), with worker-shaped events on its timeline.
+import { keys } from '../db/keys';
+import type { Store } from '../db/store';
+import { ConditionFailedError } from '../errors';
+import type { Ids } from '../ids';
+import type { Clock } from '../ports/clock';
+import { PermanentSendError, type Mailer } from '../ports/mailer';
+import type { Logger } from '../runtime/logger';
+import { findSuppression, suppress } from '../suppressions/service';
+import { recordSend } from '../usage/service';
+import type { MessageItem } from './model';
+import type { SendJob } from './schemas';
+import { recordEvent, routerEventId, workerEventId } from './timeline';
+
+export interface DispatchDeps {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  mailer: Mailer;
+  logger: Logger;
+  config: { emailCostMicros: number };
+}
+
+export type DispatchResult = 'sent' | 'simulated' | 'failed' | 'suppressed' | 'skipped';
+
+const DISPATCHABLE = new Set(['queued', 'scheduled']);
+
+/** Takes the message for sending unless it was canceled, sent or decided meanwhile. */
+async function take(store: Store, message: MessageItem, now: string): Promise<boolean> {
+  if (!DISPATCHABLE.has(message.status) || message.provider_message_id) return false;
+  try {
+    await store.update(keys.message(message.id), {
+      expression: 'SET dispatched_at = :now',
+      condition: '#status IN (:queued, :scheduled) AND attribute_not_exists(provider_message_id)',
+      names: { '#status': 'status' },
+      values: { ':now': now, ':queued': 'queued', ':scheduled': 'scheduled' },
+    });
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionFailedError) return false;
+    throw error;
+  }
+}
+
+const later = (iso: string, ms: number): string => new Date(new Date(iso).getTime() + ms).toISOString();
+
+/** Test mode: nothing leaves; the recipient's local part picks the outcome. */
+async function simulate(deps: DispatchDeps, message: MessageItem, now: string): Promise<void> {
+  const ref = { id: message.id, account_id: message.account_id };
+  const providerMessageId = `test_${message.id}`;
+  await recordEvent(deps, ref, { type: 'sent', source: 'worker', providerEventId: workerEventId(message.id, 'sent'), payload: { provider_message_id: providerMessageId }, occurredAt: now }, { providerMessageId });
+  const local = message.recipient.slice(0, message.recipient.lastIndexOf('@'));
+  const at = later(now, 1);
+  if (local === 'bounced') {
+    await recordEvent(deps, ref, { type: 'bounced', source: 'worker', providerEventId: workerEventId(message.id, 'bounced'), payload: { detail: 'simulated hard bounce (test mode)', bounce_type: 'Permanent' }, occurredAt: at });
+    await suppress(deps, message.account_id, { channel: 'email', recipient: message.recipient, reason: 'hard bounce (test mode)' });
+  } else if (local === 'complained') {
+    await recordEvent(deps, ref, { type: 'complained', source: 'worker', providerEventId: workerEventId(message.id, 'complained'), payload: { detail: 'simulated complaint (test mode)' }, occurredAt: at });
+    await suppress(deps, message.account_id, { channel: 'email', recipient: message.recipient, reason: 'complaint (test mode)' });
+  } else {
+    await recordEvent(deps, ref, { type: 'delivered', source: 'worker', providerEventId: workerEventId(message.id, 'delivered'), payload: { detail: 'simulated delivery (test mode)' }, occurredAt: at });
+  }
+}
+
+/**
+ * Sends one message. Throws for failures worth retrying (the queue redelivers); on the last
+ * attempt (`finalAttempt`) a retryable failure is recorded as `failed` instead of being lost.
+ */
+export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { finalAttempt: boolean }): Promise<DispatchResult> {
+  const message = await deps.store.get<MessageItem>(keys.message(job.message_id));
+  if (!message || message.account_id !== job.account_id) {
+    deps.logger.warn('send job for an unknown message; dropped', { job });
+    return 'skipped';
+  }
+  const now = deps.clock.now().toISOString();
+  if (!(await take(deps.store, message, now))) return 'skipped';
+  const ref = { id: message.id, account_id: message.account_id };
+
+  // A scheduled send may meet a suppression added after it was accepted.
+  if (await findSuppression(deps.store, message.account_id, 'email', message.recipient)) {
+    await recordEvent(deps, ref, { id: message.id, type: 'suppressed', source: 'router', providerEventId: routerEventId(message.id), payload: { reason: 'recipient is on the suppression list' }, occurredAt: now });
+    return 'suppressed';
+  }
+  if (message.test_mode) {
+    await simulate(deps, message, now);
+    return 'simulated';
+  }
+
+  let providerMessageId: string;
+  try {
+    ({ providerMessageId } = await deps.mailer.send({
+      from: message.from,
+      to: message.recipient,
+      subject: message.subject,
+      html: message.body_html,
+      text: message.body_text,
+      messageId: message.id,
+      accountId: message.account_id,
+    }));
+  } catch (error) {
+    if (!(error instanceof PermanentSendError) && !attempt.finalAttempt) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    await recordEvent(deps, ref, { type: 'failed', source: 'worker', providerEventId: workerEventId(message.id, 'failed'), payload: { error: reason }, occurredAt: now });
+    deps.logger.warn('message failed', { messageId: message.id, error: reason });
+    return 'failed';
+  }
+  await deps.store.put({ ...keys.providerRef(providerMessageId), entity: 'provider_ref', account_id: message.account_id, message_id: message.id });
+  const recorded = await recordEvent(
+    deps,
+    ref,
+    { type: 'sent', source: 'worker', providerEventId: workerEventId(message.id, 'sent'), payload: { provider_message_id: providerMessageId }, occurredAt: now },
+    { providerMessageId },
+  );
+  // Counted once: a redelivered job finds the sent event already there.
+  if (recorded.created) await recordSend(deps.store, message.account_id, message.channel, now, deps.config.emailCostMicros);
+  return 'sent';
+}

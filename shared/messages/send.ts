@@ -1,0 +1,270 @@
+// Accepting sends: POST /v1/send is a batch of one, so both routes share every rule. Each item is
+// checked, claimed by its idempotency key, stored, and then enqueued, scheduled, or recorded as
+// suppressed, with batched store and queue writes.
+import { getAccount, type AccountItem } from '../accounts/service';
+import { keys } from '../db/keys';
+import type { Store } from '../db/store';
+import { domainOf, formatMailbox, isValidAddress, normalizeAddress, parseMailbox } from '../email/address';
+import { ApiError, ConditionFailedError, RetryableError } from '../errors';
+import type { Ids } from '../ids';
+import type { Clock } from '../ports/clock';
+import type { Dns } from '../ports/dns';
+import type { Queue } from '../ports/queue';
+import type { Scheduler } from '../ports/scheduler';
+import type { Logger } from '../runtime/logger';
+import { findSuppressed } from '../suppressions/service';
+import { bodyDigest, claim, idempotencyKey, LEASE_MS, type IdempotencyItem, type Outcome } from './idempotency';
+import type { MessageItem } from './model';
+import { sendRequest, type SendJob, type SendRequest, type SendResponse } from './schemas';
+import { recordEvent, routerEventId } from './timeline';
+
+export interface SendDeps {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  queue: Queue;
+  scheduler: Scheduler;
+  dns: Dns;
+  logger: Logger;
+  config: { sharedEmailSender: string; validationEnabled: boolean };
+}
+
+export interface Sender {
+  accountId: string;
+  keyId: string;
+  testMode: boolean;
+}
+
+const SCHEDULE_PAST_MS = 60_000;
+const SCHEDULE_FUTURE_MS = 90 * 24 * 3600_000;
+const CLAIM_CONCURRENCY = 16;
+
+interface Prepared {
+  index: number;
+  request: SendRequest;
+  digest: string;
+  recipient: string;
+  from: string;
+  subject: string;
+  html?: string;
+  text?: string;
+  scheduledAt?: Date;
+}
+
+const errorOutcome = (error: ApiError): Outcome => ({ status: error.status, body: { error: error.toBody() } });
+
+function fieldError(index: number | undefined, issue: { path: PropertyKey[]; message: string }): ApiError {
+  const field = ['body', ...(index === undefined ? [] : [String(index)]), ...issue.path.map(String)].join('.');
+  return new ApiError('invalid_request', `${field}: ${issue.message}`);
+}
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
+
+/**
+ * The sender of a message. Until sending domains exist every account sends from the shared sender
+ * unless metadata.from_email names an address; the domains issue replaces this with the
+ * from_required / from_not_verified / domain_not_verified / no_verified_domain rules.
+ */
+function resolveSender(request: SendRequest, sharedSender: string): string {
+  const raw = request.metadata?.from_email;
+  if (raw === undefined) return sharedSender;
+  const mailbox = typeof raw === 'string' ? parseMailbox(raw) : undefined;
+  if (!mailbox) throw new ApiError('invalid_request', 'metadata.from_email: expected an address or "Name <address>"');
+  return formatMailbox(mailbox);
+}
+
+/** Templates arrive with their own issue; until then no template id can be found. */
+function resolveContent(request: SendRequest): { subject: string; html?: string; text?: string } {
+  if (request.template_id !== undefined) throw new ApiError('template_not_found', `template ${request.template_id} not found`);
+  const payload = request.payload ?? {};
+  const subject = text(payload.subject);
+  const html = text(payload.body_html);
+  const plain = text(payload.body_text);
+  if (!subject || (!html && !plain)) {
+    throw new ApiError('invalid_channel_payload', 'email needs payload.subject and payload.body_html or payload.body_text');
+  }
+  return { subject, html, text: plain };
+}
+
+async function prepare(deps: SendDeps, account: AccountItem, raw: unknown, index: number | undefined, now: Date): Promise<Prepared> {
+  const parsed = sendRequest.safeParse(raw);
+  if (!parsed.success) throw fieldError(index, parsed.error.issues[0] ?? { path: [], message: 'invalid request' });
+  const request = parsed.data;
+  if (!account.enabled_channels.includes(request.channel) || request.channel !== 'email') {
+    throw new ApiError('channel_not_enabled', `channel ${request.channel} is not enabled for this account`);
+  }
+  const email = request.destination.email;
+  const recipient = typeof email === 'string' ? normalizeAddress(email) : '';
+  if (!isValidAddress(recipient)) throw new ApiError('invalid_destination', 'email needs destination.email holding a valid address');
+  const content = resolveContent(request);
+  const from = resolveSender(request, deps.config.sharedEmailSender);
+  let scheduledAt: Date | undefined;
+  if (request.scheduled_at !== undefined) {
+    scheduledAt = new Date(request.scheduled_at);
+    const offset = scheduledAt.getTime() - now.getTime();
+    if (offset < -SCHEDULE_PAST_MS || offset > SCHEDULE_FUTURE_MS) {
+      throw new ApiError('invalid_schedule', 'scheduled_at must be no more than 1 minute in the past and no more than 90 days ahead');
+    }
+  }
+  if (request.validate_recipient) {
+    if (!deps.config.validationEnabled) throw new ApiError('validation_not_configured', 'recipient validation is not enabled in this deployment');
+    try {
+      if (!(await deps.dns.acceptsMail(domainOf(recipient)))) {
+        throw new ApiError('recipient_undeliverable', `${domainOf(recipient)} publishes no MX, A or AAAA record`);
+      }
+    } catch (error) {
+      if (!(error instanceof RetryableError)) throw error;
+      // No answer is not a "no": the send goes ahead rather than failing on a flaky resolver.
+      deps.logger.warn('recipient check got no DNS answer; sending anyway', { domain: domainOf(recipient), error });
+    }
+  }
+  return { index: index ?? 0, request, digest: bodyDigest(raw), recipient, from, ...content, scheduledAt };
+}
+
+async function inParallel<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const runners = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await work(items[i] as T);
+    }
+  });
+  await Promise.all(runners);
+  return out;
+}
+
+/**
+ * Accepts sends and returns one outcome per item, in order. `index` is set for batches so that
+ * field errors name the item (body.3.destination).
+ */
+export async function acceptSends(deps: SendDeps, sender: Sender, items: readonly unknown[], options: { batch: boolean }): Promise<Outcome[]> {
+  const account = await getAccount(deps.store, sender.accountId);
+  if (!account) throw new ApiError('unauthorized', 'unknown account');
+  const now = deps.clock.now();
+  const nowIso = now.toISOString();
+  const outcomes = new Array<Outcome | undefined>(items.length);
+
+  const prepared = await inParallel(items.map((raw, i) => ({ raw, i })), 32, ({ raw, i }) =>
+    prepare(deps, account, raw, options.batch ? i : undefined, now).catch((error: unknown) => {
+      if (error instanceof ApiError) {
+        outcomes[i] = errorOutcome(error);
+        return undefined;
+      }
+      throw error;
+    }),
+  );
+
+  // The first item with a key speaks for the batch; later ones with the same key replay it.
+  const firstByKey = new Map<string, Prepared>();
+  const repeats: Prepared[] = [];
+  for (const p of prepared) {
+    if (!p) continue;
+    if (firstByKey.has(p.request.idempotency_key)) repeats.push(p);
+    else firstByKey.set(p.request.idempotency_key, p);
+  }
+  const firsts = [...firstByKey.values()];
+  const suppressed = await findSuppressed(deps.store, sender.accountId, 'email', firsts.map((p) => p.recipient));
+
+  const claims = await inParallel(firsts, CLAIM_CONCURRENCY, async (p) => {
+    const id = deps.ids.next('msg');
+    const response: SendResponse = {
+      id,
+      status: p.scheduledAt ? 'scheduled' : 'queued',
+      channel: p.request.channel,
+      idempotency_key: p.request.idempotency_key,
+      created_at: nowIso,
+    };
+    const outcome: Outcome = suppressed.has(p.recipient)
+      ? errorOutcome(new ApiError('recipient_suppressed', `${p.recipient} is on the suppression list for email`))
+      : { status: 201, body: response };
+    const item: IdempotencyItem = {
+      ...idempotencyKey(sender.accountId, p.request.idempotency_key),
+      entity: 'idempotency',
+      account_id: sender.accountId,
+      idempotency_key: p.request.idempotency_key,
+      body_digest: p.digest,
+      message_id: id,
+      outcome,
+      state: 'pending',
+      lease_until: now.getTime() + LEASE_MS,
+      created_at: nowIso,
+    };
+    return { p, result: await claim(deps.store, item, now.getTime()) };
+  });
+
+  const fresh: Array<{ p: Prepared; item: IdempotencyItem }> = [];
+  for (const { p, result } of claims) {
+    if (result.item.body_digest !== p.digest) {
+      outcomes[p.index] = errorOutcome(new ApiError('idempotency_key_reused', 'this idempotency_key was used with a different request body'));
+    } else {
+      outcomes[p.index] = result.item.outcome;
+      if (result.kind === 'new') fresh.push({ p, item: result.item });
+    }
+  }
+  for (const p of repeats) {
+    const first = firstByKey.get(p.request.idempotency_key) as Prepared;
+    outcomes[p.index] =
+      first.digest === p.digest && outcomes[first.index]
+        ? outcomes[first.index]
+        : errorOutcome(new ApiError('idempotency_key_reused', 'this idempotency_key was used with a different request body'));
+  }
+
+  await store(deps, sender, fresh, nowIso);
+  return outcomes.map((o) => o as Outcome);
+}
+
+/** Writes the claimed messages, then hands each to its path, then marks the claims done. */
+async function store(deps: SendDeps, sender: Sender, fresh: Array<{ p: Prepared; item: IdempotencyItem }>, nowIso: string): Promise<void> {
+  if (fresh.length === 0) return;
+  const messages: MessageItem[] = fresh.map(({ p, item }) => ({
+    ...keys.message(item.message_id),
+    ...keys.messageListEntry(sender.accountId, item.message_id),
+    entity: 'message',
+    id: item.message_id,
+    account_id: sender.accountId,
+    channel: p.request.channel,
+    status: p.scheduledAt ? 'scheduled' : 'queued',
+    message_type: p.request.message_type ?? 'transactional',
+    idempotency_key: p.request.idempotency_key,
+    test_mode: sender.testMode,
+    key_id: sender.keyId,
+    recipient: p.recipient,
+    from: p.from,
+    subject: p.subject,
+    body_html: p.html,
+    body_text: p.text,
+    destination: p.request.destination,
+    metadata: p.request.metadata,
+    scheduled_at: p.scheduledAt?.toISOString(),
+    created_at: item.created_at,
+    updated_at: nowIso,
+  }));
+  await deps.store.batchPut(messages);
+
+  const jobs: SendJob[] = [];
+  await inParallel(fresh, CLAIM_CONCURRENCY, async ({ p, item }) => {
+    const job: SendJob = { message_id: item.message_id, account_id: sender.accountId };
+    if (item.outcome.status === 409) {
+      // Decided before dispatch: on the timeline only, never enqueued or billed.
+      await recordEvent(deps, { id: item.message_id, account_id: sender.accountId }, {
+        id: item.message_id,
+        type: 'suppressed',
+        source: 'router',
+        providerEventId: routerEventId(item.message_id),
+        payload: { reason: 'recipient is on the suppression list' },
+        occurredAt: nowIso,
+      });
+    } else if (p.scheduledAt) {
+      try {
+        await deps.scheduler.schedule({ id: item.message_id, at: p.scheduledAt, queue: 'send', body: job });
+      } catch (error) {
+        if (!(error instanceof ConditionFailedError)) throw error; // scheduled by the request we took over
+      }
+    } else {
+      jobs.push(job);
+    }
+  });
+  await deps.queue.sendBatch('send', jobs);
+  await deps.store.batchPut(fresh.map(({ item }) => ({ ...item, state: 'done' as const })));
+}

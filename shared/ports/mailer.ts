@@ -1,0 +1,28 @@
+export interface OutboundEmail {
+  /** RFC 5322 mailbox, e.g. `Acme <hello@acme.test>`. */
+  from: string;
+  to: string;
+  subject: string;
+  html?: string;
+  text?: string;
+  /** Our message id travels as a message tag so provider events find their way back. */
+  messageId: string;
+  accountId: string;
+}
+
+export interface Mailer {
+  /** Hands the message to the provider; resolves with the provider's message id. */
+  send(email: OutboundEmail): Promise<{ providerMessageId: string }>;
+}
+
+/** The provider refused this message for good: retrying cannot help. */
+export class PermanentSendError extends Error {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, options);
+    this.name = 'PermanentSendError';
+  }
+}
+
+/** Names of the SES message tags we set; the events ingest reads them back. */
+export const MESSAGE_TAG = 'postbox_message_id';
+export const ACCOUNT_TAG = 'postbox_account_id';
