@@ -3,19 +3,11 @@
 import { keys } from '../db/keys';
 import type { Store } from '../db/store';
 import type { Ids } from '../ids';
-import type { EventType, MessageItem } from '../messages/model';
+import type { EventType, MessageItem, ProviderRefItem } from '../messages/model';
 import { recordEvent } from '../messages/timeline';
 import type { Clock } from '../ports/clock';
 import { suppress } from '../suppressions/service';
 import type { SesNotification } from './ses-notification';
-
-export interface ProviderRefItem {
-  pk: string;
-  sk: string;
-  entity: 'provider_ref';
-  account_id: string;
-  message_id: string;
-}
 
 export type IngestResult =
   | {

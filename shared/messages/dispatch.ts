@@ -9,7 +9,7 @@ import { PermanentSendError, type Mailer } from '../ports/mailer';
 import type { Logger } from '../runtime/logger';
 import { findSuppression, suppress } from '../suppressions/service';
 import { recordSend } from '../usage/service';
-import type { MessageItem } from './model';
+import { providerRefItem, type MessageItem } from './model';
 import type { SendJob } from './schemas';
 import { recordEvent, routerEventId, workerEventId } from './timeline';
 
@@ -105,7 +105,7 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
     deps.logger.warn('message failed', { messageId: message.id, error: reason });
     return 'failed';
   }
-  await deps.store.put({ ...keys.providerRef(providerMessageId), entity: 'provider_ref', account_id: message.account_id, message_id: message.id });
+  await deps.store.put(providerRefItem(providerMessageId, message.account_id, message.id));
   const recorded = await recordEvent(
     deps,
     ref,

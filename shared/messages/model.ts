@@ -136,3 +136,19 @@ export function toMessageView(m: MessageItem, events: TimelineEventItem[]): Mess
     events: sortTimeline(events),
   };
 }
+
+/** Lookup from the provider's message id back to ours, written when the provider accepts a message. */
+export interface ProviderRefItem {
+  pk: string;
+  sk: string;
+  entity: 'provider_ref';
+  account_id: string;
+  message_id: string;
+}
+
+export const providerRefItem = (providerMessageId: string, accountId: string, messageId: string): ProviderRefItem => ({
+  ...keys.providerRef(providerMessageId),
+  entity: 'provider_ref',
+  account_id: accountId,
+  message_id: messageId,
+});

@@ -78,8 +78,23 @@ export async function suppress(
   entry: { channel: Channel; recipient: string; state?: SuppressionState; reason: string },
 ): Promise<SuppressionItem> {
   const item = suppressionItem(accountId, { ...entry, state: entry.state ?? 'suppressed' }, deps.clock.now().toISOString());
-  await deps.store.put(item);
-  return item;
+  // An upsert that keeps when the recipient was first suppressed.
+  return deps.store.update<SuppressionItem>(keys.suppression(accountId, item.channel, item.recipient), {
+    expression:
+      'SET entity = :entity, account_id = :account, channel = :channel, recipient = :recipient, #state = :state, reason = :reason, updated_at = :now, created_at = if_not_exists(created_at, :now), gsi2pk = :gpk, gsi2sk = :gsk',
+    names: { '#state': 'state' },
+    values: {
+      ':entity': item.entity,
+      ':account': item.account_id,
+      ':channel': item.channel,
+      ':recipient': item.recipient,
+      ':state': item.state,
+      ':reason': item.reason,
+      ':now': item.updated_at,
+      ':gpk': item.gsi2pk,
+      ':gsk': item.gsi2sk,
+    },
+  });
 }
 
 export async function findSuppression(store: Store, accountId: string, channel: Channel, recipient: string): Promise<SuppressionItem | undefined> {

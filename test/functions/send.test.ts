@@ -26,7 +26,7 @@ beforeEach(async () => {
 });
 
 let n = 0;
-const request = (over: Record<string, unknown> = {}) => ({
+const request = (over: Record<string, unknown> = {}): Record<string, any> => ({
   channel: 'email',
   idempotency_key: `key-${++n}`,
   destination: { email: 'ada@example.com' },

@@ -12,6 +12,7 @@ import { startTestStore, type TestStore } from './store';
 
 export interface TestContainer extends Container {
   clock: ManualClock;
+  scheduler: StoreScheduler;
   logs: Array<Record<string, unknown>>;
   sent: Array<{ queue: string; body: unknown }>;
   /** What the fake mailer was handed; set `mailerFailure` to make it throw. */

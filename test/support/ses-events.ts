@@ -1,9 +1,8 @@
-// Builders of SES notifications wrapped in SNS envelopes and SQS records, shaped as AWS delivers
-// them to the ses-events queue, plus a sent message to attach them to.
+// Builders of SES notifications and their SNS envelopes, shaped as AWS delivers them to the
+// ses-events queue (wrap them in SQS records with ./sqs), plus a sent message to attach them to.
 import { randomUUID } from 'node:crypto';
-import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { keys } from '../../shared/db/keys';
-import type { ProviderRefItem } from '../../shared/events/service';
+import { providerRefItem } from '../../shared/messages/model';
 import {
   buildSesDeliveryEvent,
   buildSesMail,
@@ -168,24 +167,6 @@ export function snsWrap(notification: object, options: { snsMessageId?: string; 
   });
 }
 
-/** One SQS record; a non-string body is JSON-encoded as the Queue adapters do. */
-export function sqsRecord(body: unknown, options: { sqsMessageId?: string } = {}): SQSRecord {
-  const now = String(Date.now());
-  return {
-    messageId: options.sqsMessageId ?? randomUUID(),
-    receiptHandle: `rh-${randomUUID()}`,
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-    attributes: { ApproximateReceiveCount: '1', SentTimestamp: now, SenderId: 'AIDAEXAMPLE', ApproximateFirstReceiveTimestamp: now },
-    messageAttributes: {},
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:postbox-ses-events',
-    awsRegion: 'us-east-1',
-  };
-}
-
-export const sqsEvent = (...records: SQSRecord[]): SQSEvent => ({ Records: records });
-
 export interface SentMessage {
   message: MessageItem;
   target: Required<Pick<SesTarget, 'providerMessageId' | 'recipient' | 'messageId' | 'accountId'>>;
@@ -228,7 +209,7 @@ export async function seedSentMessage(
   };
   await c.store.put(message);
   if (options.providerRef !== false) {
-    const ref: ProviderRefItem = { ...keys.providerRef(providerMessageId), entity: 'provider_ref', account_id: accountId, message_id: id };
+    const ref = providerRefItem(providerMessageId, accountId, id);
     await c.store.put(ref);
   }
   await recordEvent(

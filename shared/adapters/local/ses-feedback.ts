@@ -9,9 +9,8 @@ import { buildSesDeliveryEvent, buildSesMail, buildSnsNotification, LOCAL_SES_TO
 
 export interface SimulatedSesFeedbackOptions {
   /**
-   * Milliseconds from acceptance to the reported delivery. The worker stamps `sent` after the
-   * send returns; a delivery reported in the same instant could sort before it and leave the
-   * status at sent, so the default keeps AWS's order with room to spare.
+   * delivery.processingTimeMillis: from SES accepting the message to the reported delivery. It
+   * also keeps `delivered` strictly after the worker's `sent` on the timeline, as in AWS.
    */
   processingTimeMillis?: number;
   topicArn?: string;

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { functions, queues, type FunctionDef, type SecretName } from '../../../functions/manifest';
 import { createAccount } from '../../accounts/service';
+import { SimulatedSesFeedback } from '../../adapters/local/ses-feedback';
 import { StoreScheduler } from '../../adapters/local/store-scheduler';
 import { randomBase62 } from '../../crypto';
 import type { LocalSettings, RuntimeConfig } from '../config';
@@ -114,6 +115,9 @@ export async function startLocalRuntime(settings: LocalSettings, options: { logg
       emailCostMicros: settings.emailCostMicros,
     };
     const container = await buildContainer(config, { logger });
+    // Mail the emulator accepts comes back as an SES Delivery notification, through the same
+    // events queue and ingest function as in AWS.
+    container.mailer = new SimulatedSesFeedback(container.mailer, { queue: container.queue, clock: container.clock, logger });
     installContainer(container);
     const { bootstrap, created } = await ensureBootstrap(container, dataDir);
 
