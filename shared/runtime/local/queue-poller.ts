@@ -25,8 +25,13 @@ export interface PollerOptions {
    */
   retryDelaySeconds: number;
   logger: Logger;
-  /** Long-poll wait; short in tests so stop() returns quickly. */
+  /**
+   * Long-poll wait. Defaults to 0 with a short pause when the queue is empty: local-aws-sqs holds a
+   * long poll for its whole wait unless a full batch arrives, which would add a second per hop.
+   */
   waitTimeSeconds?: number;
+  /** Pause after an empty receive (default 100 ms). */
+  idleMs?: number;
 }
 
 function toRecord(message: Message, options: PollerOptions): SQSRecord {
@@ -76,7 +81,7 @@ export class QueuePoller {
       new ReceiveMessageCommand({
         QueueUrl: url,
         MaxNumberOfMessages: Math.min(queue.batchSize, 10),
-        WaitTimeSeconds: this.options.waitTimeSeconds ?? 1,
+        WaitTimeSeconds: this.options.waitTimeSeconds ?? 0,
         // Lambda leaves a failed message invisible for the visibility timeout; locally the retry
         // delay plays that part. (Changing visibility afterwards would count as another receive in
         // local-aws-sqs and send messages to the DLQ early.)
@@ -109,7 +114,7 @@ export class QueuePoller {
   private async run(): Promise<void> {
     while (this.running) {
       try {
-        await this.pollOnce();
+        if ((await this.pollOnce()) === 0) await new Promise((resolve) => setTimeout(resolve, this.options.idleMs ?? 100));
       } catch (error) {
         if (!this.running) break;
         this.options.logger.warn('queue poll failed; retrying', { queue: this.options.queue.name, error: describeError(error) });
