@@ -22,6 +22,7 @@ export function isId(value: string, prefix: IdPrefix): boolean {
 
 /** The smallest and largest ids of a prefix created in one millisecond: bounds for time ranges. */
 export function idBounds(prefix: IdPrefix, ms: number): { lowest: string; highest: string } {
-  const time = encodeTime(ms, 10).toLowerCase();
+  // ULID time covers 1970 to the year 10889; instants outside clamp to its ends.
+  const time = encodeTime(Math.min(Math.max(ms, 0), 2 ** 48 - 1), 10).toLowerCase();
   return { lowest: `${prefix}_${time}${'0'.repeat(16)}`, highest: `${prefix}_${time}${'z'.repeat(16)}` };
 }

@@ -3,7 +3,6 @@
 // error envelope.
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { functions, routeKey, type Access, type FunctionDef } from '../../functions/manifest';
-import { getAccount } from '../accounts/service';
 import { safeEqual } from '../crypto';
 import { ApiError, InvalidRequestError } from '../errors';
 import { answer } from './respond';
@@ -77,13 +76,14 @@ async function authorize(c: Container, access: Access, request: HttpRequest): Pr
   }
   const secret = bearer(request.headers.authorization);
   if (!secret) throw new ApiError('unauthorized', 'missing or malformed Authorization header; expected "Bearer <API key>"');
-  const identity = await findKeyBySecret(c, secret);
-  if (!identity) throw new ApiError('unauthorized', 'unknown or revoked API key');
-  const account = await getAccount(c.store, identity.accountId);
-  if (!account) throw new ApiError('unauthorized', 'unknown or revoked API key');
+  const found = await findKeyBySecret(c, secret);
+  if (!found) throw new ApiError('unauthorized', 'unknown or revoked API key');
+  const { identity, account } = found;
+  // Suspension is checked before the limiter so a suspended account spends no budget.
   if (account.status === 'suspended') throw new ApiError('account_suspended', 'this account is suspended; contact support');
   const headers = await limit(c, accountSubject(identity.accountId), ACCOUNT_RATE_LIMIT, request.requestId);
   request.auth = identity;
+  // Counted before the route runs, so a key listing includes the request that asked for it.
   await recordKeyUse(c, identity);
   if (access.kind === 'key' && identity.scope !== 'admin' && !access.scopes.includes(identity.scope)) {
     throw new ApiError('forbidden', `this API key's scope (${identity.scope}) does not permit ${request.routeKey}`);

@@ -6,6 +6,7 @@ import { ApiError, ConditionFailedError, NotFoundError } from '../errors';
 import type { Ids } from '../ids';
 import { queryPage, type Page } from '../pagination';
 import type { Clock } from '../ports/clock';
+import type { AccountItem } from '../accounts/service';
 import type { ApiKeyView, CreateKeyBody, CreatedApiKeyView } from './schemas';
 
 export type Scope = ApiKeyView['scope'];
@@ -183,15 +184,23 @@ export interface KeyIdentity {
   testMode: boolean;
 }
 
-/** The key a presented secret belongs to, or undefined for unknown, rotated-away or revoked secrets. */
-export async function findKeyBySecret(deps: Pick<KeyDeps, 'store'>, secret: string): Promise<KeyIdentity | undefined> {
+/**
+ * The key a presented secret belongs to and its account, in two round trips (the hash lookup, then
+ * the key record and the account together). Undefined for unknown, rotated-away or revoked secrets.
+ */
+export async function findKeyBySecret(
+  deps: Pick<KeyDeps, 'store'>,
+  secret: string,
+): Promise<{ identity: KeyIdentity; account: AccountItem } | undefined> {
   if (!keyPattern.test(secret)) return undefined;
   const hash = sha256Hex(secret);
   const ref = await deps.store.get<ApiKeyHashItem>(keys.apiKeyHash(hash));
   if (!ref) return undefined;
-  const item = await deps.store.get<ApiKeyItem>(keys.apiKey(ref.account_id, ref.key_id));
-  if (!item || item.is_revoked || item.key_hash !== hash) return undefined;
-  return { accountId: item.account_id, keyId: item.id, scope: item.scope, testMode: item.test_mode };
+  const found = await deps.store.batchGet<ApiKeyItem | AccountItem>([keys.apiKey(ref.account_id, ref.key_id), keys.account(ref.account_id)]);
+  const item = found.find((i): i is ApiKeyItem => i.entity === 'api_key');
+  const account = found.find((i): i is AccountItem => i.entity === 'account');
+  if (!item || !account || item.is_revoked || item.key_hash !== hash) return undefined;
+  return { identity: { accountId: item.account_id, keyId: item.id, scope: item.scope, testMode: item.test_mode }, account };
 }
 
 export async function recordKeyUse(deps: Pick<KeyDeps, 'store' | 'clock'>, identity: KeyIdentity): Promise<void> {

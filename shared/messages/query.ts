@@ -45,6 +45,8 @@ export async function listMessages(
   const index = table.indexes.byFilter;
   const low = query.from ? idBounds('msg', Date.parse(query.from)).lowest : 'msg_';
   const high = query.to ? idBounds('msg', Date.parse(query.to)).highest : 'msg_~';
+  // An empty range (from after to) is an empty list, not a store error.
+  if (low > high) return { items: [], nextCursor: null };
   const filters: string[] = [];
   const values: Record<string, unknown> = { ':pk': keys.messageListPartition(accountId), ':low': low, ':high': high };
   const names: Record<string, string> = { '#pk': index.partitionKey, '#sk': index.sortKey };

@@ -47,7 +47,7 @@ describe('a live send', () => {
     const res = await api(runtime.url, 'POST', '/v1/send', live, email({ idempotency_key: 'e2e-live', metadata: { from_email: 'Acme <hi@acme.example>' } }));
 
     const message = await waitFor(res.body.id, ['delivered']);
-    const mailbox = await (await fetch(`${runtime.sesUrl}/store`)).json();
+    const mailbox = (await (await fetch(`${runtime.sesUrl}/store`)).json()) as any;
 
     expect(res.status).toBe(201);
     expect(message.status).toBe('delivered');
@@ -67,7 +67,7 @@ describe('a test-mode send', () => {
 
     const message = await waitFor(res.body.id, ['bounced']);
     const again = await api(runtime.url, 'POST', '/v1/send', test, email({ idempotency_key: 'e2e-bounce-2', destination: { email: 'bounced@example.com' } }));
-    const mailbox = await (await fetch(`${runtime.sesUrl}/store`)).json();
+    const mailbox = (await (await fetch(`${runtime.sesUrl}/store`)).json()) as any;
 
     expect(message.events.map((e: { type: string }) => e.type)).toEqual(['sent', 'bounced']);
     expect(again.status).toBe(409);
@@ -86,7 +86,7 @@ describe('scheduled sends', () => {
     const cancel = await api(runtime.url, 'POST', `/v1/messages/${dropped.body.id}/cancel`, live);
     const delivered = await waitFor(kept.body.id, ['delivered']);
     const after = (await api(runtime.url, 'GET', `/v1/messages/${dropped.body.id}`, live)).body;
-    const subjects = (await (await fetch(`${runtime.sesUrl}/store`)).json()).emails.map((m: { subject: string }) => m.subject);
+    const subjects = ((await (await fetch(`${runtime.sesUrl}/store`)).json()) as any).emails.map((m: { subject: string }) => m.subject);
 
     expect(kept.body.status).toBe('scheduled');
     expect(cancel.body).toEqual({ id: dropped.body.id, status: 'canceled' });

@@ -192,8 +192,9 @@ describe('bounces and complaints', () => {
     const record = sqsRecord(snsWrap(bounceNotification(sent.target, { at: later(4) })));
     const send = c.store.doc.send.bind(c.store.doc);
     let failed = false;
-    vi.spyOn(c.store.doc, 'send').mockImplementation(((command: { input: { Item?: { entity?: string } } }) => {
-      if (!failed && command.input.Item?.entity === 'suppression') {
+    vi.spyOn(c.store.doc, 'send').mockImplementation(((command: { input: { Item?: { entity?: string }; Key?: { sk?: string } } }) => {
+      const writesSuppression = command.input.Item?.entity === 'suppression' || command.input.Key?.sk?.startsWith('SUPP#');
+      if (!failed && writesSuppression && command.constructor.name !== 'GetCommand') {
         failed = true;
         return Promise.reject(new Error('connection reset'));
       }
