@@ -1,5 +1,5 @@
 // Accounts: created by staff (or the local bootstrap) with one live and one test admin key.
-import { z } from 'zod';
+import * as z from 'zod';
 import { keys } from '../db/keys';
 import type { Store } from '../db/store';
 import { ConditionFailedError, NotFoundError } from '../errors';

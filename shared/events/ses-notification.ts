@@ -4,7 +4,7 @@
 // that cannot be read never helps. The builders at the end produce the same shapes for the local
 // SES simulator and for tests.
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EventType } from '../messages/model';
 import { ACCOUNT_TAG, MESSAGE_TAG } from '../ports/mailer';
 

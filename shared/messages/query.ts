@@ -1,5 +1,5 @@
 // Reading messages: the filtered list, one message with its timeline, and cancelling a scheduled one.
-import { z } from 'zod';
+import * as z from 'zod';
 import { channels } from '../accounts/service';
 import { keys, table } from '../db/keys';
 import type { Store } from '../db/store';

@@ -1,6 +1,6 @@
 // The one pagination module every list uses: limit parsing, signed opaque cursors bound to the
 // account, the collection and the filters, and newest-first pages of a store query.
-import { z } from 'zod';
+import * as z from 'zod';
 import { hmacSha256, safeEqual, sha256Hex } from '../crypto';
 import { table } from '../db/keys';
 import type { Item, QueryRequest, Store } from '../db/store';

@@ -1,5 +1,5 @@
 // The only reader of process.env. Everything else receives validated config.
-import { z } from 'zod';
+import * as z from 'zod';
 import { queues, secretNames, type QueueName, type SecretName } from '../../functions/manifest';
 import { DEFAULT_SHARED_EMAIL_SENDER, envNames } from './env-names';
 import type { LogLevel } from './logger';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { channels } from '../accounts/service';
 import { isValidAddress, normalizeAddress } from '../email/address';
 

@@ -1,6 +1,6 @@
 // Usage per account and calendar month (UTC): live sends counted when the provider accepts them,
 // with an internal cost estimate for spend caps. Test-mode and suppressed sends never count.
-import { z } from 'zod';
+import * as z from 'zod';
 import { channels, type Channel } from '../accounts/service';
 import { keys } from '../db/keys';
 import type { Store } from '../db/store';
