@@ -74,8 +74,20 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
     return 'skipped';
   }
   const now = deps.clock.now().toISOString();
-  if (!(await take(deps.store, message, now))) return 'skipped';
   const ref = { id: message.id, account_id: message.account_id };
+  if (message.dispatched_at && message.provider_message_id && !message.test_mode) {
+    // An earlier attempt reached the provider and stopped before recording it; a provider event
+    // has since told us the provider's id. Record the handoff (once) instead of losing it.
+    const recorded = await recordEvent(
+      deps,
+      ref,
+      { type: 'sent', source: 'worker', providerEventId: workerEventId(message.id, 'sent'), payload: { provider_message_id: message.provider_message_id }, occurredAt: message.dispatched_at },
+      { providerMessageId: message.provider_message_id },
+    );
+    if (recorded.created) await recordSend(deps.store, message.account_id, message.channel, message.dispatched_at, deps.config.emailCostMicros);
+    return 'skipped';
+  }
+  if (!(await take(deps.store, message, now))) return 'skipped';
 
   // A scheduled send may meet a suppression added after it was accepted.
   if (await findSuppression(deps.store, message.account_id, 'email', message.recipient)) {

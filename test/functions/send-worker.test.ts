@@ -117,6 +117,25 @@ describe('live sends', () => {
     expect((await readTimeline(c.store, id)).message?.status).toBe('suppressed');
   });
 
+  it('recover the sent event when a provider event overtook a crashed attempt', async () => {
+    const { id, job } = await accept('ada@example.com');
+    // The attempt reached SES and died; the Delivery notification then set the provider id.
+    await c.store.update(keys.message(id), {
+      expression: 'SET dispatched_at = :at, provider_message_id = :pmid, #status = :delivered, status_at = :later',
+      names: { '#status': 'status' },
+      values: { ':at': c.clock.now().toISOString(), ':pmid': 'ses-crashed', ':delivered': 'delivered', ':later': new Date(c.clock.now().getTime() + 1000).toISOString() },
+    });
+
+    await handler(sqsEvent([sqsRecord(job, 2)]));
+    await handler(sqsEvent([sqsRecord(job, 3)]));
+
+    const { message, events } = await readTimeline(c.store, id);
+    expect(c.mailed).toHaveLength(0);
+    expect(message?.status).toBe('delivered');
+    expect(events.filter((e) => e.type === 'sent')).toEqual([expect.objectContaining({ payload: { provider_message_id: 'ses-crashed' } })]);
+    expect((await getUsage(c, account.account_id)).total_send_count).toBe(1);
+  });
+
   it('drop malformed jobs without failing the batch', async () => {
     const out = await handler(sqsEvent([sqsRecord('not json'), sqsRecord({ message_id: 'msg_x', account_id: 'acct_y' })]));
 
