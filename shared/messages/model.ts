@@ -52,10 +52,7 @@ export interface MessageItem {
   gsi2sk: string;
 }
 
-export interface TimelineEventItem {
-  pk: string;
-  sk: string;
-  entity: 'message_event';
+export interface TimelineEvent {
   id: string;
   type: EventType;
   message_id: string;
@@ -67,16 +64,10 @@ export interface TimelineEventItem {
   created_at: string;
 }
 
-export interface TimelineEvent {
-  id: string;
-  type: EventType;
-  message_id: string;
-  account_id: string;
-  source: EventSource;
-  provider_event_id: string;
-  payload: Record<string, unknown>;
-  occurred_at: string;
-  created_at: string;
+export interface TimelineEventItem extends TimelineEvent {
+  pk: string;
+  sk: string;
+  entity: 'message_event';
 }
 
 export interface MessageSummary {

@@ -4,21 +4,16 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
 import { accountPartition } from '../../shared/db/keys';
-import { installContainer } from '../../shared/runtime/container';
 import { call } from '../support/api';
-import { createTestContainer, type TestContainer } from '../support/container';
+import { type TestContainer } from '../support/container';
+import { useTestbed } from '../support/testbed';
 
 let c: TestContainer;
 let account: CreatedAccount;
 
-beforeAll(async () => {
-  c = await createTestContainer();
-  installContainer(c);
-});
-afterAll(async () => c.testStore.close());
-beforeEach(async () => {
-  c.clock.advance(2000);
-  account = await createAccount(c, { name: 'keys' });
+const bed = useTestbed();
+beforeEach(() => {
+  ({ c, account } = bed);
 });
 
 const admin = () => account.admin_key;

@@ -4,12 +4,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler as sendWorker } from '../../functions/send/send-message';
 import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
-import { createKey } from '../../shared/keys/service';
 import type { SendJob } from '../../shared/messages/schemas';
 import { recordEvent } from '../../shared/messages/timeline';
-import { installContainer } from '../../shared/runtime/container';
 import { call } from '../support/api';
-import { createTestContainer, type TestContainer } from '../support/container';
+import { type TestContainer } from '../support/container';
+import { useTestbed } from '../support/testbed';
 import type { HttpEventInput, ParsedResult } from '../support/events';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 
@@ -19,18 +18,9 @@ let readKey: string;
 let sendKey: string;
 let sequence = 0;
 
-beforeAll(async () => {
-  c = await createTestContainer();
-  installContainer(c);
-});
-afterAll(async () => c.testStore.close());
-beforeEach(async () => {
-  c.clock.advance(2000);
-  c.sent.length = 0;
-  c.mailed.length = 0;
-  account = await createAccount(c, { name: 'messages' });
-  readKey = (await createKey(c, account.account_id, { scope: 'read' }, { testMode: false })).key;
-  sendKey = (await createKey(c, account.account_id, { scope: 'send' }, { testMode: false })).key;
+const bed = useTestbed({ scopedKeys: true });
+beforeEach(() => {
+  ({ c, account, readKey, sendKey } = bed);
 });
 
 // Each request moves the clock on: messages get distinct created_at values and the account's

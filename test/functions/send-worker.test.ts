@@ -2,33 +2,25 @@
 // retries through the queue and the final attempt.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/send/send-message';
-import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
+import type { CreatedAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
 import { RetryableError } from '../../shared/errors';
 import { readTimeline } from '../../shared/messages/timeline';
 import { PermanentSendError } from '../../shared/ports/mailer';
-import { installContainer } from '../../shared/runtime/container';
 import { findSuppression, suppress } from '../../shared/suppressions/service';
 import { getUsage } from '../../shared/usage/service';
 import { call } from '../support/api';
-import { createTestContainer, type TestContainer } from '../support/container';
+import { type TestContainer } from '../support/container';
+import { useTestbed } from '../support/testbed';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { createHash } from 'node:crypto';
 
 let c: TestContainer;
 let account: CreatedAccount;
 
-beforeAll(async () => {
-  c = await createTestContainer();
-  installContainer(c);
-});
-afterAll(async () => c.testStore.close());
-beforeEach(async () => {
-  c.clock.advance(2000);
-  c.sent.length = 0;
-  c.mailed.length = 0;
-  c.mailerFailure = undefined;
-  account = await createAccount(c, {});
+const bed = useTestbed();
+beforeEach(() => {
+  ({ c, account } = bed);
 });
 
 let n = 0;

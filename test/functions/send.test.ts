@@ -1,28 +1,22 @@
 // POST /v1/send and /v1/send/batch through the handler: every rule of the spec with its status
 // and code, idempotency under concurrency, suppression and scheduling.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
+import type { CreatedAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
 import { createKey } from '../../shared/keys/service';
 import type { MessageItem } from '../../shared/messages/model';
 import { readTimeline } from '../../shared/messages/timeline';
-import { installContainer } from '../../shared/runtime/container';
 import { suppress } from '../../shared/suppressions/service';
 import { call } from '../support/api';
-import { createTestContainer, type TestContainer } from '../support/container';
+import { type TestContainer } from '../support/container';
+import { useTestbed } from '../support/testbed';
 
 let c: TestContainer;
 let account: CreatedAccount;
 
-beforeAll(async () => {
-  c = await createTestContainer();
-  installContainer(c);
-});
-afterAll(async () => c.testStore.close());
-beforeEach(async () => {
-  c.clock.advance(2000);
-  c.sent.length = 0;
-  account = await createAccount(c, {});
+const bed = useTestbed();
+beforeEach(() => {
+  ({ c, account } = bed);
 });
 
 let n = 0;

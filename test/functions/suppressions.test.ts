@@ -3,22 +3,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
 import { findSuppressed, findSuppression } from '../../shared/suppressions/service';
-import { installContainer } from '../../shared/runtime/container';
 import { call } from '../support/api';
-import { createTestContainer, type TestContainer } from '../support/container';
+import { type TestContainer } from '../support/container';
+import { useTestbed } from '../support/testbed';
 import type { HttpEventInput } from '../support/events';
 
 let c: TestContainer;
 let account: CreatedAccount;
 
-beforeAll(async () => {
-  c = await createTestContainer();
-  installContainer(c);
-});
-afterAll(async () => c.testStore.close());
-beforeEach(async () => {
-  c.clock.advance(2000);
-  account = await createAccount(c, { name: 'suppressions' });
+const bed = useTestbed();
+beforeEach(() => {
+  ({ c, account } = bed);
 });
 
 // Each request moves the clock on: updated_at values differ and the account's 10 requests per

@@ -5,13 +5,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler as sendWorker } from '../../functions/send/send-message';
 import { channels, createAccount, type CreatedAccount } from '../../shared/accounts/service';
 import { RetryableError } from '../../shared/errors';
-import { createKey } from '../../shared/keys/service';
 import type { Dns } from '../../shared/ports/dns';
 import type { SendJob } from '../../shared/messages/schemas';
-import { installContainer } from '../../shared/runtime/container';
 import { recordSend } from '../../shared/usage/service';
 import { call } from '../support/api';
-import { createTestContainer, type TestContainer } from '../support/container';
+import { type TestContainer } from '../support/container';
+import { useTestbed } from '../support/testbed';
 import type { HttpEventInput, ParsedResult } from '../support/events';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 
@@ -21,18 +20,9 @@ let readKey: string;
 let sendKey: string;
 let sequence = 0;
 
-beforeAll(async () => {
-  c = await createTestContainer();
-  installContainer(c);
-});
-afterAll(async () => c.testStore.close());
-beforeEach(async () => {
-  c.clock.advance(2000);
-  c.sent.length = 0;
-  c.mailed.length = 0;
-  account = await createAccount(c, { name: 'usage' });
-  readKey = (await createKey(c, account.account_id, { scope: 'read' }, { testMode: false })).key;
-  sendKey = (await createKey(c, account.account_id, { scope: 'send' }, { testMode: false })).key;
+const bed = useTestbed({ scopedKeys: true });
+beforeEach(() => {
+  ({ c, account, readKey, sendKey } = bed);
 });
 
 // Each request moves the clock on so the account's 10 requests per second budget never refuses one.

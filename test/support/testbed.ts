@@ -1,0 +1,36 @@
+// The hooks every handler test file needs: one container per file, installed where the handlers
+// find it; before each test a fresh account, a full rate-limit budget and empty recorders.
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
+import { createKey } from '../../shared/keys/service';
+import { installContainer } from '../../shared/runtime/container';
+import { createTestContainer, type TestContainer } from './container';
+
+export interface Testbed {
+  c: TestContainer;
+  account: CreatedAccount;
+  /** Live keys of the account with the `read` and `send` scopes (with `scopedKeys`). */
+  readKey: string;
+  sendKey: string;
+}
+
+export function useTestbed(options: { scopedKeys?: boolean } = {}): Testbed {
+  const bed = {} as Testbed;
+  beforeAll(async () => {
+    bed.c = await createTestContainer();
+    installContainer(bed.c);
+  });
+  afterAll(async () => bed.c.testStore.close());
+  beforeEach(async () => {
+    const c = bed.c;
+    c.clock.advance(2000); // older admissions have left the one-second window
+    c.sent.length = 0;
+    c.mailed.length = 0;
+    c.mailerFailure = undefined;
+    bed.account = await createAccount(c, {});
+    if (!options.scopedKeys) return;
+    bed.readKey = (await createKey(c, bed.account.account_id, { scope: 'read' }, { testMode: false })).key;
+    bed.sendKey = (await createKey(c, bed.account.account_id, { scope: 'send' }, { testMode: false })).key;
+  });
+  return bed;
+}
