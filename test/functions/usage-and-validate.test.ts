@@ -226,7 +226,7 @@ describe('POST /v1/validate', () => {
 
   it('answers valid false, reason dns_unavailable, when the resolver gives no answer', async () => {
     const dns = c.dns;
-    c.dns = { acceptsMail: async () => Promise.reject(new RetryableError('DNS lookup timed out')) } satisfies Dns;
+    c.dns = { acceptsMail: async () => Promise.reject(new RetryableError('DNS lookup timed out')), lookup: async () => Promise.reject(new RetryableError('DNS lookup timed out')) } satisfies Dns;
     try {
       const res = await validate({ email: 'jane@example.com' });
 
@@ -295,7 +295,7 @@ describe('validate_recipient on POST /v1/send', () => {
 
   it('sends anyway when the resolver gives no answer', async () => {
     const dns = c.dns;
-    c.dns = { acceptsMail: async () => Promise.reject(new RetryableError('DNS lookup timed out')) } satisfies Dns;
+    c.dns = { acceptsMail: async () => Promise.reject(new RetryableError('DNS lookup timed out')), lookup: async () => Promise.reject(new RetryableError('DNS lookup timed out')) } satisfies Dns;
     try {
       const res = await postSend(sendBody({ validate_recipient: true }));
 

@@ -74,6 +74,9 @@ export async function createTestContainer(options: { start?: string } = {}): Pro
       return { providerMessageId: `ses-${mailed.length}-${email.messageId}` };
     },
   };
-  container.dns = { acceptsMail: async (domain) => mailDomains.has(domain) };
+  container.dns = {
+    acceptsMail: async (domain) => mailDomains.has(domain),
+    lookup: async (name, type) => (type === 'MX' && mailDomains.has(name) ? [`10 mx.${name}`] : []),
+  };
   return container;
 }

@@ -24,7 +24,7 @@ interface Dns2Server {
 }
 interface Dns2 {
   Packet: {
-    TYPE: Record<'A' | 'AAAA' | 'MX', number>;
+    TYPE: Record<'A' | 'AAAA' | 'MX' | 'CNAME' | 'TXT' | 'NS', number>;
     CLASS: Record<'IN', number>;
     createResponseFromRequest(request: Dns2Packet): Dns2Packet;
   };
@@ -42,6 +42,10 @@ export interface NameRecords {
   mx?: Array<{ exchange: string; priority: number }>;
   a?: string[];
   aaaa?: string[];
+  cname?: string;
+  /** Each entry is one TXT record; an array entry is one record of several strings. */
+  txt?: Array<string | string[]>;
+  ns?: string[];
   /** Query types answered with SERVFAIL: a server that is up but cannot answer. */
   servfail?: Array<'mx' | 'a' | 'aaaa'>;
 }
@@ -53,6 +57,8 @@ export interface RunningDns {
   port: number;
   /** Names asked about, with their query type, in arrival order. */
   queries: Array<{ name: string; type: number }>;
+  /** Adds or replaces a name's records while the server runs (publishing a record). */
+  publish(name: string, records: NameRecords | 'nxdomain'): void;
   close(): Promise<void>;
 }
 
@@ -65,6 +71,12 @@ function answersFor(question: Dns2Question, records: NameRecords): Array<Record<
       return (records.a ?? []).map((address) => ({ ...base, type: Packet.TYPE.A, address }));
     case Packet.TYPE.AAAA:
       return (records.aaaa ?? []).map((address) => ({ ...base, type: Packet.TYPE.AAAA, address }));
+    case Packet.TYPE.CNAME:
+      return records.cname ? [{ ...base, type: Packet.TYPE.CNAME, domain: records.cname }] : [];
+    case Packet.TYPE.TXT:
+      return (records.txt ?? []).map((data) => ({ ...base, type: Packet.TYPE.TXT, data }));
+    case Packet.TYPE.NS:
+      return (records.ns ?? []).map((ns) => ({ ...base, type: Packet.TYPE.NS, ns }));
     default:
       return [];
   }
@@ -72,7 +84,8 @@ function answersFor(question: Dns2Question, records: NameRecords): Array<Record<
 
 /** Serves `zone` on 127.0.0.1; NOERROR with no answers (NODATA) for a known name without the asked type. */
 export async function startDnsServer(zone: Zone): Promise<RunningDns> {
-  const names = new Map(Object.entries(zone).map(([name, records]) => [name.toLowerCase().replace(/\.$/, ''), records]));
+  const canonical = (name: string): string => name.toLowerCase().replace(/\.$/, '');
+  const names = new Map(Object.entries(zone).map(([name, records]) => [canonical(name), records]));
   const queries: RunningDns['queries'] = [];
   const server = dns2.createServer({
     udp: true,
@@ -97,7 +110,13 @@ export async function startDnsServer(zone: Zone): Promise<RunningDns> {
   const port = await freePort('127.0.0.1');
   const failed = new Promise<never>((_, reject) => server.on('error', reject));
   await Promise.race([server.listen({ udp: { port, address: '127.0.0.1' }, tcp: { port, address: '127.0.0.1' } }), failed]);
-  return { server: `127.0.0.1:${port}`, port, queries, close: () => server.close() };
+  return {
+    server: `127.0.0.1:${port}`,
+    port,
+    queries,
+    publish: (name, records) => void names.set(canonical(name), records),
+    close: () => server.close(),
+  };
 }
 
 /** A UDP socket on loopback that receives queries and never replies: a resolver that is down. */
