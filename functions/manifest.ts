@@ -47,6 +47,8 @@ export interface Needs {
   sendTo?: readonly QueueName[];
   secrets?: readonly SecretName[];
   sesSend?: boolean;
+  /** Create, read and delete SES sending identities (customer domains). */
+  sesIdentities?: boolean;
   scheduler?: boolean;
   bucket?: 'read' | 'readwrite';
 }
@@ -73,6 +75,7 @@ const SEND_OR_READ: Access = { kind: 'key', scopes: ['send', 'read'] };
 const ANY_KEY: Access = { kind: 'any_key' };
 const STAFF: Access = { kind: 'staff' };
 const SEND: Access = { kind: 'key', scopes: ['send'] };
+const PUBLIC: Access = { kind: 'public' };
 
 export const queues: readonly QueueDef[] = [
   { name: 'send', visibilityTimeoutSeconds: 180, maxReceiveCount: 5, batchSize: 10, maxBatchingWindowSeconds: 0, summary: 'messages accepted by the API, on their way to the provider' },
@@ -154,6 +157,52 @@ export const functions: readonly FunctionDef[] = [
     needs: { table: 'readwrite' },
     memoryMb: 512,
     timeoutSeconds: 30,
+  },
+  {
+    name: 'domains',
+    entry: 'functions/domains/http.ts',
+    handler: 'handler',
+    http: [
+      { method: 'GET', path: '/v1/domains', access: READ, summary: 'List sending domains (the built-in sandbox domain first)' },
+      { method: 'POST', path: '/v1/domains', access: ADMIN, summary: 'Register a domain; answers the 6 DNS records to publish' },
+      { method: 'GET', path: '/v1/domains/{domain}', access: READ, summary: 'A domain with its records and statuses' },
+      { method: 'DELETE', path: '/v1/domains/{domain}', access: ADMIN, summary: 'Remove a domain and its provider identity' },
+      { method: 'POST', path: '/v1/domains/{domain}/verify', access: ADMIN, summary: 'Check the DNS records now' },
+      { method: 'PUT', path: '/v1/domains/{domain}/from-name', access: ADMIN, summary: 'Default display name of mail from the domain' },
+      { method: 'GET', path: '/v1/domains/{domain}/dns-setup', access: READ, summary: 'DNS setup guide for the domain’s DNS provider' },
+      { method: 'GET', path: '/v1/domains/{domain}/dns-setup/zonefile', access: READ, summary: 'The records as a zone file fragment (text/plain)' },
+    ],
+    needs: { table: 'readwrite', sesIdentities: true },
+    memoryMb: 512,
+    timeoutSeconds: 15,
+  },
+  {
+    name: 'bimi',
+    entry: 'functions/bimi/http.ts',
+    handler: 'handler',
+    http: [
+      { method: 'GET', path: '/v1/domains/{domain}/bimi', access: READ, summary: 'BIMI state: logo, record to publish, DMARC readiness' },
+      { method: 'PUT', path: '/v1/domains/{domain}/bimi', access: ADMIN, summary: 'Set the BIMI logo URL (https, SVG Tiny PS)' },
+      { method: 'POST', path: '/v1/domains/{domain}/bimi/logo', access: ADMIN, summary: 'Upload a BIMI logo (multipart SVG, at most 1 MiB)' },
+      { method: 'GET', path: '/v1/bimi/{domain}/logo.svg', access: PUBLIC, summary: 'Serves an uploaded BIMI logo (public)' },
+    ],
+    needs: { table: 'readwrite', bucket: 'readwrite' },
+    memoryMb: 512,
+    timeoutSeconds: 15,
+  },
+  {
+    name: 'test-recipients',
+    entry: 'functions/test-recipients/http.ts',
+    handler: 'handler',
+    http: [
+      { method: 'GET', path: '/v1/test-recipients', access: SEND_OR_READ, summary: 'Sandbox test recipients and their state' },
+      { method: 'POST', path: '/v1/test-recipients', access: SEND, summary: 'Register a test recipient (at most 3); mails a one-time link' },
+      { method: 'DELETE', path: '/v1/test-recipients/{id}', access: SEND, summary: 'Remove a test recipient' },
+      { method: 'GET', path: '/v1/test-recipients/verify', access: PUBLIC, summary: 'The one-time link: verifies a test recipient (public)' },
+    ],
+    needs: { table: 'readwrite', sesSend: true },
+    memoryMb: 512,
+    timeoutSeconds: 10,
   },
   {
     name: 'account',

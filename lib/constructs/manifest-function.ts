@@ -9,10 +9,9 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { FunctionDef } from '../../functions/manifest';
+import { lambdaBundling } from '../bundling';
 
-// ESM bundles have no `require`; CommonJS dependencies that call it need one.
-const ESM_REQUIRE_BANNER =
-  "import { createRequire as __postboxCreateRequire } from 'node:module'; const require = __postboxCreateRequire(import.meta.url);";
+const OUTPUT_FORMATS = { esm: nodejs.OutputFormat.ESM, cjs: nodejs.OutputFormat.CJS } as const;
 
 export interface ManifestFunctionProps {
   def: FunctionDef;
@@ -58,16 +57,17 @@ export class ManifestFunction extends Construct {
       role: this.role,
       logGroup,
       environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
+      // The settings live in lib/bundling.ts, where bench/bundles.ts reads the same values.
       bundling: {
-        format: nodejs.OutputFormat.ESM,
-        banner: ESM_REQUIRE_BANNER,
-        mainFields: ['module', 'main'],
-        minify: true,
-        sourceMap: true,
+        format: OUTPUT_FORMATS[lambdaBundling.format],
+        target: lambdaBundling.target,
+        banner: lambdaBundling.banner,
+        mainFields: [...lambdaBundling.mainFields],
+        minify: lambdaBundling.minify,
+        sourceMap: lambdaBundling.sourceMap,
+        bundleAwsSDK: lambdaBundling.bundleAwsSdk,
+        externalModules: [...lambdaBundling.externalModules],
         forceDockerBundling: false,
-        // Bundle the pinned SDK clients: the tested versions run in AWS, and a self-contained
-        // bundle imported faster than one resolving the runtime's SDK (bench/results.md).
-        bundleAwsSDK: true,
       },
     });
   }

@@ -43,6 +43,7 @@ export function grantNeeds(target: ManifestFunction, needs: Needs, shared: Share
     target.addEnvironment(envNames.secretArn(name), secret.secretArn);
   }
   if (needs.sesSend) grantSesSend(target, shared.mail);
+  if (needs.sesIdentities) grantSesIdentities(target, shared.mail);
   if (needs.scheduler) grantScheduler(target, shared);
   if (needs.bucket) grantBucket(target, needs.bucket, shared.storage);
 }
@@ -70,6 +71,21 @@ function grantSesSend(target: ManifestFunction, mail: MailEvents): void {
     target,
     wildcardResourceFinding(target, identities),
     'Sending identities are the domains customers verify at runtime through the API, so they cannot be listed at deploy time; the configuration set is named exactly.',
+  );
+}
+
+function grantSesIdentities(target: ManifestFunction, mail: MailEvents): void {
+  const identities = mail.identitiesArn;
+  target.role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['ses:CreateEmailIdentity', 'ses:DeleteEmailIdentity', 'ses:GetEmailIdentity', 'ses:PutEmailIdentityMailFromAttributes'],
+      resources: [identities],
+    }),
+  );
+  acknowledge(
+    target,
+    wildcardResourceFinding(target, identities),
+    'Customers register their sending domains through the API at runtime, so the identities cannot be named at deploy time; the grant covers identity management only, not sending.',
   );
 }
 

@@ -26,7 +26,12 @@ export type Entity =
   | 'idempotency'
   | 'provider_ref'
   | 'suppression'
-  | 'usage';
+  | 'usage'
+  | 'domain'
+  | 'domain_claim'
+  | 'test_recipient'
+  | 'test_recipient_token'
+  | 'test_send_counter';
 
 export interface IndexKey {
   gsi2pk: string;
@@ -65,6 +70,17 @@ export const keys = {
 
   suppression: (accountId: string, channel: string, recipient: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `SUPP#${channel}#${recipient}` }),
   suppressionPrefix: (channel?: string): string => (channel ? `SUPP#${channel}#` : 'SUPP#'),
+
+  domain: (accountId: string, domain: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `DOMAIN#${domain}` }),
+  domainPrefix: 'DOMAIN#',
+  /** One owner per domain name across the deployment: a provider identity exists once. */
+  domainClaim: (domain: string): ItemKey => ({ pk: `DOMAINNAME#${domain}`, sk: 'DOMAINNAME' }),
+  testRecipient: (accountId: string, recipientId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `TESTRCPT#${recipientId}` }),
+  testRecipientPrefix: 'TESTRCPT#',
+  /** Looked up by the SHA-256 of the one-time link token. */
+  testRecipientToken: (tokenDigest: string): ItemKey => ({ pk: `TESTTOKEN#${tokenDigest}`, sk: 'TESTTOKEN' }),
+  /** Sends to one test recipient on one UTC day. */
+  testSendCounter: (accountId: string, recipient: string, day: string): ItemKey => ({ pk: `TESTSENDS#${accountId}#${recipient}`, sk: day }),
 
   usage: (accountId: string, period: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `USAGE#${period}` }),
 

@@ -34,10 +34,20 @@ function rateHeaders(decision: RateDecision): Record<string, string> {
 
 const rateLimited = (): ApiError => new ApiError('rate_limit_exceeded', 'too many requests; retry after the number of seconds in Retry-After');
 
-function parseBody(event: APIGatewayProxyEventV2): unknown {
-  if (event.body === undefined || event.body === null || event.body === '') return undefined;
-  const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new ApiError('payload_too_large', 'request body is larger than 10 MiB');
+function rawBodyOf(event: APIGatewayProxyEventV2): Buffer {
+  if (!event.body) return Buffer.alloc(0);
+  const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+  if (raw.length > MAX_BODY_BYTES) throw new ApiError('payload_too_large', 'request body is larger than 10 MiB');
+  return raw;
+}
+
+/**
+ * JSON unless the body is an upload (multipart, binary, an image). Any other content type is read
+ * as JSON too: `curl -d` labels JSON as a form, and refusing it would only trip people up.
+ */
+function parseBody(raw: Buffer, contentType: string | undefined): unknown {
+  if (contentType && /^(multipart\/|image\/|application\/octet-stream)/i.test(contentType)) return undefined;
+  const text = raw.toString('utf8');
   if (text.trim() === '') return undefined;
   try {
     return JSON.parse(text) as unknown;
@@ -131,10 +141,13 @@ export function createHttpHandler(
           query: event.queryStringParameters ?? {},
           headers: lowerHeaders(event.headers),
           body: undefined,
+          rawBody: Buffer.alloc(0),
+          baseUrl: `${event.headers?.['x-forwarded-proto'] ?? (container.config.runtime === 'local' ? 'http' : 'https')}://${event.requestContext.domainName}`,
           sourceIp: event.requestContext.http.sourceIp,
         };
         Object.assign(headers, await authorize(container, route.access, request));
-        request.body = parseBody(event);
+        request.rawBody = rawBodyOf(event);
+        request.body = parseBody(request.rawBody, request.headers['content-type']);
         return handler(request, container);
       },
       () => container?.logger.error,

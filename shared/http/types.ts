@@ -15,8 +15,12 @@ export interface HttpRequest {
   params: Record<string, string>;
   query: Record<string, string | undefined>;
   headers: Record<string, string | undefined>;
-  /** Parsed JSON body; undefined when the request had none. */
+  /** Parsed JSON body; undefined when the request had none or it was not JSON. */
   body: unknown;
+  /** The body's bytes, whatever its type (multipart uploads read this). */
+  rawBody: Buffer;
+  /** Scheme and host the client reached the API at, e.g. https://api.example.com. */
+  baseUrl: string;
   sourceIp: string;
   /** Set on every route that takes an API key. */
   auth?: AuthContext;

@@ -14,6 +14,8 @@ export interface RuntimeConfig {
   queueUrls: Partial<Record<QueueName, string>>;
   queueArns: Partial<Record<QueueName, string>>;
   sesConfigurationSet?: string;
+  /** Where objects (raw inbound mail, uploads) live. */
+  objects: { kind: 's3'; bucket: string } | { kind: 'files'; root: string };
   scheduler: { kind: 'aws'; groupName: string; roleArn: string } | { kind: 'local' };
   secrets: { kind: 'aws'; arns: Partial<Record<SecretName, string>> } | { kind: 'static'; values: Partial<Record<SecretName, string>> };
   sharedEmailSender: string;
@@ -56,6 +58,7 @@ export function readAwsConfig(env: Env = process.env): RuntimeConfig {
       [envNames.tableName]: z.string().min(1),
       AWS_REGION: z.string().min(1).default('us-east-1'),
       [envNames.sesConfigurationSet]: z.string().optional(),
+      [envNames.bucketName]: z.string().optional(),
       [envNames.schedulerGroup]: z.string().optional(),
       [envNames.schedulerRoleArn]: z.string().optional(),
       [envNames.sharedEmailSender]: z.string().default(DEFAULT_SHARED_EMAIL_SENDER),
@@ -80,6 +83,8 @@ export function readAwsConfig(env: Env = process.env): RuntimeConfig {
     queueUrls: pick(queueNames, envNames.queueUrl),
     queueArns: pick(queueNames, envNames.queueArn),
     sesConfigurationSet: v[envNames.sesConfigurationSet],
+    // A function without the bucket grant never touches objects; the empty name fails loudly if it did.
+    objects: { kind: 's3', bucket: v[envNames.bucketName] ?? '' },
     scheduler: group && role ? { kind: 'aws', groupName: group, roleArn: role } : { kind: 'local' },
     secrets: { kind: 'aws', arns: pick(secretNames, envNames.secretArn) },
     sharedEmailSender: v[envNames.sharedEmailSender],

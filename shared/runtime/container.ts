@@ -2,11 +2,16 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { EventBridgeScheduler } from '../adapters/aws/event-bridge-scheduler';
 import { loadSecrets, staticSecrets } from '../adapters/aws/secrets-manager';
+import { S3ObjectStore } from '../adapters/aws/s3-object-store';
+import { SesIdentities } from '../adapters/aws/ses-identities';
 import { SesMailer } from '../adapters/aws/ses-mailer';
+import { FileObjectStore } from '../adapters/local/file-object-store';
+import { LocalIdentities } from '../adapters/local/local-identities';
 import { SqsQueue } from '../adapters/aws/sqs-queue';
 import { NodeDns } from '../adapters/node-dns';
 import { StoreScheduler } from '../adapters/local/store-scheduler';
@@ -14,6 +19,8 @@ import { Store } from '../db/store';
 import { ulidIds, type Ids } from '../ids';
 import { systemClock, type Clock } from '../ports/clock';
 import type { Dns } from '../ports/dns';
+import type { SendingIdentities } from '../ports/identities';
+import type { ObjectStore } from '../ports/object-store';
 import type { Mailer } from '../ports/mailer';
 import type { Queue } from '../ports/queue';
 import type { Scheduler } from '../ports/scheduler';
@@ -30,6 +37,8 @@ export interface Container {
   scheduler: Scheduler;
   secrets: Secrets;
   mailer: Mailer;
+  identities: SendingIdentities;
+  objects: ObjectStore;
   dns: Dns;
   logger: Logger;
 }
@@ -53,6 +62,7 @@ export async function buildContainer(config: RuntimeConfig, overrides: Container
           queueArns: config.queueArns,
         })
       : new StoreScheduler(store);
+  const ses = new SESv2Client({ ...common, endpoint: config.endpoints.ses });
   const secrets =
     config.secrets.kind === 'aws'
       ? await loadSecrets(new SecretsManagerClient(common), config.secrets.arns)
@@ -65,7 +75,10 @@ export async function buildContainer(config: RuntimeConfig, overrides: Container
     queue: new SqsQueue(sqs, config.queueUrls),
     scheduler,
     secrets,
-    mailer: new SesMailer(new SESv2Client({ ...common, endpoint: config.endpoints.ses }), config.sesConfigurationSet),
+    mailer: new SesMailer(ses, config.sesConfigurationSet),
+    // The SES emulator has no identities: locally the tokens are generated.
+    identities: config.runtime === 'aws' ? new SesIdentities(ses) : new LocalIdentities(),
+    objects: config.objects.kind === 's3' ? new S3ObjectStore(new S3Client(common), config.objects.bucket) : new FileObjectStore(config.objects.root),
     dns: new NodeDns(config.dnsServers),
     logger: overrides.logger ?? createLogger(config.logLevel),
   };

@@ -1,5 +1,10 @@
 // A real container over an in-memory store, with a hand-moved clock and a captured log.
 import { staticSecrets } from '../../shared/adapters/aws/secrets-manager';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FileObjectStore } from '../../shared/adapters/local/file-object-store';
+import { LocalIdentities } from '../../shared/adapters/local/local-identities';
 import { StoreScheduler } from '../../shared/adapters/local/store-scheduler';
 import { ulidIds } from '../../shared/ids';
 import { ManualClock } from '../../shared/ports/clock';
@@ -35,6 +40,7 @@ export async function createTestContainer(options: { start?: string } = {}): Pro
     sendBatch: async (q, bodies) => void bodies.forEach((body) => sent.push({ queue: q, body })),
   };
   const mailed: OutboundEmail[] = [];
+  const objectsRoot = mkdtempSync(join(tmpdir(), 'postbox-objects-'));
   const mailDomains = new Set<string>(['example.com', 'example.org']);
   const container: TestContainer = {
     config: {
@@ -44,6 +50,7 @@ export async function createTestContainer(options: { start?: string } = {}): Pro
       endpoints: { dynamodb: testStore.endpoint },
       queueUrls: {},
       queueArns: {},
+      objects: { kind: 'files', root: objectsRoot },
       scheduler: { kind: 'local' },
       secrets: { kind: 'static', values: TEST_SECRETS },
       sharedEmailSender: 'onboarding@sandbox.test',
@@ -60,6 +67,8 @@ export async function createTestContainer(options: { start?: string } = {}): Pro
     secrets: staticSecrets(TEST_SECRETS),
     logger: createLogger('debug', (line) => logs.push(JSON.parse(line) as Record<string, unknown>)),
     mailer: undefined as unknown as Mailer,
+    identities: new LocalIdentities(),
+    objects: new FileObjectStore(objectsRoot),
     dns: undefined as unknown as Dns,
     logs,
     sent,

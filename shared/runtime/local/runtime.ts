@@ -106,6 +106,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: { logg
       credentials: DUMMY_CREDENTIALS,
       queueUrls: provisioned.urls,
       queueArns: provisioned.arns,
+      objects: { kind: 'files', root: join(dataDir, 'objects') },
       scheduler: { kind: 'local' },
       secrets: { kind: 'static', values: loadOrCreateSecrets(dataDir) },
       sharedEmailSender: settings.sharedEmailSender,
