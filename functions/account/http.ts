@@ -1,4 +1,5 @@
 import { getVerification } from '../../shared/accounts/service';
+import { domainCounts } from '../../shared/domains/service';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { json } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
@@ -6,6 +7,6 @@ import { getUsage, usageQuery } from '../../shared/usage/service';
 
 export const handler = createHttpHandler('account', {
   'GET /v1/account/verification': async (req, c) =>
-    json(200, await getVerification(c, authOf(req).accountId, { sharedEmailSender: c.config.sharedEmailSender })),
+    json(200, await getVerification(c, authOf(req).accountId, { sharedEmailSender: c.config.sharedEmailSender, domains: await domainCounts(c.store, authOf(req).accountId) })),
   'GET /v1/usage': async (req, c) => json(200, await getUsage(c, authOf(req).accountId, parseInput(usageQuery, req.query, 'query').period)),
 });

@@ -88,25 +88,27 @@ export interface AccountVerification {
 }
 
 /**
- * Per-channel readiness. Email is the only channel that sends today: until the account holds a
- * fully verified domain outside the sandbox (the domains issue), it is `sandbox`. Channels with no
- * provider wired in this deployment report `not_configured`.
+ * Per-channel readiness. Email is the only channel that sends today: `verified` once the account
+ * holds a fully verified domain, `pending` while its domains await verification, `sandbox` before
+ * it registers one. Channels with no provider wired in this deployment report `not_configured`.
  */
 export async function getVerification(
   deps: Pick<KeyDeps, 'store'>,
   accountId: string,
-  options: { sharedEmailSender: string; verifiedDomainCount?: number },
+  options: { sharedEmailSender: string; domains: { registered: number; verified: number } },
 ): Promise<AccountVerification> {
   const account = await getAccount(deps.store, accountId);
   if (!account) throw new NotFoundError('account');
-  const verified = (options.verifiedDomainCount ?? 0) > 0;
+  const verified = options.domains.verified > 0;
   return {
     account_id: accountId,
     sandbox_mode: !verified,
     shared_email_sender: options.sharedEmailSender,
     channels: channels.map((channel) => {
       if (channel !== 'email' || !account.enabled_channels.includes('email')) return { channel, status: 'not_configured', verified: false };
-      return verified ? { channel, status: 'verified', verified: true } : { channel, status: 'sandbox', verified: false };
+      if (verified) return { channel, status: 'verified', verified: true };
+      // A domain registered but not yet verified: on its way out of the sandbox.
+      return { channel, status: options.domains.registered > 0 ? 'pending' : 'sandbox', verified: false };
     }),
   };
 }

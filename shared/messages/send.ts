@@ -4,7 +4,7 @@
 import { getAccount, type AccountItem } from '../accounts/service';
 import { keys } from '../db/keys';
 import type { Store } from '../db/store';
-import { domainOf, formatMailbox, isValidAddress, normalizeAddress, parseMailbox } from '../email/address';
+import { domainOf, isValidAddress, normalizeAddress } from '../email/address';
 import { ApiError, ConditionFailedError, RetryableError } from '../errors';
 import type { Ids } from '../ids';
 import type { Clock } from '../ports/clock';
@@ -15,6 +15,8 @@ import type { Logger } from '../runtime/logger';
 import { findSuppressed } from '../suppressions/service';
 import { bodyDigest, claim, idempotencyKey, LEASE_MS, type IdempotencyItem, type Outcome } from './idempotency';
 import type { MessageItem } from './model';
+import { admitTestSend } from '../test-recipients/sandbox';
+import { checkSandboxRecipient, loadSenderContext, resolveSender, type SenderContext } from './sender';
 import { sendRequest, type SendJob, type SendRequest, type SendResponse } from './schemas';
 import { recordEvent, routerEventId } from './timeline';
 
@@ -49,6 +51,8 @@ interface Prepared {
   html?: string;
   text?: string;
   scheduledAt?: Date;
+  /** A sandbox send to a verified test recipient: counts toward its daily limit. */
+  countsAsTestSend: boolean;
 }
 
 const errorOutcome = (error: ApiError): Outcome => ({ status: error.status, body: { error: error.toBody() } });
@@ -59,19 +63,6 @@ function fieldError(index: number | undefined, issue: { path: PropertyKey[]; mes
 }
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
-
-/**
- * The sender of a message. Until sending domains exist every account sends from the shared sender
- * unless metadata.from_email names an address; the domains issue replaces this with the
- * from_required / from_not_verified / domain_not_verified / no_verified_domain rules.
- */
-function resolveSender(request: SendRequest, sharedSender: string): string {
-  const raw = request.metadata?.from_email;
-  if (raw === undefined) return sharedSender;
-  const mailbox = typeof raw === 'string' ? parseMailbox(raw) : undefined;
-  if (!mailbox) throw new ApiError('invalid_request', 'metadata.from_email: expected an address or "Name <address>"');
-  return formatMailbox(mailbox);
-}
 
 /** Templates arrive with their own issue; until then no template id can be found. */
 function resolveContent(request: SendRequest): { subject: string; html?: string; text?: string } {
@@ -86,7 +77,8 @@ function resolveContent(request: SendRequest): { subject: string; html?: string;
   return { subject, html, text: plain };
 }
 
-async function prepare(deps: SendDeps, account: AccountItem, raw: unknown, index: number | undefined, now: Date): Promise<Prepared> {
+async function prepare(deps: SendDeps, ctx: SenderContext, testMode: boolean, raw: unknown, index: number | undefined, now: Date): Promise<Prepared> {
+  const { account } = ctx;
   const parsed = sendRequest.safeParse(raw);
   if (!parsed.success) throw fieldError(index, parsed.error.issues[0] ?? { path: [], message: 'invalid request' });
   const request = parsed.data;
@@ -97,7 +89,8 @@ async function prepare(deps: SendDeps, account: AccountItem, raw: unknown, index
   const recipient = typeof email === 'string' ? normalizeAddress(email) : '';
   if (!isValidAddress(recipient)) throw new ApiError('invalid_destination', 'email needs destination.email holding a valid address');
   const content = resolveContent(request);
-  const from = resolveSender(request, deps.config.sharedEmailSender);
+  const from = resolveSender(ctx, request.metadata?.from_email);
+  const sandbox = await checkSandboxRecipient(ctx, recipient, testMode);
   let scheduledAt: Date | undefined;
   if (request.scheduled_at !== undefined) {
     scheduledAt = new Date(request.scheduled_at);
@@ -118,7 +111,7 @@ async function prepare(deps: SendDeps, account: AccountItem, raw: unknown, index
       deps.logger.warn('recipient check got no DNS answer; sending anyway', { domain: domainOf(recipient), error });
     }
   }
-  return { index: index ?? 0, request, digest: bodyDigest(raw), recipient, from, ...content, scheduledAt };
+  return { index: index ?? 0, request, digest: bodyDigest(raw), recipient, from, ...content, scheduledAt, countsAsTestSend: sandbox === 'test_recipient' };
 }
 
 async function inParallel<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
@@ -144,9 +137,10 @@ export async function acceptSends(deps: SendDeps, sender: Sender, items: readonl
   const now = deps.clock.now();
   const nowIso = now.toISOString();
   const outcomes = new Array<Outcome | undefined>(items.length);
+  const ctx = await loadSenderContext(deps.store, account, deps.config.sharedEmailSender);
 
   const prepared = await inParallel(items.map((raw, i) => ({ raw, i })), 32, ({ raw, i }) =>
-    prepare(deps, account, raw, options.batch ? i : undefined, now).catch((error: unknown) => {
+    prepare(deps, ctx, sender.testMode, raw, options.batch ? i : undefined, now).catch((error: unknown) => {
       if (error instanceof ApiError) {
         outcomes[i] = errorOutcome(error);
         return undefined;
@@ -163,7 +157,7 @@ export async function acceptSends(deps: SendDeps, sender: Sender, items: readonl
     if (firstByKey.has(p.request.idempotency_key)) repeats.push(p);
     else firstByKey.set(p.request.idempotency_key, p);
   }
-  const firsts = [...firstByKey.values()];
+  const firsts = await countTestSends(deps, sender.accountId, [...firstByKey.values()], outcomes);
   const suppressed = await findSuppressed(deps.store, sender.accountId, 'email', firsts.map((p) => p.recipient));
 
   const claims = await inParallel(firsts, CLAIM_CONCURRENCY, async (p) => {
@@ -212,6 +206,29 @@ export async function acceptSends(deps: SendDeps, sender: Sender, items: readonl
 
   await store(deps, sender, fresh, nowIso);
   return outcomes.map((o) => o as Outcome);
+}
+
+/**
+ * Sandbox sends to a verified test recipient count toward its 10 a day. A retry of a request
+ * already accepted is not counted again. Items over the limit get their error and drop out.
+ */
+async function countTestSends(deps: SendDeps, accountId: string, items: Prepared[], outcomes: Array<Outcome | undefined>): Promise<Prepared[]> {
+  const counted = items.filter((p) => p.countsAsTestSend);
+  if (counted.length === 0) return items;
+  const claimed = await deps.store.batchGet<IdempotencyItem>(counted.map((p) => idempotencyKey(accountId, p.request.idempotency_key)));
+  const replays = new Set(claimed.map((c) => c.idempotency_key));
+  const refused = new Set<Prepared>();
+  for (const p of counted) {
+    if (replays.has(p.request.idempotency_key)) continue;
+    try {
+      await admitTestSend(deps, accountId, p.recipient);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      outcomes[p.index] = errorOutcome(error);
+      refused.add(p);
+    }
+  }
+  return items.filter((p) => !refused.has(p));
 }
 
 /** Writes the claimed messages, then hands each to its path, then marks the claims done. */

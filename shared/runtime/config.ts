@@ -112,6 +112,8 @@ export interface LocalSettings {
   dnsServers: string[];
   validationEnabled: boolean;
   emailCostMicros: number;
+  /** The bootstrap account's own address: in sandbox mode live mail may go there. */
+  accountEmail: string;
 }
 
 /** Settings of `npm start` (bin/local.ts). */
@@ -131,6 +133,7 @@ export function readLocalSettings(env: Env = process.env): LocalSettings {
       DNS_SERVERS: dnsServers,
       VALIDATION_ENABLED: flag,
       EMAIL_COST_MICROS: costMicros,
+      ACCOUNT_EMAIL: z.email().default('you@example.com'),
     })
     .safeParse(env);
   if (!parsed.success) fail('local', parsed.error);
@@ -148,5 +151,6 @@ export function readLocalSettings(env: Env = process.env): LocalSettings {
     dnsServers: v.DNS_SERVERS,
     validationEnabled: v.VALIDATION_ENABLED,
     emailCostMicros: v.EMAIL_COST_MICROS,
+    accountEmail: v.ACCOUNT_EMAIL,
   };
 }

@@ -14,7 +14,8 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'postbox-send-'));
-  runtime = await startRuntimeProcess({ DATA_DIR: dataDir, SCHEDULER_TICK_MS: '200', QUEUE_RETRY_DELAY_SECONDS: '1' });
+  // ada@example.com is the account's own address: the one recipient live mail may reach in sandbox mode.
+  runtime = await startRuntimeProcess({ DATA_DIR: dataDir, SCHEDULER_TICK_MS: '200', QUEUE_RETRY_DELAY_SECONDS: '1', ACCOUNT_EMAIL: 'ada@example.com' });
   const bootstrap = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
   live = bootstrap.admin_key;
   test = bootstrap.test_admin_key;
@@ -44,7 +45,7 @@ const email = (over: Record<string, unknown>) => ({
 
 describe('a live send', () => {
   it('reaches the SES emulator and the timeline fills in: sent, then delivered from the SES notification', async () => {
-    const res = await api(runtime.url, 'POST', '/v1/send', live, email({ idempotency_key: 'e2e-live', metadata: { from_email: 'Acme <hi@acme.example>' } }));
+    const res = await api(runtime.url, 'POST', '/v1/send', live, email({ idempotency_key: 'e2e-live' }));
 
     const message = await waitFor(res.body.id, ['delivered']);
     const mailbox = (await (await fetch(`${runtime.sesUrl}/store`)).json()) as any;
@@ -56,7 +57,7 @@ describe('a live send', () => {
       ['delivered', 'sns'],
     ]);
     expect(message.events[1].payload).toMatchObject({ eventType: 'Delivery', mail: { messageId: message.provider_message_id } });
-    expect(mailbox.emails).toEqual([expect.objectContaining({ messageId: message.provider_message_id, from: 'Acme <hi@acme.example>', subject: 'Hello from e2e' })]);
+    expect(mailbox.emails).toEqual([expect.objectContaining({ messageId: message.provider_message_id, from: 'onboarding@sandbox.postbox.dev', subject: 'Hello from e2e' })]);
   });
 });
 

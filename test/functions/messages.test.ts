@@ -46,6 +46,7 @@ async function send(overrides: Record<string, unknown> = {}, key = sendKey): Pro
       idempotency_key: `msg-test-${++sequence}`,
       destination: { email: 'reader@example.com' },
       payload: { subject: 'Hello', body_text: 'Hello there' },
+      metadata: { from_email: 'hello@acme.test' },
       ...overrides,
     },
   });

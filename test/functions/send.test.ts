@@ -25,6 +25,7 @@ const request = (over: Record<string, unknown> = {}): Record<string, any> => ({
   idempotency_key: `key-${++n}`,
   destination: { email: 'ada@example.com' },
   payload: { subject: 'Hello', body_text: 'Hi Ada', body_html: '<p>Hi Ada</p>' },
+  metadata: { from_email: 'hello@acme.test' },
   ...over,
 });
 const send = (body: unknown, key = account.admin_key) => call({ method: 'POST', path: '/v1/send', key, body });
@@ -39,7 +40,7 @@ describe('POST /v1/send', () => {
     expect(res.body).toEqual({ id: expect.stringMatching(/^msg_[0-9a-z]{26}$/), status: 'queued', channel: 'email', idempotency_key: 'order-1', created_at: c.clock.now().toISOString() });
     expect(jobs()).toEqual([{ queue: 'send', body: { message_id: res.body.id, account_id: account.account_id } }]);
     const stored = await c.store.get<MessageItem>(keys.message(res.body.id));
-    expect(stored).toMatchObject({ status: 'queued', recipient: 'ada@example.com', from: 'onboarding@sandbox.test', subject: 'Hello', test_mode: false });
+    expect(stored).toMatchObject({ status: 'queued', recipient: 'ada@example.com', from: 'hello@acme.test', subject: 'Hello', test_mode: false });
   });
 
   it('requires idempotency_key', async () => {

@@ -36,6 +36,7 @@ const sendBody = (overrides: Record<string, unknown> = {}) => ({
   idempotency_key: `usage-test-${++sequence}`,
   destination: { email: 'reader@example.com' },
   payload: { subject: 'Hello', body_text: 'Hello there' },
+  metadata: { from_email: 'hello@acme.test' },
   ...overrides,
 });
 const postSend = (body: unknown, key = sendKey) => request({ method: 'POST', path: '/v1/send', key, body });

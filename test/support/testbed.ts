@@ -5,6 +5,7 @@ import { createAccount, type CreatedAccount } from '../../shared/accounts/servic
 import { createKey } from '../../shared/keys/service';
 import { installContainer } from '../../shared/runtime/container';
 import { createTestContainer, type TestContainer } from './container';
+import { giveVerifiedDomain } from './domains';
 
 export interface Testbed {
   c: TestContainer;
@@ -14,7 +15,11 @@ export interface Testbed {
   sendKey: string;
 }
 
-export function useTestbed(options: { scopedKeys?: boolean } = {}): Testbed {
+/**
+ * `sandbox: true` leaves the account in sandbox mode; otherwise it owns the fully verified domain
+ * acme.test, so live sends from @acme.test go to any recipient.
+ */
+export function useTestbed(options: { scopedKeys?: boolean; sandbox?: boolean } = {}): Testbed {
   const bed = {} as Testbed;
   beforeAll(async () => {
     bed.c = await createTestContainer();
@@ -27,7 +32,8 @@ export function useTestbed(options: { scopedKeys?: boolean } = {}): Testbed {
     c.sent.length = 0;
     c.mailed.length = 0;
     c.mailerFailure = undefined;
-    bed.account = await createAccount(c, {});
+    bed.account = await createAccount(c, { email: 'owner@example.com' });
+    if (!options.sandbox) await giveVerifiedDomain(c, bed.account.account_id);
     if (!options.scopedKeys) return;
     bed.readKey = (await createKey(c, bed.account.account_id, { scope: 'read' }, { testMode: false })).key;
     bed.sendKey = (await createKey(c, bed.account.account_id, { scope: 'send' }, { testMode: false })).key;

@@ -55,10 +55,10 @@ function loadOrCreateSecrets(dataDir: string): Record<SecretName, string> {
   return secrets;
 }
 
-async function ensureBootstrap(container: Container, dataDir: string): Promise<{ bootstrap: Bootstrap; created: boolean }> {
+async function ensureBootstrap(container: Container, dataDir: string, email: string): Promise<{ bootstrap: Bootstrap; created: boolean }> {
   const file = join(dataDir, 'bootstrap.json');
   if (existsSync(file)) return { bootstrap: JSON.parse(readFileSync(file, 'utf8')) as Bootstrap, created: false };
-  const account = await createAccount(container, { name: 'Local account' });
+  const account = await createAccount(container, { name: 'Local account', email });
   const bootstrap: Bootstrap = { ...account, staff_token: container.secrets.get('staff-token') };
   writeFileSync(file, `${JSON.stringify(bootstrap, null, 2)}\n`, { mode: 0o600 });
   return { bootstrap, created: true };
@@ -120,7 +120,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: { logg
     // events queue and ingest function as in AWS.
     container.mailer = new SimulatedSesFeedback(container.mailer, { queue: container.queue, clock: container.clock, logger });
     installContainer(container);
-    const { bootstrap, created } = await ensureBootstrap(container, dataDir);
+    const { bootstrap, created } = await ensureBootstrap(container, dataDir, settings.accountEmail);
 
     for (const fn of functions.filter((f) => f.queue)) {
       const queue = queues.find((q) => q.name === fn.queue);

@@ -1,0 +1,239 @@
+// Test recipient use cases: register (and mail a one-time link), verify through the link, list,
+// remove. The link token is shown only in the mail; the store holds its SHA-256.
+import { getAccount, type AccountItem } from '../accounts/service';
+import { randomBase62, sha256Hex } from '../crypto';
+import { accountPartition, keys } from '../db/keys';
+import type { Store } from '../db/store';
+import { formatMailbox, parseMailbox } from '../email/address';
+import { ApiError, ConditionFailedError, NotFoundError } from '../errors';
+import type { Ids } from '../ids';
+import { queryPage, type Page } from '../pagination';
+import type { Clock } from '../ports/clock';
+import { PermanentSendError, type Mailer } from '../ports/mailer';
+import { admit } from '../rate-limit/service';
+import {
+  allTestRecipients,
+  entryOf,
+  LINK_TTL_MS,
+  MAX_TEST_RECIPIENTS,
+  TOKEN_LENGTH,
+  toTestRecipientView,
+  type TestRecipientItem,
+  type TestRecipientTokenItem,
+} from './model';
+import { linkMail } from './pages';
+import type { CreateTestRecipientBody, TestRecipientView, VerifiedTestRecipientView } from './schemas';
+
+// The send path's questions live in sandbox.ts; callers import every use case from here.
+export { admitTestSend, findTestRecipientByEmail, isVerifiedTestRecipient, verifiedTestRecipientAddresses } from './sandbox';
+
+/** Confirmation mails per address and account in a sliding hour: the link goes to anyone's inbox. */
+export const LINK_MAILS_PER_HOUR = 3;
+const HOUR_MS = 3600_000;
+
+export interface TestRecipientDeps {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  mailer: Mailer;
+  config: { sharedEmailSender: string };
+}
+
+export interface Registration {
+  /** False when the address was already registered (its entry is answered, 200). */
+  created: boolean;
+  recipient: TestRecipientView;
+}
+
+const invalidToken = (cause?: unknown): ApiError =>
+  new ApiError('invalid_token', 'this link is invalid, already used or expired; register the address again for a new link', { cause });
+
+const tooMany = (): ApiError =>
+  new ApiError('too_many_test_recipients', `an account may have at most ${MAX_TEST_RECIPIENTS} test recipients (pending or verified); delete one first`);
+
+function sharedSender(config: TestRecipientDeps['config']): string {
+  const mailbox = parseMailbox(config.sharedEmailSender);
+  if (!mailbox) throw new ApiError('test_send_not_configured', 'this deployment has no usable shared sender address (SHARED_EMAIL_SENDER)');
+  return formatMailbox(mailbox);
+}
+
+async function admitLinkMail(deps: Pick<TestRecipientDeps, 'store' | 'clock'>, accountId: string, email: string): Promise<void> {
+  const decision = await admit(deps, `testlink#${accountId}#${email}`, LINK_MAILS_PER_HOUR, HOUR_MS);
+  if (decision.allowed) return;
+  throw new ApiError('rate_limit_exceeded', `at most ${LINK_MAILS_PER_HOUR} confirmation mails per address per hour; retry after the number of seconds in Retry-After`, {
+    headers: { 'retry-after': String(decision.retryAfterSeconds ?? 1) },
+  });
+}
+
+/**
+ * Registrations that raced past the count check settle here, after their item is written: in id
+ * order, an address's first entry wins and only the first three addresses stay. Every writer
+ * re-reads after its own write, so the later of two racing writers sees both and yields.
+ */
+async function settle(store: Store, mine: TestRecipientItem): Promise<TestRecipientItem> {
+  const firstByAddress = new Map<string, TestRecipientItem>();
+  for (const item of await allTestRecipients(store, mine.account_id)) {
+    if (!firstByAddress.has(item.email)) firstByAddress.set(item.email, item);
+  }
+  const winner = firstByAddress.get(mine.email) ?? mine;
+  const admitted = [...firstByAddress.values()].slice(0, MAX_TEST_RECIPIENTS).some((i) => i.id === mine.id);
+  if (winner.id === mine.id && admitted) return mine;
+  await store.delete(keys.testRecipient(mine.account_id, mine.id));
+  if (winner.id !== mine.id) return winner;
+  throw tooMany();
+}
+
+/** A fresh link for a pending entry: only the newest link verifies. Mails it from the shared sender. */
+async function sendLink(deps: TestRecipientDeps, account: AccountItem, item: TestRecipientItem, baseUrl: string, from: string): Promise<void> {
+  const token = randomBase62(TOKEN_LENGTH);
+  const digest = sha256Hex(token);
+  const expires = new Date(deps.clock.now().getTime() + LINK_TTL_MS);
+  const tokenKey = keys.testRecipientToken(digest);
+  const ref: TestRecipientTokenItem = {
+    ...tokenKey,
+    entity: 'test_recipient_token',
+    account_id: item.account_id,
+    recipient_id: item.id,
+    expires_at: Math.floor(expires.getTime() / 1000),
+  };
+  await deps.store.create(ref);
+  try {
+    await deps.store.update(keys.testRecipient(item.account_id, item.id), {
+      expression: 'SET token_digest = :digest, token_expires_at = :expires',
+      condition: 'attribute_exists(pk) AND #status = :pending',
+      names: { '#status': 'status' },
+      values: { ':digest': digest, ':expires': expires.toISOString(), ':pending': 'pending' },
+    });
+  } catch (error) {
+    await deps.store.delete(tokenKey);
+    // Verified or deleted meanwhile: there is nothing left to confirm.
+    if (error instanceof ConditionFailedError) return;
+    throw error;
+  }
+  if (item.token_digest) await deps.store.delete(keys.testRecipientToken(item.token_digest));
+  const link = `${baseUrl}/v1/test-recipients/verify?token=${token}`;
+  try {
+    await deps.mailer.send({ from, to: item.email, ...linkMail({ accountName: account.name, email: item.email, link }), messageId: item.id, accountId: item.account_id });
+  } catch (error) {
+    if (error instanceof PermanentSendError) {
+      throw new ApiError('test_send_not_configured', 'the mail provider refused the confirmation mail; this deployment cannot send it', { cause: error });
+    }
+    throw error;
+  }
+}
+
+/**
+ * Registers an address and mails it a one-time link. An address already registered answers its
+ * entry; a pending one gets a fresh link (the previous one stops working).
+ */
+export async function registerTestRecipient(
+  deps: TestRecipientDeps,
+  accountId: string,
+  body: CreateTestRecipientBody,
+  caller: { testMode: boolean; baseUrl: string },
+): Promise<Registration> {
+  // A test-mode key sends nothing; the link is real mail to someone's inbox.
+  if (caller.testMode) throw new ApiError('forbidden', 'a test-mode key sends no mail, so it cannot register test recipients; use a live key');
+  const from = sharedSender(deps.config);
+  const account = await getAccount(deps.store, accountId);
+  if (!account) throw new NotFoundError('account');
+  const email = body.email;
+  const items = await allTestRecipients(deps.store, accountId);
+  const existing = entryOf(items, email);
+  if (existing) {
+    if (existing.status === 'pending') {
+      await admitLinkMail(deps, accountId, email);
+      await sendLink(deps, account, existing, caller.baseUrl, from);
+    }
+    return { created: false, recipient: toTestRecipientView(existing) };
+  }
+  if (new Set(items.map((i) => i.email)).size >= MAX_TEST_RECIPIENTS) throw tooMany();
+  await admitLinkMail(deps, accountId, email);
+  const id = deps.ids.next('trc');
+  const item: TestRecipientItem = {
+    ...keys.testRecipient(accountId, id),
+    entity: 'test_recipient',
+    id,
+    account_id: accountId,
+    email,
+    status: 'pending',
+    created_at: deps.clock.now().toISOString(),
+    verified_at: null,
+    token_expires_at: null,
+  };
+  await deps.store.create(item);
+  const settled = await settle(deps.store, item);
+  // A concurrent registration of the same address won; it mails the link.
+  if (settled.id !== item.id) return { created: false, recipient: toTestRecipientView(settled) };
+  try {
+    await sendLink(deps, account, item, caller.baseUrl, from);
+  } catch (error) {
+    // All or nothing: a registration whose mail never left is undone, so a retry starts clean.
+    // If the undo fails too, the original error is the one worth reporting: the pending entry left
+    // behind is harmless, and registering the address again mails a new link.
+    await removeTestRecipient(deps, accountId, id).catch(() => undefined);
+    throw error;
+  }
+  return { created: true, recipient: toTestRecipientView(item) };
+}
+
+/** The one-time link: verifies its entry and is used up, so of two clicks only one succeeds. */
+export async function verifyTestRecipient(deps: { store: Store; clock: Clock }, token: string | undefined): Promise<VerifiedTestRecipientView> {
+  if (!token || !/^[0-9A-Za-z]+$/.test(token) || token.length !== TOKEN_LENGTH) throw invalidToken();
+  const digest = sha256Hex(token);
+  const tokenKey = keys.testRecipientToken(digest);
+  const ref = await deps.store.get<TestRecipientTokenItem>(tokenKey);
+  if (!ref) throw invalidToken();
+  try {
+    await deps.store.delete(tokenKey, { expression: 'attribute_exists(pk)' });
+  } catch (error) {
+    if (error instanceof ConditionFailedError) throw invalidToken(error);
+    throw error;
+  }
+  const now = deps.clock.now();
+  if (now.getTime() >= ref.expires_at * 1000) throw invalidToken();
+  let item: TestRecipientItem;
+  try {
+    item = await deps.store.update<TestRecipientItem>(keys.testRecipient(ref.account_id, ref.recipient_id), {
+      expression: 'SET #status = :verified, verified_at = :now, token_expires_at = :null REMOVE token_digest',
+      // Only the entry's newest link verifies, and only while the entry exists.
+      condition: 'attribute_exists(pk) AND token_digest = :digest',
+      names: { '#status': 'status' },
+      values: { ':verified': 'verified', ':now': now.toISOString(), ':null': null, ':digest': digest },
+    });
+  } catch (error) {
+    if (error instanceof ConditionFailedError) throw invalidToken(error);
+    throw error;
+  }
+  return { id: item.id, email: item.email, status: 'verified' };
+}
+
+export async function listTestRecipients(
+  deps: { store: Store; cursorSecret: string },
+  accountId: string,
+  page: { limit: number; cursor?: string },
+): Promise<Page<TestRecipientView>> {
+  const out = await queryPage(
+    deps.store,
+    {
+      keyCondition: 'pk = :pk AND begins_with(sk, :prefix)',
+      values: { ':pk': accountPartition(accountId), ':prefix': keys.testRecipientPrefix },
+    },
+    { secret: deps.cursorSecret, scope: { accountId, collection: 'test_recipients' }, limit: page.limit, cursor: page.cursor },
+  );
+  return { items: out.items.map((i) => toTestRecipientView(i as unknown as TestRecipientItem)), nextCursor: out.nextCursor };
+}
+
+/** Removes an entry and its outstanding link; 404 for unknown ids and other accounts' entries. */
+export async function removeTestRecipient(deps: { store: Store }, accountId: string, recipientId: string): Promise<void> {
+  const key = keys.testRecipient(accountId, recipientId);
+  const item = await deps.store.get<TestRecipientItem>(key);
+  if (!item) throw new NotFoundError('test recipient');
+  try {
+    await deps.store.delete(key, { expression: 'attribute_exists(pk)' });
+  } catch (error) {
+    if (error instanceof ConditionFailedError) throw new NotFoundError('test recipient');
+    throw error;
+  }
+  if (item.token_digest) await deps.store.delete(keys.testRecipientToken(item.token_digest));
+}
