@@ -1,0 +1,126 @@
+// Domains, sender rules and the sandbox against the running service, with DNS answers from a
+// DNS server this test starts (DNS_SERVERS points the service at it).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DnsRecord } from '../../shared/domains/model';
+import { startDnsServer, type RunningDns } from '../support/dns-server';
+import { api, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
+
+let dns: RunningDns;
+let dataDir: string;
+let runtime: RuntimeProcess;
+let key: string;
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// Keeps this file's requests under the account's 10 per second.
+const call = async (method: string, path: string, body?: unknown) => {
+  await pause(110);
+  return api(runtime.url, method, path, key, body);
+};
+let n = 0;
+const send = (to: string, from?: string) =>
+  call('POST', '/v1/send', {
+    channel: 'email',
+    idempotency_key: `e2e-dom-${++n}`,
+    destination: { email: to },
+    payload: { subject: `hello ${n}`, body_text: 'hi' },
+    ...(from ? { metadata: { from_email: from } } : {}),
+  });
+
+async function mailTo(address: string): Promise<Array<{ subject: string; body: { text: string } }>> {
+  const store = (await (await fetch(`${runtime.sesUrl}/store`)).json()) as { emails: Array<{ subject: string; body: { text: string }; destination: { to: string[] } }> };
+  return store.emails.filter((e) => e.destination.to.includes(address));
+}
+
+beforeAll(async () => {
+  dns = await startDnsServer({});
+  dataDir = mkdtempSync(join(tmpdir(), 'postbox-domains-'));
+  runtime = await startRuntimeProcess({ DATA_DIR: dataDir, DNS_SERVERS: dns.server, ACCOUNT_EMAIL: 'owner@example.com' });
+  key = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')).admin_key;
+});
+afterAll(async () => {
+  await runtime?.stop();
+  await dns?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('in the sandbox', () => {
+  it('sends from the shared sender to the account address only', async () => {
+    const own = await send('owner@example.com');
+    const stranger = await send('stranger@example.com');
+    const ownFrom = await send('owner@example.com', 'me@acme.test');
+    const deleteSandbox = await call('DELETE', '/v1/domains/sandbox.postbox.dev');
+
+    expect(own.status).toBe(201);
+    expect(stranger.body.error).toMatchObject({ code: 'recipient_not_verified', status: 403 });
+    expect(ownFrom.body.error).toMatchObject({ code: 'no_verified_domain', status: 422 });
+    expect(deleteSandbox.body.error).toMatchObject({ code: 'cannot_delete_sandbox', status: 422 });
+  });
+
+  it('verifies a test recipient through the emailed one-time link, then limits it to 10 sends a day', async () => {
+    const created = await call('POST', '/v1/test-recipients', { email: 'Tester@Example.com' });
+    let link: string | undefined;
+    for (let i = 0; i < 50 && !link; i++) {
+      link = /(https?:\/\/\S+verify\?token=[0-9A-Za-z]+)/.exec((await mailTo('tester@example.com'))[0]?.body.text ?? '')?.[1];
+      if (!link) await pause(100);
+    }
+    const before = await send('tester@example.com');
+    const clicked = await fetch(link as string);
+    const again = await fetch(link as string);
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await send('tester@example.com')).status);
+
+    expect(created.status).toBe(201);
+    expect(before.body.error.code).toBe('recipient_not_verified');
+    expect(clicked.status).toBe(200);
+    expect(again.status).toBe(400);
+    expect(((await again.json()) as { error: { code: string } }).error.code).toBe('invalid_token');
+    expect(statuses).toEqual([...Array(10).fill(201), 429]);
+  });
+
+  it('refuses a fourth test recipient', async () => {
+    await call('POST', '/v1/test-recipients', { email: 'two@example.com' });
+    await call('POST', '/v1/test-recipients', { email: 'three@example.com' });
+
+    const fourth = await call('POST', '/v1/test-recipients', { email: 'four@example.com' });
+
+    expect(fourth.body.error).toMatchObject({ code: 'too_many_test_recipients', status: 422 });
+  });
+});
+
+describe('with a domain', () => {
+  it('registers, publishes, verifies and then sends from it to anyone', async () => {
+    const created = await call('POST', '/v1/domains', { domain: 'acme.test' });
+    const pendingSend = await send('owner@example.com', 'hi@acme.test');
+    for (const r of created.body.dns_records as DnsRecord[]) {
+      if (r.type === 'CNAME') dns.publish(r.name, { cname: r.value });
+    }
+    dns.publish('send.acme.test', { txt: ['v=spf1 include:amazonses.com ~all'] });
+    dns.publish('_dmarc.acme.test', { txt: ['v=DMARC1; p=none; rua=mailto:dmarc-reports@acme.test'] });
+    const zone = await fetch(`${runtime.url}/v1/domains/acme.test/dns-setup/zonefile`, { headers: { authorization: `Bearer ${key}` } });
+    const verified = await call('POST', '/v1/domains/acme.test/verify');
+    await call('PUT', '/v1/domains/acme.test/from-name', { from_name: 'Acme' });
+    const noFrom = await send('anyone@example.com');
+    const foreign = await send('anyone@example.com', 'hi@other.test');
+    const ok = await send('anyone@example.com', 'hi@acme.test');
+    const readiness = await call('GET', '/v1/account/verification');
+
+    expect(created.status).toBe(201);
+    expect(pendingSend.body.error.code).toBe('domain_not_verified');
+    expect(zone.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect((await zone.text()).trim().split('\n').filter((l) => !l.startsWith(';'))).toHaveLength(6);
+    expect(verified.body.fully_verified).toBe(true);
+    expect(noFrom.body.error.code).toBe('from_required');
+    expect(foreign.body.error.code).toBe('from_not_verified');
+    expect(ok.status).toBe(201);
+    expect(readiness.body).toMatchObject({ sandbox_mode: false });
+    let mail: Array<{ subject: string }> = [];
+    for (let i = 0; i < 50 && mail.length === 0; i++) {
+      mail = await mailTo('anyone@example.com');
+      if (mail.length === 0) await pause(100);
+    }
+    const raw = (await (await fetch(`${runtime.sesUrl}/store`)).json()) as { emails: Array<{ from: string; destination: { to: string[] } }> };
+    expect(raw.emails.find((e) => e.destination.to.includes('anyone@example.com'))?.from).toBe('Acme <hi@acme.test>');
+  });
+});
