@@ -200,7 +200,7 @@ export const functions: readonly FunctionDef[] = [
       { method: 'DELETE', path: '/v1/test-recipients/{id}', access: SEND, summary: 'Remove a test recipient' },
       { method: 'GET', path: '/v1/test-recipients/verify', access: PUBLIC, summary: 'The one-time link: verifies a test recipient (public)' },
     ],
-    needs: { table: 'readwrite', sesSend: true },
+    needs: { table: 'readwrite', sesSend: true, secrets: ['cursor-signing-key'] },
     memoryMb: 512,
     timeoutSeconds: 10,
   },
