@@ -176,7 +176,9 @@ describe('least privilege', () => {
     expect(actions.includes('sqs:SendMessage')).toBe((def.needs.sendTo ?? []).length > 0);
     expect(actions.includes('sqs:ReceiveMessage')).toBe(Boolean(def.queue));
     expect(has('secretsmanager:')).toBe((def.needs.secrets ?? []).length > 0);
-    expect(has('ses:')).toBe(Boolean(def.needs.sesSend));
+    expect(actions.includes('ses:SendEmail')).toBe(Boolean(def.needs.sesSend));
+    expect(actions.includes('ses:CreateEmailIdentity')).toBe(Boolean(def.needs.sesIdentities));
+    expect(has('ses:')).toBe(Boolean(def.needs.sesSend || def.needs.sesIdentities));
     expect(has('scheduler:') || actions.includes('iam:PassRole')).toBe(Boolean(def.needs.scheduler));
     expect(has('s3:')).toBe(Boolean(def.needs.bucket));
   });
