@@ -26,7 +26,7 @@ export interface HttpRoute {
 }
 
 export type QueueName = 'send' | 'fanout' | 'webhooks' | 'ses-events' | 'inbound';
-export const secretNames = ['cursor-signing-key', 'staff-token'] as const;
+export const secretNames = ['cursor-signing-key', 'staff-token', 'data-encryption-key'] as const;
 export type SecretName = (typeof secretNames)[number];
 
 export interface QueueDef {

@@ -116,8 +116,9 @@ export function parseMultipart(contentType: string | undefined, body: Buffer): F
   // A delimiter is the boundary line itself, so a match must end the line or close the body.
   const findDelimiter = (from: number): number => {
     for (let at = body.indexOf(nextDelimiter, from); at >= 0; at = body.indexOf(nextDelimiter, at + 1)) {
-      const after = body[at + nextDelimiter.length];
-      if (after === 0x2d || after === 0x20 || after === 0x09 || after === 0x0d) return at;
+      const after = at + nextDelimiter.length;
+      if (body[after] === 0x20 || body[after] === 0x09 || body[after] === 0x0d) return at;
+      if (body[after] === 0x2d && body[after + 1] === 0x2d) return at;
     }
     return -1;
   };

@@ -4,7 +4,7 @@ import { keys } from '../db/keys';
 import { domainOf } from '../email/address';
 import { ApiError, ConditionFailedError, InvalidRequestError, NotFoundError } from '../errors';
 import { getDomainItem, findDomainOwner } from '../domains/service';
-import { normalizeDomain, type DomainItem } from '../domains/model';
+import { logoObjectKey, normalizeDomain, type DomainItem } from '../domains/model';
 import type { Container } from '../runtime/container';
 import { bimiRecordValue, isBimiPublished, readDmarc, recommendedDmarc } from './dns-records';
 import type { BimiSettings, BimiState, SetLogoUrlBody } from './schemas';
@@ -26,7 +26,6 @@ export class BimiFileRejectedError extends InvalidRequestError {
   }
 }
 
-export const logoObjectKey = (accountId: string, domain: string): string => `bimi/${accountId}/${domain}.svg`;
 export const hostedLogoPath = (domain: string): string => `/v1/bimi/${domain}/logo.svg`;
 
 function settingsOf(item: DomainItem): BimiSettings | undefined {

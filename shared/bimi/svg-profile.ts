@@ -1,7 +1,7 @@
 // The SVG Tiny Portable/Secure profile BIMI requires of a logo, checked on the uploaded bytes.
 // Every problem is collected rather than the first, so one round trip tells the uploader all
 // they must fix. Mailbox providers refuse a logo that breaks the profile, so we refuse it first.
-import { lineOf, tokenizeXml, XmlSyntaxError, type XmlAttribute } from './xml-tokenizer';
+import { lineLocator, tokenizeXml, XmlSyntaxError, type XmlAttribute } from './xml-tokenizer';
 
 const SVG_NAMESPACE = 'http://www.w3.org/2000/svg';
 /** Upper bound on the problems named in one message; a generated file can break a rule thousands of times. */
@@ -32,7 +32,7 @@ const attr = (attributes: readonly XmlAttribute[], name: string): string | undef
 /** `url(...)` targets and `@import`s in a style sheet or presentation attribute that leave the document. */
 function externalCssReferences(css: string): string[] {
   const found: string[] = [];
-  for (const m of css.matchAll(/url\(\s*(["']?)([^"')]*)\1\s*\)/gi)) {
+  for (const m of css.matchAll(/url\(\s*(["']?)([^"'()]*)\1\s*\)/gi)) {
     const target = (m[2] ?? '').trim();
     if (!target.startsWith('#')) found.push(`url(${target})`);
   }
@@ -97,7 +97,7 @@ export function svgProfileProblems(bytes: Buffer): string[] {
   let root: string | undefined;
   let hasTitle = false;
   let wellFormed = true;
-  const at = (offset: number): number => lineOf(source, offset);
+  const at = lineLocator(source);
   try {
     for (const token of tokenizeXml(source)) {
       switch (token.kind) {
@@ -129,6 +129,8 @@ export function svgProfileProblems(bytes: Buffer): string[] {
           break;
         case 'declaration':
           if (token.declaresEntities) problems.push(`line ${at(token.offset)}: XML entity declarations are not allowed`);
+          // Other internal-subset declarations can still change the document (ATTLIST defaults can add an onload).
+          else if (token.hasInternalSubset) problems.push(`line ${at(token.offset)}: declarations inside a DOCTYPE ([...]) are not allowed`);
           else if (token.keyword !== 'DOCTYPE') throw new XmlSyntaxError(`an unexpected <!${token.keyword}> declaration`, token.offset);
           break;
         case 'undefined-entity':

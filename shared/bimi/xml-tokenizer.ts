@@ -15,7 +15,7 @@ export type XmlToken =
   | { kind: 'comment'; offset: number }
   | { kind: 'instruction'; target: string; data: string; offset: number }
   /** `<!DOCTYPE …>` or any other `<!KEYWORD …>` markup declaration. */
-  | { kind: 'declaration'; keyword: string; declaresEntities: boolean; offset: number }
+  | { kind: 'declaration'; keyword: string; declaresEntities: boolean; hasInternalSubset: boolean; offset: number }
   /** A reference to an entity XML does not predefine (`&logo;`); left unexpanded. */
   | { kind: 'undefined-entity'; name: string; offset: number };
 
@@ -34,11 +34,21 @@ const NAME = /[A-Za-z_:\u00C0-\uFFFF][-A-Za-z0-9_:.\u00B7\u00C0-\uFFFF]*/y;
 const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 const isSpace = (ch: string | undefined): boolean => ch === ' ' || ch === '\t' || ch === '\n' || ch === '\r';
 
-/** 1-based line of an offset, for messages a person can act on. */
-export function lineOf(source: string, offset: number): number {
-  let line = 1;
-  for (let i = 0; i < offset && i < source.length; i++) if (source.charCodeAt(i) === 10) line++;
-  return line;
+/** 1-based line numbers of offsets in `source`, for messages a person can act on. */
+export function lineLocator(source: string): (offset: number) => number {
+  const starts = [0];
+  for (let i = source.indexOf('\n'); i >= 0; i = source.indexOf('\n', i + 1)) starts.push(i + 1);
+  // Binary search: a file can break a rule thousands of times, each named with its line.
+  return (offset) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((starts[mid] as number) <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  };
 }
 
 /**
@@ -96,6 +106,7 @@ export function* tokenizeXml(source: string): Generator<XmlToken, void, undefine
     pos = start + 2;
     const keyword = readName('a declaration keyword');
     let depth = 0;
+    let hasInternalSubset = false;
     while (pos < source.length) {
       const ch = source[pos];
       if (ch === '"' || ch === "'") {
@@ -104,12 +115,15 @@ export function* tokenizeXml(source: string): Generator<XmlToken, void, undefine
         pos = close + 1;
         continue;
       }
-      if (ch === '[') depth++;
+      if (ch === '[') {
+        depth++;
+        hasInternalSubset = true;
+      }
       else if (ch === ']') depth--;
       else if (ch === '>' && depth <= 0) {
         pos++;
         const text = source.slice(start, pos);
-        return { kind: 'declaration', keyword, declaresEntities: keyword === 'ENTITY' || text.includes('<!ENTITY'), offset: start };
+        return { kind: 'declaration', keyword, declaresEntities: keyword === 'ENTITY' || text.includes('<!ENTITY'), hasInternalSubset, offset: start };
       }
       pos++;
     }
@@ -120,6 +134,7 @@ export function* tokenizeXml(source: string): Generator<XmlToken, void, undefine
     pos = start + 1;
     const name = readName('an element name after "<"');
     const attributes: XmlAttribute[] = [];
+    const seen = new Set<string>();
     const pending: XmlToken[] = [];
     for (;;) {
       const hadSpace = isSpace(source[pos]);
@@ -145,7 +160,8 @@ export function* tokenizeXml(source: string): Generator<XmlToken, void, undefine
       if (close < 0) fail(`the value of ${attrName} in <${name}> is not terminated`);
       const raw = source.slice(pos + 1, close);
       if (raw.includes('<')) fail(`the value of ${attrName} in <${name}> contains "<"`);
-      if (attributes.some((a) => a.name === attrName)) fail(`attribute ${attrName} appears twice in <${name}>`);
+      if (seen.has(attrName)) fail(`attribute ${attrName} appears twice in <${name}>`);
+      seen.add(attrName);
       attributes.push({ name: attrName, value: decode(raw, pos + 1, pending) });
       pos = close + 1;
     }

@@ -109,3 +109,6 @@ export function normalizeDomain(input: string): string | undefined {
   if (labels.length < 2 || !labels.every((l) => LABEL.test(l)) || /^\d+$/.test(labels[labels.length - 1] as string)) return undefined;
   return name;
 }
+
+/** Where a domain's uploaded BIMI logo is kept in the object store. */
+export const logoObjectKey = (accountId: string, domain: string): string => `bimi/${accountId}/${domain}.svg`;

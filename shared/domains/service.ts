@@ -8,9 +8,11 @@ import type { Ids } from '../ids';
 import type { Clock } from '../ports/clock';
 import type { Dns } from '../ports/dns';
 import type { SendingIdentities } from '../ports/identities';
+import type { ObjectStore } from '../ports/object-store';
 import type { Logger } from '../runtime/logger';
 import {
   isFullyVerified,
+  logoObjectKey,
   MAIL_FROM_LABEL,
   MAX_DOMAINS,
   normalizeDomain,
@@ -40,6 +42,7 @@ export interface DomainDeps {
   clock: Clock;
   ids: Ids;
   identities: SendingIdentities;
+  objects: ObjectStore;
   dns: Dns;
   logger: Logger;
   config: { sharedEmailSender: string; region: string };
@@ -132,6 +135,7 @@ export async function deleteDomain(deps: DomainDeps, accountId: string, input: s
   if (normalizeDomain(input) === sandboxName(deps)) throw new ApiError('cannot_delete_sandbox', 'the built-in sandbox domain cannot be deleted');
   const item = await getDomainItem(deps.store, accountId, input);
   await deps.identities.remove(item.domain);
+  await deps.objects.delete(logoObjectKey(accountId, item.domain));
   try {
     await deps.store.delete(keys.domain(accountId, item.domain), { expression: 'attribute_exists(pk)' });
   } catch (error) {

@@ -28,7 +28,11 @@ export interface TestContainer extends Container {
   testStore: TestStore;
 }
 
-export const TEST_SECRETS = { 'cursor-signing-key': 'test-cursor-key-0123456789', 'staff-token': 'st_test_staff_token_value' } as const;
+export const TEST_SECRETS = {
+  'cursor-signing-key': 'test-cursor-key-0123456789',
+  'staff-token': 'st_test_staff_token_value',
+  'data-encryption-key': Buffer.alloc(32, 7).toString('base64'),
+} as const;
 
 export async function createTestContainer(options: { start?: string } = {}): Promise<TestContainer> {
   const testStore = await startTestStore();

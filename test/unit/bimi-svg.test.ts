@@ -71,6 +71,7 @@ describe('svgProfileProblems', () => {
     ['an @import in <style>', logo({ body: `${BASE_BODY}<style>@import "https://x.test/a.css";</style>` }), '@import in <style>: external references are not allowed'],
     ['an external style sheet instruction', logo({ prolog: '<?xml-stylesheet href="https://x.test/a.css"?>' }), '<?xml-stylesheet?>: external style sheets are not allowed'],
     ['a DOCTYPE declaring entities', logo({ prolog: '<!DOCTYPE svg [<!ENTITY lol "lol">]>' }), 'XML entity declarations are not allowed'],
+    ['a DOCTYPE with other declarations', logo({ prolog: '<!DOCTYPE svg [<!ATTLIST svg onload CDATA "alert(1)">]>' }), 'declarations inside a DOCTYPE ([...]) are not allowed'],
     ['a reference to an undeclared entity', logo({ body: `<title>&lol;</title>` }), 'entity reference &lol; is not allowed'],
     ['an element never closed', Buffer.from(logo().toString().replace('</svg>', '<g>')), 'not well-formed XML'],
     ['mismatched tags', logo({ body: `${BASE_BODY}<g></p>` }), 'not well-formed XML (line 1: </p> closes <g>)'],

@@ -2,11 +2,12 @@
 // loopback, the same handler exports behind node:http, queue pollers and the local scheduler.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { functions, queues, type FunctionDef, type SecretName } from '../../../functions/manifest';
+import { functions, queues, secretNames, type FunctionDef, type SecretName } from '../../../functions/manifest';
 import { createAccount } from '../../accounts/service';
 import { SimulatedSesFeedback } from '../../adapters/local/ses-feedback';
 import { StoreScheduler } from '../../adapters/local/store-scheduler';
@@ -44,14 +45,19 @@ export interface LocalRuntime {
   close(): Promise<void>;
 }
 
+const newSecret: Record<SecretName, () => string> = {
+  'cursor-signing-key': () => randomBase62(48),
+  'staff-token': () => `st_${randomBase62(40)}`,
+  'data-encryption-key': () => randomBytes(32).toString('base64'),
+};
+
+/** DATA_DIR/secrets.json, created on first start; secrets added by later versions are filled in. */
 function loadOrCreateSecrets(dataDir: string): Record<SecretName, string> {
   const file = join(dataDir, 'secrets.json');
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Record<SecretName, string>;
-  const secrets: Record<SecretName, string> = {
-    'cursor-signing-key': randomBase62(48),
-    'staff-token': `st_${randomBase62(40)}`,
-  };
-  writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  const stored = (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {}) as Partial<Record<SecretName, string>>;
+  const missing = secretNames.filter((name) => !stored[name]);
+  const secrets = { ...stored, ...Object.fromEntries(missing.map((name) => [name, newSecret[name]()])) } as Record<SecretName, string>;
+  if (missing.length > 0) writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
   return secrets;
 }
 
