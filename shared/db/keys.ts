@@ -31,7 +31,10 @@ export type Entity =
   | 'domain_claim'
   | 'test_recipient'
   | 'test_recipient_token'
-  | 'test_send_counter';
+  | 'test_send_counter'
+  | 'webhook'
+  | 'webhook_delivery'
+  | 'webhook_delivery_claim';
 
 export interface IndexKey {
   gsi2pk: string;
@@ -81,6 +84,14 @@ export const keys = {
   testRecipientToken: (tokenDigest: string): ItemKey => ({ pk: `TESTTOKEN#${tokenDigest}`, sk: 'TESTTOKEN' }),
   /** Sends to one test recipient on one UTC day. */
   testSendCounter: (accountId: string, recipient: string, day: string): ItemKey => ({ pk: `TESTSENDS#${accountId}#${recipient}`, sk: day }),
+
+  webhook: (accountId: string, subscriptionId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `WEBHOOK#${subscriptionId}` }),
+  webhookPrefix: 'WEBHOOK#',
+  /** A subscription's deliveries, newest first by id. */
+  webhookDelivery: (subscriptionId: string, deliveryId: string): ItemKey => ({ pk: `DELIVERIES#${subscriptionId}`, sk: deliveryId }),
+  deliveriesPartition: (subscriptionId: string): string => `DELIVERIES#${subscriptionId}`,
+  /** At most one delivery per (subscription, event): fan-out retries collapse onto it. */
+  webhookDeliveryClaim: (subscriptionId: string, eventId: string): ItemKey => ({ pk: `DLVCLAIM#${subscriptionId}#${eventId}`, sk: 'DLVCLAIM' }),
 
   usage: (accountId: string, period: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `USAGE#${period}` }),
 
