@@ -26,6 +26,8 @@ export interface RuntimeConfig {
   validationEnabled: boolean;
   /** Internal cost estimate of one email in micro-dollars (SES list price: $0.10 per 1000). */
   emailCostMicros: number;
+  /** Local development only: outbound requests may go to http:// and private addresses. */
+  webhookAllowPrivate: boolean;
 }
 
 export class ConfigError extends Error {
@@ -92,6 +94,8 @@ export function readAwsConfig(env: Env = process.env): RuntimeConfig {
     dnsServers: v.DNS_SERVERS,
     validationEnabled: v.VALIDATION_ENABLED,
     emailCostMicros: v.EMAIL_COST_MICROS,
+    // Never in AWS, whatever the environment says.
+    webhookAllowPrivate: false,
   };
 }
 
@@ -114,6 +118,7 @@ export interface LocalSettings {
   emailCostMicros: number;
   /** The bootstrap account's own address: in sandbox mode live mail may go there. */
   accountEmail: string;
+  webhookAllowPrivate: boolean;
 }
 
 /** Settings of `npm start` (bin/local.ts). */
@@ -134,6 +139,7 @@ export function readLocalSettings(env: Env = process.env): LocalSettings {
       VALIDATION_ENABLED: flag,
       EMAIL_COST_MICROS: costMicros,
       ACCOUNT_EMAIL: z.email().default('you@example.com'),
+      WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false', '1', '0']).default('false').transform((v) => v === 'true' || v === '1'),
     })
     .safeParse(env);
   if (!parsed.success) fail('local', parsed.error);
@@ -152,5 +158,6 @@ export function readLocalSettings(env: Env = process.env): LocalSettings {
     validationEnabled: v.VALIDATION_ENABLED,
     emailCostMicros: v.EMAIL_COST_MICROS,
     accountEmail: v.ACCOUNT_EMAIL,
+    webhookAllowPrivate: v.WEBHOOK_ALLOW_PRIVATE,
   };
 }

@@ -62,6 +62,7 @@ export async function createTestContainer(options: { start?: string } = {}): Pro
       dnsServers: [],
       validationEnabled: true,
       emailCostMicros: 100,
+      webhookAllowPrivate: false,
     },
     clock,
     ids: ulidIds(clock),

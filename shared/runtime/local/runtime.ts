@@ -120,6 +120,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: { logg
       dnsServers: settings.dnsServers,
       validationEnabled: settings.validationEnabled,
       emailCostMicros: settings.emailCostMicros,
+      webhookAllowPrivate: settings.webhookAllowPrivate,
     };
     const container = await buildContainer(config, { logger });
     // Mail the emulator accepts comes back as an SES Delivery notification, through the same
