@@ -237,6 +237,7 @@ export const functions: readonly FunctionDef[] = [
     http: [
       { method: 'GET', path: '/v1/account/verification', access: ANY_KEY, summary: 'Per-channel sending readiness' },
       { method: 'GET', path: '/v1/usage', access: READ, summary: 'Sends and estimated cost of a period (YYYY-MM)' },
+      { method: 'PUT', path: '/v1/account/channels/{channel}', access: ADMIN, summary: 'Turn a channel on or off (email, webhook)' },
     ],
     needs: { table: 'readwrite' },
     memoryMb: 512,

@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { keys } from '../db/keys';
 import type { Store } from '../db/store';
-import { ConditionFailedError, NotFoundError } from '../errors';
+import { ApiError, ConditionFailedError, NotFoundError } from '../errors';
 import { createKey, type KeyDeps } from '../keys/service';
 
 export const channels = ['email', 'sms', 'push', 'voice', 'webhook'] as const;
@@ -105,10 +105,41 @@ export async function getVerification(
     sandbox_mode: !verified,
     shared_email_sender: options.sharedEmailSender,
     channels: channels.map((channel) => {
-      if (channel !== 'email' || !account.enabled_channels.includes('email')) return { channel, status: 'not_configured', verified: false };
+      if (!account.enabled_channels.includes(channel)) return { channel, status: 'not_configured', verified: false };
+      // An outbound webhook needs nothing verified: on is ready.
+      if (channel === 'webhook') return { channel, status: 'ready', verified: true };
+      if (channel !== 'email') return { channel, status: 'not_configured', verified: false };
       if (verified) return { channel, status: 'verified', verified: true };
       // A domain registered but not yet verified: on its way out of the sandbox.
       return { channel, status: options.domains.registered > 0 ? 'pending' : 'sandbox', verified: false };
     }),
   };
+}
+
+/** Channels this deployment can turn on; sms, push and voice have no provider yet. */
+export const switchableChannels: readonly Channel[] = ['email', 'webhook'];
+
+export const channelBody = z.object({ enabled: z.boolean() }).strict();
+
+export async function setChannelEnabled(
+  deps: Pick<KeyDeps, 'store' | 'clock'>,
+  accountId: string,
+  channel: string,
+  enabled: boolean,
+): Promise<{ channel: Channel; enabled: boolean }> {
+  if (!(channels as readonly string[]).includes(channel)) throw new NotFoundError('channel');
+  if (!switchableChannels.includes(channel as Channel)) {
+    throw new ApiError('channel_not_enabled', `channel ${channel} has no provider in this deployment`);
+  }
+  const account = await getAccount(deps.store, accountId);
+  if (!account) throw new NotFoundError('account');
+  const next = new Set(account.enabled_channels);
+  if (enabled) next.add(channel as Channel);
+  else next.delete(channel as Channel);
+  await deps.store.update(keys.account(accountId), {
+    expression: 'SET enabled_channels = :channels, updated_at = :now',
+    condition: 'attribute_exists(pk)',
+    values: { ':channels': [...next], ':now': deps.clock.now().toISOString() },
+  });
+  return { channel: channel as Channel, enabled };
 }

@@ -6,6 +6,7 @@ import type { Ids } from '../ids';
 import type { EventType, MessageItem, ProviderRefItem } from '../messages/model';
 import { recordEvent } from '../messages/timeline';
 import type { Clock } from '../ports/clock';
+import type { Queue } from '../ports/queue';
 import { suppress } from '../suppressions/service';
 import type { SesNotification } from './ses-notification';
 
@@ -24,7 +25,7 @@ export type IngestResult =
   /** The account tag names another account than the message's: never recorded. */
   | { outcome: 'account_mismatch'; messageId: string; accountId: string; taggedAccountId: string };
 
-type Deps = { store: Store; clock: Clock; ids: Ids };
+type Deps = { store: Store; clock: Clock; ids: Ids; queue: Queue };
 
 async function findMessage(store: Store, event: SesNotification): Promise<MessageItem | undefined> {
   if (event.messageId) {

@@ -5,10 +5,12 @@ import type { Store } from '../db/store';
 import { ConditionFailedError } from '../errors';
 import type { Ids } from '../ids';
 import type { Clock } from '../ports/clock';
+import type { Queue } from '../ports/queue';
 import { PermanentSendError, type Mailer } from '../ports/mailer';
 import type { Logger } from '../runtime/logger';
 import { findSuppression, suppress } from '../suppressions/service';
 import { recordSend } from '../usage/service';
+import { postSigned } from '../webhooks/outbound';
 import { providerRefItem, type MessageItem } from './model';
 import type { SendJob } from './schemas';
 import { recordEvent, routerEventId, workerEventId } from './timeline';
@@ -18,8 +20,9 @@ export interface DispatchDeps {
   clock: Clock;
   ids: Ids;
   mailer: Mailer;
+  queue: Queue;
   logger: Logger;
-  config: { emailCostMicros: number };
+  config: { emailCostMicros: number; webhookAllowPrivate: boolean };
 }
 
 export type DispatchResult = 'sent' | 'simulated' | 'failed' | 'suppressed' | 'skipped';
@@ -64,6 +67,29 @@ async function simulate(deps: DispatchDeps, message: MessageItem, now: string): 
 }
 
 /**
+ * The webhook channel is synchronous: the POST's answer is the outcome, written at send time as a
+ * worker `delivered` event with a detail, or `failed`. Not retried: the caller's idempotency key
+ * and the timeline say what happened.
+ */
+async function postWebhookMessage(deps: DispatchDeps, message: MessageItem, now: string): Promise<DispatchResult> {
+  const ref = { id: message.id, account_id: message.account_id };
+  const event = (type: 'delivered' | 'failed', payload: Record<string, unknown>) =>
+    recordEvent(deps, ref, { type, source: 'worker', providerEventId: workerEventId(message.id, type), payload, occurredAt: now });
+  if (message.test_mode) {
+    await event('delivered', { detail: 'simulated delivery (test mode): nothing was posted' });
+    return 'simulated';
+  }
+  const result = await postSigned(message.recipient, JSON.stringify(message.data ?? null), { 'content-type': 'application/json', 'service-message-id': message.id, 'user-agent': 'Postbox-Webhooks/1.0' }, { allowPrivate: deps.config.webhookAllowPrivate });
+  if (result.ok) {
+    const recorded = await event('delivered', { detail: `HTTP ${result.status} from ${new URL(message.recipient).host} in ${result.durationMs} ms` });
+    if (recorded.created) await recordSend(deps.store, message.account_id, message.channel, now, 0);
+    return 'sent';
+  }
+  await event('failed', { error: result.error ?? `HTTP ${result.status} from ${new URL(message.recipient).host}` });
+  return 'failed';
+}
+
+/**
  * Sends one message. Throws for failures worth retrying (the queue redelivers); on the last
  * attempt (`finalAttempt`) a retryable failure is recorded as `failed` instead of being lost.
  */
@@ -90,10 +116,11 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
   if (!(await take(deps.store, message, now))) return 'skipped';
 
   // A scheduled send may meet a suppression added after it was accepted.
-  if (await findSuppression(deps.store, message.account_id, 'email', message.recipient)) {
+  if (await findSuppression(deps.store, message.account_id, message.channel, message.recipient)) {
     await recordEvent(deps, ref, { id: message.id, type: 'suppressed', source: 'router', providerEventId: routerEventId(message.id), payload: { reason: 'recipient is on the suppression list' }, occurredAt: now });
     return 'suppressed';
   }
+  if (message.channel === 'webhook') return postWebhookMessage(deps, message, now);
   if (message.test_mode) {
     await simulate(deps, message, now);
     return 'simulated';

@@ -41,6 +41,8 @@ export interface MessageItem {
   subject: string;
   body_html?: string;
   body_text?: string;
+  /** The webhook channel's payload.data. */
+  data?: unknown;
   destination: Record<string, unknown>;
   metadata?: Record<string, unknown>;
   scheduled_at?: string;

@@ -19,6 +19,7 @@ import { admitTestSend } from '../test-recipients/sandbox';
 import { checkSandboxRecipient, loadSenderContext, resolveSender, type SenderContext } from './sender';
 import { sendRequest, type SendJob, type SendRequest, type SendResponse } from './schemas';
 import { recordEvent, routerEventId } from './timeline';
+import { checkUrl, UnsafeUrlError } from '../webhooks/outbound';
 
 export interface SendDeps {
   store: Store;
@@ -28,7 +29,7 @@ export interface SendDeps {
   scheduler: Scheduler;
   dns: Dns;
   logger: Logger;
-  config: { sharedEmailSender: string; validationEnabled: boolean };
+  config: { sharedEmailSender: string; validationEnabled: boolean; webhookAllowPrivate: boolean };
 }
 
 export interface Sender {
@@ -51,6 +52,8 @@ interface Prepared {
   html?: string;
   text?: string;
   scheduledAt?: Date;
+  /** The webhook channel's payload.data. */
+  data?: unknown;
   /** A sandbox send to a verified test recipient: counts toward its daily limit. */
   countsAsTestSend: boolean;
 }
@@ -77,20 +80,47 @@ function resolveContent(request: SendRequest): { subject: string; html?: string;
   return { subject, html, text: plain };
 }
 
-async function prepare(deps: SendDeps, ctx: SenderContext, testMode: boolean, raw: unknown, index: number | undefined, now: Date): Promise<Prepared> {
-  const { account } = ctx;
-  const parsed = sendRequest.safeParse(raw);
-  if (!parsed.success) throw fieldError(index, parsed.error.issues[0] ?? { path: [], message: 'invalid request' });
-  const request = parsed.data;
-  if (!account.enabled_channels.includes(request.channel) || request.channel !== 'email') {
-    throw new ApiError('channel_not_enabled', `channel ${request.channel} is not enabled for this account`);
-  }
+/** The channels this deployment can send; the others answer channel_not_enabled. */
+const SENDABLE = new Set(['email', 'webhook']);
+
+type Target = Pick<Prepared, 'recipient' | 'from' | 'subject' | 'html' | 'text' | 'data' | 'countsAsTestSend'>;
+
+async function prepareEmail(ctx: SenderContext, request: SendRequest, testMode: boolean): Promise<Target> {
   const email = request.destination.email;
   const recipient = typeof email === 'string' ? normalizeAddress(email) : '';
   if (!isValidAddress(recipient)) throw new ApiError('invalid_destination', 'email needs destination.email holding a valid address');
   const content = resolveContent(request);
   const from = resolveSender(ctx, request.metadata?.from_email);
   const sandbox = await checkSandboxRecipient(ctx, recipient, testMode);
+  return { recipient, from, ...content, countsAsTestSend: sandbox === 'test_recipient' };
+}
+
+/** The webhook channel posts payload.data to destination.url, through the same guard as webhooks. */
+async function prepareWebhook(deps: SendDeps, request: SendRequest): Promise<Target> {
+  const url = request.destination.url;
+  if (typeof url !== 'string' || url.length > 2048) throw new ApiError('invalid_destination', 'webhook needs destination.url holding an https URL');
+  let checked: URL;
+  try {
+    ({ url: checked } = await checkUrl(url, { allowPrivate: deps.config.webhookAllowPrivate }));
+  } catch (error) {
+    if (error instanceof UnsafeUrlError) throw new ApiError('invalid_destination', `destination.url: ${error.reason}`, { cause: error });
+    throw error;
+  }
+  if (request.template_id !== undefined) throw new ApiError('template_not_found', `template ${request.template_id} not found`);
+  const data = request.payload?.data;
+  if (data === undefined) throw new ApiError('invalid_channel_payload', 'webhook needs payload.data');
+  return { recipient: checked.href, from: '', subject: '', data, countsAsTestSend: false };
+}
+
+async function prepare(deps: SendDeps, ctx: SenderContext, testMode: boolean, raw: unknown, index: number | undefined, now: Date): Promise<Prepared> {
+  const { account } = ctx;
+  const parsed = sendRequest.safeParse(raw);
+  if (!parsed.success) throw fieldError(index, parsed.error.issues[0] ?? { path: [], message: 'invalid request' });
+  const request = parsed.data;
+  if (!account.enabled_channels.includes(request.channel) || !SENDABLE.has(request.channel)) {
+    throw new ApiError('channel_not_enabled', `channel ${request.channel} is not enabled for this account`);
+  }
+  const target = request.channel === 'webhook' ? await prepareWebhook(deps, request) : await prepareEmail(ctx, request, testMode);
   let scheduledAt: Date | undefined;
   if (request.scheduled_at !== undefined) {
     scheduledAt = new Date(request.scheduled_at);
@@ -99,7 +129,8 @@ async function prepare(deps: SendDeps, ctx: SenderContext, testMode: boolean, ra
       throw new ApiError('invalid_schedule', 'scheduled_at must be no more than 1 minute in the past and no more than 90 days ahead');
     }
   }
-  if (request.validate_recipient) {
+  const recipient = target.recipient;
+  if (request.validate_recipient && request.channel === 'email') {
     if (!deps.config.validationEnabled) throw new ApiError('validation_not_configured', 'recipient validation is not enabled in this deployment');
     try {
       if (!(await deps.dns.acceptsMail(domainOf(recipient)))) {
@@ -111,7 +142,7 @@ async function prepare(deps: SendDeps, ctx: SenderContext, testMode: boolean, ra
       deps.logger.warn('recipient check got no DNS answer; sending anyway', { domain: domainOf(recipient), error });
     }
   }
-  return { index: index ?? 0, request, digest: bodyDigest(raw), recipient, from, ...content, scheduledAt, countsAsTestSend: sandbox === 'test_recipient' };
+  return { index: index ?? 0, request, digest: bodyDigest(raw), ...target, scheduledAt };
 }
 
 async function inParallel<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
@@ -158,7 +189,11 @@ export async function acceptSends(deps: SendDeps, sender: Sender, items: readonl
     else firstByKey.set(p.request.idempotency_key, p);
   }
   const firsts = await countTestSends(deps, sender.accountId, [...firstByKey.values()], outcomes);
-  const suppressed = await findSuppressed(deps.store, sender.accountId, 'email', firsts.map((p) => p.recipient));
+  const suppressed = new Set<string>();
+  for (const channel of new Set(firsts.map((p) => p.request.channel))) {
+    const found = await findSuppressed(deps.store, sender.accountId, channel, firsts.filter((p) => p.request.channel === channel).map((p) => p.recipient));
+    for (const recipient of found) suppressed.add(`${channel}:${recipient}`);
+  }
 
   const claims = await inParallel(firsts, CLAIM_CONCURRENCY, async (p) => {
     const id = deps.ids.next('msg');
@@ -169,8 +204,8 @@ export async function acceptSends(deps: SendDeps, sender: Sender, items: readonl
       idempotency_key: p.request.idempotency_key,
       created_at: nowIso,
     };
-    const outcome: Outcome = suppressed.has(p.recipient)
-      ? errorOutcome(new ApiError('recipient_suppressed', `${p.recipient} is on the suppression list for email`))
+    const outcome: Outcome = suppressed.has(`${p.request.channel}:${p.recipient}`)
+      ? errorOutcome(new ApiError('recipient_suppressed', `${p.recipient} is on the suppression list for ${p.request.channel}`))
       : { status: 201, body: response };
     const item: IdempotencyItem = {
       ...idempotencyKey(sender.accountId, p.request.idempotency_key),
@@ -251,6 +286,7 @@ async function store(deps: SendDeps, sender: Sender, fresh: Array<{ p: Prepared;
     subject: p.subject,
     body_html: p.html,
     body_text: p.text,
+    data: p.data,
     destination: p.request.destination,
     metadata: p.request.metadata,
     scheduled_at: p.scheduledAt?.toISOString(),

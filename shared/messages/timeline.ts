@@ -6,6 +6,8 @@ import type { Store } from '../db/store';
 import { ConditionFailedError } from '../errors';
 import type { Ids } from '../ids';
 import type { Clock } from '../ports/clock';
+import type { Queue } from '../ports/queue';
+import { publishEvent } from '../webhooks/deliver';
 import type { EventSource, EventType, MessageItem, TimelineEventItem } from './model';
 
 export interface NewEvent {
@@ -27,8 +29,13 @@ export interface Recorded {
   created: boolean;
 }
 
+/**
+ * Records one signal on a message's timeline and hands subscribable types to the webhook queue.
+ * A duplicate is handed over again too: delivery claims collapse it, and a crash between the
+ * write and the hand-off cannot lose the webhook.
+ */
 export async function recordEvent(
-  deps: { store: Store; clock: Clock; ids: Ids },
+  deps: { store: Store; clock: Clock; ids: Ids; queue: Queue },
   message: Pick<MessageItem, 'id' | 'account_id'>,
   input: NewEvent,
   extra: { providerMessageId?: string } = {},
@@ -51,12 +58,25 @@ export async function recordEvent(
     await deps.store.create(event);
   } catch (error) {
     if (!(error instanceof ConditionFailedError)) throw error;
-    const existing = await deps.store.get<TimelineEventItem>(keys.messageEvent(message.id, input.providerEventId));
-    return { event: existing ?? event, created: false };
+    const existing = (await deps.store.get<TimelineEventItem>(keys.messageEvent(message.id, input.providerEventId))) ?? event;
+    await publish(deps.queue, existing);
+    return { event: existing, created: false };
   }
   await applyStatus(deps.store, message.id, input.type, input.occurredAt, now, extra.providerMessageId);
+  await publish(deps.queue, event);
   return { event, created: true };
 }
+
+const publish = (queue: Queue, e: TimelineEventItem): Promise<void> =>
+  publishEvent(queue, {
+    event_id: e.id,
+    event_type: e.type,
+    message_id: e.message_id,
+    account_id: e.account_id,
+    payload: e.payload,
+    occurred_at: e.occurred_at,
+    created_at: e.created_at,
+  });
 
 /** Moves the status to `type` unless a newer event already set it. */
 async function applyStatus(store: Store, messageId: string, type: EventType, occurredAt: string, now: string, providerMessageId?: string): Promise<void> {

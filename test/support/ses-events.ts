@@ -177,7 +177,7 @@ export interface SentMessage {
  * now, and (unless `providerRef` is false) the provider reference the worker writes.
  */
 export async function seedSentMessage(
-  c: Pick<Container, 'store' | 'clock' | 'ids'>,
+  c: Pick<Container, 'store' | 'clock' | 'ids' | 'queue'>,
   options: { accountId?: string; recipient?: string; providerRef?: boolean } = {},
 ): Promise<SentMessage> {
   const id = c.ids.next('msg');

@@ -1,0 +1,48 @@
+import { authOf, createHttpHandler } from '../../shared/http/pipeline';
+import { json } from '../../shared/http/respond';
+import { parseInput } from '../../shared/http/validate';
+import { parseLimit } from '../../shared/pagination';
+import { createWebhookBody, updateWebhookBody } from '../../shared/webhooks/schemas';
+import {
+  createSubscription,
+  deleteSubscription,
+  listDeliveries,
+  listSubscriptions,
+  readSubscription,
+  rotateSecret,
+  updateSubscription,
+} from '../../shared/webhooks/subscriptions';
+
+export const handler = createHttpHandler('webhooks', {
+  'POST /v1/webhooks': async (req, c) => {
+    const body = parseInput(createWebhookBody, req.body);
+    return json(201, await createSubscription(c, authOf(req).accountId, body));
+  },
+  'GET /v1/webhooks': async (req, c) => {
+    const page = await listSubscriptions(
+      { store: c.store, cursorSecret: c.secrets.get('cursor-signing-key') },
+      authOf(req).accountId,
+      { limit: parseLimit(req.query.limit), cursor: req.query.cursor },
+    );
+    return json(200, { webhooks: page.items, next_cursor: page.nextCursor });
+  },
+  'GET /v1/webhooks/{id}': async (req, c) => json(200, await readSubscription(c.store, authOf(req).accountId, req.params.id ?? '')),
+  'PUT /v1/webhooks/{id}': async (req, c) => {
+    const body = parseInput(updateWebhookBody, req.body);
+    return json(200, await updateSubscription(c, authOf(req).accountId, req.params.id ?? '', body));
+  },
+  'DELETE /v1/webhooks/{id}': async (req, c) => {
+    await deleteSubscription(c, authOf(req).accountId, req.params.id ?? '');
+    return json(200, { message: 'webhook deleted' });
+  },
+  'POST /v1/webhooks/{id}/rotate-secret': async (req, c) => json(200, await rotateSecret(c, authOf(req).accountId, req.params.id ?? '')),
+  'GET /v1/webhooks/{id}/deliveries': async (req, c) => {
+    const page = await listDeliveries(
+      { store: c.store, cursorSecret: c.secrets.get('cursor-signing-key') },
+      authOf(req).accountId,
+      req.params.id ?? '',
+      { limit: parseLimit(req.query.limit), cursor: req.query.cursor },
+    );
+    return json(200, { deliveries: page.items, next_cursor: page.nextCursor });
+  },
+});
