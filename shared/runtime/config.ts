@@ -28,6 +28,8 @@ export interface RuntimeConfig {
   emailCostMicros: number;
   /** Local development only: outbound requests may go to http:// and private addresses. */
   webhookAllowPrivate: boolean;
+  /** How long a webhook endpoint has to answer (the spec's 30 s; tests shorten it). */
+  webhookTimeoutMs?: number;
 }
 
 export class ConfigError extends Error {

@@ -21,6 +21,7 @@ export const RETRY_WINDOW_MS = 24 * 3600_000;
 export const BASE_DELAY_MS = 30_000;
 const MAX_QUEUE_DELAY_S = 900; // SQS's own limit
 const PAUSED_RECHECK_MS = 15 * 60_000;
+const LOG_RETENTION_S = 30 * 24 * 3600;
 
 /** The webhook request body, exactly as the spec's envelope. */
 export interface WebhookEnvelope {
@@ -45,7 +46,7 @@ export interface WebhookDeps {
   scheduler: Scheduler;
   secrets: Secrets;
   logger: Logger;
-  config: { webhookAllowPrivate: boolean };
+  config: { webhookAllowPrivate: boolean; webhookTimeoutMs?: number };
 }
 
 /** Hands a recorded event to the webhook queue when some subscription could want it. */
@@ -69,12 +70,14 @@ export function signatureOf(secret: string, timestamp: number, body: string): st
 export async function fanOut(deps: WebhookDeps, envelope: WebhookEnvelope): Promise<number> {
   const subscriptions = await listMatchingSubscriptions(deps.store, envelope.account_id, envelope.event_type);
   const now = deps.clock.now().toISOString();
+  // The delivery log is kept for 30 days (DynamoDB's TTL removes it; the local store keeps it).
+  const expiresAt = Math.floor(deps.clock.now().getTime() / 1000) + LOG_RETENTION_S;
   const jobs: WebhookJob[] = [];
   for (const sub of subscriptions) {
     const claim = keys.webhookDeliveryClaim(sub.id, envelope.event_id);
     let deliveryId = deps.ids.next('dlv');
     try {
-      await deps.store.create({ ...claim, entity: 'webhook_delivery_claim', delivery_id: deliveryId });
+      await deps.store.create({ ...claim, entity: 'webhook_delivery_claim', delivery_id: deliveryId, expires_at: expiresAt });
     } catch (error) {
       if (!(error instanceof ConditionFailedError)) throw error;
       const existing = await deps.store.get<{ delivery_id: string }>(claim);
@@ -97,6 +100,7 @@ export async function fanOut(deps: WebhookDeps, envelope: WebhookEnvelope): Prom
       body: JSON.stringify(envelope),
       created_at: now,
       updated_at: now,
+      expires_at: expiresAt,
     };
     try {
       await deps.store.create(delivery);
@@ -129,7 +133,7 @@ export async function attempt(deps: WebhookDeps, job: WebhookJob & { kind: 'atte
   const delivery = await deps.store.get<DeliveryItem>(key);
   // A stale or repeated job: the delivery has moved on (or is gone).
   if (!delivery || delivery.attempt_count !== job.attempt - 1 || delivery.status === 'succeeded' || delivery.status === 'exhausted') return 'skipped';
-  const subscription = await getSubscription(deps.store, job.account_id, job.subscription_id).catch(() => undefined);
+  const subscription = await getSubscription(deps.store, job.account_id, job.subscription_id);
   if (!subscription) return 'skipped'; // deleted: its retries stop
   const nowMs = deps.clock.now().getTime();
   const elapsed = nowMs - Date.parse(delivery.created_at);
@@ -153,6 +157,7 @@ export async function attempt(deps: WebhookDeps, job: WebhookJob & { kind: 'atte
       'user-agent': 'Postbox-Webhooks/1.0',
     },
     { allowPrivate: deps.config.webhookAllowPrivate },
+    { timeoutMs: deps.config.webhookTimeoutMs ?? 30_000 },
   );
   if (result.ok) {
     await settle(deps, delivery, job.attempt, { status: 'succeeded', response_status: result.status });

@@ -63,6 +63,8 @@ export interface DeliveryItem {
   body: string;
   created_at: string;
   updated_at: string;
+  /** Epoch seconds: the log entry's end of life. */
+  expires_at?: number;
 }
 
 export interface DeliveryView {

@@ -10,8 +10,16 @@ import { queryPage, type Page } from '../pagination';
 import type { Clock } from '../ports/clock';
 import type { Secrets } from '../ports/secrets';
 import { open, seal } from '../secret-box';
-import { matches, toDeliveryView, toSubscriptionView, type DeliveryItem, type DeliveryView, type SubscribableType, type SubscriptionItem, type SubscriptionView } from './model';
-import { checkUrl, UnsafeUrlError } from './outbound';
+import {
+  matches,
+  toDeliveryView,
+  toSubscriptionView,
+  type DeliveryItem,
+  type DeliveryView,
+  type SubscriptionItem,
+  type SubscriptionView,
+} from './model';
+import { checkUrl, UnsafeUrlError, type Lookup } from './outbound';
 import type { CreateWebhookBody, SubscriptionWithSecretView, UpdateWebhookBody } from './schemas';
 
 /** Recorded in docs/api-decisions.md: bounds the fan-out cost of one event. */
@@ -26,7 +34,7 @@ export interface SubscriptionDeps {
   secrets: Pick<Secrets, 'get'>;
   config: { webhookAllowPrivate: boolean };
   /** DNS resolver for the URL guard; tests stub it, production uses the system resolver. */
-  lookup?: Parameters<typeof checkUrl>[2];
+  lookup?: Lookup;
 }
 
 export interface PageInput {
@@ -36,12 +44,13 @@ export interface PageInput {
 
 const notFound = (): NotFoundError => new NotFoundError('webhook subscription');
 
-/** Refuses a URL the service must not call (not https, private, loopback, metadata...). */
+/** Refuses a URL the service must not call: not https, or not resolving only to public addresses. */
 async function checkEndpoint(deps: SubscriptionDeps, url: string): Promise<void> {
   try {
     await checkUrl(url, { allowPrivate: deps.config.webhookAllowPrivate }, deps.lookup);
   } catch (error) {
-    if (error instanceof UnsafeUrlError) throw new InvalidRequestError(`body.endpoint_url: ${error.message}`, { cause: error });
+    // Re-worded to name the field the way every other body error does.
+    if (error instanceof UnsafeUrlError) throw new UnsafeUrlError(error.reason, { field: 'body.endpoint_url', cause: error });
     throw error;
   }
 }
@@ -104,7 +113,7 @@ export async function createSubscription(deps: SubscriptionDeps, accountId: stri
     id,
     account_id: accountId,
     endpoint_url: body.endpoint_url,
-    event_types: (body.event_types ?? []) as SubscribableType[],
+    event_types: body.event_types ?? [],
     is_active: true,
     secret_sealed: sealed,
     created_at: now,

@@ -19,7 +19,7 @@ export interface TestContainer extends Container {
   clock: ManualClock;
   scheduler: StoreScheduler;
   logs: Array<Record<string, unknown>>;
-  sent: Array<{ queue: string; body: unknown }>;
+  sent: Array<{ queue: string; body: unknown; delaySeconds?: number }>;
   /** What the fake mailer was handed; set `mailerFailure` to make it throw. */
   mailed: OutboundEmail[];
   mailerFailure?: Error;
@@ -38,9 +38,9 @@ export async function createTestContainer(options: { start?: string } = {}): Pro
   const testStore = await startTestStore();
   const clock = new ManualClock(options.start ?? '2026-03-01T12:00:00.000Z');
   const logs: Array<Record<string, unknown>> = [];
-  const sent: Array<{ queue: string; body: unknown }> = [];
+  const sent: TestContainer['sent'] = [];
   const queue: Queue = {
-    send: async (q, body) => void sent.push({ queue: q, body }),
+    send: async (q, body, options) => void sent.push({ queue: q, body, delaySeconds: options?.delaySeconds }),
     sendBatch: async (q, bodies) => void bodies.forEach((body) => sent.push({ queue: q, body })),
   };
   const mailed: OutboundEmail[] = [];

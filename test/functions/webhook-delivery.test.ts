@@ -1,0 +1,292 @@
+// Webhooks end to end inside the service: timeline events fan out to subscriptions, signed POSTs
+// reach real HTTP receivers, failures retry on the spec's schedule with a hand-moved clock.
+import { createHmac } from 'node:crypto';
+import Stripe from 'stripe';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { handler as deliverWebhook } from '../../functions/webhooks/deliver-webhook';
+import { handler as sendWorker } from '../../functions/send/send-message';
+import type { CreatedAccount } from '../../shared/accounts/service';
+import { keys } from '../../shared/db/keys';
+import type { DeliveryItem } from '../../shared/webhooks/model';
+import { MAX_ATTEMPTS } from '../../shared/webhooks/deliver';
+import { call } from '../support/api';
+import type { TestContainer } from '../support/container';
+import { startHttpReceiver, type Receiver } from '../support/receivers';
+import { sqsEvent, sqsRecord } from '../support/sqs';
+import { useTestbed } from '../support/testbed';
+
+let c: TestContainer;
+let account: CreatedAccount;
+let receiver: Receiver;
+const bed = useTestbed();
+
+beforeAll(async () => {
+  receiver = await startHttpReceiver();
+});
+afterAll(async () => receiver.close());
+beforeEach(() => {
+  ({ c, account } = bed);
+  c.config.webhookAllowPrivate = true; // the receivers listen on loopback
+  c.config.webhookTimeoutMs = 500;
+  receiver.requests.length = 0;
+  receiver.reply({ status: 200 });
+});
+afterEach(() => {
+  c.config.webhookAllowPrivate = false;
+});
+
+let n = 0;
+async function subscribe(eventTypes?: string[]): Promise<{ id: string; signing_secret: string }> {
+  c.clock.advance(150);
+  const res = await call({ method: 'POST', path: '/v1/webhooks', key: account.admin_key, body: { endpoint_url: `${receiver.url}/hook`, ...(eventTypes ? { event_types: eventTypes } : {}) } });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+/** Accepts a send and runs the send worker on it; returns the message id. */
+async function sendAndDispatch(to = 'ada@example.com', key = account.admin_key): Promise<string> {
+  c.clock.advance(150);
+  const res = await call({ method: 'POST', path: '/v1/send', key, body: { channel: 'email', idempotency_key: `wh-${++n}`, destination: { email: to }, payload: { subject: 's', body_text: 't' }, metadata: { from_email: 'hi@acme.test' } } });
+  expect(res.status).toBe(201);
+  const job = c.sent.find((s) => s.queue === 'send' && (s.body as { message_id: string }).message_id === res.body.id);
+  await sendWorker(sqsEvent([sqsRecord(job?.body)]));
+  return res.body.id;
+}
+
+/** Runs queued webhook jobs (fan-outs, then the attempts they queue) until none are left. */
+async function drainWebhooks(limit = 50): Promise<void> {
+  for (let i = 0; i < limit; i++) {
+    const index = c.sent.findIndex((s) => s.queue === 'webhooks');
+    if (index < 0) return;
+    const [job] = c.sent.splice(index, 1);
+    const out = await deliverWebhook(sqsEvent([sqsRecord(job?.body)]));
+    expect(out.batchItemFailures).toEqual([]);
+  }
+}
+
+const deliveries = async (subscriptionId: string): Promise<DeliveryItem[]> =>
+  (await c.store.query({ keyCondition: 'pk = :pk', values: { ':pk': keys.deliveriesPartition(subscriptionId) } })).items as unknown as DeliveryItem[];
+
+describe('fan-out and the request', () => {
+  it('posts each event once per matching subscription, signed so standard verifiers accept it', async () => {
+    const sub = await subscribe();
+
+    const id = await sendAndDispatch();
+    await drainWebhooks();
+
+    expect(receiver.requests).toHaveLength(1);
+    const [request] = receiver.requests;
+    const body = request?.body.toString('utf8') ?? '';
+    const envelope = JSON.parse(body);
+    expect(envelope).toEqual({ event_id: expect.stringMatching(/^evt_/), event_type: 'sent', message_id: id, account_id: account.account_id, payload: { provider_message_id: expect.any(String) }, occurred_at: expect.any(String), created_at: expect.any(String) });
+    const h = request?.headers ?? {};
+    expect(h['content-type']).toBe('application/json');
+    expect(h['service-event-id']).toBe(envelope.event_id);
+    expect(h['service-event-type']).toBe('sent');
+    expect(h['service-timestamp']).toBe(String(Math.floor(c.clock.now().getTime() / 1000)));
+    // Any HMAC library, over timestamp.body with the secret's UTF-8 bytes:
+    const expected = createHmac('sha256', sub.signing_secret).update(`${h['service-timestamp']}.${body}`).digest('hex');
+    expect(h['service-signature']).toBe(expected);
+    // And Stripe's own verifier, fed t=…,v1=…:
+    const stripe = new Stripe('sk_test_unused');
+    const header = `t=${h['service-timestamp']},v1=${h['service-signature']}`;
+    expect(() => stripe.webhooks.constructEvent(body, header, sub.signing_secret, 300, undefined, Number(h['service-timestamp']))).not.toThrow();
+  });
+
+  it('fires for test-mode sends too, and only for the types a subscription asked for', async () => {
+    const all = await subscribe();
+    const bounces = await subscribe(['bounced']);
+
+    await sendAndDispatch('bounced@example.com', account.test_admin_key);
+    await drainWebhooks();
+
+    const types = receiver.requests.map((r) => r.headers['service-event-type']).sort();
+    expect(types).toEqual(['bounced', 'bounced', 'sent']);
+    expect((await deliveries(all.id)).map((d) => d.event_type).sort()).toEqual(['bounced', 'sent']);
+    expect((await deliveries(bounces.id)).map((d) => d.event_type)).toEqual(['bounced']);
+  });
+
+  it('keeps event ids stable: a repeated fan-out delivers nothing twice', async () => {
+    const sub = await subscribe();
+    await sendAndDispatch();
+    const fanout = c.sent.find((s) => s.queue === 'webhooks');
+
+    await deliverWebhook(sqsEvent([sqsRecord(fanout?.body)]));
+    await drainWebhooks();
+
+    expect(receiver.requests).toHaveLength(1);
+    expect(await deliveries(sub.id)).toHaveLength(1);
+  });
+
+  it('sends nothing to a paused subscription', async () => {
+    const sub = await subscribe();
+    await call({ method: 'PUT', path: `/v1/webhooks/${sub.id}`, key: account.admin_key, body: { is_active: false } });
+
+    await sendAndDispatch();
+    await drainWebhooks();
+
+    expect(receiver.requests).toHaveLength(0);
+    expect(await deliveries(sub.id)).toHaveLength(0);
+  });
+});
+
+describe('retries', () => {
+  /**
+   * Runs the next due attempt: moves the clock to it and takes it from the queue (short delays)
+   * or, for longer ones, lets the scheduler fire it at the delivery's next_retry_at.
+   */
+  async function nextAttempt(subscriptionId: string): Promise<boolean> {
+    const queued = c.sent.findIndex((s) => s.queue === 'webhooks');
+    if (queued >= 0) {
+      const [job] = c.sent.splice(queued, 1);
+      c.clock.advance((job?.delaySeconds ?? 0) * 1000);
+      await deliverWebhook(sqsEvent([sqsRecord(job?.body)]));
+      return true;
+    }
+    const next = (await deliveries(subscriptionId))[0]?.next_retry_at;
+    if (!next) return false;
+    c.clock.set(new Date(Date.parse(next) + 1000));
+    if ((await c.scheduler.fireDue(c.clock.now(), c.queue)) === 0) return false;
+    return nextAttempt(subscriptionId);
+  }
+
+  it.each([
+    ['a 500', { status: 500 }],
+    ['a 401', { status: 401 }],
+    ['a redirect', { status: 302, redirectTo: 'http://127.0.0.1:9/elsewhere' }],
+    ['no answer within the timeout', { status: 200, delayMs: 2000 }],
+  ])('retry after %s at 30 s ±25 %%, then succeed', async (_label, failure) => {
+    const sub = await subscribe();
+    receiver.reply(failure);
+    await sendAndDispatch();
+    await drainWebhooks(1); // the fan-out
+    await nextAttempt(sub.id); // attempt 1 fails
+
+    const [failed] = await deliveries(sub.id);
+    const retry = c.sent.find((s) => s.queue === 'webhooks');
+    receiver.reply({ status: 204 });
+    await nextAttempt(sub.id);
+    const [done] = await deliveries(sub.id);
+
+    expect(failed).toMatchObject({ status: 'failed', attempt_count: 1, response_status: failure.delayMs ? 0 : failure.status });
+    expect(retry?.delaySeconds).toBeGreaterThanOrEqual(22);
+    expect(retry?.delaySeconds).toBeLessThanOrEqual(38);
+    const announced = Date.parse(failed?.next_retry_at ?? '') - Date.parse(failed?.updated_at ?? '');
+    expect(Math.ceil(announced / 1000)).toBe(retry?.delaySeconds);
+    expect(done).toMatchObject({ status: 'succeeded', attempt_count: 2, response_status: 204 });
+    const listed = await call({ method: 'GET', path: `/v1/webhooks/${sub.id}/deliveries`, key: account.admin_key });
+    expect(listed.body.deliveries[0]).toMatchObject({ status: 'succeeded', attempt_count: 2, response_status: 204 });
+    expect(listed.body.deliveries[0].next_retry_at).toBeUndefined();
+  });
+
+  it('gives up after 12 attempts, going through the scheduler past 15 minutes, and keeps the subscription active', async () => {
+    const sub = await subscribe();
+    receiver.reply({ status: 503 });
+    await sendAndDispatch();
+    await drainWebhooks(1);
+
+    let attempts = 0;
+    const delays: number[] = [];
+    while (attempts < 20 && (await nextAttempt(sub.id))) {
+      attempts++;
+      const next = c.sent.find((s) => s.queue === 'webhooks');
+      if (next) delays.push(next.delaySeconds ?? 0);
+    }
+    const [delivery] = await deliveries(sub.id);
+    const subscription = await call({ method: 'GET', path: `/v1/webhooks/${sub.id}`, key: account.admin_key });
+
+    expect(receiver.requests).toHaveLength(MAX_ATTEMPTS);
+    expect(delivery).toMatchObject({ status: 'exhausted', attempt_count: 12, response_status: 503 });
+    expect(delivery?.next_retry_at).toBeUndefined();
+    expect(subscription.body.is_active).toBe(true);
+    // Queue delays while a retry is at most 15 minutes away (30 s … 8 min, and 16 min when jitter
+    // brings it under 15), the scheduler for the later ones.
+    expect(delays.length).toBeGreaterThanOrEqual(5);
+    expect(delays.length).toBeLessThanOrEqual(6);
+    expect(delays.every((d) => d <= 900)).toBe(true);
+    delays.forEach((d, i) => {
+      expect(d).toBeGreaterThanOrEqual(Math.floor(30 * 2 ** i * 0.75));
+      expect(d).toBeLessThanOrEqual(Math.ceil(30 * 2 ** i * 1.25));
+    });
+  });
+
+  it('stops retrying once the subscription is deleted', async () => {
+    const sub = await subscribe();
+    receiver.reply({ status: 500 });
+    await sendAndDispatch();
+    await drainWebhooks(1);
+    await nextAttempt(sub.id);
+
+    await call({ method: 'DELETE', path: `/v1/webhooks/${sub.id}`, key: account.admin_key });
+    await nextAttempt(sub.id);
+
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('signs a retry with the rotated secret', async () => {
+    const sub = await subscribe();
+    receiver.reply({ status: 500 });
+    await sendAndDispatch();
+    await drainWebhooks(1);
+    await nextAttempt(sub.id);
+    const rotated = await call({ method: 'POST', path: `/v1/webhooks/${sub.id}/rotate-secret`, key: account.admin_key });
+    receiver.reply({ status: 200 });
+
+    await nextAttempt(sub.id);
+
+    const last = receiver.requests[1];
+    const body = last?.body.toString('utf8') ?? '';
+    expect(last?.headers['service-signature']).toBe(createHmac('sha256', rotated.body.signing_secret).update(`${last?.headers['service-timestamp']}.${body}`).digest('hex'));
+    expect(last?.headers['service-event-id']).toBe(receiver.requests[0]?.headers['service-event-id']);
+  });
+
+  it('refuses a private address at delivery time as a failed attempt', async () => {
+    const sub = await subscribe();
+    c.config.webhookAllowPrivate = false; // the endpoint is loopback: refused when attempted
+    await sendAndDispatch();
+    await drainWebhooks(1);
+
+    await nextAttempt(sub.id);
+
+    const [delivery] = await deliveries(sub.id);
+    expect(receiver.requests).toHaveLength(0);
+    expect(delivery).toMatchObject({ status: 'failed', attempt_count: 1, response_status: 0, last_error: expect.stringMatching(/^refused/) });
+  });
+});
+
+describe('the webhook channel', () => {
+  it('posts payload.data to destination.url and records delivered with a detail, or failed', async () => {
+    await call({ method: 'PUT', path: '/v1/account/channels/webhook', key: account.admin_key, body: { enabled: true } });
+    const post = async (status: number) => {
+      receiver.reply({ status });
+      c.clock.advance(150);
+      const res = await call({ method: 'POST', path: '/v1/send', key: account.admin_key, body: { channel: 'webhook', idempotency_key: `ch-${++n}`, destination: { url: `${receiver.url}/in` }, payload: { data: { order: 42 } } } });
+      expect(res.status).toBe(201);
+      const job = c.sent.find((s) => s.queue === 'send' && (s.body as { message_id: string }).message_id === res.body.id);
+      await sendWorker(sqsEvent([sqsRecord(job?.body)]));
+      return (await call({ method: 'GET', path: `/v1/messages/${res.body.id}`, key: account.admin_key })).body;
+    };
+
+    const ok = await post(200);
+    const bad = await post(500);
+
+    expect(JSON.parse(receiver.requests[0]?.body.toString('utf8') ?? '')).toEqual({ order: 42 });
+    expect(ok.status).toBe('delivered');
+    expect(ok.events).toEqual([expect.objectContaining({ type: 'delivered', source: 'worker', payload: { detail: expect.stringMatching(/^HTTP 200 from 127\.0\.0\.1:\d+/) } })]);
+    expect(bad.status).toBe('failed');
+    expect(bad.events[0].payload.error).toMatch(/500/);
+  });
+
+  it('is refused until the account turns it on, and refuses private destinations', async () => {
+    const body = (url: string) => ({ channel: 'webhook', idempotency_key: `ch-${++n}`, destination: { url }, payload: { data: {} } });
+    const off = await call({ method: 'POST', path: '/v1/send', key: account.admin_key, body: body('https://93.184.216.34/x') });
+    await call({ method: 'PUT', path: '/v1/account/channels/webhook', key: account.admin_key, body: { enabled: true } });
+    c.config.webhookAllowPrivate = false;
+    const privateUrl = await call({ method: 'POST', path: '/v1/send', key: account.admin_key, body: body('https://10.0.0.8/x') });
+    const sms = await call({ method: 'PUT', path: '/v1/account/channels/sms', key: account.admin_key, body: { enabled: true } });
+
+    expect(off.body.error.code).toBe('channel_not_enabled');
+    expect(privateUrl.body.error.code).toBe('invalid_destination');
+    expect(sms.body.error.code).toBe('channel_not_enabled');
+  });
+});
