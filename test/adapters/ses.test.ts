@@ -1,0 +1,110 @@
+// The SES v2 adapters against a mocked client (SES has no local stand-in for identities, and
+// error paths are what matter): what we send, and how SES's answers are translated.
+import {
+  AlreadyExistsException,
+  BadRequestException,
+  CreateEmailIdentityCommand,
+  DeleteEmailIdentityCommand,
+  GetEmailIdentityCommand,
+  LimitExceededException,
+  MessageRejected,
+  NotFoundException,
+  PutEmailIdentityMailFromAttributesCommand,
+  SendEmailCommand,
+  SESv2Client,
+  TooManyRequestsException,
+} from '@aws-sdk/client-sesv2';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SesIdentities } from '../../shared/adapters/aws/ses-identities';
+import { SesMailer } from '../../shared/adapters/aws/ses-mailer';
+import { ApiError, RetryableError } from '../../shared/errors';
+import { PermanentSendError } from '../../shared/ports/mailer';
+
+const ses = mockClient(SESv2Client);
+afterEach(() => ses.reset());
+const client = () => new SESv2Client({ region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
+const meta = { $metadata: {} };
+
+describe('SesIdentities', () => {
+  it('creates an Easy DKIM identity with a custom MAIL FROM domain and returns its tokens', async () => {
+    ses.on(CreateEmailIdentityCommand).resolves({ DkimAttributes: { Tokens: ['a1', 'b2', 'c3'] } });
+    ses.on(PutEmailIdentityMailFromAttributesCommand).resolves({});
+
+    const out = await new SesIdentities(client()).create('acme.test', 'send.acme.test');
+
+    expect(out).toEqual({ dkimTokens: ['a1', 'b2', 'c3'] });
+    expect(ses.commandCalls(CreateEmailIdentityCommand)[0]?.args[0].input).toEqual({ EmailIdentity: 'acme.test' });
+    expect(ses.commandCalls(PutEmailIdentityMailFromAttributesCommand)[0]?.args[0].input).toEqual({
+      EmailIdentity: 'acme.test',
+      MailFromDomain: 'send.acme.test',
+      BehaviorOnMxFailure: 'USE_DEFAULT_VALUE',
+    });
+  });
+
+  it('reuses an identity an earlier attempt left behind', async () => {
+    ses.on(CreateEmailIdentityCommand).rejects(new AlreadyExistsException({ message: 'exists', ...meta }));
+    ses.on(GetEmailIdentityCommand).resolves({ DkimAttributes: { Tokens: ['x', 'y', 'z'] } });
+    ses.on(PutEmailIdentityMailFromAttributesCommand).resolves({});
+
+    expect(await new SesIdentities(client()).create('acme.test', 'send.acme.test')).toEqual({ dkimTokens: ['x', 'y', 'z'] });
+  });
+
+  it.each([
+    ['a refused domain', new BadRequestException({ message: 'Invalid domain name acme', ...meta }), 'invalid_request'],
+    ['the account’s identity limit', new LimitExceededException({ message: 'Maximum identities', ...meta }), 'domain_limit_reached'],
+  ])('translates %s into our envelope without SES’s words', async (_label, error, code) => {
+    ses.on(CreateEmailIdentityCommand).rejects(error);
+
+    const failure = await new SesIdentities(client()).create('acme.test', 'send.acme.test').catch((e: unknown) => e);
+
+    expect(failure).toBeInstanceOf(ApiError);
+    expect((failure as ApiError).code).toBe(code);
+    expect((failure as ApiError).message).not.toContain(error.message);
+    expect((failure as ApiError).cause).toBe(error);
+  });
+
+  it('treats other SES failures as retryable', async () => {
+    ses.on(CreateEmailIdentityCommand).rejects(new TooManyRequestsException({ message: 'slow down', ...meta }));
+
+    await expect(new SesIdentities(client()).create('acme.test', 'send.acme.test')).rejects.toBeInstanceOf(RetryableError);
+  });
+
+  it('removes identities, an absent one included', async () => {
+    ses.on(DeleteEmailIdentityCommand).rejectsOnce(new NotFoundException({ message: 'gone', ...meta })).resolves({});
+
+    await expect(new SesIdentities(client()).remove('gone.test')).resolves.toBeUndefined();
+    await expect(new SesIdentities(client()).remove('acme.test')).resolves.toBeUndefined();
+    expect(ses.commandCalls(DeleteEmailIdentityCommand).map((c) => c.args[0].input.EmailIdentity)).toEqual(['gone.test', 'acme.test']);
+  });
+});
+
+describe('SesMailer', () => {
+  const email = { from: 'Acme <hi@acme.test>', to: 'ada@example.com', subject: 'Hi', html: '<b>hi</b>', text: 'hi', messageId: 'msg_1', accountId: 'acct_1' };
+
+  it('sends through the configuration set with our ids as message tags', async () => {
+    ses.on(SendEmailCommand).resolves({ MessageId: 'ses-123' });
+
+    const out = await new SesMailer(client(), 'postbox-events').send(email);
+
+    expect(out).toEqual({ providerMessageId: 'ses-123' });
+    expect(ses.commandCalls(SendEmailCommand)[0]?.args[0].input).toMatchObject({
+      FromEmailAddress: 'Acme <hi@acme.test>',
+      Destination: { ToAddresses: ['ada@example.com'] },
+      ConfigurationSetName: 'postbox-events',
+      EmailTags: [
+        { Name: 'postbox_message_id', Value: 'msg_1' },
+        { Name: 'postbox_account_id', Value: 'acct_1' },
+      ],
+      Content: { Simple: { Subject: { Data: 'Hi', Charset: 'UTF-8' }, Body: { Html: { Data: '<b>hi</b>', Charset: 'UTF-8' }, Text: { Data: 'hi', Charset: 'UTF-8' } } } },
+    });
+  });
+
+  it('calls a rejection permanent and throttling retryable', async () => {
+    ses.on(SendEmailCommand).rejectsOnce(new MessageRejected({ message: 'Email address is not verified.', ...meta })).rejectsOnce(new TooManyRequestsException({ message: 'Maximum sending rate exceeded.', ...meta }));
+    const mailer = new SesMailer(client());
+
+    await expect(mailer.send(email)).rejects.toBeInstanceOf(PermanentSendError);
+    await expect(mailer.send(email)).rejects.toBeInstanceOf(TooManyRequestsException);
+  });
+});
