@@ -253,8 +253,10 @@ async function inspect(raw: string, policy: OutboundPolicy, lookup: Lookup): Pro
     const refused = refusedAddress(answer.address, policy);
     if (refused) throw new UnsafeUrlError(`resolves to ${answer.address}, ${refused}`);
   }
-  const [first] = answers as [{ address: string; family: 4 | 6 }];
-  return { url, address: first.address, family: first.family, addresses: answers };
+  // The family comes from the address itself: a resolver's label is not trusted.
+  const addresses = answers.map((a) => ({ address: a.address, family: isIP(a.address) as 4 | 6 }));
+  const [first] = addresses as [{ address: string; family: 4 | 6 }];
+  return { url, address: first.address, family: first.family, addresses };
 }
 
 /**
