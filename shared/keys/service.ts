@@ -4,7 +4,7 @@ import { accountPartition, keys } from '../db/keys';
 import type { Store } from '../db/store';
 import { ApiError, ConditionFailedError, NotFoundError } from '../errors';
 import type { Ids } from '../ids';
-import { queryPage, type Page } from '../pagination';
+import { listAccountItems, type Page } from '../pagination';
 import type { Clock } from '../ports/clock';
 import type { AccountItem } from '../accounts/service';
 import type { ApiKeyView, CreateKeyBody, CreatedApiKeyView } from './schemas';
@@ -124,15 +124,7 @@ export async function listKeys(
   accountId: string,
   page: { limit: number; cursor?: string },
 ): Promise<Page<ApiKeyView>> {
-  const out = await queryPage(
-    deps.store,
-    {
-      keyCondition: 'pk = :pk AND begins_with(sk, :prefix)',
-      values: { ':pk': accountPartition(accountId), ':prefix': keys.apiKeyPrefix },
-    },
-    { secret: deps.cursorSecret, scope: { accountId, collection: 'keys' }, limit: page.limit, cursor: page.cursor },
-  );
-  return { items: out.items.map((i) => toApiKeyView(i as unknown as ApiKeyItem)), nextCursor: out.nextCursor };
+  return listAccountItems(deps, accountId, { prefix: keys.apiKeyPrefix, collection: 'keys' }, page, toApiKeyView);
 }
 
 async function liveKey(store: Store, accountId: string, keyId: string): Promise<ApiKeyItem> {

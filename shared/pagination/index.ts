@@ -2,7 +2,7 @@
 // account, the collection and the filters, and newest-first pages of a store query.
 import * as z from 'zod';
 import { hmacSha256, safeEqual, sha256Hex } from '../crypto';
-import { table } from '../db/keys';
+import { accountPartition, table } from '../db/keys';
 import type { Item, QueryRequest, Store } from '../db/store';
 import { InvalidRequestError } from '../errors';
 
@@ -107,4 +107,20 @@ export async function queryPage(store: Store, query: Omit<QueryRequest, 'limit' 
 function keyNamesOfIndex(index: string | undefined): string[] {
   const found = Object.values(table.indexes).find((i) => i.name === index);
   return found ? [found.partitionKey, found.sortKey] : [];
+}
+
+/** A page of an account's items of one kind (sort key prefix), newest first, as wire views. */
+export async function listAccountItems<Item, View>(
+  deps: { store: Store; cursorSecret: string },
+  accountId: string,
+  list: { prefix: string; collection: string },
+  page: { limit: number; cursor?: string },
+  toView: (item: Item) => View,
+): Promise<Page<View>> {
+  const out = await queryPage(
+    deps.store,
+    { keyCondition: 'pk = :pk AND begins_with(sk, :prefix)', values: { ':pk': accountPartition(accountId), ':prefix': list.prefix } },
+    { secret: deps.cursorSecret, scope: { accountId, collection: list.collection }, limit: page.limit, cursor: page.cursor },
+  );
+  return { items: out.items.map((i) => toView(i as unknown as Item)), nextCursor: out.nextCursor };
 }

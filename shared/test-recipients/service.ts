@@ -7,7 +7,7 @@ import type { Store } from '../db/store';
 import { formatMailbox, parseMailbox } from '../email/address';
 import { ApiError, ConditionFailedError, NotFoundError } from '../errors';
 import type { Ids } from '../ids';
-import { queryPage, type Page } from '../pagination';
+import { listAccountItems, type Page } from '../pagination';
 import type { Clock } from '../ports/clock';
 import { PermanentSendError, type Mailer } from '../ports/mailer';
 import { admit } from '../rate-limit/service';
@@ -213,15 +213,7 @@ export async function listTestRecipients(
   accountId: string,
   page: { limit: number; cursor?: string },
 ): Promise<Page<TestRecipientView>> {
-  const out = await queryPage(
-    deps.store,
-    {
-      keyCondition: 'pk = :pk AND begins_with(sk, :prefix)',
-      values: { ':pk': accountPartition(accountId), ':prefix': keys.testRecipientPrefix },
-    },
-    { secret: deps.cursorSecret, scope: { accountId, collection: 'test_recipients' }, limit: page.limit, cursor: page.cursor },
-  );
-  return { items: out.items.map((i) => toTestRecipientView(i as unknown as TestRecipientItem)), nextCursor: out.nextCursor };
+  return listAccountItems(deps, accountId, { prefix: keys.testRecipientPrefix, collection: 'test_recipients' }, page, toTestRecipientView);
 }
 
 /** Removes an entry and its outstanding link; 404 for unknown ids and other accounts' entries. */

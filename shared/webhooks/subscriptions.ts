@@ -6,7 +6,7 @@ import { accountPartition, keys } from '../db/keys';
 import type { Store } from '../db/store';
 import { ApiError, ConditionFailedError, InvalidRequestError, NotFoundError } from '../errors';
 import { isId, type Ids } from '../ids';
-import { queryPage, type Page } from '../pagination';
+import { listAccountItems, queryPage, type Page } from '../pagination';
 import type { Clock } from '../ports/clock';
 import type { Secrets } from '../ports/secrets';
 import { open, seal } from '../secret-box';
@@ -128,13 +128,7 @@ export async function listSubscriptions(
   accountId: string,
   page: PageInput,
 ): Promise<Page<SubscriptionView>> {
-  const out = await queryPage(deps.store, accountSubscriptionsQuery(accountId), {
-    secret: deps.cursorSecret,
-    scope: { accountId, collection: 'webhooks' },
-    limit: page.limit,
-    cursor: page.cursor,
-  });
-  return { items: out.items.map((i) => toSubscriptionView(i as unknown as SubscriptionItem)), nextCursor: out.nextCursor };
+  return listAccountItems(deps, accountId, { prefix: keys.webhookPrefix, collection: 'webhooks' }, page, toSubscriptionView);
 }
 
 export async function readSubscription(store: Store, accountId: string, subscriptionId: string): Promise<SubscriptionView> {
