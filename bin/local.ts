@@ -27,7 +27,15 @@ async function main(): Promise<void> {
   if (runtime.createdBootstrap) {
     lines.push(`  account_id:     ${b.account_id}`, `  admin_key:      ${b.admin_key}`, `  test_admin_key: ${b.test_admin_key}`, `  staff_token:    ${b.staff_token}`);
   }
-  lines.push('', `Try: curl -s ${runtime.url}/v1/account/verification -H "Authorization: Bearer $(node -p "require('${join(resolve(settings.dataDir), 'bootstrap.json')}').admin_key")"`);
+  const keyOf = `$(node -p "require('${join(resolve(settings.dataDir), 'bootstrap.json')}').admin_key")`;
+  lines.push(
+    '',
+    `The account is in sandbox mode: live mail goes to its own address (${settings.accountEmail}) or a verified test recipient.`,
+    'Try:',
+    `  curl -s ${runtime.url}/v1/send -H "Authorization: Bearer ${keyOf}" \\`,
+    `    -d '{"channel":"email","idempotency_key":"hello-1","destination":{"email":"${settings.accountEmail}"},"payload":{"subject":"Hello","body_text":"It works"}}'`,
+    `  then open ${runtime.sesUrl}/ to read it.`,
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
   process.stdout.write(`READY ${runtime.url}\n`);
 
