@@ -1,33 +1,51 @@
-// Builds every manifest function the way lib/constructs/manifest-function.ts has NodejsFunction
-// build it, and measures bundle size and the cold import time of each bundle in a fresh `node`.
+// Builds every manifest function with the settings the stack uses (lib/bundling.ts, which
+// lib/constructs/manifest-function.ts turns into NodejsFunction props) and measures bundle size
+// and the cold import time of each bundle in a fresh `node`.
 import { execFile } from 'node:child_process';
 import { isBuiltin } from 'node:module';
 import { mkdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build, type Metafile } from 'esbuild';
+import { build, version as esbuildVersion, type BuildOptions, type Metafile } from 'esbuild';
 import type { FunctionDef } from '../functions/manifest';
-import { median } from './stats';
+import { lambdaBundling } from '../lib/bundling';
+import { fmt, fmtInt, median } from './stats';
+
+export const TARGET = lambdaBundling.target;
 
 /**
- * Copy of ESM_REQUIRE_BANNER in lib/constructs/manifest-function.ts (not exported there).
- * `bannerMatchesStack` tells whether the stack still uses exactly this text.
+ * `stack`: exactly what deploys. `sdk-external`: the alternative the stack rejected (the AWS SDK
+ * left to the Lambda runtime), kept so the reason for the choice stays measured.
  */
-export const ESM_REQUIRE_BANNER =
-  "import { createRequire as __postboxCreateRequire } from 'node:module'; const require = __postboxCreateRequire(import.meta.url);";
-
-/** esbuild's target for Lambda's Node.js 24 runtime, as NodejsFunction derives it (`nodejs24.x` → `node24`). */
-export const TARGET = 'node24';
-
-export type Variant = 'stack' | 'self';
+export type Variant = 'stack' | 'sdk-external';
+export const variants: readonly Variant[] = ['stack', 'sdk-external'];
 
 export const variantNotes: Record<Variant, string> = {
   stack:
-    'as the stack builds it: `@aws-sdk/*` external (NodejsFunction `bundleAwsSDK: false`), linked source map, ' +
-    'imported with `NODE_OPTIONS=--enable-source-maps` as the stack sets it; the SDK resolves from the project node_modules',
-  self: 'everything bundled (our pinned SDK clients included), no source map, no flags',
+    `what deploys: lib/bundling.ts as it stands (${lambdaBundling.bundleAwsSdk ? 'the pinned AWS SDK clients bundled' : '`@aws-sdk/*` left external'}, ` +
+    `externals: ${lambdaBundling.externalModules.length ? lambdaBundling.externalModules.join(', ') : 'none'}, ${lambdaBundling.sourceMap ? 'linked source map' : 'no source map'}), ` +
+    'imported with `NODE_OPTIONS=--enable-source-maps` as the stack sets it',
+  'sdk-external':
+    'the rejected alternative: the same settings but `@aws-sdk/*` external (NodejsFunction `bundleAwsSDK: false`), so the SDK comes from the Lambda runtime at import time; ' +
+    "locally the project's node_modules stand in for the runtime's copy",
 };
+
+/** esbuild options of one variant; everything but the AWS SDK's placement comes from lib/bundling.ts. */
+export function esbuildOptions(variant: Variant): BuildOptions {
+  const sdkExternal = variant === 'sdk-external' ? ['@aws-sdk/*'] : lambdaBundling.bundleAwsSdk ? [] : ['@aws-sdk/*'];
+  return {
+    bundle: true,
+    platform: lambdaBundling.platform,
+    target: lambdaBundling.target,
+    format: lambdaBundling.format,
+    mainFields: [...lambdaBundling.mainFields],
+    minify: lambdaBundling.minify,
+    sourcemap: lambdaBundling.sourceMap,
+    banner: { js: lambdaBundling.banner },
+    external: [...new Set([...lambdaBundling.externalModules, ...sdkExternal])],
+  };
+}
 
 export interface ImportRun {
   ok: boolean;
@@ -52,16 +70,8 @@ export interface BundleRow {
   missingHandler: boolean;
   /** Largest contributors to the bundle, by package. */
   largest: Array<{ name: string; bytes: number }>;
-  /** Bare imports left for the runtime to provide (stack variant). */
+  /** Bare imports left for the runtime to provide. */
   externals: string[];
-}
-
-export function bannerMatchesStack(projectRoot: string): boolean {
-  try {
-    return readFileSync(join(projectRoot, 'lib/constructs/manifest-function.ts'), 'utf8').includes(JSON.stringify(ESM_REQUIRE_BANNER));
-  } catch {
-    return false;
-  }
 }
 
 // Evaluated as an ES module in a fresh node; times only the import of the bundle.
@@ -146,30 +156,26 @@ export async function measureBundles(options: {
 }): Promise<{ rows: BundleRow[]; sourceMaps: SourceMapEffect | null }> {
   let sourceMaps: SourceMapEffect | null = null;
   const rows: BundleRow[] = [];
-  // The stack variant leaves @aws-sdk/* to the runtime; locally the project's copy stands in.
-  const stackRoot = join(options.outDir, 'stack');
-  mkdirSync(stackRoot, { recursive: true });
-  symlinkSync(join(options.projectRoot, 'node_modules'), join(stackRoot, 'node_modules'), 'dir');
-  const selfRoot = join(options.outDir, 'self');
+  // Only a variant with externals gets the project's node_modules beside it, standing in for the
+  // Lambda runtime's copy of the SDK; a self-contained bundle that still reaches for a package
+  // then fails its import here as it would in Lambda.
+  for (const variant of variants) {
+    const root = join(options.outDir, variant);
+    mkdirSync(root, { recursive: true });
+    if (esbuildOptions(variant).external?.length) symlinkSync(join(options.projectRoot, 'node_modules'), join(root, 'node_modules'), 'dir');
+  }
+  const nodeOptions = '--enable-source-maps'; // the stack sets it in every function's environment
 
   for (const fn of options.functions) {
-    for (const variant of ['stack', 'self'] as const) {
-      const dir = join(variant === 'stack' ? stackRoot : selfRoot, fn.name);
+    for (const variant of variants) {
+      const dir = join(options.outDir, variant, fn.name);
       const outfile = join(dir, 'index.mjs');
       let result: Awaited<ReturnType<typeof build<{ metafile: true }>>>;
       try {
         result = await build({
+          ...esbuildOptions(variant),
           entryPoints: [join(options.projectRoot, fn.entry)],
           outfile,
-          bundle: true,
-          platform: 'node',
-          target: TARGET,
-          format: 'esm',
-          mainFields: ['module', 'main'],
-          minify: true,
-          sourcemap: variant === 'stack',
-          banner: { js: ESM_REQUIRE_BANNER },
-          external: variant === 'stack' ? ['@aws-sdk/*'] : [],
           metafile: true,
           logLevel: 'silent',
           absWorkingDir: options.projectRoot,
@@ -177,11 +183,11 @@ export async function measureBundles(options: {
       } catch (error) {
         const why = `BUILD FAILED: ${String((error as Error)?.message ?? error).split('\n').slice(0, 2).join(' ')}`;
         rows.push({ fn: fn.name, variant, bytes: Number.NaN, gzipBytes: Number.NaN, mapBytes: null, importMs: Number.NaN, readyMs: Number.NaN, runs: 0, failures: [why], missingHandler: false, largest: [], externals: [] });
-        options.log(`  ${fn.name.padEnd(9)} ${variant.padEnd(5)} ${why}`);
+        options.log(`  ${fn.name.padEnd(12)} ${variant.padEnd(12)} ${why}`);
         continue;
       }
       const code = readFileSync(outfile);
-      const runs = await timeImports(outfile, fn.handler, options.runs, variant === 'stack' ? '--enable-source-maps' : undefined);
+      const runs = await timeImports(outfile, fn.handler, options.runs, lambdaBundling.sourceMap ? nodeOptions : undefined);
       const good = runs.filter((r) => r.ok);
       const failures = [...new Set(runs.filter((r) => !r.ok).map((r) => r.error ?? 'unknown error'))];
       const outRel = `${variant}/${fn.name}/index.mjs`;
@@ -190,7 +196,7 @@ export async function measureBundles(options: {
         variant,
         bytes: code.length,
         gzipBytes: gzipSync(code).length,
-        mapBytes: variant === 'stack' ? statSync(`${outfile}.map`).size : null,
+        mapBytes: lambdaBundling.sourceMap ? statSync(`${outfile}.map`).size : null,
         importMs: good.length ? median(good.map((r) => r.importMs)) : Number.NaN,
         readyMs: good.length ? median(good.map((r) => r.sinceStartMs)) : Number.NaN,
         runs: runs.length,
@@ -204,7 +210,7 @@ export async function measureBundles(options: {
         sourceMaps = await measureSourceMapEffect(fn.name, outfile, fn.handler, options.runs);
       }
       options.log(
-        `  ${fn.name.padEnd(9)} ${variant.padEnd(5)} ${String(row.bytes).padStart(8)} B  gzip ${String(row.gzipBytes).padStart(7)} B  import ${row.importMs.toFixed(1)} ms${failures.length ? `  FAILED: ${failures[0]}` : ''}`,
+        `  ${fn.name.padEnd(12)} ${variant.padEnd(12)} ${String(row.bytes).padStart(8)} B  gzip ${String(row.gzipBytes).padStart(7)} B  import ${row.importMs.toFixed(1)} ms${failures.length ? `  FAILED: ${failures[0]}` : ''}`,
       );
     }
   }
@@ -229,4 +235,59 @@ async function measureSourceMapEffect(fn: string, file: string, exportName: stri
     if (b.ok) without.push(b.importMs);
   }
   return { fn, runs, withMs: withFlag.length ? median(withFlag) : Number.NaN, withoutMs: without.length ? median(without) : Number.NaN };
+}
+
+const kb = (b: number): string => `${(b / 1024).toFixed(1)} KiB`;
+
+/** The bundles section of bench/results.md. */
+export function renderBundleSection(s: { bundles: BundleRow[]; sourceMaps: SourceMapEffect | null; bundleError: string | null; importRuns: number }): string[] {
+  const lines: string[] = ['## Lambda bundles', ''];
+  if (s.bundleError) {
+    lines.push(`Bundling failed: \`${s.bundleError}\``);
+  } else {
+    const stackRows = s.bundles.filter((b) => b.variant === 'stack');
+    const altRows = s.bundles.filter((b) => b.variant === 'sdk-external');
+    const med = (rows: BundleRow[], f: (b: BundleRow) => number): number => median(rows.map(f).filter(Number.isFinite));
+    lines.push(
+      `Each manifest function is bundled with esbuild ${esbuildVersion} using lib/bundling.ts, the same settings lib/constructs/manifest-function.ts turns into NodejsFunction props: platform node, target \`${TARGET}\`, format esm, bundle, minify, mainFields module,main, ` +
+        'and the banner that defines `require` through `createRequire`. Two variants:',
+      '',
+      `- **stack**: ${variantNotes.stack}.`,
+      `- **sdk-external**: ${variantNotes['sdk-external']}.`,
+      '',
+      `Cold import = \`await import(bundle)\` timed inside a fresh \`node\` process with an empty environment (PATH only), median of ${s.importRuns} runs, one process at a time; "ready" adds Node's own start-up (process start → import done). Gzip at zlib's default level.`,
+      '',
+      '| Function | Variant | Bytes | Gzip | Source map | Cold import ms (median) | Ready ms (median) | Largest parts |',
+      '|---|---|---:|---:|---:|---:|---:|---|',
+    );
+    for (const b of s.bundles) {
+      const problems = [...b.failures.map((f) => (f.startsWith('BUILD FAILED') ? f : `IMPORT FAILED: ${f}`)), ...(b.missingHandler ? ['handler export missing'] : [])];
+      lines.push(
+        `| ${b.fn} | ${b.variant} | ${fmtInt(b.bytes)} | ${fmtInt(b.gzipBytes)} | ${b.mapBytes === null ? '—' : fmtInt(b.mapBytes)} | ${fmt(b.importMs, 1)} | ${fmt(b.readyMs, 1)} | ${b.largest.map((p) => `${p.name} ${kb(p.bytes)}`).join('; ')}${problems.length ? ` — **${problems.join('; ')}**` : ''} |`,
+      );
+    }
+    lines.push(
+      '',
+      `Read it as: gzip size is what Lambda downloads and unpacks on a cold start, import time is the module load inside it; lower is better for both. ` +
+        `Across the functions (medians): **stack ${fmt(med(stackRows, (b) => b.importMs), 1)} ms import, ${kb(med(stackRows, (b) => b.gzipBytes))} gzip; sdk-external ${fmt(med(altRows, (b) => b.importMs), 1)} ms import, ${kb(med(altRows, (b) => b.gzipBytes))} gzip.** ` +
+        'The sdk-external bundles are smaller but each import then resolves and loads the SDK packages file by file from node_modules, which is why the stack bundles the SDK (and so runs the SDK versions the tests ran). ' +
+        "Locally the project's node_modules stand in for the Lambda runtime's SDK, so the sdk-external figures only approximate a deployed cold start.",
+    );
+    if (s.sourceMaps) {
+      lines.push(
+        '',
+        `Cost of \`--enable-source-maps\` (the stack sets it): the ${s.sourceMaps.fn} stack bundle imports in ${fmt(s.sourceMaps.withMs, 1)} ms with it and ${fmt(s.sourceMaps.withoutMs, 1)} ms without (medians of ${s.sourceMaps.runs} alternating runs each).`,
+      );
+    }
+    lines.push('', 'Packages the bundles import at load time, for the Lambda runtime to provide:', '');
+    for (const variant of variants) {
+      const groups = new Map<string, string[]>();
+      for (const b of s.bundles.filter((x) => x.variant === variant && !x.failures.some((f) => f.startsWith('BUILD FAILED')))) {
+        const set = b.externals.length ? b.externals.map((e) => `\`${e}\``).join(', ') : 'nothing';
+        groups.set(set, [...(groups.get(set) ?? []), b.fn]);
+      }
+      for (const [set, fns] of groups) lines.push(`- ${variant}: ${fns.join(', ')}: ${set}`);
+    }
+  }
+  return lines;
 }

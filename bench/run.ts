@@ -1,7 +1,9 @@
 // `npm run bench`: throughput and latency of an authenticated GET /v1/keys on the local runtime,
-// next to the raw GetItem rate of the same store in the same run, the store round trips one
-// request makes, and the size and cold import time of every Lambda bundle. Writes
-// bench/results.md (overwritten every run) and prints it. Loopback only; stops by itself.
+// next to the raw GetItem rate of the same store in the same run, and the store round trips one
+// request makes; the AWS requests one email send costs end to end and their price at list rates;
+// 1,000-item batches against the store's raw write rate; and the size and cold import time of
+// every Lambda bundle. Writes bench/results.md (overwritten every run) and prints it. Loopback
+// only; stops by itself.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { arch, cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
@@ -13,10 +15,12 @@ import { createAccount, type CreatedAccount } from '../shared/accounts/service';
 import { keys } from '../shared/db/keys';
 import { readLocalSettings } from '../shared/runtime/config';
 import { LOCAL_TABLE, startLocalRuntime, type LocalRuntime } from '../shared/runtime/local/runtime';
-import { version as esbuildVersion } from 'esbuild';
-import { bannerMatchesStack, measureBundles, TARGET, variantNotes, type BundleRow, type SourceMapEffect } from './bundles';
+import { measureBundles, renderBundleSection, TARGET, type BundleRow, type SourceMapEffect } from './bundles';
 import { runClosedLoop, type LoopResult } from './closed-loop';
+import { countRoundTrips, getKeys, ROUTE_PATH, type RoundTrips } from './round-trips';
 import type { LoadTask, WorkerReply } from './load-worker';
+import { measureSends, type SendResults } from './send';
+import { renderSendSections } from './send-report';
 import { fmt, fmtInt, median, summarize, type LatencySummary } from './stats';
 
 const projectRoot = fileURLToPath(new URL('../', import.meta.url));
@@ -44,7 +48,6 @@ const SETTINGS = {
   watchdogMs: 300_000,
 } as const;
 
-const ROUTE_PATH = '/v1/keys';
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
 interface LoadFigures {
@@ -148,110 +151,6 @@ async function createAccounts(runtime: LocalRuntime, count: number, offset: numb
   return created;
 }
 
-async function getKeys(runtime: LocalRuntime, token: string): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(`${runtime.url}${ROUTE_PATH}`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(10_000) });
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    /* keep the text */
-  }
-  return { status: res.status, body };
-}
-
-interface RoundTrips {
-  requests: number;
-  statuses: Record<string, number>;
-  /** Command name → count, over all counted requests. */
-  commands: Record<string, number>;
-  /** HTTP attempts (retries included) seen below the SDK's retry layer. */
-  attempts: number;
-  /** Command name → attempts, for comparison with `commands`. */
-  attemptsByCommand: Record<string, number>;
-  /** Failed attempts below the retry layer, as `Command: error` → count (each one was retried or surfaced). */
-  failedAttempts: Record<string, number>;
-  /** Command name → total ms spent in it (client side, retries included). */
-  commandMs: Record<string, number>;
-  /** Client-side latency of each counted request, in ms. */
-  requestMs: number[];
-  /** Most counted commands in flight at once (1: one request's round trips run one after the other). */
-  maxInFlight: number;
-  /** Store commands of the local scheduler loop seen meanwhile (left out of the counts). */
-  excluded: number;
-}
-
-/** Counts the store commands a few sequential authenticated GET /v1/keys make, by command name. */
-async function countRoundTrips(runtime: LocalRuntime, accounts: CreatedAccount[], n: number): Promise<RoundTrips> {
-  const stack = runtime.container.store.doc.middlewareStack;
-  const out: RoundTrips = { requests: 0, statuses: {}, commands: {}, attempts: 0, attemptsByCommand: {}, failedAttempts: {}, commandMs: {}, requestMs: [], maxInFlight: 0, excluded: 0 };
-  let active = false;
-  // The execution context is shared by every step of one command: it links attempts to commands.
-  const counted = new WeakSet<object>();
-  let inFlight = 0;
-  const isScheduler = (input: unknown): boolean => JSON.stringify(input ?? {}).includes(keys.schedulesPartition);
-  stack.add(
-    (next, context) => async (args) => {
-      if (active) {
-        if (isScheduler(args.input)) out.excluded++;
-        else {
-          out.commands[context.commandName ?? 'unknown'] = (out.commands[context.commandName ?? 'unknown'] ?? 0) + 1;
-          counted.add(context);
-          inFlight++;
-          out.maxInFlight = Math.max(out.maxInFlight, inFlight);
-          const t0 = performance.now();
-          try {
-            return await next(args);
-          } finally {
-            inFlight--;
-            const name = context.commandName ?? 'unknown';
-            out.commandMs[name] = (out.commandMs[name] ?? 0) + performance.now() - t0;
-          }
-        }
-      }
-      return next(args);
-    },
-    { step: 'initialize', priority: 'high', name: 'benchCommandCounter' },
-  );
-  stack.add(
-    (next, context) => async (args) => {
-      const isCounted = counted.has(context);
-      if (isCounted) {
-        out.attempts++;
-        const name = context.commandName ?? 'unknown';
-        out.attemptsByCommand[name] = (out.attemptsByCommand[name] ?? 0) + 1;
-      }
-      try {
-        return await next(args);
-      } catch (error) {
-        if (isCounted) {
-          const e = error as { name?: string; code?: string };
-          const label = `${(context.commandName ?? 'unknown').replace(/Command$/, '')}: ${e?.code ?? e?.name ?? 'error'}`;
-          out.failedAttempts[label] = (out.failedAttempts[label] ?? 0) + 1;
-        }
-        throw error;
-      }
-    },
-    { step: 'finalizeRequest', priority: 'low', name: 'benchAttemptCounter' },
-  );
-  try {
-    active = true;
-    for (let i = 0; i < n; i++) {
-      const account = accounts[i % accounts.length] as CreatedAccount;
-      const t0 = performance.now();
-      const { status } = await getKeys(runtime, account.admin_key);
-      out.requestMs.push(performance.now() - t0);
-      out.statuses[status] = (out.statuses[status] ?? 0) + 1;
-      out.requests++;
-    }
-  } finally {
-    active = false;
-    stack.remove('benchCommandCounter');
-    stack.remove('benchAttemptCounter');
-  }
-  return out;
-}
-
 function gitCommit(): string {
   try {
     return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: projectRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
@@ -271,10 +170,11 @@ interface Report {
   storeWorker: LoadFigures;
   storeInProcess: LoadFigures;
   trips: RoundTrips;
+  sends: SendResults | null;
+  sendError: string | null;
   bundles: BundleRow[];
   sourceMaps: SourceMapEffect | null;
   bundleError: string | null;
-  bannerMatches: boolean;
 }
 
 function render(r: Report): string {
@@ -298,7 +198,6 @@ function render(r: Report): string {
     .sort((a, b) => b[1] - a[1])
     .map(([name, ms]) => `${name.replace(/Command$/, '')} ${fmt(ms / Math.max(1, r.trips.commands[name] ?? 1), 2)} ms each`)
     .join(', ');
-  const kb = (b: number): string => `${(b / 1024).toFixed(1)} KiB`;
 
   const lines: string[] = [
     '# Benchmark results',
@@ -340,57 +239,20 @@ function render(r: Report): string {
     );
   }
 
-  lines.push('', '## Lambda bundles', '');
-  if (r.bundleError) {
-    lines.push(`Bundling failed: \`${r.bundleError}\``);
-  } else {
-    lines.push(
-      `Each manifest function is bundled with esbuild ${esbuildVersion} as lib/constructs/manifest-function.ts has NodejsFunction do it: platform node, target \`${TARGET}\`, format esm, bundle, minify, mainFields module,main, ` +
-        `and the banner that defines \`require\` through \`createRequire\`${r.bannerMatches ? ' (checked: the stack uses the same banner text)' : ' (WARNING: the banner text no longer matches the stack\'s; update bench/bundles.ts)'}. Two variants:`,
-      '',
-      `- **stack**: ${variantNotes.stack}.`,
-      `- **self**: ${variantNotes.self}.`,
-      '',
-      `Cold import = \`await import(bundle)\` timed inside a fresh \`node\` process with an empty environment (PATH only), median of ${SETTINGS.importRuns} runs, one process at a time; "ready" adds Node's own start-up (process start → import done). Gzip at zlib's default level.`,
-      '',
-      '| Function | Variant | Bytes | Gzip | Source map | Cold import ms (median) | Ready ms (median) | Largest parts |',
-      '|---|---|---:|---:|---:|---:|---:|---|',
-    );
-    for (const b of r.bundles) {
-      const problems = [...b.failures.map((f) => (f.startsWith('BUILD FAILED') ? f : `IMPORT FAILED: ${f}`)), ...(b.missingHandler ? ['handler export missing'] : [])];
-      lines.push(
-        `| ${b.fn} | ${b.variant} | ${fmtInt(b.bytes)} | ${fmtInt(b.gzipBytes)} | ${b.mapBytes === null ? '—' : fmtInt(b.mapBytes)} | ${fmt(b.importMs, 1)} | ${fmt(b.readyMs, 1)} | ${b.largest.map((p) => `${p.name} ${kb(p.bytes)}`).join('; ')}${problems.length ? ` — **${problems.join('; ')}**` : ''} |`,
-      );
-    }
-    if (r.sourceMaps) {
-      lines.push(
-        '',
-        `Cost of \`--enable-source-maps\` (the stack sets it): the ${r.sourceMaps.fn} stack bundle imports in ${fmt(r.sourceMaps.withMs, 1)} ms with it and ${fmt(r.sourceMaps.withoutMs, 1)} ms without (medians of ${r.sourceMaps.runs} alternating runs each).`,
-      );
-    }
-    const groups = new Map<string, string[]>();
-    for (const b of r.bundles.filter((x) => x.variant === 'stack' && !x.failures.some((f) => f.startsWith('BUILD FAILED')))) {
-      const set = b.externals.length ? b.externals.map((e) => `\`${e}\``).join(', ') : 'nothing';
-      groups.set(set, [...(groups.get(set) ?? []), b.fn]);
-    }
-    lines.push('', 'Packages the stack bundles import at load time, for the Lambda runtime to provide:', '');
-    for (const [set, fns] of groups) lines.push(`- ${fns.join(', ')}: ${set}`);
-  }
-
   lines.push(
     '',
-    '## How to read this',
-    '',
-    'The ratio is the figure to watch. Every authenticated request makes the round trips listed above, one after the other, against the same single-threaded store, ' +
+    'Read it as: the ratio is the figure to watch. Every authenticated request makes the round trips listed above, one after the other, against the same single-threaded store, ' +
       'so if the store were the only cost the ratio would approach 1 ÷ (round trips per request), and lower still because writes and queries cost the store more than a GetItem. ' +
       'A ratio well below that points at CPU spent in the pipeline itself (HTTP, event shaping, hashing, SDK marshalling on the shared thread); fewer or parallel round trips raise it. ' +
       'The spread of the per-round ratios shows how much the machine\'s other work disturbed the run; a wide spread or a high load average calls for another run. ' +
       'Absolute numbers depend on this machine and on dynalite (roughly 1,000–2,500 single-item ops/s here) and say little about DynamoDB; compare runs on the same machine, not across machines. ' +
-      'Any "Not OK" in the API row means the run measured errors or the limiter (429) rather than the pipeline. ' +
-      'For bundles, smaller gzip size and lower import time mean shorter Lambda cold starts; the stack variant is what deploys (the runtime supplies the AWS SDK, whose load time is then part of the cold start but not of the bundle), ' +
-      'the self variant shows the cost of shipping our pinned SDK clients inside the bundle instead.',
-    '',
+      'Any "Not OK" in the API row means the run measured errors or the limiter (429) rather than the pipeline.',
   );
+
+  if (r.sends) lines.push('', ...renderSendSections(r.sends));
+  else lines.push('', '## Sending', '', `The sending benchmarks failed: \`${r.sendError ?? 'unknown error'}\``);
+
+  lines.push('', ...renderBundleSection({ bundles: r.bundles, sourceMaps: r.sourceMaps, bundleError: r.bundleError, importRuns: SETTINGS.importRuns }), '');
   return lines.join('\n');
 }
 
@@ -467,6 +329,16 @@ async function main(): Promise<void> {
     const storeInProcess = figures('Store.get → GetItem, main thread (runtime container.store)', merge(measured.main), 'found');
     const roundRatios = measured.api.map((a, i) => rate(a) / rate(measured.worker[i] as LoopResult));
 
+    log('measuring sends: one send step by step, then 1,000-item batches against the store floor');
+    let sends: SendResults | null = null;
+    let sendError: string | null = null;
+    try {
+      sends = await measureSends(rt, projectRoot);
+    } catch (error) {
+      sendError = String((error as Error)?.message ?? error).split('\n')[0] ?? 'unknown';
+      log(`  sending benchmarks failed: ${String((error as Error)?.stack ?? error)}`);
+    }
+
     await runtime.close();
     runtime = undefined;
 
@@ -492,10 +364,11 @@ async function main(): Promise<void> {
       storeWorker,
       storeInProcess,
       trips,
+      sends,
+      sendError,
       bundles,
       sourceMaps,
       bundleError,
-      bannerMatches: bannerMatchesStack(projectRoot),
     });
     writeFileSync(resultsFile, markdown);
     process.stdout.write(`${markdown}\n`);
