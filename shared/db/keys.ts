@@ -34,7 +34,9 @@ export type Entity =
   | 'test_send_counter'
   | 'webhook'
   | 'webhook_delivery'
-  | 'webhook_delivery_claim';
+  | 'webhook_delivery_claim'
+  | 'broadcast'
+  | 'broadcast_recipients';
 
 export interface IndexKey {
   gsi2pk: string;
@@ -92,6 +94,11 @@ export const keys = {
   deliveriesPartition: (subscriptionId: string): string => `DELIVERIES#${subscriptionId}`,
   /** At most one delivery per (subscription, event): fan-out retries collapse onto it. */
   webhookDeliveryClaim: (subscriptionId: string, eventId: string): ItemKey => ({ pk: `DLVCLAIM#${subscriptionId}#${eventId}`, sk: 'DLVCLAIM' }),
+
+  broadcast: (accountId: string, broadcastId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `BCAST#${broadcastId}` }),
+  broadcastPrefix: 'BCAST#',
+  /** One slice of a broadcast's recipient list; the index is zero-padded so chunks sort in order. */
+  broadcastRecipients: (broadcastId: string, chunk: number): ItemKey => ({ pk: `BCAST#${broadcastId}`, sk: `RCPT#${String(chunk).padStart(5, '0')}` }),
 
   usage: (accountId: string, period: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `USAGE#${period}` }),
 

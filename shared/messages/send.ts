@@ -40,7 +40,8 @@ export interface Sender {
 
 const SCHEDULE_PAST_MS = 60_000;
 const SCHEDULE_FUTURE_MS = 90 * 24 * 3600_000;
-const CLAIM_CONCURRENCY = 16;
+/** Idempotency claims in flight at once (the bench reads it). */
+export const CLAIM_CONCURRENCY = 16;
 
 interface Prepared {
   index: number;

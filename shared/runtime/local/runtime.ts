@@ -38,6 +38,8 @@ export interface LocalRuntime {
   sesUrl: string;
   dynamodbEndpoint: string;
   sqsEndpoint: string;
+  /** The SQS client the queue pollers use (benchmarks count its calls). */
+  sqsClient: SQSClient;
   container: Container;
   bootstrap: Bootstrap;
   /** True when this start created the account (first start on an empty data dir). */
@@ -171,6 +173,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: { logg
       sesUrl: ses.endpoint,
       dynamodbEndpoint,
       sqsEndpoint: sqs.endpoint,
+      sqsClient,
       container,
       bootstrap,
       createdBootstrap: created,

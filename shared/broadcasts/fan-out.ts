@@ -1,0 +1,143 @@
+// One fanout job: the recipients of one chunk become sends through acceptSends, so every rule of a
+// single send (sender, sandbox, suppression, idempotency, scheduling) holds per recipient. Each
+// recipient's idempotency key is derived from the broadcast, so a re-run sends nothing twice; the
+// chunk's counts are added in the same conditional write that marks the chunk done, so a re-run
+// does not count twice either.
+import { getAccount } from '../accounts/service';
+import { sha256Hex } from '../crypto';
+import { keys } from '../db/keys';
+import { ConditionFailedError } from '../errors';
+import type { Outcome } from '../messages/idempotency';
+import type { SendRequest } from '../messages/schemas';
+import { acceptSends, type SendDeps } from '../messages/send';
+import type { FanOutJob } from './messages';
+import type { BroadcastItem, RecipientChunkItem } from './model';
+
+/** Items per acceptSends call: bounds the parallel claims and one call's batched writes. */
+export const SENDS_PER_CALL = 100;
+const MAX_IDEMPOTENCY_KEY = 256;
+
+export interface Tally {
+  sent: number;
+  skipped: number;
+  failed: number;
+}
+
+export type FanOutResult =
+  | { kind: 'counted'; tally: Tally; failures: Record<string, number> }
+  | { kind: 'already_counted' }
+  /** The broadcast or chunk is gone: nothing to do, and a retry would not change that. */
+  | { kind: 'missing' };
+
+/** bulk_<broadcast id>_<recipient>; a digest stands in for an address too long to fit the key. */
+export function recipientIdempotencyKey(broadcastId: string, recipient: string): string {
+  const key = `bulk_${broadcastId}_${recipient}`;
+  return key.length <= MAX_IDEMPOTENCY_KEY ? key : `bulk_${broadcastId}_sha256_${sha256Hex(recipient)}`;
+}
+
+/** The send of one recipient; built only from stored fields, so every re-run builds the same body. */
+function sendRequestFor(broadcast: BroadcastItem, recipient: string): SendRequest {
+  return {
+    channel: 'email',
+    idempotency_key: recipientIdempotencyKey(broadcast.id, recipient),
+    message_type: broadcast.message_type,
+    destination: { email: recipient },
+    payload: {
+      subject: broadcast.subject,
+      ...(broadcast.body_html !== undefined ? { body_html: broadcast.body_html } : {}),
+      ...(broadcast.body_text !== undefined ? { body_text: broadcast.body_text } : {}),
+    },
+    metadata: { from_email: broadcast.from_email },
+    ...(broadcast.scheduled_at ? { scheduled_at: broadcast.scheduled_at } : {}),
+  };
+}
+
+const errorCode = (outcome: Outcome): string => (outcome.body as { error?: { code?: string } } | undefined)?.error?.code ?? `http_${outcome.status}`;
+
+/** Sends the chunk's recipients in calls of SENDS_PER_CALL and counts the outcomes. */
+async function sendChunk(deps: SendDeps, broadcast: BroadcastItem, recipients: readonly string[]): Promise<{ tally: Tally; failures: Record<string, number> }> {
+  const tally: Tally = { sent: 0, skipped: 0, failed: 0 };
+  const failures: Record<string, number> = {};
+  const account = await getAccount(deps.store, broadcast.account_id);
+  if (!account || account.status === 'suspended') {
+    // Nothing more goes out for an account that is gone or suspended; its recipients count as failed.
+    failures[account ? 'account_suspended' : 'unknown_account'] = recipients.length;
+    return { tally: { ...tally, failed: recipients.length }, failures };
+  }
+  const sender = { accountId: broadcast.account_id, keyId: broadcast.key_id, testMode: broadcast.test_mode };
+  for (let i = 0; i < recipients.length; i += SENDS_PER_CALL) {
+    const requests = recipients.slice(i, i + SENDS_PER_CALL).map((r) => sendRequestFor(broadcast, r));
+    for (const outcome of await acceptSends(deps, sender, requests, { batch: true })) {
+      if (outcome.status < 300) {
+        tally.sent++;
+        continue;
+      }
+      const code = errorCode(outcome);
+      // The spec's bulk rule: suppressed and unsubscribed recipients are skipped, not failed.
+      if (code === 'recipient_suppressed') tally.skipped++;
+      else {
+        tally.failed++;
+        failures[code] = (failures[code] ?? 0) + 1;
+      }
+    }
+  }
+  return { tally, failures };
+}
+
+/**
+ * sending → sent once every chunk is counted; → failed when no recipient was accepted and at least
+ * one failed. A broadcast whose recipients were all skipped is `sent`: nothing went wrong.
+ */
+async function finishIfComplete(deps: SendDeps, broadcast: BroadcastItem): Promise<void> {
+  if (broadcast.status !== 'sending' || (broadcast.chunks_done?.size ?? 0) < broadcast.chunk_count) return;
+  const status = broadcast.sent_count === 0 && broadcast.failed_count > 0 ? 'failed' : 'sent';
+  const now = deps.clock.now().toISOString();
+  try {
+    await deps.store.update(keys.broadcast(broadcast.account_id, broadcast.id), {
+      expression: 'SET #status = :final, updated_at = :now, completed_at = :now',
+      condition: '#status = :sending',
+      names: { '#status': 'status' },
+      values: { ':final': status, ':now': now, ':sending': 'sending' },
+    });
+  } catch (error) {
+    if (!(error instanceof ConditionFailedError)) throw error; // finished by a concurrent chunk
+  }
+}
+
+export async function fanOutChunk(deps: SendDeps, job: FanOutJob): Promise<FanOutResult> {
+  const broadcastKey = keys.broadcast(job.account_id, job.broadcast_id);
+  const broadcast = await deps.store.get<BroadcastItem>(broadcastKey);
+  if (!broadcast) return { kind: 'missing' };
+  if (broadcast.chunks_done?.has(job.chunk)) {
+    // Counted by an earlier run that may have stopped before finishing the broadcast.
+    await finishIfComplete(deps, broadcast);
+    return { kind: 'already_counted' };
+  }
+  const chunk = await deps.store.get<RecipientChunkItem>(keys.broadcastRecipients(job.broadcast_id, job.chunk));
+  if (!chunk) return { kind: 'missing' };
+
+  const { tally, failures } = await sendChunk(deps, broadcast, chunk.recipients);
+  let updated: BroadcastItem;
+  try {
+    updated = await deps.store.update<BroadcastItem>(broadcastKey, {
+      expression: 'ADD sent_count :sent, failed_count :failed, skipped_count :skipped, chunks_done :chunks SET updated_at = :now',
+      condition: 'attribute_exists(pk) AND NOT contains(chunks_done, :chunk)',
+      values: {
+        ':sent': tally.sent,
+        ':failed': tally.failed,
+        ':skipped': tally.skipped,
+        ':chunks': new Set([job.chunk]),
+        ':chunk': job.chunk,
+        ':now': deps.clock.now().toISOString(),
+      },
+    });
+  } catch (error) {
+    if (!(error instanceof ConditionFailedError)) throw error;
+    // A concurrent run of the same job counted it first (or the broadcast was removed).
+    const current = await deps.store.get<BroadcastItem>(broadcastKey);
+    if (current) await finishIfComplete(deps, current);
+    return { kind: 'already_counted' };
+  }
+  await finishIfComplete(deps, updated);
+  return { kind: 'counted', tally, failures };
+}

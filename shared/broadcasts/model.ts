@@ -1,0 +1,99 @@
+// The stored broadcast, its recipient chunks, and the wire forms (Broadcast, BroadcastStats).
+export type BroadcastStatus = 'draft' | 'scheduled' | 'sending' | 'sent' | 'cancelled' | 'failed';
+export type MessageType = 'transactional' | 'marketing';
+
+export interface BroadcastItem {
+  pk: string;
+  sk: string;
+  entity: 'broadcast';
+  id: string;
+  account_id: string;
+  name: string;
+  status: BroadcastStatus;
+  /** As the request gave it; each send resolves it again, so a domain's default name applies. */
+  from_email: string;
+  message_type: MessageType;
+  audience_list_id: string | null;
+  scheduled_at: string | null;
+  subject: string;
+  body_html?: string;
+  body_text?: string;
+  /** Unique normalized recipients, invalid addresses included. */
+  total_recipients: number;
+  sent_count: number;
+  failed_count: number;
+  /** Suppressed recipients and invalid addresses: never sent, never failed. Not on the wire. */
+  skipped_count: number;
+  chunk_count: number;
+  /** Chunks whose counts were added; added in the same conditional write as the counts. */
+  chunks_done?: Set<number>;
+  /** The key that created the broadcast: its sends are made as that key (and its mode). */
+  key_id: string;
+  test_mode: boolean;
+  created_at: string;
+  updated_at: string;
+  completed_at?: string;
+}
+
+export interface RecipientChunkItem {
+  pk: string;
+  sk: string;
+  entity: 'broadcast_recipients';
+  broadcast_id: string;
+  account_id: string;
+  chunk: number;
+  /** Normalized, valid, unique across the broadcast. */
+  recipients: string[];
+}
+
+export interface BroadcastView {
+  id: string;
+  name: string;
+  status: BroadcastStatus;
+  from_email: string;
+  message_type: MessageType;
+  audience_list_id: string | null;
+  scheduled_at: string | null;
+  total_recipients: number;
+  sent_count: number;
+  failed_count: number;
+  created_at: string;
+}
+
+export interface BroadcastStats {
+  total: number;
+  sent: number;
+  delivered: number;
+  bounced: number;
+  complained: number;
+  opened: number;
+  failed: number;
+}
+
+export const toBroadcastView = (item: BroadcastItem): BroadcastView => ({
+  id: item.id,
+  name: item.name,
+  status: item.status,
+  from_email: item.from_email,
+  message_type: item.message_type,
+  audience_list_id: item.audience_list_id,
+  scheduled_at: item.scheduled_at,
+  total_recipients: item.total_recipients,
+  sent_count: item.sent_count,
+  failed_count: item.failed_count,
+  created_at: item.created_at,
+});
+
+/**
+ * Delivery outcomes (delivered, bounced, complained, opened) are not counted per broadcast yet:
+ * they would need the event ingester to know the broadcast of a message. Recorded as a known gap.
+ */
+export const toBroadcastStats = (item: BroadcastItem): BroadcastStats => ({
+  total: item.total_recipients,
+  sent: item.sent_count,
+  delivered: 0,
+  bounced: 0,
+  complained: 0,
+  opened: 0,
+  failed: item.failed_count,
+});

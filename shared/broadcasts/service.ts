@@ -1,0 +1,174 @@
+// Bulk sends (POST /v1/send/bulk) and broadcast reads. A bulk send is refused up front for
+// everything that would fail every recipient alike (content, recipients source, schedule, sender
+// rules); what it accepts is stored as a broadcast plus recipient chunks, and each chunk is handed
+// to the fanout queue. shared/broadcasts/fan-out.ts turns a chunk into sends.
+import { getAccount } from '../accounts/service';
+import { keys } from '../db/keys';
+import type { Store } from '../db/store';
+import { isValidAddress, normalizeAddress } from '../email/address';
+import { ApiError, InvalidRequestError, NotFoundError } from '../errors';
+import { isId, type Ids } from '../ids';
+import { loadSenderContext, resolveSender } from '../messages/sender';
+import { listAccountItems, type Page } from '../pagination';
+import type { Clock } from '../ports/clock';
+import type { Queue } from '../ports/queue';
+import type { FanOutJob } from './messages';
+import { toBroadcastStats, toBroadcastView, type BroadcastItem, type BroadcastStats, type BroadcastView, type RecipientChunkItem } from './model';
+import type { BulkSendBody } from './schemas';
+
+export interface BroadcastDeps {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  queue: Queue;
+  config: { sharedEmailSender: string };
+}
+
+/** Who creates the broadcast; its sends are made as this key, in its mode. */
+export interface BroadcastSender {
+  accountId: string;
+  keyId: string;
+  testMode: boolean;
+}
+
+/** 500 addresses of at most 254 characters stay well under DynamoDB's 400 KB item limit. */
+export const RECIPIENTS_PER_CHUNK = 500;
+/** Content is stored on the broadcast and on every message; bounded so both items fit. */
+export const MAX_CONTENT_BYTES = 256 * 1024;
+// The scheduling window of single sends (shared/messages/send.ts), checked once for the whole bulk.
+const SCHEDULE_PAST_MS = 60_000;
+const SCHEDULE_FUTURE_MS = 90 * 24 * 3600_000;
+
+const filled = (value: string | undefined): string | undefined => (value !== undefined && value.trim() !== '' ? value : undefined);
+
+interface Content {
+  subject: string;
+  html?: string;
+  text?: string;
+}
+
+/** Inline content or a template, never both and never neither. Templates do not exist yet. */
+function resolveContent(body: BulkSendBody): Content {
+  const inline = body.subject !== undefined || body.body_html !== undefined || body.body_text !== undefined;
+  if (inline && body.template_id !== undefined) {
+    throw new InvalidRequestError('body: give inline content (subject, body_html, body_text) or template_id, not both');
+  }
+  if (body.template_id !== undefined) throw new ApiError('template_not_found', `template ${body.template_id} not found`);
+  const subject = filled(body.subject);
+  const html = filled(body.body_html);
+  const text = filled(body.body_text);
+  if (!subject || (!html && !text)) {
+    throw new InvalidRequestError('body: content needs subject and body_html or body_text, or a template_id');
+  }
+  const bytes = Buffer.byteLength(subject) + Buffer.byteLength(html ?? '') + Buffer.byteLength(text ?? '');
+  if (bytes > MAX_CONTENT_BYTES) throw new InvalidRequestError(`body: subject, body_html and body_text together must be at most ${MAX_CONTENT_BYTES} bytes`);
+  return { subject, html, text };
+}
+
+interface Audience {
+  /** Unique normalized valid addresses, in request order. */
+  valid: string[];
+  /** Unique normalized entries that are not addresses: skipped, counted in total_recipients. */
+  invalid: number;
+}
+
+/** Inline recipients or a contact list, never both and never neither. Contact lists do not exist yet. */
+function resolveAudience(body: BulkSendBody): Audience {
+  if (body.recipients !== undefined && body.audience_list_id !== undefined) {
+    throw new InvalidRequestError('body: give recipients or audience_list_id, not both');
+  }
+  if (body.audience_list_id !== undefined) throw new NotFoundError(`contact list ${body.audience_list_id}`);
+  if (body.recipients === undefined) throw new InvalidRequestError('body: recipients or audience_list_id is required');
+  const unique = new Set(body.recipients.map((r) => normalizeAddress(r.email)));
+  const valid = [...unique].filter(isValidAddress);
+  if (valid.length === 0) throw new InvalidRequestError('body.recipients: no entry holds a valid email address');
+  return { valid, invalid: unique.size - valid.length };
+}
+
+function checkSchedule(scheduledAt: string | undefined, now: Date): void {
+  if (scheduledAt === undefined) return;
+  const offset = new Date(scheduledAt).getTime() - now.getTime();
+  if (offset < -SCHEDULE_PAST_MS || offset > SCHEDULE_FUTURE_MS) {
+    throw new ApiError('invalid_schedule', 'scheduled_at must be no more than 1 minute in the past and no more than 90 days ahead');
+  }
+}
+
+function chunksOf<T>(list: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
+  return out;
+}
+
+/** The sender rules of single sends, applied once at request time so a bad from_email is refused at once. */
+async function checkSender(deps: BroadcastDeps, accountId: string, fromEmail: string): Promise<void> {
+  const account = await getAccount(deps.store, accountId);
+  if (!account) throw new ApiError('unauthorized', 'unknown account');
+  resolveSender(await loadSenderContext(deps.store, account, deps.config.sharedEmailSender), fromEmail);
+}
+
+export async function createBulkSend(deps: BroadcastDeps, sender: BroadcastSender, body: BulkSendBody): Promise<BroadcastView> {
+  const content = resolveContent(body);
+  const audience = resolveAudience(body);
+  const now = deps.clock.now();
+  checkSchedule(body.scheduled_at, now);
+  await checkSender(deps, sender.accountId, body.from_email);
+
+  const id = deps.ids.next('bcast');
+  const nowIso = now.toISOString();
+  const chunks = chunksOf(audience.valid, RECIPIENTS_PER_CHUNK);
+  const broadcast: BroadcastItem = {
+    ...keys.broadcast(sender.accountId, id),
+    entity: 'broadcast',
+    id,
+    account_id: sender.accountId,
+    name: body.name ?? content.subject,
+    status: 'sending',
+    from_email: body.from_email.trim(),
+    message_type: body.message_type ?? 'transactional',
+    audience_list_id: null,
+    scheduled_at: body.scheduled_at ? new Date(body.scheduled_at).toISOString() : null,
+    subject: content.subject,
+    body_html: content.html,
+    body_text: content.text,
+    total_recipients: audience.valid.length + audience.invalid,
+    sent_count: 0,
+    failed_count: 0,
+    skipped_count: audience.invalid,
+    chunk_count: chunks.length,
+    key_id: sender.keyId,
+    test_mode: sender.testMode,
+    created_at: nowIso,
+    updated_at: nowIso,
+  };
+  // Chunks first: a job must never name a chunk that is not stored yet.
+  await deps.store.batchPut(
+    chunks.map(
+      (recipients, chunk): RecipientChunkItem => ({
+        ...keys.broadcastRecipients(id, chunk),
+        entity: 'broadcast_recipients',
+        broadcast_id: id,
+        account_id: sender.accountId,
+        chunk,
+        recipients,
+      }),
+    ),
+  );
+  await deps.store.create(broadcast);
+  await deps.queue.sendBatch('fanout', chunks.map((_, chunk): FanOutJob => ({ broadcast_id: id, account_id: sender.accountId, chunk })));
+  return toBroadcastView(broadcast);
+}
+
+export async function listBroadcasts(
+  deps: { store: Store; cursorSecret: string },
+  accountId: string,
+  page: { limit: number; cursor?: string },
+): Promise<Page<BroadcastView>> {
+  return listAccountItems(deps, accountId, { prefix: keys.broadcastPrefix, collection: 'broadcasts' }, page, toBroadcastView);
+}
+
+/** Another account's broadcast is reported as absent. */
+export async function readBroadcast(store: Store, accountId: string, broadcastId: string): Promise<{ broadcast: BroadcastView; stats: BroadcastStats }> {
+  const item = isId(broadcastId, 'bcast') ? await store.get<BroadcastItem>(keys.broadcast(accountId, broadcastId)) : undefined;
+  if (!item) throw new NotFoundError('broadcast');
+  return { broadcast: toBroadcastView(item), stats: toBroadcastStats(item) };
+}
