@@ -59,16 +59,16 @@ export async function recordEvent(
   } catch (error) {
     if (!(error instanceof ConditionFailedError)) throw error;
     const existing = (await deps.store.get<TimelineEventItem>(keys.messageEvent(message.id, input.providerEventId))) ?? event;
-    await publish(deps.queue, existing);
+    await publish(deps, existing);
     return { event: existing, created: false };
   }
   await applyStatus(deps.store, message.id, input.type, input.occurredAt, now, extra.providerMessageId);
-  await publish(deps.queue, event);
+  await publish(deps, event);
   return { event, created: true };
 }
 
-const publish = (queue: Queue, e: TimelineEventItem): Promise<void> =>
-  publishEvent(queue, {
+const publish = (deps: { store: Store; queue: Queue }, e: TimelineEventItem): Promise<void> =>
+  publishEvent(deps, {
     event_id: e.id,
     event_type: e.type,
     message_id: e.message_id,

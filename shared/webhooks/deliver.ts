@@ -49,11 +49,16 @@ export interface WebhookDeps {
   config: { webhookAllowPrivate: boolean; webhookTimeoutMs?: number };
 }
 
-/** Hands a recorded event to the webhook queue when some subscription could want it. */
-export async function publishEvent(queue: Queue, envelope: Omit<WebhookEnvelope, 'event_type'> & { event_type: string }): Promise<void> {
+/**
+ * Hands a recorded event to the webhook queue when some active subscription wants it. Asking
+ * first costs one small Query and spares accounts without webhooks a queue message and a
+ * function run per event.
+ */
+export async function publishEvent(deps: { store: Store; queue: Queue }, envelope: Omit<WebhookEnvelope, 'event_type'> & { event_type: string }): Promise<void> {
   const { event_type: type } = envelope;
   if (!isSubscribable(type)) return;
-  await queue.send('webhooks', { kind: 'event', envelope: { ...envelope, event_type: type } } satisfies WebhookJob);
+  if ((await listMatchingSubscriptions(deps.store, envelope.account_id, type)).length === 0) return;
+  await deps.queue.send('webhooks', { kind: 'event', envelope: { ...envelope, event_type: type } } satisfies WebhookJob);
 }
 
 /** The nth retry's delay: 30 s doubling per attempt, ±25 % jitter. */
