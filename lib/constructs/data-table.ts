@@ -29,7 +29,9 @@ export class DataTable extends Construct {
         indexName: index.name,
         partitionKey: { name: index.partitionKey, type: string },
         sortKey: { name: index.sortKey, type: string },
-        projectionType: dynamodb.ProjectionType.ALL,
+        ...(index.projection.length > 0
+          ? { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection] }
+          : { projectionType: dynamodb.ProjectionType.KEYS_ONLY }),
       });
       return `${this.table.tableArn}/index/${index.name}`;
     });

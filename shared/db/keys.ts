@@ -7,10 +7,19 @@ export const table = {
   /** Epoch seconds; DynamoDB deletes the item some time after it passes (dynalite never does). */
   ttlAttribute: 'expires_at',
   indexes: {
-    /** Alternate lookups by an external id (provider message id, domain name). */
-    byLookup: { name: 'by-lookup', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
-    /** Filtered lists inside an account (messages by status or channel), newest first. */
-    byFilter: { name: 'by-filter', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+    /** Alternate lookups by an external id; reserved, answers keys only. */
+    byLookup: { name: 'by-lookup', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: [] as readonly string[] },
+    /**
+     * Filtered lists inside an account (messages by status or channel, suppressions), newest
+     * first. Only what the lists show and filter on is projected: a message's body is never
+     * copied into the index.
+     */
+    byFilter: {
+      name: 'by-filter',
+      partitionKey: 'gsi2pk',
+      sortKey: 'gsi2sk',
+      projection: ['entity', 'id', 'channel', 'status', 'message_type', 'created_at', 'recipient', 'state', 'reason', 'updated_at'] as readonly string[],
+    },
   },
 } as const;
 

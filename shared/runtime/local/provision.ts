@@ -33,7 +33,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
           { AttributeName: i.partitionKey, KeyType: 'HASH' },
           { AttributeName: i.sortKey, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: 'ALL' },
+        Projection: i.projection.length > 0 ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...i.projection] } : { ProjectionType: 'KEYS_ONLY' },
       })),
     }),
   );
