@@ -231,6 +231,28 @@ export const functions: readonly FunctionDef[] = [
     timeoutSeconds: 35,
   },
   {
+    name: 'broadcasts',
+    entry: 'functions/broadcasts/http.ts',
+    handler: 'handler',
+    http: [
+      { method: 'POST', path: '/v1/send/bulk', access: SEND, summary: 'Bulk email to inline recipients; fans out asynchronously (202)' },
+      { method: 'GET', path: '/v1/broadcasts', access: SEND_OR_READ, summary: 'List broadcasts, newest first' },
+      { method: 'GET', path: '/v1/broadcasts/{id}', access: SEND_OR_READ, summary: 'A broadcast with its send counts' },
+    ],
+    needs: { table: 'readwrite', sendTo: ['fanout'], secrets: ['cursor-signing-key'] },
+    memoryMb: 512,
+    timeoutSeconds: 29,
+  },
+  {
+    name: 'broadcast-fan-out',
+    entry: 'functions/broadcasts/fan-out.ts',
+    handler: 'handler',
+    queue: 'fanout',
+    needs: { table: 'readwrite', sendTo: ['send', 'fanout', 'webhooks'], scheduler: true },
+    memoryMb: 1024,
+    timeoutSeconds: 120,
+  },
+  {
     name: 'account',
     entry: 'functions/account/http.ts',
     handler: 'handler',

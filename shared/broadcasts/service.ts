@@ -15,6 +15,7 @@ import type { Queue } from '../ports/queue';
 import type { FanOutJob } from './messages';
 import { toBroadcastStats, toBroadcastView, type BroadcastItem, type BroadcastStats, type BroadcastView, type RecipientChunkItem } from './model';
 import type { BulkSendBody } from './schemas';
+import { SCHEDULE_FUTURE_MS, SCHEDULE_PAST_MS } from '../messages/send';
 
 export interface BroadcastDeps {
   store: Store;
@@ -36,8 +37,6 @@ export const RECIPIENTS_PER_CHUNK = 500;
 /** Content is stored on the broadcast and on every message; bounded so both items fit. */
 export const MAX_CONTENT_BYTES = 256 * 1024;
 // The scheduling window of single sends (shared/messages/send.ts), checked once for the whole bulk.
-const SCHEDULE_PAST_MS = 60_000;
-const SCHEDULE_FUTURE_MS = 90 * 24 * 3600_000;
 
 const filled = (value: string | undefined): string | undefined => (value !== undefined && value.trim() !== '' ? value : undefined);
 

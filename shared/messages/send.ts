@@ -38,8 +38,8 @@ export interface Sender {
   testMode: boolean;
 }
 
-const SCHEDULE_PAST_MS = 60_000;
-const SCHEDULE_FUTURE_MS = 90 * 24 * 3600_000;
+export const SCHEDULE_PAST_MS = 60_000;
+export const SCHEDULE_FUTURE_MS = 90 * 24 * 3600_000;
 /** Idempotency claims in flight at once (the bench reads it). */
 export const CLAIM_CONCURRENCY = 16;
 
