@@ -1,9 +1,10 @@
 // `npm run bench`: throughput and latency of an authenticated GET /v1/keys on the local runtime,
 // next to the raw GetItem rate of the same store in the same run, and the store round trips one
 // request makes; the AWS requests one email send costs end to end and their price at list rates;
-// 1,000-item batches against the store's raw write rate; and the size and cold import time of
-// every Lambda bundle. Writes bench/results.md (overwritten every run) and prints it. Loopback
-// only; stops by itself.
+// 1,000-item batches against the store's raw write rate; webhook deliveries per second to a
+// loopback receiver and the AWS requests and dollars per delivery (bench/webhooks.ts, on a local
+// runtime of its own); and the size and cold import time of every Lambda bundle. Writes
+// bench/results.md (overwritten every run) and prints it. Loopback only; stops by itself.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { arch, cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
@@ -22,6 +23,7 @@ import type { LoadTask, WorkerReply } from './load-worker';
 import { measureSends, type SendResults } from './send';
 import { renderSendSections } from './send-report';
 import { fmt, fmtInt, median, summarize, type LatencySummary } from './stats';
+import { measureWebhooks, renderWebhookSection, type WebhookResults } from './webhooks';
 
 const projectRoot = fileURLToPath(new URL('../', import.meta.url));
 const resultsFile = fileURLToPath(new URL('./results.md', import.meta.url));
@@ -172,6 +174,8 @@ interface Report {
   trips: RoundTrips;
   sends: SendResults | null;
   sendError: string | null;
+  webhooks: WebhookResults | null;
+  webhookError: string | null;
   bundles: BundleRow[];
   sourceMaps: SourceMapEffect | null;
   bundleError: string | null;
@@ -251,6 +255,9 @@ function render(r: Report): string {
 
   if (r.sends) lines.push('', ...renderSendSections(r.sends));
   else lines.push('', '## Sending', '', `The sending benchmarks failed: \`${r.sendError ?? 'unknown error'}\``);
+
+  if (r.webhooks) lines.push('', ...renderWebhookSection(r.webhooks));
+  else lines.push('', '## Webhooks', '', `The webhook benchmark failed: \`${r.webhookError ?? 'unknown error'}\``);
 
   lines.push('', ...renderBundleSection({ bundles: r.bundles, sourceMaps: r.sourceMaps, bundleError: r.bundleError, importRuns: SETTINGS.importRuns }), '');
   return lines.join('\n');
@@ -342,6 +349,16 @@ async function main(): Promise<void> {
     await runtime.close();
     runtime = undefined;
 
+    log('measuring webhook deliveries (a local runtime of their own, a loopback receiver; ~40 s, mostly the retries\' queue delay)');
+    let webhooks: WebhookResults | null = null;
+    let webhookError: string | null = null;
+    try {
+      webhooks = await measureWebhooks();
+    } catch (error) {
+      webhookError = String((error as Error)?.message ?? error).split('\n')[0] ?? 'unknown';
+      log(`  webhook benchmark failed: ${String((error as Error)?.stack ?? error)}`);
+    }
+
     log('bundling and timing cold imports');
     let bundles: BundleRow[] = [];
     let sourceMaps: SourceMapEffect | null = null;
@@ -366,6 +383,8 @@ async function main(): Promise<void> {
       trips,
       sends,
       sendError,
+      webhooks,
+      webhookError,
       bundles,
       sourceMaps,
       bundleError,
