@@ -43,7 +43,6 @@ export type Entity =
   | 'test_send_counter'
   | 'webhook'
   | 'webhook_delivery'
-  | 'webhook_delivery_claim'
   | 'broadcast'
   | 'broadcast_recipients';
 
@@ -101,8 +100,6 @@ export const keys = {
   /** A subscription's deliveries, newest first by id. */
   webhookDelivery: (subscriptionId: string, deliveryId: string): ItemKey => ({ pk: `DELIVERIES#${subscriptionId}`, sk: deliveryId }),
   deliveriesPartition: (subscriptionId: string): string => `DELIVERIES#${subscriptionId}`,
-  /** At most one delivery per (subscription, event): fan-out retries collapse onto it. */
-  webhookDeliveryClaim: (subscriptionId: string, eventId: string): ItemKey => ({ pk: `DLVCLAIM#${subscriptionId}#${eventId}`, sk: 'DLVCLAIM' }),
 
   broadcast: (accountId: string, broadcastId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `BCAST#${broadcastId}` }),
   broadcastPrefix: 'BCAST#',

@@ -71,6 +71,13 @@ export function signatureOf(secret: string, timestamp: number, body: string): st
   return hmacSha256(secret, `${timestamp}.${body}`).toString('hex');
 }
 
+/**
+ * A delivery's id is its event's: one per (subscription, event) by construction, so one
+ * conditional write both creates it and collapses a repeated event. Event ids are ULIDs, so the
+ * log still sorts newest first.
+ */
+export const deliveryIdFor = (eventId: string): string => `dlv_${eventId.replace(/^[a-z]+_/, '')}`;
+
 /** One delivery per matching subscription; a repeated event finds its deliveries already there. */
 export async function fanOut(deps: WebhookDeps, envelope: WebhookEnvelope): Promise<number> {
   const subscriptions = await listMatchingSubscriptions(deps.store, envelope.account_id, envelope.event_type);
@@ -79,18 +86,7 @@ export async function fanOut(deps: WebhookDeps, envelope: WebhookEnvelope): Prom
   const expiresAt = Math.floor(deps.clock.now().getTime() / 1000) + LOG_RETENTION_S;
   const jobs: WebhookJob[] = [];
   for (const sub of subscriptions) {
-    const claim = keys.webhookDeliveryClaim(sub.id, envelope.event_id);
-    let deliveryId = deps.ids.next('dlv');
-    try {
-      await deps.store.create({ ...claim, entity: 'webhook_delivery_claim', delivery_id: deliveryId, expires_at: expiresAt });
-    } catch (error) {
-      if (!(error instanceof ConditionFailedError)) throw error;
-      const existing = await deps.store.get<{ delivery_id: string }>(claim);
-      deliveryId = existing?.delivery_id ?? deliveryId;
-      const delivery = await deps.store.get<DeliveryItem>(keys.webhookDelivery(sub.id, deliveryId));
-      // Already under way: only a delivery that never got its first attempt is started again.
-      if (delivery && delivery.attempt_count > 0) continue;
-    }
+    const deliveryId = deliveryIdFor(envelope.event_id);
     const delivery: DeliveryItem = {
       ...keys.webhookDelivery(sub.id, deliveryId),
       entity: 'webhook_delivery',
@@ -111,6 +107,9 @@ export async function fanOut(deps: WebhookDeps, envelope: WebhookEnvelope): Prom
       await deps.store.create(delivery);
     } catch (error) {
       if (!(error instanceof ConditionFailedError)) throw error;
+      // Already there: only a delivery that never got its first attempt is started again.
+      const existing = await deps.store.get<DeliveryItem>(keys.webhookDelivery(sub.id, deliveryId));
+      if (existing && existing.attempt_count > 0) continue;
     }
     jobs.push({ kind: 'attempt', account_id: sub.account_id, subscription_id: sub.id, delivery_id: deliveryId, attempt: 1 });
   }
