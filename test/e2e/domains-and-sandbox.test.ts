@@ -124,3 +124,45 @@ describe('with a domain', () => {
     expect(raw.emails.find((e) => e.destination.to.includes('anyone@example.com'))?.from).toBe('Acme <hi@acme.test>');
   });
 });
+
+describe('BIMI uploads and the domain limit', () => {
+  const upload = async (svg: Buffer | string) => {
+    await pause(110);
+    const form = new FormData();
+    form.append('file', new Blob([svg], { type: 'image/svg+xml' }), 'logo.svg');
+    const res = await fetch(`${runtime.url}/v1/domains/acme.test/bimi/logo`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  it('takes a multipart SVG logo through the local HTTP server, serves it, and refuses bad ones', async () => {
+    const logo = readFileSync(new URL('../fixtures/bimi/valid-logo.svg', import.meta.url));
+
+    const ok = await upload(logo);
+    const served = await fetch(`${runtime.url}/v1/bimi/acme.test/logo.svg`);
+    const scripted = await upload(logo.toString('utf8').replace('<title>', '<script>alert(1)</script><title>'));
+    const huge = await upload(Buffer.concat([logo, Buffer.alloc(1024 * 1024 + 1 - logo.length, 0x20)]));
+
+    expect(ok.status).toBe(200);
+    expect(ok.body.logo_url).toBe(`${runtime.url}/v1/bimi/acme.test/logo.svg`);
+    expect(ok.body.record).toEqual({ type: 'TXT', name: 'default._bimi.acme.test', value: `v=BIMI1; l=${ok.body.logo_url}; a=` });
+    expect(served.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(Buffer.from(await served.arrayBuffer()).equals(logo)).toBe(true);
+    expect(scripted.status).toBe(400);
+    expect(scripted.body.error.message).toMatch(/script/);
+    expect(huge.status).toBe(413);
+    expect(huge.body.error.code).toBe('payload_too_large');
+  });
+
+  it('refuses a domain past the 100th with 403 domain_limit_reached', async () => {
+    const listed = (await call('GET', '/v1/domains')).body.domains.filter((d: { sandbox: boolean }) => !d.sandbox).length;
+    for (let i = listed; i < 100; i++) {
+      const res = await call('POST', '/v1/domains', { domain: `extra${i}.acme.test` });
+      expect(res.status).toBe(201);
+    }
+
+    const over = await call('POST', '/v1/domains', { domain: 'one-too-many.test' });
+
+    expect(over.status).toBe(403);
+    expect(over.body.error.code).toBe('domain_limit_reached');
+  });
+});
