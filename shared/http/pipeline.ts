@@ -92,7 +92,7 @@ async function authorize(c: Container, access: Access, request: HttpRequest): Pr
   // Suspension is checked before the limiter so a suspended account spends no budget.
   if (account.status === 'suspended') throw new ApiError('account_suspended', 'this account is suspended; contact support');
   const headers = await limit(c, accountSubject(identity.accountId), ACCOUNT_RATE_LIMIT, request.requestId);
-  request.auth = identity;
+  request.auth = { ...identity, account };
   // Counted before the route runs, so a key listing includes the request that asked for it.
   await recordKeyUse(c, identity);
   if (access.kind === 'key' && identity.scope !== 'admin' && !access.scopes.includes(identity.scope)) {

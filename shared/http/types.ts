@@ -1,10 +1,13 @@
 import type { Scope } from '../../functions/manifest';
+import type { AccountItem } from '../accounts/service';
 
 export interface AuthContext {
   accountId: string;
   keyId: string;
   scope: Scope;
   testMode: boolean;
+  /** The account as read while authenticating, so routes need not read it again. */
+  account: AccountItem;
 }
 
 export interface HttpRequest {

@@ -36,6 +36,8 @@ export interface Sender {
   accountId: string;
   keyId: string;
   testMode: boolean;
+  /** Already read by the caller (the request pipeline); read here otherwise. */
+  account?: AccountItem;
 }
 
 export const SCHEDULE_PAST_MS = 60_000;
@@ -164,7 +166,7 @@ async function inParallel<T, R>(items: readonly T[], limit: number, work: (item:
  * field errors name the item (body.3.destination).
  */
 export async function acceptSends(deps: SendDeps, sender: Sender, items: readonly unknown[], options: { batch: boolean }): Promise<Outcome[]> {
-  const account = await getAccount(deps.store, sender.accountId);
+  const account = sender.account ?? (await getAccount(deps.store, sender.accountId));
   if (!account) throw new ApiError('unauthorized', 'unknown account');
   const now = deps.clock.now();
   const nowIso = now.toISOString();
