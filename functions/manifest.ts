@@ -172,7 +172,8 @@ export const functions: readonly FunctionDef[] = [
       { method: 'GET', path: '/v1/domains/{domain}/dns-setup', access: READ, summary: 'DNS setup guide for the domain’s DNS provider' },
       { method: 'GET', path: '/v1/domains/{domain}/dns-setup/zonefile', access: READ, summary: 'The records as a zone file fragment (text/plain)' },
     ],
-    needs: { table: 'readwrite', sesIdentities: true },
+    // The bucket: deleting a domain deletes its uploaded BIMI logo.
+    needs: { table: 'readwrite', sesIdentities: true, bucket: 'readwrite' },
     memoryMb: 512,
     timeoutSeconds: 15,
   },
