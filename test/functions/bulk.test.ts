@@ -2,7 +2,7 @@
 // request-time refusals (content, recipients, schedule, sender rules), one accepted message per
 // unique recipient, suppressed recipients skipped, re-runs that send and count nothing twice.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { handler as fanOut } from '../../functions/broadcasts/fan-out';
+import { handler as fanOutRaw } from '../../functions/broadcasts/fan-out';
 import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
 import { recipientIdempotencyKey } from '../../shared/broadcasts/fan-out';
 import type { FanOutJob } from '../../shared/broadcasts/messages';
@@ -17,6 +17,10 @@ import { type TestContainer } from '../support/container';
 import { giveVerifiedDomain } from '../support/domains';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
+import { underNeeds } from '../support/grants';
+
+// Queue consumers run under their manifest needs, like the HTTP routes in call().
+const fanOut = underNeeds('functions/broadcasts/fan-out.ts', fanOutRaw);
 
 let c: TestContainer;
 let account: CreatedAccount;

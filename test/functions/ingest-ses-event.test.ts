@@ -1,7 +1,7 @@
 // The ses-events queue consumer through its real handler export, against a real in-memory store:
 // timeline and status, dedup, out-of-order arrival, suppression, and partial batch failures.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { handler } from '../../functions/events/ingest-ses-event';
+import { handler as handlerRaw } from '../../functions/events/ingest-ses-event';
 import { keys } from '../../shared/db/keys';
 import { isId } from '../../shared/ids';
 import { readTimeline } from '../../shared/messages/timeline';
@@ -19,6 +19,10 @@ import {
   type SentMessage,
 } from '../support/ses-events';
 import { sqsEvent, sqsRecord } from '../support/sqs';
+import { underNeeds } from '../support/grants';
+
+// Queue consumers run under their manifest needs, like the HTTP routes in call().
+const handler = underNeeds('functions/events/ingest-ses-event.ts', handlerRaw);
 
 let c: TestContainer;
 

@@ -2,7 +2,7 @@
 // message with its timeline (also by idempotency key), other accounts' messages invisible, and
 // cancelling a scheduled send so that nothing is ever sent for it.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { handler as sendWorker } from '../../functions/send/send-message';
+import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
 import type { SendJob } from '../../shared/messages/schemas';
 import { recordEvent } from '../../shared/messages/timeline';
@@ -11,6 +11,10 @@ import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
 import type { HttpEventInput, ParsedResult } from '../support/events';
 import { sqsEvent, sqsRecord } from '../support/sqs';
+import { underNeeds } from '../support/grants';
+
+// Queue consumers run under their manifest needs, like the HTTP routes in call().
+const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
 
 let c: TestContainer;
 let account: CreatedAccount;

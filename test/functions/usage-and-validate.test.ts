@@ -2,7 +2,7 @@
 // provider took them (never test-mode, suppressed or redelivered ones); POST /v1/validate and
 // validate_recipient on a send check syntax and whether the domain takes mail.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { handler as sendWorker } from '../../functions/send/send-message';
+import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { channels, createAccount, type CreatedAccount } from '../../shared/accounts/service';
 import { RetryableError } from '../../shared/errors';
 import type { Dns } from '../../shared/ports/dns';
@@ -13,6 +13,10 @@ import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
 import type { HttpEventInput, ParsedResult } from '../support/events';
 import { sqsEvent, sqsRecord } from '../support/sqs';
+import { underNeeds } from '../support/grants';
+
+// Queue consumers run under their manifest needs, like the HTTP routes in call().
+const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
 
 let c: TestContainer;
 let account: CreatedAccount;

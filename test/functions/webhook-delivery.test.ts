@@ -3,8 +3,8 @@
 import { createHmac } from 'node:crypto';
 import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { handler as deliverWebhook } from '../../functions/webhooks/deliver-webhook';
-import { handler as sendWorker } from '../../functions/send/send-message';
+import { handler as deliverWebhookRaw } from '../../functions/webhooks/deliver-webhook';
+import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import type { CreatedAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
 import type { DeliveryItem } from '../../shared/webhooks/model';
@@ -14,6 +14,11 @@ import type { TestContainer } from '../support/container';
 import { startHttpReceiver, type Receiver } from '../support/receivers';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
+import { underNeeds } from '../support/grants';
+
+// Queue consumers run under their manifest needs, like the HTTP routes in call().
+const deliverWebhook = underNeeds('functions/webhooks/deliver-webhook.ts', deliverWebhookRaw);
+const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
 
 let c: TestContainer;
 let account: CreatedAccount;

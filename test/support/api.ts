@@ -4,6 +4,7 @@ import { functions } from '../../functions/manifest';
 import { matchRoute } from '../../shared/http/route-match';
 import { loadFunction } from '../../shared/runtime/local/runtime';
 import { httpEvent, parseResult, type HttpEventInput, type ParsedResult } from './events';
+import { runningAs } from './grants';
 
 type Lambda = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -12,5 +13,5 @@ export async function call(input: HttpEventInput): Promise<ParsedResult> {
   const fn = match.kind === 'route' ? match.fn : functions.find((f) => f.defaultRoute);
   if (!fn) throw new Error('no fallback function');
   const handler = await loadFunction<Lambda>(fn);
-  return parseResult(await handler(httpEvent(input)));
+  return parseResult(await runningAs.run(fn, () => handler(httpEvent(input))));
 }

@@ -13,6 +13,7 @@ import type { Mailer, OutboundEmail } from '../../shared/ports/mailer';
 import type { Queue } from '../../shared/ports/queue';
 import type { Container } from '../../shared/runtime/container';
 import { createLogger } from '../../shared/runtime/logger';
+import { guarded, identityRules, mailerRules, objectRules, queueRules, schedulerRules, secretRules, storeRules } from './grants';
 import { startTestStore, type TestStore } from './store';
 
 export interface TestContainer extends Container {
@@ -81,13 +82,23 @@ export async function createTestContainer(options: { start?: string } = {}): Pro
     mailDomains,
     testStore,
   };
-  container.mailer = {
-    send: async (email) => {
-      if (container.mailerFailure) throw container.mailerFailure;
-      mailed.push(email);
-      return { providerMessageId: `ses-${mailed.length}-${email.messageId}` };
+  container.mailer = guarded(
+    {
+      send: async (email: OutboundEmail) => {
+        if (container.mailerFailure) throw container.mailerFailure;
+        mailed.push(email);
+        return { providerMessageId: `ses-${mailed.length}-${email.messageId}` };
+      },
     },
-  };
+    mailerRules,
+  );
+  // While a handler runs, every adapter holds it to its manifest needs (./grants.ts).
+  container.store = guarded(container.store, storeRules);
+  container.queue = guarded(container.queue, queueRules);
+  container.scheduler = guarded(container.scheduler, schedulerRules);
+  container.objects = guarded(container.objects, objectRules);
+  container.identities = guarded(container.identities, identityRules);
+  container.secrets = guarded(container.secrets, secretRules);
   container.dns = {
     acceptsMail: async (domain) => mailDomains.has(domain),
     lookup: async (name, type) => (type === 'MX' && mailDomains.has(name) ? [`10 mx.${name}`] : []),
