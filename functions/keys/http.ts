@@ -1,20 +1,12 @@
-import { parseLimit } from '../../shared/pagination';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
+import { listed, listing, pageOf } from '../../shared/http/lists';
 import { json, noContent } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
 import { createKeyBody } from '../../shared/keys/schemas';
 import { createKey, listKeys, revokeKey, rotateKey } from '../../shared/keys/service';
 
 export const handler = createHttpHandler('keys', {
-  'GET /v1/keys': async (req, c) => {
-    const auth = authOf(req);
-    const page = await listKeys(
-      { ...c, cursorSecret: c.secrets.get('cursor-signing-key') },
-      auth.accountId,
-      { limit: parseLimit(req.query.limit), cursor: req.query.cursor },
-    );
-    return json(200, { keys: page.items, next_cursor: page.nextCursor });
-  },
+  'GET /v1/keys': async (req, c) => listed('keys', await listKeys(listing(c), authOf(req).accountId, pageOf(req))),
   'POST /v1/keys': async (req, c) => {
     const auth = authOf(req);
     const body = parseInput(createKeyBody, req.body ?? {});

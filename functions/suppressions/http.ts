@@ -1,7 +1,7 @@
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
+import { listed, listing, pageOf } from '../../shared/http/lists';
 import { json, noContent } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
-import { parseLimit } from '../../shared/pagination';
 import {
   createSuppressionBody,
   importSuppressionsBody,
@@ -19,12 +19,7 @@ import {
 export const handler = createHttpHandler('suppressions', {
   'GET /v1/suppressions': async (req, c) => {
     const { channel } = parseInput(listSuppressionsQuery, req.query, 'query');
-    const page = await listSuppressions(
-      { store: c.store, cursorSecret: c.secrets.get('cursor-signing-key') },
-      authOf(req).accountId,
-      { channel, limit: parseLimit(req.query.limit), cursor: req.query.cursor },
-    );
-    return json(200, { suppressions: page.items, next_cursor: page.nextCursor });
+    return listed('suppressions', await listSuppressions(listing(c), authOf(req).accountId, { channel, ...pageOf(req) }));
   },
   'POST /v1/suppressions': async (req, c) => {
     const body = parseInput(createSuppressionBody, req.body);

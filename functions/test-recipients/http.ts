@@ -1,8 +1,8 @@
 import { ApiError } from '../../shared/errors';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
+import { listed, listing, pageOf } from '../../shared/http/lists';
 import { json, noContent } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
-import { parseLimit } from '../../shared/pagination';
 import { invalidLinkPage, pageHeaders, prefersHtml, verifiedPage } from '../../shared/test-recipients/pages';
 import { createTestRecipientBody } from '../../shared/test-recipients/schemas';
 import {
@@ -14,12 +14,7 @@ import {
 
 export const handler = createHttpHandler('test-recipients', {
   'GET /v1/test-recipients': async (req, c) => {
-    const page = await listTestRecipients(
-      { store: c.store, cursorSecret: c.secrets.get('cursor-signing-key') },
-      authOf(req).accountId,
-      { limit: parseLimit(req.query.limit), cursor: req.query.cursor },
-    );
-    return json(200, { test_recipients: page.items, next_cursor: page.nextCursor });
+    return listed('test_recipients', await listTestRecipients(listing(c), authOf(req).accountId, pageOf(req)));
   },
   'POST /v1/test-recipients': async (req, c) => {
     const auth = authOf(req);

@@ -1,7 +1,7 @@
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
+import { listed, listing, pageOf } from '../../shared/http/lists';
 import { json } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
-import { parseLimit } from '../../shared/pagination';
 import { createWebhookBody, updateWebhookBody } from '../../shared/webhooks/schemas';
 import {
   createSubscription,
@@ -19,12 +19,7 @@ export const handler = createHttpHandler('webhooks', {
     return json(201, await createSubscription(c, authOf(req).accountId, body));
   },
   'GET /v1/webhooks': async (req, c) => {
-    const page = await listSubscriptions(
-      { store: c.store, cursorSecret: c.secrets.get('cursor-signing-key') },
-      authOf(req).accountId,
-      { limit: parseLimit(req.query.limit), cursor: req.query.cursor },
-    );
-    return json(200, { webhooks: page.items, next_cursor: page.nextCursor });
+    return listed('webhooks', await listSubscriptions(listing(c), authOf(req).accountId, pageOf(req)));
   },
   'GET /v1/webhooks/{id}': async (req, c) => json(200, await readSubscription(c.store, authOf(req).accountId, req.params.id ?? '')),
   'PUT /v1/webhooks/{id}': async (req, c) => {
@@ -37,12 +32,6 @@ export const handler = createHttpHandler('webhooks', {
   },
   'POST /v1/webhooks/{id}/rotate-secret': async (req, c) => json(200, await rotateSecret(c, authOf(req).accountId, req.params.id ?? '')),
   'GET /v1/webhooks/{id}/deliveries': async (req, c) => {
-    const page = await listDeliveries(
-      { store: c.store, cursorSecret: c.secrets.get('cursor-signing-key') },
-      authOf(req).accountId,
-      req.params.id ?? '',
-      { limit: parseLimit(req.query.limit), cursor: req.query.cursor },
-    );
-    return json(200, { deliveries: page.items, next_cursor: page.nextCursor });
+    return listed('deliveries', await listDeliveries(listing(c), authOf(req).accountId, req.params.id ?? '', pageOf(req)));
   },
 });

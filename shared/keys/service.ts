@@ -120,7 +120,7 @@ export async function createKey(deps: KeyDeps, accountId: string, body: CreateKe
 }
 
 export async function listKeys(
-  deps: KeyDeps & { cursorSecret: string },
+  deps: { store: Store; cursorSecret: string },
   accountId: string,
   page: { limit: number; cursor?: string },
 ): Promise<Page<ApiKeyView>> {
