@@ -161,7 +161,7 @@ export class Store {
   }
 
   /** Reads many keys; missing items are simply absent from the result. Unprocessed keys are retried. */
-  async batchGet<T extends object = Item>(itemKeys: readonly ItemKey[]): Promise<T[]> {
+  async batchGet<T extends object = Item>(itemKeys: readonly ItemKey[], options: { consistent?: boolean } = {}): Promise<T[]> {
     const found: T[] = [];
     for (const part of chunk(itemKeys, 100)) {
       let pending: Record<string, unknown>[] = part.map((k) => ({ pk: k.pk, sk: k.sk }));
@@ -169,7 +169,7 @@ export class Store {
         if (attempt > 8) throw new RetryableError('batchGet: keys left unprocessed');
         try {
           const out = await this.doc.send(
-            new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } }),
+            new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: options.consistent ?? true } } }),
           );
           found.push(...((out.Responses?.[this.tableName] ?? []) as T[]));
           pending = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Record<string, unknown>[];

@@ -52,7 +52,9 @@ export async function admit(
 ): Promise<RateDecision> {
   const slotKeys = Array.from({ length: limit }, (_, i) => keys.rateSlot(subject, i));
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const found = await deps.store.batchGet<SlotItem>(slotKeys);
+    // The first read may be eventually consistent (half the cost): a stale read can only miss a
+    // recent claim, which makes a conditional write below fail. Reads after that are strong.
+    const found = await deps.store.batchGet<SlotItem>(slotKeys, { consistent: round > 0 });
     const now = deps.clock.now().getTime();
     const cutoff = now - windowMs;
     const bySk = new Map(found.map((slot) => [slot.sk, slot.at]));
