@@ -67,6 +67,21 @@ describe('POST /v1/admin/accounts', () => {
   });
 });
 
+describe('public routes', () => {
+  it('limit each client IP to 10 requests a second too', async () => {
+    const address = nextIp();
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      statuses.push((await call({ method: 'GET', path: '/v1/test-recipients/verify', query: { token: 'nope' }, sourceIp: address })).status);
+    }
+    const elsewhere = await call({ method: 'GET', path: '/v1/bimi/acme.test/logo.svg', sourceIp: nextIp() });
+
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(400));
+    expect(statuses[10]).toBe(429);
+    expect(elsewhere.status).toBe(404);
+  });
+});
+
 describe('suspend and unsuspend', () => {
   it('switch an account off and on, and 404 for an unknown account', async () => {
     const created = await call({ method: 'POST', path: '/v1/admin/accounts', key: staff, body: {}, sourceIp: nextIp() });
