@@ -7,12 +7,13 @@ import { handler as bimiHandler } from '../../functions/bimi/http';
 import { createAccount } from '../../shared/accounts/service';
 import { NodeDns } from '../../shared/adapters/node-dns';
 import { keys } from '../../shared/db/keys';
-import { recordsFor, type DomainItem } from '../../shared/domains/model';
+import type { DomainItem } from '../../shared/domains/model';
 import { call } from '../support/api';
 import type { TestContainer } from '../support/container';
 import { startDnsServer, startSilentDnsServer, type RunningDns } from '../support/dns-server';
 import { httpEvent, type HttpEventInput } from '../support/events';
 import { useTestbed } from '../support/testbed';
+import { domainItemFor } from '../support/domains';
 
 const DOMAIN = 'acme.test';
 const BOUNDARY = '----postbox-test-7MA4YWxkTrZu0gW';
@@ -42,23 +43,14 @@ beforeEach(async () => {
 /** A verified domain and its deployment-wide claim, as POST /v1/domains leaves them. */
 async function seedDomain(accountId: string, domain: string): Promise<void> {
   const now = c.clock.now().toISOString();
-  const tokens = ['tok1', 'tok2', 'tok3'];
-  const item: DomainItem = {
-    ...keys.domain(accountId, domain),
-    entity: 'domain',
-    id: `dom_${domain.replace(/\W/g, '')}`,
-    account_id: accountId,
-    domain,
-    dkim_tokens: tokens,
+  const item = domainItemFor(accountId, domain, {
     dkim_status: 'verified',
     spf_status: 'verified',
     dmarc_status: 'verified',
     txt_status: 'verified',
-    mail_from_domain: `send.${domain}`,
-    dns_records: recordsFor(domain, tokens, 'us-east-1'),
     created_at: now,
     updated_at: now,
-  };
+  });
   await c.store.put(item);
   await c.store.put({ ...keys.domainClaim(domain), entity: 'domain_claim', account_id: accountId });
 }

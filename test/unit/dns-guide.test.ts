@@ -3,33 +3,17 @@
 // relative to the apex, and a guide still produced when the resolver never answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NodeDns } from '../../shared/adapters/node-dns';
-import { keys } from '../../shared/db/keys';
 import { buildDnsGuide, OTHER_DNS_PROVIDER, providerFor, relativeHost } from '../../shared/domains/dns-guide';
-import { recordsFor, type DomainItem } from '../../shared/domains/model';
+import type { DomainItem } from '../../shared/domains/model';
 import { RetryableError } from '../../shared/errors';
 import type { Dns, RecordType } from '../../shared/ports/dns';
 import { startDnsServer, startSilentDnsServer, type RunningDns } from '../support/dns-server';
+import { domainItemFor } from '../support/domains';
 
 const TOKENS = ['abc', 'def', 'ghi'];
 
 function domainItem(domain: string, overrides: Partial<DomainItem> = {}): DomainItem {
-  return {
-    ...keys.domain('acct_guide', domain),
-    entity: 'domain',
-    id: 'dom_guide',
-    account_id: 'acct_guide',
-    domain,
-    dkim_tokens: TOKENS,
-    dkim_status: 'pending',
-    spf_status: 'pending',
-    dmarc_status: 'pending',
-    txt_status: 'pending',
-    mail_from_domain: `send.${domain}`,
-    dns_records: recordsFor(domain, TOKENS, 'us-east-1'),
-    created_at: '2026-03-01T12:00:00.000Z',
-    updated_at: '2026-03-01T12:00:00.000Z',
-    ...overrides,
-  };
+  return domainItemFor('acct_guide', domain, { id: 'dom_guide', tokens: TOKENS, ...overrides });
 }
 
 const R53_NS = ['ns-1536.awsdns-00.co.uk', 'ns-512.awsdns-00.net', 'ns-0.awsdns-00.com', 'ns-1024.awsdns-00.org'];

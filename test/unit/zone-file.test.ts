@@ -6,30 +6,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '../../shared/db/keys';
 import { recordsFor, type DnsRecord, type DomainItem } from '../../shared/domains/model';
 import { quoteTxt, renderZoneFile, ZONE_FILE_TTL } from '../../shared/domains/zone-file';
+import { domainItemFor } from '../support/domains';
 
 const INSTALL_HINT = 'named-checkzone is not installed; install it with: apt-get update && apt-get install -y bind9-utils';
 const TOKENS = ['abc', 'def', 'ghi'];
 
 function domainItem(domain: string, records: DnsRecord[] = recordsFor(domain, TOKENS, 'us-east-1')): DomainItem {
-  return {
-    ...keys.domain('acct_zone', domain),
-    entity: 'domain',
-    id: 'dom_zone',
-    account_id: 'acct_zone',
-    domain,
-    dkim_tokens: TOKENS,
-    dkim_status: 'pending',
-    spf_status: 'pending',
-    dmarc_status: 'pending',
-    txt_status: 'pending',
-    mail_from_domain: `send.${domain}`,
-    dns_records: records,
-    created_at: '2026-03-01T12:00:00.000Z',
-    updated_at: '2026-03-01T12:00:00.000Z',
-  };
+  return domainItemFor('acct_zone', domain, { id: 'dom_zone', tokens: TOKENS, dns_records: records });
 }
 
 let dir: string;
