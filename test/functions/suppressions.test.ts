@@ -3,10 +3,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
 import { findSuppressed, findSuppression } from '../../shared/suppressions/service';
-import { call } from '../support/api';
 import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
-import type { HttpEventInput } from '../support/events';
 
 let c: TestContainer;
 let account: CreatedAccount;
@@ -16,12 +14,7 @@ beforeEach(() => {
   ({ c, account } = bed);
 });
 
-// Each request moves the clock on: updated_at values differ and the account's 10 requests per
-// second budget is never the thing under test.
-const request = async (input: HttpEventInput) => {
-  c.clock.advance(150);
-  return call(input);
-};
+const request = bed.request;
 const admin = () => account.admin_key;
 const add = (body: unknown, key = admin()) => request({ method: 'POST', path: '/v1/suppressions', key, body });
 const list = (query: Record<string, string> = {}, key = admin()) => request({ method: 'GET', path: '/v1/suppressions', key, query });

@@ -8,9 +8,8 @@ import { PermanentSendError } from '../../shared/ports/mailer';
 import { prefersHtml } from '../../shared/test-recipients/pages';
 import { admitTestSend, findTestRecipientByEmail, isVerifiedTestRecipient } from '../../shared/test-recipients/service';
 import { handler } from '../../functions/test-recipients/http';
-import { call } from '../support/api';
 import { type TestContainer } from '../support/container';
-import { httpEvent, type HttpEventInput } from '../support/events';
+import { httpEvent } from '../support/events';
 import { useTestbed } from '../support/testbed';
 
 let c: TestContainer;
@@ -21,12 +20,7 @@ beforeEach(() => {
   ({ c, account } = bed);
 });
 
-// Each request moves the clock on, so neither the account's nor the IP's 10 per second budget is
-// the thing under test.
-const request = async (input: HttpEventInput) => {
-  c.clock.advance(150);
-  return call(input);
-};
+const request = bed.request;
 const admin = () => account.admin_key;
 const register = (body: unknown, key = admin()) => request({ method: 'POST', path: '/v1/test-recipients', key, body });
 const list = (key = admin(), query: Record<string, string> = {}) => request({ method: 'GET', path: '/v1/test-recipients', key, query });
