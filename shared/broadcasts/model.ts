@@ -46,19 +46,11 @@ export interface RecipientChunkItem {
   recipients: string[];
 }
 
-export interface BroadcastView {
-  id: string;
-  name: string;
-  status: BroadcastStatus;
-  from_email: string;
-  message_type: MessageType;
-  audience_list_id: string | null;
-  scheduled_at: string | null;
-  total_recipients: number;
-  sent_count: number;
-  failed_count: number;
-  created_at: string;
-}
+/** The spec's Broadcast: the stored item without its content, keys and bookkeeping. */
+export type BroadcastView = Pick<
+  BroadcastItem,
+  'id' | 'name' | 'status' | 'from_email' | 'message_type' | 'audience_list_id' | 'scheduled_at' | 'total_recipients' | 'sent_count' | 'failed_count' | 'created_at'
+>;
 
 export interface BroadcastStats {
   total: number;

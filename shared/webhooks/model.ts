@@ -67,17 +67,11 @@ export interface DeliveryItem {
   expires_at?: number;
 }
 
-export interface DeliveryView {
-  id: string;
-  subscription_id: string;
-  event_id: string;
-  event_type: SubscribableType;
-  status: DeliveryStatus;
-  attempt_count: number;
-  response_status: number;
-  next_retry_at?: string;
-  created_at: string;
-}
+/** The wire form: the record without its body, account and internal fields. */
+export type DeliveryView = Pick<
+  DeliveryItem,
+  'id' | 'subscription_id' | 'event_id' | 'event_type' | 'status' | 'attempt_count' | 'response_status' | 'next_retry_at' | 'created_at'
+>;
 
 export function toDeliveryView(d: DeliveryItem): DeliveryView {
   const view: DeliveryView = {
