@@ -83,6 +83,8 @@ export const keys = {
 
   suppression: (accountId: string, channel: string, recipient: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `SUPP#${channel}#${recipient}` }),
   suppressionPrefix: (channel?: string): string => (channel ? `SUPP#${channel}#` : 'SUPP#'),
+  /** by-filter index partition of an account's suppressions. */
+  suppressionListPartition: (accountId: string): string => `${ACCOUNT}${accountId}#SUPP`,
 
   domain: (accountId: string, domain: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `DOMAIN#${domain}` }),
   domainPrefix: 'DOMAIN#',

@@ -25,6 +25,11 @@ function toResult(result: HttpResult, requestId: string, extra: Record<string, s
   return { statusCode: result.status, headers, body };
 }
 
+/** An error envelope as a complete response, for answers given outside a route's pipeline. */
+export function errorResponse(error: ApiError, requestId: string = crypto.randomUUID()): APIGatewayProxyStructuredResultV2 {
+  return toResult(errorResult(error), requestId, {});
+}
+
 export type LogError = (msg: string, fields: Record<string, unknown>) => void;
 
 const stderrLog: LogError = (msg, fields) => process.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), msg, ...fields })}\n`);

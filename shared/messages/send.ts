@@ -2,6 +2,7 @@
 // checked, claimed by its idempotency key, stored, and then enqueued, scheduled, or recorded as
 // suppressed, with batched store and queue writes.
 import { getAccount, type AccountItem } from '../accounts/service';
+import { errorResult } from '../http/respond';
 import { keys } from '../db/keys';
 import type { Store } from '../db/store';
 import { domainOf, isValidAddress, normalizeAddress } from '../email/address';
@@ -61,7 +62,10 @@ interface Prepared {
   countsAsTestSend: boolean;
 }
 
-const errorOutcome = (error: ApiError): Outcome => ({ status: error.status, body: { error: error.toBody() } });
+const errorOutcome = (error: ApiError): Outcome => {
+  const { status, body } = errorResult(error);
+  return { status, body };
+};
 
 function fieldError(index: number | undefined, issue: { path: PropertyKey[]; message: string }): ApiError {
   const field = ['body', ...(index === undefined ? [] : [String(index)]), ...issue.path.map(String)].join('.');

@@ -47,7 +47,6 @@ export function normalizeRecipient(channel: Channel, recipient: string): string 
   return channel === 'email' ? normalizeAddress(recipient) : recipient.trim();
 }
 
-export const suppressionListPartition = (accountId: string): string => `ACCT#${accountId}#SUPP`;
 
 export function suppressionItem(
   accountId: string,
@@ -66,7 +65,7 @@ export function suppressionItem(
     created_at: now,
     updated_at: now,
     // by-filter index: the account's suppressions, most recently changed first.
-    gsi2pk: suppressionListPartition(accountId),
+    gsi2pk: keys.suppressionListPartition(accountId),
     gsi2sk: `${now}#${entry.channel}#${recipient}`,
   };
 }
@@ -130,7 +129,7 @@ export async function listSuppressions(
     {
       index: table.indexes.byFilter.name,
       keyCondition: 'gsi2pk = :pk',
-      values: { ':pk': suppressionListPartition(accountId), ...(page.channel ? { ':channel': page.channel } : {}) },
+      values: { ':pk': keys.suppressionListPartition(accountId), ...(page.channel ? { ':channel': page.channel } : {}) },
       ...(page.channel ? { filter: '#channel = :channel', names: { '#channel': 'channel' } } : {}),
     },
     {

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { functions, type FunctionDef } from '../../../functions/manifest';
 import { ApiError } from '../../errors';
+import { errorResponse } from '../../http/respond';
 import { matchRoute } from '../../http/route-match';
 import { describeError, type Logger } from '../logger';
 
@@ -84,8 +85,7 @@ export function createLocalHttpServer(loadHandler: (fn: FunctionDef) => Promise<
       try {
         const body = await readBody(req);
         if (body === 'too_large') {
-          const error = new ApiError('payload_too_large', 'request body is larger than 10 MiB');
-          return send(res, { statusCode: 413, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: error.toBody() }) });
+          return send(res, errorResponse(new ApiError('payload_too_large', 'request body is larger than 10 MiB')));
         }
         const url = new URL(req.url ?? '/', 'http://local');
         const match = matchRoute(req.method ?? 'GET', url.pathname);
@@ -96,8 +96,7 @@ export function createLocalHttpServer(loadHandler: (fn: FunctionDef) => Promise<
         // The pipeline answers every error itself; reaching here means the runtime itself broke.
         logger.error('local runtime failed a request', { error: describeError(error) });
         if (!res.headersSent) {
-          const internal = new ApiError('internal_error', 'internal error');
-          send(res, { statusCode: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: internal.toBody() }) });
+          send(res, errorResponse(new ApiError('internal_error', 'internal error')));
         }
       }
     })();
