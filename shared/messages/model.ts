@@ -89,7 +89,6 @@ export interface MessageView extends MessageSummary {
   events: TimelineEvent[];
 }
 
-export const messageKey = (id: string) => keys.message(id);
 
 export const toSummary = (m: MessageItem): MessageSummary => ({
   id: m.id,
