@@ -1,5 +1,6 @@
 // Staff routes (account creation and suspension, per-IP limited) and the verification readout.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createKey } from '../../shared/keys/service';
 import { installContainer } from '../../shared/runtime/container';
 import { call } from '../support/api';
 import { createTestContainer, TEST_SECRETS, type TestContainer } from '../support/container';
@@ -121,5 +122,39 @@ describe('GET /v1/account/verification', () => {
         { channel: 'webhook', status: 'not_configured', verified: false },
       ],
     });
+  });
+});
+
+describe('PUT /v1/account/channels/{channel}', () => {
+  it('turns the webhook channel on and off, and refuses what it cannot do', async () => {
+    const created = await call({ method: 'POST', path: '/v1/admin/accounts', key: staff, body: {}, sourceIp: nextIp() });
+    const key = created.body.admin_key as string;
+    const put = (channel: string, body: unknown, k = key) => call({ method: 'PUT', path: `/v1/account/channels/${channel}`, key: k, body });
+
+    const on = await put('webhook', { enabled: true });
+    const ready = await call({ method: 'GET', path: '/v1/account/verification', key });
+    const off = await put('webhook', { enabled: false });
+    const unknown = await put('fax', { enabled: true });
+    const noProvider = await put('voice', { enabled: true });
+    const badBody = await put('webhook', { enabled: 'yes' });
+    const testKey = await put('webhook', { enabled: true }, created.body.test_admin_key);
+
+    expect(on.body).toEqual({ channel: 'webhook', enabled: true });
+    expect(ready.body.channels).toContainEqual({ channel: 'webhook', status: 'ready', verified: true });
+    expect(off.body).toEqual({ channel: 'webhook', enabled: false });
+    expect(unknown.status).toBe(404);
+    expect(noProvider.body.error.code).toBe('channel_not_enabled');
+    expect(badBody.status).toBe(400);
+    expect(badBody.body.error.message).toMatch(/^body\.enabled: /);
+    expect(testKey.status).toBe(200);
+  });
+
+  it('needs an admin key', async () => {
+    const created = await call({ method: 'POST', path: '/v1/admin/accounts', key: staff, body: {}, sourceIp: nextIp() });
+    const send = await createKey(c, created.body.account_id, { scope: 'send' }, { testMode: false });
+
+    const res = await call({ method: 'PUT', path: '/v1/account/channels/webhook', key: send.key, body: { enabled: true } });
+
+    expect(res.status).toBe(403);
   });
 });

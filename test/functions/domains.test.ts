@@ -288,3 +288,38 @@ describe('PUT /v1/domains/{domain}/from-name', () => {
     expect(injected.status).toBe(400);
   });
 });
+
+describe('routes on a domain the account does not hold', () => {
+  it.each([
+    ['GET', 'dns-setup'],
+    ['GET', 'dns-setup/zonefile'],
+    ['POST', 'verify'],
+    ['PUT', 'from-name'],
+  ])('%s …/%s answers 404 for another account’s domain and for an unknown one', async (method, tail) => {
+    const domain = uniqueDomain();
+    const other = await createAccount(c, {});
+    await register(domain, other.admin_key);
+    const body = method === 'PUT' ? { from_name: 'X' } : undefined;
+
+    const theirs = await call({ method, path: `/v1/domains/${domain}/${tail}`, key: admin(), body });
+    const unknown = await call({ method, path: `/v1/domains/nowhere-${n}.test/${tail}`, key: admin(), body });
+
+    for (const res of [theirs, unknown]) {
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+    }
+  });
+
+  it('serves the guide and the zone file to a read key', async () => {
+    const domain = uniqueDomain();
+    await register(domain);
+    const read = await createKey(c, account.account_id, { scope: 'read' }, { testMode: false });
+
+    const guide = await call({ method: 'GET', path: `/v1/domains/${domain}/dns-setup`, key: read.key });
+    const verifyAttempt = await call({ method: 'POST', path: `/v1/domains/${domain}/verify`, key: read.key });
+
+    expect(guide.status).toBe(200);
+    expect(guide.body).toMatchObject({ domain, records: expect.any(Array) });
+    expect(verifyAttempt.status).toBe(403);
+  });
+});
