@@ -8,7 +8,7 @@ import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import type { CreatedAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
 import type { DeliveryItem } from '../../shared/webhooks/model';
-import { MAX_ATTEMPTS } from '../../shared/webhooks/deliver';
+import { MAX_ATTEMPTS, publishEvent } from '../../shared/webhooks/deliver';
 import { call } from '../support/api';
 import type { TestContainer } from '../support/container';
 import { startHttpReceiver, type Receiver } from '../support/receivers';
@@ -121,6 +121,27 @@ describe('fan-out and the request', () => {
 
     expect(receiver.requests).toHaveLength(1);
     expect(await deliveries(sub.id)).toHaveLength(1);
+  });
+
+  it('fans out email.received like any subscribable event (inbound mail will publish it)', async () => {
+    const sub = await subscribe(['email.received']);
+    const envelope = {
+      event_id: 'evt_01jbq4v3c0inbound00000000000',
+      event_type: 'email.received',
+      message_id: 'inb_01jbq4v3c0inbound00000000000',
+      account_id: account.account_id,
+      payload: { id: 'inb_01jbq4v3c0inbound00000000000', domain: 'acme.test', recipient: 'support@acme.test', from: 'ada@example.com', to: ['support@acme.test'], subject: 'Help', text: 'hi', spam_verdict: 'PASS', virus_verdict: 'PASS', attachments: [], received_at: c.clock.now().toISOString() },
+      occurred_at: c.clock.now().toISOString(),
+      created_at: c.clock.now().toISOString(),
+    };
+
+    await publishEvent(c, envelope);
+    await drainWebhooks();
+
+    expect(receiver.requests).toHaveLength(1);
+    expect(receiver.requests[0]?.headers['service-event-type']).toBe('email.received');
+    expect(JSON.parse(receiver.requests[0]?.body.toString('utf8') ?? '')).toEqual(envelope);
+    expect((await deliveries(sub.id)).map((d) => d.event_type)).toEqual(['email.received']);
   });
 
   it('sends nothing to a paused subscription', async () => {
