@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, version as esbuildVersion, type BuildOptions, type Metafile } from 'esbuild';
-import type { FunctionDef } from '../functions/manifest';
+import { type FunctionDef } from '../shared/platform';
 import { lambdaBundling } from '../lib/bundling';
 import { fmt, fmtInt, median } from './stats';
 

@@ -273,7 +273,7 @@ async function main(): Promise<void> {
   try {
     const settings = readLocalSettings({ HOST: '127.0.0.1', PORT: '0', SES_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
     log(`starting the local runtime (DATA_DIR ${dataDir})`);
-    runtime = await startLocalRuntime(settings);
+    runtime = await startLocalRuntime(settings, functions);
     const rt = runtime;
 
     log(`creating ${SETTINGS.accounts} accounts`);

@@ -2,7 +2,8 @@
 // requests per send by step, the cost per million emails at list prices, and the 1,000-item
 // batch against the store's floor.
 import { addUnits, noUnits, unitsOf, type Units } from './capacity';
-import { functions, queues } from '../functions/manifest';
+import { functions } from '../functions/manifest';
+import { queues } from '../shared/platform';
 import { messagesOf, type CommandRecord } from './aws-tap';
 import { ASSUMED_LAMBDA_MS, assumedMsPerMessage, gbSeconds, memoryMbOf, perMillion, PRICES, type CostLine } from './pricing';
 import { consumerQueues, rate, SEND_SETTINGS, type FloorRound, type QueueStats, type SendResults, type Step } from './send';

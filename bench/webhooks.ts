@@ -15,7 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { functions, queues } from '../functions/manifest';
+import { functions } from '../functions/manifest';
+import { queues } from '../shared/platform';
 import { createAccount } from '../shared/accounts/service';
 import { SqsQueue } from '../shared/adapters/aws/sqs-queue';
 import { Store } from '../shared/db/store';
@@ -388,7 +389,7 @@ export async function measureWebhooks(): Promise<WebhookResults> {
   try {
     await receiver.start();
     const settings = readLocalSettings({ HOST: '127.0.0.1', PORT: '0', SES_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true' });
-    rt = await startLocalRuntime(settings);
+    rt = await startLocalRuntime(settings, functions);
     const startupMs = performance.now() - started;
     const c = rt.container;
 

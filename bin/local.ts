@@ -1,4 +1,5 @@
 // `npm start`: runs the whole service locally. Ctrl-C stops it cleanly; data stays in DATA_DIR.
+import { functions } from '../functions/manifest';
 import { join, resolve } from 'node:path';
 import { ConfigError, readLocalSettings } from '../shared/runtime/config';
 import { startLocalRuntime } from '../shared/runtime/local/runtime';
@@ -15,7 +16,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const runtime = await startLocalRuntime(settings);
+  const runtime = await startLocalRuntime(settings, functions);
   const b = runtime.bootstrap;
   const lines = [
     `Postbox is running at ${runtime.url}`,

@@ -1,73 +1,7 @@
 // The one list of functions and their triggers. The CDK stack and the local runtime both iterate
 // it, so a route exists in both runtimes or in neither. Data only: it must never import handler code.
+import { type Access, type FunctionDef, type HttpRoute } from '../shared/platform';
 
-export type Scope = 'send' | 'read' | 'admin';
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-/**
- * Who may call a route.
- * - `key`: an API key whose scope is listed; `admin` keys may call every key route.
- * - `any_key`: any valid API key, whatever its scope.
- * - `staff`: the deployment's staff token (operators, not customers). Limited per client IP.
- * - `public`: no credentials. Limited per client IP.
- */
-export type Access =
-  | { kind: 'key'; scopes: readonly Scope[] }
-  | { kind: 'any_key' }
-  | { kind: 'staff' }
-  | { kind: 'public' };
-
-export interface HttpRoute {
-  method: HttpMethod;
-  /** API Gateway path template, e.g. /v1/keys/{id}. */
-  path: string;
-  access: Access;
-  summary: string;
-}
-
-export type QueueName = 'send' | 'fanout' | 'webhooks' | 'ses-events' | 'inbound';
-export const secretNames = ['cursor-signing-key', 'staff-token', 'data-encryption-key'] as const;
-export type SecretName = (typeof secretNames)[number];
-
-export interface QueueDef {
-  name: QueueName;
-  /** Seconds a received message stays invisible; at least six times the consumer's timeout. */
-  visibilityTimeoutSeconds: number;
-  /** Receives before SQS moves a message to the queue's DLQ. */
-  maxReceiveCount: number;
-  batchSize: number;
-  maxBatchingWindowSeconds: number;
-  summary: string;
-}
-
-/** What a function may touch. The stack turns this into least-privilege IAM. */
-export interface Needs {
-  table?: 'read' | 'readwrite';
-  /** Queues the function sends to. */
-  sendTo?: readonly QueueName[];
-  secrets?: readonly SecretName[];
-  sesSend?: boolean;
-  /** Create, read and delete SES sending identities (customer domains). */
-  sesIdentities?: boolean;
-  scheduler?: boolean;
-  bucket?: 'read' | 'readwrite';
-}
-
-export interface FunctionDef {
-  /** Domain name; also the CDK id stem and the folder under functions/. */
-  name: string;
-  /** Entry file relative to the project root. */
-  entry: string;
-  /** Named export of the entry file. */
-  handler: string;
-  http?: readonly HttpRoute[];
-  /** The catch-all route: unknown paths and wrong methods, answered in the error envelope. */
-  defaultRoute?: boolean;
-  queue?: QueueName;
-  needs: Needs;
-  memoryMb: number;
-  timeoutSeconds: number;
-}
 
 const ADMIN: Access = { kind: 'key', scopes: ['admin'] };
 const READ: Access = { kind: 'key', scopes: ['read'] };
@@ -76,14 +10,6 @@ const ANY_KEY: Access = { kind: 'any_key' };
 const STAFF: Access = { kind: 'staff' };
 const SEND: Access = { kind: 'key', scopes: ['send'] };
 const PUBLIC: Access = { kind: 'public' };
-
-export const queues: readonly QueueDef[] = [
-  { name: 'send', visibilityTimeoutSeconds: 180, maxReceiveCount: 5, batchSize: 10, maxBatchingWindowSeconds: 0, summary: 'messages accepted by the API, on their way to the provider' },
-  { name: 'fanout', visibilityTimeoutSeconds: 900, maxReceiveCount: 3, batchSize: 1, maxBatchingWindowSeconds: 0, summary: 'broadcast fan-out pages' },
-  { name: 'webhooks', visibilityTimeoutSeconds: 240, maxReceiveCount: 5, batchSize: 10, maxBatchingWindowSeconds: 0, summary: 'webhook delivery attempts' },
-  { name: 'ses-events', visibilityTimeoutSeconds: 180, maxReceiveCount: 5, batchSize: 10, maxBatchingWindowSeconds: 1, summary: 'SES event notifications via SNS' },
-  { name: 'inbound', visibilityTimeoutSeconds: 360, maxReceiveCount: 3, batchSize: 5, maxBatchingWindowSeconds: 0, summary: 'raw inbound mail stored in S3' },
-];
 
 export const functions: readonly FunctionDef[] = [
   {
@@ -290,11 +216,13 @@ export const functions: readonly FunctionDef[] = [
   },
 ];
 
-
-export function routeKey(route: Pick<HttpRoute, 'method' | 'path'>): string {
-  return `${route.method} ${route.path}`;
-}
-
 export function httpRoutes(): Array<HttpRoute & { fn: FunctionDef }> {
   return functions.flatMap((fn) => (fn.http ?? []).map((route) => ({ ...route, fn })));
+}
+
+/** A function of the manifest by name; an entry file names its own. */
+export function functionNamed(name: string): FunctionDef {
+  const found = functions.find((f) => f.name === name);
+  if (!found) throw new Error(`function ${name} is not in the manifest`);
+  return found;
 }

@@ -5,14 +5,8 @@ import { CfnOutput, Duration, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import {
-  functions as manifestFunctions,
-  queues as manifestQueues,
-  type FunctionDef,
-  type QueueDef,
-  type QueueName,
-  type SecretName,
-} from '../functions/manifest';
+import { functions as manifestFunctions } from '../functions/manifest';
+import { queues as manifestQueues, type FunctionDef, type QueueDef, type QueueName, type SecretName } from '../shared/platform';
 import { DEFAULT_SHARED_EMAIL_SENDER, envNames } from '../shared/runtime/env-names';
 import { Api } from './constructs/api';
 import { DataTable } from './constructs/data-table';

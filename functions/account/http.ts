@@ -1,3 +1,4 @@
+import { functionNamed } from '../manifest';
 import { channelBody, getVerification, setChannelEnabled } from '../../shared/accounts/service';
 import { domainCounts } from '../../shared/domains/service';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
@@ -5,7 +6,7 @@ import { json } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
 import { getUsage, usageQuery } from '../../shared/usage/service';
 
-export const handler = createHttpHandler('account', {
+export const handler = createHttpHandler(functionNamed('account'), {
   'GET /v1/account/verification': async (req, c) =>
     json(200, await getVerification(c, authOf(req).accountId, { sharedEmailSender: c.config.sharedEmailSender, domains: await domainCounts(c.store, authOf(req).accountId) })),
   'PUT /v1/account/channels/{channel}': async (req, c) =>

@@ -1,9 +1,10 @@
+import { functionNamed } from '../manifest';
 import { createAccount, createAccountBody, setAccountStatus } from '../../shared/accounts/service';
 import { createHttpHandler } from '../../shared/http/pipeline';
 import { json } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
 
-export const handler = createHttpHandler('admin', {
+export const handler = createHttpHandler(functionNamed('admin'), {
   'POST /v1/admin/accounts': async (req, c) => {
     const body = parseInput(createAccountBody, req.body ?? {});
     const created = await createAccount(c, body);

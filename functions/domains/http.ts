@@ -1,3 +1,4 @@
+import { functionNamed } from '../manifest';
 import { renderZoneFile } from '../../shared/domains/zone-file';
 import { buildDnsGuide } from '../../shared/domains/dns-guide';
 import { createDomainBody, fromNameBody } from '../../shared/domains/schemas';
@@ -7,7 +8,7 @@ import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { json, noContent } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
 
-export const handler = createHttpHandler('domains', {
+export const handler = createHttpHandler(functionNamed('domains'), {
   'GET /v1/domains': async (req, c) => json(200, { domains: await listDomains(c, authOf(req).accountId) }),
   'POST /v1/domains': async (req, c) => json(201, await createDomain(c, authOf(req).accountId, parseInput(createDomainBody, req.body).domain)),
   'GET /v1/domains/{domain}': async (req, c) => json(200, await getDomain(c, authOf(req).accountId, req.params.domain ?? '')),

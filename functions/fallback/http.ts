@@ -3,7 +3,10 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ApiError } from '../../shared/errors';
 import { answer } from '../../shared/http/respond';
-import { matchRoute } from '../../shared/http/route-match';
+import { createRouteMatcher } from '../../shared/http/route-match';
+import { functions } from '../manifest';
+
+const matchRoute = createRouteMatcher(functions);
 
 export const handler = (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> =>
   answer(event, async () => {

@@ -1,3 +1,4 @@
+import { functionNamed } from '../manifest';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';
 import { json, noContent } from '../../shared/http/respond';
@@ -5,7 +6,7 @@ import { parseInput } from '../../shared/http/validate';
 import { createKeyBody } from '../../shared/keys/schemas';
 import { createKey, listKeys, revokeKey, rotateKey } from '../../shared/keys/service';
 
-export const handler = createHttpHandler('keys', {
+export const handler = createHttpHandler(functionNamed('keys'), {
   'GET /v1/keys': async (req, c) => listed('keys', await listKeys(listing(c), authOf(req).accountId, pageOf(req))),
   'POST /v1/keys': async (req, c) => {
     const auth = authOf(req);

@@ -1,3 +1,4 @@
+import { functionNamed } from '../manifest';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing } from '../../shared/http/lists';
 import { json } from '../../shared/http/respond';
@@ -5,7 +6,7 @@ import { parseInput } from '../../shared/http/validate';
 import { cancelScheduled, getMessage, getMessageByIdempotencyKey, listMessages, listQuery } from '../../shared/messages/query';
 import { parseLimit } from '../../shared/pagination';
 
-export const handler = createHttpHandler('messages', {
+export const handler = createHttpHandler(functionNamed('messages'), {
   'GET /v1/messages': async (req, c) => {
     const { accountId } = authOf(req);
     const { idempotency_key, limit, cursor, ...filters } = parseInput(listQuery, req.query, 'query');

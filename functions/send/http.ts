@@ -1,3 +1,4 @@
+import { functionNamed } from '../manifest';
 import { ApiError } from '../../shared/errors';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { json } from '../../shared/http/respond';
@@ -6,7 +7,7 @@ import { MAX_BATCH, validateBody } from '../../shared/messages/schemas';
 import { acceptSends } from '../../shared/messages/send';
 import { validateAddress } from '../../shared/messages/validate';
 
-export const handler = createHttpHandler('send', {
+export const handler = createHttpHandler(functionNamed('send'), {
   'POST /v1/send': async (req, c) => {
     const [outcome] = await acceptSends(c, authOf(req), [req.body], { batch: false });
     if (!outcome) throw new Error('send produced no outcome');

@@ -1,7 +1,7 @@
 // Send queue consumer: each record is one message; failures are reported per record so SQS
 // retries only those, and the last receive records `failed` rather than dropping the message.
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { queues } from '../manifest';
+import { queues } from '../../shared/platform';
 import { dispatch } from '../../shared/messages/dispatch';
 import type { SendJob } from '../../shared/messages/schemas';
 import { getContainer } from '../../shared/runtime/container';

@@ -1,3 +1,4 @@
+import { functionNamed } from '../manifest';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';
 import { json, noContent } from '../../shared/http/respond';
@@ -16,7 +17,7 @@ import {
   removeSuppression,
 } from '../../shared/suppressions/service';
 
-export const handler = createHttpHandler('suppressions', {
+export const handler = createHttpHandler(functionNamed('suppressions'), {
   'GET /v1/suppressions': async (req, c) => {
     const { channel } = parseInput(listSuppressionsQuery, req.query, 'query');
     return listed('suppressions', await listSuppressions(listing(c), authOf(req).accountId, { channel, ...pageOf(req) }));

@@ -1,3 +1,4 @@
+import { functionNamed } from '../manifest';
 import { ApiError } from '../../shared/errors';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';
@@ -12,7 +13,7 @@ import {
   verifyTestRecipient,
 } from '../../shared/test-recipients/service';
 
-export const handler = createHttpHandler('test-recipients', {
+export const handler = createHttpHandler(functionNamed('test-recipients'), {
   'GET /v1/test-recipients': async (req, c) => {
     return listed('test_recipients', await listTestRecipients(listing(c), authOf(req).accountId, pageOf(req)));
   },

@@ -1,3 +1,4 @@
+import { functionNamed } from '../manifest';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';
 import { json } from '../../shared/http/respond';
@@ -13,7 +14,7 @@ import {
   updateSubscription,
 } from '../../shared/webhooks/subscriptions';
 
-export const handler = createHttpHandler('webhooks', {
+export const handler = createHttpHandler(functionNamed('webhooks'), {
   'POST /v1/webhooks': async (req, c) => {
     const body = parseInput(createWebhookBody, req.body);
     return json(201, await createSubscription(c, authOf(req).accountId, body));

@@ -7,7 +7,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { HttpRoute } from '../../functions/manifest';
+import { type HttpRoute } from '../../shared/platform';
 import { acknowledge } from './nag';
 import { pascalCase } from './names';
 

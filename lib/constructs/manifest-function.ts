@@ -8,7 +8,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { FunctionDef } from '../../functions/manifest';
+import { type FunctionDef } from '../../shared/platform';
 import { lambdaBundling } from '../bundling';
 
 const OUTPUT_FORMATS = { esm: nodejs.OutputFormat.ESM, cjs: nodejs.OutputFormat.CJS } as const;

@@ -3,7 +3,7 @@
 // SES, scheduler or bucket access otherwise (queue consumers get receive rights from their
 // event source, not from here).
 import * as iam from 'aws-cdk-lib/aws-iam';
-import type { Needs } from '../../functions/manifest';
+import { type Needs } from '../../shared/platform';
 import { envNames } from '../../shared/runtime/env-names';
 import type { DataTable } from './data-table';
 import type { MailEvents } from './mail-events';

@@ -3,7 +3,7 @@
 import { Duration } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { QueueDef, QueueName } from '../../functions/manifest';
+import { type QueueDef, type QueueName } from '../../shared/platform';
 import { pascalCase } from './names';
 
 const DLQ_RETENTION = Duration.days(14);

@@ -2,7 +2,7 @@
 // Secrets Manager at deploy time, so no secret ever appears in source or in the template.
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import type { SecretName } from '../../functions/manifest';
+import { type SecretName } from '../../shared/platform';
 import { acknowledge } from './nag';
 import { pascalCase } from './names';
 

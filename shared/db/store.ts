@@ -36,8 +36,8 @@ export interface QueryRequest {
   consistent?: boolean;
 }
 
-export interface QueryResult {
-  items: Item[];
+export interface QueryResult<T extends object = Item> {
+  items: T[];
   lastKey?: Record<string, unknown>;
 }
 
@@ -56,6 +56,30 @@ function translate(error: unknown, what: string): never {
   }
   if (THROTTLING.has((error as { name?: string })?.name ?? '')) throw new RetryableError(`${what}: store busy`, { cause: error });
   throw error;
+}
+
+/**
+ * The one translation of a failed write condition: runs a conditional write and throws
+ * `conflict()`'s error (with the store's error as its cause) when the condition did not hold.
+ */
+export async function orConflict<T>(write: Promise<T>, conflict: () => Error): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (error instanceof ConditionFailedError) throw Object.assign(conflict(), { cause: error });
+    throw error;
+  }
+}
+
+/** Runs a conditional write; false when its condition did not hold (another writer was first). */
+export async function wrote(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionFailedError) return false;
+    throw error;
+  }
 }
 
 const chunk = <T>(list: readonly T[], size: number): T[][] => {
@@ -139,7 +163,8 @@ export class Store {
     }
   }
 
-  async query(request: QueryRequest): Promise<QueryResult> {
+  /** `T` is what the repository that owns this access pattern stores under it. */
+  async query<T extends object = Item>(request: QueryRequest): Promise<QueryResult<T>> {
     const input: QueryCommandInput = {
       TableName: this.tableName,
       IndexName: request.index,
@@ -154,7 +179,7 @@ export class Store {
     };
     try {
       const out = await this.doc.send(new QueryCommand(input));
-      return { items: (out.Items ?? []) as Item[], lastKey: out.LastEvaluatedKey };
+      return { items: (out.Items ?? []) as T[], lastKey: out.LastEvaluatedKey };
     } catch (error) {
       translate(error, 'query');
     }

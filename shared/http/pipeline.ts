@@ -2,7 +2,7 @@
 // scope, JSON body, the route's use case, and one place that turns anything thrown into the
 // error envelope.
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { functions, routeKey, type Access, type FunctionDef } from '../../functions/manifest';
+import { routeKey, type Access, type FunctionDef } from '../platform';
 import { safeEqual } from '../crypto';
 import { ApiError, InvalidRequestError } from '../errors';
 import { answer } from './respond';
@@ -110,11 +110,10 @@ function lowerHeaders(headers: APIGatewayProxyEventV2['headers']): Record<string
  * exactly the function's manifest routes, so the two cannot drift apart.
  */
 export function createHttpHandler(
-  functionName: string,
+  fn: FunctionDef,
   routes: Record<string, RouteHandler>,
 ): (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2> {
-  const fn: FunctionDef | undefined = functions.find((f) => f.name === functionName);
-  if (!fn) throw new Error(`function ${functionName} is not in the manifest`);
+  const functionName = fn.name;
   const declared = new Map((fn.http ?? []).map((r) => [routeKey(r), r]));
   const implemented = Object.keys(routes);
   const missing = [...declared.keys()].filter((k) => !routes[k]);

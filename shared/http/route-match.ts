@@ -1,6 +1,6 @@
 // Matches a method and path against the manifest's route templates. Used by the local server to
 // pick a function and by the catch-all function to tell 404 from 405.
-import { httpRoutes, routeKey, type FunctionDef, type HttpRoute } from '../../functions/manifest';
+import { routeKey, type FunctionDef, type HttpRoute } from '../platform';
 
 interface Compiled {
   route: HttpRoute & { fn: FunctionDef };
@@ -22,18 +22,23 @@ function compile(route: HttpRoute & { fn: FunctionDef }): Compiled {
   return { route, pattern: new RegExp(`^${source}$`), names };
 }
 
-let compiled: Compiled[] | undefined;
-
 export type RouteMatch =
   | { kind: 'route'; routeKey: string; fn: FunctionDef; params: Record<string, string> }
   | { kind: 'method_not_allowed'; allow: string[] }
   | { kind: 'not_found' };
 
-export function matchRoute(method: string, path: string): RouteMatch {
+export type RouteMatcher = (method: string, path: string) => RouteMatch;
+
+/** A matcher over the HTTP routes of these functions (the manifest's, in every caller). */
+export function createRouteMatcher(functions: readonly FunctionDef[]): RouteMatcher {
   // Literal segments win over parameters, as in API Gateway.
-  compiled ??= httpRoutes()
-    .map(compile)
+  const compiled = functions
+    .flatMap((fn) => (fn.http ?? []).map((route) => compile({ ...route, fn })))
     .sort((a, b) => a.names.length - b.names.length);
+  return (method, path) => matchAgainst(compiled, method, path);
+}
+
+function matchAgainst(compiled: readonly Compiled[], method: string, path: string): RouteMatch {
   const allow: string[] = [];
   for (const c of compiled) {
     const m = c.pattern.exec(path);

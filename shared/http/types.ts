@@ -1,4 +1,4 @@
-import type { Scope } from '../../functions/manifest';
+import { type Scope } from '../platform';
 import type { AccountItem } from '../accounts/service';
 
 export interface AuthContext {

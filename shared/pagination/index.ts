@@ -84,16 +84,20 @@ export interface Page<T> {
  * One page of a query whose sort key orders by created_at then id (ULID sort keys do). Reads one
  * item past the limit so next_cursor is null exactly when nothing follows.
  */
-export async function queryPage(store: Store, query: Omit<QueryRequest, 'limit' | 'startKey'>, page: PageRequest): Promise<Page<Item>> {
+export async function queryPage<T extends object = Item>(
+  store: Store,
+  query: Omit<QueryRequest, 'limit' | 'startKey'>,
+  page: PageRequest,
+): Promise<Page<T>> {
   let startKey = page.cursor ? decodeCursor(page.secret, page.scope, page.cursor) : undefined;
-  const collected: Item[] = [];
-  const keyOf = (item: Item): Record<string, unknown> => {
+  const collected: T[] = [];
+  const keyOf = (item: T): Record<string, unknown> => {
     const names = [table.partitionKey, table.sortKey, ...keyNamesOfIndex(query.index)];
-    return Object.fromEntries(names.map((n) => [n, item[n]]));
+    return Object.fromEntries(names.map((n) => [n, (item as Item)[n]]));
   };
   // A filter may leave a store page short; keep reading until the page is full or the end.
   for (;;) {
-    const out = await store.query({ ...query, limit: page.limit + 1 - collected.length, startKey });
+    const out = await store.query<T>({ ...query, limit: page.limit + 1 - collected.length, startKey });
     collected.push(...out.items);
     if (collected.length > page.limit || !out.lastKey) break;
     startKey = out.lastKey;
@@ -110,17 +114,17 @@ function keyNamesOfIndex(index: string | undefined): string[] {
 }
 
 /** A page of an account's items of one kind (sort key prefix), newest first, as wire views. */
-export async function listAccountItems<Item, View>(
+export async function listAccountItems<Stored extends object, View>(
   deps: { store: Store; cursorSecret: string },
   accountId: string,
   list: { prefix: string; collection: string },
   page: { limit: number; cursor?: string },
-  toView: (item: Item) => View,
+  toView: (item: Stored) => View,
 ): Promise<Page<View>> {
-  const out = await queryPage(
+  const out = await queryPage<Stored>(
     deps.store,
     { keyCondition: 'pk = :pk AND begins_with(sk, :prefix)', values: { ':pk': accountPartition(accountId), ':prefix': list.prefix } },
     { secret: deps.cursorSecret, scope: { accountId, collection: list.collection }, limit: page.limit, cursor: page.cursor },
   );
-  return { items: out.items.map((i) => toView(i as unknown as Item)), nextCursor: out.nextCursor };
+  return { items: out.items.map(toView), nextCursor: out.nextCursor };
 }

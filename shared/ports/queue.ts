@@ -1,4 +1,4 @@
-import type { QueueName } from '../../functions/manifest';
+import { type QueueName } from '../platform';
 
 export interface Queue {
   send(queue: QueueName, body: unknown, options?: { delaySeconds?: number }): Promise<void>;

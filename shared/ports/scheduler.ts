@@ -1,4 +1,4 @@
-import type { QueueName } from '../../functions/manifest';
+import { type QueueName } from '../platform';
 
 export interface ScheduleRequest {
   /** Business id; at most one pending schedule per id. */

@@ -1,4 +1,4 @@
-import type { SecretName } from '../../functions/manifest';
+import { type SecretName } from '../platform';
 
 export interface Secrets {
   /** The secret's value; throws when the function was not granted it. */

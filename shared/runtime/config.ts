@@ -1,6 +1,6 @@
 // The only reader of process.env. Everything else receives validated config.
 import * as z from 'zod';
-import { queues, secretNames, type QueueName, type SecretName } from '../../functions/manifest';
+import { queues, secretNames, type QueueName, type SecretName } from '../platform';
 import { DEFAULT_SHARED_EMAIL_SENDER, envNames } from './env-names';
 import type { LogLevel } from './logger';
 

@@ -1,6 +1,6 @@
 // Names of the environment variables the stack hands to each Lambda. The stack sets them and
 // config.ts reads them; neither spells them anywhere else.
-import type { QueueName, SecretName } from '../../functions/manifest';
+import { type QueueName, type SecretName } from '../platform';
 
 const upper = (name: string): string => name.toUpperCase().replace(/-/g, '_');
 

@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queues, type QueueDef, type QueueName } from '../../functions/manifest';
+import { queues, type QueueDef, type QueueName } from '../../shared/platform';
 import type { Logger } from '../../shared/runtime/logger';
 import { startSqs, type Running } from '../../shared/runtime/local/emulators';
 import { ensureQueues, type ProvisionedQueues } from '../../shared/runtime/local/provision';
@@ -174,7 +174,7 @@ describe('QueuePoller', () => {
 
   it('moves a message that always fails to the DLQ after maxReceiveCount receives', async () => {
     // Prepare
-    const name: QueueName = 'inbound';
+    const name: QueueName = 'fanout';
     const { maxReceiveCount } = queueDef(name);
     const receiveCounts: string[] = [];
     const p = poller(name, async (event) => {

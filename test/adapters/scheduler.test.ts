@@ -10,7 +10,7 @@ import {
 } from '@aws-sdk/client-scheduler';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { QueueName } from '../../functions/manifest';
+import { type QueueName } from '../../shared/platform';
 import { EventBridgeScheduler } from '../../shared/adapters/aws/event-bridge-scheduler';
 import { StoreScheduler } from '../../shared/adapters/local/store-scheduler';
 import { ConditionFailedError } from '../../shared/errors';

@@ -6,7 +6,8 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { functions, queues, type FunctionDef } from '../../functions/manifest';
+import { functions } from '../../functions/manifest';
+import { queues, type FunctionDef } from '../../shared/platform';
 import { AppStack } from '../../lib/app-stack';
 import { envNames } from '../../shared/runtime/env-names';
 

@@ -1,10 +1,12 @@
 // Calls handler exports the way API Gateway does: the manifest picks the function for a route.
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { functions } from '../../functions/manifest';
-import { matchRoute } from '../../shared/http/route-match';
+import { createRouteMatcher } from '../../shared/http/route-match';
 import { loadFunction } from '../../shared/runtime/local/runtime';
 import { httpEvent, parseResult, type HttpEventInput, type ParsedResult } from './events';
 import { runningAs } from './grants';
+
+const matchRoute = createRouteMatcher(functions);
 
 type Lambda = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
 

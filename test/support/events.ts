@@ -1,6 +1,9 @@
 // Builders for the events Lambda receives, shaped as API Gateway and SQS send them.
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { matchRoute } from '../../shared/http/route-match';
+import { functions } from '../../functions/manifest';
+import { createRouteMatcher } from '../../shared/http/route-match';
+
+const matchRoute = createRouteMatcher(functions);
 
 export interface HttpEventInput {
   method: string;

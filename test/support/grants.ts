@@ -1,7 +1,8 @@
 // Holds handler tests to the manifest's least-privilege `needs`: while a function's handler runs
 // (see ./api.ts), the test container refuses what its needs do not grant, as IAM would in AWS.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { functions, type FunctionDef, type Needs, type QueueName, type SecretName } from '../../functions/manifest';
+import { functions } from '../../functions/manifest';
+import { type FunctionDef, type Needs, type QueueName, type SecretName } from '../../shared/platform';
 
 export const runningAs = new AsyncLocalStorage<FunctionDef>();
 

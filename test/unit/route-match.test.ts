@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { functions, httpRoutes, routeKey } from '../../functions/manifest';
-import { matchRoute } from '../../shared/http/route-match';
+import { functions, httpRoutes } from '../../functions/manifest';
+import { routeKey } from '../../shared/platform';
+import { createRouteMatcher } from '../../shared/http/route-match';
+
+const matchRoute = createRouteMatcher(functions);
 
 describe('matchRoute', () => {
   it('finds every manifest route from a concrete path, with its parameters', () => {

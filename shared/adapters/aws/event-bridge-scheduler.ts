@@ -5,7 +5,7 @@ import {
   ResourceNotFoundException,
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler';
-import type { QueueName } from '../../../functions/manifest';
+import { type QueueName } from '../../platform';
 import { ConditionFailedError } from '../../errors';
 import type { ScheduleRequest, Scheduler } from '../../ports/scheduler';
 

@@ -1,5 +1,5 @@
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { SecretName } from '../../../functions/manifest';
+import { type SecretName } from '../../platform';
 import type { Secrets } from '../../ports/secrets';
 
 /** Reads every granted secret once per cold start. */

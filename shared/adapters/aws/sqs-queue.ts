@@ -1,5 +1,5 @@
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { QueueName } from '../../../functions/manifest';
+import { type QueueName } from '../../platform';
 import { RetryableError } from '../../errors';
 import type { Queue } from '../../ports/queue';
 

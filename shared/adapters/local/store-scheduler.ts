@@ -1,7 +1,7 @@
 // The local stand-in for EventBridge Scheduler: schedules live in the store, and a timer loop
 // (runtime/local/scheduler-loop.ts) calls fireDue. Claiming a schedule is a conditional delete,
 // so two processes sharing one store never fire the same schedule twice.
-import type { QueueName } from '../../../functions/manifest';
+import { type QueueName } from '../../platform';
 import { keys } from '../../db/keys';
 import type { Store } from '../../db/store';
 import { ConditionFailedError } from '../../errors';

@@ -2,10 +2,10 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { functions, type FunctionDef } from '../../../functions/manifest';
+import { type FunctionDef } from '../../platform';
 import { ApiError } from '../../errors';
 import { errorResponse } from '../../http/respond';
-import { matchRoute } from '../../http/route-match';
+import { createRouteMatcher } from '../../http/route-match';
 import { describeError, type Logger } from '../logger';
 
 export type HttpLambda = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -77,7 +77,12 @@ function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): v
   res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
-export function createLocalHttpServer(loadHandler: (fn: FunctionDef) => Promise<HttpLambda>, logger: Logger): Server {
+export function createLocalHttpServer(
+  functions: readonly FunctionDef[],
+  loadHandler: (fn: FunctionDef) => Promise<HttpLambda>,
+  logger: Logger,
+): Server {
+  const matchRoute = createRouteMatcher(functions);
   const fallback = functions.find((f) => f.defaultRoute);
   if (!fallback) throw new Error('the manifest has no defaultRoute function');
   return createServer((req, res) => {

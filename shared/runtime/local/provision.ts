@@ -6,7 +6,7 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { queues, type QueueName } from '../../../functions/manifest';
+import { queues, type QueueName } from '../../platform';
 import { table } from '../../db/keys';
 
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {

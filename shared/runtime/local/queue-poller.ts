@@ -8,7 +8,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { QueueDef } from '../../../functions/manifest';
+import { type QueueDef } from '../../platform';
 import { describeError, type Logger } from '../logger';
 
 export type QueueHandler = (event: SQSEvent) => Promise<SQSBatchResponse | void>;

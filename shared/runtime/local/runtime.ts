@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { functions, queues, secretNames, type FunctionDef, type SecretName } from '../../../functions/manifest';
+import { queues, secretNames, type FunctionDef, type SecretName } from '../../platform';
 import { createAccount } from '../../accounts/service';
 import { SimulatedSesFeedback } from '../../adapters/local/ses-feedback';
 import { StoreScheduler } from '../../adapters/local/store-scheduler';
@@ -79,7 +79,15 @@ export async function loadFunction<T>(fn: FunctionDef): Promise<T> {
   return handler as T;
 }
 
-export async function startLocalRuntime(settings: LocalSettings, options: { logger?: Logger } = {}): Promise<LocalRuntime> {
+/**
+ * Starts the whole service. `functions` is the manifest's list (passed in by the entry point, so
+ * that shared/ never imports functions/).
+ */
+export async function startLocalRuntime(
+  settings: LocalSettings,
+  functions: readonly FunctionDef[],
+  options: { logger?: Logger } = {},
+): Promise<LocalRuntime> {
   const logger = options.logger ?? createLogger(settings.logLevel);
   const dataDir = resolve(settings.dataDir);
   mkdirSync(dataDir, { recursive: true });
@@ -151,7 +159,7 @@ export async function startLocalRuntime(settings: LocalSettings, options: { logg
     }
 
     const handlers = new Map<string, Promise<HttpLambda>>();
-    const server = createLocalHttpServer((fn) => {
+    const server = createLocalHttpServer(functions, (fn) => {
       if (!handlers.has(fn.name)) handlers.set(fn.name, loadFunction<HttpLambda>(fn));
       return handlers.get(fn.name) as Promise<HttpLambda>;
     }, logger);

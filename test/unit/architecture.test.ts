@@ -1,0 +1,70 @@
+// The folder rules of docs/architecture.md, checked on the real import graph: arrows point one
+// way (entry points → functions → shared; nothing in shared reaches up), there are no import
+// cycles, and domain code touches the outside world only through ports.
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { cyclesOf, importGraph, type ImportEdge } from '../support/imports';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const graph = importGraph(root, ['shared', 'functions', 'lib', 'bin']);
+
+/** Folders of shared/ that are not domain areas: the plumbing around them. */
+const PLUMBING = ['shared/http/', 'shared/runtime/', 'shared/adapters/', 'shared/ports/', 'shared/db/'];
+const isDomain = (file: string): boolean => file.startsWith('shared/') && file.split('/').length > 2 && !PLUMBING.some((p) => file.startsWith(p));
+/**
+ * Violations being removed while this shape lands (issue 9), listed so that no new one can
+ * appear meanwhile. Each slice that removes one deletes its line; the list ends empty.
+ */
+const BEING_REMOVED = {
+  cycles: [['shared/accounts/service.ts', 'shared/keys/service.ts']],
+  httpInDomain: ['shared/messages/send.ts → shared/http/respond.ts'],
+};
+
+const describeEdges = (edges: readonly ImportEdge[]): string[] => edges.map((e) => `${e.from} → ${e.to}${e.typeOnly ? ' (type)' : ''}`);
+
+describe('the import graph', () => {
+  it('reads the whole production tree', () => {
+    // A graph this small would mean the reader lost its way, and every rule below would pass.
+    expect(graph.length).toBeGreaterThan(300);
+    expect(graph.some((e) => e.from === 'functions/send/http.ts' && e.to === 'functions/manifest.ts')).toBe(true);
+  });
+
+  it('never points upward: shared/ imports nothing from functions/, lib/ or bin/; functions/ nothing from lib/ or bin/', () => {
+    const upward = graph.filter(
+      (e) =>
+        (e.from.startsWith('shared/') && /^(functions|lib|bin)\//.test(e.to)) ||
+        (e.from.startsWith('functions/') && /^(lib|bin)\//.test(e.to)) ||
+        (e.from.startsWith('lib/') && e.to.startsWith('bin/')),
+    );
+    expect(describeEdges(upward)).toEqual([]);
+  });
+
+  it('has no import cycles, type imports included', () => {
+    expect(cyclesOf(graph)).toEqual(BEING_REMOVED.cycles);
+  });
+
+  it('keeps HTTP out of domain code: only shared/http and functions/ know requests and responses', () => {
+    expect(describeEdges(graph.filter((e) => isDomain(e.from) && e.to.startsWith('shared/http/')))).toEqual(BEING_REMOVED.httpInDomain);
+  });
+
+  it('lets domain code reach adapters and the runtime only through ports (the container and logger types aside)', () => {
+    const portLike = new Set(['shared/runtime/container.ts', 'shared/runtime/logger.ts']);
+    const reaching = graph.filter(
+      (e) => isDomain(e.from) && (e.to.startsWith('shared/adapters/') || (e.to.startsWith('shared/runtime/') && !(e.typeOnly && portLike.has(e.to)))),
+    );
+    expect(describeEdges(reaching)).toEqual([]);
+  });
+
+  it('keeps ports free of implementations: a port imports only other ports and the shared vocabulary', () => {
+    const allowed = (to: string): boolean => to.startsWith('shared/ports/') || to === 'shared/platform.ts' || to === 'shared/errors.ts';
+    expect(describeEdges(graph.filter((e) => e.from.startsWith('shared/ports/') && !allowed(e.to)))).toEqual([]);
+  });
+});
+
+describe('the cycle finder', () => {
+  it('finds a cycle and ignores a chain', () => {
+    const edge = (from: string, to: string): ImportEdge => ({ from, to, typeOnly: false });
+    expect(cyclesOf([edge('a', 'b'), edge('b', 'c'), edge('c', 'a'), edge('c', 'd')])).toEqual([['a', 'b', 'c']]);
+    expect(cyclesOf([edge('a', 'b'), edge('b', 'c')])).toEqual([]);
+  });
+});
