@@ -2,7 +2,9 @@
 // secrets, and the shape of a function. Data and types only; functions/manifest.ts lists the
 // functions themselves.
 
-export type Scope = 'send' | 'read' | 'admin';
+/** What an API key may do; declared here once (schemas, the pipeline and the manifest use it). */
+export const scopes = ['send', 'read', 'admin'] as const;
+export type Scope = (typeof scopes)[number];
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**

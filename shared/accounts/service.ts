@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { keys } from '../db/keys';
 import type { Store } from '../db/store';
 import { ApiError, ConditionFailedError, NotFoundError } from '../errors';
-import { createKey, type KeyDeps } from '../keys/service';
+import { createKey, type KeyDeps } from '../api-keys/service';
 
 export const channels = ['email', 'sms', 'push', 'voice', 'webhook'] as const;
 export type Channel = (typeof channels)[number];

@@ -6,7 +6,7 @@ import { routeKey, type Access, type FunctionDef } from '../platform';
 import { safeEqual } from '../crypto';
 import { ApiError, InvalidRequestError } from '../errors';
 import { answer } from './respond';
-import { findKeyBySecret, recordKeyUse } from '../keys/service';
+import { findKeyBySecret, recordKeyUse } from '../api-keys/service';
 import { accountSubject, admit, ACCOUNT_RATE_LIMIT, IP_RATE_LIMIT, ipSubject, type RateDecision } from '../rate-limit/service';
 import { getContainer, type Container } from '../runtime/container';
 import { describeError } from '../runtime/logger';

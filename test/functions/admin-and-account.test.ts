@@ -1,6 +1,6 @@
 // Staff routes (account creation and suspension, per-IP limited) and the verification readout.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createKey } from '../../shared/keys/service';
+import { createKey } from '../../shared/api-keys/service';
 import { installContainer } from '../../shared/runtime/container';
 import { call } from '../support/api';
 import { createTestContainer, TEST_SECRETS, type TestContainer } from '../support/container';

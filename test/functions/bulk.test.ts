@@ -8,7 +8,7 @@ import { recipientIdempotencyKey } from '../../shared/broadcasts/fan-out';
 import type { FanOutJob } from '../../shared/broadcasts/messages';
 import type { BroadcastItem, RecipientChunkItem } from '../../shared/broadcasts/model';
 import { keys } from '../../shared/db/keys';
-import { createKey } from '../../shared/keys/service';
+import { createKey } from '../../shared/api-keys/service';
 import { findByKey } from '../../shared/messages/idempotency';
 import type { MessageItem } from '../../shared/messages/model';
 import { suppress } from '../../shared/suppressions/service';

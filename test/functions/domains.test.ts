@@ -4,7 +4,7 @@ import type { CreatedAccount } from '../../shared/accounts/service';
 import { NodeDns } from '../../shared/adapters/node-dns';
 import { createAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
-import { createKey } from '../../shared/keys/service';
+import { createKey } from '../../shared/api-keys/service';
 import type { DnsRecord } from '../../shared/domains/model';
 import { call } from '../support/api';
 import type { TestContainer } from '../support/container';

@@ -2,7 +2,7 @@
 // parsing and the error envelope. Handlers are called with API Gateway v2 events.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAccount, setAccountStatus } from '../../shared/accounts/service';
-import { createKey, revokeKey } from '../../shared/keys/service';
+import { createKey, revokeKey } from '../../shared/api-keys/service';
 import { installContainer } from '../../shared/runtime/container';
 import { call } from '../support/api';
 import { createTestContainer, type TestContainer } from '../support/container';

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CreatedAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
-import { createKey } from '../../shared/keys/service';
+import { createKey } from '../../shared/api-keys/service';
 import type { MessageItem } from '../../shared/messages/model';
 import { readTimeline } from '../../shared/messages/timeline';
 import { suppress } from '../../shared/suppressions/service';

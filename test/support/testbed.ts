@@ -2,7 +2,7 @@
 // find it; before each test a fresh account, a full rate-limit budget and empty recorders.
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
-import { createKey } from '../../shared/keys/service';
+import { createKey } from '../../shared/api-keys/service';
 import { installContainer } from '../../shared/runtime/container';
 import { createTestContainer, type TestContainer } from './container';
 import { call } from './api';

@@ -7,9 +7,8 @@ import type { Ids } from '../ids';
 import { listAccountItems, type Page } from '../pagination';
 import type { Clock } from '../ports/clock';
 import type { AccountItem } from '../accounts/service';
+import type { Scope } from '../platform';
 import type { ApiKeyView, CreateKeyBody, CreatedApiKeyView } from './schemas';
-
-export type Scope = ApiKeyView['scope'];
 
 /** Recorded in docs/api-decisions.md: least privilege when the caller does not say. */
 export const DEFAULT_SCOPE: Scope = 'send';

@@ -1,6 +1,7 @@
 import * as z from 'zod';
+import { scopes, type Scope } from '../platform';
 
-export const scopeSchema = z.enum(['send', 'read', 'admin']);
+export const scopeSchema = z.enum(scopes);
 
 export const createKeyBody = z
   .object({
@@ -16,7 +17,7 @@ export type CreateKeyBody = z.infer<typeof createKeyBody>;
 export interface ApiKeyView {
   id: string;
   key_prefix: string;
-  scope: 'send' | 'read' | 'admin';
+  scope: Scope;
   name: string;
   is_revoked: boolean;
   test_mode: boolean;
@@ -29,7 +30,7 @@ export interface CreatedApiKeyView {
   id: string;
   key: string;
   key_prefix: string;
-  scope: 'send' | 'read' | 'admin';
+  scope: Scope;
   name: string;
   test_mode: boolean;
   created_at: string;

@@ -1,0 +1,107 @@
+// The one shape of a queue consumer. `consume(queue, contract, handle)` builds the Lambda handler:
+// a middy handler whose middlewares are the steps every consumer shares (the container, each
+// record parsed against the message's zod contract, partial batch failures). The use case sees a
+// typed job and never an SQS record.
+//
+// - A record whose body is not JSON or breaks the contract is poison: it is logged once as an error
+//   and reported as failed, so SQS retries it and, after the queue's maxReceiveCount, moves it to
+//   the DLQ where it can be read and redriven. Nothing is dropped silently.
+// - A record whose use case throws is reported as failed and retried the same way.
+// - `finalAttempt` tells the use case this is the last receive before the DLQ, so it can record a
+//   final state (a message `failed`) instead of leaving it pending.
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { Context, SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type * as z from 'zod';
+import { queueNamed, type QueueName } from '../platform';
+import { getContainer, type Container } from './container';
+import { describeError } from './logger';
+
+export interface Delivery {
+  container: Container;
+  /** The SQS message id of the record. */
+  recordId: string;
+  receiveCount: number;
+  /** This is the last receive before the record would move to the DLQ. */
+  finalAttempt: boolean;
+}
+
+export interface ConsumeOptions {
+  /**
+   * `serial` (the default) handles records one after the other, so two jobs of one message stay in
+   * order; `parallel` handles them together when they are independent.
+   */
+  order?: 'serial' | 'parallel';
+}
+
+type Outcome = { recordId: string; ok: boolean };
+
+/** What the middlewares hand the handler on the Lambda context. */
+type ConsumerContext = Context & { container: Container };
+
+/** Builds the container once per cold start, before anything else runs. */
+const withContainer = (): MiddlewareObj<SQSEvent, Outcome[], Error, ConsumerContext> => ({
+  name: 'container',
+  before: async (request) => {
+    request.context.container = await getContainer();
+  },
+});
+
+/** Turns per-record outcomes into the partial batch response SQS reads. */
+const partialBatchFailures = (): MiddlewareObj<SQSEvent, Outcome[] | SQSBatchResponse, Error, ConsumerContext> => ({
+  name: 'partial-batch-failures',
+  after: (request) => {
+    const outcomes = (request.response ?? []) as Outcome[];
+    request.response = { batchItemFailures: outcomes.filter((o) => !o.ok).map((o): SQSBatchItemFailure => ({ itemIdentifier: o.recordId })) };
+  },
+});
+
+function parseRecord<T>(record: SQSRecord, contract: z.ZodType<T>): { ok: true; job: T } | { ok: false; reason: unknown } {
+  let body: unknown;
+  try {
+    body = JSON.parse(record.body);
+  } catch (error) {
+    return { ok: false, reason: error };
+  }
+  const parsed = contract.safeParse(body);
+  return parsed.success ? { ok: true, job: parsed.data } : { ok: false, reason: parsed.error };
+}
+
+export function consume<T>(
+  queue: QueueName,
+  contract: z.ZodType<T>,
+  handle: (job: T, delivery: Delivery) => Promise<void>,
+  options: ConsumeOptions = {},
+): (event: SQSEvent) => Promise<SQSBatchResponse> {
+  const { maxReceiveCount } = queueNamed(queue);
+  const one = async (c: Container, record: SQSRecord): Promise<Outcome> => {
+    const recordId = record.messageId;
+    const parsed = parseRecord(record, contract);
+    if (!parsed.ok) {
+      c.logger.error(`poison message on the ${queue} queue; it goes to the DLQ after its last receive`, {
+        recordId,
+        reason: describeError(parsed.reason),
+        body: record.body.slice(0, 2000),
+      });
+      return { recordId, ok: false };
+    }
+    const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? 1) || 1;
+    try {
+      await handle(parsed.job, { container: c, recordId, receiveCount, finalAttempt: receiveCount >= maxReceiveCount });
+      return { recordId, ok: true };
+    } catch (error) {
+      c.logger.warn(`${queue} job failed; SQS will deliver it again`, { recordId, receiveCount, error: describeError(error) });
+      return { recordId, ok: false };
+    }
+  };
+  const handler = middy<SQSEvent, Outcome[] | SQSBatchResponse, Error, ConsumerContext>()
+    .use(withContainer())
+    .use(partialBatchFailures())
+    .handler(async (event, context) => {
+      const c = context.container;
+      if (options.order === 'parallel') return Promise.all(event.Records.map((r) => one(c, r)));
+      const outcomes: Outcome[] = [];
+      for (const record of event.Records) outcomes.push(await one(c, record));
+      return outcomes;
+    });
+  return async (event) => (await handler(event, {} as ConsumerContext)) as SQSBatchResponse;
+}
