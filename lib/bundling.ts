@@ -1,6 +1,7 @@
 // How every Lambda bundle is built, as plain data. lib/constructs/manifest-function.ts turns it into
 // NodejsFunction `bundling` props and bench/bundles.ts hands the same values to esbuild, so what
 // the benchmark measures is what deploys. Data only: no aws-cdk-lib import here.
+import type { Needs } from '../shared/platform';
 
 /** ESM bundles have no `require`; CommonJS dependencies that call it need one. */
 export const ESM_REQUIRE_BANNER =
@@ -34,3 +35,18 @@ export const lambdaBundling = {
   bundleAwsSdk: boolean;
   externalModules: readonly string[];
 };
+
+/**
+ * Build-time flags that shared/runtime/container.ts reads: an adapter whose flag is false is dead
+ * code in that function's bundle, so esbuild leaves it and its SDK client out.
+ */
+export function adapterFlags(needs: Needs): Record<string, string> {
+  const flag = (on: boolean): string => (on ? 'true' : 'false');
+  return {
+    POSTBOX_WITH_SQS: flag((needs.sendTo?.length ?? 0) > 0),
+    POSTBOX_WITH_SES: flag(Boolean(needs.sesSend || needs.sesIdentities)),
+    POSTBOX_WITH_SCHEDULER: flag(Boolean(needs.scheduler)),
+    POSTBOX_WITH_S3: flag(needs.bucket !== undefined),
+    POSTBOX_WITH_SECRETS_MANAGER: flag((needs.secrets?.length ?? 0) > 0),
+  };
+}

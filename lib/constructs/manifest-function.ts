@@ -9,7 +9,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { type FunctionDef } from '../../shared/platform';
-import { lambdaBundling } from '../bundling';
+import { adapterFlags, lambdaBundling } from '../bundling';
 
 const OUTPUT_FORMATS = { esm: nodejs.OutputFormat.ESM, cjs: nodejs.OutputFormat.CJS } as const;
 
@@ -67,6 +67,7 @@ export class ManifestFunction extends Construct {
         sourceMap: lambdaBundling.sourceMap,
         bundleAwsSDK: lambdaBundling.bundleAwsSdk,
         externalModules: [...lambdaBundling.externalModules],
+        define: adapterFlags(def.needs),
         forceDockerBundling: false,
       },
     });

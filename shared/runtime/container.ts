@@ -1,32 +1,36 @@
-// The composition root: builds the adapter set once per cold start from validated config.
+// The one composition root. `buildContainer(config, replace)` builds the whole graph once per cold
+// start; the Lambda entries (through getContainer), the local runtime and the tests all call it,
+// and differ only in their config and in the ports they replace (the local runtime's SES
+// feedback, the tests' recorders and fakes).
+//
+// Each AWS adapter is loaded only when the function's bundle may use it. lib/bundling.ts defines
+// the POSTBOX_WITH_* flags from the function's manifest `needs`; esbuild then drops the dead
+// branches and the SDK clients behind them, so a function bundle imports only the adapters it
+// uses. Unbundled (npm start, tests) the flags are undefined and every adapter is available.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { S3Client } from '@aws-sdk/client-s3';
-import { SESv2Client } from '@aws-sdk/client-sesv2';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { EventBridgeScheduler } from '../adapters/aws/event-bridge-scheduler';
-import { loadSecrets, staticSecrets } from '../adapters/aws/secrets-manager';
-import { S3ObjectStore } from '../adapters/aws/s3-object-store';
-import { SesIdentities } from '../adapters/aws/ses-identities';
-import { SesMailer } from '../adapters/aws/ses-mailer';
 import { FileObjectStore } from '../adapters/local/file-object-store';
 import { LocalIdentities } from '../adapters/local/local-identities';
-import { SqsQueue } from '../adapters/aws/sqs-queue';
-import { NodeDns } from '../adapters/node-dns';
 import { StoreScheduler } from '../adapters/local/store-scheduler';
+import { NodeDns } from '../adapters/node-dns';
+import { staticSecrets } from '../adapters/static-secrets';
 import { Store } from '../db/store';
 import { ulidIds, type Ids } from '../ids';
 import { systemClock, type Clock } from '../ports/clock';
 import type { Dns } from '../ports/dns';
 import type { SendingIdentities } from '../ports/identities';
-import type { ObjectStore } from '../ports/object-store';
 import type { Mailer } from '../ports/mailer';
+import type { ObjectStore } from '../ports/object-store';
 import type { Queue } from '../ports/queue';
 import type { Scheduler } from '../ports/scheduler';
 import type { Secrets } from '../ports/secrets';
 import { readAwsConfig, type RuntimeConfig } from './config';
 import { createLogger, type Logger } from './logger';
+
+declare const POSTBOX_WITH_SQS: boolean | undefined;
+declare const POSTBOX_WITH_SES: boolean | undefined;
+declare const POSTBOX_WITH_SCHEDULER: boolean | undefined;
+declare const POSTBOX_WITH_S3: boolean | undefined;
+declare const POSTBOX_WITH_SECRETS_MANAGER: boolean | undefined;
 
 export interface Container {
   config: RuntimeConfig;
@@ -43,44 +47,96 @@ export interface Container {
   logger: Logger;
 }
 
-export interface ContainerOverrides {
-  clock?: Clock;
-  logger?: Logger;
+/** Ports a runtime or a test puts in place of the ones the config would build. */
+export type Replacements = Partial<Omit<Container, 'config' | 'ids'>>;
+
+/**
+ * A port this function's bundle was built without (its manifest `needs` do not grant it). Using it
+ * is a bug in the manifest or the code, said plainly instead of failing inside an SDK.
+ */
+function unavailable<T extends object>(port: string): T {
+  return new Proxy({} as T, {
+    get: (_target, property) => {
+      if (property === 'then') return undefined; // not a thenable: awaiting the port must not call it
+      throw new Error(`the ${port} port is not available to this function; its manifest needs do not grant it`);
+    },
+  });
 }
 
-export async function buildContainer(config: RuntimeConfig, overrides: ContainerOverrides = {}): Promise<Container> {
-  const common = { region: config.region, credentials: config.credentials };
-  const dynamo = new DynamoDBClient({ ...common, endpoint: config.endpoints.dynamodb, maxAttempts: 5 });
-  const sqs = new SQSClient({ ...common, endpoint: config.endpoints.sqs });
-  const store = new Store(dynamo, config.tableName);
-  const clock = overrides.clock ?? systemClock;
-  const scheduler: Scheduler =
-    config.scheduler.kind === 'aws'
-      ? new EventBridgeScheduler(new SchedulerClient(common), {
-          groupName: config.scheduler.groupName,
-          roleArn: config.scheduler.roleArn,
-          queueArns: config.queueArns,
-        })
-      : new StoreScheduler(store);
-  const ses = new SESv2Client({ ...common, endpoint: config.endpoints.ses });
-  const secrets =
-    config.secrets.kind === 'aws'
-      ? await loadSecrets(new SecretsManagerClient(common), config.secrets.arns)
-      : staticSecrets(config.secrets.values);
+export async function buildContainer(config: RuntimeConfig, replace: Replacements = {}): Promise<Container> {
+  const aws = { region: config.region, credentials: config.credentials };
+  const clock = replace.clock ?? systemClock;
+  const store = replace.store ?? new Store(new DynamoDBClient({ ...aws, endpoint: config.endpoints.dynamodb, maxAttempts: 5 }), config.tableName);
+
+  // Each flag is tested inline, in the form esbuild folds to a constant: through a variable the
+  // branch would stay alive and the adapter would stay in the bundle.
+  const queue = async (): Promise<Queue> => {
+    if (typeof POSTBOX_WITH_SQS === 'undefined' || POSTBOX_WITH_SQS) {
+      const [{ SQSClient }, { SqsQueue }] = await Promise.all([import('@aws-sdk/client-sqs'), import('../adapters/aws/sqs-queue')]);
+      return new SqsQueue(new SQSClient({ ...aws, endpoint: config.endpoints.sqs }), config.queueUrls);
+    }
+    return unavailable('queue');
+  };
+  const scheduler = async (): Promise<Scheduler> => {
+    if (config.scheduler.kind === 'local') return new StoreScheduler(store);
+    if (typeof POSTBOX_WITH_SCHEDULER === 'undefined' || POSTBOX_WITH_SCHEDULER) {
+      const [{ SchedulerClient }, { EventBridgeScheduler }] = await Promise.all([
+        import('@aws-sdk/client-scheduler'),
+        import('../adapters/aws/event-bridge-scheduler'),
+      ]);
+      const { groupName, roleArn } = config.scheduler;
+      return new EventBridgeScheduler(new SchedulerClient(aws), { groupName, roleArn, queueArns: config.queueArns });
+    }
+    return unavailable('scheduler');
+  };
+  const secrets = async (): Promise<Secrets> => {
+    if (config.secrets.kind === 'static') return staticSecrets(config.secrets.values);
+    if (typeof POSTBOX_WITH_SECRETS_MANAGER === 'undefined' || POSTBOX_WITH_SECRETS_MANAGER) {
+      const [{ SecretsManagerClient }, { loadSecrets }] = await Promise.all([
+        import('@aws-sdk/client-secrets-manager'),
+        import('../adapters/aws/secrets-manager'),
+      ]);
+      return loadSecrets(new SecretsManagerClient(aws), config.secrets.arns);
+    }
+    return unavailable('secrets');
+  };
+  const ses = async (): Promise<{ mailer: Mailer; identities: SendingIdentities }> => {
+    if (typeof POSTBOX_WITH_SES === 'undefined' || POSTBOX_WITH_SES) {
+      const [{ SESv2Client }, { SesMailer }, { SesIdentities }] = await Promise.all([
+        import('@aws-sdk/client-sesv2'),
+        import('../adapters/aws/ses-mailer'),
+        import('../adapters/aws/ses-identities'),
+      ]);
+      const client = new SESv2Client({ ...aws, endpoint: config.endpoints.ses });
+      // The SES emulator has no identities: locally the tokens are generated.
+      const identities = config.runtime === 'aws' ? new SesIdentities(client) : new LocalIdentities();
+      return { mailer: new SesMailer(client, config.sesConfigurationSet), identities };
+    }
+    return { mailer: unavailable('mailer'), identities: unavailable('identities') };
+  };
+  const objects = async (): Promise<ObjectStore> => {
+    if (config.objects.kind === 'files') return new FileObjectStore(config.objects.root);
+    if (typeof POSTBOX_WITH_S3 === 'undefined' || POSTBOX_WITH_S3) {
+      const [{ S3Client }, { S3ObjectStore }] = await Promise.all([import('@aws-sdk/client-s3'), import('../adapters/aws/s3-object-store')]);
+      return new S3ObjectStore(new S3Client(aws), config.objects.bucket);
+    }
+    return unavailable('objects');
+  };
+
+  const mail = replace.mailer && replace.identities ? undefined : await ses();
   return {
     config,
     clock,
     ids: ulidIds(clock),
     store,
-    queue: new SqsQueue(sqs, config.queueUrls),
-    scheduler,
-    secrets,
-    mailer: new SesMailer(ses, config.sesConfigurationSet),
-    // The SES emulator has no identities: locally the tokens are generated.
-    identities: config.runtime === 'aws' ? new SesIdentities(ses) : new LocalIdentities(),
-    objects: config.objects.kind === 's3' ? new S3ObjectStore(new S3Client(common), config.objects.bucket) : new FileObjectStore(config.objects.root),
-    dns: new NodeDns(config.dnsServers),
-    logger: overrides.logger ?? createLogger(config.logLevel),
+    queue: replace.queue ?? (await queue()),
+    scheduler: replace.scheduler ?? (await scheduler()),
+    secrets: replace.secrets ?? (await secrets()),
+    mailer: replace.mailer ?? mail?.mailer ?? unavailable<Mailer>('mailer'),
+    identities: replace.identities ?? mail?.identities ?? unavailable<SendingIdentities>('identities'),
+    objects: replace.objects ?? (await objects()),
+    dns: replace.dns ?? new NodeDns(config.dnsServers),
+    logger: replace.logger ?? createLogger(config.logLevel),
   };
 }
 

@@ -2,7 +2,8 @@
 import { GetSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadSecrets, staticSecrets } from '../../shared/adapters/aws/secrets-manager';
+import { loadSecrets } from '../../shared/adapters/aws/secrets-manager';
+import { staticSecrets } from '../../shared/adapters/static-secrets';
 
 const CURSOR_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:cursor-signing-key-AbCdEf';
 const STAFF_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:staff-token-GhIjKl';

@@ -1,17 +1,15 @@
-// A real container over an in-memory store, with a hand-moved clock and a captured log.
-import { staticSecrets } from '../../shared/adapters/aws/secrets-manager';
-import { mkdtempSync } from 'node:fs';
+// The real composition root over an embedded store, with a hand-moved clock, a captured log, and
+// recorders in place of the queue and the mailer.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileObjectStore } from '../../shared/adapters/local/file-object-store';
 import { LocalIdentities } from '../../shared/adapters/local/local-identities';
 import { StoreScheduler } from '../../shared/adapters/local/store-scheduler';
-import { ulidIds } from '../../shared/ids';
 import { ManualClock } from '../../shared/ports/clock';
-import type { Dns } from '../../shared/ports/dns';
-import type { Mailer, OutboundEmail } from '../../shared/ports/mailer';
+import type { OutboundEmail } from '../../shared/ports/mailer';
 import type { Queue } from '../../shared/ports/queue';
-import type { Container } from '../../shared/runtime/container';
+import { buildContainer, type Container } from '../../shared/runtime/container';
+import type { RuntimeConfig } from '../../shared/runtime/config';
 import { createLogger } from '../../shared/runtime/logger';
 import { guarded, identityRules, mailerRules, objectRules, queueRules, schedulerRules, secretRules, storeRules } from './grants';
 import { startTestStore, type TestStore } from './store';
@@ -47,51 +45,61 @@ export async function createTestContainer(options: { start?: string } = {}): Pro
   const mailed: OutboundEmail[] = [];
   const objectsRoot = mkdtempSync(join(tmpdir(), 'postbox-objects-'));
   const mailDomains = new Set<string>(['example.com', 'example.org']);
-  const container: TestContainer = {
-    config: {
-      runtime: 'local',
-      region: 'us-east-1',
-      tableName: testStore.store.tableName,
-      endpoints: { dynamodb: testStore.endpoint },
-      queueUrls: {},
-      queueArns: {},
-      objects: { kind: 'files', root: objectsRoot },
-      scheduler: { kind: 'local' },
-      secrets: { kind: 'static', values: TEST_SECRETS },
-      sharedEmailSender: 'onboarding@sandbox.test',
-      logLevel: 'debug',
-      dnsServers: [],
-      validationEnabled: true,
-      emailCostMicros: 100,
-      webhookAllowPrivate: false,
-    },
+  const config: RuntimeConfig = {
+    runtime: 'local',
+    region: 'us-east-1',
+    tableName: testStore.store.tableName,
+    endpoints: { dynamodb: testStore.endpoint },
+    queueUrls: {},
+    queueArns: {},
+    objects: { kind: 'files', root: objectsRoot },
+    scheduler: { kind: 'local' },
+    secrets: { kind: 'static', values: TEST_SECRETS },
+    sharedEmailSender: 'onboarding@sandbox.test',
+    logLevel: 'debug',
+    dnsServers: [],
+    validationEnabled: true,
+    emailCostMicros: 100,
+    webhookAllowPrivate: false,
+  };
+  // The same composition root as Lambda and `npm start`; only the outside world is replaced.
+  const built = await buildContainer(config, {
     clock,
-    ids: ulidIds(clock),
     store: testStore.store,
     queue,
-    scheduler: new StoreScheduler(testStore.store),
-    secrets: staticSecrets(TEST_SECRETS),
     logger: createLogger('debug', (line) => logs.push(JSON.parse(line) as Record<string, unknown>)),
-    mailer: undefined as unknown as Mailer,
-    identities: new LocalIdentities(),
-    objects: new FileObjectStore(objectsRoot),
-    dns: undefined as unknown as Dns,
-    logs,
-    sent,
-    mailed,
-    mailDomains,
-    testStore,
-  };
-  container.mailer = guarded(
-    {
+    dns: {
+      acceptsMail: async (domain) => mailDomains.has(domain),
+      lookup: async (name, type) => (type === 'MX' && mailDomains.has(name) ? [`10 mx.${name}`] : []),
+    },
+    mailer: {
       send: async (email: OutboundEmail) => {
         if (container.mailerFailure) throw container.mailerFailure;
         mailed.push(email);
         return { providerMessageId: `ses-${mailed.length}-${email.messageId}` };
       },
     },
-    mailerRules,
-  );
+    identities: new LocalIdentities(),
+  });
+  if (!(built.scheduler instanceof StoreScheduler)) throw new Error('a local config builds the store scheduler');
+  const container: TestContainer = {
+    ...built,
+    clock,
+    scheduler: built.scheduler,
+    logs,
+    sent,
+    mailed,
+    mailDomains,
+    // Closing the store also removes the files this container wrote.
+    testStore: {
+      ...testStore,
+      close: async () => {
+        await testStore.close();
+        rmSync(objectsRoot, { recursive: true, force: true });
+      },
+    },
+  };
+  container.mailer = guarded(container.mailer, mailerRules);
   // While a handler runs, every adapter holds it to its manifest needs (./grants.ts).
   container.store = guarded(container.store, storeRules);
   container.queue = guarded(container.queue, queueRules);
@@ -99,9 +107,5 @@ export async function createTestContainer(options: { start?: string } = {}): Pro
   container.objects = guarded(container.objects, objectRules);
   container.identities = guarded(container.identities, identityRules);
   container.secrets = guarded(container.secrets, secretRules);
-  container.dns = {
-    acceptsMail: async (domain) => mailDomains.has(domain),
-    lookup: async (name, type) => (type === 'MX' && mailDomains.has(name) ? [`10 mx.${name}`] : []),
-  };
   return container;
 }

@@ -1,6 +1,7 @@
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { type SecretName } from '../../platform';
 import type { Secrets } from '../../ports/secrets';
+import { staticSecrets } from '../static-secrets';
 
 /** Reads every granted secret once per cold start. */
 export async function loadSecrets(client: SecretsManagerClient, arns: Partial<Record<SecretName, string>>): Promise<Secrets> {
@@ -12,14 +13,4 @@ export async function loadSecrets(client: SecretsManagerClient, arns: Partial<Re
     }),
   );
   return staticSecrets(Object.fromEntries(entries));
-}
-
-export function staticSecrets(values: Partial<Record<SecretName, string>>): Secrets {
-  return {
-    get(name) {
-      const value = values[name];
-      if (value === undefined) throw new Error(`secret ${name} is not available to this function`);
-      return value;
-    },
-  };
 }

@@ -1,0 +1,76 @@
+// consume(): the one shape every queue consumer has. Poison and failures are reported per record;
+// the use case sees only typed jobs; the last receive is flagged.
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { queueNamed } from '../../shared/platform';
+import { consume, type Delivery } from '../../shared/runtime/consume';
+import { installContainer } from '../../shared/runtime/container';
+import { createTestContainer, type TestContainer } from '../support/container';
+
+let c: TestContainer;
+beforeAll(async () => {
+  c = await createTestContainer();
+  installContainer(c);
+});
+afterAll(async () => c.testStore.close());
+
+const record = (id: string, body: string, receiveCount = 1): SQSRecord =>
+  ({ messageId: id, body, attributes: { ApproximateReceiveCount: String(receiveCount) } }) as unknown as SQSRecord;
+const event = (...records: SQSRecord[]): SQSEvent => ({ Records: records });
+const job = z.object({ n: z.number() });
+
+describe('consume', () => {
+  it('hands each valid record to the use case as a typed job and reports only the failures', async () => {
+    // Prepare
+    const seen: Array<{ n: number; delivery: Omit<Delivery, 'container'> }> = [];
+    const handler = consume('send', job, async (j, { container, ...delivery }) => {
+      expect(container).toBe(c);
+      if (j.n === 2) throw new Error('boom');
+      seen.push({ n: j.n, delivery });
+    });
+    // Act
+    const out = await handler(event(record('a', '{"n":1}'), record('b', '{"n":2}'), record('c', '{"n":3}', 7)));
+    // Assess
+    expect(out).toEqual({ batchItemFailures: [{ itemIdentifier: 'b' }] });
+    expect(seen.map((s) => s.n)).toEqual([1, 3]);
+    expect(seen[0]?.delivery).toEqual({ recordId: 'a', receiveCount: 1, finalAttempt: false });
+    expect(seen[1]?.delivery).toEqual({ recordId: 'c', receiveCount: 7, finalAttempt: true });
+  });
+
+  it('reports poison (not JSON, or breaking the contract) as failed without calling the use case, and logs it once', async () => {
+    // Prepare
+    let calls = 0;
+    const handler = consume('webhooks', job, async () => void calls++);
+    const before = c.logs.length;
+    // Act
+    const out = await handler(event(record('x', 'not json'), record('y', '{"n":"one"}')));
+    // Assess
+    expect(out.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['x', 'y']);
+    expect(calls).toBe(0);
+    const poison = c.logs.slice(before).filter((l) => l.level === 'error');
+    expect(poison.map((l) => l.recordId)).toEqual(['x', 'y']);
+  });
+
+  it('flags the last receive from the queue’s own maxReceiveCount', async () => {
+    // Prepare
+    const { maxReceiveCount } = queueNamed('fanout');
+    const flags: boolean[] = [];
+    const handler = consume('fanout', job, async (_j, d) => void flags.push(d.finalAttempt));
+    // Act
+    await handler(event(record('1', '{"n":1}', maxReceiveCount - 1), record('2', '{"n":1}', maxReceiveCount)));
+    // Assess
+    expect(flags).toEqual([false, true]);
+  });
+
+  it('runs records together when asked, still reporting each failure', async () => {
+    // Prepare
+    const handler = consume('webhooks', job, async (j) => {
+      if (j.n % 2 === 0) throw new Error('even');
+    }, { order: 'parallel' });
+    // Act
+    const out = await handler(event(...[1, 2, 3, 4].map((n) => record(`r${n}`, JSON.stringify({ n })))));
+    // Assess
+    expect(out.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['r2', 'r4']);
+  });
+});
