@@ -18,7 +18,8 @@ export function errorResult(error: ApiError): HttpResult {
 }
 
 function toResult(result: HttpResult, requestId: string, extra: Record<string, string>): APIGatewayProxyStructuredResultV2 {
-  const headers: Record<string, string> = { 'x-request-id': requestId, ...extra, ...(result.headers ?? {}) };
+  // nosniff on every answer: a JSON error must never be read as HTML by a browser.
+  const headers: Record<string, string> = { 'x-request-id': requestId, 'x-content-type-options': 'nosniff', ...extra, ...(result.headers ?? {}) };
   if (result.body === undefined) return { statusCode: result.status, headers };
   headers['content-type'] ??= 'application/json; charset=utf-8';
   const body = typeof result.body === 'string' ? result.body : JSON.stringify(result.body);

@@ -85,7 +85,7 @@ export function createLocalHttpServer(
   const matchRoute = createRouteMatcher(functions);
   const fallback = functions.find((f) => f.defaultRoute);
   if (!fallback) throw new Error('the manifest has no defaultRoute function');
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     void (async () => {
       try {
         const body = await readBody(req);
@@ -106,4 +106,24 @@ export function createLocalHttpServer(
       }
     })();
   });
+  // Requests Node's own parser refuses (a NUL in a header, raw bytes in the path, headers past
+  // 16 KiB) never reach a handler; they still get the error envelope instead of Node's plain text.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || (socket as { _httpMessage?: unknown })._httpMessage) return void socket.destroy();
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const envelope = errorResponse(
+      tooLarge
+        ? new ApiError('invalid_request', 'request headers are larger than 16 KiB', { status: 431 })
+        : new ApiError('invalid_request', 'malformed HTTP request'),
+    );
+    const body = envelope.body ?? '';
+    const head = [
+      `HTTP/1.1 ${envelope.statusCode} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}`,
+      ...Object.entries(envelope.headers ?? {}).map(([k, v]) => `${k}: ${String(v)}`),
+      `content-length: ${Buffer.byteLength(body)}`,
+      'connection: close',
+    ];
+    socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+  });
+  return server;
 }

@@ -99,13 +99,13 @@ export async function startLocalRuntime(
   try {
     let dynamodbEndpoint = settings.dynamodbEndpoint;
     if (!dynamodbEndpoint) {
-      const dynalite: Running = await startDynalite({ path: join(dataDir, 'dynamodb'), host: '127.0.0.1' });
+      const dynalite: Running = await startDynalite({ path: join(dataDir, 'dynamodb') });
       stops.push(dynalite.close);
       dynamodbEndpoint = dynalite.endpoint;
     }
-    const sqs = await startSqs({ host: '127.0.0.1' });
+    const sqs = await startSqs();
     stops.push(sqs.close);
-    const ses = await startSes({ host: settings.host, port: settings.sesPort });
+    const ses = await startSes({ port: settings.sesPort });
     stops.push(ses.close);
 
     const common = { region: REGION, credentials: DUMMY_CREDENTIALS };
