@@ -1,8 +1,6 @@
 import { functionNamed } from '../manifest';
-import { renderZoneFile } from '../../shared/domains/zone-file';
-import { buildDnsGuide } from '../../shared/domains/dns-guide';
 import { createDomainBody, fromNameBody } from '../../shared/domains/schemas';
-import { createDomain, deleteDomain, getDomain, getDomainItem, listDomains, setFromName } from '../../shared/domains/service';
+import { createDomain, deleteDomain, getDnsGuide, getDomain, getZoneFile, listDomains, setFromName } from '../../shared/domains/service';
 import { verifyDomain } from '../../shared/domains/verify';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { json, noContent } from '../../shared/http/respond';
@@ -19,11 +17,11 @@ export const handler = createHttpHandler(functionNamed('domains'), {
   'POST /v1/domains/{domain}/verify': async (req, c) => json(200, await verifyDomain(c, authOf(req).accountId, req.params.domain ?? '')),
   'PUT /v1/domains/{domain}/from-name': async (req, c) =>
     json(200, await setFromName(c, authOf(req).accountId, req.params.domain ?? '', parseInput(fromNameBody, req.body).from_name)),
-  'GET /v1/domains/{domain}/dns-setup': async (req, c) =>
-    json(200, await buildDnsGuide(c, await getDomainItem(c.store, authOf(req).accountId, req.params.domain ?? ''))),
+  'GET /v1/domains/{domain}/dns-setup': async (req, c) => json(200, await getDnsGuide(c, authOf(req).accountId, req.params.domain ?? '')),
+  // A zone file is pasted or imported as text, not parsed as JSON.
   'GET /v1/domains/{domain}/dns-setup/zonefile': async (req, c) => ({
     status: 200,
-    body: renderZoneFile(await getDomainItem(c.store, authOf(req).accountId, req.params.domain ?? '')),
+    body: await getZoneFile(c, authOf(req).accountId, req.params.domain ?? ''),
     headers: { 'content-type': 'text/plain; charset=utf-8' },
   }),
 });

@@ -31,10 +31,5 @@ export interface BimiState {
   vmc_note: string;
 }
 
-/** What the domain item's `bimi` attribute holds. */
-export interface BimiSettings {
-  logo_url: string;
-  /** `upload`: we host the file at /v1/bimi/{domain}/logo.svg; `url`: the customer hosts it. */
-  logo_source: 'upload' | 'url';
-  updated_at: string;
-}
+/** What the domain item's `bimi` attribute holds; stored by the domain repository. */
+export type { BimiSettings } from '../domains/repository';

@@ -1,10 +1,10 @@
 // BIMI for a sending domain: the logo (a URL the customer hosts, or an SVG uploaded to us), the
 // TXT record to publish, and whether DNS is ready: DMARC at enforcement and the record live.
-import { keys } from '../db/keys';
 import { domainOf } from '../email/address';
-import { ApiError, ConditionFailedError, InvalidRequestError, NotFoundError } from '../errors';
-import { getDomainItem, findDomainOwner } from '../domains/service';
-import { logoObjectKey, normalizeDomain, type DomainItem } from '../domains/model';
+import { ApiError, InvalidRequestError, NotFoundError } from '../errors';
+import { logoObjectKey, normalizeDomain } from '../domains/model';
+import { DomainRepository, type DomainItem } from '../domains/repository';
+import { findDomainOwner, getDomainItem } from '../domains/service';
 import type { Container } from '../runtime/container';
 import { bimiRecordValue, isBimiPublished, readDmarc, recommendedDmarc } from './dns-records';
 import type { BimiSettings, BimiState, SetLogoUrlBody } from './schemas';
@@ -29,8 +29,7 @@ export class BimiFileRejectedError extends InvalidRequestError {
 export const hostedLogoPath = (domain: string): string => `/v1/bimi/${domain}/logo.svg`;
 
 function settingsOf(item: DomainItem): BimiSettings | undefined {
-  const bimi = item.bimi;
-  return bimi && typeof bimi.logo_url === 'string' && bimi.logo_url !== '' ? (bimi as unknown as BimiSettings) : undefined;
+  return item.bimi?.logo_url ? item.bimi : undefined;
 }
 
 /** The account's domain; the built-in sandbox domain gets a 404 that says why. */
@@ -66,18 +65,9 @@ async function stateOf(c: BimiDeps, item: DomainItem): Promise<BimiState> {
 }
 
 async function saveSettings(c: BimiDeps, item: DomainItem, settings: BimiSettings): Promise<DomainItem> {
-  try {
-    return await c.store.update<DomainItem>(keys.domain(item.account_id, item.domain), {
-      expression: 'SET #bimi = :bimi',
-      names: { '#bimi': 'bimi' },
-      values: { ':bimi': settings },
-      condition: 'attribute_exists(pk)',
-    });
-  } catch (error) {
-    // Deleted between our read and this write.
-    if (error instanceof ConditionFailedError) throw new NotFoundError('domain');
-    throw error;
-  }
+  const saved = await new DomainRepository(c.store).setBimi(item.account_id, item.domain, settings);
+  if (!saved) throw new NotFoundError('domain'); // deleted between our read and this write
+  return saved;
 }
 
 export async function getBimiState(c: BimiDeps, accountId: string, domain: string): Promise<BimiState> {

@@ -94,6 +94,8 @@ export const keys = {
   testRecipientPrefix: 'TESTRCPT#',
   /** Looked up by the SHA-256 of the one-time link token. */
   testRecipientToken: (tokenDigest: string): ItemKey => ({ pk: `TESTTOKEN#${tokenDigest}`, sk: 'TESTTOKEN' }),
+  /** Rate-limit subject of the one-time link mails sent to one address for one account. */
+  testRecipientLinkMails: (accountId: string, email: string): string => `testlink#${accountId}#${email}`,
   /** Sends to one test recipient on one UTC day. */
   testSendCounter: (accountId: string, recipient: string, day: string): ItemKey => ({ pk: `TESTSENDS#${accountId}#${recipient}`, sk: day }),
 

@@ -2,7 +2,7 @@
 // records to publish written the way that provider's dashboard asks for them.
 import { RetryableError } from '../errors';
 import type { Dns } from '../ports/dns';
-import type { DnsRecord, DomainItem, VerificationStatus } from './model';
+import type { DnsRecord, DomainItem, VerificationStatus } from './repository';
 
 export interface DnsProvider {
   id: string;

@@ -1,35 +1,9 @@
-// Sending domains: the stored item, the records a domain must publish, and the wire forms.
+// Sending domains: the records a domain must publish, the rules on names, and the wire forms.
 import { domainOf } from '../email/address';
+import type { DnsRecord, DomainItem, VerificationStatus } from './repository';
 
-export type VerificationStatus = 'pending' | 'verified' | 'failed';
-
-export interface DnsRecord {
-  type: 'CNAME' | 'MX' | 'TXT';
-  name: string;
-  value: string;
-}
-
-export interface DomainItem {
-  pk: string;
-  sk: string;
-  entity: 'domain';
-  id: string;
-  account_id: string;
-  domain: string;
-  dkim_tokens: string[];
-  dkim_status: VerificationStatus;
-  spf_status: VerificationStatus;
-  dmarc_status: VerificationStatus;
-  txt_status: VerificationStatus;
-  mail_from_domain: string;
-  dns_records: DnsRecord[];
-  from_name?: string | null;
-  /** BIMI settings, owned by shared/bimi. */
-  bimi?: Record<string, unknown>;
-  verified_at?: string;
-  created_at: string;
-  updated_at: string;
-}
+// The stored shapes live with the repository; callers keep importing them from here.
+export type { DnsRecord, DomainItem, VerificationStatus } from './repository';
 
 export interface DomainView {
   id: string;

@@ -1,32 +1,23 @@
 // Sending domains: register with the provider, publish-and-verify, delete, default sender name.
 import { getAccount } from '../accounts/service';
-import { accountPartition, keys } from '../db/keys';
 import type { Store } from '../db/store';
 import { domainOf } from '../email/address';
-import { ApiError, ConditionFailedError, NotFoundError } from '../errors';
+import { ApiError, NotFoundError } from '../errors';
 import type { Ids } from '../ids';
 import type { Clock } from '../ports/clock';
 import type { Dns } from '../ports/dns';
 import type { SendingIdentities } from '../ports/identities';
 import type { ObjectStore } from '../ports/object-store';
 import type { Logger } from '../runtime/logger';
-import {
-  isFullyVerified,
-  logoObjectKey,
-  MAIL_FROM_LABEL,
-  MAX_DOMAINS,
-  normalizeDomain,
-  recordsFor,
-  sandboxDomainView,
-  toDomainView,
-  type DomainItem,
-  type DomainView,
-} from './model';
+import { buildDnsGuide, type DnsGuide } from './dns-guide';
+import { isFullyVerified, logoObjectKey, MAIL_FROM_LABEL, MAX_DOMAINS, normalizeDomain, recordsFor, sandboxDomainView, toDomainView, type DomainView } from './model';
+import { DomainRepository, type DomainItem } from './repository';
+import { renderZoneFile } from './zone-file';
 
 /** The account's domain by name (any case, trailing dot allowed); 404 for anything else. */
 export async function getDomainItem(store: Store, accountId: string, domain: string): Promise<DomainItem> {
   const name = normalizeDomain(domain);
-  const item = name ? await store.get<DomainItem>(keys.domain(accountId, name)) : undefined;
+  const item = name ? await new DomainRepository(store).get(accountId, name) : undefined;
   if (!item) throw new NotFoundError('domain');
   return item;
 }
@@ -34,7 +25,7 @@ export async function getDomainItem(store: Store, accountId: string, domain: str
 /** Which account holds a domain name, across the deployment. */
 export async function findDomainOwner(store: Store, domain: string): Promise<{ account_id: string } | undefined> {
   const name = normalizeDomain(domain);
-  return name ? store.get<{ account_id: string }>(keys.domainClaim(name)) : undefined;
+  return name ? new DomainRepository(store).claimOf(name) : undefined;
 }
 
 export interface DomainDeps {
@@ -52,17 +43,7 @@ const sandboxName = (deps: Pick<DomainDeps, 'config'>): string => domainOf(deps.
 
 export async function listDomains(deps: Pick<DomainDeps, 'store' | 'config'>, accountId: string): Promise<DomainView[]> {
   const account = await getAccount(deps.store, accountId);
-  const items: DomainItem[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.store.query({
-      keyCondition: 'pk = :pk AND begins_with(sk, :prefix)',
-      values: { ':pk': accountPartition(accountId), ':prefix': keys.domainPrefix },
-      startKey,
-    });
-    items.push(...(page.items as unknown as DomainItem[]));
-    startKey = page.lastKey;
-  } while (startKey);
+  const items = await new DomainRepository(deps.store).listAll(accountId);
   items.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
   return [sandboxDomainView(deps.config.sharedEmailSender, account?.created_at ?? ''), ...items.map(toDomainView)];
 }
@@ -75,32 +56,38 @@ export async function getDomain(deps: Pick<DomainDeps, 'store' | 'config'>, acco
   return toDomainView(await getDomainItem(deps.store, accountId, domain));
 }
 
+/** The setup guide for the account's domain: its DNS host and the records as that host asks for them. */
+export async function getDnsGuide(deps: Pick<DomainDeps, 'store' | 'dns'>, accountId: string, domain: string): Promise<DnsGuide> {
+  return buildDnsGuide(deps, await getDomainItem(deps.store, accountId, domain));
+}
+
+/** The account's domain's records as a zone file fragment. */
+export async function getZoneFile(deps: Pick<DomainDeps, 'store'>, accountId: string, domain: string): Promise<string> {
+  return renderZoneFile(await getDomainItem(deps.store, accountId, domain));
+}
+
 export async function createDomain(deps: DomainDeps, accountId: string, input: string): Promise<DomainView> {
   const name = normalizeDomain(input);
   if (!name) throw new ApiError('invalid_request', 'domain: expected a domain name such as example.com');
   if (name === sandboxName(deps)) throw new ApiError('conflict', `${name} is the built-in sandbox domain`);
-  const claim = keys.domainClaim(name);
+  const domains = new DomainRepository(deps.store);
+  if (!(await domains.claim(accountId, name))) throw new ApiError('conflict', `${name} is already registered`);
+  // Undoing a half-done registration is best effort: the error worth answering is the first one.
+  const release = (): Promise<void> =>
+    domains.release(accountId, name).catch((error: unknown) => deps.logger.warn('domain claim left behind', { domain: name, accountId, error }));
+  const uncount = (): Promise<void> =>
+    domains.uncountDomain(accountId).catch((error: unknown) => deps.logger.warn('domain count left one too high', { accountId, error }));
+  let counted: boolean;
   try {
-    await deps.store.create({ ...claim, entity: 'domain_claim', account_id: accountId });
-  } catch (error) {
-    if (error instanceof ConditionFailedError) throw new ApiError('conflict', `${name} is already registered`, { cause: error });
-    throw error;
-  }
-  const release = (): Promise<void> => deps.store.delete(claim, { expression: 'account_id = :me', values: { ':me': accountId } }).catch(() => undefined);
-  // Every registered domain counts toward the limit, whatever its status.
-  try {
-    await deps.store.update(keys.account(accountId), {
-      expression: 'ADD domain_count :one',
-      condition: 'attribute_exists(pk) AND (attribute_not_exists(domain_count) OR domain_count < :max)',
-      values: { ':one': 1, ':max': MAX_DOMAINS },
-    });
+    counted = await domains.countDomain(accountId, MAX_DOMAINS);
   } catch (error) {
     await release();
-    if (error instanceof ConditionFailedError) throw new ApiError('domain_limit_reached', `an account holds at most ${MAX_DOMAINS} domains`, { cause: error });
     throw error;
   }
-  const uncount = (): Promise<unknown> =>
-    deps.store.update(keys.account(accountId), { expression: 'ADD domain_count :minus', values: { ':minus': -1 } }).catch(() => undefined);
+  if (!counted) {
+    await release();
+    throw new ApiError('domain_limit_reached', `an account holds at most ${MAX_DOMAINS} domains`);
+  }
   const mailFrom = `${MAIL_FROM_LABEL}.${name}`;
   let tokens: string[];
   try {
@@ -110,9 +97,7 @@ export async function createDomain(deps: DomainDeps, accountId: string, input: s
     throw error;
   }
   const now = deps.clock.now().toISOString();
-  const item: DomainItem = {
-    ...keys.domain(accountId, name),
-    entity: 'domain',
+  const item = await domains.put({
     id: deps.ids.next('dom'),
     account_id: accountId,
     domain: name,
@@ -126,45 +111,33 @@ export async function createDomain(deps: DomainDeps, accountId: string, input: s
     from_name: null,
     created_at: now,
     updated_at: now,
-  };
-  await deps.store.put(item);
+  });
   return toDomainView(item);
 }
 
 export async function deleteDomain(deps: DomainDeps, accountId: string, input: string): Promise<void> {
   if (normalizeDomain(input) === sandboxName(deps)) throw new ApiError('cannot_delete_sandbox', 'the built-in sandbox domain cannot be deleted');
   const item = await getDomainItem(deps.store, accountId, input);
+  const domains = new DomainRepository(deps.store);
   await deps.identities.remove(item.domain);
   await deps.objects.delete(logoObjectKey(accountId, item.domain));
-  try {
-    await deps.store.delete(keys.domain(accountId, item.domain), { expression: 'attribute_exists(pk)' });
-  } catch (error) {
-    if (error instanceof ConditionFailedError) throw new NotFoundError('domain'); // deleted meanwhile
-    throw error;
-  }
-  await deps.store.delete(keys.domainClaim(item.domain), { expression: 'account_id = :me', values: { ':me': accountId } }).catch(() => undefined);
-  await deps.store.update(keys.account(accountId), { expression: 'ADD domain_count :minus', values: { ':minus': -1 } });
+  if (!(await domains.remove(accountId, item.domain))) throw new NotFoundError('domain'); // deleted meanwhile
+  await domains.release(accountId, item.domain).catch((error: unknown) => deps.logger.warn('domain claim left behind', { domain: item.domain, accountId, error }));
+  await domains.uncountDomain(accountId);
 }
 
 export async function setFromName(deps: Pick<DomainDeps, 'store' | 'clock'>, accountId: string, input: string, fromName: string): Promise<{ domain: string; from_name: string | null }> {
   const item = await getDomainItem(deps.store, accountId, input);
   const value = fromName.trim() === '' ? null : fromName.trim();
-  await deps.store.update(keys.domain(accountId, item.domain), {
-    expression: 'SET from_name = :name, updated_at = :now',
-    condition: 'attribute_exists(pk)',
-    values: { ':name': value, ':now': deps.clock.now().toISOString() },
-  });
+  if (!(await new DomainRepository(deps.store).setFromName(accountId, item.domain, value, deps.clock.now().toISOString()))) {
+    throw new NotFoundError('domain'); // deleted meanwhile
+  }
   return { domain: item.domain, from_name: value };
 }
 
 /** The account's registered domains, for the send path's sender rules. */
 export async function accountDomains(store: Store, accountId: string): Promise<DomainItem[]> {
-  const { items } = await store.query({
-    keyCondition: 'pk = :pk AND begins_with(sk, :prefix)',
-    values: { ':pk': accountPartition(accountId), ':prefix': keys.domainPrefix },
-    limit: MAX_DOMAINS + 1,
-  });
-  return items as unknown as DomainItem[];
+  return new DomainRepository(store).listAll(accountId);
 }
 
 export async function domainCounts(store: Store, accountId: string): Promise<{ registered: number; verified: number }> {

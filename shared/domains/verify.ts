@@ -1,11 +1,11 @@
 // Checks a domain's published records through the DNS port: one result per DKIM CNAME, the SPF
 // TXT on the MAIL FROM domain and the DMARC TXT, each with a detail a person can act on.
-import { keys } from '../db/keys';
 import type { Store } from '../db/store';
-import { RetryableError } from '../errors';
+import { NotFoundError, RetryableError } from '../errors';
 import type { Clock } from '../ports/clock';
 import type { Dns } from '../ports/dns';
-import { isFullyVerified, type DnsRecord, type DomainItem, type VerificationStatus } from './model';
+import { isFullyVerified } from './model';
+import { DomainRepository, type DnsRecord, type VerificationStatus } from './repository';
 import { getDomainItem } from './service';
 
 export interface VerificationResult {
@@ -92,11 +92,8 @@ export async function verifyDomain(deps: { store: Store; dns: Dns; clock: Clock 
   const txt_status = combine([statuses.spf_status, statuses.dmarc_status]);
   const fully = isFullyVerified(statuses);
   const now = deps.clock.now().toISOString();
-  await deps.store.update(keys.domain(accountId, item.domain), {
-    expression: `SET dkim_status = :dkim, spf_status = :spf, dmarc_status = :dmarc, txt_status = :txt, updated_at = :now${fully && !item.verified_at ? ', verified_at = :now' : ''}`,
-    condition: 'attribute_exists(pk)',
-    values: { ':dkim': statuses.dkim_status, ':spf': statuses.spf_status, ':dmarc': statuses.dmarc_status, ':txt': txt_status, ':now': now },
-  });
+  const saved = await new DomainRepository(deps.store).setStatuses(accountId, item.domain, { ...statuses, txt_status }, now, fully && !item.verified_at ? now : undefined);
+  if (!saved) throw new NotFoundError('domain'); // deleted meanwhile
   return { domain: item.domain, fully_verified: fully, results };
 }
 

@@ -1,6 +1,6 @@
 // A domain's records as a master-file (RFC 1035) fragment a user can paste or import into a zone:
 // absolute names, explicit TTL and class, TXT data as quoted character-strings.
-import type { DnsRecord, DomainItem } from './model';
+import type { DnsRecord, DomainItem } from './repository';
 
 export const ZONE_FILE_TTL = 3600;
 

@@ -1,4 +1,5 @@
 // What people see: the confirmation mail, and the page a browser gets from the one-time link.
+// HTML text only; the entry chooses the status and headers it is served with.
 import type { VerifiedTestRecipientView } from './schemas';
 
 const escapeHtml = (value: string): string =>
@@ -42,32 +43,3 @@ export const verifiedPage = (view: VerifiedTestRecipientView): string =>
 
 export const invalidLinkPage = (): string =>
   page('Link not valid', 'This link is invalid, has already been used or has expired. Ask for a new one to be sent.');
-
-/** The link leaks nothing onward: no scripts, no referrer, no caching of a page reached by token. */
-export const pageHeaders: Record<string, string> = {
-  'content-type': 'text/html; charset=utf-8',
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
-  'referrer-policy': 'no-referrer',
-  'cache-control': 'no-store',
-  'x-content-type-options': 'nosniff',
-};
-
-/**
- * True when the Accept header ranks text/html above application/json (a browser following the
- * link); API clients, `*\/*` and no header at all get JSON.
- */
-export function prefersHtml(accept: string | undefined): boolean {
-  if (!accept) return false;
-  const ranges = accept.split(',').map((part) => {
-    const [type = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());
-    const q = params.find((p) => p.startsWith('q='));
-    const weight = q ? Number(q.slice(2)) : 1;
-    return { type, q: Number.isFinite(weight) ? weight : 0 };
-  });
-  const weightOf = (media: string): number => {
-    const family = `${media.split('/')[0]}/*`;
-    const match = ranges.find((r) => r.type === media) ?? ranges.find((r) => r.type === family) ?? ranges.find((r) => r.type === '*/*');
-    return match?.q ?? 0;
-  };
-  return weightOf('text/html') > weightOf('application/json');
-}

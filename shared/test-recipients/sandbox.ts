@@ -1,16 +1,16 @@
 // What the send path asks while an account is in sandbox mode: may this address be mailed, and
 // has it had its test sends for today.
-import { keys } from '../db/keys';
 import type { Store } from '../db/store';
 import { normalizeAddress } from '../email/address';
-import { ApiError, ConditionFailedError } from '../errors';
+import { ApiError } from '../errors';
 import type { Clock } from '../ports/clock';
-import { allTestRecipients, entryOf, TEST_SENDS_PER_DAY, type TestRecipientItem } from './model';
+import { entryOf, TEST_SENDS_PER_DAY } from './model';
+import { TestRecipientRepository, type TestRecipientItem } from './repository';
 
 const DAY_MS = 24 * 3600_000;
 
 export async function findTestRecipientByEmail(store: Store, accountId: string, email: string): Promise<TestRecipientItem | undefined> {
-  return entryOf(await allTestRecipients(store, accountId), normalizeAddress(email));
+  return entryOf(await new TestRecipientRepository(store).listAll(accountId), normalizeAddress(email));
 }
 
 export async function isVerifiedTestRecipient(store: Store, accountId: string, email: string): Promise<boolean> {
@@ -19,39 +19,25 @@ export async function isVerifiedTestRecipient(store: Store, accountId: string, e
 
 /** The account's verified addresses in one read, for checking a whole batch. */
 export async function verifiedTestRecipientAddresses(store: Store, accountId: string): Promise<Set<string>> {
-  const items = await allTestRecipients(store, accountId);
+  const items = await new TestRecipientRepository(store).listAll(accountId);
   return new Set(items.filter((i) => i.status === 'verified').map((i) => i.email));
 }
 
 /**
  * Counts one send to a verified test recipient in the current UTC day; the 11th of a day throws
- * 429 test_send_daily_limit with Retry-After set to the next UTC midnight. One conditional write,
- * so concurrent sends can never pass the limit. Call it once per message that will be sent (after
- * the idempotency claim, so a replayed request is not counted twice).
+ * 429 test_send_daily_limit with Retry-After set to the next UTC midnight. Call it once per
+ * message that will be sent (after the idempotency claim, so a replayed request is not counted
+ * twice).
  */
 export async function admitTestSend(deps: { store: Store; clock: Clock }, accountId: string, email: string): Promise<void> {
   const recipient = normalizeAddress(email);
   const now = deps.clock.now();
   const day = now.toISOString().slice(0, 10);
   const nextDayMs = Date.parse(`${day}T00:00:00.000Z`) + DAY_MS;
-  try {
-    await deps.store.update(keys.testSendCounter(accountId, recipient, day), {
-      expression: 'SET entity = :entity, expires_at = :expires ADD sends :one',
-      condition: 'attribute_not_exists(sends) OR sends < :limit',
-      values: {
-        ':entity': 'test_send_counter',
-        // Kept a day past its own so a late reader still finds it; TTL removes it after that.
-        ':expires': Math.floor((nextDayMs + DAY_MS) / 1000),
-        ':one': 1,
-        ':limit': TEST_SENDS_PER_DAY,
-      },
-    });
-  } catch (error) {
-    if (!(error instanceof ConditionFailedError)) throw error;
-    throw new ApiError(
-      'test_send_daily_limit',
-      `${recipient} has had its ${TEST_SENDS_PER_DAY} test sends today (UTC); more are allowed from 00:00 UTC`,
-      { cause: error, headers: { 'retry-after': String(Math.max(1, Math.ceil((nextDayMs - now.getTime()) / 1000))) } },
-    );
-  }
+  // Kept a day past its own so a late reader still finds it; TTL removes it after that.
+  const expiresAt = Math.floor((nextDayMs + DAY_MS) / 1000);
+  if (await new TestRecipientRepository(deps.store).countTestSend(accountId, recipient, day, TEST_SENDS_PER_DAY, expiresAt)) return;
+  throw new ApiError('test_send_daily_limit', `${recipient} has had its ${TEST_SENDS_PER_DAY} test sends today (UTC); more are allowed from 00:00 UTC`, {
+    headers: { 'retry-after': String(Math.max(1, Math.ceil((nextDayMs - now.getTime()) / 1000))) },
+  });
 }

@@ -2,26 +2,18 @@
 // remove. The link token is shown only in the mail; the store holds its SHA-256.
 import { getAccount, type AccountItem } from '../accounts/service';
 import { randomBase62, sha256Hex } from '../crypto';
-import { accountPartition, keys } from '../db/keys';
+import { keys } from '../db/keys';
 import type { Store } from '../db/store';
 import { formatMailbox, parseMailbox } from '../email/address';
-import { ApiError, ConditionFailedError, NotFoundError } from '../errors';
+import { ApiError, NotFoundError } from '../errors';
 import type { Ids } from '../ids';
-import { listAccountItems, type Page } from '../pagination';
+import type { Page } from '../pagination';
 import type { Clock } from '../ports/clock';
 import { PermanentSendError, type Mailer } from '../ports/mailer';
 import { admit } from '../rate-limit/service';
-import {
-  allTestRecipients,
-  entryOf,
-  LINK_TTL_MS,
-  MAX_TEST_RECIPIENTS,
-  TOKEN_LENGTH,
-  toTestRecipientView,
-  type TestRecipientItem,
-  type TestRecipientTokenItem,
-} from './model';
+import { entryOf, LINK_TTL_MS, MAX_TEST_RECIPIENTS, TOKEN_LENGTH, toTestRecipientView } from './model';
 import { linkMail } from './pages';
+import { TestRecipientRepository, type TestRecipientItem } from './repository';
 import type { CreateTestRecipientBody, TestRecipientView, VerifiedTestRecipientView } from './schemas';
 
 // The send path's questions live in sandbox.ts; callers import every use case from here.
@@ -45,8 +37,8 @@ export interface Registration {
   recipient: TestRecipientView;
 }
 
-const invalidToken = (cause?: unknown): ApiError =>
-  new ApiError('invalid_token', 'this link is invalid, already used or expired; register the address again for a new link', { cause });
+const invalidToken = (): ApiError =>
+  new ApiError('invalid_token', 'this link is invalid, already used or expired; register the address again for a new link');
 
 const tooMany = (): ApiError =>
   new ApiError('too_many_test_recipients', `an account may have at most ${MAX_TEST_RECIPIENTS} test recipients (pending or verified); delete one first`);
@@ -58,7 +50,7 @@ function sharedSender(config: TestRecipientDeps['config']): string {
 }
 
 async function admitLinkMail(deps: Pick<TestRecipientDeps, 'store' | 'clock'>, accountId: string, email: string): Promise<void> {
-  const decision = await admit(deps, `testlink#${accountId}#${email}`, LINK_MAILS_PER_HOUR, HOUR_MS);
+  const decision = await admit(deps, keys.testRecipientLinkMails(accountId, email), LINK_MAILS_PER_HOUR, HOUR_MS);
   if (decision.allowed) return;
   throw new ApiError('rate_limit_exceeded', `at most ${LINK_MAILS_PER_HOUR} confirmation mails per address per hour; retry after the number of seconds in Retry-After`, {
     headers: { 'retry-after': String(decision.retryAfterSeconds ?? 1) },
@@ -70,47 +62,39 @@ async function admitLinkMail(deps: Pick<TestRecipientDeps, 'store' | 'clock'>, a
  * order, an address's first entry wins and only the first three addresses stay. Every writer
  * re-reads after its own write, so the later of two racing writers sees both and yields.
  */
-async function settle(store: Store, mine: TestRecipientItem): Promise<TestRecipientItem> {
+async function settle(recipients: TestRecipientRepository, mine: TestRecipientItem): Promise<TestRecipientItem> {
   const firstByAddress = new Map<string, TestRecipientItem>();
-  for (const item of await allTestRecipients(store, mine.account_id)) {
+  for (const item of await recipients.listAll(mine.account_id)) {
     if (!firstByAddress.has(item.email)) firstByAddress.set(item.email, item);
   }
   const winner = firstByAddress.get(mine.email) ?? mine;
   const admitted = [...firstByAddress.values()].slice(0, MAX_TEST_RECIPIENTS).some((i) => i.id === mine.id);
   if (winner.id === mine.id && admitted) return mine;
-  await store.delete(keys.testRecipient(mine.account_id, mine.id));
+  await recipients.remove(mine.account_id, mine.id);
   if (winner.id !== mine.id) return winner;
   throw tooMany();
 }
 
 /** A fresh link for a pending entry: only the newest link verifies. Mails it from the shared sender. */
 async function sendLink(deps: TestRecipientDeps, account: AccountItem, item: TestRecipientItem, baseUrl: string, from: string): Promise<void> {
+  const recipients = new TestRecipientRepository(deps.store);
   const token = randomBase62(TOKEN_LENGTH);
   const digest = sha256Hex(token);
   const expires = new Date(deps.clock.now().getTime() + LINK_TTL_MS);
-  const tokenKey = keys.testRecipientToken(digest);
-  const ref: TestRecipientTokenItem = {
-    ...tokenKey,
-    entity: 'test_recipient_token',
-    account_id: item.account_id,
-    recipient_id: item.id,
-    expires_at: Math.floor(expires.getTime() / 1000),
-  };
-  await deps.store.create(ref);
+  await recipients.createToken(digest, { account_id: item.account_id, recipient_id: item.id, expires_at: Math.floor(expires.getTime() / 1000) });
+  let linked: boolean;
   try {
-    await deps.store.update(keys.testRecipient(item.account_id, item.id), {
-      expression: 'SET token_digest = :digest, token_expires_at = :expires',
-      condition: 'attribute_exists(pk) AND #status = :pending',
-      names: { '#status': 'status' },
-      values: { ':digest': digest, ':expires': expires.toISOString(), ':pending': 'pending' },
-    });
+    linked = await recipients.setPendingLink(item.account_id, item.id, { digest, expiresAt: expires.toISOString() });
   } catch (error) {
-    await deps.store.delete(tokenKey);
-    // Verified or deleted meanwhile: there is nothing left to confirm.
-    if (error instanceof ConditionFailedError) return;
+    await recipients.deleteToken(digest);
     throw error;
   }
-  if (item.token_digest) await deps.store.delete(keys.testRecipientToken(item.token_digest));
+  if (!linked) {
+    // Verified or deleted meanwhile: there is nothing left to confirm.
+    await recipients.deleteToken(digest);
+    return;
+  }
+  if (item.token_digest) await recipients.deleteToken(item.token_digest);
   const link = `${baseUrl}/v1/test-recipients/verify?token=${token}`;
   try {
     await deps.mailer.send({ from, to: item.email, ...linkMail({ accountName: account.name, email: item.email, link }), messageId: item.id, accountId: item.account_id });
@@ -138,7 +122,8 @@ export async function registerTestRecipient(
   const account = await getAccount(deps.store, accountId);
   if (!account) throw new NotFoundError('account');
   const email = body.email;
-  const items = await allTestRecipients(deps.store, accountId);
+  const recipients = new TestRecipientRepository(deps.store);
+  const items = await recipients.listAll(accountId);
   const existing = entryOf(items, email);
   if (existing) {
     if (existing.status === 'pending') {
@@ -150,9 +135,7 @@ export async function registerTestRecipient(
   if (new Set(items.map((i) => i.email)).size >= MAX_TEST_RECIPIENTS) throw tooMany();
   await admitLinkMail(deps, accountId, email);
   const id = deps.ids.next('trc');
-  const item: TestRecipientItem = {
-    ...keys.testRecipient(accountId, id),
-    entity: 'test_recipient',
+  const item = await recipients.create({
     id,
     account_id: accountId,
     email,
@@ -160,9 +143,8 @@ export async function registerTestRecipient(
     created_at: deps.clock.now().toISOString(),
     verified_at: null,
     token_expires_at: null,
-  };
-  await deps.store.create(item);
-  const settled = await settle(deps.store, item);
+  });
+  const settled = await settle(recipients, item);
   // A concurrent registration of the same address won; it mails the link.
   if (settled.id !== item.id) return { created: false, recipient: toTestRecipientView(settled) };
   try {
@@ -180,31 +162,16 @@ export async function registerTestRecipient(
 /** The one-time link: verifies its entry and is used up, so of two clicks only one succeeds. */
 export async function verifyTestRecipient(deps: { store: Store; clock: Clock }, token: string | undefined): Promise<VerifiedTestRecipientView> {
   if (!token || !/^[0-9A-Za-z]+$/.test(token) || token.length !== TOKEN_LENGTH) throw invalidToken();
+  const recipients = new TestRecipientRepository(deps.store);
   const digest = sha256Hex(token);
-  const tokenKey = keys.testRecipientToken(digest);
-  const ref = await deps.store.get<TestRecipientTokenItem>(tokenKey);
+  const ref = await recipients.getToken(digest);
   if (!ref) throw invalidToken();
-  try {
-    await deps.store.delete(tokenKey, { expression: 'attribute_exists(pk)' });
-  } catch (error) {
-    if (error instanceof ConditionFailedError) throw invalidToken(error);
-    throw error;
-  }
+  if (!(await recipients.useToken(digest))) throw invalidToken();
   const now = deps.clock.now();
   if (now.getTime() >= ref.expires_at * 1000) throw invalidToken();
-  let item: TestRecipientItem;
-  try {
-    item = await deps.store.update<TestRecipientItem>(keys.testRecipient(ref.account_id, ref.recipient_id), {
-      expression: 'SET #status = :verified, verified_at = :now, token_expires_at = :null REMOVE token_digest',
-      // Only the entry's newest link verifies, and only while the entry exists.
-      condition: 'attribute_exists(pk) AND token_digest = :digest',
-      names: { '#status': 'status' },
-      values: { ':verified': 'verified', ':now': now.toISOString(), ':null': null, ':digest': digest },
-    });
-  } catch (error) {
-    if (error instanceof ConditionFailedError) throw invalidToken(error);
-    throw error;
-  }
+  // Only the entry's newest link verifies, and only while the entry exists.
+  const item = await recipients.markVerified(ref.account_id, ref.recipient_id, digest, now.toISOString());
+  if (!item) throw invalidToken();
   return { id: item.id, email: item.email, status: 'verified' };
 }
 
@@ -213,19 +180,20 @@ export async function listTestRecipients(
   accountId: string,
   page: { limit: number; cursor?: string },
 ): Promise<Page<TestRecipientView>> {
-  return listAccountItems(deps, accountId, { prefix: keys.testRecipientPrefix, collection: 'test_recipients' }, page, toTestRecipientView);
+  const out = await new TestRecipientRepository(deps.store).list(accountId, {
+    secret: deps.cursorSecret,
+    scope: { accountId, collection: 'test_recipients' },
+    limit: page.limit,
+    cursor: page.cursor,
+  });
+  return { items: out.items.map(toTestRecipientView), nextCursor: out.nextCursor };
 }
 
 /** Removes an entry and its outstanding link; 404 for unknown ids and other accounts' entries. */
 export async function removeTestRecipient(deps: { store: Store }, accountId: string, recipientId: string): Promise<void> {
-  const key = keys.testRecipient(accountId, recipientId);
-  const item = await deps.store.get<TestRecipientItem>(key);
+  const recipients = new TestRecipientRepository(deps.store);
+  const item = await recipients.get(accountId, recipientId);
   if (!item) throw new NotFoundError('test recipient');
-  try {
-    await deps.store.delete(key, { expression: 'attribute_exists(pk)' });
-  } catch (error) {
-    if (error instanceof ConditionFailedError) throw new NotFoundError('test recipient');
-    throw error;
-  }
-  if (item.token_digest) await deps.store.delete(keys.testRecipientToken(item.token_digest));
+  if (!(await recipients.remove(accountId, recipientId))) throw new NotFoundError('test recipient');
+  if (item.token_digest) await recipients.deleteToken(item.token_digest);
 }

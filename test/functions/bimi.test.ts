@@ -7,7 +7,7 @@ import { handler as bimiHandler } from '../../functions/bimi/http';
 import { createAccount } from '../../shared/accounts/service';
 import { NodeDns } from '../../shared/adapters/node-dns';
 import { keys } from '../../shared/db/keys';
-import type { DomainItem } from '../../shared/domains/model';
+import { DomainRepository } from '../../shared/domains/repository';
 import { call } from '../support/api';
 import type { TestContainer } from '../support/container';
 import { startDnsServer, startSilentDnsServer, type RunningDns } from '../support/dns-server';
@@ -122,7 +122,7 @@ describe('PUT /v1/domains/{domain}/bimi', () => {
       bimi_published: false,
     });
     expect((await getState()).body).toEqual(res.body);
-    const item = await c.store.get<DomainItem>(keys.domain(bed.account.account_id, DOMAIN));
+    const item = await new DomainRepository(c.store).get(bed.account.account_id, DOMAIN);
     expect(item?.bimi).toEqual({ logo_url: CUSTOMER_URL, logo_source: 'url', updated_at: c.clock.now().toISOString() });
   });
 

@@ -2,12 +2,12 @@
 // verifies once, the account holds at most three, and the send path's checks see the result.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
-import { accountPartition, keys } from '../../shared/db/keys';
+import { accountPartition } from '../../shared/db/keys';
 import { ApiError } from '../../shared/errors';
 import { PermanentSendError } from '../../shared/ports/mailer';
-import { prefersHtml } from '../../shared/test-recipients/pages';
+import { TestRecipientRepository } from '../../shared/test-recipients/repository';
 import { admitTestSend, findTestRecipientByEmail, isVerifiedTestRecipient } from '../../shared/test-recipients/service';
-import { handler } from '../../functions/test-recipients/http';
+import { handler, prefersHtml } from '../../functions/test-recipients/http';
 import { type TestContainer } from '../support/container';
 import { httpEvent } from '../support/events';
 import { useTestbed } from '../support/testbed';
@@ -81,7 +81,7 @@ describe('POST /v1/test-recipients', () => {
     expect(JSON.stringify(items)).not.toContain(token);
     expect(JSON.stringify(res.body)).not.toContain(token);
     const { createHash } = await import('node:crypto');
-    const ref = await c.store.get(keys.testRecipientToken(createHash('sha256').update(token).digest('hex')));
+    const ref = await new TestRecipientRepository(c.store).getToken(createHash('sha256').update(token).digest('hex'));
     expect(ref).toMatchObject({ account_id: account.account_id, recipient_id: res.body.id });
   });
 

@@ -1,0 +1,167 @@
+// Sending domains in the store: the domain item (BIMI settings included), the deployment-wide
+// claim on a domain name, and the account's domain count the limit is checked against.
+import { accountPartition, keys, type ItemKey } from '../db/keys';
+import { wrote, type Store } from '../db/store';
+
+export type VerificationStatus = 'pending' | 'verified' | 'failed';
+
+export interface DnsRecord {
+  type: 'CNAME' | 'MX' | 'TXT';
+  name: string;
+  value: string;
+}
+
+/** A domain's BIMI settings: the use cases live in shared/bimi, the value on the domain item. */
+export interface BimiSettings {
+  logo_url: string;
+  /** `upload`: we host the file at /v1/bimi/{domain}/logo.svg; `url`: the customer hosts it. */
+  logo_source: 'upload' | 'url';
+  updated_at: string;
+}
+
+export interface DomainItem extends ItemKey {
+  entity: 'domain';
+  id: string;
+  account_id: string;
+  domain: string;
+  dkim_tokens: string[];
+  dkim_status: VerificationStatus;
+  spf_status: VerificationStatus;
+  dmarc_status: VerificationStatus;
+  txt_status: VerificationStatus;
+  mail_from_domain: string;
+  dns_records: DnsRecord[];
+  from_name?: string | null;
+  bimi?: BimiSettings;
+  verified_at?: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type NewDomain = Omit<DomainItem, keyof ItemKey | 'entity'>;
+
+/** Who holds a domain name; one per name across the deployment, as the provider identity is. */
+export interface DomainClaimItem extends ItemKey {
+  entity: 'domain_claim';
+  account_id: string;
+}
+
+export interface DomainStatuses {
+  dkim_status: VerificationStatus;
+  spf_status: VerificationStatus;
+  dmarc_status: VerificationStatus;
+  txt_status: VerificationStatus;
+}
+
+const EXISTS = { expression: 'attribute_exists(pk)' };
+const heldBy = (accountId: string) => ({ expression: 'account_id = :me', values: { ':me': accountId } });
+
+export class DomainRepository {
+  constructor(private readonly store: Store) {}
+
+  get(accountId: string, domain: string): Promise<DomainItem | undefined> {
+    return this.store.get<DomainItem>(keys.domain(accountId, domain));
+  }
+
+  /** Every domain of the account, in store order (by name). */
+  async listAll(accountId: string): Promise<DomainItem[]> {
+    const items: DomainItem[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.store.query<DomainItem>({
+        keyCondition: 'pk = :pk AND begins_with(sk, :prefix)',
+        values: { ':pk': accountPartition(accountId), ':prefix': keys.domainPrefix },
+        startKey,
+      });
+      items.push(...page.items);
+      startKey = page.lastKey;
+    } while (startKey);
+    return items;
+  }
+
+  /** Written once its name is claimed, so it never overwrites another account's domain. */
+  async put(item: NewDomain): Promise<DomainItem> {
+    const stored: DomainItem = { ...keys.domain(item.account_id, item.domain), entity: 'domain', ...item };
+    await this.store.put(stored);
+    return stored;
+  }
+
+  /** false when the domain was gone already (deleted meanwhile). */
+  remove(accountId: string, domain: string): Promise<boolean> {
+    return wrote(this.store.delete(keys.domain(accountId, domain), EXISTS));
+  }
+
+  /** false when the domain is gone. */
+  setFromName(accountId: string, domain: string, fromName: string | null, now: string): Promise<boolean> {
+    return wrote(
+      this.store.update(keys.domain(accountId, domain), {
+        expression: 'SET from_name = :name, updated_at = :now',
+        condition: 'attribute_exists(pk)',
+        values: { ':name': fromName, ':now': now },
+      }),
+    );
+  }
+
+  /** Records the outcome of a DNS check; `verifiedAt` is set only by the first full verification. false when the domain is gone. */
+  setStatuses(accountId: string, domain: string, statuses: DomainStatuses, now: string, verifiedAt?: string): Promise<boolean> {
+    return wrote(
+      this.store.update(keys.domain(accountId, domain), {
+        expression: `SET dkim_status = :dkim, spf_status = :spf, dmarc_status = :dmarc, txt_status = :txt, updated_at = :now${verifiedAt ? ', verified_at = :verified' : ''}`,
+        condition: 'attribute_exists(pk)',
+        values: {
+          ':dkim': statuses.dkim_status,
+          ':spf': statuses.spf_status,
+          ':dmarc': statuses.dmarc_status,
+          ':txt': statuses.txt_status,
+          ':now': now,
+          ...(verifiedAt ? { ':verified': verifiedAt } : {}),
+        },
+      }),
+    );
+  }
+
+  /** The domain as saved; undefined when it is gone. */
+  async setBimi(accountId: string, domain: string, settings: BimiSettings): Promise<DomainItem | undefined> {
+    const write = this.store.update<DomainItem>(keys.domain(accountId, domain), {
+      expression: 'SET #bimi = :bimi',
+      names: { '#bimi': 'bimi' },
+      values: { ':bimi': settings },
+      condition: 'attribute_exists(pk)',
+    });
+    return (await wrote(write)) ? write : undefined;
+  }
+
+  /** The account holding a domain name, across the deployment. */
+  claimOf(domain: string): Promise<DomainClaimItem | undefined> {
+    return this.store.get<DomainClaimItem>(keys.domainClaim(domain));
+  }
+
+  /** false when some account (this one included) holds the name already. */
+  claim(accountId: string, domain: string): Promise<boolean> {
+    const item: DomainClaimItem = { ...keys.domainClaim(domain), entity: 'domain_claim', account_id: accountId };
+    return wrote(this.store.create(item));
+  }
+
+  /** Frees the name, but only while this account holds it. */
+  async release(accountId: string, domain: string): Promise<void> {
+    await wrote(this.store.delete(keys.domainClaim(domain), heldBy(accountId)));
+  }
+
+  /**
+   * Counts one more domain on the account item; false when the account already holds `limit`
+   * (or does not exist). Every registered domain counts, whatever its status.
+   */
+  countDomain(accountId: string, limit: number): Promise<boolean> {
+    return wrote(
+      this.store.update(keys.account(accountId), {
+        expression: 'ADD domain_count :one',
+        condition: 'attribute_exists(pk) AND (attribute_not_exists(domain_count) OR domain_count < :max)',
+        values: { ':one': 1, ':max': limit },
+      }),
+    );
+  }
+
+  async uncountDomain(accountId: string): Promise<void> {
+    await this.store.update(keys.account(accountId), { expression: 'ADD domain_count :minus', values: { ':minus': -1 } });
+  }
+}

@@ -1,0 +1,141 @@
+// Test recipients in the store: the entry of an address, the one-time link token that verifies
+// it, and the per-day count of test sends to it.
+import { accountPartition, keys, type ItemKey } from '../db/keys';
+import { wrote, type Store } from '../db/store';
+import { queryPage, type Page, type PageRequest } from '../pagination';
+import type { TestRecipientStatus } from './schemas';
+
+export interface TestRecipientItem extends ItemKey {
+  entity: 'test_recipient';
+  id: string;
+  account_id: string;
+  /** Normalized: trimmed and lower-cased. */
+  email: string;
+  status: TestRecipientStatus;
+  created_at: string;
+  verified_at: string | null;
+  /** When the newest link stops working; null once verified. */
+  token_expires_at: string | null;
+  /** SHA-256 of the newest link's token: only that link verifies. Absent once verified. */
+  token_digest?: string;
+}
+
+export type NewTestRecipient = Omit<TestRecipientItem, keyof ItemKey | 'entity'>;
+
+/** Looked up by the SHA-256 of the link token; deleted by the click that uses it. */
+export interface TestRecipientTokenItem extends ItemKey {
+  entity: 'test_recipient_token';
+  account_id: string;
+  recipient_id: string;
+  /** Epoch seconds (the table's TTL attribute). Checked on use: TTL deletion lags or never runs. */
+  expires_at: number;
+}
+
+export type NewTestRecipientToken = Omit<TestRecipientTokenItem, keyof ItemKey | 'entity'>;
+
+export interface TestSendCounterItem extends ItemKey {
+  entity: 'test_send_counter';
+  sends: number;
+  expires_at: number;
+}
+
+const entriesOf = (accountId: string) => ({
+  keyCondition: 'pk = :pk AND begins_with(sk, :prefix)',
+  values: { ':pk': accountPartition(accountId), ':prefix': keys.testRecipientPrefix },
+});
+
+export class TestRecipientRepository {
+  constructor(private readonly store: Store) {}
+
+  get(accountId: string, recipientId: string): Promise<TestRecipientItem | undefined> {
+    return this.store.get<TestRecipientItem>(keys.testRecipient(accountId, recipientId));
+  }
+
+  /**
+   * Every test recipient of an account, oldest first. There are at most three (a few more for a
+   * moment while concurrent registrations settle), so this is one small Query.
+   */
+  async listAll(accountId: string): Promise<TestRecipientItem[]> {
+    const items: TestRecipientItem[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await this.store.query<TestRecipientItem>({ ...entriesOf(accountId), ascending: true, startKey });
+      items.push(...out.items);
+      startKey = out.lastKey;
+    } while (startKey);
+    return items;
+  }
+
+  /** A page of the account's entries, newest first. */
+  list(accountId: string, page: PageRequest): Promise<Page<TestRecipientItem>> {
+    return queryPage<TestRecipientItem>(this.store, entriesOf(accountId), page);
+  }
+
+  /** Ids are fresh, so this never meets an existing entry. */
+  async create(item: NewTestRecipient): Promise<TestRecipientItem> {
+    const stored: TestRecipientItem = { ...keys.testRecipient(item.account_id, item.id), entity: 'test_recipient', ...item };
+    await this.store.create(stored);
+    return stored;
+  }
+
+  /** false when the entry was gone already. */
+  remove(accountId: string, recipientId: string): Promise<boolean> {
+    return wrote(this.store.delete(keys.testRecipient(accountId, recipientId), { expression: 'attribute_exists(pk)' }));
+  }
+
+  /** Makes a link the entry's newest; false when the entry is gone or no longer pending. */
+  setPendingLink(accountId: string, recipientId: string, link: { digest: string; expiresAt: string }): Promise<boolean> {
+    return wrote(
+      this.store.update(keys.testRecipient(accountId, recipientId), {
+        expression: 'SET token_digest = :digest, token_expires_at = :expires',
+        condition: 'attribute_exists(pk) AND #status = :pending',
+        names: { '#status': 'status' },
+        values: { ':digest': link.digest, ':expires': link.expiresAt, ':pending': 'pending' },
+      }),
+    );
+  }
+
+  /** The verified entry; undefined when it is gone or `digest` is not its newest link. */
+  async markVerified(accountId: string, recipientId: string, digest: string, now: string): Promise<TestRecipientItem | undefined> {
+    const write = this.store.update<TestRecipientItem>(keys.testRecipient(accountId, recipientId), {
+      expression: 'SET #status = :verified, verified_at = :now, token_expires_at = :null REMOVE token_digest',
+      condition: 'attribute_exists(pk) AND token_digest = :digest',
+      names: { '#status': 'status' },
+      values: { ':verified': 'verified', ':now': now, ':null': null, ':digest': digest },
+    });
+    return (await wrote(write)) ? write : undefined;
+  }
+
+  getToken(digest: string): Promise<TestRecipientTokenItem | undefined> {
+    return this.store.get<TestRecipientTokenItem>(keys.testRecipientToken(digest));
+  }
+
+  /** Digests of fresh random tokens never collide, so this never meets an existing token. */
+  async createToken(digest: string, token: NewTestRecipientToken): Promise<void> {
+    const item: TestRecipientTokenItem = { ...keys.testRecipientToken(digest), entity: 'test_recipient_token', ...token };
+    await this.store.create(item);
+  }
+
+  async deleteToken(digest: string): Promise<void> {
+    await this.store.delete(keys.testRecipientToken(digest));
+  }
+
+  /** Uses a token up; false when another use took it first. */
+  useToken(digest: string): Promise<boolean> {
+    return wrote(this.store.delete(keys.testRecipientToken(digest), { expression: 'attribute_exists(pk)' }));
+  }
+
+  /**
+   * Counts one send to an address on a UTC day; false (nothing counted) once `limit` sends are
+   * counted. One conditional write, so concurrent sends can never pass the limit.
+   */
+  countTestSend(accountId: string, recipient: string, day: string, limit: number, expiresAt: number): Promise<boolean> {
+    return wrote(
+      this.store.update(keys.testSendCounter(accountId, recipient, day), {
+        expression: 'SET entity = :entity, expires_at = :expires ADD sends :one',
+        condition: 'attribute_not_exists(sends) OR sends < :limit',
+        values: { ':entity': 'test_send_counter', ':expires': expiresAt, ':one': 1, ':limit': limit },
+      }),
+    );
+  }
+}
