@@ -1,5 +1,6 @@
 import { functionNamed } from '../manifest';
-import { channelBody, getVerification, setChannelEnabled } from '../../shared/accounts/service';
+import { channelBody } from '../../shared/accounts/schemas';
+import { getVerification, setChannelEnabled } from '../../shared/accounts/service';
 import { domainCounts } from '../../shared/domains/service';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { json } from '../../shared/http/respond';

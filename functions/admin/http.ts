@@ -1,5 +1,6 @@
 import { functionNamed } from '../manifest';
-import { createAccount, createAccountBody, setAccountStatus } from '../../shared/accounts/service';
+import { createAccountBody } from '../../shared/accounts/schemas';
+import { createAccount, setAccountStatus } from '../../shared/accounts/service';
 import { createHttpHandler } from '../../shared/http/pipeline';
 import { json } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';

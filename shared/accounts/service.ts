@@ -1,33 +1,13 @@
 // Accounts: created by staff (or the local bootstrap) with one live and one test admin key.
-import * as z from 'zod';
-import { keys } from '../db/keys';
 import type { Store } from '../db/store';
-import { ApiError, ConditionFailedError, NotFoundError } from '../errors';
+import { ApiError, NotFoundError } from '../errors';
 import { createKey, type KeyDeps } from '../api-keys/service';
+import { AccountRepository, type AccountItem, type AccountStatus } from './repository';
+import { channels, type Channel, type CreateAccountBody } from './schemas';
 
-export const channels = ['email', 'sms', 'push', 'voice', 'webhook'] as const;
-export type Channel = (typeof channels)[number];
-
-export interface AccountItem {
-  pk: string;
-  sk: string;
-  entity: 'account';
-  id: string;
-  name: string;
-  /** The account's own address: in sandbox mode mail may go here. */
-  email: string | null;
-  status: 'active' | 'suspended';
-  enabled_channels: Channel[];
-  created_at: string;
-  updated_at: string;
-}
-
-export const createAccountBody = z
-  .object({
-    name: z.string().trim().min(1).max(200).optional(),
-    email: z.email().max(254).optional(),
-  })
-  .strict();
+// The area's vocabulary, where the rest of the code base has always found it.
+export { channelBody, channels, createAccountBody, type Channel } from './schemas';
+export type { AccountItem, AccountStatus } from './repository';
 
 export interface CreatedAccount {
   account_id: string;
@@ -35,12 +15,10 @@ export interface CreatedAccount {
   test_admin_key: string;
 }
 
-export async function createAccount(deps: KeyDeps, body: z.infer<typeof createAccountBody>): Promise<CreatedAccount> {
+export async function createAccount(deps: KeyDeps, body: CreateAccountBody): Promise<CreatedAccount> {
   const id = deps.ids.next('acct');
   const now = deps.clock.now().toISOString();
-  const account: AccountItem = {
-    ...keys.account(id),
-    entity: 'account',
+  const created = await new AccountRepository(deps.store).create({
     id,
     name: body.name ?? 'My account',
     email: body.email?.trim().toLowerCase() ?? null,
@@ -48,33 +26,24 @@ export async function createAccount(deps: KeyDeps, body: z.infer<typeof createAc
     enabled_channels: ['email'],
     created_at: now,
     updated_at: now,
-  };
-  await deps.store.create(account);
+  });
+  if (!created) throw new ApiError('conflict', `account ${id} exists already`);
   const live = await createKey(deps, id, { scope: 'admin', test_mode: false, name: 'admin live key' }, { testMode: false });
   const test = await createKey(deps, id, { scope: 'admin', test_mode: true, name: 'admin test key' }, { testMode: false });
   return { account_id: id, admin_key: live.key, test_admin_key: test.key };
 }
 
 export async function getAccount(store: Store, accountId: string): Promise<AccountItem | undefined> {
-  return store.get<AccountItem>(keys.account(accountId));
+  return new AccountRepository(store).get(accountId);
 }
 
 export async function setAccountStatus(
   deps: Pick<KeyDeps, 'store' | 'clock'>,
   accountId: string,
-  status: AccountItem['status'],
-): Promise<{ account_id: string; status: AccountItem['status'] }> {
-  try {
-    await deps.store.update(keys.account(accountId), {
-      expression: 'SET #status = :status, updated_at = :now',
-      condition: 'attribute_exists(pk)',
-      names: { '#status': 'status' },
-      values: { ':status': status, ':now': deps.clock.now().toISOString() },
-    });
-  } catch (error) {
-    if (error instanceof ConditionFailedError) throw new NotFoundError('account');
-    throw error;
-  }
+  status: AccountStatus,
+): Promise<{ account_id: string; status: AccountStatus }> {
+  const found = await new AccountRepository(deps.store).setStatus(accountId, status, deps.clock.now().toISOString());
+  if (!found) throw new NotFoundError('account');
   return { account_id: accountId, status };
 }
 
@@ -119,8 +88,6 @@ export async function getVerification(
 /** Channels this deployment can turn on; sms, push and voice have no provider yet. */
 export const switchableChannels: readonly Channel[] = ['email', 'webhook'];
 
-export const channelBody = z.object({ enabled: z.boolean() }).strict();
-
 export async function setChannelEnabled(
   deps: Pick<KeyDeps, 'store' | 'clock'>,
   accountId: string,
@@ -131,15 +98,12 @@ export async function setChannelEnabled(
   if (!switchableChannels.includes(channel as Channel)) {
     throw new ApiError('channel_not_enabled', `channel ${channel} has no provider in this deployment`);
   }
-  const account = await getAccount(deps.store, accountId);
+  const accounts = new AccountRepository(deps.store);
+  const account = await accounts.get(accountId);
   if (!account) throw new NotFoundError('account');
   const next = new Set(account.enabled_channels);
   if (enabled) next.add(channel as Channel);
   else next.delete(channel as Channel);
-  await deps.store.update(keys.account(accountId), {
-    expression: 'SET enabled_channels = :channels, updated_at = :now',
-    condition: 'attribute_exists(pk)',
-    values: { ':channels': [...next], ':now': deps.clock.now().toISOString() },
-  });
+  if (!(await accounts.setEnabledChannels(accountId, [...next], deps.clock.now().toISOString()))) throw new NotFoundError('account');
   return { channel: channel as Channel, enabled };
 }

@@ -68,6 +68,9 @@ export const keys = {
 
   /** One of a rate-limit subject's slots (see shared/rate-limit/service.ts). */
   rateSlot: (subject: string, slot: number): ItemKey => ({ pk: `RATE#${subject}`, sk: `SLOT#${String(slot).padStart(2, '0')}` }),
+  /** Rate-limit subjects: one budget per account, and one per client IP for public and staff routes. */
+  accountRateSubject: (accountId: string): string => `acct#${accountId}`,
+  ipRateSubject: (ip: string): string => `ip#${ip}`,
 
   /** A message and its timeline share one partition: one Query reads both. */
   message: (messageId: string): ItemKey => ({ pk: `MSG#${messageId}`, sk: 'MSG' }),
@@ -85,6 +88,11 @@ export const keys = {
   suppressionPrefix: (channel?: string): string => (channel ? `SUPP#${channel}#` : 'SUPP#'),
   /** by-filter index partition of an account's suppressions. */
   suppressionListPartition: (accountId: string): string => `${ACCOUNT}${accountId}#SUPP`,
+  /** by-filter index entry of a suppression: the account's suppressions, most recently changed first. */
+  suppressionListEntry: (accountId: string, updatedAt: string, channel: string, recipient: string): IndexKey => ({
+    gsi2pk: `${ACCOUNT}${accountId}#SUPP`,
+    gsi2sk: `${updatedAt}#${channel}#${recipient}`,
+  }),
 
   domain: (accountId: string, domain: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `DOMAIN#${domain}` }),
   domainPrefix: 'DOMAIN#',
@@ -114,6 +122,10 @@ export const keys = {
 
   /** Local scheduler only: due schedules sort by time inside one partition. */
   scheduleDue: (dueIso: string, scheduleId: string): ItemKey => ({ pk: 'SCHEDULES', sk: `${dueIso}#${scheduleId}` }),
+  /** The due item a schedule ref points at, by the sort key the ref recorded. */
+  scheduleDueAt: (dueSortKey: string): ItemKey => ({ pk: 'SCHEDULES', sk: dueSortKey }),
+  /** Sorts after every due item of this instant: the upper bound of "due at or before". */
+  scheduleDueUpTo: (dueIso: string): string => `${dueIso}#~`,
   schedulesPartition: 'SCHEDULES',
   scheduleRef: (scheduleId: string): ItemKey => ({ pk: `SCHEDULE#${scheduleId}`, sk: 'SCHEDULE' }),
 } as const;

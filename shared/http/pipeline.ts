@@ -7,7 +7,8 @@ import { safeEqual } from '../crypto';
 import { ApiError, InvalidRequestError } from '../errors';
 import { answer } from './respond';
 import { findKeyBySecret, recordKeyUse } from '../api-keys/service';
-import { accountSubject, admit, ACCOUNT_RATE_LIMIT, IP_RATE_LIMIT, ipSubject, type RateDecision } from '../rate-limit/service';
+import { keys } from '../db/keys';
+import { admit, ACCOUNT_RATE_LIMIT, IP_RATE_LIMIT, type RateDecision } from '../rate-limit/service';
 import { getContainer, type Container } from '../runtime/container';
 import { describeError } from '../runtime/logger';
 import type { AuthContext, HttpRequest, HttpResult } from './types';
@@ -77,7 +78,7 @@ async function limit(c: Container, subject: string, ceiling: number, requestId: 
 
 async function authorize(c: Container, access: Access, request: HttpRequest): Promise<Record<string, string>> {
   if (access.kind === 'public' || access.kind === 'staff') {
-    const headers = await limit(c, ipSubject(request.sourceIp), IP_RATE_LIMIT, request.requestId);
+    const headers = await limit(c, keys.ipRateSubject(request.sourceIp), IP_RATE_LIMIT, request.requestId);
     if (access.kind === 'staff') {
       const token = bearer(request.headers.authorization);
       if (!token || !safeEqual(token, c.secrets.get('staff-token'))) throw new ApiError('unauthorized', 'a valid staff token is required');
@@ -91,7 +92,7 @@ async function authorize(c: Container, access: Access, request: HttpRequest): Pr
   const { identity, account } = found;
   // Suspension is checked before the limiter so a suspended account spends no budget.
   if (account.status === 'suspended') throw new ApiError('account_suspended', 'this account is suspended; contact support');
-  const headers = await limit(c, accountSubject(identity.accountId), ACCOUNT_RATE_LIMIT, request.requestId);
+  const headers = await limit(c, keys.accountRateSubject(identity.accountId), ACCOUNT_RATE_LIMIT, request.requestId);
   request.auth = { ...identity, account };
   // Counted before the route runs, so a key listing includes the request that asked for it.
   await recordKeyUse(c, identity);

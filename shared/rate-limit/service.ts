@@ -5,10 +5,9 @@
 // holds more than `limit` admissions, and while fewer happened some slot is free: exactly a
 // sliding log of `limit` entries. Concurrent requests spread over different slots instead of
 // fighting over one item.
-import { keys } from '../db/keys';
 import type { Store } from '../db/store';
-import { ConditionFailedError } from '../errors';
 import type { Clock } from '../ports/clock';
+import { RateSlotRepository } from './repository';
 
 export const ACCOUNT_RATE_LIMIT = 10;
 export const IP_RATE_LIMIT = 10;
@@ -24,15 +23,6 @@ export interface RateDecision {
   /** Whole seconds to wait; set when refused. */
   retryAfterSeconds?: number;
 }
-
-interface SlotItem {
-  pk: string;
-  sk: string;
-  at: number;
-}
-
-export const accountSubject = (accountId: string): string => `acct#${accountId}`;
-export const ipSubject = (ip: string): string => `ip#${ip}`;
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -50,16 +40,16 @@ export async function admit(
   limit: number,
   windowMs = RATE_WINDOW_MS,
 ): Promise<RateDecision> {
-  const slotKeys = Array.from({ length: limit }, (_, i) => keys.rateSlot(subject, i));
+  const slots = new RateSlotRepository(deps.store);
+  const slotNumbers = Array.from({ length: limit }, (_, slot) => slot);
   for (let round = 0; round < MAX_ROUNDS; round++) {
     // The first read may be eventually consistent (half the cost): a stale read can only miss a
     // recent claim, which makes a conditional write below fail. Reads after that are strong.
-    const found = await deps.store.batchGet<SlotItem>(slotKeys, { consistent: round > 0 });
+    const admissions = await slots.lastAdmissions(subject, limit, round > 0);
     const now = deps.clock.now().getTime();
     const cutoff = now - windowMs;
-    const bySk = new Map(found.map((slot) => [slot.sk, slot.at]));
-    const busy = [...bySk.values()].filter((at) => at > cutoff).sort((a, b) => a - b);
-    const free = shuffled(slotKeys.filter((k) => (bySk.get(k.sk) ?? -Infinity) <= cutoff));
+    const busy = [...admissions.values()].filter((at) => at > cutoff).sort((a, b) => a - b);
+    const free = shuffled(slotNumbers.filter((slot) => (admissions.get(slot) ?? -Infinity) <= cutoff));
     if (free.length === 0) {
       const resetMs = (busy[0] as number) + windowMs;
       return {
@@ -71,15 +61,7 @@ export async function admit(
       };
     }
     for (const [index, slot] of free.entries()) {
-      try {
-        await deps.store.put(
-          { ...slot, entity: 'rate_slot', at: now, expires_at: Math.ceil(now / 1000) + 3600 },
-          { expression: 'attribute_not_exists(pk) OR #at <= :cutoff', names: { '#at': 'at' }, values: { ':cutoff': cutoff } },
-        );
-      } catch (error) {
-        if (error instanceof ConditionFailedError) continue; // another request took this slot
-        throw error;
-      }
+      if (!(await slots.claim(subject, slot, now, cutoff))) continue; // another request took this slot
       const oldest = busy[0] ?? now;
       return {
         allowed: true,

@@ -1,9 +1,18 @@
 import * as z from 'zod';
-import { channels } from '../accounts/service';
+import { channels, type Channel } from '../accounts/schemas';
 import { isValidAddress, normalizeAddress } from '../email/address';
 
 export const channelSchema = z.enum(channels);
 export const suppressionStateSchema = z.enum(['suppressed', 'unsubscribed']);
+export type SuppressionState = z.infer<typeof suppressionStateSchema>;
+
+export interface SuppressionView {
+  channel: Channel;
+  recipient: string;
+  state: SuppressionState;
+  reason: string;
+  updated_at: string;
+}
 
 const MAX_RECIPIENT_LENGTH = 512;
 const MAX_REASON_LENGTH = 200;

@@ -1,10 +1,10 @@
 // Usage per account and calendar month (UTC): live sends counted when the provider accepts them,
 // with an internal cost estimate for spend caps. Test-mode and suppressed sends never count.
 import * as z from 'zod';
-import { channels, type Channel } from '../accounts/service';
-import { keys } from '../db/keys';
+import type { Channel } from '../accounts/schemas';
 import type { Store } from '../db/store';
 import type { Clock } from '../ports/clock';
+import { UsageRepository, type ChannelUsage } from './repository';
 
 export const periodOf = (at: Date | string): string => new Date(at).toISOString().slice(0, 7);
 
@@ -15,29 +15,16 @@ export interface Usage {
   period: string;
   total_send_count: number;
   total_cost_micros: number;
-  channels: Array<{ channel: Channel; send_count: number; cost_micros: number }>;
+  channels: ChannelUsage[];
 }
 
-const countAttr = (channel: Channel) => `send_count_${channel}`;
-const costAttr = (channel: Channel) => `cost_micros_${channel}`;
-
 export async function recordSend(store: Store, accountId: string, channel: Channel, at: string, costMicros: number): Promise<void> {
-  const period = periodOf(at);
-  await store.update(keys.usage(accountId, period), {
-    expression: 'SET entity = :entity, account_id = :account, period = :period ADD #count :one, #cost :cost',
-    names: { '#count': countAttr(channel), '#cost': costAttr(channel) },
-    values: { ':entity': 'usage', ':account': accountId, ':period': period, ':one': 1, ':cost': costMicros },
-  });
+  await new UsageRepository(store).addSend(accountId, periodOf(at), channel, costMicros);
 }
 
 export async function getUsage(deps: { store: Store; clock: Clock }, accountId: string, period?: string): Promise<Usage> {
   const wanted = period ?? periodOf(deps.clock.now());
-  const item = (await deps.store.get<Record<string, unknown>>(keys.usage(accountId, wanted))) ?? {};
-  const rows = channels.map((channel) => ({
-    channel,
-    send_count: Number(item[countAttr(channel)] ?? 0),
-    cost_micros: Number(item[costAttr(channel)] ?? 0),
-  }));
+  const rows = await new UsageRepository(deps.store).byChannel(accountId, wanted);
   return {
     period: wanted,
     total_send_count: rows.reduce((sum, r) => sum + r.send_count, 0),

@@ -13,6 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type QueueName } from '../../shared/platform';
 import { EventBridgeScheduler } from '../../shared/adapters/aws/event-bridge-scheduler';
 import { StoreScheduler } from '../../shared/adapters/local/store-scheduler';
+import { keys } from '../../shared/db/keys';
 import { ConditionFailedError } from '../../shared/errors';
 import { ManualClock } from '../../shared/ports/clock';
 import type { Queue } from '../../shared/ports/queue';
@@ -178,6 +179,22 @@ describe('StoreScheduler', () => {
     expect(await scheduler.fireDue(inSeconds(9), queue)).toBe(0);
     expect(await scheduler.fireDue(inSeconds(10), queue)).toBe(1);
     expect(queue.sent).toEqual([{ queue: 'send', body: { version: 1 } }]);
+  });
+
+  it('takes over an id whose earlier schedule left its ref but no due item (a crash between the two writes)', async () => {
+    // Prepare
+    const lost = inSeconds(5);
+    await scheduler.schedule({ id: 'msg_orphan', at: lost, queue: 'send', body: { version: 1 } });
+    await t.store.delete(keys.scheduleDue(lost.toISOString(), 'msg_orphan'));
+
+    // Act
+    await scheduler.schedule({ id: 'msg_orphan', at: inSeconds(10), queue: 'send', body: { version: 2 } });
+
+    // Assess
+    expect(await scheduler.fireDue(inSeconds(9), queue)).toBe(0);
+    expect(await scheduler.fireDue(inSeconds(10), queue)).toBe(1);
+    expect(queue.sent).toEqual([{ queue: 'send', body: { version: 2 } }]);
+    expect(await scheduler.cancel('msg_orphan')).toBe(false);
   });
 
   it('keeps a schedule whose delivery failed and fires it on the next tick', async () => {

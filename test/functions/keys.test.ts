@@ -1,8 +1,9 @@
 // API keys end to end through the handler: secrets shown once, stored hashed, rotation and
 // revocation effective at once, other accounts' keys invisible.
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
+import { ApiKeyRepository } from '../../shared/api-keys/repository';
 import { accountPartition } from '../../shared/db/keys';
 import { call } from '../support/api';
 import { type TestContainer } from '../support/container';
@@ -166,6 +167,27 @@ describe('POST /v1/keys/{id}/rotate', () => {
       expect(res.body.error.code).toBe('not_found');
     }
     expect((await call({ method: 'GET', path: '/v1/account/verification', key: theirs.body.key })).status).toBe(200);
+  });
+
+  it('answers 409 conflict when another rotation lands first, and only the winner’s secret works', async () => {
+    const created = await post({});
+    const realGet = ApiKeyRepository.prototype.get;
+    let winner: Awaited<ReturnType<typeof call>> | undefined;
+    const spy = vi.spyOn(ApiKeyRepository.prototype, 'get').mockImplementationOnce(async function (this: ApiKeyRepository, accountId, keyId) {
+      const seen = await realGet.call(this, accountId, keyId);
+      spy.mockRestore();
+      // The other rotation runs between this one's read and its write.
+      winner = await call({ method: 'POST', path: `/v1/keys/${created.body.id}/rotate`, key: admin() });
+      return seen;
+    });
+
+    const loser = await call({ method: 'POST', path: `/v1/keys/${created.body.id}/rotate`, key: admin() });
+
+    expect(loser.status).toBe(409);
+    expect(loser.body.error.code).toBe('conflict');
+    expect(winner?.status).toBe(200);
+    expect((await call({ method: 'GET', path: '/v1/account/verification', key: winner?.body.key })).status).toBe(200);
+    expect((await call({ method: 'GET', path: '/v1/account/verification', key: created.body.key })).status).toBe(401);
   });
 });
 

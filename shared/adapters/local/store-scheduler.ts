@@ -2,74 +2,123 @@
 // (runtime/local/scheduler-loop.ts) calls fireDue. Claiming a schedule is a conditional delete,
 // so two processes sharing one store never fire the same schedule twice.
 import { type QueueName } from '../../platform';
-import { keys } from '../../db/keys';
-import type { Store } from '../../db/store';
-import { ConditionFailedError } from '../../errors';
+import { keys, type ItemKey } from '../../db/keys';
+import { wrote, type Store } from '../../db/store';
 import type { Queue } from '../../ports/queue';
 import type { ScheduleRequest, Scheduler } from '../../ports/scheduler';
 
-interface DueItem {
-  pk: string;
-  sk: string;
+/** A pending schedule, in the one partition where schedules sort by due time. */
+interface DueItem extends ItemKey {
+  entity: 'schedule';
   schedule_id: string;
   queue: QueueName;
   body: string;
 }
 
-export class StoreScheduler implements Scheduler {
+/** From a schedule's id to its due item: at most one pending schedule per id. */
+interface RefItem extends ItemKey {
+  entity: 'schedule_ref';
+  due_sk: string;
+}
+
+const FIRE_BATCH = 100;
+
+const dueItemOf = (request: ScheduleRequest): DueItem => ({
+  ...keys.scheduleDue(request.at.toISOString(), request.id),
+  entity: 'schedule',
+  schedule_id: request.id,
+  queue: request.queue,
+  body: JSON.stringify(request.body),
+});
+
+class ScheduleRepository {
   constructor(private readonly store: Store) {}
 
+  /** Rejects with the store's conflict error when the id has a ref already. */
+  createRef(scheduleId: string, dueSortKey: string): Promise<void> {
+    const ref: RefItem = { ...keys.scheduleRef(scheduleId), entity: 'schedule_ref', due_sk: dueSortKey };
+    return this.store.create(ref);
+  }
+
+  putRef(scheduleId: string, dueSortKey: string): Promise<void> {
+    const ref: RefItem = { ...keys.scheduleRef(scheduleId), entity: 'schedule_ref', due_sk: dueSortKey };
+    return this.store.put(ref);
+  }
+
+  getRef(scheduleId: string): Promise<RefItem | undefined> {
+    return this.store.get<RefItem>(keys.scheduleRef(scheduleId));
+  }
+
+  deleteRef(scheduleId: string): Promise<void> {
+    return this.store.delete(keys.scheduleRef(scheduleId));
+  }
+
+  getDue(dueSortKey: string): Promise<DueItem | undefined> {
+    return this.store.get<DueItem>(keys.scheduleDueAt(dueSortKey));
+  }
+
+  putDue(item: DueItem): Promise<void> {
+    return this.store.put(item);
+  }
+
+  /** false when another process or a cancel took it first */
+  takeDue(dueSortKey: string): Promise<boolean> {
+    return wrote(this.store.delete(keys.scheduleDueAt(dueSortKey), { expression: 'attribute_exists(pk)' }));
+  }
+
+  /** The earliest schedules due at or before `now`. */
+  async dueUpTo(now: Date, limit: number): Promise<DueItem[]> {
+    const { items } = await this.store.query<DueItem>({
+      keyCondition: 'pk = :pk AND sk <= :upTo',
+      values: { ':pk': keys.schedulesPartition, ':upTo': keys.scheduleDueUpTo(now.toISOString()) },
+      ascending: true,
+      limit,
+    });
+    return items;
+  }
+}
+
+export class StoreScheduler implements Scheduler {
+  private readonly schedules: ScheduleRepository;
+
+  constructor(store: Store) {
+    this.schedules = new ScheduleRepository(store);
+  }
+
   async schedule(request: ScheduleRequest): Promise<void> {
-    const due = keys.scheduleDue(request.at.toISOString(), request.id);
-    try {
-      await this.store.create({ ...keys.scheduleRef(request.id), entity: 'schedule_ref', due_sk: due.sk });
-    } catch (error) {
-      if (!(error instanceof ConditionFailedError)) throw error;
+    const due = dueItemOf(request);
+    const claim = this.schedules.createRef(request.id, due.sk);
+    if (!(await wrote(claim))) {
       // A ref without its due item is what a crash between the two writes leaves: take it over.
-      const ref = await this.store.get<{ due_sk: string }>(keys.scheduleRef(request.id));
-      const pending = ref && (await this.store.get({ pk: keys.schedulesPartition, sk: ref.due_sk }));
-      if (pending || !ref) throw error;
-      await this.store.put({ ...keys.scheduleRef(request.id), entity: 'schedule_ref', due_sk: due.sk });
+      const ref = await this.schedules.getRef(request.id);
+      const pending = ref && (await this.schedules.getDue(ref.due_sk));
+      // Still rejected with the store's conflict error: the port's "already scheduled".
+      if (pending || !ref) return claim;
+      await this.schedules.putRef(request.id, due.sk);
     }
-    await this.store.put({ ...due, entity: 'schedule', schedule_id: request.id, queue: request.queue, body: JSON.stringify(request.body) });
+    await this.schedules.putDue(due);
   }
 
   async cancel(id: string): Promise<boolean> {
-    const ref = await this.store.get<{ due_sk: string }>(keys.scheduleRef(id));
+    const ref = await this.schedules.getRef(id);
     if (!ref) return false;
-    try {
-      await this.store.delete({ pk: keys.schedulesPartition, sk: ref.due_sk }, { expression: 'attribute_exists(pk)' });
-    } catch (error) {
-      if (error instanceof ConditionFailedError) return false; // already fired
-      throw error;
-    }
-    await this.store.delete(keys.scheduleRef(id));
+    if (!(await this.schedules.takeDue(ref.due_sk))) return false; // already fired
+    await this.schedules.deleteRef(id);
     return true;
   }
 
   /** Delivers every schedule due at or before `now`; returns how many fired. */
   async fireDue(now: Date, queue: Queue): Promise<number> {
-    const { items } = await this.store.query({
-      keyCondition: 'pk = :pk AND sk <= :upTo',
-      values: { ':pk': keys.schedulesPartition, ':upTo': `${now.toISOString()}#~` },
-      ascending: true,
-      limit: 100,
-    });
     let fired = 0;
-    for (const item of items as unknown as DueItem[]) {
-      try {
-        await this.store.delete({ pk: item.pk, sk: item.sk }, { expression: 'attribute_exists(pk)' });
-      } catch (error) {
-        if (error instanceof ConditionFailedError) continue; // another process or a cancel took it
-        throw error;
-      }
+    for (const item of await this.schedules.dueUpTo(now, FIRE_BATCH)) {
+      if (!(await this.schedules.takeDue(item.sk))) continue; // another process or a cancel took it
       try {
         await queue.send(item.queue, JSON.parse(item.body));
       } catch (error) {
-        await this.store.put(item); // try again next tick
+        await this.schedules.putDue(item); // try again next tick
         throw error;
       }
-      await this.store.delete(keys.scheduleRef(item.schedule_id));
+      await this.schedules.deleteRef(item.schedule_id);
       fired++;
     }
     return fired;

@@ -1,0 +1,58 @@
+// Accounts in the store. Imports nothing from api-keys: key lookups read accounts through this
+// module, and account creation (shared/accounts/service.ts) calls api-keys, never the reverse.
+import { keys, type ItemKey } from '../db/keys';
+import { wrote, type Store } from '../db/store';
+import type { Channel } from './schemas';
+
+export type AccountStatus = 'active' | 'suspended';
+
+export interface AccountItem extends ItemKey {
+  entity: 'account';
+  id: string;
+  name: string;
+  /** The account's own address: in sandbox mode mail may go here. */
+  email: string | null;
+  status: AccountStatus;
+  enabled_channels: Channel[];
+  created_at: string;
+  updated_at: string;
+}
+
+export type NewAccount = Omit<AccountItem, keyof ItemKey | 'entity'>;
+
+export class AccountRepository {
+  constructor(private readonly store: Store) {}
+
+  get(accountId: string): Promise<AccountItem | undefined> {
+    return this.store.get<AccountItem>(keys.account(accountId));
+  }
+
+  /** false when an account with this id exists already */
+  create(account: NewAccount): Promise<boolean> {
+    const item: AccountItem = { ...keys.account(account.id), entity: 'account', ...account };
+    return wrote(this.store.create(item));
+  }
+
+  /** false when there is no such account */
+  setStatus(accountId: string, status: AccountStatus, now: string): Promise<boolean> {
+    return wrote(
+      this.store.update(keys.account(accountId), {
+        expression: 'SET #status = :status, updated_at = :now',
+        condition: 'attribute_exists(pk)',
+        names: { '#status': 'status' },
+        values: { ':status': status, ':now': now },
+      }),
+    );
+  }
+
+  /** false when there is no such account */
+  setEnabledChannels(accountId: string, enabled: readonly Channel[], now: string): Promise<boolean> {
+    return wrote(
+      this.store.update(keys.account(accountId), {
+        expression: 'SET enabled_channels = :channels, updated_at = :now',
+        condition: 'attribute_exists(pk)',
+        values: { ':channels': [...enabled], ':now': now },
+      }),
+    );
+  }
+}
