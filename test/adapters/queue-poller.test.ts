@@ -13,9 +13,10 @@ import type { Logger } from '../../shared/runtime/logger';
 import { startSqs, type Running } from '../../shared/runtime/local/emulators';
 import { ensureQueues, type ProvisionedQueues } from '../../shared/runtime/local/provision';
 import { QueuePoller, type QueueHandler } from '../../shared/runtime/local/queue-poller';
+import { waitFor } from '../support/wait';
 
 const REGION = 'us-east-1';
-/** Every polling loop below gives up after this long; a redelivery takes about a second at most. */
+/** Every wait below fails after this long; a redelivery takes about a second at most. */
 const DEADLINE_MS = 10_000;
 
 let sqsServer: Running;
@@ -92,14 +93,19 @@ async function depth(url: string): Promise<{ visible: number; inFlight: number }
   };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls until `done()` holds or DEADLINE_MS passes; each poll returns at once (waitTimeSeconds 0). */
-async function pollUntil(p: QueuePoller, done: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + DEADLINE_MS;
-  while (!(await done()) && Date.now() < deadline) {
-    if ((await p.pollOnce()) === 0) await sleep(50);
-  }
+/**
+ * Polls until `done()` holds, and fails naming `what` if it does not within DEADLINE_MS. Each poll
+ * returns at once (waitTimeSeconds 0); a failed message comes back only once its visibility
+ * timeout has run out in local-aws-sqs, which the test can only find out by receiving again.
+ */
+async function pollUntil(p: QueuePoller, what: string, done: () => boolean | Promise<boolean>): Promise<void> {
+  await waitFor(
+    async () => {
+      while (!(await done())) if ((await p.pollOnce()) === 0) return false;
+      return true;
+    },
+    { what, timeoutMs: DEADLINE_MS },
+  );
 }
 
 async function receiveAll(url: string): Promise<Message[]> {
@@ -120,7 +126,7 @@ describe('QueuePoller', () => {
     await enqueue(name, bodies);
 
     // Act
-    await pollUntil(p, () => events.flatMap((e) => e.Records).length >= bodies.length);
+    await pollUntil(p, 'all three messages handed to the handler', () => events.flatMap((e) => e.Records).length >= bodies.length);
     const receivedAfter = await p.pollOnce();
 
     // Assess
@@ -154,12 +160,12 @@ describe('QueuePoller', () => {
       return { batchItemFailures: target ? [{ itemIdentifier: target.messageId }] : [] };
     });
     await enqueue(name, [{ n: 1 }, { n: 2 }, { n: 3 }]);
-    await pollUntil(p, () => seen.length >= 3);
+    await pollUntil(p, 'the first delivery of all three messages', () => seen.length >= 3);
     expect(failId).toBeDefined();
     const firstPass = seen.length;
 
     // Act
-    await pollUntil(p, () => seen.length > firstPass);
+    await pollUntil(p, 'the failed message to come back', () => seen.length > firstPass);
 
     // Assess
     const again = seen.slice(firstPass);
@@ -186,7 +192,7 @@ describe('QueuePoller', () => {
     const dlq: Message[] = [];
 
     // Act
-    await pollUntil(p, async () => {
+    await pollUntil(p, 'the message to reach the DLQ', async () => {
       dlq.push(...(await receiveAll(provisioned.dlqUrls[name])));
       return dlq.length > 0;
     });
@@ -215,11 +221,11 @@ describe('QueuePoller', () => {
       logger,
     );
     await enqueue(name, [{ n: 1 }, { n: 2 }]);
-    await pollUntil(p, () => !throwNext);
+    await pollUntil(p, 'the batch the handler throws on', () => !throwNext);
     const failedBatch = [...seen];
 
     // Act
-    await pollUntil(p, () => seen.length >= failedBatch.length * 2);
+    await pollUntil(p, 'the failed batch to come back', () => seen.length >= failedBatch.length * 2);
 
     // Assess
     expect(failedBatch).toHaveLength(2);

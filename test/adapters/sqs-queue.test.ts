@@ -6,11 +6,12 @@ import {
   type SendMessageBatchCommandInput,
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SqsQueue } from '../../shared/adapters/aws/sqs-queue';
 import { RetryableError } from '../../shared/errors';
 import { startSqs, type Running } from '../../shared/runtime/local/emulators';
 import { ensureQueues, type ProvisionedQueues } from '../../shared/runtime/local/provision';
+import { waitFor } from '../support/wait';
 
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
 let sqsServer: Running;
@@ -34,12 +35,18 @@ async function receiveOnce(url: string): Promise<unknown[]> {
 }
 
 /**
- * Receives until `expected` bodies arrived (at most 20 receives), then once more: received
+ * Receives until `expected` bodies arrived (failing if they do not), then once more: received
  * messages stay in flight, so that last receive sees only messages sent more than once.
  */
 async function receiveBodies(url: string, expected: number): Promise<unknown[]> {
   const bodies: unknown[] = [];
-  for (let i = 0; i < 20 && bodies.length < expected; i++) bodies.push(...(await receiveOnce(url)));
+  await waitFor(
+    async () => {
+      bodies.push(...(await receiveOnce(url)));
+      return bodies.length >= expected;
+    },
+    { what: () => `${expected} messages on ${url} (received ${bodies.length})` },
+  );
   bodies.push(...(await receiveOnce(url)));
   return bodies;
 }
@@ -80,6 +87,11 @@ describe('SqsQueue on local-aws-sqs', () => {
 });
 
 describe('SqsQueue with a mocked client', () => {
+  // The pause before each retry of a batch is a timer: fake ones run it without waiting for it.
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('throws for a queue it has no URL for, without calling SQS', async () => {
     // Prepare
     const client = offlineClient();
@@ -116,9 +128,12 @@ describe('SqsQueue with a mocked client', () => {
     });
     const queue = new SqsQueue(client, { send: URL });
     const bodies = Array.from({ length: 12 }, (_, i) => ({ seq: i }));
+    vi.useFakeTimers();
 
     // Act
-    await queue.sendBatch('send', bodies);
+    const sent = queue.sendBatch('send', bodies);
+    await vi.runAllTimersAsync();
+    await sent;
 
     // Assess
     expect(calls.map((c) => c.Entries?.map((e) => JSON.parse(e.MessageBody ?? 'null').seq))).toEqual([
@@ -143,12 +158,15 @@ describe('SqsQueue with a mocked client', () => {
       };
     });
     const queue = new SqsQueue(client, { send: URL });
+    vi.useFakeTimers();
 
     // Act
     const result = queue.sendBatch('send', [{ seq: 0 }, { seq: 1 }]);
+    const outcome = expect(result).rejects.toBeInstanceOf(RetryableError);
+    await vi.runAllTimersAsync();
 
     // Assess
-    await expect(result).rejects.toBeInstanceOf(RetryableError);
+    await outcome;
     const calls = mock.commandCalls(SendMessageBatchCommand);
     // Bounded: a first attempt and a fixed number of retries, each of the one failing entry after the first.
     expect(calls.length).toBeGreaterThan(1);

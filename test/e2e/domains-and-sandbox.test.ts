@@ -6,18 +6,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DnsRecord } from '../../shared/domains/model';
 import { startDnsServer, type RunningDns } from '../support/dns-server';
-import { api, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
+import { admitted, api, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
+import { waitFor } from '../support/wait';
 
 let dns: RunningDns;
 let dataDir: string;
 let runtime: RuntimeProcess;
 let key: string;
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-// Keeps this file's requests under the account's 10 per second.
-const call = async (method: string, path: string, body?: unknown) => {
-  await pause(110);
-  return api(runtime.url, method, path, key, body);
-};
+const call = (method: string, path: string, body?: unknown) => api(runtime.url, method, path, key, body);
 let n = 0;
 const send = (to: string, from?: string) =>
   call('POST', '/v1/send', {
@@ -60,14 +56,13 @@ describe('in the sandbox', () => {
 
   it('verifies a test recipient through the emailed one-time link, then limits it to 10 sends a day', async () => {
     const created = await call('POST', '/v1/test-recipients', { email: 'Tester@Example.com' });
-    let link: string | undefined;
-    for (let i = 0; i < 50 && !link; i++) {
-      link = /(https?:\/\/\S+verify\?token=[0-9A-Za-z]+)/.exec((await mailTo('tester@example.com'))[0]?.body.text ?? '')?.[1];
-      if (!link) await pause(100);
-    }
+    const link = await waitFor(
+      async () => /(https?:\/\/\S+verify\?token=[0-9A-Za-z]+)/.exec((await mailTo('tester@example.com'))[0]?.body.text ?? '')?.[1],
+      { what: 'the confirmation mail with its link to reach tester@example.com' },
+    );
     const before = await send('tester@example.com');
-    const clicked = await fetch(link as string);
-    const again = await fetch(link as string);
+    const clicked = await admitted(() => fetch(link), 'the first click on the link');
+    const again = await admitted(() => fetch(link), 'the second click on the link');
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++) statuses.push((await send('tester@example.com')).status);
 
@@ -98,7 +93,7 @@ describe('with a domain', () => {
     }
     dns.publish('send.acme.test', { txt: ['v=spf1 include:amazonses.com ~all'] });
     dns.publish('_dmarc.acme.test', { txt: ['v=DMARC1; p=none; rua=mailto:dmarc-reports@acme.test'] });
-    const zone = await fetch(`${runtime.url}/v1/domains/acme.test/dns-setup/zonefile`, { headers: { authorization: `Bearer ${key}` } });
+    const zone = await admitted(() => fetch(`${runtime.url}/v1/domains/acme.test/dns-setup/zonefile`, { headers: { authorization: `Bearer ${key}` } }), 'the zone file');
     const verified = await call('POST', '/v1/domains/acme.test/verify');
     await call('PUT', '/v1/domains/acme.test/from-name', { from_name: 'Acme' });
     const noFrom = await send('anyone@example.com');
@@ -115,11 +110,7 @@ describe('with a domain', () => {
     expect(foreign.body.error.code).toBe('from_not_verified');
     expect(ok.status).toBe(201);
     expect(readiness.body).toMatchObject({ sandbox_mode: false });
-    let mail: Array<{ subject: string }> = [];
-    for (let i = 0; i < 50 && mail.length === 0; i++) {
-      mail = await mailTo('anyone@example.com');
-      if (mail.length === 0) await pause(100);
-    }
+    await waitFor(async () => (await mailTo('anyone@example.com')).length > 0, { what: 'the mail from hi@acme.test to reach anyone@example.com' });
     const raw = (await (await fetch(`${runtime.sesUrl}/store`)).json()) as { emails: Array<{ from: string; destination: { to: string[] } }> };
     expect(raw.emails.find((e) => e.destination.to.includes('anyone@example.com'))?.from).toBe('Acme <hi@acme.test>');
   });
@@ -127,10 +118,11 @@ describe('with a domain', () => {
 
 describe('BIMI uploads and the domain limit', () => {
   const upload = async (svg: Buffer | string) => {
-    await pause(110);
-    const form = new FormData();
-    form.append('file', new Blob([svg], { type: 'image/svg+xml' }), 'logo.svg');
-    const res = await fetch(`${runtime.url}/v1/domains/acme.test/bimi/logo`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    const res = await admitted(() => {
+      const form = new FormData();
+      form.append('file', new Blob([svg], { type: 'image/svg+xml' }), 'logo.svg');
+      return fetch(`${runtime.url}/v1/domains/acme.test/bimi/logo`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    }, 'the BIMI logo upload');
     return { status: res.status, body: (await res.json()) as any };
   };
 
@@ -138,7 +130,7 @@ describe('BIMI uploads and the domain limit', () => {
     const logo = readFileSync(new URL('../fixtures/bimi/valid-logo.svg', import.meta.url));
 
     const ok = await upload(logo);
-    const served = await fetch(`${runtime.url}/v1/bimi/acme.test/logo.svg`);
+    const served = await admitted(() => fetch(`${runtime.url}/v1/bimi/acme.test/logo.svg`), 'the served logo');
     const scripted = await upload(logo.toString('utf8').replace('<title>', '<script>alert(1)</script><title>'));
     const huge = await upload(Buffer.concat([logo, Buffer.alloc(1024 * 1024 + 1 - logo.length, 0x20)]));
 

@@ -10,7 +10,6 @@ import { api, startRuntimeProcess, type RuntimeProcess } from '../support/local-
 let dataDir: string;
 let runtime: RuntimeProcess;
 let bootstrap: { account_id: string; admin_key: string; test_admin_key: string; staff_token: string };
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'postbox-e2e-'));
@@ -67,7 +66,6 @@ describe('routes', () => {
   });
 
   it('creates, lists, rotates and revokes keys over HTTP', async () => {
-    await pause(1100);
     const created = await api(runtime.url, 'POST', '/v1/keys', bootstrap.admin_key, { scope: 'read', name: 'e2e' });
     const list = await api(runtime.url, 'GET', '/v1/keys?limit=1', bootstrap.admin_key);
     const rotated = await api(runtime.url, 'POST', `/v1/keys/${created.body.id}/rotate`, bootstrap.admin_key);
@@ -98,7 +96,6 @@ describe('routes', () => {
 
 describe('restart', () => {
   it('stops cleanly on Ctrl-C and comes back with all data', async () => {
-    await pause(1100);
     const created = await api(runtime.url, 'POST', '/v1/keys', bootstrap.admin_key, { name: 'survivor' });
 
     const code = await runtime.stop('SIGINT');

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startDynalite, type Running } from '../../shared/runtime/local/emulators';
-import { api, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
+import { api, apiOnce, startRuntimeProcess, type ApiResponse, type RuntimeProcess } from '../support/local-process';
+import { waitFor } from '../support/wait';
 
 let store: Running;
 const runtimes: RuntimeProcess[] = [];
@@ -26,21 +27,31 @@ afterAll(async () => {
 });
 
 it('admits exactly 10 of 30 concurrent requests sent through two processes', async () => {
-  // Prepare: one account's keys (live and test share the budget); warm both processes up.
-  const { admin_key, test_admin_key } = JSON.parse(readFileSync(join(dirs[0] as string, 'bootstrap.json'), 'utf8'));
+  // Prepare: warm both processes up.
+  const { admin_key, staff_token } = JSON.parse(readFileSync(join(dirs[0] as string, 'bootstrap.json'), 'utf8'));
   for (const r of runtimes) expect((await api(r.url, 'GET', '/v1/account/verification', admin_key)).status).toBe(200);
-  // Act: a burst whose every admission falls inside one window. On a loaded machine a burst can
-  // take longer than a second, and then more than ten may pass legitimately, so such a burst is
-  // discarded and tried again after the window has emptied.
-  let results: Awaited<ReturnType<typeof api>>[] = [];
-  for (let attempt = 0; attempt < 10; attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 1100));
-    const started = performance.now();
-    results = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => api((runtimes[i % 2] as RuntimeProcess).url, 'GET', '/v1/account/verification', i % 3 ? admin_key : test_admin_key)),
-    );
-    if (performance.now() - started < 900) break;
-  }
+  // Act: a burst whose every admission falls inside one window, from a new account each time, so
+  // its budget is whole without waiting for a window to empty. On a loaded machine a burst can
+  // take longer than a second, and then more than ten may pass legitimately: such a burst is
+  // discarded and another account tries. The window is the limiter's own clock in two other
+  // processes, so only a measurement around the burst can tell that it fitted; nothing is
+  // asserted about how long anything took.
+  let bursts = 0;
+  const results = await waitFor(
+    async (): Promise<ApiResponse[] | undefined> => {
+      bursts++;
+      // Live and test keys of one account share its budget.
+      const account = await api((runtimes[0] as RuntimeProcess).url, 'POST', '/v1/admin/accounts', staff_token, { name: `burst ${bursts}` });
+      expect(account.status).toBe(201);
+      const { admin_key: live, test_admin_key: test } = account.body;
+      const started = performance.now();
+      const burst = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => apiOnce((runtimes[i % 2] as RuntimeProcess).url, 'GET', '/v1/account/verification', i % 3 ? live : test)),
+      );
+      return performance.now() - started < 900 ? burst : undefined;
+    },
+    { what: () => `a burst of 30 requests that fits in one rate window (${bursts} bursts took 900 ms or more)`, timeoutMs: 100_000, intervalMs: 0 },
+  );
 
   // Assess
   const passed = results.filter((r) => r.status === 200);
@@ -52,4 +63,4 @@ it('admits exactly 10 of 30 concurrent requests sent through two processes', asy
     expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   }
   for (const r of passed) expect(r.headers.get('x-ratelimit-limit')).toBe('10');
-});
+}, 120_000); // on a machine busy enough, bursts that fit in a second are rare

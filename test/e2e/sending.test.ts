@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
+import { waitFor } from '../support/wait';
 
 let dataDir: string;
 let runtime: RuntimeProcess;
 let live: string;
 let test: string;
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'postbox-send-'));
@@ -25,15 +25,17 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Polls a message until its status is one of `want` (bounded: about 20 s). */
-async function waitFor(id: string, want: string[]): Promise<any> {
-  let last: any;
-  for (let i = 0; i < 100; i++) {
-    last = (await api(runtime.url, 'GET', `/v1/messages/${id}`, live)).body;
-    if (want.includes(last.status)) return last;
-    await pause(200);
-  }
-  return last;
+/** The message once its status is `want`; fails naming the status it was left in. */
+function messageReaching(id: string, want: string): Promise<any> {
+  let last: string | undefined;
+  return waitFor(
+    async () => {
+      const message = (await api(runtime.url, 'GET', `/v1/messages/${id}`, live)).body;
+      last = message.status;
+      return message.status === want && message;
+    },
+    { what: () => `message ${id} to be ${want} (last status: ${last})`, timeoutMs: 20_000, intervalMs: 200 },
+  );
 }
 
 const email = (over: Record<string, unknown>) => ({
@@ -47,7 +49,7 @@ describe('a live send', () => {
   it('reaches the SES emulator and the timeline fills in: sent, then delivered from the SES notification', async () => {
     const res = await api(runtime.url, 'POST', '/v1/send', live, email({ idempotency_key: 'e2e-live' }));
 
-    const message = await waitFor(res.body.id, ['delivered']);
+    const message = await messageReaching(res.body.id, 'delivered');
     const mailbox = (await (await fetch(`${runtime.sesUrl}/store`)).json()) as any;
 
     expect(res.status).toBe(201);
@@ -63,10 +65,9 @@ describe('a live send', () => {
 
 describe('a test-mode send', () => {
   it('bounces bounced@ without reaching the emulator and suppresses the address', async () => {
-    await pause(1100);
     const res = await api(runtime.url, 'POST', '/v1/send', test, email({ idempotency_key: 'e2e-bounce', destination: { email: 'bounced@example.com' } }));
 
-    const message = await waitFor(res.body.id, ['bounced']);
+    const message = await messageReaching(res.body.id, 'bounced');
     const again = await api(runtime.url, 'POST', '/v1/send', test, email({ idempotency_key: 'e2e-bounce-2', destination: { email: 'bounced@example.com' } }));
     const mailbox = (await (await fetch(`${runtime.sesUrl}/store`)).json()) as any;
 
@@ -79,13 +80,14 @@ describe('a test-mode send', () => {
 
 describe('scheduled sends', () => {
   it('send when due, and a cancelled one never sends', async () => {
-    await pause(1100);
-    const at = new Date(Date.now() + 1500).toISOString();
+    // Due soon enough to watch it send, late enough that the cancel lands first even if the rate
+    // limiter holds the three requests for up to a second.
+    const at = new Date(Date.now() + 3000).toISOString();
     const kept = await api(runtime.url, 'POST', '/v1/send', live, email({ idempotency_key: 'e2e-sched-kept', scheduled_at: at, payload: { subject: 'kept', body_text: 'k' } }));
     const dropped = await api(runtime.url, 'POST', '/v1/send', live, email({ idempotency_key: 'e2e-sched-dropped', scheduled_at: at, payload: { subject: 'dropped', body_text: 'd' } }));
 
     const cancel = await api(runtime.url, 'POST', `/v1/messages/${dropped.body.id}/cancel`, live);
-    const delivered = await waitFor(kept.body.id, ['delivered']);
+    const delivered = await messageReaching(kept.body.id, 'delivered');
     const after = (await api(runtime.url, 'GET', `/v1/messages/${dropped.body.id}`, live)).body;
     const subjects = ((await (await fetch(`${runtime.sesUrl}/store`)).json()) as any).emails.map((m: { subject: string }) => m.subject);
 

@@ -1,6 +1,8 @@
-// Starts `bin/local.ts` as its own process, the way `npm start` does, on free ports.
+// Starts `bin/local.ts` as its own process, the way `npm start` does, on free ports, and calls its
+// API the way a client that honours 429 does, unless a test is about the rate limiter itself.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { waitFor } from './wait';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -23,18 +25,29 @@ export async function startRuntimeProcess(env: Record<string, string>): Promise<
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`runtime did not start:\n${out}`)), 45_000);
-    const check = (): void => {
-      const m = /^READY (\S+)$/m.exec(out);
-      if (m) {
+  let url: string;
+  try {
+    url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`runtime did not start within 45 s:\n${out}`)), 45_000);
+      const check = (): void => {
+        const m = /^READY (\S+)$/m.exec(out);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1] as string);
+        }
+      };
+      child.stdout?.on('data', check);
+      void exited.then(() => {
         clearTimeout(timer);
-        resolve(m[1] as string);
-      }
-    };
-    child.stdout?.on('data', check);
-    void exited.then(() => reject(new Error(`runtime exited before it was ready:\n${out}`)));
-  });
+        reject(new Error(`runtime exited before it was ready:\n${out}`));
+      });
+    });
+  } catch (error) {
+    // A runtime that never became ready is still a process: it must not outlive the test run.
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+    throw error;
+  }
   const sesUrl = /SES emulator\):\s+(\S+?)\/?$/m.exec(out)?.[1] ?? '';
   return {
     url,
@@ -48,7 +61,14 @@ export async function startRuntimeProcess(env: Record<string, string>): Promise<
   };
 }
 
-export async function api(base: string, method: string, path: string, key?: string, body?: unknown): Promise<{ status: number; headers: Headers; body: any }> {
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+/** One request, answered however the service answers it, 429 included: for tests of the rate limiter itself. */
+export async function apiOnce(base: string, method: string, path: string, key?: string, body?: unknown): Promise<ApiResponse> {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -56,4 +76,35 @@ export async function api(base: string, method: string, path: string, key?: stri
   });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+/**
+ * A refusal by the pipeline's per-second limiter (account or IP): rate_limit_exceeded with no budget
+ * remaining. The route did not run, so sending the same request again is safe. The 429s a route
+ * returns (test_send_daily_limit, …) are answers a test asserts on. The hourly cap on confirmation
+ * mails shares the code; a test that reached it here would fail on the wait, naming the request.
+ */
+async function throttled(res: ApiResponse | Response): Promise<boolean> {
+  if (res.status !== 429 || res.headers.get('x-ratelimit-remaining') !== '0') return false;
+  const body = res instanceof Response ? await res.clone().json() : res.body;
+  return body?.error?.code === 'rate_limit_exceeded';
+}
+
+/**
+ * Sends `send()` again while the per-second limiter refuses it, so a test that is not about the
+ * limiter can make requests at the pace it needs without counting them. Fails if the limiter
+ * never lets it through.
+ */
+export function admitted<R extends ApiResponse | Response>(send: () => Promise<R>, what: string): Promise<R> {
+  return waitFor(async () => {
+    const res = await send();
+    if (!(await throttled(res))) return res;
+    if (res instanceof Response) await res.arrayBuffer(); // frees the connection of the refused attempt
+    return undefined;
+  }, { what: `the rate limiter to admit ${what}`, timeoutMs: 15_000, intervalMs: 100 });
+}
+
+/** One API call, once the per-second rate limiter admits it (see apiOnce for the limiter's own tests). */
+export function api(base: string, method: string, path: string, key?: string, body?: unknown): Promise<ApiResponse> {
+  return admitted(() => apiOnce(base, method, path, key, body), `${method} ${path}`);
 }
