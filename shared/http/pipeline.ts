@@ -5,6 +5,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { routeKey, type Access, type FunctionDef } from '../platform';
 import { safeEqual } from '../crypto';
 import { ApiError, InvalidRequestError } from '../errors';
+import { parseJsonBody } from './json-body';
 import { answer } from './respond';
 import { findKeyBySecret, recordKeyUse } from '../api-keys/service';
 import { keys } from '../db/keys';
@@ -50,10 +51,16 @@ function parseBody(raw: Buffer, contentType: string | undefined): unknown {
   if (contentType && /^(multipart\/|image\/|application\/octet-stream)/i.test(contentType)) return undefined;
   const text = raw.toString('utf8');
   if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new InvalidRequestError('body: malformed JSON', { cause: error });
+  return parseJsonBody(text);
+}
+
+/** Longer than any id or domain name we issue (domain names stop at 253): such a path names nothing. */
+const MAX_PARAM_LENGTH = 256;
+
+/** Path ids are checked before any use case can hand them to the store, whose keys are bounded. */
+function checkParams(params: Record<string, string>): void {
+  for (const [name, value] of Object.entries(params)) {
+    if (value.length > MAX_PARAM_LENGTH) throw new ApiError('not_found', `no ${name} of ${value.length} characters exists`);
   }
 }
 
@@ -146,6 +153,7 @@ export function createHttpHandler(
           sourceIp: event.requestContext.http.sourceIp,
         };
         Object.assign(headers, await authorize(container, route.access, request));
+        checkParams(request.params);
         request.rawBody = rawBodyOf(event);
         request.body = parseBody(request.rawBody, request.headers['content-type']);
         return handler(request, container);

@@ -52,7 +52,7 @@ export async function answer(
   } catch (error) {
     if (error instanceof ApiError) return toResult(errorResult(error), requestId, headers);
     (logError() ?? stderrLog)('unhandled error', { requestId, routeKey: event.routeKey, error: describeError(error) });
-    const internal = new ApiError('internal_error', `internal error; retrying with the same idempotency_key is safe (request id ${requestId})`);
+    const internal = new ApiError('internal_error', `internal error (request id ${requestId})`);
     return toResult(errorResult(internal), requestId, headers);
   }
 }

@@ -4,6 +4,7 @@ import { App, CfnResource, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { testApp } from '../support/cdk';
 import { functions, httpRoutes } from '../../functions/manifest';
 import { queues, routeKey, type FunctionDef } from '../../shared/platform';
 import { AppStack } from '../../lib/app-stack';
@@ -17,7 +18,7 @@ let template: Template;
 let resources: Resources;
 
 beforeAll(() => {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = testApp();
   stack = new AppStack(app, 'Postbox-test', { stage: 'test', sharedEmailSender: 'sandbox@postbox.test' });
   template = Template.fromStack(stack);
   resources = template.toJSON().Resources as Resources;
@@ -356,7 +357,7 @@ describe('manifest guards', () => {
     const twin: FunctionDef = { ...owner, name: `${owner.name}-twin` };
 
     // Act
-    const act = () => new AppStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Twin', { stage: 'test', functions: [owner, twin] });
+    const act = () => new AppStack(testApp(), 'Twin', { stage: 'test', functions: [owner, twin] });
 
     // Assess
     expect(act).toThrow(/Only one function may own the \$default route/);

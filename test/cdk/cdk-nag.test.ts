@@ -5,13 +5,14 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { testApp } from '../support/cdk';
 import { AppStack } from '../../lib/app-stack';
 
 let app: App;
 let stack: AppStack;
 
 beforeAll(() => {
-  app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  app = testApp();
   stack = new AppStack(app, 'Postbox-nag', { stage: 'test' });
   Template.fromStack(stack); // synthesize first so every lazily added resource exists
 });

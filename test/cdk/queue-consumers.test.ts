@@ -6,6 +6,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { testApp } from '../support/cdk';
 import { functions } from '../../functions/manifest';
 import { queues, type FunctionDef } from '../../shared/platform';
 import { AppStack } from '../../lib/app-stack';
@@ -34,7 +35,7 @@ const ingester: FunctionDef = {
 };
 
 function build(defs: readonly FunctionDef[]) {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = testApp();
   const stack = new AppStack(app, 'Postbox-consumers', { stage: 'test', functions: defs });
   return { app, stack };
 }
