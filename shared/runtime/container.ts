@@ -13,16 +13,19 @@ import { SesMailer } from '../adapters/aws/ses-mailer';
 import { FileObjectStore } from '../adapters/local/file-object-store';
 import { LocalIdentities } from '../adapters/local/local-identities';
 import { SqsQueue } from '../adapters/aws/sqs-queue';
+import { GuardedHttp } from '../adapters/guarded-http';
 import { NodeDns } from '../adapters/node-dns';
 import { StoreScheduler } from '../adapters/local/store-scheduler';
 import { Store } from '../db/store';
 import { ulidIds, type Ids } from '../ids';
 import { systemClock, type Clock } from '../ports/clock';
 import type { Dns } from '../ports/dns';
+import type { HttpClient } from '../ports/http-client';
 import type { SendingIdentities } from '../ports/identities';
 import type { ObjectStore } from '../ports/object-store';
 import type { Mailer } from '../ports/mailer';
 import type { Queue } from '../ports/queue';
+import { systemRandom, type Random } from '../ports/random';
 import type { Scheduler } from '../ports/scheduler';
 import type { Secrets } from '../ports/secrets';
 import { readAwsConfig, type RuntimeConfig } from './config';
@@ -40,6 +43,8 @@ export interface Container {
   identities: SendingIdentities;
   objects: ObjectStore;
   dns: Dns;
+  http: HttpClient;
+  random: Random;
   logger: Logger;
 }
 
@@ -80,6 +85,8 @@ export async function buildContainer(config: RuntimeConfig, overrides: Container
     identities: config.runtime === 'aws' ? new SesIdentities(ses) : new LocalIdentities(),
     objects: config.objects.kind === 's3' ? new S3ObjectStore(new S3Client(common), config.objects.bucket) : new FileObjectStore(config.objects.root),
     dns: new NodeDns(config.dnsServers),
+    http: new GuardedHttp({ allowPrivate: config.webhookAllowPrivate }),
+    random: systemRandom,
     logger: overrides.logger ?? createLogger(config.logLevel),
   };
 }

@@ -3,6 +3,7 @@ import { staticSecrets } from '../../shared/adapters/aws/secrets-manager';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GuardedHttp } from '../../shared/adapters/guarded-http';
 import { FileObjectStore } from '../../shared/adapters/local/file-object-store';
 import { LocalIdentities } from '../../shared/adapters/local/local-identities';
 import { StoreScheduler } from '../../shared/adapters/local/store-scheduler';
@@ -11,6 +12,7 @@ import { ManualClock } from '../../shared/ports/clock';
 import type { Dns } from '../../shared/ports/dns';
 import type { Mailer, OutboundEmail } from '../../shared/ports/mailer';
 import type { Queue } from '../../shared/ports/queue';
+import { systemRandom } from '../../shared/ports/random';
 import type { Container } from '../../shared/runtime/container';
 import { createLogger } from '../../shared/runtime/logger';
 import { guarded, identityRules, mailerRules, objectRules, queueRules, schedulerRules, secretRules, storeRules } from './grants';
@@ -76,6 +78,8 @@ export async function createTestContainer(options: { start?: string } = {}): Pro
     identities: new LocalIdentities(),
     objects: new FileObjectStore(objectsRoot),
     dns: undefined as unknown as Dns,
+    http: new GuardedHttp({ allowPrivate: false }),
+    random: systemRandom,
     logs,
     sent,
     mailed,
