@@ -1,32 +1,21 @@
 // Webhook queue consumer: fan-out jobs (an event to its subscriptions) and attempt jobs (one signed
 // POST). A failed attempt is not a failed record: its retry is scheduled as a new job, so SQS only
-// redelivers records whose processing itself broke.
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { getContainer } from '../../shared/runtime/container';
-import { describeError } from '../../shared/runtime/logger';
-import { attempt, fanOut, type WebhookJob } from '../../shared/webhooks/deliver';
+// redelivers records whose processing itself broke. Jobs are independent, so a batch runs at once.
+import { consume } from '../../shared/runtime/consume';
+import { attempt, fanOut } from '../../shared/webhooks/deliver';
+import { webhookJob } from '../../shared/webhooks/messages';
 
-export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const c = await getContainer();
-  const failures: SQSBatchResponse['batchItemFailures'] = [];
-  await Promise.all(
-    event.Records.map(async (record) => {
-      let job: WebhookJob;
-      try {
-        job = JSON.parse(record.body) as WebhookJob;
-        if (job?.kind !== 'event' && job?.kind !== 'attempt') throw new Error('not a webhook job');
-      } catch (error) {
-        c.logger.error('malformed webhook job; dropped', { messageId: record.messageId, error: describeError(error) });
-        return;
-      }
-      try {
-        if (job.kind === 'event') await fanOut(c, job.envelope);
-        else await attempt(c, job);
-      } catch (error) {
-        c.logger.warn('webhook job failed; will retry', { kind: job.kind, error: describeError(error) });
-        failures.push({ itemIdentifier: record.messageId });
-      }
-    }),
-  );
-  return { batchItemFailures: failures };
-};
+export const handler = consume(
+  'webhooks',
+  webhookJob,
+  async (job, { container }) => {
+    if (job.kind === 'event') {
+      await fanOut(container, job.envelope);
+      return;
+    }
+    const outcome = await attempt(container, job);
+    // A stale or repeated job, or a deleted subscription: nothing to do, and nothing to retry.
+    if (outcome === 'skipped') container.logger.debug('webhook attempt skipped', { delivery_id: job.delivery_id, attempt: job.attempt });
+  },
+  { order: 'parallel' },
+);

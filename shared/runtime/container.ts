@@ -11,16 +11,19 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { FileObjectStore } from '../adapters/local/file-object-store';
 import { LocalIdentities } from '../adapters/local/local-identities';
 import { StoreScheduler } from '../adapters/local/store-scheduler';
+import { GuardedHttp } from '../adapters/guarded-http';
 import { NodeDns } from '../adapters/node-dns';
 import { staticSecrets } from '../adapters/static-secrets';
 import { Store } from '../db/store';
 import { ulidIds, type Ids } from '../ids';
 import { systemClock, type Clock } from '../ports/clock';
 import type { Dns } from '../ports/dns';
+import type { HttpClient } from '../ports/http-client';
 import type { SendingIdentities } from '../ports/identities';
 import type { Mailer } from '../ports/mailer';
 import type { ObjectStore } from '../ports/object-store';
 import type { Queue } from '../ports/queue';
+import { systemRandom, type Random } from '../ports/random';
 import type { Scheduler } from '../ports/scheduler';
 import type { Secrets } from '../ports/secrets';
 import { readAwsConfig, type RuntimeConfig } from './config';
@@ -44,6 +47,9 @@ export interface Container {
   identities: SendingIdentities;
   objects: ObjectStore;
   dns: Dns;
+  /** Outbound HTTP to customer URLs, behind the private-address guard. */
+  http: HttpClient;
+  random: Random;
   logger: Logger;
 }
 
@@ -136,6 +142,8 @@ export async function buildContainer(config: RuntimeConfig, replace: Replacement
     identities: replace.identities ?? mail?.identities ?? unavailable<SendingIdentities>('identities'),
     objects: replace.objects ?? (await objects()),
     dns: replace.dns ?? new NodeDns(config.dnsServers),
+    http: replace.http ?? new GuardedHttp({ allowPrivate: config.webhookAllowPrivate }),
+    random: replace.random ?? systemRandom,
     logger: replace.logger ?? createLogger(config.logLevel),
   };
 }

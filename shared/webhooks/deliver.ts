@@ -1,20 +1,21 @@
 // Webhook delivery: every subscribable timeline event fans out to one delivery per matching active
-// subscription, and each delivery is attempted, signed, through the SSRF guard, with retries at
-// 30 s doubling (±25 %) until 2xx, 12 attempts or 24 hours. Short delays ride the queue's own
-// delay; longer ones go through the scheduler, never a sleeping function.
+// subscription, and each delivery is attempted, signed, through the HttpClient port (whose guard
+// refuses non-public addresses), with retries at 30 s doubling (±25 %) until 2xx, 12 attempts or
+// 24 hours. Short delays ride the queue's own delay; longer ones go through the scheduler, never a
+// sleeping function.
 import { hmacSha256 } from '../crypto';
-import { keys } from '../db/keys';
-import type { Store } from '../db/store';
-import { ConditionFailedError } from '../errors';
-import type { Ids } from '../ids';
+import { wrote, type Store } from '../db/store';
 import type { Clock } from '../ports/clock';
+import type { HttpClient } from '../ports/http-client';
 import type { Queue } from '../ports/queue';
+import type { Random } from '../ports/random';
 import type { Scheduler } from '../ports/scheduler';
 import type { Secrets } from '../ports/secrets';
 import type { Logger } from '../runtime/logger';
-import { isSubscribable, type DeliveryItem, type SubscribableType } from './model';
-import { postSigned } from './outbound';
-import { getSubscription, listMatchingSubscriptions, signingSecretOf } from './subscriptions';
+import type { AttemptJob, WebhookEnvelope, WebhookJob } from './messages';
+import { isSubscribable } from './model';
+import { DeliveryRepository, SubscriptionRepository, type AttemptRecord, type DeliveryItem } from './repository';
+import { listMatchingSubscriptions, signingSecretOf } from './subscriptions';
 
 export const MAX_ATTEMPTS = 12;
 export const RETRY_WINDOW_MS = 24 * 3600_000;
@@ -22,31 +23,18 @@ export const BASE_DELAY_MS = 30_000;
 const MAX_QUEUE_DELAY_S = 900; // SQS's own limit
 const PAUSED_RECHECK_MS = 15 * 60_000;
 const LOG_RETENTION_S = 30 * 24 * 3600;
-
-/** The webhook request body, exactly as the spec's envelope. */
-export interface WebhookEnvelope {
-  event_id: string;
-  event_type: SubscribableType;
-  message_id: string;
-  account_id: string;
-  payload: Record<string, unknown>;
-  occurred_at: string;
-  created_at: string;
-}
-
-export type WebhookJob =
-  | { kind: 'event'; envelope: WebhookEnvelope }
-  | { kind: 'attempt'; account_id: string; subscription_id: string; delivery_id: string; attempt: number };
+const DEFAULT_TIMEOUT_MS = 30_000;
 
 export interface WebhookDeps {
   store: Store;
   clock: Clock;
-  ids: Ids;
   queue: Queue;
   scheduler: Scheduler;
-  secrets: Secrets;
+  secrets: Pick<Secrets, 'get'>;
+  http: HttpClient;
+  random: Random;
   logger: Logger;
-  config: { webhookAllowPrivate: boolean; webhookTimeoutMs?: number };
+  config: { webhookTimeoutMs?: number };
 }
 
 /**
@@ -61,8 +49,8 @@ export async function publishEvent(deps: { store: Store; queue: Queue }, envelop
   await deps.queue.send('webhooks', { kind: 'event', envelope: { ...envelope, event_type: type } } satisfies WebhookJob);
 }
 
-/** The nth retry's delay: 30 s doubling per attempt, ±25 % jitter. */
-export function retryDelayMs(attemptsMade: number, random: () => number = Math.random): number {
+/** The delay before the retry that follows attempt `attemptsMade`: 30 s doubling, ±25 % jitter. */
+export function retryDelayMs(attemptsMade: number, random: Random): number {
   const base = BASE_DELAY_MS * 2 ** (attemptsMade - 1);
   return Math.round(base * (0.75 + random() * 0.5));
 }
@@ -78,18 +66,17 @@ export function signatureOf(secret: string, timestamp: number, body: string): st
  */
 export const deliveryIdFor = (eventId: string): string => `dlv_${eventId.replace(/^[a-z]+_/, '')}`;
 
-/** One delivery per matching subscription; a repeated event finds its deliveries already there. */
+/** One delivery per matching subscription; a repeated event finds its deliveries already there. Answers how many attempts it queued. */
 export async function fanOut(deps: WebhookDeps, envelope: WebhookEnvelope): Promise<number> {
+  const deliveries = new DeliveryRepository(deps.store);
   const subscriptions = await listMatchingSubscriptions(deps.store, envelope.account_id, envelope.event_type);
   const now = deps.clock.now().toISOString();
   // The delivery log is kept for 30 days (DynamoDB's TTL removes it; the local store keeps it).
   const expiresAt = Math.floor(deps.clock.now().getTime() / 1000) + LOG_RETENTION_S;
-  const jobs: WebhookJob[] = [];
+  const jobs: AttemptJob[] = [];
   for (const sub of subscriptions) {
     const deliveryId = deliveryIdFor(envelope.event_id);
-    const delivery: DeliveryItem = {
-      ...keys.webhookDelivery(sub.id, deliveryId),
-      entity: 'webhook_delivery',
+    const created = await deliveries.create({
       id: deliveryId,
       subscription_id: sub.id,
       account_id: sub.account_id,
@@ -102,13 +89,10 @@ export async function fanOut(deps: WebhookDeps, envelope: WebhookEnvelope): Prom
       created_at: now,
       updated_at: now,
       expires_at: expiresAt,
-    };
-    try {
-      await deps.store.create(delivery);
-    } catch (error) {
-      if (!(error instanceof ConditionFailedError)) throw error;
+    });
+    if (!created) {
       // Already there: only a delivery that never got its first attempt is started again.
-      const existing = await deps.store.get<DeliveryItem>(keys.webhookDelivery(sub.id, deliveryId));
+      const existing = await deliveries.get(sub.id, deliveryId);
       if (existing && existing.attempt_count > 0) continue;
     }
     jobs.push({ kind: 'attempt', account_id: sub.account_id, subscription_id: sub.id, delivery_id: deliveryId, attempt: 1 });
@@ -117,102 +101,65 @@ export async function fanOut(deps: WebhookDeps, envelope: WebhookEnvelope): Prom
   return jobs.length;
 }
 
-async function later(deps: WebhookDeps, job: WebhookJob & { kind: 'attempt' }, delayMs: number): Promise<void> {
+async function later(deps: WebhookDeps, job: AttemptJob, delayMs: number): Promise<void> {
   const seconds = Math.ceil(delayMs / 1000);
   if (seconds <= MAX_QUEUE_DELAY_S) {
     await deps.queue.send('webhooks', job, { delaySeconds: seconds });
     return;
   }
-  try {
-    await deps.scheduler.schedule({ id: `${job.delivery_id}-${job.attempt}`, at: new Date(deps.clock.now().getTime() + delayMs), queue: 'webhooks', body: job });
-  } catch (error) {
-    if (!(error instanceof ConditionFailedError)) throw error; // already scheduled by an earlier try
-  }
+  // Not written means an earlier try of this job scheduled it already.
+  await wrote(deps.scheduler.schedule({ id: `${job.delivery_id}-${job.attempt}`, at: new Date(deps.clock.now().getTime() + delayMs), queue: 'webhooks', body: job }));
 }
 
 export type AttemptOutcome = 'succeeded' | 'failed' | 'exhausted' | 'postponed' | 'skipped';
 
-export async function attempt(deps: WebhookDeps, job: WebhookJob & { kind: 'attempt' }): Promise<AttemptOutcome> {
-  const key = keys.webhookDelivery(job.subscription_id, job.delivery_id);
-  const delivery = await deps.store.get<DeliveryItem>(key);
+export async function attempt(deps: WebhookDeps, job: AttemptJob): Promise<AttemptOutcome> {
+  const deliveries = new DeliveryRepository(deps.store);
+  const delivery = await deliveries.get(job.subscription_id, job.delivery_id);
   // A stale or repeated job: the delivery has moved on (or is gone).
   if (!delivery || delivery.attempt_count !== job.attempt - 1 || delivery.status === 'succeeded' || delivery.status === 'exhausted') return 'skipped';
-  const subscription = await getSubscription(deps.store, job.account_id, job.subscription_id);
+  const subscription = await new SubscriptionRepository(deps.store).get(job.account_id, job.subscription_id);
   if (!subscription) return 'skipped'; // deleted: its retries stop
   const nowMs = deps.clock.now().getTime();
   const elapsed = nowMs - Date.parse(delivery.created_at);
+  const record = (result: Omit<AttemptRecord, 'updated_at'>): Promise<boolean> =>
+    deliveries.recordAttempt(delivery, { ...result, updated_at: deps.clock.now().toISOString() });
   if (!subscription.is_active) {
     // Paused: no attempt is spent; look again later, within the retry window.
     if (elapsed + PAUSED_RECHECK_MS <= RETRY_WINDOW_MS) await later(deps, job, PAUSED_RECHECK_MS);
-    else await settle(deps, delivery, job.attempt - 1, { status: 'exhausted', response_status: delivery.response_status, last_error: 'subscription paused until the retry window closed' });
+    else await record({ status: 'exhausted', attempt_count: job.attempt - 1, response_status: delivery.response_status, last_error: 'subscription paused until the retry window closed' });
     return 'postponed';
   }
 
-  const timestamp = Math.floor(nowMs / 1000);
-  const result = await postSigned(
-    subscription.endpoint_url,
-    delivery.body,
-    {
-      'content-type': 'application/json',
-      'service-event-id': delivery.event_id,
-      'service-event-type': delivery.event_type,
-      'service-timestamp': String(timestamp),
-      'service-signature': signatureOf(signingSecretOf(deps, subscription), timestamp, delivery.body),
-      'user-agent': 'Postbox-Webhooks/1.0',
-    },
-    { allowPrivate: deps.config.webhookAllowPrivate },
-    { timeoutMs: deps.config.webhookTimeoutMs ?? 30_000 },
-  );
+  const result = await deps.http.post(subscription.endpoint_url, {
+    headers: signedHeaders(delivery, signingSecretOf(deps, subscription), Math.floor(nowMs / 1000)),
+    body: delivery.body,
+    timeoutMs: deps.config.webhookTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+  });
   if (result.ok) {
-    await settle(deps, delivery, job.attempt, { status: 'succeeded', response_status: result.status });
+    await record({ status: 'succeeded', attempt_count: job.attempt, response_status: result.status });
     return 'succeeded';
   }
   const error = result.error ?? `HTTP ${result.status}`;
-  const delay = retryDelayMs(job.attempt);
+  const delay = retryDelayMs(job.attempt, deps.random);
   if (job.attempt >= MAX_ATTEMPTS || elapsed + delay > RETRY_WINDOW_MS) {
-    await settle(deps, delivery, job.attempt, { status: 'exhausted', response_status: result.status, last_error: error });
+    await record({ status: 'exhausted', attempt_count: job.attempt, response_status: result.status, last_error: error });
     return 'exhausted';
   }
-  const nextAt = new Date(nowMs + delay).toISOString();
-  if (await settle(deps, delivery, job.attempt, { status: 'failed', response_status: result.status, last_error: error, next_retry_at: nextAt })) {
+  const nextRetryAt = new Date(nowMs + delay).toISOString();
+  if (await record({ status: 'failed', attempt_count: job.attempt, response_status: result.status, last_error: error, next_retry_at: nextRetryAt })) {
     await later(deps, { ...job, attempt: job.attempt + 1 }, delay);
   }
   return 'failed';
 }
 
-/** Records an attempt's result unless another worker recorded this attempt first. */
-async function settle(
-  deps: WebhookDeps,
-  delivery: DeliveryItem,
-  attemptCount: number,
-  result: { status: DeliveryItem['status']; response_status: number; last_error?: string; next_retry_at?: string },
-): Promise<boolean> {
-  const set = ['#status = :status', 'attempt_count = :count', 'response_status = :code', 'updated_at = :now'];
-  const values: Record<string, unknown> = {
-    ':status': result.status,
-    ':count': attemptCount,
-    ':code': result.response_status,
-    ':now': deps.clock.now().toISOString(),
-    ':expected': delivery.attempt_count,
+function signedHeaders(delivery: DeliveryItem, secret: string, timestamp: number): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'service-event-id': delivery.event_id,
+    'service-event-type': delivery.event_type,
+    'service-timestamp': String(timestamp),
+    'service-signature': signatureOf(secret, timestamp, delivery.body),
+    'user-agent': 'Postbox-Webhooks/1.0',
   };
-  if (result.last_error !== undefined) {
-    set.push('last_error = :error');
-    values[':error'] = result.last_error.slice(0, 500);
-  }
-  if (result.next_retry_at) {
-    set.push('next_retry_at = :next');
-    values[':next'] = result.next_retry_at;
-  }
-  try {
-    await deps.store.update(keys.webhookDelivery(delivery.subscription_id, delivery.id), {
-      expression: `SET ${set.join(', ')}${result.next_retry_at ? '' : ' REMOVE next_retry_at'}`,
-      condition: 'attempt_count = :expected',
-      names: { '#status': 'status' },
-      values,
-    });
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionFailedError) return false;
-    throw error;
-  }
 }

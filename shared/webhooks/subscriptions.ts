@@ -2,24 +2,24 @@
 // The signing secret is shown once (create, rotate) and otherwise kept sealed under the data
 // encryption key, bound to the subscription id; the worker opens it to sign each request.
 import { randomBytes } from 'node:crypto';
-import { accountPartition, keys } from '../db/keys';
 import type { Store } from '../db/store';
-import { ApiError, ConditionFailedError, InvalidRequestError, NotFoundError } from '../errors';
-import { isId, type Ids } from '../ids';
-import { listAccountItems, queryPage, type Page } from '../pagination';
+import { ApiError, InvalidRequestError, NotFoundError } from '../errors';
+import type { Ids } from '../ids';
+import type { Page } from '../pagination';
 import type { Clock } from '../ports/clock';
+import type { HttpClient } from '../ports/http-client';
 import type { Secrets } from '../ports/secrets';
 import { open, seal } from '../secret-box';
+import { matches, type DeliveryView, type SubscriptionView } from './model';
 import {
-  matches,
+  DeliveryRepository,
+  SubscriptionRepository,
   toDeliveryView,
   toSubscriptionView,
-  type DeliveryItem,
-  type DeliveryView,
+  type NewSubscription,
+  type SubscriptionChanges,
   type SubscriptionItem,
-  type SubscriptionView,
-} from './model';
-import { checkUrl, UnsafeUrlError, type Lookup } from './outbound';
+} from './repository';
 import type { CreateWebhookBody, SubscriptionWithSecretView, UpdateWebhookBody } from './schemas';
 
 /** Recorded in docs/api-decisions.md: bounds the fan-out cost of one event. */
@@ -32,9 +32,8 @@ export interface SubscriptionDeps {
   clock: Clock;
   ids: Ids;
   secrets: Pick<Secrets, 'get'>;
-  config: { webhookAllowPrivate: boolean };
-  /** DNS resolver for the URL guard; tests stub it, production uses the system resolver. */
-  lookup?: Lookup;
+  /** Its check decides which endpoint URLs may be saved (https, public addresses only). */
+  http: Pick<HttpClient, 'check'>;
 }
 
 export interface PageInput {
@@ -44,15 +43,10 @@ export interface PageInput {
 
 const notFound = (): NotFoundError => new NotFoundError('webhook subscription');
 
-/** Refuses a URL the service must not call: not https, or not resolving only to public addresses. */
+/** Refuses a URL the service must not call, naming the field the way every other body error does. */
 async function checkEndpoint(deps: SubscriptionDeps, url: string): Promise<void> {
-  try {
-    await checkUrl(url, { allowPrivate: deps.config.webhookAllowPrivate }, deps.lookup);
-  } catch (error) {
-    // Re-worded to name the field the way every other body error does.
-    if (error instanceof UnsafeUrlError) throw new UnsafeUrlError(error.reason, { field: 'body.endpoint_url', cause: error });
-    throw error;
-  }
+  const checked = await deps.http.check(url);
+  if (!checked.ok) throw new InvalidRequestError(`body.endpoint_url: ${checked.reason}`);
 }
 
 function newSecret(key: string, subscriptionId: string): { secret: string; sealed: string } {
@@ -60,36 +54,17 @@ function newSecret(key: string, subscriptionId: string): { secret: string; seale
   return { secret, sealed: seal(key, secret, subscriptionId) };
 }
 
-const withSecret = (item: SubscriptionItem, secret: string): SubscriptionWithSecretView => ({ ...toSubscriptionView(item), signing_secret: secret });
+const withSecret = (item: NewSubscription, secret: string): SubscriptionWithSecretView => ({ ...toSubscriptionView(item), signing_secret: secret });
 
-const accountSubscriptionsQuery = (accountId: string) => ({
-  keyCondition: 'pk = :pk AND begins_with(sk, :prefix)',
-  values: { ':pk': accountPartition(accountId), ':prefix': keys.webhookPrefix },
-});
-
-/** The subscription, or undefined when it is absent, deleted or another account's. */
-export async function getSubscription(store: Store, accountId: string, subscriptionId: string): Promise<SubscriptionItem | undefined> {
-  // A malformed id can name nothing; checking first also keeps oversized path values out of keys.
-  if (!isId(subscriptionId, 'whk')) return undefined;
-  return store.get<SubscriptionItem>(keys.webhook(accountId, subscriptionId));
-}
-
-async function ownedSubscription(store: Store, accountId: string, subscriptionId: string): Promise<SubscriptionItem> {
-  const item = await getSubscription(store, accountId, subscriptionId);
+async function ownedSubscription(subscriptions: SubscriptionRepository, accountId: string, subscriptionId: string): Promise<SubscriptionItem> {
+  const item = await subscriptions.get(accountId, subscriptionId);
   if (!item) throw notFound();
   return item;
 }
 
 /** Every active subscription of the account that takes this event type. */
 export async function listMatchingSubscriptions(store: Store, accountId: string, eventType: string): Promise<SubscriptionItem[]> {
-  const found: SubscriptionItem[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await store.query({ ...accountSubscriptionsQuery(accountId), ascending: true, startKey });
-    found.push(...(out.items as unknown as SubscriptionItem[]).filter((s) => matches(s, eventType)));
-    startKey = out.lastKey;
-  } while (startKey);
-  return found;
+  return (await new SubscriptionRepository(store).all(accountId)).filter((s) => matches(s, eventType));
 }
 
 /** The plaintext signing secret: the HMAC key exactly as shown to the user (64 hex, UTF-8). */
@@ -98,18 +73,16 @@ export function signingSecretOf(c: { secrets: Pick<Secrets, 'get'> }, sub: Subsc
 }
 
 export async function createSubscription(deps: SubscriptionDeps, accountId: string, body: CreateWebhookBody): Promise<SubscriptionWithSecretView> {
+  const subscriptions = new SubscriptionRepository(deps.store);
   await checkEndpoint(deps, body.endpoint_url);
   // A count, not a counter: it cannot drift, and a race past the limit costs one extra row at most.
-  const existing = await deps.store.query({ ...accountSubscriptionsQuery(accountId), limit: MAX_SUBSCRIPTIONS });
-  if (existing.items.length >= MAX_SUBSCRIPTIONS) {
+  if ((await subscriptions.count(accountId, MAX_SUBSCRIPTIONS)) >= MAX_SUBSCRIPTIONS) {
     throw new InvalidRequestError(`an account holds at most ${MAX_SUBSCRIPTIONS} webhook subscriptions; delete one first`);
   }
   const id = deps.ids.next('whk');
   const now = deps.clock.now().toISOString();
   const { secret, sealed } = newSecret(deps.secrets.get(ENCRYPTION_KEY), id);
-  const item: SubscriptionItem = {
-    ...keys.webhook(accountId, id),
-    entity: 'webhook',
+  const item: NewSubscription = {
     id,
     account_id: accountId,
     endpoint_url: body.endpoint_url,
@@ -119,7 +92,8 @@ export async function createSubscription(deps: SubscriptionDeps, accountId: stri
     created_at: now,
     updated_at: now,
   };
-  await deps.store.create(item);
+  // Ids are fresh ULIDs: a collision is a broken id source, not a user's conflict.
+  if (!(await subscriptions.create(item))) throw new Error(`webhook subscription ${id} exists already`);
   return withSecret(item, secret);
 }
 
@@ -128,11 +102,17 @@ export async function listSubscriptions(
   accountId: string,
   page: PageInput,
 ): Promise<Page<SubscriptionView>> {
-  return listAccountItems(deps, accountId, { prefix: keys.webhookPrefix, collection: 'webhooks' }, page, toSubscriptionView);
+  const out = await new SubscriptionRepository(deps.store).list(accountId, {
+    secret: deps.cursorSecret,
+    scope: { accountId, collection: 'webhooks' },
+    limit: page.limit,
+    cursor: page.cursor,
+  });
+  return { items: out.items.map(toSubscriptionView), nextCursor: out.nextCursor };
 }
 
 export async function readSubscription(store: Store, accountId: string, subscriptionId: string): Promise<SubscriptionView> {
-  return toSubscriptionView(await ownedSubscription(store, accountId, subscriptionId));
+  return toSubscriptionView(await ownedSubscription(new SubscriptionRepository(store), accountId, subscriptionId));
 }
 
 /** Only the fields sent change; an empty body answers the subscription unchanged. */
@@ -142,67 +122,35 @@ export async function updateSubscription(
   subscriptionId: string,
   body: UpdateWebhookBody,
 ): Promise<SubscriptionView> {
-  const current = await ownedSubscription(deps.store, accountId, subscriptionId);
-  const set: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const assign = (field: keyof UpdateWebhookBody, value: unknown): void => {
-    set.push(`#${field} = :${field}`);
-    names[`#${field}`] = field;
-    values[`:${field}`] = value;
-  };
+  const subscriptions = new SubscriptionRepository(deps.store);
+  const current = await ownedSubscription(subscriptions, accountId, subscriptionId);
+  const changes: SubscriptionChanges = {};
   if (body.endpoint_url !== undefined) {
     await checkEndpoint(deps, body.endpoint_url);
-    assign('endpoint_url', body.endpoint_url);
+    changes.endpoint_url = body.endpoint_url;
   }
-  if (body.event_types !== undefined) assign('event_types', body.event_types);
-  if (body.is_active !== undefined) assign('is_active', body.is_active);
-  if (set.length === 0) return toSubscriptionView(current);
-  set.push('#updated_at = :updated_at');
-  names['#updated_at'] = 'updated_at';
-  values[':updated_at'] = deps.clock.now().toISOString();
-  try {
-    const updated = await deps.store.update<SubscriptionItem>(keys.webhook(accountId, subscriptionId), {
-      expression: `SET ${set.join(', ')}`,
-      condition: 'attribute_exists(pk)',
-      names,
-      values,
-    });
-    return toSubscriptionView(updated);
-  } catch (error) {
-    if (error instanceof ConditionFailedError) throw notFound(); // deleted meanwhile
-    throw error;
-  }
+  if (body.event_types !== undefined) changes.event_types = body.event_types;
+  if (body.is_active !== undefined) changes.is_active = body.is_active;
+  if (Object.keys(changes).length === 0) return toSubscriptionView(current);
+  const updated = await subscriptions.update(accountId, subscriptionId, changes, deps.clock.now().toISOString());
+  if (!updated) throw notFound(); // deleted meanwhile
+  return toSubscriptionView(updated);
 }
 
 /** Removes the subscription; the worker finds it gone and stops its pending retries. */
 export async function deleteSubscription(deps: { store: Store }, accountId: string, subscriptionId: string): Promise<void> {
-  if (!isId(subscriptionId, 'whk')) throw notFound();
-  try {
-    await deps.store.delete(keys.webhook(accountId, subscriptionId), { expression: 'attribute_exists(pk)' });
-  } catch (error) {
-    if (error instanceof ConditionFailedError) throw notFound();
-    throw error;
-  }
+  if (!(await new SubscriptionRepository(deps.store).remove(accountId, subscriptionId))) throw notFound();
 }
 
 /** A new secret, shown once; the previous one is overwritten and never returned again. */
 export async function rotateSecret(deps: SubscriptionDeps, accountId: string, subscriptionId: string): Promise<SubscriptionWithSecretView> {
-  const current = await ownedSubscription(deps.store, accountId, subscriptionId);
+  const subscriptions = new SubscriptionRepository(deps.store);
+  const current = await ownedSubscription(subscriptions, accountId, subscriptionId);
   const { secret, sealed } = newSecret(deps.secrets.get(ENCRYPTION_KEY), subscriptionId);
-  try {
-    // Conditional on the secret read: of two racing rotations only one caller gets a secret that works.
-    const updated = await deps.store.update<SubscriptionItem>(keys.webhook(accountId, subscriptionId), {
-      expression: 'SET secret_sealed = :new, updated_at = :now',
-      condition: 'secret_sealed = :old',
-      values: { ':new': sealed, ':old': current.secret_sealed, ':now': deps.clock.now().toISOString() },
-    });
-    return withSecret(updated, secret);
-  } catch (error) {
-    if (!(error instanceof ConditionFailedError)) throw error;
-    if (!(await getSubscription(deps.store, accountId, subscriptionId))) throw notFound();
-    throw new ApiError('conflict', 'the secret was rotated by another request meanwhile; rotate again', { cause: error });
-  }
+  const updated = await subscriptions.replaceSecret(accountId, subscriptionId, { from: current.secret_sealed, to: sealed, updatedAt: deps.clock.now().toISOString() });
+  if (updated) return withSecret(updated, secret);
+  if (!(await subscriptions.get(accountId, subscriptionId))) throw notFound();
+  throw new ApiError('conflict', 'the secret was rotated by another request meanwhile; rotate again');
 }
 
 /** A subscription's delivery log, most recent first (delivery ids are ULIDs). */
@@ -212,17 +160,13 @@ export async function listDeliveries(
   subscriptionId: string,
   page: PageInput,
 ): Promise<Page<DeliveryView>> {
-  await ownedSubscription(deps.store, accountId, subscriptionId);
-  const out = await queryPage(
-    deps.store,
-    { keyCondition: 'pk = :pk', values: { ':pk': keys.deliveriesPartition(subscriptionId) } },
-    {
-      secret: deps.cursorSecret,
-      // Bound to the subscription: a cursor from one delivery log cannot walk another.
-      scope: { accountId, collection: 'webhook-deliveries', filters: { subscription_id: subscriptionId } },
-      limit: page.limit,
-      cursor: page.cursor,
-    },
-  );
-  return { items: out.items.map((i) => toDeliveryView(i as unknown as DeliveryItem)), nextCursor: out.nextCursor };
+  await ownedSubscription(new SubscriptionRepository(deps.store), accountId, subscriptionId);
+  const out = await new DeliveryRepository(deps.store).list(subscriptionId, {
+    secret: deps.cursorSecret,
+    // Bound to the subscription: a cursor from one delivery log cannot walk another.
+    scope: { accountId, collection: 'webhook-deliveries', filters: { subscription_id: subscriptionId } },
+    limit: page.limit,
+    cursor: page.cursor,
+  });
+  return { items: out.items.map(toDeliveryView), nextCursor: out.nextCursor };
 }

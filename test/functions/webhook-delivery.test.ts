@@ -1,14 +1,21 @@
 // Webhooks end to end inside the service: timeline events fan out to subscriptions, signed POSTs
-// reach real HTTP receivers, failures retry on the spec's schedule with a hand-moved clock.
+// reach real HTTP receivers, failures retry on the spec's schedule with a hand-moved clock. The
+// delivery use case is also driven on its own against a fake HttpClient (no sockets), with a fixed
+// random source for the jitter.
 import { createHmac } from 'node:crypto';
 import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler as deliverWebhookRaw } from '../../functions/webhooks/deliver-webhook';
 import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import type { CreatedAccount } from '../../shared/accounts/service';
+import { GuardedHttp } from '../../shared/adapters/guarded-http';
 import { keys } from '../../shared/db/keys';
-import type { DeliveryItem } from '../../shared/webhooks/model';
-import { MAX_ATTEMPTS, publishEvent } from '../../shared/webhooks/deliver';
+import type { HttpClient, HttpPost, HttpResult } from '../../shared/ports/http-client';
+import type { Random } from '../../shared/ports/random';
+import { attempt, BASE_DELAY_MS, fanOut, MAX_ATTEMPTS, publishEvent, retryDelayMs } from '../../shared/webhooks/deliver';
+import type { AttemptJob, WebhookEnvelope } from '../../shared/webhooks/messages';
+import type { DeliveryItem } from '../../shared/webhooks/repository';
+import { createSubscription } from '../../shared/webhooks/subscriptions';
 import { call } from '../support/api';
 import type { TestContainer } from '../support/container';
 import { startHttpReceiver, type Receiver } from '../support/receivers';
@@ -29,15 +36,24 @@ beforeAll(async () => {
   receiver = await startHttpReceiver();
 });
 afterAll(async () => receiver.close());
+/**
+ * Lets outbound requests reach loopback, or not. The webhook channel of shared/messages still reads
+ * the config flag; webhook subscriptions and deliveries go through the container's HttpClient.
+ */
+function allowPrivate(allowed: boolean): void {
+  c.config.webhookAllowPrivate = allowed;
+  c.http = new GuardedHttp({ allowPrivate: allowed });
+}
+
 beforeEach(() => {
   ({ c, account } = bed);
-  c.config.webhookAllowPrivate = true; // the receivers listen on loopback
+  allowPrivate(true); // the receivers listen on loopback
   c.config.webhookTimeoutMs = 500;
   receiver.requests.length = 0;
   receiver.reply({ status: 200 });
 });
 afterEach(() => {
-  c.config.webhookAllowPrivate = false;
+  allowPrivate(false);
 });
 
 let n = 0;
@@ -70,7 +86,7 @@ async function drainWebhooks(limit = 50): Promise<void> {
 }
 
 const deliveries = async (subscriptionId: string): Promise<DeliveryItem[]> =>
-  (await c.store.query({ keyCondition: 'pk = :pk', values: { ':pk': keys.deliveriesPartition(subscriptionId) } })).items as unknown as DeliveryItem[];
+  (await c.store.query<DeliveryItem>({ keyCondition: 'pk = :pk', values: { ':pk': keys.deliveriesPartition(subscriptionId) } })).items;
 
 describe('fan-out and the request', () => {
   it('posts each event once per matching subscription, signed so standard verifiers accept it', async () => {
@@ -268,7 +284,7 @@ describe('retries', () => {
 
   it('refuses a private address at delivery time as a failed attempt', async () => {
     const sub = await subscribe();
-    c.config.webhookAllowPrivate = false; // the endpoint is loopback: refused when attempted
+    allowPrivate(false); // the endpoint is loopback: refused when attempted
     await sendAndDispatch();
     await drainWebhooks(1);
 
@@ -307,12 +323,176 @@ describe('the webhook channel', () => {
     const body = (url: string) => ({ channel: 'webhook', idempotency_key: `ch-${++n}`, destination: { url }, payload: { data: {} } });
     const off = await call({ method: 'POST', path: '/v1/send', key: account.admin_key, body: body('https://93.184.216.34/x') });
     await call({ method: 'PUT', path: '/v1/account/channels/webhook', key: account.admin_key, body: { enabled: true } });
-    c.config.webhookAllowPrivate = false;
+    allowPrivate(false);
     const privateUrl = await call({ method: 'POST', path: '/v1/send', key: account.admin_key, body: body('https://10.0.0.8/x') });
     const sms = await call({ method: 'PUT', path: '/v1/account/channels/sms', key: account.admin_key, body: { enabled: true } });
 
     expect(off.body.error.code).toBe('channel_not_enabled');
     expect(privateUrl.body.error.code).toBe('invalid_destination');
     expect(sms.body.error.code).toBe('channel_not_enabled');
+  });
+});
+
+describe('the consumer', () => {
+  it('reports a record that is not a webhook job as failed, so it reaches the DLQ, and logs it once as an error', async () => {
+    // Prepare
+    const sub = await subscribe();
+    const unknownDelivery = { kind: 'attempt', account_id: account.account_id, subscription_id: sub.id, delivery_id: 'dlv_01jzzzzzzzzzzzzzzzzzzzzzzz', attempt: 1 };
+    const records = [sqsRecord('not json'), sqsRecord({ kind: 'nope' }), sqsRecord({ kind: 'attempt', attempt: 1 }), sqsRecord(unknownDelivery)];
+    c.logs.length = 0;
+
+    // Act
+    const out = await deliverWebhook(sqsEvent(records));
+
+    // Assess: a well-formed job for an unknown delivery is a successful no-op
+    expect(out.batchItemFailures).toEqual(records.slice(0, 3).map((r) => ({ itemIdentifier: r.messageId })));
+    expect(c.logs.filter((l) => l.level === 'error')).toHaveLength(3);
+  });
+});
+
+describe('the delivery use case against a fake HttpClient', () => {
+  const ENDPOINT = 'https://hooks.example.com/in';
+
+  /** An HttpClient that accepts every URL and answers each post with `answer(n)` (n from 1). */
+  function fakeHttp(answer: (n: number) => Omit<HttpResult, 'durationMs'>): HttpClient & { posts: Array<{ url: string; request: HttpPost }> } {
+    const posts: Array<{ url: string; request: HttpPost }> = [];
+    return {
+      posts,
+      check: async (url) => ({ ok: true, url }),
+      post: async (url, request) => {
+        posts.push({ url, request });
+        return { ...answer(posts.length), durationMs: 1 };
+      },
+    };
+  }
+
+  const depsWith = (http: HttpClient, random: Random = () => 0.5): TestContainer => ({ ...c, http, random });
+
+  /** A subscription to ENDPOINT and one event fanned out to it; answers the first attempt job. */
+  async function pendingDelivery(deps: TestContainer): Promise<{ job: AttemptJob; subscriptionId: string; envelope: WebhookEnvelope; secret: string }> {
+    c.clock.advance(150);
+    const sub = await createSubscription(deps, account.account_id, { endpoint_url: ENDPOINT });
+    const at = c.clock.now().toISOString();
+    const envelope: WebhookEnvelope = {
+      event_id: c.ids.next('evt'),
+      event_type: 'delivered',
+      message_id: c.ids.next('msg'),
+      account_id: account.account_id,
+      payload: { detail: 'ok' },
+      occurred_at: at,
+      created_at: at,
+    };
+    expect(await fanOut(deps, envelope)).toBe(1);
+    const [queued] = c.sent.splice(0);
+    return { job: queued?.body as AttemptJob, subscriptionId: sub.id, envelope, secret: sub.signing_secret };
+  }
+
+  it('records a 2xx as succeeded after one signed post of the stored body', async () => {
+    // Prepare
+    const http = fakeHttp(() => ({ ok: true, status: 200 }));
+    const deps = depsWith(http);
+    const { job, subscriptionId, envelope, secret } = await pendingDelivery(deps);
+
+    // Act
+    const outcome = await attempt(deps, job);
+
+    // Assess
+    expect(outcome).toBe('succeeded');
+    expect(http.posts).toHaveLength(1);
+    const [sent] = http.posts;
+    const timestamp = String(Math.floor(c.clock.now().getTime() / 1000));
+    expect(sent?.url).toBe(ENDPOINT);
+    expect(sent?.request.body).toBe(JSON.stringify(envelope));
+    expect(sent?.request.timeoutMs).toBe(500);
+    expect(sent?.request.headers).toEqual({
+      'content-type': 'application/json',
+      'service-event-id': envelope.event_id,
+      'service-event-type': 'delivered',
+      'service-timestamp': timestamp,
+      'service-signature': createHmac('sha256', secret).update(`${timestamp}.${JSON.stringify(envelope)}`).digest('hex'),
+      'user-agent': 'Postbox-Webhooks/1.0',
+    });
+    expect((await deliveries(subscriptionId))[0]).toMatchObject({ status: 'succeeded', attempt_count: 1, response_status: 200 });
+    expect(c.sent).toEqual([]);
+  });
+
+  it('records a 500 as failed and queues the next attempt 30 s on (the fixed draw is the middle of the jitter)', async () => {
+    const deps = depsWith(fakeHttp(() => ({ ok: false, status: 500 })));
+    const { job, subscriptionId } = await pendingDelivery(deps);
+
+    const outcome = await attempt(deps, job);
+
+    expect(outcome).toBe('failed');
+    const [delivery] = await deliveries(subscriptionId);
+    expect(delivery).toMatchObject({ status: 'failed', attempt_count: 1, response_status: 500, last_error: 'HTTP 500' });
+    expect(delivery?.next_retry_at).toBe(new Date(c.clock.now().getTime() + 30_000).toISOString());
+    expect(c.sent).toEqual([{ queue: 'webhooks', body: { ...job, attempt: 2 }, delaySeconds: 30 }]);
+  });
+
+  it('records a refused address as a failed attempt with no HTTP status, and retries it', async () => {
+    const deps = depsWith(fakeHttp(() => ({ ok: false, status: 0, error: 'refused: resolves to 10.0.0.5, a private address' })));
+    const { job, subscriptionId } = await pendingDelivery(deps);
+
+    const outcome = await attempt(deps, job);
+
+    expect(outcome).toBe('failed');
+    expect((await deliveries(subscriptionId))[0]).toMatchObject({
+      status: 'failed',
+      attempt_count: 1,
+      response_status: 0,
+      last_error: 'refused: resolves to 10.0.0.5, a private address',
+    });
+    expect(c.sent.map((s) => (s.body as AttemptJob).attempt)).toEqual([2]);
+  });
+
+  it(`gives up after ${MAX_ATTEMPTS} attempts: exhausted, no retry announced or queued`, async () => {
+    // Prepare
+    const http = fakeHttp(() => ({ ok: false, status: 503 }));
+    const deps = depsWith(http);
+    const { job, subscriptionId } = await pendingDelivery(deps);
+
+    // Act: each attempt at its announced time
+    const outcomes: string[] = [];
+    for (let n = 1; n <= MAX_ATTEMPTS; n++) {
+      const next = (await deliveries(subscriptionId))[0]?.next_retry_at;
+      if (next) c.clock.set(next);
+      outcomes.push(await attempt(deps, { ...job, attempt: n }));
+    }
+    const repeated = await attempt(deps, { ...job, attempt: MAX_ATTEMPTS + 1 });
+
+    // Assess
+    expect(outcomes).toEqual([...Array<string>(MAX_ATTEMPTS - 1).fill('failed'), 'exhausted']);
+    expect(repeated).toBe('skipped');
+    expect(http.posts).toHaveLength(MAX_ATTEMPTS);
+    const [delivery] = await deliveries(subscriptionId);
+    expect(delivery).toMatchObject({ status: 'exhausted', attempt_count: MAX_ATTEMPTS, response_status: 503, last_error: 'HTTP 503' });
+    expect(delivery?.next_retry_at).toBeUndefined();
+  });
+
+  it.each([
+    ['the lowest draw', () => 0, 23], // 22.5 s, rounded up to whole seconds for the queue
+    ['the highest draw', () => 1 - 2 ** -53, 38], // just under 37.5 s
+  ])('puts the first retry inside ±25 %% of 30 s with %s', async (_label, random, delaySeconds) => {
+    const deps = depsWith(fakeHttp(() => ({ ok: false, status: 500 })), random);
+    const { job } = await pendingDelivery(deps);
+
+    await attempt(deps, job);
+
+    expect(c.sent.map((s) => s.delaySeconds)).toEqual([delaySeconds]);
+  });
+});
+
+describe('retryDelayMs', () => {
+  it.each([1, 2, 5, 11])('keeps the delay after attempt %i within ±25 %% of 30 s doubling', (attemptsMade) => {
+    const base = BASE_DELAY_MS * 2 ** (attemptsMade - 1);
+
+    const lowest = retryDelayMs(attemptsMade, () => 0);
+    const middle = retryDelayMs(attemptsMade, () => 0.5);
+    const highest = retryDelayMs(attemptsMade, () => 1 - 2 ** -53);
+
+    expect(lowest).toBe(Math.round(base * 0.75));
+    expect(middle).toBe(base);
+    expect(highest).toBeLessThanOrEqual(Math.round(base * 1.25));
+    expect(highest).toBeGreaterThan(Math.round(base * 1.25) - 2);
   });
 });

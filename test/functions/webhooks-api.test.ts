@@ -4,8 +4,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
 import { accountPartition, keys } from '../../shared/db/keys';
-import type { DeliveryItem, DeliveryStatus, SubscriptionItem } from '../../shared/webhooks/model';
-import { getSubscription, listMatchingSubscriptions, MAX_SUBSCRIPTIONS, signingSecretOf } from '../../shared/webhooks/subscriptions';
+import { GuardedHttp } from '../../shared/adapters/guarded-http';
+import type { DeliveryStatus } from '../../shared/webhooks/model';
+import { SubscriptionRepository, type DeliveryItem, type SubscriptionItem } from '../../shared/webhooks/repository';
+import { listMatchingSubscriptions, MAX_SUBSCRIPTIONS, signingSecretOf } from '../../shared/webhooks/subscriptions';
 import { call } from '../support/api';
 import { type TestContainer } from '../support/container';
 import type { HttpEventInput } from '../support/events';
@@ -17,7 +19,7 @@ let account: CreatedAccount;
 const bed = useTestbed({ scopedKeys: true });
 beforeEach(() => {
   ({ c, account } = bed);
-  c.config.webhookAllowPrivate = false;
+  c.http = new GuardedHttp({ allowPrivate: false });
 });
 
 // A public IP literal: the guard accepts it without a DNS lookup, and nothing is ever sent to it.
@@ -146,7 +148,7 @@ describe('POST /v1/webhooks', () => {
   });
 
   it('takes a private endpoint when the deployment allows private addresses', async () => {
-    c.config.webhookAllowPrivate = true;
+    c.http = new GuardedHttp({ allowPrivate: true });
 
     const res = await create({ endpoint_url: 'http://127.0.0.1:9/hook' });
 
@@ -292,7 +294,7 @@ describe('DELETE /v1/webhooks/{id}', () => {
     expectNotFound(await remove(created.id));
     expect(await stored(created.id)).toBeUndefined();
     // What stops in-flight retries: the worker finds no subscription to deliver for.
-    expect(await getSubscription(c.store, account.account_id, created.id)).toBeUndefined();
+    expect(await new SubscriptionRepository(c.store).get(account.account_id, created.id)).toBeUndefined();
     expect(await listMatchingSubscriptions(c.store, account.account_id, 'sent')).toEqual([]);
   });
 });
