@@ -17,7 +17,7 @@ const isDomain = (file: string): boolean => file.startsWith('shared/') && file.s
  */
 const BEING_REMOVED = {
   cycles: [['shared/accounts/service.ts', 'shared/api-keys/service.ts']],
-  httpInDomain: ['shared/messages/send.ts → shared/http/respond.ts'],
+  httpInDomain: [],
 };
 
 const describeEdges = (edges: readonly ImportEdge[]): string[] => edges.map((e) => `${e.from} → ${e.to}${e.typeOnly ? ' (type)' : ''}`);
