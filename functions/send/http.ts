@@ -1,29 +1,49 @@
 import { functionNamed } from '../manifest';
 import { ApiError } from '../../shared/errors';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
-import { json } from '../../shared/http/respond';
+import { errorResult, json } from '../../shared/http/respond';
+import type { HttpResult } from '../../shared/http/types';
 import { parseInput } from '../../shared/http/validate';
 import { MAX_BATCH, validateBody } from '../../shared/messages/schemas';
-import { acceptSends } from '../../shared/messages/send';
+import { acceptSends, suppressedError, type SendOutcome } from '../../shared/messages/send';
 import { validateAddress } from '../../shared/messages/validate';
+
+/** A single send: 201 with the SendResponse, or the error envelope. */
+function sendAnswer(outcome: SendOutcome): HttpResult {
+  switch (outcome.kind) {
+    case 'accepted':
+      return json(201, outcome.message);
+    case 'suppressed':
+      return errorResult(suppressedError(outcome.message));
+    case 'rejected':
+      return errorResult(outcome.error);
+  }
+}
+
+/** One item of a batch answer: what the single send would answer, as `response` or `error`. */
+function batchItem(outcome: SendOutcome): { success: true; response: unknown } | { success: false; error: unknown } {
+  switch (outcome.kind) {
+    case 'accepted':
+      return { success: true, response: outcome.message };
+    case 'suppressed':
+      return { success: false, error: suppressedError(outcome.message).toBody() };
+    case 'rejected':
+      return { success: false, error: outcome.error.toBody() };
+  }
+}
 
 export const handler = createHttpHandler(functionNamed('send'), {
   'POST /v1/send': async (req, c) => {
     const [outcome] = await acceptSends(c, authOf(req), [req.body], { batch: false });
     if (!outcome) throw new Error('send produced no outcome');
-    return json(outcome.status, outcome.body);
+    return sendAnswer(outcome);
   },
   'POST /v1/send/batch': async (req, c) => {
     if (!Array.isArray(req.body)) throw new ApiError('invalid_request', 'body: expected a JSON array of send requests');
     if (req.body.length === 0) throw new ApiError('invalid_request', 'body: a batch needs at least 1 item');
     if (req.body.length > MAX_BATCH) throw new ApiError('batch_too_large', `a batch holds at most ${MAX_BATCH} items; got ${req.body.length}`);
     const outcomes = await acceptSends(c, authOf(req), req.body, { batch: true });
-    return json(
-      200,
-      outcomes.map((o) =>
-        o.status < 300 ? { success: true, response: o.body } : { success: false, error: (o.body as { error: unknown }).error },
-      ),
-    );
+    return json(200, outcomes.map(batchItem));
   },
   'POST /v1/validate': async (req, c) => json(200, await validateAddress(c, parseInput(validateBody, req.body).email)),
 });

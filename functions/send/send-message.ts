@@ -1,33 +1,10 @@
-// Send queue consumer: each record is one message; failures are reported per record so SQS
-// retries only those, and the last receive records `failed` rather than dropping the message.
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { queues } from '../../shared/platform';
+// Send queue consumer: each record is one message for the provider. A failure worth retrying is
+// reported for that record alone; on its last receive the message is recorded `failed` instead.
 import { dispatch } from '../../shared/messages/dispatch';
-import type { SendJob } from '../../shared/messages/schemas';
-import { getContainer } from '../../shared/runtime/container';
-import { describeError } from '../../shared/runtime/logger';
+import { sendJob } from '../../shared/messages/messages';
+import { consume } from '../../shared/runtime/consume';
 
-const maxReceives = queues.find((q) => q.name === 'send')?.maxReceiveCount ?? 5;
-
-export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const c = await getContainer();
-  const failures: SQSBatchResponse['batchItemFailures'] = [];
-  for (const record of event.Records) {
-    let job: SendJob;
-    try {
-      job = JSON.parse(record.body) as SendJob;
-      if (typeof job?.message_id !== 'string' || typeof job?.account_id !== 'string') throw new Error('not a send job');
-    } catch (error) {
-      c.logger.error('malformed send job; dropped', { messageId: record.messageId, error: describeError(error) });
-      continue;
-    }
-    try {
-      const finalAttempt = Number(record.attributes.ApproximateReceiveCount) >= maxReceives;
-      await dispatch(c, job, { finalAttempt });
-    } catch (error) {
-      c.logger.warn('send attempt failed; will retry', { job, error: describeError(error) });
-      failures.push({ itemIdentifier: record.messageId });
-    }
-  }
-  return { batchItemFailures: failures };
-};
+export const handler = consume('send', sendJob, async (job, { container: c, finalAttempt }) => {
+  const result = await dispatch(c, job, { finalAttempt });
+  c.logger.debug('send job handled', { messageId: job.message_id, result });
+});

@@ -5,13 +5,11 @@
 // does not count twice either.
 import { getAccount } from '../accounts/service';
 import { sha256Hex } from '../crypto';
-import { keys } from '../db/keys';
-import { ConditionFailedError } from '../errors';
-import type { Outcome } from '../messages/idempotency';
 import type { SendRequest } from '../messages/schemas';
 import { acceptSends, type SendDeps } from '../messages/send';
 import type { FanOutJob } from './messages';
-import type { BroadcastItem, RecipientChunkItem } from './model';
+import type { BroadcastItem } from './model';
+import { BroadcastRepository } from './repository';
 
 /** Items per acceptSends call: bounds the parallel claims and one call's batched writes. */
 export const SENDS_PER_CALL = 100;
@@ -52,8 +50,6 @@ function sendRequestFor(broadcast: BroadcastItem, recipient: string): SendReques
   };
 }
 
-const errorCode = (outcome: Outcome): string => (outcome.body as { error?: { code?: string } } | undefined)?.error?.code ?? `http_${outcome.status}`;
-
 /** Sends the chunk's recipients in calls of SENDS_PER_CALL and counts the outcomes. */
 async function sendChunk(deps: SendDeps, broadcast: BroadcastItem, recipients: readonly string[]): Promise<{ tally: Tally; failures: Record<string, number> }> {
   const tally: Tally = { sent: 0, skipped: 0, failed: 0 };
@@ -68,16 +64,12 @@ async function sendChunk(deps: SendDeps, broadcast: BroadcastItem, recipients: r
   for (let i = 0; i < recipients.length; i += SENDS_PER_CALL) {
     const requests = recipients.slice(i, i + SENDS_PER_CALL).map((r) => sendRequestFor(broadcast, r));
     for (const outcome of await acceptSends(deps, sender, requests, { batch: true })) {
-      if (outcome.status < 300) {
-        tally.sent++;
-        continue;
-      }
-      const code = errorCode(outcome);
+      if (outcome.kind === 'accepted') tally.sent++;
       // The spec's bulk rule: suppressed and unsubscribed recipients are skipped, not failed.
-      if (code === 'recipient_suppressed') tally.skipped++;
+      else if (outcome.kind === 'suppressed') tally.skipped++;
       else {
         tally.failed++;
-        failures[code] = (failures[code] ?? 0) + 1;
+        failures[outcome.error.code] = (failures[outcome.error.code] ?? 0) + 1;
       }
     }
   }
@@ -88,56 +80,33 @@ async function sendChunk(deps: SendDeps, broadcast: BroadcastItem, recipients: r
  * sending → sent once every chunk is counted; → failed when no recipient was accepted and at least
  * one failed. A broadcast whose recipients were all skipped is `sent`: nothing went wrong.
  */
-async function finishIfComplete(deps: SendDeps, broadcast: BroadcastItem): Promise<void> {
+async function finishIfComplete(deps: SendDeps, broadcasts: BroadcastRepository, broadcast: BroadcastItem): Promise<void> {
   if (broadcast.status !== 'sending' || (broadcast.chunks_done?.size ?? 0) < broadcast.chunk_count) return;
   const status = broadcast.sent_count === 0 && broadcast.failed_count > 0 ? 'failed' : 'sent';
-  const now = deps.clock.now().toISOString();
-  try {
-    await deps.store.update(keys.broadcast(broadcast.account_id, broadcast.id), {
-      expression: 'SET #status = :final, updated_at = :now, completed_at = :now',
-      condition: '#status = :sending',
-      names: { '#status': 'status' },
-      values: { ':final': status, ':now': now, ':sending': 'sending' },
-    });
-  } catch (error) {
-    if (!(error instanceof ConditionFailedError)) throw error; // finished by a concurrent chunk
-  }
+  // False when a concurrent chunk finished it first: nothing left to do.
+  await broadcasts.finish(broadcast.account_id, broadcast.id, status, deps.clock.now().toISOString());
 }
 
 export async function fanOutChunk(deps: SendDeps, job: FanOutJob): Promise<FanOutResult> {
-  const broadcastKey = keys.broadcast(job.account_id, job.broadcast_id);
-  const broadcast = await deps.store.get<BroadcastItem>(broadcastKey);
+  const broadcasts = new BroadcastRepository(deps.store);
+  const broadcast = await broadcasts.get(job.account_id, job.broadcast_id);
   if (!broadcast) return { kind: 'missing' };
   if (broadcast.chunks_done?.has(job.chunk)) {
     // Counted by an earlier run that may have stopped before finishing the broadcast.
-    await finishIfComplete(deps, broadcast);
+    await finishIfComplete(deps, broadcasts, broadcast);
     return { kind: 'already_counted' };
   }
-  const chunk = await deps.store.get<RecipientChunkItem>(keys.broadcastRecipients(job.broadcast_id, job.chunk));
+  const chunk = await broadcasts.getChunk(job.broadcast_id, job.chunk);
   if (!chunk) return { kind: 'missing' };
 
   const { tally, failures } = await sendChunk(deps, broadcast, chunk.recipients);
-  let updated: BroadcastItem;
-  try {
-    updated = await deps.store.update<BroadcastItem>(broadcastKey, {
-      expression: 'ADD sent_count :sent, failed_count :failed, skipped_count :skipped, chunks_done :chunks SET updated_at = :now',
-      condition: 'attribute_exists(pk) AND NOT contains(chunks_done, :chunk)',
-      values: {
-        ':sent': tally.sent,
-        ':failed': tally.failed,
-        ':skipped': tally.skipped,
-        ':chunks': new Set([job.chunk]),
-        ':chunk': job.chunk,
-        ':now': deps.clock.now().toISOString(),
-      },
-    });
-  } catch (error) {
-    if (!(error instanceof ConditionFailedError)) throw error;
+  const updated = await broadcasts.countChunk(job.account_id, job.broadcast_id, job.chunk, tally, deps.clock.now().toISOString());
+  if (!updated) {
     // A concurrent run of the same job counted it first (or the broadcast was removed).
-    const current = await deps.store.get<BroadcastItem>(broadcastKey);
-    if (current) await finishIfComplete(deps, current);
+    const current = await broadcasts.get(job.account_id, job.broadcast_id);
+    if (current) await finishIfComplete(deps, broadcasts, current);
     return { kind: 'already_counted' };
   }
-  await finishIfComplete(deps, updated);
+  await finishIfComplete(deps, broadcasts, updated);
   return { kind: 'counted', tally, failures };
 }

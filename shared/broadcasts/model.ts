@@ -1,10 +1,10 @@
 // The stored broadcast, its recipient chunks, and the wire forms (Broadcast, BroadcastStats).
+import type { ItemKey } from '../db/keys';
+
 export type BroadcastStatus = 'draft' | 'scheduled' | 'sending' | 'sent' | 'cancelled' | 'failed';
 export type MessageType = 'transactional' | 'marketing';
 
-export interface BroadcastItem {
-  pk: string;
-  sk: string;
+export interface BroadcastItem extends ItemKey {
   entity: 'broadcast';
   id: string;
   account_id: string;
@@ -35,9 +35,7 @@ export interface BroadcastItem {
   completed_at?: string;
 }
 
-export interface RecipientChunkItem {
-  pk: string;
-  sk: string;
+export interface RecipientChunkItem extends ItemKey {
   entity: 'broadcast_recipients';
   broadcast_id: string;
   account_id: string;
@@ -62,7 +60,7 @@ export interface BroadcastStats {
   failed: number;
 }
 
-export const toBroadcastView = (item: BroadcastItem): BroadcastView => ({
+export const toBroadcastView = (item: Pick<BroadcastItem, keyof BroadcastView>): BroadcastView => ({
   id: item.id,
   name: item.name,
   status: item.status,

@@ -3,17 +3,17 @@
 // rules); what it accepts is stored as a broadcast plus recipient chunks, and each chunk is handed
 // to the fanout queue. shared/broadcasts/fan-out.ts turns a chunk into sends.
 import { getAccount } from '../accounts/service';
-import { keys } from '../db/keys';
 import type { Store } from '../db/store';
 import { isValidAddress, normalizeAddress } from '../email/address';
 import { ApiError, InvalidRequestError, NotFoundError } from '../errors';
 import { isId, type Ids } from '../ids';
 import { loadSenderContext, resolveSender } from '../messages/sender';
-import { listAccountItems, type Page } from '../pagination';
+import type { Page } from '../pagination';
 import type { Clock } from '../ports/clock';
 import type { Queue } from '../ports/queue';
 import type { FanOutJob } from './messages';
-import { toBroadcastStats, toBroadcastView, type BroadcastItem, type BroadcastStats, type BroadcastView, type RecipientChunkItem } from './model';
+import { toBroadcastStats, toBroadcastView, type BroadcastStats, type BroadcastView } from './model';
+import { BroadcastRepository, type NewBroadcast } from './repository';
 import type { BulkSendBody } from './schemas';
 import { SCHEDULE_FUTURE_MS, SCHEDULE_PAST_MS } from '../messages/send';
 
@@ -115,9 +115,7 @@ export async function createBulkSend(deps: BroadcastDeps, sender: BroadcastSende
   const id = deps.ids.next('bcast');
   const nowIso = now.toISOString();
   const chunks = chunksOf(audience.valid, RECIPIENTS_PER_CHUNK);
-  const broadcast: BroadcastItem = {
-    ...keys.broadcast(sender.accountId, id),
-    entity: 'broadcast',
+  const broadcast: NewBroadcast = {
     id,
     account_id: sender.accountId,
     name: body.name ?? content.subject,
@@ -139,20 +137,10 @@ export async function createBulkSend(deps: BroadcastDeps, sender: BroadcastSende
     created_at: nowIso,
     updated_at: nowIso,
   };
+  const broadcasts = new BroadcastRepository(deps.store);
   // Chunks first: a job must never name a chunk that is not stored yet.
-  await deps.store.batchPut(
-    chunks.map(
-      (recipients, chunk): RecipientChunkItem => ({
-        ...keys.broadcastRecipients(id, chunk),
-        entity: 'broadcast_recipients',
-        broadcast_id: id,
-        account_id: sender.accountId,
-        chunk,
-        recipients,
-      }),
-    ),
-  );
-  await deps.store.create(broadcast);
+  await broadcasts.putChunks(sender.accountId, id, chunks);
+  if (!(await broadcasts.create(broadcast))) throw new Error(`broadcast id ${id} is taken`);
   await deps.queue.sendBatch('fanout', chunks.map((_, chunk): FanOutJob => ({ broadcast_id: id, account_id: sender.accountId, chunk })));
   return toBroadcastView(broadcast);
 }
@@ -162,12 +150,18 @@ export async function listBroadcasts(
   accountId: string,
   page: { limit: number; cursor?: string },
 ): Promise<Page<BroadcastView>> {
-  return listAccountItems(deps, accountId, { prefix: keys.broadcastPrefix, collection: 'broadcasts' }, page, toBroadcastView);
+  const out = await new BroadcastRepository(deps.store).list(accountId, {
+    secret: deps.cursorSecret,
+    scope: { accountId, collection: 'broadcasts' },
+    limit: page.limit,
+    cursor: page.cursor,
+  });
+  return { items: out.items.map(toBroadcastView), nextCursor: out.nextCursor };
 }
 
 /** Another account's broadcast is reported as absent. */
 export async function readBroadcast(store: Store, accountId: string, broadcastId: string): Promise<{ broadcast: BroadcastView; stats: BroadcastStats }> {
-  const item = isId(broadcastId, 'bcast') ? await store.get<BroadcastItem>(keys.broadcast(accountId, broadcastId)) : undefined;
+  const item = isId(broadcastId, 'bcast') ? await new BroadcastRepository(store).get(accountId, broadcastId) : undefined;
   if (!item) throw new NotFoundError('broadcast');
   return { broadcast: toBroadcastView(item), stats: toBroadcastStats(item) };
 }

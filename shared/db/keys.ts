@@ -74,6 +74,7 @@ export const keys = {
 
   /** A message and its timeline share one partition: one Query reads both. */
   message: (messageId: string): ItemKey => ({ pk: `MSG#${messageId}`, sk: 'MSG' }),
+  messagePartition: (messageId: string): string => `MSG#${messageId}`,
   messageEvent: (messageId: string, providerEventId: string): ItemKey => ({ pk: `MSG#${messageId}`, sk: `EVT#${providerEventId}` }),
   messageEventPrefix: 'EVT#',
   /** by-filter index entry of a message: an account's messages, newest first by id. */

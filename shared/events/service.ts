@@ -1,13 +1,14 @@
 // Provider events onto the message timeline: find our message, record the signal once, and
 // suppress the recipient after a hard bounce or a complaint.
-import { keys } from '../db/keys';
 import type { Store } from '../db/store';
 import type { Ids } from '../ids';
-import type { EventType, MessageItem, ProviderRefItem } from '../messages/model';
+import type { EventType, MessageItem } from '../messages/model';
+import { MessageRepository } from '../messages/repository';
 import { recordEvent } from '../messages/timeline';
 import type { Clock } from '../ports/clock';
 import type { Queue } from '../ports/queue';
 import { suppress } from '../suppressions/service';
+import type { SesEventMessage } from './messages';
 import type { SesNotification } from './ses-notification';
 
 export type IngestResult =
@@ -25,16 +26,19 @@ export type IngestResult =
   /** The account tag names another account than the message's: never recorded. */
   | { outcome: 'account_mismatch'; messageId: string; accountId: string; taggedAccountId: string };
 
+/** A notification of a type the timeline does not track (Send, SNS subscription messages…). */
+export type SesEventResult = IngestResult | { outcome: 'ignored' };
+
 type Deps = { store: Store; clock: Clock; ids: Ids; queue: Queue };
 
-async function findMessage(store: Store, event: SesNotification): Promise<MessageItem | undefined> {
+async function findMessage(messages: MessageRepository, event: SesNotification): Promise<MessageItem | undefined> {
   if (event.messageId) {
-    const tagged = await store.get<MessageItem>(keys.message(event.messageId));
+    const tagged = await messages.get(event.messageId);
     if (tagged) return tagged;
   }
   // Classic notifications carry no tags; the send worker left a reference from SES's id to ours.
-  const ref = await store.get<ProviderRefItem>(keys.providerRef(event.providerMessageId));
-  return ref ? store.get<MessageItem>(keys.message(ref.message_id)) : undefined;
+  const ref = await messages.getProviderRef(event.providerMessageId);
+  return ref ? messages.get(ref.message_id) : undefined;
 }
 
 /** Who to suppress and why; empty for every other event and for soft bounces. */
@@ -53,8 +57,14 @@ function suppressionsOf(event: SesNotification): Array<{ recipient: string; reas
   return [];
 }
 
-export async function ingestSesNotification(deps: Deps, event: SesNotification): Promise<IngestResult> {
-  const message = await findMessage(deps.store, event);
+/** One notification from the ses-events queue: ignored, or onto its message's timeline. */
+export async function ingestSesEvent(deps: Deps, notification: SesEventMessage): Promise<SesEventResult> {
+  if (notification.kind === 'ignore') return { outcome: 'ignored' };
+  return ingestSesNotification(deps, notification.event);
+}
+
+async function ingestSesNotification(deps: Deps, event: SesNotification): Promise<IngestResult> {
+  const message = await findMessage(new MessageRepository(deps.store), event);
   if (!message) return { outcome: 'unknown_message', providerMessageId: event.providerMessageId, messageId: event.messageId };
   if (event.accountId && event.accountId !== message.account_id) {
     return { outcome: 'account_mismatch', messageId: message.id, accountId: message.account_id, taggedAccountId: event.accountId };

@@ -1,8 +1,8 @@
 // SES event notifications as they reach the ses-events queue: an SNS envelope whose Message is an
 // SES notification, either event publishing (`eventType`) or a classic notification
-// (`notificationType`). Parsing never throws: bad input is a result, because retrying a message
-// that cannot be read never helps. The builders at the end produce the same shapes for the local
-// SES simulator and for tests.
+// (`notificationType`). Parsing never throws: bad input is a result, which the queue contract
+// (./messages.ts) turns into poison bound for the DLQ. The builders at the end produce the same
+// shapes for the local SES simulator and for tests.
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import type { EventType } from '../messages/model';
@@ -55,12 +55,18 @@ const IGNORED: Record<string, string> = {
   Send: 'the send worker records sent itself',
 };
 
-const snsEnvelopeSchema = z.object({
+/**
+ * Raw message delivery would put the SES notification on the queue without the SNS MessageId that
+ * dedups most event types, so an envelope is required.
+ */
+export const snsEnvelope = z.object({
   Type: z.string(),
   MessageId: z.string().min(1),
   Message: z.string(),
   Timestamp: z.string().optional(),
 });
+
+export type SnsEnvelope = z.infer<typeof snsEnvelope>;
 
 const mailSchema = z.object({
   messageId: z.string().min(1),
@@ -120,11 +126,13 @@ function firstInstant(...candidates: Array<string | undefined>): string | undefi
 export function parseSesNotification(body: string): ParsedSesNotification {
   const outer = parseJson(body);
   if (!outer.ok) return { kind: 'invalid', reason: 'body is not JSON' };
-  const envelope = snsEnvelopeSchema.safeParse(outer.value);
-  // Raw message delivery would put the SES notification here without the SNS MessageId that
-  // dedups most event types, so an envelope is required.
+  const envelope = snsEnvelope.safeParse(outer.value);
   if (!envelope.success) return { kind: 'invalid', reason: `not an SNS envelope: ${issue(envelope.error)}` };
-  const sns = envelope.data;
+  return readSnsMessage(envelope.data);
+}
+
+/** The SES notification inside an SNS envelope, as the timeline needs it. */
+export function readSnsMessage(sns: SnsEnvelope): ParsedSesNotification {
   if (sns.Type !== 'Notification') return { kind: 'ignore', reason: `SNS ${sns.Type} message` };
 
   const inner = parseJson(sns.Message);

@@ -1,8 +1,6 @@
 // The send worker's use case: one queued message to the provider (or, in test mode, through the
 // simulated outcomes), with worker-shaped events on its timeline.
-import { keys } from '../db/keys';
 import type { Store } from '../db/store';
-import { ConditionFailedError } from '../errors';
 import type { Ids } from '../ids';
 import type { Clock } from '../ports/clock';
 import type { Queue } from '../ports/queue';
@@ -11,8 +9,9 @@ import type { Logger } from '../runtime/logger';
 import { findSuppression, suppress } from '../suppressions/service';
 import { recordSend } from '../usage/service';
 import { postSigned } from '../webhooks/outbound';
-import { providerRefItem, type MessageItem } from './model';
-import type { SendJob } from './schemas';
+import type { SendJob } from './messages';
+import type { MessageItem } from './model';
+import { MessageRepository } from './repository';
 import { recordEvent, routerEventId, workerEventId } from './timeline';
 
 export interface DispatchDeps {
@@ -28,23 +27,6 @@ export interface DispatchDeps {
 export type DispatchResult = 'sent' | 'simulated' | 'failed' | 'suppressed' | 'skipped';
 
 const DISPATCHABLE = new Set(['queued', 'scheduled']);
-
-/** Takes the message for sending unless it was canceled, sent or decided meanwhile. */
-async function take(store: Store, message: MessageItem, now: string): Promise<boolean> {
-  if (!DISPATCHABLE.has(message.status) || message.provider_message_id) return false;
-  try {
-    await store.update(keys.message(message.id), {
-      expression: 'SET dispatched_at = :now',
-      condition: '#status IN (:queued, :scheduled) AND attribute_not_exists(provider_message_id)',
-      names: { '#status': 'status' },
-      values: { ':now': now, ':queued': 'queued', ':scheduled': 'scheduled' },
-    });
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionFailedError) return false;
-    throw error;
-  }
-}
 
 const later = (iso: string, ms: number): string => new Date(new Date(iso).getTime() + ms).toISOString();
 
@@ -94,7 +76,8 @@ async function postWebhookMessage(deps: DispatchDeps, message: MessageItem, now:
  * attempt (`finalAttempt`) a retryable failure is recorded as `failed` instead of being lost.
  */
 export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { finalAttempt: boolean }): Promise<DispatchResult> {
-  const message = await deps.store.get<MessageItem>(keys.message(job.message_id));
+  const messages = new MessageRepository(deps.store);
+  const message = await messages.get(job.message_id);
   if (!message || message.account_id !== job.account_id) {
     deps.logger.warn('send job for an unknown message; dropped', { job });
     return 'skipped';
@@ -113,7 +96,8 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
     if (recorded.created) await recordSend(deps.store, message.account_id, message.channel, message.dispatched_at, deps.config.emailCostMicros);
     return 'skipped';
   }
-  if (!(await take(deps.store, message, now))) return 'skipped';
+  // Taken for sending unless it was canceled, sent or decided meanwhile.
+  if (!DISPATCHABLE.has(message.status) || message.provider_message_id || !(await messages.markDispatched(message.id, now))) return 'skipped';
 
   // A scheduled send may meet a suppression added after it was accepted.
   if (await findSuppression(deps.store, message.account_id, message.channel, message.recipient)) {
@@ -144,7 +128,7 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
     deps.logger.warn('message failed', { messageId: message.id, error: reason });
     return 'failed';
   }
-  await deps.store.put(providerRefItem(providerMessageId, message.account_id, message.id));
+  await messages.putProviderRef(providerMessageId, message.account_id, message.id);
   const recorded = await recordEvent(
     deps,
     ref,

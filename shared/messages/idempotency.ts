@@ -1,31 +1,36 @@
-// One item per (account, idempotency key) claimed with a conditional write before anything is
+// One record per (account, idempotency key) claimed with a conditional write before anything is
 // stored or sent, so N identical concurrent requests create one message. The claim records the
-// outcome up front; a claim left pending by a crashed request can be taken over once its lease ends.
+// send's decision up front; a claim left pending by a crashed request can be taken over once its
+// lease ends (IdempotencyRepository.claim).
+import type { Channel } from '../accounts/service';
 import { sha256Hex } from '../crypto';
-import { keys } from '../db/keys';
-import type { Store } from '../db/store';
-import { ConditionFailedError } from '../errors';
+import type { ItemKey } from '../db/keys';
+import type { SendResponse } from './schemas';
 
 export const LEASE_MS = 30_000;
 
-export interface Outcome {
-  status: number;
-  body: unknown;
-}
+/**
+ * What a send decided, kept on its idempotency record so that a retry is answered exactly as the
+ * first request was. Refusals decided before the claim are never stored: a retry decides them again.
+ */
+export type SendDecision =
+  | { kind: 'accepted'; message: SendResponse }
+  /** Stored and on the timeline as suppressed, never enqueued. */
+  | { kind: 'suppressed'; message: { id: string; channel: Channel; recipient: string } };
 
-export interface IdempotencyItem {
-  pk: string;
-  sk: string;
+export interface IdempotencyItem extends ItemKey {
   entity: 'idempotency';
   account_id: string;
   idempotency_key: string;
   body_digest: string;
   message_id: string;
-  outcome: Outcome;
+  decision: SendDecision;
   state: 'pending' | 'done';
   lease_until: number;
   created_at: string;
 }
+
+export type NewIdempotencyRecord = Omit<IdempotencyItem, keyof ItemKey | 'entity'>;
 
 /** Digest of a request body that ignores key order, so re-serialized retries still match. */
 export function bodyDigest(value: unknown): string {
@@ -41,37 +46,4 @@ export function bodyDigest(value: unknown): string {
     return v;
   };
   return sha256Hex(JSON.stringify(canonical(value)));
-}
-
-export const idempotencyKey = (accountId: string, key: string) => keys.idempotency(accountId, sha256Hex(key));
-
-export type Claim = { kind: 'new'; item: IdempotencyItem } | { kind: 'existing'; item: IdempotencyItem };
-
-export async function claim(store: Store, item: IdempotencyItem, nowMs: number): Promise<Claim> {
-  try {
-    await store.create(item);
-    return { kind: 'new', item };
-  } catch (error) {
-    if (!(error instanceof ConditionFailedError)) throw error;
-  }
-  const existing = await store.get<IdempotencyItem>({ pk: item.pk, sk: item.sk });
-  if (!existing) return claim(store, item, nowMs); // removed in between: try again
-  if (existing.body_digest !== item.body_digest || existing.state === 'done' || existing.lease_until > nowMs) {
-    return { kind: 'existing', item: existing };
-  }
-  // A pending claim whose request died: finish its work under its own message id.
-  try {
-    const taken = await store.update<IdempotencyItem>(
-      { pk: item.pk, sk: item.sk },
-      { expression: 'SET lease_until = :lease', condition: '#state = :pending AND lease_until = :old', names: { '#state': 'state' }, values: { ':lease': nowMs + LEASE_MS, ':pending': 'pending', ':old': existing.lease_until } },
-    );
-    return { kind: 'new', item: taken };
-  } catch (error) {
-    if (!(error instanceof ConditionFailedError)) throw error;
-    return { kind: 'existing', item: existing };
-  }
-}
-
-export async function findByKey(store: Store, accountId: string, key: string): Promise<IdempotencyItem | undefined> {
-  return store.get<IdempotencyItem>(idempotencyKey(accountId, key));
 }

@@ -1,6 +1,6 @@
 // The stored shape of a message and its wire forms.
 import type { Channel } from '../accounts/service';
-import { keys } from '../db/keys';
+import { keys, type IndexKey, type ItemKey } from '../db/keys';
 
 export type MessageStatus =
   | 'queued'
@@ -20,9 +20,7 @@ export type MessageStatus =
 export type EventType = Exclude<MessageStatus, 'queued' | 'scheduled' | 'canceled'>;
 export type EventSource = 'worker' | 'router' | 'ses' | 'sns';
 
-export interface MessageItem {
-  pk: string;
-  sk: string;
+export interface MessageItem extends ItemKey, IndexKey {
   entity: 'message';
   id: string;
   account_id: string;
@@ -50,8 +48,6 @@ export interface MessageItem {
   dispatched_at?: string;
   created_at: string;
   updated_at: string;
-  gsi2pk: string;
-  gsi2sk: string;
 }
 
 export interface TimelineEvent {
@@ -66,9 +62,7 @@ export interface TimelineEvent {
   created_at: string;
 }
 
-export interface TimelineEventItem extends TimelineEvent {
-  pk: string;
-  sk: string;
+export interface TimelineEventItem extends TimelineEvent, ItemKey {
   entity: 'message_event';
 }
 
@@ -90,7 +84,7 @@ export interface MessageView extends MessageSummary {
 }
 
 
-export const toSummary = (m: MessageItem): MessageSummary => ({
+export const toSummary = (m: Pick<MessageItem, keyof MessageSummary>): MessageSummary => ({
   id: m.id,
   channel: m.channel,
   status: m.status,
@@ -130,9 +124,7 @@ export function toMessageView(m: MessageItem, events: TimelineEventItem[]): Mess
 }
 
 /** Lookup from the provider's message id back to ours, written when the provider accepts a message. */
-export interface ProviderRefItem {
-  pk: string;
-  sk: string;
+export interface ProviderRefItem extends ItemKey {
   entity: 'provider_ref';
   account_id: string;
   message_id: string;

@@ -31,10 +31,4 @@ export interface SendResponse {
   created_at: string;
 }
 
-/** What the send queue carries: ids only; the worker reads the message. */
-export interface SendJob {
-  message_id: string;
-  account_id: string;
-}
-
 export const validateBody = z.object({ email: z.string().max(320) }).strict();

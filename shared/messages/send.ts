@@ -1,12 +1,10 @@
 // Accepting sends: POST /v1/send is a batch of one, so both routes share every rule. Each item is
 // checked, claimed by its idempotency key, stored, and then enqueued, scheduled, or recorded as
 // suppressed, with batched store and queue writes.
-import { getAccount, type AccountItem } from '../accounts/service';
-import { errorResult } from '../http/respond';
-import { keys } from '../db/keys';
-import type { Store } from '../db/store';
+import { getAccount, type AccountItem, type Channel } from '../accounts/service';
+import { wrote, type Store } from '../db/store';
 import { domainOf, isValidAddress, normalizeAddress } from '../email/address';
-import { ApiError, ConditionFailedError, RetryableError } from '../errors';
+import { ApiError, RetryableError } from '../errors';
 import type { Ids } from '../ids';
 import type { Clock } from '../ports/clock';
 import type { Dns } from '../ports/dns';
@@ -14,11 +12,12 @@ import type { Queue } from '../ports/queue';
 import type { Scheduler } from '../ports/scheduler';
 import type { Logger } from '../runtime/logger';
 import { findSuppressed } from '../suppressions/service';
-import { bodyDigest, claim, idempotencyKey, LEASE_MS, type IdempotencyItem, type Outcome } from './idempotency';
-import type { MessageItem } from './model';
+import { bodyDigest, LEASE_MS, type IdempotencyItem, type NewIdempotencyRecord, type SendDecision } from './idempotency';
+import type { SendJob } from './messages';
+import { IdempotencyRepository, MessageRepository, type NewMessage } from './repository';
 import { admitTestSend } from '../test-recipients/sandbox';
 import { checkSandboxRecipient, loadSenderContext, resolveSender, type SenderContext } from './sender';
-import { sendRequest, type SendJob, type SendRequest, type SendResponse } from './schemas';
+import { sendRequest, type SendRequest, type SendResponse } from './schemas';
 import { recordEvent, routerEventId } from './timeline';
 import { checkUrl, UnsafeUrlError } from '../webhooks/outbound';
 
@@ -62,10 +61,21 @@ interface Prepared {
   countsAsTestSend: boolean;
 }
 
-const errorOutcome = (error: ApiError): Outcome => {
-  const { status, body } = errorResult(error);
-  return { status, body };
-};
+/**
+ * What became of one send: accepted (queued or scheduled), suppressed (stored and on the timeline,
+ * never sent), or rejected with the error the spec names. A retry with the same idempotency key
+ * and body gets the first request's accepted or suppressed outcome again.
+ */
+export type SendOutcome = SendDecision | { kind: 'rejected'; error: ApiError };
+
+const rejected = (error: ApiError): SendOutcome => ({ kind: 'rejected', error });
+
+/** The error a suppressed send answers with, on the first request and on every retry. */
+export function suppressedError(message: { channel: Channel; recipient: string }): ApiError {
+  return new ApiError('recipient_suppressed', `${message.recipient} is on the suppression list for ${message.channel}`);
+}
+
+const keyReused = (): SendOutcome => rejected(new ApiError('idempotency_key_reused', 'this idempotency_key was used with a different request body'));
 
 function fieldError(index: number | undefined, issue: { path: PropertyKey[]; message: string }): ApiError {
   const field = ['body', ...(index === undefined ? [] : [String(index)]), ...issue.path.map(String)].join('.');
@@ -169,18 +179,19 @@ async function inParallel<T, R>(items: readonly T[], limit: number, work: (item:
  * Accepts sends and returns one outcome per item, in order. `index` is set for batches so that
  * field errors name the item (body.3.destination).
  */
-export async function acceptSends(deps: SendDeps, sender: Sender, items: readonly unknown[], options: { batch: boolean }): Promise<Outcome[]> {
+export async function acceptSends(deps: SendDeps, sender: Sender, items: readonly unknown[], options: { batch: boolean }): Promise<SendOutcome[]> {
   const account = sender.account ?? (await getAccount(deps.store, sender.accountId));
   if (!account) throw new ApiError('unauthorized', 'unknown account');
   const now = deps.clock.now();
   const nowIso = now.toISOString();
-  const outcomes = new Array<Outcome | undefined>(items.length);
+  const outcomes = new Array<SendOutcome | undefined>(items.length);
+  const records = new IdempotencyRepository(deps.store);
   const ctx = await loadSenderContext(deps.store, account, deps.config.sharedEmailSender);
 
   const prepared = await inParallel(items.map((raw, i) => ({ raw, i })), 32, ({ raw, i }) =>
     prepare(deps, ctx, sender.testMode, raw, options.batch ? i : undefined, now).catch((error: unknown) => {
       if (error instanceof ApiError) {
-        outcomes[i] = errorOutcome(error);
+        outcomes[i] = rejected(error);
         return undefined;
       }
       throw error;
@@ -195,7 +206,7 @@ export async function acceptSends(deps: SendDeps, sender: Sender, items: readonl
     if (firstByKey.has(p.request.idempotency_key)) repeats.push(p);
     else firstByKey.set(p.request.idempotency_key, p);
   }
-  const firsts = await countTestSends(deps, sender.accountId, [...firstByKey.values()], outcomes);
+  const firsts = await countTestSends(deps, records, sender.accountId, [...firstByKey.values()], outcomes);
   const suppressed = new Set<string>();
   for (const channel of new Set(firsts.map((p) => p.request.channel))) {
     const found = await findSuppressed(deps.store, sender.accountId, channel, firsts.filter((p) => p.request.channel === channel).map((p) => p.recipient));
@@ -211,53 +222,55 @@ export async function acceptSends(deps: SendDeps, sender: Sender, items: readonl
       idempotency_key: p.request.idempotency_key,
       created_at: nowIso,
     };
-    const outcome: Outcome = suppressed.has(`${p.request.channel}:${p.recipient}`)
-      ? errorOutcome(new ApiError('recipient_suppressed', `${p.recipient} is on the suppression list for ${p.request.channel}`))
-      : { status: 201, body: response };
-    const item: IdempotencyItem = {
-      ...idempotencyKey(sender.accountId, p.request.idempotency_key),
-      entity: 'idempotency',
+    const decision: SendDecision = suppressed.has(`${p.request.channel}:${p.recipient}`)
+      ? { kind: 'suppressed', message: { id, channel: p.request.channel, recipient: p.recipient } }
+      : { kind: 'accepted', message: response };
+    const record: NewIdempotencyRecord = {
       account_id: sender.accountId,
       idempotency_key: p.request.idempotency_key,
       body_digest: p.digest,
       message_id: id,
-      outcome,
+      decision,
       state: 'pending',
       lease_until: now.getTime() + LEASE_MS,
       created_at: nowIso,
     };
-    return { p, result: await claim(deps.store, item, now.getTime()) };
+    return { p, result: await records.claim(record, now.getTime()) };
   });
 
   const fresh: Array<{ p: Prepared; item: IdempotencyItem }> = [];
   for (const { p, result } of claims) {
     if (result.item.body_digest !== p.digest) {
-      outcomes[p.index] = errorOutcome(new ApiError('idempotency_key_reused', 'this idempotency_key was used with a different request body'));
+      outcomes[p.index] = keyReused();
     } else {
-      outcomes[p.index] = result.item.outcome;
+      outcomes[p.index] = result.item.decision;
       if (result.kind === 'new') fresh.push({ p, item: result.item });
     }
   }
   for (const p of repeats) {
     const first = firstByKey.get(p.request.idempotency_key) as Prepared;
-    outcomes[p.index] =
-      first.digest === p.digest && outcomes[first.index]
-        ? outcomes[first.index]
-        : errorOutcome(new ApiError('idempotency_key_reused', 'this idempotency_key was used with a different request body'));
+    const firstOutcome = outcomes[first.index];
+    outcomes[p.index] = first.digest === p.digest && firstOutcome ? firstOutcome : keyReused();
   }
 
-  await store(deps, sender, fresh, nowIso);
-  return outcomes.map((o) => o as Outcome);
+  await store(deps, records, sender, fresh, nowIso);
+  return outcomes.map((o) => o as SendOutcome);
 }
 
 /**
  * Sandbox sends to a verified test recipient count toward its 10 a day. A retry of a request
  * already accepted is not counted again. Items over the limit get their error and drop out.
  */
-async function countTestSends(deps: SendDeps, accountId: string, items: Prepared[], outcomes: Array<Outcome | undefined>): Promise<Prepared[]> {
+async function countTestSends(
+  deps: SendDeps,
+  records: IdempotencyRepository,
+  accountId: string,
+  items: Prepared[],
+  outcomes: Array<SendOutcome | undefined>,
+): Promise<Prepared[]> {
   const counted = items.filter((p) => p.countsAsTestSend);
   if (counted.length === 0) return items;
-  const claimed = await deps.store.batchGet<IdempotencyItem>(counted.map((p) => idempotencyKey(accountId, p.request.idempotency_key)));
+  const claimed = await records.getMany(accountId, counted.map((p) => p.request.idempotency_key));
   const replays = new Set(claimed.map((c) => c.idempotency_key));
   const refused = new Set<Prepared>();
   for (const p of counted) {
@@ -266,7 +279,7 @@ async function countTestSends(deps: SendDeps, accountId: string, items: Prepared
       await admitTestSend(deps, accountId, p.recipient);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      outcomes[p.index] = errorOutcome(error);
+      outcomes[p.index] = rejected(error);
       refused.add(p);
     }
   }
@@ -274,12 +287,15 @@ async function countTestSends(deps: SendDeps, accountId: string, items: Prepared
 }
 
 /** Writes the claimed messages, then hands each to its path, then marks the claims done. */
-async function store(deps: SendDeps, sender: Sender, fresh: Array<{ p: Prepared; item: IdempotencyItem }>, nowIso: string): Promise<void> {
+async function store(
+  deps: SendDeps,
+  records: IdempotencyRepository,
+  sender: Sender,
+  fresh: Array<{ p: Prepared; item: IdempotencyItem }>,
+  nowIso: string,
+): Promise<void> {
   if (fresh.length === 0) return;
-  const messages: MessageItem[] = fresh.map(({ p, item }) => ({
-    ...keys.message(item.message_id),
-    ...keys.messageListEntry(sender.accountId, item.message_id),
-    entity: 'message',
+  const messages = fresh.map(({ p, item }): NewMessage => ({
     id: item.message_id,
     account_id: sender.accountId,
     channel: p.request.channel,
@@ -300,12 +316,12 @@ async function store(deps: SendDeps, sender: Sender, fresh: Array<{ p: Prepared;
     created_at: item.created_at,
     updated_at: nowIso,
   }));
-  await deps.store.batchPut(messages);
+  await new MessageRepository(deps.store).putAll(messages);
 
   const jobs: SendJob[] = [];
   await inParallel(fresh, CLAIM_CONCURRENCY, async ({ p, item }) => {
     const job: SendJob = { message_id: item.message_id, account_id: sender.accountId };
-    if (item.outcome.status === 409) {
+    if (item.decision.kind === 'suppressed') {
       // Decided before dispatch: on the timeline only, never enqueued or billed.
       await recordEvent(deps, { id: item.message_id, account_id: sender.accountId }, {
         id: item.message_id,
@@ -316,15 +332,12 @@ async function store(deps: SendDeps, sender: Sender, fresh: Array<{ p: Prepared;
         occurredAt: nowIso,
       });
     } else if (p.scheduledAt) {
-      try {
-        await deps.scheduler.schedule({ id: item.message_id, at: p.scheduledAt, queue: 'send', body: job });
-      } catch (error) {
-        if (!(error instanceof ConditionFailedError)) throw error; // scheduled by the request we took over
-      }
+      // Not written when the request we took over had scheduled it already.
+      await wrote(deps.scheduler.schedule({ id: item.message_id, at: p.scheduledAt, queue: 'send', body: job }));
     } else {
       jobs.push(job);
     }
   });
   await deps.queue.sendBatch('send', jobs);
-  await deps.store.batchPut(fresh.map(({ item }) => ({ ...item, state: 'done' as const })));
+  await records.markDone(fresh.map(({ item }) => item));
 }

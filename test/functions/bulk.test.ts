@@ -9,7 +9,7 @@ import type { FanOutJob } from '../../shared/broadcasts/messages';
 import type { BroadcastItem, RecipientChunkItem } from '../../shared/broadcasts/model';
 import { keys } from '../../shared/db/keys';
 import { createKey } from '../../shared/api-keys/service';
-import { findByKey } from '../../shared/messages/idempotency';
+import { IdempotencyRepository } from '../../shared/messages/repository';
 import type { MessageItem } from '../../shared/messages/model';
 import { suppress } from '../../shared/suppressions/service';
 import { call } from '../support/api';
@@ -53,7 +53,7 @@ async function runAll(): Promise<void> {
 }
 const stored = (id: string, accountId = account.account_id) => c.store.get<BroadcastItem>(keys.broadcast(accountId, id));
 async function messageTo(broadcastId: string, recipient: string, accountId = account.account_id): Promise<MessageItem | undefined> {
-  const claim = await findByKey(c.store, accountId, recipientIdempotencyKey(broadcastId, recipient));
+  const claim = await new IdempotencyRepository(c.store).get(accountId, recipientIdempotencyKey(broadcastId, recipient));
   return claim ? c.store.get<MessageItem>(keys.message(claim.message_id)) : undefined;
 }
 const addresses = (count: number, domain = 'example.com') => Array.from({ length: count }, (_, i) => ({ email: `user${i}@${domain}` }));
@@ -261,15 +261,19 @@ describe('fanout consumer', () => {
     expect((await get(broadcast.id)).body.broadcast).toMatchObject({ status: 'sent', sent_count: 2 });
   });
 
-  it('drops a malformed job and a job naming no stored broadcast, without retrying them', async () => {
-    const malformed = await fanOut(sqsEvent([sqsRecord('not json'), sqsRecord({ broadcast_id: 'x' })]));
+  it('reports a malformed job as failed (for the DLQ) and drops a job naming no stored broadcast', async () => {
+    const records = [sqsRecord('not json'), sqsRecord({ broadcast_id: 'x' })];
+    const malformed = await fanOut(sqsEvent(records));
     const unknown = await runJob({ broadcast_id: 'bcast_01jz0000000000000000000000', account_id: account.account_id, chunk: 0 });
 
-    expect(malformed).toEqual({ batchItemFailures: [] });
+    expect(malformed).toEqual({ batchItemFailures: records.map((r) => ({ itemIdentifier: r.messageId })) });
     expect(unknown).toEqual({ batchItemFailures: [] });
-    expect(c.logs.filter((l) => l.level === 'error').map((l) => l.msg)).toEqual(
-      expect.arrayContaining(['malformed fanout job; dropped', 'fanout job names no stored broadcast or chunk; dropped']),
+    const errors = c.logs.filter((l) => l.level === 'error');
+    expect(errors.filter((l) => l.msg === 'poison message on the fanout queue; it goes to the DLQ after its last receive').map((l) => l.recordId)).toEqual(
+      records.map((r) => r.messageId),
     );
+    expect(errors.map((l) => l.msg)).toContain('fanout job names no stored broadcast or chunk; dropped');
+    expect(sendJobs()).toHaveLength(0);
   });
 });
 

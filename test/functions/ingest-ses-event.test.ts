@@ -244,15 +244,17 @@ describe('notifications that cannot be used', () => {
     expect(c.logs).toContainEqual(expect.objectContaining({ level: 'warn', taggedAccountId: 'acct_someoneelse' }));
   });
 
-  it('drops unreadable bodies and ignores Send events without reporting failures', async () => {
+  it('reports unreadable bodies as failed (for the DLQ) and ignores Send events without a failure', async () => {
     const sent = await seedSentMessage(c);
     const garbage = sqsRecord('not json at all');
     const send = sqsRecord(snsWrap(sendNotification(sent.target, { at: later(1) })));
 
     const response = await handler(sqsEvent([garbage, send]));
 
-    expect(response.batchItemFailures).toEqual([]);
-    expect(c.logs).toContainEqual(expect.objectContaining({ level: 'warn', msg: 'ses event dropped: unreadable', sqsMessageId: garbage.messageId }));
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: garbage.messageId }]);
+    expect(c.logs).toContainEqual(
+      expect.objectContaining({ level: 'error', msg: 'poison message on the ses-events queue; it goes to the DLQ after its last receive', recordId: garbage.messageId }),
+    );
     expect(c.logs).toContainEqual(expect.objectContaining({ level: 'debug', msg: 'ses event ignored', sesType: 'Send' }));
     const { events } = await timelineOf(sent);
     expect(events.map((e) => e.type)).toEqual(['sent']);
@@ -283,7 +285,7 @@ describe('partial batch failure', () => {
     expect((await timelineOf(b)).message?.status).toBe('sent');
     expect((await timelineOf(d)).message?.status).toBe('opened');
     expect(c.logs).toContainEqual(
-      expect.objectContaining({ level: 'error', sqsMessageId: records[1]?.messageId, error: expect.objectContaining({ message: 'store unavailable' }) }),
+      expect.objectContaining({ level: 'warn', recordId: records[1]?.messageId, error: expect.objectContaining({ message: 'store unavailable' }) }),
     );
   });
 });

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
-import type { SendJob } from '../../shared/messages/schemas';
+import type { SendJob } from '../../shared/messages/messages';
 import { recordEvent } from '../../shared/messages/timeline';
 import { call } from '../support/api';
 import { type TestContainer } from '../support/container';

@@ -132,11 +132,16 @@ describe('live sends', () => {
     expect((await getUsage(c, account.account_id)).total_send_count).toBe(1);
   });
 
-  it('drop malformed jobs without failing the batch', async () => {
-    const out = await handler(sqsEvent([sqsRecord('not json'), sqsRecord({ message_id: 'msg_x', account_id: 'acct_y' })]));
+  it('report a malformed job as failed (for the DLQ) and drop a job for an unknown message', async () => {
+    const malformed = sqsRecord('not json');
+    const unknown = sqsRecord({ message_id: 'msg_x', account_id: 'acct_y' });
 
-    expect(out.batchItemFailures).toEqual([]);
+    const out = await handler(sqsEvent([malformed, unknown]));
+
+    expect(out.batchItemFailures).toEqual([{ itemIdentifier: malformed.messageId }]);
     expect(c.mailed).toHaveLength(0);
+    expect(c.logs).toContainEqual(expect.objectContaining({ level: 'error', msg: 'poison message on the send queue; it goes to the DLQ after its last receive', recordId: malformed.messageId }));
+    expect(c.logs).toContainEqual(expect.objectContaining({ level: 'warn', msg: 'send job for an unknown message; dropped' }));
   });
 });
 

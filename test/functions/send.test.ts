@@ -5,6 +5,7 @@ import type { CreatedAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
 import { createKey } from '../../shared/api-keys/service';
 import type { MessageItem } from '../../shared/messages/model';
+import { IdempotencyRepository } from '../../shared/messages/repository';
 import { readTimeline } from '../../shared/messages/timeline';
 import { suppress } from '../../shared/suppressions/service';
 import { call } from '../support/api';
@@ -63,6 +64,19 @@ describe('POST /v1/send', () => {
     expect(second.status).toBe(201);
     expect(second.body).toEqual(first.body);
     expect(jobs()).toHaveLength(1);
+  });
+
+  it('keeps the decision on the idempotency record, not the HTTP answer', async () => {
+    const accepted = await send(request({ idempotency_key: 'order-2' }));
+    await suppress(c, account.account_id, { channel: 'email', recipient: 'gone@example.com', reason: 'manual' });
+    await send(request({ idempotency_key: 'order-3', destination: { email: 'gone@example.com' } }));
+
+    const records = new IdempotencyRepository(c.store);
+    expect((await records.get(account.account_id, 'order-2'))?.decision).toEqual({ kind: 'accepted', message: accepted.body });
+    expect((await records.get(account.account_id, 'order-3'))?.decision).toEqual({
+      kind: 'suppressed',
+      message: { id: expect.stringMatching(/^msg_/), channel: 'email', recipient: 'gone@example.com' },
+    });
   });
 
   it('answers 409 idempotency_key_reused for the same key with another body', async () => {

@@ -6,7 +6,7 @@ import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { channels, createAccount, type CreatedAccount } from '../../shared/accounts/service';
 import { RetryableError } from '../../shared/errors';
 import type { Dns } from '../../shared/ports/dns';
-import type { SendJob } from '../../shared/messages/schemas';
+import type { SendJob } from '../../shared/messages/messages';
 import { recordSend } from '../../shared/usage/service';
 import { call } from '../support/api';
 import { type TestContainer } from '../support/container';

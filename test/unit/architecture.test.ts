@@ -17,7 +17,7 @@ const isDomain = (file: string): boolean => file.startsWith('shared/') && file.s
  */
 const BEING_REMOVED = {
   cycles: [],
-  httpInDomain: ['shared/messages/send.ts → shared/http/respond.ts'],
+  httpInDomain: [],
   // The webhook channel (shared/messages) still calls the guard through this bridge; it goes once
   // that area uses the container's HttpClient port.
   adaptersInDomain: ['shared/webhooks/outbound.ts → shared/adapters/guarded-http.ts'],

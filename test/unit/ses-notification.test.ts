@@ -1,6 +1,7 @@
 // Parsing SNS-wrapped SES notifications: both forms of every tracked type, the timestamp and id
 // rules, and bad input turned into results instead of exceptions.
 import { describe, expect, it } from 'vitest';
+import { sesEventMessage } from '../../shared/events/messages';
 import { parseSesNotification, type SesNotification } from '../../shared/events/ses-notification';
 import {
   bounceNotification,
@@ -262,5 +263,30 @@ describe('malformed input', () => {
 
     expect(parsed.kind).toBe('invalid');
     expect(parsed).toHaveProperty('reason', expect.any(String));
+  });
+});
+
+describe('the ses-events queue contract', () => {
+  const valid = snsWrap(deliveryNotification(target, { at: AT }));
+
+  it('passes a tracked notification as an event and an untracked one as ignore', () => {
+    // Act
+    const event = sesEventMessage.safeParse(valid);
+    const ignored = sesEventMessage.safeParse(snsWrap(sendNotification(target, { at: AT })));
+
+    // Assess
+    expect(event.success && event.data).toMatchObject({ kind: 'event', event: { type: 'delivered', messageId: target.messageId } });
+    expect(ignored.success && ignored.data).toMatchObject({ kind: 'ignore', sesType: 'Send' });
+  });
+
+  it.each([
+    ['a bare SES notification (raw message delivery)', deliveryNotification(target, { at: AT })],
+    ['a Message that is not JSON', { ...valid, Message: 'not json' }],
+    ['a Delivery without mail', { ...valid, Message: JSON.stringify({ eventType: 'Delivery', delivery: { timestamp: AT } }) }],
+  ])('refuses %s, naming why', (_label, body) => {
+    const parsed = sesEventMessage.safeParse(body);
+
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]?.message).toEqual(expect.any(String));
   });
 });
