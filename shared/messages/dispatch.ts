@@ -8,11 +8,11 @@ import { PermanentSendError, type Mailer } from '../ports/mailer';
 import type { Logger } from '../runtime/logger';
 import { findSuppression, suppress } from '../suppressions/service';
 import { recordSend } from '../usage/service';
-import { postSigned } from '../webhooks/outbound';
 import type { SendJob } from './messages';
 import type { MessageItem } from './model';
 import { MessageRepository } from './repository';
 import { recordEvent, routerEventId, workerEventId } from './timeline';
+import type { HttpClient } from '../ports/http-client';
 
 export interface DispatchDeps {
   store: Store;
@@ -20,8 +20,9 @@ export interface DispatchDeps {
   ids: Ids;
   mailer: Mailer;
   queue: Queue;
+  http: HttpClient;
   logger: Logger;
-  config: { emailCostMicros: number; webhookAllowPrivate: boolean };
+  config: { emailCostMicros: number };
 }
 
 export type DispatchResult = 'sent' | 'simulated' | 'failed' | 'suppressed' | 'skipped';
@@ -61,7 +62,10 @@ async function postWebhookMessage(deps: DispatchDeps, message: MessageItem, now:
     await event('delivered', { detail: 'simulated delivery (test mode): nothing was posted' });
     return 'simulated';
   }
-  const result = await postSigned(message.recipient, JSON.stringify(message.data ?? null), { 'content-type': 'application/json', 'service-message-id': message.id, 'user-agent': 'Postbox-Webhooks/1.0' }, { allowPrivate: deps.config.webhookAllowPrivate });
+  const result = await deps.http.post(message.recipient, {
+    body: JSON.stringify(message.data ?? null),
+    headers: { 'content-type': 'application/json', 'service-message-id': message.id, 'user-agent': 'Postbox-Webhooks/1.0' },
+  });
   if (result.ok) {
     const recorded = await event('delivered', { detail: `HTTP ${result.status} from ${new URL(message.recipient).host} in ${result.durationMs} ms` });
     if (recorded.created) await recordSend(deps.store, message.account_id, message.channel, now, 0);

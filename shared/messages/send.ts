@@ -8,6 +8,7 @@ import { ApiError, RetryableError } from '../errors';
 import type { Ids } from '../ids';
 import type { Clock } from '../ports/clock';
 import type { Dns } from '../ports/dns';
+import type { HttpClient } from '../ports/http-client';
 import type { Queue } from '../ports/queue';
 import type { Scheduler } from '../ports/scheduler';
 import type { Logger } from '../runtime/logger';
@@ -19,7 +20,6 @@ import { admitTestSend } from '../test-recipients/sandbox';
 import { checkSandboxRecipient, loadSenderContext, resolveSender, type SenderContext } from './sender';
 import { sendRequest, type SendRequest, type SendResponse } from './schemas';
 import { recordEvent, routerEventId } from './timeline';
-import { checkUrl, UnsafeUrlError } from '../webhooks/outbound';
 
 export interface SendDeps {
   store: Store;
@@ -28,8 +28,9 @@ export interface SendDeps {
   queue: Queue;
   scheduler: Scheduler;
   dns: Dns;
+  http: HttpClient;
   logger: Logger;
-  config: { sharedEmailSender: string; validationEnabled: boolean; webhookAllowPrivate: boolean };
+  config: { sharedEmailSender: string; validationEnabled: boolean };
 }
 
 export interface Sender {
@@ -116,17 +117,12 @@ async function prepareEmail(ctx: SenderContext, request: SendRequest, testMode: 
 async function prepareWebhook(deps: SendDeps, request: SendRequest): Promise<Target> {
   const url = request.destination.url;
   if (typeof url !== 'string' || url.length > 2048) throw new ApiError('invalid_destination', 'webhook needs destination.url holding an https URL');
-  let checked: URL;
-  try {
-    ({ url: checked } = await checkUrl(url, { allowPrivate: deps.config.webhookAllowPrivate }));
-  } catch (error) {
-    if (error instanceof UnsafeUrlError) throw new ApiError('invalid_destination', `destination.url: ${error.reason}`, { cause: error });
-    throw error;
-  }
+  const checked = await deps.http.check(url);
+  if (!checked.ok) throw new ApiError('invalid_destination', `destination.url: ${checked.reason}`);
   if (request.template_id !== undefined) throw new ApiError('template_not_found', `template ${request.template_id} not found`);
   const data = request.payload?.data;
   if (data === undefined) throw new ApiError('invalid_channel_payload', 'webhook needs payload.data');
-  return { recipient: checked.href, from: '', subject: '', data, countsAsTestSend: false };
+  return { recipient: checked.url, from: '', subject: '', data, countsAsTestSend: false };
 }
 
 async function prepare(deps: SendDeps, ctx: SenderContext, testMode: boolean, raw: unknown, index: number | undefined, now: Date): Promise<Prepared> {

@@ -11,18 +11,6 @@ const graph = importGraph(root, ['shared', 'functions', 'lib', 'bin']);
 /** Folders of shared/ that are not domain areas: the plumbing around them. */
 const PLUMBING = ['shared/http/', 'shared/runtime/', 'shared/adapters/', 'shared/ports/', 'shared/db/'];
 const isDomain = (file: string): boolean => file.startsWith('shared/') && file.split('/').length > 2 && !PLUMBING.some((p) => file.startsWith(p));
-/**
- * Violations being removed while this shape lands (issue 9), listed so that no new one can
- * appear meanwhile. Each slice that removes one deletes its line; the list ends empty.
- */
-const BEING_REMOVED = {
-  cycles: [],
-  httpInDomain: [],
-  // The webhook channel (shared/messages) still calls the guard through this bridge; it goes once
-  // that area uses the container's HttpClient port.
-  adaptersInDomain: ['shared/webhooks/outbound.ts → shared/adapters/guarded-http.ts'],
-};
-
 const describeEdges = (edges: readonly ImportEdge[]): string[] => edges.map((e) => `${e.from} → ${e.to}${e.typeOnly ? ' (type)' : ''}`);
 
 describe('the import graph', () => {
@@ -43,11 +31,11 @@ describe('the import graph', () => {
   });
 
   it('has no import cycles, type imports included', () => {
-    expect(cyclesOf(graph)).toEqual(BEING_REMOVED.cycles);
+    expect(cyclesOf(graph)).toEqual([]);
   });
 
   it('keeps HTTP out of domain code: only shared/http and functions/ know requests and responses', () => {
-    expect(describeEdges(graph.filter((e) => isDomain(e.from) && e.to.startsWith('shared/http/')))).toEqual(BEING_REMOVED.httpInDomain);
+    expect(describeEdges(graph.filter((e) => isDomain(e.from) && e.to.startsWith('shared/http/')))).toEqual([]);
   });
 
   it('lets domain code reach adapters and the runtime only through ports (the container and logger types aside)', () => {
@@ -55,7 +43,7 @@ describe('the import graph', () => {
     const reaching = graph.filter(
       (e) => isDomain(e.from) && (e.to.startsWith('shared/adapters/') || (e.to.startsWith('shared/runtime/') && !(e.typeOnly && portLike.has(e.to)))),
     );
-    expect(describeEdges(reaching)).toEqual(BEING_REMOVED.adaptersInDomain);
+    expect(describeEdges(reaching)).toEqual([]);
   });
 
   it('keeps ports free of implementations: a port imports only other ports and the shared vocabulary', () => {

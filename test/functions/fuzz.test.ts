@@ -1,0 +1,147 @@
+// Property-based fuzzing of every route in the manifest, through the real handlers and pipeline
+// over the embedded store: random bodies (deep, huge, odd numbers, not JSON), random path ids,
+// query strings and headers, with good, wrong and missing credentials. Whatever comes in, the
+// answer is never a 5xx, and every 4xx is the spec's envelope.
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { functions, httpRoutes } from '../../functions/manifest';
+import { createRouteMatcher } from '../../shared/http/route-match';
+import { loadFunction } from '../../shared/runtime/local/runtime';
+import { httpEvent } from '../support/events';
+import { runningAs } from '../support/grants';
+import { TEST_SECRETS } from '../support/container';
+import { useTestbed } from '../support/testbed';
+
+type Lambda = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
+
+const bed = useTestbed();
+const matchRoute = createRouteMatcher(functions);
+const RUNS_PER_ROUTE = 30;
+const tally = { requests: 0, serverErrors: 0, byStatus: new Map<number, number>() };
+
+afterAll(() => {
+  // The closing note quotes these figures.
+  process.stdout.write(`fuzz: ${tally.requests} requests, ${tally.serverErrors} 5xx, statuses ${JSON.stringify(Object.fromEntries(tally.byStatus))}\n`);
+});
+
+/** Nested `depth` levels deep, as arrays or objects. */
+const deep = (depth: number, asObject: boolean): string => (asObject ? '{"a":'.repeat(depth) + '1' + '}'.repeat(depth) : '['.repeat(depth) + ']'.repeat(depth));
+
+const oddJson = fc.constantFrom(
+  '1e999',
+  '-1e999',
+  '{"metadata":' + deep(3000, true) + '}',
+  deep(2000, false),
+  '{"channel":"email","idempotency_key":"k","destination":{"email":"a@example.com"},"payload":{"subject":"s","body_text":"t"},"metadata":' + deep(2000, true) + '}',
+  '{"__proto__":{"polluted":true}}',
+  '{"constructor":{"prototype":{"x":1}}}',
+  '"\\ud800"',
+  '{"a":1,"a":2}',
+  'null',
+  '',
+  '{',
+  '\u0000',
+);
+const body = fc.oneof(
+  fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
+  oddJson,
+  fc.string({ maxLength: 200 }),
+  fc.record({ channel: fc.constantFrom('email', 'webhook', 'sms', 'x'), destination: fc.jsonValue({ maxDepth: 2 }), payload: fc.jsonValue({ maxDepth: 3 }) }).map((v) => JSON.stringify(v)),
+);
+const pathId = fc.oneof(
+  fc.string({ minLength: 1, maxLength: 40 }),
+  fc.constantFrom('a'.repeat(1200), 'key_' + 'z'.repeat(2000), '..', '%', '%00', 'msg_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'example.com', 'ACCT#x', 'x'.repeat(300) + '.com'),
+  fc.stringMatching(/^[a-z]{3,6}_[0-9A-Z]{26}$/),
+);
+const query = fc.dictionary(
+  fc.constantFrom('limit', 'cursor', 'status', 'channel', 'from', 'to', 'recipient', 'period', 'idempotency_key', 'token', 'x'),
+  fc.oneof(fc.string({ maxLength: 60 }), fc.constantFrom('-1', '1e999', '0', '99999999999999999999', 'a'.repeat(3000), '2026-13-45', 'null')),
+  { maxKeys: 4 },
+);
+const headers = fc.dictionary(
+  fc.constantFrom('content-type', 'idempotency-key', 'x-forwarded-for', 'x-forwarded-proto', 'host', 'accept'),
+  fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('multipart/form-data; boundary=x', 'image/svg+xml', 'application/json', 'text/plain')),
+  { maxKeys: 3 },
+);
+const credential = fc.constantFrom<'admin' | 'test_admin' | 'none' | 'garbage' | 'staff'>('admin', 'admin', 'admin', 'test_admin', 'none', 'garbage', 'staff');
+
+function concrete(template: string, id: string): string {
+  return template.replace(/\{(\w+)\}/g, () => encodeURIComponent(id));
+}
+
+async function send(method: string, path: string, input: { body: string; query: Record<string, string>; headers: Record<string, string>; key?: string }): Promise<APIGatewayProxyStructuredResultV2> {
+  bed.c.clock.advance(150);
+  const match = matchRoute(method, path);
+  const fn = match.kind === 'route' ? match.fn : functions.find((f) => f.defaultRoute)!;
+  const handler = await loadFunction<Lambda>(fn);
+  const event = httpEvent({ method, path, rawBody: input.body === '' ? undefined : input.body, query: input.query, headers: input.headers, key: input.key });
+  return runningAs.run(fn, () => handler(event));
+}
+
+/** A valid email send with `patch` merged in, for hostile values inside an otherwise good body. */
+const goodSend = (metadataExtra: string, bodyText = 't'): string =>
+  `{"channel":"email","idempotency_key":"fuzz-${Math.random().toString(36).slice(2)}","destination":{"email":"a@example.com"},` +
+  `"payload":{"subject":"s","body_text":"${bodyText}"},"metadata":{"from_email":"hello@acme.test"${metadataExtra}}}`;
+
+/** Every hostile case the issues name, tried on every route with a working admin key. */
+const HOSTILE_BODIES = [
+  '1e999',
+  goodSend(''),
+  goodSend(',"a":1e999'),
+  goodSend(`,"deep":${deep(2000, true)}`),
+  goodSend(`,"deep":${deep(3000, true)}`),
+  deep(5000, false),
+  '{"__proto__":{"polluted":true}}',
+];
+const HOSTILE_IDS = ['a'.repeat(1200), 'key_' + 'z'.repeat(2000), `${'x'.repeat(300)}.com`, '%00', '..'];
+
+describe('hostile cases on every route', () => {
+  // A send whose stored item would pass DynamoDB's 400 KB (390 KB of metadata, a 500 KB body)
+  // still answers 500: large content is not yet moved to the object store, and there is no
+  // documented maximum message size answering 413.
+  it.todo('POST /v1/send with content past the 400 KB item limit: 413 payload_too_large or stored through the object store');
+
+  for (const route of httpRoutes()) {
+    it(`${route.method} ${route.path}`, async () => {
+      const key = route.access.kind === 'staff' ? TEST_SECRETS['staff-token'] : bed.account.admin_key;
+      const ids = route.path.includes('{') ? HOSTILE_IDS : ['x'];
+      for (const id of ids) {
+        for (const rawBody of route.method === 'GET' || route.method === 'DELETE' ? [''] : HOSTILE_BODIES) {
+          const res = await send(route.method, concrete(route.path, id), { body: rawBody, query: {}, headers: {}, key });
+          expectEnvelopeOrSuccess(route.method, route.path, res);
+        }
+      }
+    });
+  }
+});
+
+function expectEnvelopeOrSuccess(method: string, path: string, res: APIGatewayProxyStructuredResultV2): void {
+  const status = res.statusCode ?? 200;
+  tally.requests++;
+  tally.byStatus.set(status, (tally.byStatus.get(status) ?? 0) + 1);
+  if (status >= 500) tally.serverErrors++;
+  expect(status, `${method} ${path.slice(0, 80)} answered ${status}: ${res.body?.slice(0, 300)}`).toBeLessThan(500);
+  if (status < 400) return;
+  const parsed = JSON.parse(res.body ?? '') as { error?: { code?: unknown; message?: unknown; status?: unknown } };
+  expect(Object.keys(parsed)).toEqual(['error']);
+  expect(typeof parsed.error?.code).toBe('string');
+  expect(typeof parsed.error?.message).toBe('string');
+  expect(parsed.error?.status).toBe(status);
+}
+
+describe('fuzzing every route', () => {
+  for (const route of httpRoutes()) {
+    it(`${route.method} ${route.path}: never a 5xx, always the envelope`, async () => {
+      await fc.assert(
+        fc.asyncProperty(body, pathId, query, headers, credential, async (rawBody, id, q, h, who) => {
+          const key =
+            who === 'admin' ? bed.account.admin_key : who === 'test_admin' ? bed.account.test_admin_key : who === 'staff' ? TEST_SECRETS['staff-token'] : who === 'garbage' ? 'sk_live_' + 'x'.repeat(40) : undefined;
+          const res = await send(route.method, concrete(route.path, id), { body: rawBody, query: q, headers: h, key });
+          expectEnvelopeOrSuccess(route.method, route.path, res);
+        }),
+        { numRuns: RUNS_PER_ROUTE, seed: Number(process.env.FUZZ_SEED ?? 20261123), endOnFailure: true },
+      );
+    });
+  }
+});
