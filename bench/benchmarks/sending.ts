@@ -1,0 +1,262 @@
+// Sending: one live email end to end, step by step (API, then each queue consumer it reaches),
+// its port calls and what they cost per million emails; and 1,000-item batches on
+// POST /v1/send/batch against the floor of the store and queue calls they make.
+import { CreateQueueCommand } from '@aws-sdk/client-sqs';
+import { functions } from '../../functions/manifest';
+import { SqsQueue } from '../../shared/adapters/aws/sqs-queue';
+import { CLAIM_CONCURRENCY } from '../../shared/messages/send';
+import { queueNamed, type QueueName } from '../../shared/platform';
+import type { Benchmark } from '../run';
+import { consumerOf, countByLabel, gbSeconds, itemSize, labelOf, PRICE, priceNote, totalUnits, unitsOf } from '../lib/cost';
+import { closedLoop, dollars, fmt, fmtInt, median, rate, sum, units, type LoopResult } from '../lib/measure';
+import { http, newSender, startBenchRuntime, type Invocation, type PortCall } from '../lib/runtime';
+
+const S = { singleSends: 3, batchItems: 1000, batches: 3, floorWarmupMs: 150, floorMs: { single: 1_000, batchPut: 800, batchGet: 500, queue: 500 } } as const;
+
+/** Lambda durations are assumed, not measured: dynalite and emulators say nothing about a region's latencies. */
+const ASSUMED_MS = { apiSingle: 100, apiBatchOf1000: 5_000, perMessage: { send: 100, 'ses-events': 40, webhooks: 20 } as Record<string, number>, otherPerMessage: 50 };
+
+const apiFn = functions.find((f) => f.http?.some((r) => r.path === '/v1/send'))?.name ?? 'send';
+
+const emailItem = (from: string, tag: string, i: number): Record<string, unknown> => ({
+  channel: 'email',
+  idempotency_key: `${tag}-${i}`,
+  destination: { email: `user${i}@example.com` },
+  payload: { subject: `Benchmark message ${i}`, body_text: `Hello user ${i}, this is message ${i} of a benchmark batch.` },
+  metadata: { from_email: from },
+});
+
+interface Single {
+  apiMs: number;
+  calls: PortCall[];
+  invocations: Invocation[];
+  status: string;
+}
+
+interface CostRow {
+  step: string;
+  resource: string;
+  unit: string;
+  /** Units per email: a single send, and one item of a 1,000-item batch. */
+  single: number;
+  batch: number;
+  price: number;
+}
+
+/** Items the floor writes: the size of the claims and messages the single sends wrote. */
+function floorItemBytes(singles: Single[]): number {
+  const written = singles.flatMap((s) => s.calls).flatMap((c) => (c.op === 'create' ? [c.args[0]] : c.op === 'batchPut' ? (c.args[0] as unknown[]) : []));
+  return Math.round(sum(written.map((i) => itemSize(i as Record<string, unknown>))) / Math.max(1, written.length)) || 1024;
+}
+
+function costRows(singles: Single[], batch: { calls: PortCall[]; accepted: number; bodyBytes: number }): CostRow[] {
+  const sends = singles.length;
+  const rows: CostRow[] = [];
+  const add = (step: string, resource: string, unit: string, price: number, single: number, inBatch = single): void => {
+    if (single || inBatch) rows.push({ step, resource, unit, single, batch: inBatch, price });
+  };
+  const dynamo = (step: string, single: PortCall[], inBatch: PortCall[], n: number): void => {
+    const [a, b] = [totalUnits(single), totalUnits(inBatch)];
+    add(step, 'DynamoDB writes (table)', 'WRU', PRICE.wru, a.wru / sends, b.wru / n);
+    add(step, 'DynamoDB writes (GSI)', 'WRU', PRICE.wru, a.gsiWru / sends, b.gsiWru / n);
+    add(step, 'DynamoDB reads', 'RRU', PRICE.rru, a.rru / sends, b.rru / n);
+    add(step, 'SQS sends', 'requests', PRICE.sqs, a.sqs / sends, b.sqs / n);
+  };
+  const api = singles.flatMap((s) => s.calls.filter((c) => c.by === 'api'));
+  add('API', 'HTTP API requests', 'requests', PRICE.httpApi, 1, Math.ceil(batch.bodyBytes / (512 * 1024)) / batch.accepted);
+  add('API', `Lambda invocations (${apiFn})`, 'invocations', PRICE.invocations, 1, 1 / batch.accepted);
+  add('API', `Lambda duration (${apiFn})`, 'GB-s', PRICE.gbSeconds, gbSeconds(apiFn, ASSUMED_MS.apiSingle), gbSeconds(apiFn, ASSUMED_MS.apiBatchOf1000) / batch.accepted);
+  dynamo('API', api, batch.calls, batch.accepted);
+  for (const q of queuesReached(singles)) {
+    const fn = consumerOf(q);
+    const messages = sum(singles.flatMap((s) => s.invocations.filter((i) => i.queue === q).map((i) => i.bodies.length))) / sends;
+    const batchSize = queueNamed(q as QueueName).batchSize;
+    const calls = singles.flatMap((s) => s.calls.filter((c) => c.by === q));
+    if (q === 'ses-events') {
+      const notifications = sum(singles.flatMap((s) => s.calls.filter((c) => c.port === 'mailer').map(() => 1))) / sends;
+      add(q, 'SNS publish of the SES event (modelled: one per email sent)', 'publishes', PRICE.snsPublish, notifications);
+      add(q, 'SQS message SNS delivers (modelled)', 'requests', PRICE.sqs, notifications);
+    }
+    add(q, 'SQS ReceiveMessage + DeleteMessageBatch (modelled from batches)', 'requests', PRICE.sqs, 2 * messages, (2 * messages) / batchSize);
+    add(q, `Lambda invocations (${fn})`, 'invocations', PRICE.invocations, messages, messages / batchSize);
+    add(q, `Lambda duration (${fn})`, 'GB-s', PRICE.gbSeconds, gbSeconds(fn, ASSUMED_MS.perMessage[q] ?? ASSUMED_MS.otherPerMessage) * messages);
+    dynamo(q, calls, calls, sends);
+  }
+  return rows;
+}
+
+const queuesReached = (singles: Single[]): string[] => [...new Set(singles.flatMap((s) => s.invocations.map((i) => i.queue)))];
+
+export const sending: Benchmark = {
+  name: 'Sending',
+  async run({ log }) {
+    const b = await startBenchRuntime();
+    try {
+      const { rt, c } = b;
+      const store = c.store; // the floor runs on the store itself, never counted
+      const floorQueue = new SqsQueue(rt.sqsClient, { send: (await rt.sqsClient.send(new CreateQueueCommand({ QueueName: 'bench-floor' }))).QueueUrl });
+      const sender = await newSender(c, 'bench single sends');
+      b.count();
+
+      log(`  ${S.singleSends} single sends, each drained step by step`);
+      const singles: Single[] = [];
+      for (let i = 0; i < S.singleSends; i++) {
+        b.take();
+        b.takeInvocations();
+        const res = await http(rt, 'POST', '/v1/send', sender.key, emailItem(sender.from, 'single', i));
+        if (res.status !== 201) throw new Error(`POST /v1/send answered ${res.status} ${JSON.stringify(res.json).slice(0, 300)}`);
+        await b.drain();
+        const [calls, invocations] = [b.take(), b.takeInvocations()];
+        singles.push({ apiMs: res.ms, calls, invocations, status: (await http(rt, 'GET', `/v1/messages/${res.json.id}`, sender.key)).json?.status });
+      }
+
+      const itemBytes = floorItemBytes(singles);
+      let n = 0;
+      const floorItem = () => ({ pk: `BENCHFLOOR#${n++}`, sk: 'FLOOR', entity: 'bench_floor', pad: 'x'.repeat(Math.max(0, itemBytes - 40)) });
+      const loop = (concurrency: number, durationMs: number) => ({ concurrency, warmupMs: S.floorWarmupMs, durationMs });
+      const ok = (p: Promise<unknown>): Promise<string> => p.then(() => 'ok');
+      const floorRound = async () => ({
+        // Fresh conditional puts at the claims' concurrency; batches one call at a time, as the send path makes them.
+        single: await closedLoop(() => ok(store.create(floorItem())), loop(CLAIM_CONCURRENCY, S.floorMs.single)),
+        batchPut: await closedLoop(() => ok(store.batchPut(Array.from({ length: 25 }, floorItem))), loop(1, S.floorMs.batchPut)),
+        batchGet: await closedLoop((i) => ok(store.batchGet(Array.from({ length: 100 }, (_, k) => ({ pk: `BENCHMISSING#${i}#${k}`, sk: 'NONE' })))), loop(1, S.floorMs.batchGet)),
+        queue: await closedLoop((i) => ok(floorQueue.sendBatch('send', Array.from({ length: 10 }, (_, k) => ({ message_id: `msg_${i}_${k}_benchmarkfloor0000` })))), loop(1, S.floorMs.queue)),
+      });
+      type Floor = Awaited<ReturnType<typeof floorRound>>;
+
+      log(`  ${S.batches} batches of ${S.batchItems}, each between two floor rounds`);
+      const floors: Floor[] = [await floorRound()];
+      const batches: Array<{ wallMs: number; accepted: number; status: number; bodyBytes: number; calls: PortCall[] }> = [];
+      for (let i = 0; i < S.batches; i++) {
+        const account = await newSender(c, `bench batch ${i}`);
+        b.take();
+        const items = Array.from({ length: S.batchItems }, (_, k) => emailItem(account.from, `batch${i}`, k));
+        const res = await http(rt, 'POST', '/v1/send/batch', account.key, items);
+        const accepted = Array.isArray(res.json) ? res.json.filter((r: { success?: boolean }) => r?.success).length : 0;
+        batches.push({ wallMs: res.ms, accepted, status: res.status, bodyBytes: res.bytes, calls: b.take() });
+        floors.push(await floorRound());
+        log(`    batch ${i + 1}: ${accepted} accepted in ${fmt(res.ms / 1000, 2)} s; floor PutItem ${fmt(rate(floors[i + 1]!.single), 0)}/s`);
+      }
+      b.uncount();
+
+      // The batch's own store and queue calls at the rates the floor sustained around it, part after part.
+      const partsOf = (calls: PortCall[], around: Floor[]) => {
+        const singleItem = calls.filter((x) => x.port === 'store' && !x.op.startsWith('batch')).length;
+        const putItems = sum(calls.filter((x) => x.op === 'batchPut').map((x) => (x.args[0] as unknown[]).length));
+        const getCalls = sum(calls.filter((x) => x.op === 'batchGet').map((x) => unitsOf(x).requests));
+        const queueCalls = sum(calls.filter((x) => x.port === 'queue').map((x) => unitsOf(x).requests));
+        const r = (k: keyof Floor): number => rate(...around.map((f) => f[k]));
+        return [
+          { what: `single-item calls (claims ${CLAIM_CONCURRENCY} in flight), at the conditional PutItem rate`, count: `${fmtInt(singleItem)} calls`, rate: `${fmtInt(r('single'))}/s`, s: singleItem / r('single') },
+          { what: 'batchPut, 25 items a call', count: `${fmtInt(putItems)} items`, rate: `${fmtInt(r('batchPut') * 25)} items/s`, s: putItems / (r('batchPut') * 25) },
+          { what: 'batchGet, 100 keys a call', count: `${fmtInt(getCalls)} calls`, rate: `${fmtInt(r('batchGet'))} calls/s`, s: getCalls / r('batchGet') },
+          { what: 'queue sendBatch, 10 messages a request', count: `${fmtInt(queueCalls)} requests`, rate: `${fmtInt(r('queue'))} requests/s`, s: queueCalls / r('queue') },
+        ];
+      };
+      const perBatch = batches.map((x, i) => {
+        const parts = partsOf(x.calls, [floors[i]!, floors[i + 1]!]);
+        return { ...x, parts, floorS: sum(parts.map((p) => p.s)) };
+      });
+      const claimsInFlight = maxOverlap(batches[0]!.calls.filter((x) => x.op === 'create'));
+      const floorErrors = sum(floors.flatMap((f) => Object.values(f).map((l: LoopResult) => sum(Object.entries(l.outcomes).map(([o, v]) => (o === 'ok' ? 0 : v))))));
+      const first = batches[0]!;
+      const rows = costRows(singles, { calls: first.calls, accepted: Math.max(1, first.accepted), bodyBytes: first.bodyBytes });
+      return render(singles, rows, perBatch, { claimsInFlight, floorErrors, itemBytes });
+    } finally {
+      await b.close();
+    }
+  },
+};
+
+/** Most calls in flight at once. */
+function maxOverlap(calls: PortCall[]): number {
+  let now = 0;
+  let most = 0;
+  for (const e of calls.flatMap((c) => [{ t: c.startMs, d: 1 }, { t: c.startMs + c.ms, d: -1 }]).sort((x, y) => x.t - y.t || x.d - y.d)) most = Math.max(most, (now += e.d));
+  return most;
+}
+
+type BatchFigures = { wallMs: number; accepted: number; status: number; calls: PortCall[]; floorS: number; parts: Array<{ what: string; count: string; rate: string; s: number }> };
+
+function render(singles: Single[], rows: CostRow[], batches: BatchFigures[], notes: { claimsInFlight: number; floorErrors: number; itemBytes: number }): string {
+  const sends = singles.length;
+  const per = (x: number): string => units(x / sends);
+  const steps = ['api', ...queuesReached(singles)];
+  const stepCalls = (step: string): PortCall[] => singles.flatMap((s) => s.calls.filter((c) => c.by === step));
+  const stepInvocations = (step: string): Invocation[] => singles.flatMap((s) => s.invocations.filter((i) => i.queue === step));
+  const sequence = (s: Single, step: string): string => s.calls.filter((c) => c.by === step).map(labelOf).join(' → ');
+  const identical = singles.every((s) => steps.every((step) => sequence(s, step) === sequence(singles[0]!, step)));
+  const stepRow = (step: string): string => {
+    const calls = stepCalls(step);
+    const u = totalUnits(calls);
+    const modelled = step === 'api' ? 0 : 2 * stepInvocations(step).length;
+    const localMs = step === 'api' ? median(singles.map((s) => s.apiMs)) : median(singles.map((s) => sum(s.invocations.filter((i) => i.queue === step).map((i) => i.ms))));
+    return `| ${step === 'api' ? 'API (POST /v1/send)' : `${step} queue → ${consumerOf(step)}`} | ${per(calls.length)} | ${per(u.requests + modelled)} | ${per(u.wru)} + ${per(u.gsiWru)} | ${per(u.rru)} | ${per(u.sqs + modelled)} | ${per(u.ses)} | ${fmt(localMs, 1)} |`;
+  };
+  const total = (k: 'single' | 'batch', pred: (r: CostRow) => boolean = () => true): number => sum(rows.filter(pred).map((r) => r[k] * r.price));
+  const isDynamo = (r: CostRow): boolean => r.resource.startsWith('DynamoDB');
+  const walls = batches.map((x) => x.wallMs / 1000);
+  const ratios = batches.map((x) => x.wallMs / 1000 / x.floorS);
+  const allAccepted = batches.every((x) => x.accepted === S.batchItems && x.status === 200);
+  const labels = [...countByLabel(batches[0]!.calls)].sort((a, z) => z[1] - a[1]);
+  return [
+    '## AWS requests per send',
+    '',
+    `Method: a fresh account (its sending domain marked verified in the store, standing in for the DNS check) sends one email with POST /v1/send, ${sends} times, on a local runtime of its own. ` +
+      'The queue consumers are driven by the benchmark: after the API answers, each consumed queue is polled in turn (the runtime\'s QueuePoller and handler exports) until a whole pass finds nothing, so every step of the email runs, one at a time. ' +
+      'Every call the code makes at the store, queue and mailer ports is counted by decorators on the running container, booked to the step that made it (the HTTP request or the consumer invocation, through AsyncLocalStorage). ' +
+      "Modelled, not counted: the pollers' SQS ReceiveMessage and DeleteMessageBatch (one each per invocation; they are the Lambda event source's in AWS), and for the events ingest the SNS publish and SQS delivery of the SES event (the local SES simulator queues it; SES and SNS do in AWS). " +
+      `Every message reached status \`${[...new Set(singles.map((s) => s.status))].join('`, `')}\`; the call sequence was ${identical ? `identical in all ${sends} sends` : 'not the same in every send (averages below)'}.`,
+    '',
+    '| Step | Port calls | AWS requests | WRU table + GSI | RRU | SQS requests | SES | Local ms (median) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...steps.map(stepRow),
+    '',
+    'In order, for the first send (item kinds from their keys: `ACCT/KEY` an API key, `RATE/SLOT` a rate-limit slot, `IDEM` an idempotency claim, `MSG` a message, `MSG/EVT` a timeline event):',
+    '',
+    ...steps.map((step) => `- ${step}: ${sequence(singles[0]!, step)}`),
+    '',
+    'Read it as: what one email asks of AWS, step by step. DynamoDB units follow the item sizes: writes per started KB, consistent reads per started 4 KB, a read that finds nothing as 1 unit, each index entry as a write of its projected part.',
+    '',
+    '## Cost per million emails at list prices',
+    '',
+    `${priceNote} Lambda durations are assumed (memory from functions/manifest.ts): ${apiFn} ${ASSUMED_MS.apiSingle} ms per single send and ${fmtInt(ASSUMED_MS.apiBatchOf1000)} ms per 1,000-item batch; per message ${steps.slice(1).map((q) => `${consumerOf(q)} ${ASSUMED_MS.perMessage[q] ?? ASSUMED_MS.otherPerMessage} ms`).join(', ')}.`,
+    '',
+    `Columns: a **single send** is POST /v1/send at low traffic, each consumer message taken by a receive, an invocation and a delete of its own. **In a batch** is one item of a 1,000-item POST /v1/send/batch: the API's calls are a counted batch's divided by its accepted items, and the consumers take full batches of their manifest batch size (${steps.slice(1).map((q) => `${q} ${queueNamed(q as QueueName).batchSize}`).join(', ')}), as a backlog of 1,000 gives them; the consumers' store work per message is the single send's.`,
+    '',
+    '| Step | Resource | Unit | Single send: units per email | $ per million | In a batch: units per email | $ per million |',
+    '|---|---|---|---:|---:|---:|---:|',
+    ...rows.map((r) => `| ${r.step} | ${r.resource} | ${r.unit} | ${units(r.single)} | ${dollars(r.single * r.price)} | ${units(r.batch)} | ${dollars(r.batch * r.price)} |`),
+    `| **all** | **our overhead (everything but SES)** | | | **${dollars(total('single'))}** | | **${dollars(total('batch'))}** |`,
+    `| | of which DynamoDB | | | ${dollars(total('single', isDynamo))} | | ${dollars(total('batch', isDynamo))} |`,
+    `| SES | SES's own price | emails | 1 | ${dollars(PRICE.ses)} | 1 | ${dollars(PRICE.ses)} |`,
+    '',
+    `**Overhead per million emails: ${dollars(total('single'))} for single sends (${fmt((100 * total('single')) / PRICE.ses, 1)}% on top of SES's own price), ${dollars(total('batch'))} inside 1,000-item batches (${fmt((100 * total('batch')) / PRICE.ses, 1)}%).** ` +
+      'Not included: CloudWatch Logs, data transfer, the event sources\' idle long polls (a fixed cost per queue, not per email), SES extras.',
+    '',
+    '## 1,000-item batch against the store floor',
+    '',
+    `Method: ${batches.length} times, a fresh account posts ${fmtInt(S.batchItems)} distinct email items (each with its own idempotency key) to POST /v1/send/batch; wall time is the client's, request sent to response read. No consumer runs meanwhile, so every port call is the API's. ` +
+      `Before the first batch and after each one the floor is measured on the same store and SQS emulator, after ${S.floorWarmupMs} ms warm-up each: ${S.floorMs.single / 1000} s of conditional puts of fresh ${fmtInt(notes.itemBytes)}-byte items (the mean size of the items the single sends wrote) at the claim concurrency (CLAIM_CONCURRENCY = ${CLAIM_CONCURRENCY}, imported from shared/messages/send.ts; the first batch had up to ${notes.claimsInFlight} claims in flight), ` +
+      `${S.floorMs.batchPut / 1000} s of batchPut of 25 such items, ${S.floorMs.batchGet / 1000} s of batchGet of 100 missing keys and ${S.floorMs.queue / 1000} s of SQS sendBatch of 10 on a queue of the benchmark's own, each one call at a time as the send path makes them. ` +
+      '"Floor s" is the time the batch\'s own calls would take at the rates measured on both sides of it, one part after the other.',
+    '',
+    '| Batch | Wall s | Accepted | Floor s | Batch ÷ floor |',
+    '|---|---:|---:|---:|---:|',
+    ...batches.map((x, i) => `| ${i + 1} | ${fmt(x.wallMs / 1000, 2)} | ${fmtInt(x.accepted)} | ${fmt(x.floorS, 2)} | ${fmt(x.wallMs / 1000 / x.floorS, 2)}× |`),
+    '',
+    `**Wall time for ${fmtInt(S.batchItems)} items: median ${fmt(median(walls), 2)} s (${fmtInt(S.batchItems / median(walls))} items/s), ${fmt(median(ratios), 2)}× the floor** (median of the batches). ${allAccepted ? 'Every item of every batch was accepted.' : '**Not every item was accepted.**'} Floor errors: ${notes.floorErrors}.`,
+    '',
+    'Read it as: near 1× the API costs little beyond its store and queue calls; what lies above is validation, hashing, marshalling, HTTP and JSON on the shared thread. The floor rates swing with the machine\'s other load, so read several rows.',
+    '',
+    `The first batch's port calls (${fmtInt(batches[0]!.calls.length)}), and its floor part by part:`,
+    '',
+    '| Port call | Calls | AWS requests |',
+    '|---|---:|---:|',
+    ...labels.map(([label, count]) => `| ${label} | ${fmtInt(count)} | ${fmtInt(sum(batches[0]!.calls.filter((x) => labelOf(x) === label).map((x) => unitsOf(x).requests)))} |`),
+    '',
+    '| Part | In the batch | Floor rate | Floor s |',
+    '|---|---:|---:|---:|',
+    ...batches[0]!.parts.map((p) => `| ${p.what} | ${p.count} | ${p.rate} | ${fmt(p.s, 2)} |`),
+  ].join('\n');
+}

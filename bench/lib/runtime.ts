@@ -1,0 +1,179 @@
+// The local runtime as the benchmarks drive it. Calls are counted at the PORTS: the container's
+// store, queue and mailer are wrapped in counting decorators, and every handler reads the same
+// container, so a count is what the code asked of the store, the queue and the provider. The
+// queue consumers are run here (the same QueuePoller and handler exports the runtime uses), each
+// invocation inside an AsyncLocalStorage scope naming its queue, so a port call knows which step
+// made it; the pollers' own SQS receives and deletes are not port calls and are modelled from the
+// invocations (one receive and one delete per non-empty batch).
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SQSEvent } from 'aws-lambda';
+import { functions } from '../../functions/manifest';
+import { createAccount } from '../../shared/accounts/service';
+import { keys } from '../../shared/db/keys';
+import { createDomain } from '../../shared/domains/service';
+import { queueNamed } from '../../shared/platform';
+import { readLocalSettings } from '../../shared/runtime/config';
+import type { Container } from '../../shared/runtime/container';
+import { loadFunction, startLocalRuntime, type LocalRuntime } from '../../shared/runtime/local/runtime';
+import { QueuePoller, type QueueHandler } from '../../shared/runtime/local/queue-poller';
+
+type PortName = 'store' | 'queue' | 'mailer';
+
+export interface PortCall {
+  port: PortName;
+  /** The port method: get, create, batchPut, sendBatch, send, … */
+  op: string;
+  args: unknown[];
+  result?: unknown;
+  /** Error name when the call threw (a failed condition is ConditionFailedError). */
+  failed?: string;
+  /** Who made it: `api` (an HTTP request), a queue name (its consumer) or a scope set with `actingAs`. */
+  by: string;
+  startMs: number;
+  ms: number;
+}
+
+export interface Invocation {
+  queue: string;
+  /** Parsed message bodies of the batch. */
+  bodies: unknown[];
+  startMs: number;
+  ms: number;
+}
+
+const actor = new AsyncLocalStorage<string>();
+
+/** Runs `fn` so that the port calls it makes are booked to `who`. */
+export const actingAs = <T>(who: string, fn: () => Promise<T>): Promise<T> => actor.run(who, fn);
+
+/** Every method of `target` counted into `calls`; a Proxy, so it is the same object to its users. */
+function counted<T extends object>(target: T, port: PortName, calls: PortCall[]): T {
+  return new Proxy(target, {
+    get(object, prop) {
+      const value: unknown = Reflect.get(object, prop, object);
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        const call: PortCall = { port, op: String(prop), args, by: actor.getStore() ?? 'api', startMs: performance.now(), ms: 0 };
+        calls.push(call);
+        try {
+          call.result = await (value as (...a: unknown[]) => Promise<unknown>).apply(object, args);
+          return call.result;
+        } catch (error) {
+          call.failed = (error as Error)?.name ?? 'error';
+          throw error;
+        } finally {
+          call.ms = performance.now() - call.startMs;
+        }
+      };
+    },
+  });
+}
+
+export interface BenchRuntime {
+  rt: LocalRuntime;
+  c: Container;
+  /** Port calls since the last `take()`. */
+  take(): PortCall[];
+  /** Consumer invocations since the last `takeInvocations()`. */
+  takeInvocations(): Invocation[];
+  /** Starts counting at the ports (until `uncount()`). */
+  count(): void;
+  uncount(): void;
+  /** Polls every consumed queue in turn until a whole pass finds nothing: one message's steps, in order. */
+  drain(): Promise<void>;
+  /** Polls continuously, as the runtime's own pollers do. */
+  startConsumers(): void;
+  close(): Promise<void>;
+}
+
+/** The HTTP functions on a local runtime of their own (fresh DATA_DIR); the queue consumers run here. */
+export async function startBenchRuntime(env: Record<string, string> = {}): Promise<BenchRuntime> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'postbox-bench-'));
+  const settings = readLocalSettings({ HOST: '127.0.0.1', PORT: '0', SES_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env });
+  const rt = await startLocalRuntime(settings, functions.filter((f) => !f.queue));
+  const c = rt.container;
+  const raw = { store: c.store, queue: c.queue, mailer: c.mailer };
+  let calls: PortCall[] = [];
+  let invocations: Invocation[] = [];
+  const pollers: QueuePoller[] = [];
+  for (const fn of functions.filter((f) => f.queue)) {
+    const queue = queueNamed(fn.queue!);
+    const handler = await loadFunction<QueueHandler>(fn);
+    const invoke: QueueHandler = async (event: SQSEvent) => {
+      const inv: Invocation = { queue: queue.name, bodies: event.Records.map((r) => parse(r.body)), startMs: performance.now(), ms: 0 };
+      invocations.push(inv);
+      try {
+        return await actingAs(queue.name, () => handler(event));
+      } finally {
+        inv.ms = performance.now() - inv.startMs;
+      }
+    };
+    const { queueUrls, queueArns, region } = c.config;
+    pollers.push(new QueuePoller(rt.sqsClient, { queue, url: queueUrls[queue.name]!, arn: queueArns[queue.name]!, region, handler: invoke, retryDelaySeconds: settings.queueRetryDelaySeconds, logger: c.logger }));
+  }
+  return {
+    rt,
+    c,
+    take: () => calls.splice(0),
+    takeInvocations: () => invocations.splice(0),
+    count() {
+      calls = [];
+      c.store = counted(raw.store, 'store', calls);
+      c.queue = counted(raw.queue, 'queue', calls);
+      c.mailer = counted(raw.mailer, 'mailer', calls);
+    },
+    uncount: () => Object.assign(c, raw),
+    async drain() {
+      for (let pass = 0, seen = 1; seen > 0; pass++) {
+        if (pass > 5) throw new Error('queues still busy after five passes');
+        seen = 0;
+        for (const p of pollers) for (let n = await p.pollOnce(); n > 0; n = await p.pollOnce()) seen += n;
+      }
+    },
+    startConsumers: () => pollers.forEach((p) => p.start()),
+    async close() {
+      await Promise.all(pollers.map((p) => p.stop()));
+      await rt.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function parse(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
+}
+
+export async function http(rt: LocalRuntime, method: string, path: string, token: string, body?: unknown): Promise<{ status: number; json: any; ms: number; bytes: number }> {
+  const text = body === undefined ? undefined : JSON.stringify(body);
+  const t0 = performance.now();
+  const res = await fetch(`${rt.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(text ? { 'content-type': 'application/json' } : {}) },
+    body: text,
+    signal: AbortSignal.timeout(120_000),
+  });
+  const json = parse(await res.text());
+  return { status: res.status, json, ms: performance.now() - t0, bytes: text ? Buffer.byteLength(text) : 0 };
+}
+
+/**
+ * A fresh account whose sending domain is marked verified in the store, standing in for the DNS
+ * check, so it is out of sandbox mode and may mail anyone.
+ */
+export async function newSender(c: Container, name: string): Promise<{ key: string; accountId: string; from: string }> {
+  const account = await createAccount(c, { name });
+  const domain = `${account.account_id.slice(-10).toLowerCase()}.bench.test`;
+  await createDomain(c, account.account_id, domain);
+  await c.store.update(keys.domain(account.account_id, domain), {
+    expression: 'SET dkim_status = :v, spf_status = :v, dmarc_status = :v',
+    values: { ':v': 'verified' },
+  });
+  return { key: account.admin_key, accountId: account.account_id, from: `bench@${domain}` };
+}
