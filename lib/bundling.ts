@@ -1,5 +1,5 @@
 // How every Lambda bundle is built, as plain data. lib/constructs/manifest-function.ts turns it into
-// NodejsFunction `bundling` props and bench/bundles.ts hands the same values to esbuild, so what
+// NodejsFunction `bundling` props and bench/benchmarks/bundles.ts hands the same values to esbuild, so what
 // the benchmark measures is what deploys. Data only: no aws-cdk-lib import here.
 import type { Needs } from '../shared/platform';
 

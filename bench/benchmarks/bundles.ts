@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, version as esbuildVersion } from 'esbuild';
 import { functions } from '../../functions/manifest';
-import { lambdaBundling } from '../../lib/bundling';
+import { adapterFlags, lambdaBundling } from '../../lib/bundling';
 import type { Benchmark } from '../run';
 import { fmt, fmtInt, median } from '../lib/measure';
 
@@ -66,6 +66,7 @@ export const bundles: Benchmark = {
             minify: lambdaBundling.minify,
             sourcemap: lambdaBundling.sourceMap,
             banner: { js: lambdaBundling.banner },
+            define: adapterFlags(fn.needs),
             external: [...lambdaBundling.externalModules, ...(variant === 'sdk-external' || !lambdaBundling.bundleAwsSdk ? ['@aws-sdk/*'] : [])],
           });
           const code = readFileSync(outfile);

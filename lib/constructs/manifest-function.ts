@@ -57,7 +57,7 @@ export class ManifestFunction extends Construct {
       role: this.role,
       logGroup,
       environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
-      // The settings live in lib/bundling.ts, where bench/bundles.ts reads the same values.
+      // The settings live in lib/bundling.ts, where bench/benchmarks/bundles.ts reads the same values.
       bundling: {
         format: OUTPUT_FORMATS[lambdaBundling.format],
         target: lambdaBundling.target,
