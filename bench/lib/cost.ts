@@ -138,7 +138,7 @@ function kind(key: { pk?: unknown; sk?: unknown } | undefined): string {
 
 /** A port call as a reader can place it: `get ACCT/KEY`, `create IDEM (failed)`, `sendBatch send`. */
 export function labelOf(call: PortCall): string {
-  const [first, second] = call.args as [any, any];
+  const [first] = call.args as [any];
   const failed = call.failed ? ` → ${call.failed.replace(/Error$/, '')}` : '';
   switch (call.port) {
     case 'queue':

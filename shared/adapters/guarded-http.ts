@@ -8,7 +8,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { HttpClient, HttpPost, HttpResult, UrlCheck } from '../ports/http-client';
+import type { HttpClient, HttpPost, HttpResult } from '../ports/http-client';
 import { classifyAddress, classWords, type AddressClass } from './address-class';
 
 export type Lookup = (hostname: string) => Promise<Array<{ address: string; family: 4 | 6 }>>;

@@ -1,7 +1,7 @@
 // API keys in the store: the key record under its account, and one lookup item per live secret,
 // found by the secret's SHA-256.
 import type { AccountItem } from '../accounts/repository';
-import { accountPartition, keys, type ItemKey } from '../db/keys';
+import { keys, type ItemKey, keyQueries } from '../db/keys';
 import { orConflict, wrote, type Store } from '../db/store';
 import { ApiError, NotFoundError } from '../errors';
 import { queryPage, type Page, type PageRequest } from '../pagination';
@@ -65,7 +65,7 @@ export class ApiKeyRepository {
   list(accountId: string, page: PageRequest): Promise<Page<ApiKeyItem>> {
     return queryPage<ApiKeyItem>(
       this.store,
-      { keyCondition: 'pk = :pk AND begins_with(sk, :prefix)', values: { ':pk': accountPartition(accountId), ':prefix': keys.apiKeyPrefix } },
+      keyQueries.accountItems(accountId, keys.apiKeyPrefix),
       page,
     );
   }

@@ -134,3 +134,25 @@ export const keys = {
 export function accountPartition(accountId: string): string {
   return `${ACCOUNT}${accountId}`;
 }
+
+/** A key condition with its values: what a repository hands the store's query for one access pattern. */
+export interface KeyQuery {
+  index?: string;
+  keyCondition: string;
+  values: Record<string, unknown>;
+}
+
+/** The key conditions of the access patterns, spelled once. */
+export const keyQueries = {
+  /** Every item of one partition (a message with its timeline, a subscription's deliveries). */
+  partition: (pk: string): KeyQuery => ({ keyCondition: 'pk = :pk', values: { ':pk': pk } }),
+  /** An account's items of one kind: its keys, domains, webhooks, test recipients, broadcasts. */
+  accountItems: (accountId: string, skPrefix: string): KeyQuery => ({
+    keyCondition: 'pk = :pk AND begins_with(sk, :prefix)',
+    values: { ':pk': accountPartition(accountId), ':prefix': skPrefix },
+  }),
+  /** One by-filter index partition (an account's messages or suppressions), newest first. */
+  byFilter: (gsi2pk: string): KeyQuery => ({ index: table.indexes.byFilter.name, keyCondition: 'gsi2pk = :pk', values: { ':pk': gsi2pk } }),
+  /** Local scheduler: the schedules due at or before an instant. */
+  dueUpTo: (dueIso: string): KeyQuery => ({ keyCondition: 'pk = :pk AND sk <= :upTo', values: { ':pk': keys.schedulesPartition, ':upTo': keys.scheduleDueUpTo(dueIso) } }),
+} as const;

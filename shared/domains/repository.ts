@@ -1,6 +1,6 @@
 // Sending domains in the store: the domain item (BIMI settings included), the deployment-wide
 // claim on a domain name, and the account's domain count the limit is checked against.
-import { accountPartition, keys, type ItemKey } from '../db/keys';
+import {  keys, type ItemKey, keyQueries } from '../db/keys';
 import { wrote, type Store } from '../db/store';
 
 export type VerificationStatus = 'pending' | 'verified' | 'failed';
@@ -69,8 +69,7 @@ export class DomainRepository {
     let startKey: Record<string, unknown> | undefined;
     do {
       const page = await this.store.query<DomainItem>({
-        keyCondition: 'pk = :pk AND begins_with(sk, :prefix)',
-        values: { ':pk': accountPartition(accountId), ':prefix': keys.domainPrefix },
+        ...keyQueries.accountItems(accountId, keys.domainPrefix),
         startKey,
       });
       items.push(...page.items);

@@ -4,7 +4,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { routeKey, type Access, type FunctionDef } from '../platform';
 import { safeEqual } from '../crypto';
-import { ApiError, InvalidRequestError } from '../errors';
+import { ApiError } from '../errors';
 import { parseJsonBody } from './json-body';
 import { answer } from './respond';
 import { findKeyBySecret, recordKeyUse } from '../api-keys/service';

@@ -3,7 +3,7 @@
 // list, and the idempotency records that claim each send.
 import type { Channel } from '../accounts/service';
 import { sha256Hex } from '../crypto';
-import { keys, table, type IndexKey, type ItemKey } from '../db/keys';
+import { keys, table, type IndexKey, type ItemKey, keyQueries } from '../db/keys';
 import { wrote, type Store } from '../db/store';
 import { queryPage, type Page, type PageRequest } from '../pagination';
 import { LEASE_MS, type IdempotencyItem, type NewIdempotencyRecord } from './idempotency';
@@ -35,9 +35,7 @@ export class MessageRepository {
     let startKey: Record<string, unknown> | undefined;
     do {
       const page = await this.store.query<MessageItem | TimelineEventItem>({
-        keyCondition: '#pk = :pk',
-        names: { '#pk': table.partitionKey },
-        values: { ':pk': keys.messagePartition(messageId) },
+        ...keyQueries.partition(keys.messagePartition(messageId)),
         ascending: true,
         startKey,
       });

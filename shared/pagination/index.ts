@@ -2,7 +2,7 @@
 // account, the collection and the filters, and newest-first pages of a store query.
 import * as z from 'zod';
 import { hmacSha256, safeEqual, sha256Hex } from '../crypto';
-import { accountPartition, table } from '../db/keys';
+import { table, keyQueries } from '../db/keys';
 import type { Item, QueryRequest, Store } from '../db/store';
 import { InvalidRequestError } from '../errors';
 
@@ -123,7 +123,7 @@ export async function listAccountItems<Stored extends object, View>(
 ): Promise<Page<View>> {
   const out = await queryPage<Stored>(
     deps.store,
-    { keyCondition: 'pk = :pk AND begins_with(sk, :prefix)', values: { ':pk': accountPartition(accountId), ':prefix': list.prefix } },
+    keyQueries.accountItems(accountId, list.prefix),
     { secret: deps.cursorSecret, scope: { accountId, collection: list.collection }, limit: page.limit, cursor: page.cursor },
   );
   return { items: out.items.map(toView), nextCursor: out.nextCursor };

@@ -1,7 +1,7 @@
 // Suppressions in the store: one item per (account, channel, normalized recipient), so checks are
 // single reads and writes are upserts; the by-filter index lists them most recently changed first.
 import type { Channel } from '../accounts/schemas';
-import { keys, table, type IndexKey, type ItemKey } from '../db/keys';
+import { keys, type IndexKey, type ItemKey, keyQueries } from '../db/keys';
 import { wrote, type Store } from '../db/store';
 import { queryPage, type Page, type PageRequest } from '../pagination';
 import type { SuppressionState, SuppressionView } from './schemas';
@@ -100,12 +100,12 @@ export class SuppressionRepository {
 
   /** An account's suppressions, most recently changed first, of one channel or all. */
   list(accountId: string, channel: Channel | undefined, page: PageRequest): Promise<Page<ListedSuppression>> {
+    const byFilter = keyQueries.byFilter(keys.suppressionListPartition(accountId));
     return queryPage<ListedSuppression>(
       this.store,
       {
-        index: table.indexes.byFilter.name,
-        keyCondition: 'gsi2pk = :pk',
-        values: { ':pk': keys.suppressionListPartition(accountId), ...(channel ? { ':channel': channel } : {}) },
+        ...byFilter,
+        values: { ...byFilter.values, ...(channel ? { ':channel': channel } : {}) },
         ...(channel ? { filter: '#channel = :channel', names: { '#channel': 'channel' } } : {}),
       },
       page,

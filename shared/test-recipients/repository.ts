@@ -1,6 +1,6 @@
 // Test recipients in the store: the entry of an address, the one-time link token that verifies
 // it, and the per-day count of test sends to it.
-import { accountPartition, keys, type ItemKey } from '../db/keys';
+import {  keys, type ItemKey, keyQueries, type KeyQuery } from '../db/keys';
 import { wrote, type Store } from '../db/store';
 import { queryPage, type Page, type PageRequest } from '../pagination';
 import type { TestRecipientStatus } from './schemas';
@@ -39,10 +39,7 @@ export interface TestSendCounterItem extends ItemKey {
   expires_at: number;
 }
 
-const entriesOf = (accountId: string) => ({
-  keyCondition: 'pk = :pk AND begins_with(sk, :prefix)',
-  values: { ':pk': accountPartition(accountId), ':prefix': keys.testRecipientPrefix },
-});
+const entriesOf = (accountId: string): KeyQuery => keyQueries.accountItems(accountId, keys.testRecipientPrefix);
 
 export class TestRecipientRepository {
   constructor(private readonly store: Store) {}

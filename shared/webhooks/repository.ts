@@ -1,7 +1,7 @@
 // The stored webhook entities: subscriptions (in their account's partition) and the delivery log
 // (one partition per subscription, newest first by id). Keys come from shared/db/keys.ts; the
 // services see items and outcomes, never keys or conditions.
-import { accountPartition, keys, type ItemKey } from '../db/keys';
+import {  keys, type ItemKey, keyQueries, type KeyQuery } from '../db/keys';
 import { wrote, type Store } from '../db/store';
 import { isId } from '../ids';
 import { queryPage, type Page, type PageRequest } from '../pagination';
@@ -91,10 +91,7 @@ async function unlessConditionFailed<T>(write: Promise<T>): Promise<T | undefine
   return (await wrote(write.then((r) => void (result = r)))) ? result : undefined;
 }
 
-const accountSubscriptions = (accountId: string) => ({
-  keyCondition: 'pk = :pk AND begins_with(sk, :prefix)',
-  values: { ':pk': accountPartition(accountId), ':prefix': keys.webhookPrefix },
-});
+const accountSubscriptions = (accountId: string): KeyQuery => keyQueries.accountItems(accountId, keys.webhookPrefix);
 
 export class SubscriptionRepository {
   constructor(private readonly store: Store) {}
@@ -181,7 +178,7 @@ export class DeliveryRepository {
 
   /** A page of the subscription's delivery log, most recent first (delivery ids sort by time). */
   list(subscriptionId: string, page: PageRequest): Promise<Page<DeliveryItem>> {
-    return queryPage<DeliveryItem>(this.store, { keyCondition: 'pk = :pk', values: { ':pk': keys.deliveriesPartition(subscriptionId) } }, page);
+    return queryPage<DeliveryItem>(this.store, keyQueries.partition(keys.deliveriesPartition(subscriptionId)), page);
   }
 
   /**

@@ -2,7 +2,7 @@
 // (runtime/local/scheduler-loop.ts) calls fireDue. Claiming a schedule is a conditional delete,
 // so two processes sharing one store never fire the same schedule twice.
 import { type QueueName } from '../../platform';
-import { keys, type ItemKey } from '../../db/keys';
+import { keys, type ItemKey, keyQueries } from '../../db/keys';
 import { wrote, type Store } from '../../db/store';
 import type { Queue } from '../../ports/queue';
 import type { ScheduleRequest, Scheduler } from '../../ports/scheduler';
@@ -69,8 +69,7 @@ class ScheduleRepository {
   /** The earliest schedules due at or before `now`. */
   async dueUpTo(now: Date, limit: number): Promise<DueItem[]> {
     const { items } = await this.store.query<DueItem>({
-      keyCondition: 'pk = :pk AND sk <= :upTo',
-      values: { ':pk': keys.schedulesPartition, ':upTo': keys.scheduleDueUpTo(now.toISOString()) },
+      ...keyQueries.dueUpTo(now.toISOString()),
       ascending: true,
       limit,
     });
