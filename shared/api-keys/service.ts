@@ -4,7 +4,7 @@ import { randomBase62, sha256Hex } from '../crypto';
 import type { Store } from '../db/store';
 import { ApiError, NotFoundError } from '../errors';
 import type { Ids } from '../ids';
-import type { Page } from '../pagination';
+import { mapPage, pageRequest, type Page, type PageInput } from '../pagination';
 import type { Clock } from '../ports/clock';
 import type { Scope } from '../platform';
 import { ApiKeyRepository, toApiKeyView, type ApiKeyItem, type NewApiKey } from './repository';
@@ -77,15 +77,10 @@ const secretClash = (): ApiError => new ApiError('conflict', 'the new secret col
 export async function listKeys(
   deps: { store: Store; cursorSecret: string },
   accountId: string,
-  page: { limit: number; cursor?: string },
+  page: PageInput,
 ): Promise<Page<ApiKeyView>> {
-  const out = await new ApiKeyRepository(deps.store).list(accountId, {
-    secret: deps.cursorSecret,
-    scope: { accountId, collection: 'keys' },
-    limit: page.limit,
-    cursor: page.cursor,
-  });
-  return { items: out.items.map(toApiKeyView), nextCursor: out.nextCursor };
+  const out = await new ApiKeyRepository(deps.store).list(accountId, pageRequest(deps, { accountId, collection: 'keys' }, page));
+  return mapPage(out, toApiKeyView);
 }
 
 async function liveKey(apiKeys: ApiKeyRepository, accountId: string, keyId: string): Promise<ApiKeyItem> {

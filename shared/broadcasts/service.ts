@@ -8,7 +8,7 @@ import { isValidAddress, normalizeAddress } from '../email/address';
 import { ApiError, InvalidRequestError, NotFoundError } from '../errors';
 import { isId, type Ids } from '../ids';
 import { loadSenderContext, resolveSender } from '../messages/sender';
-import type { Page } from '../pagination';
+import { mapPage, pageRequest, type Page, type PageInput } from '../pagination';
 import type { Clock } from '../ports/clock';
 import type { Queue } from '../ports/queue';
 import type { FanOutJob } from './messages';
@@ -148,15 +148,10 @@ export async function createBulkSend(deps: BroadcastDeps, sender: BroadcastSende
 export async function listBroadcasts(
   deps: { store: Store; cursorSecret: string },
   accountId: string,
-  page: { limit: number; cursor?: string },
+  page: PageInput,
 ): Promise<Page<BroadcastView>> {
-  const out = await new BroadcastRepository(deps.store).list(accountId, {
-    secret: deps.cursorSecret,
-    scope: { accountId, collection: 'broadcasts' },
-    limit: page.limit,
-    cursor: page.cursor,
-  });
-  return { items: out.items.map(toBroadcastView), nextCursor: out.nextCursor };
+  const out = await new BroadcastRepository(deps.store).list(accountId, pageRequest(deps, { accountId, collection: 'broadcasts' }, page));
+  return mapPage(out, toBroadcastView);
 }
 
 /** Another account's broadcast is reported as absent. */

@@ -4,7 +4,7 @@ import { channels } from '../accounts/service';
 import type { Store } from '../db/store';
 import { NotFoundError } from '../errors';
 import { idBounds } from '../ids';
-import type { Page } from '../pagination';
+import type { Page, PageInput } from '../pagination';
 import type { Scheduler } from '../ports/scheduler';
 import { toMessageView, toSummary, type MessageSummary, type MessageView } from './model';
 import { IdempotencyRepository, MessageRepository } from './repository';
@@ -38,7 +38,7 @@ export async function listMessages(
   deps: { store: Store; cursorSecret: string },
   accountId: string,
   query: Omit<ListQuery, 'idempotency_key' | 'limit' | 'cursor'>,
-  page: { limit: number; cursor?: string },
+  page: PageInput,
 ): Promise<Page<MessageSummary>> {
   // Message ids sort by creation time, so the time range is a range of ids.
   const low = query.from ? idBounds('msg', Date.parse(query.from)).lowest : 'msg_';

@@ -128,3 +128,19 @@ export async function listAccountItems<Stored extends object, View>(
   );
   return { items: out.items.map(toView), nextCursor: out.nextCursor };
 }
+
+/** The page a client asked for (`limit`, `cursor`), as every list route parses it. */
+export interface PageInput {
+  limit: number;
+  cursor?: string;
+}
+
+/** One walk of a list: the cursor key, the cursor's binding (account, list, filters) and the page. */
+export function pageRequest(deps: { cursorSecret: string }, scope: CursorScope, page: PageInput): PageRequest {
+  return { secret: deps.cursorSecret, scope, limit: page.limit, cursor: page.cursor };
+}
+
+/** A page of stored items as a page of their wire views. */
+export function mapPage<T, U>(page: Page<T>, toView: (item: T) => U): Page<U> {
+  return { items: page.items.map(toView), nextCursor: page.nextCursor };
+}

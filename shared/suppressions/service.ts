@@ -4,7 +4,7 @@ import type { Channel } from '../accounts/schemas';
 import type { Store } from '../db/store';
 import { isValidAddress, normalizeAddress } from '../email/address';
 import { InvalidRequestError, NotFoundError } from '../errors';
-import type { Page } from '../pagination';
+import { mapPage, pageRequest, type Page } from '../pagination';
 import type { Clock } from '../ports/clock';
 import { SuppressionRepository, toSuppressionView, type SuppressionEntry, type SuppressionItem } from './repository';
 import type {
@@ -64,13 +64,8 @@ export async function listSuppressions(
   accountId: string,
   page: { channel?: Channel; limit: number; cursor?: string },
 ): Promise<Page<SuppressionView>> {
-  const out = await new SuppressionRepository(deps.store).list(accountId, page.channel, {
-    secret: deps.cursorSecret,
-    scope: { accountId, collection: 'suppressions', filters: { channel: page.channel } },
-    limit: page.limit,
-    cursor: page.cursor,
-  });
-  return { items: out.items.map(toSuppressionView), nextCursor: out.nextCursor };
+  const out = await new SuppressionRepository(deps.store).list(accountId, page.channel, pageRequest(deps, { accountId, collection: 'suppressions', filters: { channel: page.channel } }, page));
+  return mapPage(out, toSuppressionView);
 }
 
 /** Manual add; re-adding the same recipient refreshes its reason, state and updated_at. */

@@ -7,7 +7,7 @@ import type { Store } from '../db/store';
 import { formatMailbox, parseMailbox } from '../email/address';
 import { ApiError, NotFoundError } from '../errors';
 import type { Ids } from '../ids';
-import type { Page } from '../pagination';
+import { mapPage, pageRequest, type Page, type PageInput } from '../pagination';
 import type { Clock } from '../ports/clock';
 import { PermanentSendError, type Mailer } from '../ports/mailer';
 import { admit } from '../rate-limit/service';
@@ -178,15 +178,10 @@ export async function verifyTestRecipient(deps: { store: Store; clock: Clock }, 
 export async function listTestRecipients(
   deps: { store: Store; cursorSecret: string },
   accountId: string,
-  page: { limit: number; cursor?: string },
+  page: PageInput,
 ): Promise<Page<TestRecipientView>> {
-  const out = await new TestRecipientRepository(deps.store).list(accountId, {
-    secret: deps.cursorSecret,
-    scope: { accountId, collection: 'test_recipients' },
-    limit: page.limit,
-    cursor: page.cursor,
-  });
-  return { items: out.items.map(toTestRecipientView), nextCursor: out.nextCursor };
+  const out = await new TestRecipientRepository(deps.store).list(accountId, pageRequest(deps, { accountId, collection: 'test_recipients' }, page));
+  return mapPage(out, toTestRecipientView);
 }
 
 /** Removes an entry and its outstanding link; 404 for unknown ids and other accounts' entries. */

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Store } from '../db/store';
 import { ApiError, InvalidRequestError, NotFoundError } from '../errors';
 import type { Ids } from '../ids';
-import type { Page } from '../pagination';
+import { mapPage, pageRequest, type Page, type PageInput } from '../pagination';
 import type { Clock } from '../ports/clock';
 import type { HttpClient } from '../ports/http-client';
 import type { Secrets } from '../ports/secrets';
@@ -34,11 +34,6 @@ export interface SubscriptionDeps {
   secrets: Pick<Secrets, 'get'>;
   /** Its check decides which endpoint URLs may be saved (https, public addresses only). */
   http: Pick<HttpClient, 'check'>;
-}
-
-export interface PageInput {
-  limit: number;
-  cursor?: string;
 }
 
 const notFound = (): NotFoundError => new NotFoundError('webhook subscription');
@@ -102,13 +97,8 @@ export async function listSubscriptions(
   accountId: string,
   page: PageInput,
 ): Promise<Page<SubscriptionView>> {
-  const out = await new SubscriptionRepository(deps.store).list(accountId, {
-    secret: deps.cursorSecret,
-    scope: { accountId, collection: 'webhooks' },
-    limit: page.limit,
-    cursor: page.cursor,
-  });
-  return { items: out.items.map(toSubscriptionView), nextCursor: out.nextCursor };
+  const out = await new SubscriptionRepository(deps.store).list(accountId, pageRequest(deps, { accountId, collection: 'webhooks' }, page));
+  return mapPage(out, toSubscriptionView);
 }
 
 export async function readSubscription(store: Store, accountId: string, subscriptionId: string): Promise<SubscriptionView> {
@@ -161,12 +151,7 @@ export async function listDeliveries(
   page: PageInput,
 ): Promise<Page<DeliveryView>> {
   await ownedSubscription(new SubscriptionRepository(deps.store), accountId, subscriptionId);
-  const out = await new DeliveryRepository(deps.store).list(subscriptionId, {
-    secret: deps.cursorSecret,
-    // Bound to the subscription: a cursor from one delivery log cannot walk another.
-    scope: { accountId, collection: 'webhook-deliveries', filters: { subscription_id: subscriptionId } },
-    limit: page.limit,
-    cursor: page.cursor,
-  });
-  return { items: out.items.map(toDeliveryView), nextCursor: out.nextCursor };
+  // Bound to the subscription: a cursor from one delivery log cannot walk another.
+  const out = await new DeliveryRepository(deps.store).list(subscriptionId, pageRequest(deps, { accountId, collection: 'webhook-deliveries', filters: { subscription_id: subscriptionId } }, page));
+  return mapPage(out, toDeliveryView);
 }
