@@ -1,12 +1,13 @@
-// The request pipeline every HTTP function runs: request id, credentials, suspension, rate limit,
-// scope, JSON body, the route's use case, and one place that turns anything thrown into the
-// error envelope.
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { routeKey, type Access, type FunctionDef } from '../platform';
+// The request pipeline every HTTP function runs, as middy middlewares: the envelope (request id,
+// and the one place that turns anything thrown into the error envelope), the container, the
+// request, credentials (suspension, rate limit, scope), path ids, the JSON body; then the route.
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { routeKey, type Access, type FunctionDef, type HttpRoute } from '../platform';
 import { safeEqual } from '../crypto';
 import { ApiError } from '../errors';
 import { parseJsonBody } from './json-body';
-import { answer } from './respond';
+import { render, renderThrown, requestIdOf } from './respond';
 import { findKeyBySecret, recordKeyUse } from '../api-keys/service';
 import { keys } from '../db/keys';
 import { admit, ACCOUNT_RATE_LIMIT, IP_RATE_LIMIT, type RateDecision } from '../rate-limit/service';
@@ -113,52 +114,110 @@ function lowerHeaders(headers: APIGatewayProxyEventV2['headers']): Record<string
   return Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
+/** What the pipeline's middlewares hand each other and the route on the Lambda context. */
+interface PipelineContext extends Context {
+  requestId: string;
+  /** Headers owed on the answer whatever happens next (the rate limit's, once it passed). */
+  headers: Record<string, string>;
+  container?: Container;
+  request?: HttpRequest;
+}
+
+type Step = MiddlewareObj<APIGatewayProxyEventV2, HttpResult | APIGatewayProxyStructuredResultV2, Error, PipelineContext>;
+
+/** Renders the route's result, or anything thrown by any step, as the answer (the envelope). */
+const envelope = (): Step => ({
+  name: 'envelope',
+  before: ({ event, context }) => {
+    context.requestId = requestIdOf(event);
+    context.headers = {};
+  },
+  after: (request) => {
+    request.response = render(request.response as HttpResult, request.context.requestId, request.context.headers);
+  },
+  onError: (request) => {
+    const { context, event } = request;
+    request.response = renderThrown(request.error, context.requestId ?? requestIdOf(event), context.headers ?? {}, {
+      routeKey: event.routeKey,
+      logError: context.container?.logger.error,
+    });
+  },
+});
+
+const withContainer = (): Step => ({
+  name: 'container',
+  before: async ({ context }) => {
+    context.container = await getContainer();
+  },
+});
+
+/** The request as routes see it, for a route the manifest declares on this function. */
+const routeRequest = (declared: ReadonlyMap<string, HttpRoute>): Step => ({
+  name: 'request',
+  before: ({ event, context }) => {
+    if (!declared.has(event.routeKey)) throw new ApiError('not_found', `no route for ${event.requestContext.http.method} ${event.rawPath}`);
+    const runtime = context.container!.config.runtime;
+    context.request = {
+      requestId: context.requestId,
+      method: event.requestContext.http.method,
+      path: event.rawPath,
+      routeKey: event.routeKey,
+      params: (event.pathParameters ?? {}) as Record<string, string>,
+      query: event.queryStringParameters ?? {},
+      headers: lowerHeaders(event.headers),
+      body: undefined,
+      rawBody: Buffer.alloc(0),
+      baseUrl: `${event.headers?.['x-forwarded-proto'] ?? (runtime === 'local' ? 'http' : 'https')}://${event.requestContext.domainName}`,
+      sourceIp: event.requestContext.http.sourceIp,
+    };
+  },
+});
+
+/** Credentials, suspension, rate limit and scope, in that order. */
+const credentials = (declared: ReadonlyMap<string, HttpRoute>): Step => ({
+  name: 'credentials',
+  before: async ({ event, context }) => {
+    const route = declared.get(event.routeKey)!;
+    Object.assign(context.headers, await authorize(context.container!, route.access, context.request!));
+  },
+});
+
+const pathIds = (): Step => ({
+  name: 'path-ids',
+  before: ({ context }) => checkParams(context.request!.params),
+});
+
+const body = (): Step => ({
+  name: 'body',
+  before: ({ event, context }) => {
+    const request = context.request!;
+    request.rawBody = rawBodyOf(event);
+    request.body = parseBody(request.rawBody, request.headers['content-type']);
+  },
+});
+
 /**
- * Builds the Lambda handler of one manifest function from its route table. The table must name
- * exactly the function's manifest routes, so the two cannot drift apart.
+ * Builds the Lambda handler of one manifest function from its route table: a middy handler whose
+ * middlewares are the pipeline's steps. The table must name exactly the function's manifest
+ * routes, so the two cannot drift apart.
  */
 export function createHttpHandler(
   fn: FunctionDef,
   routes: Record<string, RouteHandler>,
 ): (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2> {
-  const functionName = fn.name;
   const declared = new Map((fn.http ?? []).map((r) => [routeKey(r), r]));
-  const implemented = Object.keys(routes);
   const missing = [...declared.keys()].filter((k) => !routes[k]);
-  const extra = implemented.filter((k) => !declared.has(k));
+  const extra = Object.keys(routes).filter((k) => !declared.has(k));
   if (missing.length || extra.length) {
-    throw new Error(`function ${functionName}: routes differ from the manifest (missing ${missing.join(', ') || 'none'}; extra ${extra.join(', ') || 'none'})`);
+    throw new Error(`function ${fn.name}: routes differ from the manifest (missing ${missing.join(', ') || 'none'}; extra ${extra.join(', ') || 'none'})`);
   }
-
-  return (event) => {
-    let container: Container | undefined;
-    return answer(
-      event,
-      async (requestId, headers) => {
-        container = await getContainer();
-        const handler = routes[event.routeKey];
-        const route = declared.get(event.routeKey);
-        if (!handler || !route) throw new ApiError('not_found', `no route for ${event.requestContext.http.method} ${event.rawPath}`);
-        const request: HttpRequest = {
-          requestId,
-          method: event.requestContext.http.method,
-          path: event.rawPath,
-          routeKey: event.routeKey,
-          params: (event.pathParameters ?? {}) as Record<string, string>,
-          query: event.queryStringParameters ?? {},
-          headers: lowerHeaders(event.headers),
-          body: undefined,
-          rawBody: Buffer.alloc(0),
-          baseUrl: `${event.headers?.['x-forwarded-proto'] ?? (container.config.runtime === 'local' ? 'http' : 'https')}://${event.requestContext.domainName}`,
-          sourceIp: event.requestContext.http.sourceIp,
-        };
-        Object.assign(headers, await authorize(container, route.access, request));
-        checkParams(request.params);
-        request.rawBody = rawBodyOf(event);
-        request.body = parseBody(request.rawBody, request.headers['content-type']);
-        return handler(request, container);
-      },
-      () => container?.logger.error,
-    );
-  };
+  const handler = middy<APIGatewayProxyEventV2, HttpResult | APIGatewayProxyStructuredResultV2, Error, PipelineContext>()
+    .use(envelope())
+    .use(withContainer())
+    .use(routeRequest(declared))
+    .use(credentials(declared))
+    .use(pathIds())
+    .use(body())
+    .handler((event, context) => routes[event.routeKey]!(context.request!, context.container!));
+  return async (event) => (await handler(event, {} as PipelineContext)) as APIGatewayProxyStructuredResultV2;
 }

@@ -17,7 +17,8 @@ export function errorResult(error: ApiError): HttpResult {
   return { status: error.status, body: { error: error.toBody() }, headers: error.headers };
 }
 
-function toResult(result: HttpResult, requestId: string, extra: Record<string, string>): APIGatewayProxyStructuredResultV2 {
+/** An HttpResult as API Gateway's structured result; `extra` are headers owed whatever happens. */
+export function render(result: HttpResult, requestId: string, extra: Record<string, string>): APIGatewayProxyStructuredResultV2 {
   // nosniff on every answer: a JSON error must never be read as HTML by a browser.
   const headers: Record<string, string> = { 'x-request-id': requestId, 'x-content-type-options': 'nosniff', ...extra, ...(result.headers ?? {}) };
   if (result.body === undefined) return { statusCode: result.status, headers };
@@ -28,7 +29,7 @@ function toResult(result: HttpResult, requestId: string, extra: Record<string, s
 
 /** An error envelope as a complete response, for answers given outside a route's pipeline. */
 export function errorResponse(error: ApiError, requestId: string = crypto.randomUUID()): APIGatewayProxyStructuredResultV2 {
-  return toResult(errorResult(error), requestId, {});
+  return render(errorResult(error), requestId, {});
 }
 
 export type LogError = (msg: string, fields: Record<string, unknown>) => void;
@@ -36,23 +37,28 @@ export type LogError = (msg: string, fields: Record<string, unknown>) => void;
 const stderrLog: LogError = (msg, fields) => process.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), msg, ...fields })}\n`);
 
 /**
- * Runs one request. `headers` collects what must be on the answer whatever happens next (rate
- * limit headers once the limiter passed). ApiErrors become their envelope; anything else is logged
- * once with the request id and answered with a generic 500.
+ * Anything thrown, as its answer: an ApiError becomes its envelope; anything else is logged once
+ * with the request id and answered with a generic 500.
  */
-export async function answer(
-  event: APIGatewayProxyEventV2,
-  run: (requestId: string, headers: Record<string, string>) => Promise<HttpResult>,
-  logError: () => LogError | undefined = () => undefined,
-): Promise<APIGatewayProxyStructuredResultV2> {
-  const requestId = event.requestContext?.requestId || crypto.randomUUID();
-  const headers: Record<string, string> = {};
+export function renderThrown(
+  error: unknown,
+  requestId: string,
+  headers: Record<string, string>,
+  context: { routeKey: string; logError?: LogError },
+): APIGatewayProxyStructuredResultV2 {
+  if (error instanceof ApiError) return render(errorResult(error), requestId, headers);
+  (context.logError ?? stderrLog)('unhandled error', { requestId, routeKey: context.routeKey, error: describeError(error) });
+  return render(errorResult(new ApiError('internal_error', `internal error (request id ${requestId})`)), requestId, headers);
+}
+
+export const requestIdOf = (event: APIGatewayProxyEventV2): string => event.requestContext?.requestId || crypto.randomUUID();
+
+/** Runs one request outside the route pipeline (the catch-all function). */
+export async function answer(event: APIGatewayProxyEventV2, run: () => Promise<HttpResult>): Promise<APIGatewayProxyStructuredResultV2> {
+  const requestId = requestIdOf(event);
   try {
-    return toResult(await run(requestId, headers), requestId, headers);
+    return render(await run(), requestId, {});
   } catch (error) {
-    if (error instanceof ApiError) return toResult(errorResult(error), requestId, headers);
-    (logError() ?? stderrLog)('unhandled error', { requestId, routeKey: event.routeKey, error: describeError(error) });
-    const internal = new ApiError('internal_error', `internal error (request id ${requestId})`);
-    return toResult(errorResult(internal), requestId, headers);
+    return renderThrown(error, requestId, {}, { routeKey: event.routeKey });
   }
 }
