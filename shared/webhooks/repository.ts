@@ -26,22 +26,13 @@ export type NewSubscription = Omit<SubscriptionItem, keyof ItemKey | 'entity'>;
 /** What PUT /v1/webhooks/{id} may change. */
 export type SubscriptionChanges = Partial<Pick<SubscriptionItem, 'endpoint_url' | 'event_types' | 'is_active'>>;
 
-export interface DeliveryItem extends ItemKey {
+/** The stored delivery: its wire view plus what the view leaves out (account, body, errors). */
+export interface DeliveryItem extends ItemKey, DeliveryView {
   entity: 'webhook_delivery';
-  id: string;
-  subscription_id: string;
   account_id: string;
-  event_id: string;
-  event_type: SubscribableType;
-  status: DeliveryStatus;
-  attempt_count: number;
-  /** HTTP status of the receiver's last answer; 0 when it gave none (timeout, refused). */
-  response_status: number;
-  next_retry_at?: string;
   last_error?: string;
   /** The exact request body: every attempt sends the same bytes. */
   body: string;
-  created_at: string;
   updated_at: string;
   /** Epoch seconds: the log entry's end of life. */
   expires_at?: number;
