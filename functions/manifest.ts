@@ -3,12 +3,16 @@
 import { type Access, type FunctionDef, type HttpRoute } from '../shared/platform';
 
 
-const ADMIN: Access = { kind: 'key', scopes: ['admin'] };
-const READ: Access = { kind: 'key', scopes: ['read'] };
-const SEND_OR_READ: Access = { kind: 'key', scopes: ['send', 'read'] };
-const ANY_KEY: Access = { kind: 'any_key' };
+// Test-mode keys may call every key route except the `…_LIVE` ones, which change what live mail
+// does (docs/api-decisions.md, "Test-mode keys"); the pipeline enforces it from this table.
+const ADMIN: Access = { kind: 'key', scopes: ['admin'], modes: 'live_and_test' };
+const ADMIN_LIVE: Access = { kind: 'key', scopes: ['admin'], modes: 'live_only' };
+const READ: Access = { kind: 'key', scopes: ['read'], modes: 'live_and_test' };
+const SEND_OR_READ: Access = { kind: 'key', scopes: ['send', 'read'], modes: 'live_and_test' };
+const ANY_KEY: Access = { kind: 'any_key', modes: 'live_and_test' };
 const STAFF: Access = { kind: 'staff' };
-const SEND: Access = { kind: 'key', scopes: ['send'] };
+const SEND: Access = { kind: 'key', scopes: ['send'], modes: 'live_and_test' };
+const SEND_LIVE: Access = { kind: 'key', scopes: ['send'], modes: 'live_only' };
 const PUBLIC: Access = { kind: 'public' };
 
 export const functions: readonly FunctionDef[] = [
@@ -68,7 +72,7 @@ export const functions: readonly FunctionDef[] = [
     http: [
       { method: 'GET', path: '/v1/suppressions', access: SEND_OR_READ, summary: 'List suppressed recipients' },
       { method: 'POST', path: '/v1/suppressions', access: SEND, summary: 'Suppress a recipient' },
-      { method: 'DELETE', path: '/v1/suppressions', access: SEND, summary: 'Remove a suppression (query: channel, recipient)' },
+      { method: 'DELETE', path: '/v1/suppressions', access: SEND_LIVE, summary: 'Remove a suppression (query: channel, recipient)' },
       { method: 'POST', path: '/v1/suppressions/import', access: SEND, summary: 'Upsert up to 10000 suppressions' },
     ],
     needs: { table: 'readwrite', secrets: ['cursor-signing-key'] },
@@ -90,11 +94,11 @@ export const functions: readonly FunctionDef[] = [
     handler: 'handler',
     http: [
       { method: 'GET', path: '/v1/domains', access: READ, summary: 'List sending domains (the built-in sandbox domain first)' },
-      { method: 'POST', path: '/v1/domains', access: ADMIN, summary: 'Register a domain; answers the 6 DNS records to publish' },
+      { method: 'POST', path: '/v1/domains', access: ADMIN_LIVE, summary: 'Register a domain; answers the 6 DNS records to publish' },
       { method: 'GET', path: '/v1/domains/{domain}', access: READ, summary: 'A domain with its records and statuses' },
-      { method: 'DELETE', path: '/v1/domains/{domain}', access: ADMIN, summary: 'Remove a domain and its provider identity' },
-      { method: 'POST', path: '/v1/domains/{domain}/verify', access: ADMIN, summary: 'Check the DNS records now' },
-      { method: 'PUT', path: '/v1/domains/{domain}/from-name', access: ADMIN, summary: 'Default display name of mail from the domain' },
+      { method: 'DELETE', path: '/v1/domains/{domain}', access: ADMIN_LIVE, summary: 'Remove a domain and its provider identity' },
+      { method: 'POST', path: '/v1/domains/{domain}/verify', access: ADMIN_LIVE, summary: 'Check the DNS records now' },
+      { method: 'PUT', path: '/v1/domains/{domain}/from-name', access: ADMIN_LIVE, summary: 'Default display name of mail from the domain' },
       { method: 'GET', path: '/v1/domains/{domain}/dns-setup', access: READ, summary: 'DNS setup guide for the domain’s DNS provider' },
       { method: 'GET', path: '/v1/domains/{domain}/dns-setup/zonefile', access: READ, summary: 'The records as a zone file fragment (text/plain)' },
     ],
@@ -109,8 +113,8 @@ export const functions: readonly FunctionDef[] = [
     handler: 'handler',
     http: [
       { method: 'GET', path: '/v1/domains/{domain}/bimi', access: READ, summary: 'BIMI state: logo, record to publish, DMARC readiness' },
-      { method: 'PUT', path: '/v1/domains/{domain}/bimi', access: ADMIN, summary: 'Set the BIMI logo URL (https, SVG Tiny PS)' },
-      { method: 'POST', path: '/v1/domains/{domain}/bimi/logo', access: ADMIN, summary: 'Upload a BIMI logo (multipart SVG, at most 1 MiB)' },
+      { method: 'PUT', path: '/v1/domains/{domain}/bimi', access: ADMIN_LIVE, summary: 'Set the BIMI logo URL (https, SVG Tiny PS)' },
+      { method: 'POST', path: '/v1/domains/{domain}/bimi/logo', access: ADMIN_LIVE, summary: 'Upload a BIMI logo (multipart SVG, at most 1 MiB)' },
       { method: 'GET', path: '/v1/bimi/{domain}/logo.svg', access: PUBLIC, summary: 'Serves an uploaded BIMI logo (public)' },
     ],
     needs: { table: 'readwrite', bucket: 'readwrite' },
@@ -123,8 +127,8 @@ export const functions: readonly FunctionDef[] = [
     handler: 'handler',
     http: [
       { method: 'GET', path: '/v1/test-recipients', access: SEND_OR_READ, summary: 'Sandbox test recipients and their state' },
-      { method: 'POST', path: '/v1/test-recipients', access: SEND, summary: 'Register a test recipient (at most 3); mails a one-time link' },
-      { method: 'DELETE', path: '/v1/test-recipients/{id}', access: SEND, summary: 'Remove a test recipient' },
+      { method: 'POST', path: '/v1/test-recipients', access: SEND_LIVE, summary: 'Register a test recipient (at most 3); mails a one-time link' },
+      { method: 'DELETE', path: '/v1/test-recipients/{id}', access: SEND_LIVE, summary: 'Remove a test recipient' },
       { method: 'GET', path: '/v1/test-recipients/verify', access: PUBLIC, summary: 'The one-time link: verifies a test recipient (public)' },
     ],
     needs: { table: 'readwrite', sesSend: true, secrets: ['cursor-signing-key'] },
@@ -186,7 +190,7 @@ export const functions: readonly FunctionDef[] = [
     http: [
       { method: 'GET', path: '/v1/account/verification', access: ANY_KEY, summary: 'Per-channel sending readiness' },
       { method: 'GET', path: '/v1/usage', access: READ, summary: 'Sends and estimated cost of a period (YYYY-MM)' },
-      { method: 'PUT', path: '/v1/account/channels/{channel}', access: ADMIN, summary: 'Turn a channel on or off (email, webhook)' },
+      { method: 'PUT', path: '/v1/account/channels/{channel}', access: ADMIN_LIVE, summary: 'Turn a channel on or off (email, webhook)' },
     ],
     needs: { table: 'readwrite' },
     memoryMb: 512,

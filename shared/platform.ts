@@ -8,6 +8,13 @@ export type Scope = (typeof scopes)[number];
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
+ * Which key modes may call a key route. `live_only` routes change what live mail does (domains,
+ * channels, sender names, BIMI, test recipients, un-suppressing): a test-mode key gets 403 there.
+ * Every key route states it, so a new route cannot forget to decide (docs/api-decisions.md).
+ */
+export type KeyModes = 'live_and_test' | 'live_only';
+
+/**
  * Who may call a route.
  * - `key`: an API key whose scope is listed; `admin` keys may call every key route.
  * - `any_key`: any valid API key, whatever its scope.
@@ -15,8 +22,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * - `public`: no credentials. Limited per client IP.
  */
 export type Access =
-  | { kind: 'key'; scopes: readonly Scope[] }
-  | { kind: 'any_key' }
+  | { kind: 'key'; scopes: readonly Scope[]; modes: KeyModes }
+  | { kind: 'any_key'; modes: KeyModes }
   | { kind: 'staff' }
   | { kind: 'public' };
 

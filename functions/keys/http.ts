@@ -7,15 +7,15 @@ import { createKeyBody } from '../../shared/api-keys/schemas';
 import { createKey, listKeys, revokeKey, rotateKey } from '../../shared/api-keys/service';
 
 export const handler = createHttpHandler(functionNamed('keys'), {
-  'GET /v1/keys': async (req, c) => listed('keys', await listKeys(listing(c), authOf(req).accountId, pageOf(req))),
+  'GET /v1/keys': async (req, c) => listed('keys', await listKeys(listing(c), authOf(req).accountId, pageOf(req), authOf(req))),
   'POST /v1/keys': async (req, c) => {
     const auth = authOf(req);
     const body = parseInput(createKeyBody, req.body ?? {});
     return json(201, await createKey(c, auth.accountId, body, auth));
   },
-  'POST /v1/keys/{id}/rotate': async (req, c) => json(200, await rotateKey(c, authOf(req).accountId, req.params.id ?? '')),
+  'POST /v1/keys/{id}/rotate': async (req, c) => json(200, await rotateKey(c, authOf(req).accountId, req.params.id ?? '', authOf(req))),
   'DELETE /v1/keys/{id}': async (req, c) => {
-    await revokeKey(c, authOf(req).accountId, req.params.id ?? '');
+    await revokeKey(c, authOf(req).accountId, req.params.id ?? '', authOf(req));
     return noContent();
   },
 });

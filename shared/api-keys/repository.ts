@@ -61,13 +61,11 @@ export class ApiKeyRepository {
     return wrote(this.store.create(item));
   }
 
-  /** An account's keys, newest first. */
-  list(accountId: string, page: PageRequest): Promise<Page<ApiKeyItem>> {
-    return queryPage<ApiKeyItem>(
-      this.store,
-      keyQueries.accountItems(accountId, keys.apiKeyPrefix),
-      page,
-    );
+  /** An account's keys, newest first; only its test-mode keys with `testOnly`. */
+  list(accountId: string, page: PageRequest, options: { testOnly?: boolean } = {}): Promise<Page<ApiKeyItem>> {
+    const query = keyQueries.accountItems(accountId, keys.apiKeyPrefix);
+    if (!options.testOnly) return queryPage<ApiKeyItem>(this.store, query, page);
+    return queryPage<ApiKeyItem>(this.store, { ...query, filter: 'test_mode = :test', values: { ...query.values, ':test': true } }, page);
   }
 
   /** false when this hash already leads to a key */
@@ -109,12 +107,15 @@ export class ApiKeyRepository {
     );
   }
 
-  /** The revoked key; NotFoundError when there is no such key or it was revoked already. */
-  revoke(accountId: string, keyId: string, now: string): Promise<ApiKeyItem> {
+  /**
+   * The revoked key; NotFoundError when there is no such key, it was revoked already, or it is a
+   * live key and `testOnly` is set.
+   */
+  revoke(accountId: string, keyId: string, now: string, options: { testOnly?: boolean } = {}): Promise<ApiKeyItem> {
     return orConflict(
       this.store.update<ApiKeyItem>(keys.apiKey(accountId, keyId), {
         expression: 'SET is_revoked = :true, revoked_at = :now',
-        condition: 'attribute_exists(pk) AND is_revoked = :false',
+        condition: `attribute_exists(pk) AND is_revoked = :false${options.testOnly ? ' AND test_mode = :true' : ''}`,
         values: { ':true': true, ':false': false, ':now': now },
       }),
       () => new NotFoundError('API key'),

@@ -22,6 +22,8 @@ export interface KeyDeps {
 }
 
 export const keyPattern = /^sk_(live|test)_[0-9A-Za-z]{40}$/;
+/** Past any key we issue; a longer bearer token is hashed only this far (it cannot match anyway). */
+const MAX_PRESENTED_LENGTH = 256;
 
 function newSecret(testMode: boolean): { secret: string; hash: string; prefix: string } {
   const secret = `sk_${testMode ? 'test' : 'live'}_${randomBase62(SECRET_LENGTH)}`;
@@ -40,6 +42,11 @@ function created(item: NewApiKey, secret: string): CreatedApiKeyView {
   };
 }
 
+/**
+ * The key making the request. A test-mode caller works only with test-mode keys: live keys are
+ * not listed to it and are not found when it rotates or revokes (as another account's would not
+ * be), so a leaked test key neither learns of nor takes over a live one.
+ */
 export interface Caller {
   testMode: boolean;
 }
@@ -78,20 +85,24 @@ export async function listKeys(
   deps: { store: Store; cursorSecret: string },
   accountId: string,
   page: PageInput,
+  caller: Caller,
 ): Promise<Page<ApiKeyView>> {
-  const out = await new ApiKeyRepository(deps.store).list(accountId, pageRequest(deps, { accountId, collection: 'keys' }, page));
+  // The mode is part of the walk, so a live listing's cursor cannot be replayed by a test key.
+  const request = pageRequest(deps, { accountId, collection: 'keys', filters: { mode: caller.testMode ? 'test' : undefined } }, page);
+  const out = await new ApiKeyRepository(deps.store).list(accountId, request, { testOnly: caller.testMode });
   return mapPage(out, toApiKeyView);
 }
 
-async function liveKey(apiKeys: ApiKeyRepository, accountId: string, keyId: string): Promise<ApiKeyItem> {
+/** An unrevoked key the caller may manage; NotFoundError otherwise, whatever the reason. */
+async function manageableKey(apiKeys: ApiKeyRepository, accountId: string, keyId: string, caller: Caller): Promise<ApiKeyItem> {
   const item = await apiKeys.get(accountId, keyId);
-  if (!item || item.is_revoked) throw new NotFoundError('API key');
+  if (!item || item.is_revoked || (caller.testMode && !item.test_mode)) throw new NotFoundError('API key');
   return item;
 }
 
-export async function rotateKey(deps: KeyDeps, accountId: string, keyId: string): Promise<CreatedApiKeyView> {
+export async function rotateKey(deps: KeyDeps, accountId: string, keyId: string, caller: Caller): Promise<CreatedApiKeyView> {
   const apiKeys = new ApiKeyRepository(deps.store);
-  const current = await liveKey(apiKeys, accountId, keyId);
+  const current = await manageableKey(apiKeys, accountId, keyId, caller);
   const { secret, hash, prefix } = newSecret(current.test_mode);
   if (!(await apiKeys.createHash(hash, accountId, keyId))) throw secretClash();
   let updated: ApiKeyItem;
@@ -105,9 +116,9 @@ export async function rotateKey(deps: KeyDeps, accountId: string, keyId: string)
   return created(updated, secret);
 }
 
-export async function revokeKey(deps: KeyDeps, accountId: string, keyId: string): Promise<void> {
+export async function revokeKey(deps: KeyDeps, accountId: string, keyId: string, caller: Caller): Promise<void> {
   const apiKeys = new ApiKeyRepository(deps.store);
-  const revoked = await apiKeys.revoke(accountId, keyId, deps.clock.now().toISOString());
+  const revoked = await apiKeys.revoke(accountId, keyId, deps.clock.now().toISOString(), { testOnly: caller.testMode });
   await apiKeys.deleteHash(revoked.key_hash);
 }
 
@@ -121,15 +132,17 @@ export interface KeyIdentity {
 /**
  * The key a presented secret belongs to and its account, in two round trips (the hash lookup, then
  * the key record and the account together). Undefined for unknown, rotated-away or revoked secrets.
+ *
+ * Any token is hashed and looked up before its format is judged: refusing a malformed one at once
+ * would answer measurably faster than an unknown well-formed one, and so teach the key format.
  */
 export async function findKeyBySecret(
   deps: Pick<KeyDeps, 'store'>,
   secret: string,
 ): Promise<{ identity: KeyIdentity; account: AccountItem } | undefined> {
-  if (!keyPattern.test(secret)) return undefined;
-  const hash = sha256Hex(secret);
+  const hash = sha256Hex(secret.slice(0, MAX_PRESENTED_LENGTH));
   const found = await new ApiKeyRepository(deps.store).findByHash(hash);
-  if (!found || found.key.is_revoked || found.key.key_hash !== hash) return undefined;
+  if (!keyPattern.test(secret) || !found || found.key.is_revoked || found.key.key_hash !== hash) return undefined;
   const { key, account } = found;
   return { identity: { accountId: key.account_id, keyId: key.id, scope: key.scope, testMode: key.test_mode }, account };
 }

@@ -1,6 +1,7 @@
 // The request pipeline every HTTP function runs, as middy middlewares: the envelope (request id,
 // and the one place that turns anything thrown into the error envelope), the container, the
-// request, credentials (suspension, rate limit, scope), path ids, the JSON body; then the route.
+// request, credentials (suspension, rate limit, scope, key mode), path ids, the JSON body; then
+// the route.
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { routeKey, type Access, type FunctionDef, type HttpRoute } from '../platform';
@@ -95,6 +96,8 @@ async function authorize(c: Container, access: Access, request: HttpRequest): Pr
   }
   const secret = bearer(request.headers.authorization);
   if (!secret) throw new ApiError('unauthorized', 'missing or malformed Authorization header; expected "Bearer <API key>"');
+  // Whatever the token looks like, it is looked up: a malformed key and an unknown one cost the
+  // same work and get the same answer, so timing does not teach the key format.
   const found = await findKeyBySecret(c, secret);
   if (!found) throw new ApiError('unauthorized', 'unknown or revoked API key');
   const { identity, account } = found;
@@ -106,6 +109,9 @@ async function authorize(c: Container, access: Access, request: HttpRequest): Pr
   await recordKeyUse(c, identity);
   if (access.kind === 'key' && identity.scope !== 'admin' && !access.scopes.includes(identity.scope)) {
     throw new ApiError('forbidden', `this API key's scope (${identity.scope}) does not permit ${request.routeKey}`);
+  }
+  if (access.modes === 'live_only' && identity.testMode) {
+    throw new ApiError('forbidden', `${request.routeKey} changes what live mail does; a test-mode key cannot call it, use a live key`);
   }
   return headers;
 }
@@ -173,7 +179,7 @@ const routeRequest = (declared: ReadonlyMap<string, HttpRoute>): Step => ({
   },
 });
 
-/** Credentials, suspension, rate limit and scope, in that order. */
+/** Credentials, suspension, rate limit, scope and key mode, in that order. */
 const credentials = (declared: ReadonlyMap<string, HttpRoute>): Step => ({
   name: 'credentials',
   before: async ({ event, context }) => {

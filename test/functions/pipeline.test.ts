@@ -36,10 +36,39 @@ describe('authentication', () => {
     expect(res.headers['x-ratelimit-limit']).toBeUndefined();
   });
 
+  it('does the same store work and gives the same answer for a malformed token as for an unknown key', async () => {
+    // Prepare: count what reaches DynamoDB, the part of the work that takes measurable time.
+    const original = c.store.doc.send.bind(c.store.doc);
+    const commands: string[] = [];
+    const spy = vi.spyOn(c.store.doc, 'send').mockImplementation(((command: { constructor: { name: string } }) => {
+      commands.push(command.constructor.name);
+      return original(command as never);
+    }) as never);
+    const tokens = { malformed: 'hello', unknown: `sk_live_${'A'.repeat(40)}`, oversized: `sk_live_${'A'.repeat(5000)}` };
+
+    // Act
+    const seen: Record<string, { commands: string[]; status: number; body: unknown }> = {};
+    try {
+      for (const [label, token] of Object.entries(tokens)) {
+        commands.length = 0;
+        const res = await call({ method: 'GET', path: '/v1/keys', headers: { authorization: `Bearer ${token}` } });
+        seen[label] = { commands: [...commands], status: res.status, body: res.body };
+      }
+    } finally {
+      spy.mockRestore();
+    }
+
+    // Assess
+    expect(seen.unknown?.commands).toEqual(['GetCommand']);
+    expect(seen.malformed).toEqual(seen.unknown);
+    expect(seen.oversized).toEqual(seen.unknown);
+    expect(seen.unknown?.body).toEqual({ error: { code: 'unauthorized', message: 'unknown or revoked API key', status: 401 } });
+  });
+
   it('refuses a revoked key with 401', async () => {
     const account = await newAccount();
     const key = await createKey(c, account.account_id, { scope: 'read' }, { testMode: false });
-    await revokeKey(c, account.account_id, key.id);
+    await revokeKey(c, account.account_id, key.id, { testMode: false });
 
     const res = await call({ method: 'GET', path: '/v1/account/verification', key: key.key });
 
