@@ -14,5 +14,5 @@ export const handler = createHttpHandler(functionNamed('messages'), {
     return listed('messages', await listMessages(listing(c), accountId, filters, { limit: parseLimit(limit), cursor }));
   },
   'GET /v1/messages/{id}': async (req, c) => json(200, await getMessage(c.store, authOf(req).accountId, req.params.id ?? '')),
-  'POST /v1/messages/{id}/cancel': async (req, c) => json(200, await cancelScheduled(c, authOf(req).accountId, req.params.id ?? '')),
+  'POST /v1/messages/{id}/cancel': async (req, c) => json(200, await cancelScheduled(c, authOf(req), req.params.id ?? '')),
 });

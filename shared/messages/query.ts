@@ -59,8 +59,12 @@ export async function listMessages(
 }
 
 /** Cancels a scheduled message that has not been dispatched; 404 for anything else. */
-export async function cancelScheduled(deps: { store: Store; scheduler: Scheduler; clock: { now(): Date } }, accountId: string, messageId: string): Promise<{ id: string; status: 'canceled' }> {
-  const canceled = await new MessageRepository(deps.store).cancelScheduled(accountId, messageId, deps.clock.now().toISOString());
+export async function cancelScheduled(
+  deps: { store: Store; scheduler: Scheduler; clock: { now(): Date } },
+  caller: { accountId: string; testMode: boolean },
+  messageId: string,
+): Promise<{ id: string; status: 'canceled' }> {
+  const canceled = await new MessageRepository(deps.store).cancelScheduled(caller.accountId, messageId, deps.clock.now().toISOString(), caller.testMode);
   if (!canceled) throw new NotFoundError('pending scheduled message');
   // The status change is what stops the send; removing the schedule only saves a wasted wake-up.
   await deps.scheduler.cancel(messageId);

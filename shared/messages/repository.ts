@@ -90,13 +90,15 @@ export class MessageRepository {
   }
 
   /** Cancels the account's scheduled message unless it was dispatched; false for anything else. */
-  cancelScheduled(accountId: string, messageId: string, now: string): Promise<boolean> {
+  /** `testModeOnly`: a test-mode caller may cancel test messages only (a live one is not found). */
+  cancelScheduled(accountId: string, messageId: string, now: string, testModeOnly: boolean): Promise<boolean> {
+    const condition = 'account_id = :account AND #status = :scheduled AND attribute_not_exists(dispatched_at)';
     return wrote(
       this.store.update(keys.message(messageId), {
         expression: 'SET #status = :canceled, updated_at = :now',
-        condition: 'account_id = :account AND #status = :scheduled AND attribute_not_exists(dispatched_at)',
+        condition: testModeOnly ? `${condition} AND test_mode = :test` : condition,
         names: { '#status': 'status' },
-        values: { ':canceled': 'canceled', ':scheduled': 'scheduled', ':account': accountId, ':now': now },
+        values: { ':canceled': 'canceled', ':scheduled': 'scheduled', ':account': accountId, ':now': now, ...(testModeOnly ? { ':test': true } : {}) },
       }),
     );
   }

@@ -170,3 +170,39 @@ describe('keys seen and managed by a test-mode key', () => {
     expect(test.body.key).toMatch(/^sk_test_/);
   });
 });
+
+describe('scheduled messages and a test-mode key', () => {
+  const inAnHour = (): string => new Date(bed.c.clock.now().getTime() + 3600_000).toISOString();
+  const schedule = (key: string, n: string) =>
+    bed.request({
+      method: 'POST',
+      path: '/v1/send',
+      key,
+      body: {
+        channel: 'email',
+        idempotency_key: `later-${n}`,
+        destination: { email: 'ada@example.com' },
+        payload: { subject: 'Later', body_text: 'Later' },
+        metadata: { from_email: 'hello@acme.test' },
+        scheduled_at: inAnHour(),
+      },
+    });
+
+  it('answers 404 to a test key cancelling a live message, which stays scheduled; cancels its own test messages', async () => {
+    // Prepare
+    const live = await schedule(bed.account.admin_key, 'live');
+    const test = await schedule(bed.account.test_admin_key, 'test');
+    expect([live.status, test.status]).toEqual([201, 201]);
+    // Act
+    const refused = await bed.request({ method: 'POST', path: `/v1/messages/${live.body.id}/cancel`, key: bed.account.test_admin_key });
+    const own = await bed.request({ method: 'POST', path: `/v1/messages/${test.body.id}/cancel`, key: bed.account.test_admin_key });
+    // Assess
+    expect(refused.status).toBe(404);
+    expect(refused.body.error.code).toBe('not_found');
+    expect(own.body).toEqual({ id: test.body.id, status: 'canceled' });
+    const stillLive = await bed.request({ method: 'GET', path: `/v1/messages/${live.body.id}`, key: bed.account.admin_key });
+    expect(stillLive.body.status).toBe('scheduled');
+    const byLiveKey = await bed.request({ method: 'POST', path: `/v1/messages/${live.body.id}/cancel`, key: bed.account.admin_key });
+    expect(byLiveKey.body).toEqual({ id: live.body.id, status: 'canceled' });
+  });
+});
