@@ -5,8 +5,10 @@
 //
 // The records come from the running service (GET /v1/domains/{domain}, the same records its DNS
 // setup guide and zone file list), read with the admin key in DATA_DIR/bootstrap.json. Names
-// outside the served domains are REFUSED, so a resolver listed after this one in DNS_SERVERS
-// answers them.
+// outside the served domains are forwarded to the system's resolvers (or --upstream), so recipient
+// checks keep working while DNS_SERVERS points here: Node's resolver takes a REFUSED answer as
+// final instead of asking the next server in DNS_SERVERS.
+import { Resolver } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -22,7 +24,7 @@ interface Dns2Packet {
 }
 interface Dns2 {
   Packet: {
-    TYPE: Record<'MX' | 'CNAME' | 'TXT', number>;
+    TYPE: Record<'A' | 'AAAA' | 'MX' | 'CNAME' | 'TXT' | 'NS', number>;
     CLASS: Record<'IN', number>;
     createResponseFromRequest(request: Dns2Packet): Dns2Packet;
   };
@@ -39,10 +41,11 @@ interface DnsRecord {
   value: string;
 }
 
+const SERVFAIL = 2;
 const NXDOMAIN = 3;
-const REFUSED = 5;
+const NOTIMP = 4;
 const LOOPBACK = '127.0.0.1';
-const USAGE = 'usage: npm run dns -- --domain example.com [--domain …] [--port 5300] [--api http://127.0.0.1:3000] [--key sk_live_…]';
+const USAGE = 'usage: npm run dns -- --domain example.com [--domain …] [--port 5300] [--api http://127.0.0.1:3000] [--key sk_live_…] [--upstream host[:port],…]';
 
 const canonical = (name: string): string => name.trim().toLowerCase().replace(/\.$/, '');
 
@@ -74,6 +77,7 @@ async function main(): Promise<void> {
       port: { type: 'string', default: '5300' },
       api: { type: 'string' },
       key: { type: 'string' },
+      upstream: { type: 'string' },
     },
   });
   let settings;
@@ -120,24 +124,53 @@ async function main(): Promise<void> {
   };
   const served = (name: string): boolean => domains.some((d) => name === d || name.endsWith(`.${d}`));
 
+  const upstream = new Resolver({ timeout: 2000, tries: 2 });
+  if (values.upstream) upstream.setServers(values.upstream.split(',').map((server) => server.trim()));
+  /** Asks the upstream resolvers; their "no such name" and "no such record" pass through as such. */
+  const forward = async (name: string, type: number): Promise<{ rcode: number; answers: Array<Record<string, unknown>> }> => {
+    const base = { name, class: Packet.CLASS.IN, ttl: 60, type };
+    const T = Packet.TYPE;
+    try {
+      if (type === T.A) return { rcode: 0, answers: (await upstream.resolve4(name)).map((address) => ({ ...base, address })) };
+      if (type === T.AAAA) return { rcode: 0, answers: (await upstream.resolve6(name)).map((address) => ({ ...base, address })) };
+      if (type === T.MX) return { rcode: 0, answers: (await upstream.resolveMx(name)).map((mx) => ({ ...base, ...mx })) };
+      if (type === T.TXT) return { rcode: 0, answers: (await upstream.resolveTxt(name)).map((data) => ({ ...base, data })) };
+      if (type === T.CNAME) return { rcode: 0, answers: (await upstream.resolveCname(name)).map((domain) => ({ ...base, domain })) };
+      if (type === T.NS) return { rcode: 0, answers: (await upstream.resolveNs(name)).map((ns) => ({ ...base, ns })) };
+      return { rcode: NOTIMP, answers: [] };
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'ENOTFOUND') return { rcode: NXDOMAIN, answers: [] };
+      if (code === 'ENODATA') return { rcode: 0, answers: [] };
+      return { rcode: SERVFAIL, answers: [] };
+    }
+  };
+
   const server = dns2.createServer({
     udp: true,
     tcp: true,
     handle: (request, send) => {
       const response = Packet.createResponseFromRequest(request);
+      response.header.ra = 1;
       response.answers = [];
       const question = request.questions[0];
       const name = canonical(question?.name ?? '');
-      if (!question || !served(name)) {
-        // Not ours: a resolver listed after this one answers it.
-        response.header.rcode = REFUSED;
-      } else {
+      if (question && served(name)) {
         response.header.aa = 1;
         response.answers = answersFor(question.name, question.type);
         // A name without records is absent, except the apex, which exists with no such record.
         if (!byName.has(name) && !domains.includes(name)) response.header.rcode = NXDOMAIN;
+        send(response);
+      } else if (question) {
+        void forward(question.name, question.type).then(({ rcode, answers }) => {
+          response.header.rcode = rcode;
+          response.answers = answers;
+          send(response);
+        });
+      } else {
+        response.header.rcode = NOTIMP;
+        send(response);
       }
-      send(response);
     },
   });
   // One fixed port for both transports: port 0 would put UDP and TCP on different ports.
@@ -152,6 +185,7 @@ async function main(): Promise<void> {
     [
       `Serving the DNS records of ${domains.join(', ')} on ${LOOPBACK}:${chosen} (UDP and TCP):`,
       ...records.map((r) => `  ${r.name.padEnd(width)}  ${r.type.padEnd(5)}  ${r.value}`),
+      `Other names are forwarded to ${upstream.getServers().join(', ') || 'the system resolvers'}.`,
       `Postbox must run with DNS_SERVERS=${LOOPBACK}:${chosen}; then verify, e.g. POST /v1/domains/${domains[0]}/verify. Ctrl-C stops.`,
       `READY ${LOOPBACK}:${chosen}`,
       '',

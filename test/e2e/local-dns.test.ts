@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../shared/runtime/local/emulators';
+import { startDnsServer } from '../support/dns-server';
 import { api, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
 import { waitFor } from '../support/wait';
 
@@ -109,18 +110,31 @@ describe('npm run dns', () => {
     expect(after.body.sandbox_mode).toBe(false);
   });
 
-  it('answers its own names authoritatively and refuses names outside them, for a resolver listed next', async () => {
-    const command = dnsCommand(['--domain', 'acme.test']);
-    await waitFor(() => /^READY /m.test(command.output()), { what: () => `the dns command to be ready:\n${command.output()}`, timeoutMs: 30_000 });
-    const resolver = new Resolver({ timeout: 2000, tries: 1 });
-    resolver.setServers([`127.0.0.1:${dnsPort}`]);
+  it('answers its own names authoritatively and forwards the rest upstream, so recipient checks still resolve', async () => {
+    const upstream = await startDnsServer({ 'example.org': { mx: [{ exchange: 'mx.example.org', priority: 5 }], txt: ['hello'] }, 'gone.example.org': 'nxdomain' });
+    try {
+      const command = dnsCommand(['--domain', 'acme.test', '--upstream', upstream.server]);
+      await waitFor(() => /^READY /m.test(command.output()), { what: () => `the dns command to be ready:\n${command.output()}`, timeoutMs: 30_000 });
+      const resolver = new Resolver({ timeout: 2000, tries: 1 });
+      resolver.setServers([`127.0.0.1:${dnsPort}`]);
 
-    const mx = await resolver.resolveMx('send.acme.test');
-    const missing = await resolver.resolveTxt('nothing-here.acme.test').catch((error: { code?: string }) => error.code);
-    const outside = await resolver.resolveTxt('example.org').catch((error: { code?: string }) => error.code);
+      const mx = await resolver.resolveMx('send.acme.test');
+      const missing = await resolver.resolveTxt('nothing-here.acme.test').catch((error: { code?: string }) => error.code);
+      const forwarded = await resolver.resolveMx('example.org');
+      const forwardedTxt = await resolver.resolveTxt('example.org');
+      const gone = await resolver.resolveMx('gone.example.org').catch((error: { code?: string }) => error.code);
+      const validated = await api(runtime.url, 'POST', '/v1/validate', key, { email: 'someone@example.org' });
 
-    expect(mx).toEqual([{ exchange: 'feedback-smtp.us-east-1.amazonses.com', priority: 10 }]);
-    expect(missing).toBe('ENOTFOUND');
-    expect(outside).toBe('EREFUSED');
+      expect(mx).toEqual([{ exchange: 'feedback-smtp.us-east-1.amazonses.com', priority: 10 }]);
+      expect(missing).toBe('ENOTFOUND');
+      expect(forwarded).toEqual([{ exchange: 'mx.example.org', priority: 5 }]);
+      expect(forwardedTxt).toEqual([['hello']]);
+      expect(gone).toBe('ENOTFOUND');
+      expect(upstream.queries.map((q) => q.name)).not.toContain('send.acme.test');
+      expect(validated.status).toBe(200);
+      expect(validated.body).toEqual({ email: 'someone@example.org', valid: true, reason: '' });
+    } finally {
+      await upstream.close();
+    }
   });
 });
