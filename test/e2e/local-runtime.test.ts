@@ -23,6 +23,13 @@ function tryCommands(output: string): string {
     .join('\n');
 }
 
+/** The README's first send and its follow-up, pointed at this runtime and its data directory. */
+function readmeQuickStart(url: string, dir: string): string {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const block = /Send a message and watch it arrive[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+  return block.replaceAll('localhost:3000', url).replaceAll('./.data/', `${dir}/`);
+}
+
 async function mailSubjects(sesUrl: string): Promise<string[]> {
   const store = (await (await fetch(`${sesUrl}/store`)).json()) as { emails: Array<{ subject: string }> };
   return store.emails.map((email) => email.subject);
@@ -75,6 +82,19 @@ curl.describe(curl.name('what npm start prints'), () => {
     expect(script).toContain('/v1/messages/$ID');
     expect(id).toMatch(/^msg_[0-9a-z]+$/);
     expect(JSON.parse(answer)).toMatchObject({ id, channel: 'email', idempotency_key: 'hello-1' });
+  });
+});
+
+curl.describe(curl.name("the README's Quick start"), () => {
+  it('runs as written: the first send keeps its id in $ID and the next command reads that message', async () => {
+    const script = readmeQuickStart(runtime.url, dataDir);
+
+    const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script]);
+
+    const [id = '', answer = '{}'] = stdout.trim().split('\n');
+    expect(script).toContain(`${runtime.url}/v1/messages/$ID`);
+    expect(id).toMatch(/^msg_[0-9a-z]+$/);
+    expect(JSON.parse(answer)).toMatchObject({ id, channel: 'email', idempotency_key: 'welcome-1' });
   });
 });
 
