@@ -4,6 +4,8 @@ import { join, resolve } from 'node:path';
 import { ConfigError, readLocalSettings } from '../shared/runtime/config';
 import { startLocalRuntime } from '../shared/runtime/local/runtime';
 
+/** Reads the send's answer on stdin: prints its id, or the error envelope (to stderr) when there is none. */
+const ID_FROM_ANSWER = `node -e 'const r = JSON.parse(require("fs").readFileSync(0)); r.id ? console.log(r.id) : console.error(JSON.stringify(r))'`;
 
 async function main(): Promise<void> {
   let settings;
@@ -18,23 +20,28 @@ async function main(): Promise<void> {
   }
   const runtime = await startLocalRuntime(settings, functions);
   const b = runtime.bootstrap;
+  const dataDir = resolve(settings.dataDir);
+  const store = settings.dynamodbEndpoint ? `${runtime.dynamodbEndpoint} (DYNAMODB_ENDPOINT)` : `${runtime.dynamodbEndpoint} (embedded, kept in ${join(dataDir, 'dynamodb')})`;
   const lines = [
     `Postbox is running at ${runtime.url}`,
     `  sent mail (SES emulator):   ${runtime.sesUrl}/`,
-    `  data directory:             ${resolve(settings.dataDir)}`,
+    `  store (DynamoDB endpoint):  ${store}`,
+    `  data directory:             ${dataDir}`,
     runtime.createdBootstrap ? '  first start: created an account; its keys are shown once here and kept in' : '  keys of the bootstrap account are in',
-    `  ${join(resolve(settings.dataDir), 'bootstrap.json')}`,
+    `  ${join(dataDir, 'bootstrap.json')}`,
   ];
   if (runtime.createdBootstrap) {
     lines.push(`  account_id:     ${b.account_id}`, `  admin_key:      ${b.admin_key}`, `  test_admin_key: ${b.test_admin_key}`, `  staff_token:    ${b.staff_token}`);
   }
-  const keyOf = `$(node -p "require('${join(resolve(settings.dataDir), 'bootstrap.json')}').admin_key")`;
   lines.push(
     '',
     `The account is in sandbox mode: live mail goes to its own address (${settings.accountEmail}) or a verified test recipient.`,
-    'Try:',
-    `  curl -s ${runtime.url}/v1/send -H "Authorization: Bearer ${keyOf}" \\`,
-    `    -d '{"channel":"email","idempotency_key":"hello-1","destination":{"email":"${settings.accountEmail}"},"payload":{"subject":"Hello","body_text":"It works"}}'`,
+    'Try (the send prints the new message id and keeps it in $ID for the next command):',
+    `  KEY=$(node -p "require('${join(dataDir, 'bootstrap.json')}').admin_key")`,
+    `  ID=$(curl -s ${runtime.url}/v1/send -H "Authorization: Bearer $KEY" -H 'content-type: application/json' \\`,
+    `    -d '{"channel":"email","idempotency_key":"hello-1","destination":{"email":"${settings.accountEmail}"},"payload":{"subject":"Hello","body_text":"It works"}}' \\`,
+    `    | ${ID_FROM_ANSWER}); echo "$ID"`,
+    `  curl -s ${runtime.url}/v1/messages/$ID -H "Authorization: Bearer $KEY"`,
     `  then open ${runtime.sesUrl}/ to read it.`,
   );
   process.stdout.write(`${lines.join('\n')}\n`);

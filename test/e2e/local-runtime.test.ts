@@ -1,11 +1,39 @@
 // The local runtime as a user meets it: `npm start` in its own process, HTTP on a free port,
 // data in a temporary DATA_DIR.
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpRoutes } from '../../functions/manifest';
 import { api, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
+import { needsTool } from '../support/system-tools';
+import { waitFor } from '../support/wait';
+
+const curl = needsTool('curl', 'apt-get update && apt-get install -y curl');
+
+/** The commands under "Try" in what `npm start` printed, as a user would paste them. */
+function tryCommands(output: string): string {
+  const block = /^Try.*\n((?:  .*\n)+)/m.exec(output)?.[1] ?? '';
+  return block
+    .split('\n')
+    .filter((line) => line.startsWith('  ') && !line.startsWith('  then open'))
+    .map((line) => line.slice(2))
+    .join('\n');
+}
+
+/** The README's first send and its follow-up, pointed at this runtime and its data directory. */
+function readmeQuickStart(url: string, dir: string): string {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const block = /Send a message and watch it arrive[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+  return block.replaceAll('localhost:3000', url).replaceAll('./.data/', `${dir}/`);
+}
+
+async function mailSubjects(sesUrl: string): Promise<string[]> {
+  const store = (await (await fetch(`${sesUrl}/store`)).json()) as { emails: Array<{ subject: string }> };
+  return store.emails.map((email) => email.subject);
+}
 
 let dataDir: string;
 let runtime: RuntimeProcess;
@@ -30,12 +58,43 @@ describe('first start', () => {
     expect(runtime.output()).toContain(bootstrap.staff_token);
   });
 
+  it('prints where the store and the data live', () => {
+    expect(runtime.output()).toMatch(/^  store \(DynamoDB endpoint\): +http:\/\/127\.0\.0\.1:\d+ \(embedded, kept in .*dynamodb\)$/m);
+    expect(runtime.output()).toContain(`data directory:             ${dataDir}`);
+  });
+
   it('serves the SES emulator page where the user can see sent mail', async () => {
     const page = await fetch(`${runtime.sesUrl}/`);
     const store = await fetch(`${runtime.sesUrl}/store`);
 
     expect(page.status).toBe(200);
     expect(await store.json()).toMatchObject({ emails: [] });
+  });
+});
+
+curl.describe(curl.name('what npm start prints'), () => {
+  it('runs as printed: the send keeps the new id in $ID and the next command reads that message', async () => {
+    const script = tryCommands(runtime.output());
+
+    const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script]);
+
+    const [id = '', answer = '{}'] = stdout.trim().split('\n');
+    expect(script).toContain('/v1/messages/$ID');
+    expect(id).toMatch(/^msg_[0-9a-z]+$/);
+    expect(JSON.parse(answer)).toMatchObject({ id, channel: 'email', idempotency_key: 'hello-1' });
+  });
+});
+
+curl.describe(curl.name("the README's Quick start"), () => {
+  it('runs as written: the first send keeps its id in $ID and the next command reads that message', async () => {
+    const script = readmeQuickStart(runtime.url, dataDir);
+
+    const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script]);
+
+    const [id = '', answer = '{}'] = stdout.trim().split('\n');
+    expect(script).toContain(`${runtime.url}/v1/messages/$ID`);
+    expect(id).toMatch(/^msg_[0-9a-z]+$/);
+    expect(JSON.parse(answer)).toMatchObject({ id, channel: 'email', idempotency_key: 'welcome-1' });
   });
 });
 
@@ -95,6 +154,24 @@ describe('routes', () => {
 });
 
 describe('restart', () => {
+  it('keeps the mail the SES emulator page lists', async () => {
+    const sent = await api(runtime.url, 'POST', '/v1/send', bootstrap.admin_key, {
+      channel: 'email',
+      idempotency_key: 'kept-across-restart',
+      destination: { email: 'you@example.com' },
+      payload: { subject: 'Kept across restart', body_text: 'still here' },
+    });
+    await waitFor(async () => (await mailSubjects(runtime.sesUrl)).includes('Kept across restart'), { what: 'the mail to reach the SES emulator' });
+
+    await runtime.stop('SIGINT');
+    runtime = await startRuntimeProcess({ DATA_DIR: dataDir });
+    const listed = await mailSubjects(runtime.sesUrl);
+
+    expect(sent.status).toBe(201);
+    expect(listed.filter((subject) => subject === 'Kept across restart')).toHaveLength(1);
+    expect((await fetch(`${runtime.sesUrl}/`)).status).toBe(200);
+  });
+
   it('stops cleanly on Ctrl-C and comes back with all data', async () => {
     const created = await api(runtime.url, 'POST', '/v1/keys', bootstrap.admin_key, { name: 'survivor' });
 

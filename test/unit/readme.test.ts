@@ -11,4 +11,17 @@ describe('README', () => {
     const declared = httpRoutes().map((r) => `${r.method} ${r.path}`);
     expect(documented.sort()).toEqual(declared.sort());
   });
+
+  it('shows no placeholder id in a command: the Quick start reads the id the send answered', () => {
+    const commands = readme.split('\n').filter((line) => /^(curl|ID=|KEY=)/.test(line));
+    expect(commands.some((line) => line.includes('/v1/messages/$ID'))).toBe(true);
+    expect(commands.filter((line) => /msg_…|msg_\.\.\./.test(line))).toEqual([]);
+  });
+
+  it('documents the local DNS command that package.json defines', () => {
+    const scripts = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts.dns).toBe('tsx bin/dns.ts');
+    expect(readme).toContain('npm run dns -- --domain example.com --port 5300');
+    expect(readme).toContain('DNS_SERVERS=127.0.0.1:5300 npm start');
+  });
 });

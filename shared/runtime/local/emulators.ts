@@ -3,7 +3,7 @@
 // emulator's store and clear endpoints would otherwise hand anyone the mail.
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { mkdirSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -54,15 +54,67 @@ export async function startSqs(options: { port?: number } = {}): Promise<Running
   return { endpoint: `http://${host}:${port}`, port, close: closer(server) };
 }
 
-/** aws-ses-v2-local: SES v2 SendEmail, `GET /` lists sent mail, `GET /store` as JSON. */
-export async function startSes(options: { port?: number } = {}): Promise<Running> {
+/**
+ * aws-ses-v2-local: SES v2 SendEmail, `GET /` lists sent mail, `GET /store` as JSON. With
+ * `mailFile`, the mail it receives outlives a restart (see keepMail).
+ */
+export async function startSes(options: { port?: number; mailFile?: string } = {}): Promise<Running> {
   const { default: start } = (await import('aws-ses-v2-local')) as unknown as {
     default: (o: { host: string; port: number }) => Promise<Server>;
   };
   const host = LOOPBACK;
   const port = options.port || (await freePort(host));
   const server = await start({ host, port });
-  return { endpoint: `http://${host}:${port}`, port, close: closer(server) };
+  const flush = options.mailFile ? keepMail(server, options.mailFile) : () => undefined;
+  const close = closer(server);
+  return {
+    endpoint: `http://${host}:${port}`,
+    port,
+    close: async () => {
+      flush();
+      await close();
+    },
+  };
+}
+
+/** The part of the emulator's module-level store (dist/store.js) that keepMail uses. */
+interface SesMailStore {
+  emails: Array<{ messageId: string }>;
+}
+
+/**
+ * The emulator keeps its mail in memory only. This copies every email it stores to `file` (one JSON
+ * object a line, in the emulator's own shape) after each request to it, and puts the file's mail
+ * back into its store at start, so the mail viewer lists what was sent before a restart. The
+ * viewer's "clear" empties the file too. Mail can hold one-time links: the file is private to the
+ * user, like secrets.json. Returns a flush for shutdown.
+ */
+function keepMail(server: Server, file: string): () => void {
+  const store = (require('aws-ses-v2-local/dist/store.js') as { getStoreReadonly(): SesMailStore }).getStoreReadonly();
+  const lines = (emails: readonly unknown[]): string => emails.map((email) => `${JSON.stringify(email)}\n`).join('');
+  const saved = existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as SesMailStore['emails'][number])
+    : [];
+  const present = new Set(store.emails.map((email) => email.messageId));
+  store.emails.push(...saved.filter((email) => !present.has(email.messageId)));
+  let list = store.emails;
+  let written = list.length;
+  const flush = (): void => {
+    if (store.emails !== list || store.emails.length < written) {
+      // Cleared (the emulator replaces the array): the file follows.
+      list = store.emails;
+      writeFileSync(file, lines(list), { mode: 0o600 });
+      written = list.length;
+    } else if (list.length > written) {
+      appendFileSync(file, lines(list.slice(written)), { mode: 0o600 });
+      written = list.length;
+    }
+  };
+  server.on('request', (_request, response: { once(event: 'finish', listener: () => void): void }) => response.once('finish', flush));
+  return flush;
 }
 
 export async function freePort(host = '127.0.0.1'): Promise<number> {

@@ -105,7 +105,7 @@ export async function startLocalRuntime(
     }
     const sqs = await startSqs();
     stops.push(sqs.close);
-    const ses = await startSes({ port: settings.sesPort });
+    const ses = await startSes({ port: settings.sesPort, mailFile: join(dataDir, 'ses-mail.jsonl') });
     stops.push(ses.close);
 
     const common = { region: REGION, credentials: DUMMY_CREDENTIALS };
