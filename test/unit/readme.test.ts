@@ -12,6 +12,13 @@ describe('README', () => {
     expect(documented.sort()).toEqual(declared.sort());
   });
 
+  it('marks exactly the live-only routes as "live key only"', () => {
+    const marked = [...readme.matchAll(/^\| (GET|POST|PUT|PATCH|DELETE) \| `([^`]+)` \| ([^|]+) \|/gm)].filter((m) => m[3]!.includes('live key only')).map((m) => `${m[1]} ${m[2]}`);
+    const liveOnly = httpRoutes().filter((r) => 'modes' in r.access && r.access.modes === 'live_only').map((r) => `${r.method} ${r.path}`);
+    expect(liveOnly.length).toBeGreaterThan(0);
+    expect(marked.sort()).toEqual(liveOnly.sort());
+  });
+
   it('shows no placeholder id in a command: the Quick start reads the id the send answered', () => {
     const commands = readme.split('\n').filter((line) => /^(curl|ID=|KEY=)/.test(line));
     expect(commands.some((line) => line.includes('/v1/messages/$ID'))).toBe(true);
