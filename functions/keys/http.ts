@@ -1,7 +1,7 @@
 import { functionNamed } from '../manifest';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';
-import { json, noContent } from '../../shared/http/respond';
+import { noContent, shownOnce } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
 import { createKeyBody } from '../../shared/api-keys/schemas';
 import { createKey, listKeys, revokeKey, rotateKey } from '../../shared/api-keys/service';
@@ -11,9 +11,9 @@ export const handler = createHttpHandler(functionNamed('keys'), {
   'POST /v1/keys': async (req, c) => {
     const auth = authOf(req);
     const body = parseInput(createKeyBody, req.body ?? {});
-    return json(201, await createKey(c, auth.accountId, body, auth));
+    return shownOnce(201, await createKey(c, auth.accountId, body, auth));
   },
-  'POST /v1/keys/{id}/rotate': async (req, c) => json(200, await rotateKey(c, authOf(req).accountId, req.params.id ?? '', authOf(req))),
+  'POST /v1/keys/{id}/rotate': async (req, c) => shownOnce(200, await rotateKey(c, authOf(req).accountId, req.params.id ?? '', authOf(req))),
   'DELETE /v1/keys/{id}': async (req, c) => {
     await revokeKey(c, authOf(req).accountId, req.params.id ?? '', authOf(req));
     return noContent();

@@ -52,7 +52,7 @@ export const handler = createHttpHandler(functionNamed('test-recipients'), {
   'POST /v1/test-recipients': async (req, c) => {
     const auth = authOf(req);
     const body = parseInput(createTestRecipientBody, req.body);
-    const { created, recipient } = await registerTestRecipient(c, auth.accountId, body, { testMode: auth.testMode, baseUrl: req.baseUrl });
+    const { created, recipient } = await registerTestRecipient(c, auth.accountId, body, { testMode: auth.testMode });
     return json(created ? 201 : 200, recipient);
   },
   'DELETE /v1/test-recipients/{id}': async (req, c) => {

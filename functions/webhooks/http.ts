@@ -1,7 +1,7 @@
 import { functionNamed } from '../manifest';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';
-import { json } from '../../shared/http/respond';
+import { json, shownOnce } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
 import { createWebhookBody, updateWebhookBody } from '../../shared/webhooks/schemas';
 import {
@@ -17,7 +17,7 @@ import {
 export const handler = createHttpHandler(functionNamed('webhooks'), {
   'POST /v1/webhooks': async (req, c) => {
     const body = parseInput(createWebhookBody, req.body);
-    return json(201, await createSubscription(c, authOf(req).accountId, body));
+    return shownOnce(201, await createSubscription(c, authOf(req).accountId, body));
   },
   'GET /v1/webhooks': async (req, c) => {
     return listed('webhooks', await listSubscriptions(listing(c), authOf(req).accountId, pageOf(req)));
@@ -31,7 +31,7 @@ export const handler = createHttpHandler(functionNamed('webhooks'), {
     await deleteSubscription(c, authOf(req).accountId, req.params.id ?? '');
     return json(200, { message: 'webhook deleted' });
   },
-  'POST /v1/webhooks/{id}/rotate-secret': async (req, c) => json(200, await rotateSecret(c, authOf(req).accountId, req.params.id ?? '')),
+  'POST /v1/webhooks/{id}/rotate-secret': async (req, c) => shownOnce(200, await rotateSecret(c, authOf(req).accountId, req.params.id ?? '')),
   'GET /v1/webhooks/{id}/deliveries': async (req, c) => {
     return listed('deliveries', await listDeliveries(listing(c), authOf(req).accountId, req.params.id ?? '', pageOf(req)));
   },

@@ -8,6 +8,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { type HttpRoute } from '../../shared/platform';
+import { envNames } from '../../shared/runtime/env-names';
 import { acknowledge } from './nag';
 import { pascalCase } from './names';
 
@@ -30,8 +31,11 @@ const ACCESS_LOG_FORMAT = JSON.stringify({
 /** A function that answers routes; `name` (the manifest name) names its integration. */
 export interface RouteTarget {
   name: string;
-  fn: lambda.IFunction;
+  fn: lambda.Function;
 }
+
+/** CDK context key of the public origin (`cdk deploy -c publicBaseUrl=https://mail.example.com`). */
+export const PUBLIC_BASE_URL_CONTEXT = 'publicBaseUrl';
 
 export interface ApiProps {
   stage: string;
@@ -41,6 +45,11 @@ export interface ApiProps {
 export class Api extends Construct {
   readonly httpApi: apigw.HttpApi;
   readonly stage: apigw.HttpStage;
+  /**
+   * The origin of every link the service mails or publishes: the `publicBaseUrl` context when the
+   * API sits behind a custom domain, otherwise the API's own execute-api endpoint.
+   */
+  readonly publicBaseUrl: string;
   private readonly integrations = new Map<string, HttpLambdaIntegration>();
 
   constructor(scope: Construct, id: string, props: ApiProps) {
@@ -68,6 +77,11 @@ export class Api extends Construct {
     });
 
     new CfnOutput(this, 'Url', { value: this.stage.url, description: 'Base URL of the Postbox API' });
+    const configured = this.node.tryGetContext(PUBLIC_BASE_URL_CONTEXT) as unknown;
+    if (configured !== undefined && (typeof configured !== 'string' || !/^https:\/\/[^/?#@\s]+(\/[^?#\s]*)?$/.test(configured))) {
+      throw new Error(`context ${PUBLIC_BASE_URL_CONTEXT} must be an https:// URL without query or fragment; got ${String(configured)}`);
+    }
+    this.publicBaseUrl = typeof configured === 'string' ? configured.replace(/\/+$/, '') : this.httpApi.apiEndpoint;
 
     acknowledge(
       this,
@@ -78,13 +92,13 @@ export class Api extends Construct {
     );
   }
 
-  /** `METHOD /path` → the function. */
+  /**
+   * `METHOD /path` → the function. HTTP API routes are per method, so every GET route gets a HEAD
+   * twin on the same integration (the pipeline runs a HEAD as its GET and drops the body).
+   */
   addRoute(route: Pick<HttpRoute, 'method' | 'path'>, target: RouteTarget): void {
-    this.httpApi.addRoutes({
-      path: route.path,
-      methods: [apigw.HttpMethod[route.method]],
-      integration: this.integrationFor(target),
-    });
+    const methods = route.method === 'GET' ? [apigw.HttpMethod.GET, apigw.HttpMethod.HEAD] : [apigw.HttpMethod[route.method]];
+    this.httpApi.addRoutes({ path: route.path, methods, integration: this.integrationFor(target) });
   }
 
   /** `$default`: whatever no other route matches (unknown paths, wrong methods). */
@@ -96,10 +110,12 @@ export class Api extends Construct {
     });
   }
 
-  // One integration per function, shared by all of its routes.
+  // One integration per function, shared by all of its routes. A function behind the API builds
+  // links (mailed, or published in DNS), so it learns the public origin here, with its first route.
   private integrationFor(target: RouteTarget): HttpLambdaIntegration {
     let integration = this.integrations.get(target.name);
     if (!integration) {
+      target.fn.addEnvironment(envNames.publicBaseUrl, this.publicBaseUrl);
       integration = new HttpLambdaIntegration(`${pascalCase(target.name)}Integration`, target.fn, {
         payloadFormatVersion: apigw.PayloadFormatVersion.VERSION_2_0,
       });

@@ -8,10 +8,11 @@ import { routeKey, type Access, type FunctionDef, type HttpRoute } from '../plat
 import { safeEqual } from '../crypto';
 import { ApiError } from '../errors';
 import { parseJsonBody } from './json-body';
-import { render, renderThrown, requestIdOf } from './respond';
+import { isHead, render, renderThrown, requestIdOf, transportHeaders, withoutBody } from './respond';
 import { findKeyBySecret, recordKeyUse } from '../api-keys/service';
 import { keys } from '../db/keys';
 import { admit, ACCOUNT_RATE_LIMIT, IP_RATE_LIMIT, type RateDecision } from '../rate-limit/service';
+import { publicBaseUrlOf, readRuntimeKind } from '../runtime/config';
 import { getContainer, type Container } from '../runtime/container';
 import { describeError } from '../runtime/logger';
 import type { AuthContext, HttpRequest, HttpResult } from './types';
@@ -120,9 +121,16 @@ function lowerHeaders(headers: APIGatewayProxyEventV2['headers']): Record<string
   return Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
+/**
+ * The route a request runs. API Gateway routes are per method, so the stack gives every GET route
+ * a HEAD twin on the same function; a HEAD runs the GET route and its body is dropped at the end.
+ */
+const routeKeyOf = (event: APIGatewayProxyEventV2): string => (event.routeKey.startsWith('HEAD ') ? `GET ${event.routeKey.slice(5)}` : event.routeKey);
+
 /** What the pipeline's middlewares hand each other and the route on the Lambda context. */
 interface PipelineContext extends Context {
   requestId: string;
+  routeKey: string;
   /** Headers owed on the answer whatever happens next (the rate limit's, once it passed). */
   headers: Record<string, string>;
   container?: Container;
@@ -131,22 +139,31 @@ interface PipelineContext extends Context {
 
 type Step = MiddlewareObj<APIGatewayProxyEventV2, HttpResult | APIGatewayProxyStructuredResultV2, Error, PipelineContext>;
 
+/** Headers every answer owes whatever happened: the transport's, then those steps collected. */
+const owedHeaders = (context: PipelineContext): Record<string, string> => ({
+  ...transportHeaders(context.container?.config.runtime ?? readRuntimeKind()),
+  ...(context.headers ?? {}),
+});
+
 /** Renders the route's result, or anything thrown by any step, as the answer (the envelope). */
 const envelope = (): Step => ({
   name: 'envelope',
   before: ({ event, context }) => {
     context.requestId = requestIdOf(event);
+    context.routeKey = routeKeyOf(event);
     context.headers = {};
   },
   after: (request) => {
-    request.response = render(request.response as HttpResult, request.context.requestId, request.context.headers);
+    const response = render(request.response as HttpResult, request.context.requestId, owedHeaders(request.context));
+    request.response = isHead(request.event) ? withoutBody(response) : response;
   },
   onError: (request) => {
     const { context, event } = request;
-    request.response = renderThrown(request.error, context.requestId ?? requestIdOf(event), context.headers ?? {}, {
+    const response = renderThrown(request.error, context.requestId ?? requestIdOf(event), owedHeaders(context), {
       routeKey: event.routeKey,
       logError: context.container?.logger.error,
     });
+    request.response = isHead(event) ? withoutBody(response) : response;
   },
 });
 
@@ -161,19 +178,19 @@ const withContainer = (): Step => ({
 const routeRequest = (declared: ReadonlyMap<string, HttpRoute>): Step => ({
   name: 'request',
   before: ({ event, context }) => {
-    if (!declared.has(event.routeKey)) throw new ApiError('not_found', `no route for ${event.requestContext.http.method} ${event.rawPath}`);
-    const runtime = context.container!.config.runtime;
+    if (!declared.has(context.routeKey)) throw new ApiError('not_found', `no route for ${event.requestContext.http.method} ${event.rawPath}`);
     context.request = {
       requestId: context.requestId,
       method: event.requestContext.http.method,
       path: event.rawPath,
-      routeKey: event.routeKey,
+      routeKey: context.routeKey,
       params: (event.pathParameters ?? {}) as Record<string, string>,
       query: event.queryStringParameters ?? {},
       headers: lowerHeaders(event.headers),
       body: undefined,
       rawBody: Buffer.alloc(0),
-      baseUrl: `${event.headers?.['x-forwarded-proto'] ?? (runtime === 'local' ? 'http' : 'https')}://${event.requestContext.domainName}`,
+      // Links come from configuration: Host and X-Forwarded-* are the client's to choose.
+      baseUrl: publicBaseUrlOf(context.container!.config),
       sourceIp: event.requestContext.http.sourceIp,
     };
   },
@@ -182,8 +199,8 @@ const routeRequest = (declared: ReadonlyMap<string, HttpRoute>): Step => ({
 /** Credentials, suspension, rate limit, scope and key mode, in that order. */
 const credentials = (declared: ReadonlyMap<string, HttpRoute>): Step => ({
   name: 'credentials',
-  before: async ({ event, context }) => {
-    const route = declared.get(event.routeKey)!;
+  before: async ({ context }) => {
+    const route = declared.get(context.routeKey)!;
     Object.assign(context.headers, await authorize(context.container!, route.access, context.request!));
   },
 });
@@ -224,6 +241,6 @@ export function createHttpHandler(
     .use(credentials(declared))
     .use(pathIds())
     .use(body())
-    .handler((event, context) => routes[event.routeKey]!(context.request!, context.container!));
+    .handler((_event, context) => routes[context.routeKey]!(context.request!, context.container!));
   return async (event) => (await handler(event, {} as PipelineContext)) as APIGatewayProxyStructuredResultV2;
 }

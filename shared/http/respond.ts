@@ -9,6 +9,14 @@ export function json(status: number, body: unknown, headers: Record<string, stri
   return { status, body, headers };
 }
 
+/**
+ * An answer that shows a secret (a new key, a signing secret, the staff token): it is shown once,
+ * so no browser, proxy or CDN may keep a copy.
+ */
+export function shownOnce(status: number, body: unknown): HttpResult {
+  return json(status, body, { 'cache-control': 'no-store' });
+}
+
 export function noContent(): HttpResult {
   return { status: 204 };
 }
@@ -16,6 +24,15 @@ export function noContent(): HttpResult {
 export function errorResult(error: ApiError): HttpResult {
   return { status: error.status, body: { error: error.toBody() }, headers: error.headers };
 }
+
+export type RuntimeKind = 'aws' | 'local';
+
+/**
+ * Headers owed by where the answer is served. In AWS the API is HTTPS only, so browsers are told
+ * to never try plain HTTP for two years; locally the API is plain http and HSTS would be wrong.
+ */
+export const transportHeaders = (runtime: RuntimeKind): Record<string, string> =>
+  runtime === 'aws' ? { 'strict-transport-security': 'max-age=63072000; includeSubDomains' } : {};
 
 /** An HttpResult as API Gateway's structured result; `extra` are headers owed whatever happens. */
 export function render(result: HttpResult, requestId: string, extra: Record<string, string>): APIGatewayProxyStructuredResultV2 {
@@ -28,8 +45,8 @@ export function render(result: HttpResult, requestId: string, extra: Record<stri
 }
 
 /** An error envelope as a complete response, for answers given outside a route's pipeline. */
-export function errorResponse(error: ApiError, requestId: string = crypto.randomUUID()): APIGatewayProxyStructuredResultV2 {
-  return render(errorResult(error), requestId, {});
+export function errorResponse(error: ApiError, requestId: string = crypto.randomUUID(), runtime: RuntimeKind = 'local'): APIGatewayProxyStructuredResultV2 {
+  return render(errorResult(error), requestId, transportHeaders(runtime));
 }
 
 export type LogError = (msg: string, fields: Record<string, unknown>) => void;
@@ -54,11 +71,27 @@ export function renderThrown(
 export const requestIdOf = (event: APIGatewayProxyEventV2): string => event.requestContext?.requestId || crypto.randomUUID();
 
 /** Runs one request outside the route pipeline (the catch-all function). */
-export async function answer(event: APIGatewayProxyEventV2, run: () => Promise<HttpResult>): Promise<APIGatewayProxyStructuredResultV2> {
+export async function answer(
+  event: APIGatewayProxyEventV2,
+  runtime: RuntimeKind,
+  run: () => Promise<HttpResult>,
+): Promise<APIGatewayProxyStructuredResultV2> {
   const requestId = requestIdOf(event);
-  try {
-    return render(await run(), requestId, {});
-  } catch (error) {
-    return renderThrown(error, requestId, {}, { routeKey: event.routeKey });
-  }
+  const headers = transportHeaders(runtime);
+  const response = await run().then(
+    (result) => render(result, requestId, headers),
+    (error: unknown) => renderThrown(error, requestId, headers, { routeKey: event.routeKey }),
+  );
+  return isHead(event) ? withoutBody(response) : response;
+}
+
+/** HEAD asks for GET's answer without its body. */
+export const isHead = (event: APIGatewayProxyEventV2): boolean => event.requestContext?.http?.method?.toUpperCase() === 'HEAD';
+
+/** The answer to a HEAD: GET's status and headers, the length GET's body would have, no body. */
+export function withoutBody(response: APIGatewayProxyStructuredResultV2): APIGatewayProxyStructuredResultV2 {
+  if (response.body === undefined) return response;
+  const length = response.isBase64Encoded ? Buffer.from(response.body, 'base64').length : Buffer.byteLength(response.body);
+  const { body: _dropped, isBase64Encoded: _encoding, ...rest } = response;
+  return { ...rest, headers: { ...(response.headers ?? {}), 'content-length': String(length) } };
 }

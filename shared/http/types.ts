@@ -22,7 +22,10 @@ export interface HttpRequest {
   body: unknown;
   /** The body's bytes, whatever its type (multipart uploads read this). */
   rawBody: Buffer;
-  /** Scheme and host the client reached the API at, e.g. https://api.example.com. */
+  /**
+   * The configured public origin (PUBLIC_BASE_URL), e.g. https://mail.example.com, for links the
+   * service publishes; never taken from the request's Host or X-Forwarded-* headers.
+   */
   baseUrl: string;
   sourceIp: string;
   /** Set on every route that takes an API key. */

@@ -34,20 +34,43 @@ export async function getMessageByIdempotencyKey(store: Store, accountId: string
   return getMessage(store, accountId, claim.message_id);
 }
 
+/**
+ * How much later than created_at a message's id may be stamped: a send request can run no longer
+ * than a Lambda may (15 minutes), and clock steps backwards are far smaller.
+ */
+const ID_TIME_SLACK_MS = 15 * 60_000;
+
+/**
+ * A bound as milliseconds and as created_at is written (toISOString, UTC, milliseconds), so that
+ * the store compares strings of one shape.
+ */
+function instant(value: string): { ms: number; iso: string } {
+  const ms = Date.parse(value);
+  // 9999-12-31T23:59:59Z written with a negative offset is in year 10000, which toISOString writes
+  // as "+010000-…": that would sort before every stored date.
+  return { ms, iso: new Date(Math.min(ms, LAST_ISO_MS)).toISOString() };
+}
+
+const LAST_ISO_MS = Date.parse('9999-12-31T23:59:59.999Z');
+
 export async function listMessages(
   deps: { store: Store; cursorSecret: string },
   accountId: string,
   query: Omit<ListQuery, 'idempotency_key' | 'limit' | 'cursor'>,
   page: PageInput,
 ): Promise<Page<MessageSummary>> {
-  // Message ids sort by creation time, so the time range is a range of ids.
-  const low = query.from ? idBounds('msg', Date.parse(query.from)).lowest : 'msg_';
-  const high = query.to ? idBounds('msg', Date.parse(query.to)).highest : 'msg_~';
+  // Both bounds are inclusive on created_at. An id's time is read a little after created_at (the
+  // send path stamps the request once, then mints ids as it claims them), so the id range is
+  // widened by the longest a request may run and created_at itself decides at the edges.
+  const from = query.from === undefined ? undefined : instant(query.from);
+  const to = query.to === undefined ? undefined : instant(query.to);
   // An empty range (from after to) is an empty list, not a store error.
-  if (low > high) return { items: [], nextCursor: null };
+  if (from && to && from.ms > to.ms) return { items: [], nextCursor: null };
+  const low = from ? idBounds('msg', from.ms - ID_TIME_SLACK_MS).lowest : 'msg_';
+  const high = to ? idBounds('msg', to.ms + ID_TIME_SLACK_MS).highest : 'msg_~';
   const out = await new MessageRepository(deps.store).list(
     accountId,
-    { channel: query.channel, status: query.status, ids: { low, high } },
+    { channel: query.channel, status: query.status, ids: { low, high }, createdAt: { from: from?.iso, to: to?.iso } },
     {
       secret: deps.cursorSecret,
       scope: { accountId, collection: 'messages', filters: { channel: query.channel, status: query.status, from: query.from, to: query.to } },

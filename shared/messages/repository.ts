@@ -17,8 +17,10 @@ export type MessageListEntry = ItemKey & IndexKey & Pick<MessageItem, 'entity' |
 export interface MessageListFilters {
   channel?: Channel;
   status?: string;
-  /** Inclusive bounds on the message id, which sorts by creation time. */
+  /** Inclusive bounds on the message id, which sorts by creation time: the range read. */
   ids: { low: string; high: string };
+  /** Inclusive bounds on created_at (ISO strings as stored): what is listed of that range. */
+  createdAt?: { from?: string; to?: string };
 }
 
 export class MessageRepository {
@@ -69,6 +71,14 @@ export class MessageRepository {
       conditions.push('#status = :status');
       names['#status'] = 'status';
       values[':status'] = filters.status;
+    }
+    if (filters.createdAt?.from !== undefined) {
+      conditions.push('created_at >= :from');
+      values[':from'] = filters.createdAt.from;
+    }
+    if (filters.createdAt?.to !== undefined) {
+      conditions.push('created_at <= :to');
+      values[':to'] = filters.createdAt.to;
     }
     return queryPage<MessageListEntry>(
       this.store,

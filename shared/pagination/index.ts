@@ -1,7 +1,8 @@
-// The one pagination module every list uses: limit parsing, signed opaque cursors bound to the
+// The one pagination module every list uses: limit parsing, sealed opaque cursors bound to the
 // account, the collection and the filters, and newest-first pages of a store query.
 import * as z from 'zod';
-import { hmacSha256, safeEqual, sha256Hex } from '../crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { sha256Hex } from '../crypto';
 import { table, keyQueries } from '../db/keys';
 import type { Item, QueryRequest, Store } from '../db/store';
 import { InvalidRequestError } from '../errors';
@@ -26,9 +27,6 @@ export interface CursorScope {
 }
 
 const payloadSchema = z.object({
-  v: z.literal(1),
-  a: z.string(),
-  c: z.string(),
   f: z.string(),
   k: z.record(z.string(), z.union([z.string(), z.number()])),
 });
@@ -41,29 +39,56 @@ function filterDigest(filters: CursorScope['filters'] = {}): string {
   return sha256Hex(JSON.stringify(stable)).slice(0, 32);
 }
 
-const sign = (secret: string, body: string): string => hmacSha256(secret, `cursor.v1.${body}`).toString('base64url');
+// Cursors are sealed, not just signed: the store key inside (account ids, partition names) is
+// nobody's business, and AES-GCM's tag makes any changed byte unreadable. The version names the
+// scheme so a later one can be told apart.
+const VERSION = 'c2';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const derivedKeys = new Map<string, Buffer>();
 
-export function encodeCursor(secret: string, scope: CursorScope, lastKey: Record<string, unknown>): string {
-  const body = Buffer.from(
-    JSON.stringify({ v: 1, a: scope.accountId, c: scope.collection, f: filterDigest(scope.filters), k: lastKey }),
-  ).toString('base64url');
-  return `${body}.${sign(secret, body)}`;
+/** The cursor key, derived from the cursor-signing-key secret so no new secret is needed. */
+function cursorKey(secret: string): Buffer {
+  let key = derivedKeys.get(secret);
+  if (!key) {
+    key = Buffer.from(hkdfSync('sha256', secret, 'postbox', 'cursor/aes-256-gcm/v2', 32));
+    derivedKeys.set(secret, key);
+  }
+  return key;
 }
 
-const invalidCursor = (): InvalidRequestError => new InvalidRequestError('cursor: invalid or expired cursor; start again without one');
+/** Account and list are bound as associated data: a cursor opens only in the walk it came from. */
+const boundTo = (scope: CursorScope): Buffer => Buffer.from(JSON.stringify([VERSION, scope.accountId, scope.collection]), 'utf8');
+
+export function encodeCursor(secret: string, scope: CursorScope, lastKey: Record<string, unknown>): string {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', cursorKey(secret), iv);
+  cipher.setAAD(boundTo(scope));
+  const plaintext = JSON.stringify({ f: filterDigest(scope.filters), k: lastKey });
+  const sealed = Buffer.concat([iv, cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()]);
+  return `${VERSION}.${sealed.toString('base64url')}`;
+}
+
+const invalidCursor = (cause?: unknown): InvalidRequestError =>
+  new InvalidRequestError('cursor: invalid or expired cursor; start again without one', { cause });
 
 /** The store key a cursor resumes from; 400 invalid_request for anything tampered or foreign. */
 export function decodeCursor(secret: string, scope: CursorScope, cursor: string): Record<string, unknown> {
-  const [body, signature, extra] = cursor.split('.');
-  if (!body || !signature || extra !== undefined || cursor.length > 2048) throw invalidCursor();
-  if (!safeEqual(sign(secret, body), signature)) throw invalidCursor();
+  const [version, body, extra] = cursor.split('.');
+  if (version !== VERSION || !body || extra !== undefined || cursor.length > 2048 || !/^[\w-]+$/.test(body)) throw invalidCursor();
+  const sealed = Buffer.from(body, 'base64url');
+  // Re-encoding must give the same text: base64url decoding ignores stray trailing bits.
+  if (sealed.length < IV_BYTES + TAG_BYTES + 1 || sealed.toString('base64url') !== body) throw invalidCursor();
   let parsed: z.infer<typeof payloadSchema>;
   try {
-    parsed = payloadSchema.parse(JSON.parse(Buffer.from(body, 'base64url').toString('utf8')));
+    const decipher = createDecipheriv('aes-256-gcm', cursorKey(secret), sealed.subarray(0, IV_BYTES));
+    decipher.setAAD(boundTo(scope));
+    decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
+    const plaintext = Buffer.concat([decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)), decipher.final()]);
+    parsed = payloadSchema.parse(JSON.parse(plaintext.toString('utf8')));
   } catch (error) {
-    throw new InvalidRequestError('cursor: invalid or expired cursor; start again without one', { cause: error });
+    throw invalidCursor(error);
   }
-  if (parsed.a !== scope.accountId || parsed.c !== scope.collection) throw invalidCursor();
   if (parsed.f !== filterDigest(scope.filters)) throw new InvalidRequestError('cursor: filters changed during a walk; keep them identical on every page');
   return parsed.k;
 }

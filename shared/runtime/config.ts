@@ -30,7 +30,14 @@ export interface RuntimeConfig {
   webhookAllowPrivate: boolean;
   /** How long a webhook endpoint has to answer (the spec's 30 s; tests shorten it). */
   webhookTimeoutMs?: number;
+  /**
+   * The origin of every link the service mails or publishes (PUBLIC_BASE_URL), never the
+   * request's Host or X-Forwarded-* headers. Unset only in functions that make no links.
+   */
+  publicBaseUrl?: string;
 }
+
+type Env = Record<string, string | undefined>;
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -39,21 +46,54 @@ export class ConfigError extends Error {
   }
 }
 
-const logLevel = z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info');
-const dnsServers = z
-  .string()
-  .default('')
-  .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
-  .pipe(z.array(z.string().regex(/^(\[[0-9a-fA-F:]+\]|[0-9.]+)(:\d{1,5})?$|^[0-9a-fA-F:]+$/, 'expected host or host:port IP addresses')));
-const flag = z.enum(['true', 'false', '1', '0']).default('true').transform((v) => v === 'true' || v === '1');
-const costMicros = z.coerce.number().int().min(0).default(100);
+// Schemas are built on demand, not at load: a module that only needs readRuntimeKind (the
+// catch-all function) then bundles without zod.
+const logLevel = () => z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info');
+const dnsServers = () =>
+  z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^(\[[0-9a-fA-F:]+\]|[0-9.]+)(:\d{1,5})?$|^[0-9a-fA-F:]+$/, 'expected host or host:port IP addresses')));
+const flag = () => z.enum(['true', 'false', '1', '0']).default('true').transform((v) => v === 'true' || v === '1');
+const costMicros = () => z.coerce.number().int().min(0).default(100);
+
+/**
+ * An http(s) origin, optionally with a path prefix, without a trailing slash: links are built as
+ * `${base}/v1/...`. Credentials, a query or a fragment would end up in every link, so they are refused.
+ */
+const publicBaseUrl = () =>
+  z
+    .string()
+    .trim()
+    .refine((v) => {
+      try {
+        const url = new URL(v);
+        return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password && !url.search && !url.hash && !v.endsWith('?') && !v.endsWith('#');
+      } catch {
+        return false;
+      }
+    }, 'expected an http:// or https:// URL without credentials, query or fragment, e.g. https://mail.example.com')
+    .transform((v) => {
+      const url = new URL(v);
+      return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+    });
+
+/** Which runtime answers. Read without zod: the catch-all function builds no container. */
+export function readRuntimeKind(env: Env = process.env): RuntimeConfig['runtime'] {
+  return env[envNames.runtime] === 'aws' ? 'aws' : 'local';
+}
+
+/** The configured public origin; a plain error when this function was given none. */
+export function publicBaseUrlOf(config: Pick<RuntimeConfig, 'publicBaseUrl'>): string {
+  if (!config.publicBaseUrl) throw new Error(`${envNames.publicBaseUrl} is not configured for this function; links cannot be built`);
+  return config.publicBaseUrl;
+}
 
 function fail(what: string, error: z.ZodError): never {
   const detail = error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
   throw new ConfigError(`invalid ${what} configuration: ${detail}`);
 }
-
-type Env = Record<string, string | undefined>;
 
 /** Configuration of a Lambda in AWS, from the variables the stack sets. */
 export function readAwsConfig(env: Env = process.env): RuntimeConfig {
@@ -66,10 +106,11 @@ export function readAwsConfig(env: Env = process.env): RuntimeConfig {
       [envNames.schedulerGroup]: z.string().optional(),
       [envNames.schedulerRoleArn]: z.string().optional(),
       [envNames.sharedEmailSender]: z.string().default(DEFAULT_SHARED_EMAIL_SENDER),
-      [envNames.logLevel]: logLevel,
-      DNS_SERVERS: dnsServers,
-      VALIDATION_ENABLED: flag,
-      EMAIL_COST_MICROS: costMicros,
+      [envNames.logLevel]: logLevel(),
+      [envNames.publicBaseUrl]: publicBaseUrl().optional(),
+      DNS_SERVERS: dnsServers(),
+      VALIDATION_ENABLED: flag(),
+      EMAIL_COST_MICROS: costMicros(),
     })
     .safeParse(env);
   if (!base.success) fail('AWS', base.error);
@@ -98,6 +139,8 @@ export function readAwsConfig(env: Env = process.env): RuntimeConfig {
     emailCostMicros: v.EMAIL_COST_MICROS,
     // Never in AWS, whatever the environment says.
     webhookAllowPrivate: false,
+    // The stack hands it to every function behind a route; queue consumers make no links yet.
+    publicBaseUrl: v[envNames.publicBaseUrl],
   };
 }
 
@@ -121,6 +164,8 @@ export interface LocalSettings {
   /** The bootstrap account's own address: in sandbox mode live mail may go there. */
   accountEmail: string;
   webhookAllowPrivate: boolean;
+  /** PUBLIC_BASE_URL; when unset the runtime uses its own address, http://HOST:PORT. */
+  publicBaseUrl?: string;
 }
 
 /** Settings of `npm start` (bin/local.ts). */
@@ -134,14 +179,15 @@ export function readLocalSettings(env: Env = process.env): LocalSettings {
       SES_PORT: port.default(8005),
       DYNAMODB_ENDPOINT: z.url().optional(),
       SHARED_EMAIL_SENDER: z.string().default(DEFAULT_SHARED_EMAIL_SENDER),
-      LOG_LEVEL: logLevel,
+      LOG_LEVEL: logLevel(),
       SCHEDULER_TICK_MS: z.coerce.number().int().min(50).default(1000),
       QUEUE_RETRY_DELAY_SECONDS: z.coerce.number().int().min(0).max(43200).default(5),
-      DNS_SERVERS: dnsServers,
-      VALIDATION_ENABLED: flag,
-      EMAIL_COST_MICROS: costMicros,
+      DNS_SERVERS: dnsServers(),
+      VALIDATION_ENABLED: flag(),
+      EMAIL_COST_MICROS: costMicros(),
       ACCOUNT_EMAIL: z.email().default('you@example.com'),
       WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false', '1', '0']).default('false').transform((v) => v === 'true' || v === '1'),
+      PUBLIC_BASE_URL: publicBaseUrl().optional(),
     })
     .safeParse(env);
   if (!parsed.success) fail('local', parsed.error);
@@ -161,5 +207,6 @@ export function readLocalSettings(env: Env = process.env): LocalSettings {
     emailCostMicros: v.EMAIL_COST_MICROS,
     accountEmail: v.ACCOUNT_EMAIL,
     webhookAllowPrivate: v.WEBHOOK_ALLOW_PRIVATE,
+    ...(v.PUBLIC_BASE_URL ? { publicBaseUrl: v.PUBLIC_BASE_URL } : {}),
   };
 }

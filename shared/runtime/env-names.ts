@@ -16,6 +16,7 @@ export const envNames = {
   bucketName: 'BUCKET_NAME',
   sharedEmailSender: 'SHARED_EMAIL_SENDER',
   logLevel: 'LOG_LEVEL',
+  publicBaseUrl: 'PUBLIC_BASE_URL',
 } as const;
 
 /** The sandbox sender when SHARED_EMAIL_SENDER is not set; the stack and config.ts share it. */

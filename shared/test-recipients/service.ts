@@ -28,7 +28,7 @@ export interface TestRecipientDeps {
   clock: Clock;
   ids: Ids;
   mailer: Mailer;
-  config: { sharedEmailSender: string };
+  config: { sharedEmailSender: string; publicBaseUrl?: string };
 }
 
 export interface Registration {
@@ -75,8 +75,13 @@ async function settle(recipients: TestRecipientRepository, mine: TestRecipientIt
   throw tooMany();
 }
 
+function publicOrigin(config: TestRecipientDeps['config']): string {
+  if (!config.publicBaseUrl) throw new Error('PUBLIC_BASE_URL is not configured; the confirmation link cannot be built');
+  return config.publicBaseUrl;
+}
+
 /** A fresh link for a pending entry: only the newest link verifies. Mails it from the shared sender. */
-async function sendLink(deps: TestRecipientDeps, account: AccountItem, item: TestRecipientItem, baseUrl: string, from: string): Promise<void> {
+async function sendLink(deps: TestRecipientDeps, account: AccountItem, item: TestRecipientItem, from: string): Promise<void> {
   const recipients = new TestRecipientRepository(deps.store);
   const token = randomBase62(TOKEN_LENGTH);
   const digest = sha256Hex(token);
@@ -95,7 +100,9 @@ async function sendLink(deps: TestRecipientDeps, account: AccountItem, item: Tes
     return;
   }
   if (item.token_digest) await recipients.deleteToken(item.token_digest);
-  const link = `${baseUrl}/v1/test-recipients/verify?token=${token}`;
+  // The configured origin, never the request's Host: a forged Host would otherwise mail a link to
+  // the forger's site carrying a real token.
+  const link = `${publicOrigin(deps.config)}/v1/test-recipients/verify?token=${token}`;
   try {
     await deps.mailer.send({ from, to: item.email, ...linkMail({ accountName: account.name, email: item.email, link }), messageId: item.id, accountId: item.account_id });
   } catch (error) {
@@ -114,7 +121,7 @@ export async function registerTestRecipient(
   deps: TestRecipientDeps,
   accountId: string,
   body: CreateTestRecipientBody,
-  caller: { testMode: boolean; baseUrl: string },
+  caller: { testMode: boolean },
 ): Promise<Registration> {
   // A test-mode key sends nothing; the link is real mail to someone's inbox.
   if (caller.testMode) throw new ApiError('forbidden', 'a test-mode key sends no mail, so it cannot register test recipients; use a live key');
@@ -128,7 +135,7 @@ export async function registerTestRecipient(
   if (existing) {
     if (existing.status === 'pending') {
       await admitLinkMail(deps, accountId, email);
-      await sendLink(deps, account, existing, caller.baseUrl, from);
+      await sendLink(deps, account, existing, from);
     }
     return { created: false, recipient: toTestRecipientView(existing) };
   }
@@ -148,7 +155,7 @@ export async function registerTestRecipient(
   // A concurrent registration of the same address won; it mails the link.
   if (settled.id !== item.id) return { created: false, recipient: toTestRecipientView(settled) };
   try {
-    await sendLink(deps, account, item, caller.baseUrl, from);
+    await sendLink(deps, account, item, from);
   } catch (error) {
     // All or nothing: a registration whose mail never left is undone, so a retry starts clean.
     // If the undo fails too, the original error is the one worth reporting: the pending entry left

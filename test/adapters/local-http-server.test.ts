@@ -1,28 +1,46 @@
 // The local runtime's node:http front: requests Node's own parser refuses still get the JSON
-// error envelope (never Node's plain text), and every answer carries nosniff.
+// error envelope (never Node's plain text), and every answer carries nosniff. HEAD runs the GET
+// route and gets no body; links come from configuration, whatever Host the request claims.
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { request as httpRequest, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functions } from '../../functions/manifest';
-import { createLocalHttpServer } from '../../shared/runtime/local/http-server';
+import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
+import { installContainer } from '../../shared/runtime/container';
+import { createLocalHttpServer, type HttpLambda } from '../../shared/runtime/local/http-server';
+import { loadFunction } from '../../shared/runtime/local/runtime';
 import { createLogger } from '../../shared/runtime/logger';
+import { createTestContainer, type TestContainer } from '../support/container';
 
 let server: Server;
 let port: number;
+/** The events the stub handler was given, newest last. */
+const seen: Array<{ routeKey: string; method: string }> = [];
 
 beforeAll(async () => {
   // Every routed request answers 200: what is under test is what never reaches a handler.
-  server = createLocalHttpServer(functions, async () => async () => ({ statusCode: 200, body: '{}' }), createLogger('silent'));
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
-  port = (server.address() as AddressInfo).port;
+  server = createLocalHttpServer(
+    functions,
+    async () => async (event) => {
+      seen.push({ routeKey: event.routeKey, method: event.requestContext.http.method });
+      return { statusCode: 200, body: '{"ok":true}', headers: { 'content-length': '11' } };
+    },
+    createLogger('silent'),
+  );
+  port = await listen(server);
 });
 afterAll(() => new Promise<void>((ok) => server.close(() => ok())));
 
+async function listen(s: Server): Promise<number> {
+  await new Promise<void>((ok) => s.listen(0, '127.0.0.1', () => ok()));
+  return (s.address() as AddressInfo).port;
+}
+
 /** Writes raw bytes and reads the whole answer until the server closes the connection. */
-function raw(request: Buffer | string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+function raw(request: Buffer | string, to = port): Promise<{ status: number; headers: Record<string, string>; body: string }> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
+    const socket = connect(to, '127.0.0.1');
     const chunks: Buffer[] = [];
     socket.on('data', (c: Buffer) => chunks.push(c));
     socket.on('error', reject);
@@ -62,5 +80,102 @@ describe('the local HTTP server', () => {
     const res = await raw('GET /v1/keys HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     expect(res.status).toBe(200);
     expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+});
+
+describe('HEAD on the local HTTP server', () => {
+  it('runs the GET route as HEAD and sends its headers without a body', async () => {
+    const res = await raw('HEAD /v1/keys HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+
+    expect(res.status).toBe(200);
+    expect(res.body).toBe('');
+    expect(res.headers['content-length']).toBe('11');
+    expect(seen.at(-1)).toEqual({ routeKey: 'HEAD /v1/keys', method: 'HEAD' });
+  });
+
+  it('routes HEAD on a path with parameters like its GET', async () => {
+    const res = await raw('HEAD /v1/messages/msg_01 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+
+    expect(res.status).toBe(200);
+    expect(seen.at(-1)).toEqual({ routeKey: 'HEAD /v1/messages/{id}', method: 'HEAD' });
+  });
+});
+
+describe('the local HTTP server over the real handlers', () => {
+  let c: TestContainer;
+  let real: Server;
+  let realPort: number;
+  let account: CreatedAccount;
+
+  beforeAll(async () => {
+    c = await createTestContainer();
+    c.config.publicBaseUrl = 'http://127.0.0.1:3000';
+    installContainer(c);
+    account = await createAccount(c, { email: 'owner@example.com' });
+    real = createLocalHttpServer(functions, (fn) => loadFunction<HttpLambda>(fn), createLogger('silent'));
+    realPort = await listen(real);
+  });
+  afterAll(async () => {
+    await new Promise<void>((ok) => real.close(() => ok()));
+    await c.testStore.close();
+  });
+
+  /** One request over node:http, which lets a test say any Host it likes. */
+  function send(method: string, path: string, headers: Record<string, string>, body = ''): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+    return new Promise((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port: realPort, method, path, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  it('answers HEAD /v1/keys like GET /v1/keys, without the body', async () => {
+    const auth = { authorization: `Bearer ${account.admin_key}` };
+    c.clock.advance(1000);
+    const get = await send('GET', '/v1/keys', auth);
+    c.clock.advance(1000);
+    const head = await send('HEAD', '/v1/keys', auth);
+
+    expect(get.status).toBe(200);
+    expect(head.status).toBe(200);
+    expect(head.body).toBe('');
+    expect(head.headers['content-type']).toBe(get.headers['content-type']);
+    expect(Number(head.headers['content-length'])).toBeGreaterThan(0);
+    expect(head.headers['x-ratelimit-limit']).toBe(get.headers['x-ratelimit-limit']);
+    expect(head.headers['strict-transport-security']).toBeUndefined();
+  });
+
+  it('answers HEAD on an unknown path with 404 and no body', async () => {
+    const res = await send('HEAD', '/v1/nothing-here', {});
+
+    expect(res.status).toBe(404);
+    expect(res.body).toBe('');
+  });
+
+  it('mails the test-recipient link on the configured origin when Host and X-Forwarded-Proto say javascript', async () => {
+    c.clock.advance(1000);
+    const body = JSON.stringify({ email: 'tester@example.com' });
+    const res = await send(
+      'POST',
+      '/v1/test-recipients',
+      {
+        host: 'javascript://evil',
+        'x-forwarded-proto': 'javascript',
+        'x-forwarded-host': 'evil.example',
+        'content-type': 'application/json',
+        authorization: `Bearer ${account.admin_key}`,
+      },
+      body,
+    );
+
+    expect(res.status).toBe(201);
+    const mail = c.mailed.at(-1);
+    expect(mail?.text).toMatch(/http:\/\/127\.0\.0\.1:3000\/v1\/test-recipients\/verify\?token=[0-9A-Za-z]+/);
+    expect(`${mail?.text ?? ''}${mail?.html ?? ''}`).not.toMatch(/javascript|evil/);
   });
 });

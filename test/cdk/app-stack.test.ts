@@ -236,7 +236,9 @@ describe('HTTP API', () => {
   it('sends $default to the catch-all function and has no route the manifest lacks', () => {
     // Prepare
     const owner = functions.find((def) => def.defaultRoute)!;
-    const expectedKeys = [...httpRoutes().map(routeKey), '$default'].sort();
+    // Every GET route has its HEAD twin (test/cdk/head-routes.test.ts).
+    const heads = httpRoutes().filter((r) => r.method === 'GET').map((r) => `HEAD ${r.path}`);
+    const expectedKeys = [...httpRoutes().map(routeKey), ...heads, '$default'].sort();
 
     // Act
     const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route'));

@@ -203,6 +203,48 @@ describe('GET /v1/messages', () => {
     expect(beyond.body).toEqual({ messages: [], next_cursor: null });
   });
 
+  it('lists a message created exactly at from or exactly at to when its id was stamped a little later', async () => {
+    // The send path stamps created_at once per request and mints each id as it claims it, so in
+    // real time an id's clock reading trails created_at; here every id trails it by 3 ms.
+    const minted = c.ids;
+    c.ids = { next: (prefix) => (c.clock.advance(3), minted.next(prefix)) };
+    let edge: Sent;
+    try {
+      edge = await send();
+    } finally {
+      c.ids = minted;
+    }
+    const justAfter = new Date(Date.parse(edge.created_at) + 1).toISOString();
+    const justBefore = new Date(Date.parse(edge.created_at) - 1).toISOString();
+
+    const atTo = await list({ to: edge.created_at });
+    const atFrom = await list({ from: edge.created_at });
+    const atBoth = await list({ from: edge.created_at, to: edge.created_at });
+    const afterIt = await list({ from: justAfter });
+    const beforeIt = await list({ to: justBefore });
+
+    expect(ids(atTo)).toContain(edge.id);
+    expect(ids(atFrom)).toContain(edge.id);
+    expect(ids(atBoth)).toEqual([edge.id]);
+    expect(ids(afterIt)).not.toContain(edge.id);
+    expect(ids(beforeIt)).not.toContain(edge.id);
+  });
+
+  it('walks a bounded list page by page without losing the edges', async () => {
+    const first = await send();
+    c.clock.advance(1000);
+    const middle = [await send(), await send(), await send()];
+    c.clock.advance(1000);
+    const last = await send();
+
+    const page1 = await list({ from: first.created_at, to: last.created_at, limit: '2' });
+    const page2 = await list({ from: first.created_at, to: last.created_at, limit: '2', cursor: page1.body.next_cursor });
+    const page3 = await list({ from: first.created_at, to: last.created_at, limit: '2', cursor: page2.body.next_cursor });
+
+    expect([...ids(page1), ...ids(page2), ...ids(page3)]).toEqual([last, ...middle.reverse(), first].map((m) => m.id));
+    expect(page3.body.next_cursor).toBeNull();
+  });
+
   it('reads from and to with a UTC offset as the same instant', async () => {
     const before = await send();
     c.clock.advance(1000);

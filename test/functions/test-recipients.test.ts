@@ -73,6 +73,41 @@ describe('POST /v1/test-recipients', () => {
     expect(mail?.html).toContain(`href="${link}"`);
   });
 
+  it('mails the link on the configured public origin whatever Host and X-Forwarded-Proto say', async () => {
+    const configured = c.config.publicBaseUrl;
+    c.config.publicBaseUrl = 'https://mail.postbox.example';
+    try {
+      const res = await request({
+        method: 'POST',
+        path: '/v1/test-recipients',
+        key: admin(),
+        body: { email: 'tester@example.com' },
+        headers: { host: 'javascript://evil', 'x-forwarded-proto': 'javascript', 'x-forwarded-host': 'evil.example' },
+      });
+
+      expect(res.status).toBe(201);
+      const text = c.mailed[0]?.text ?? '';
+      expect(text).toContain(`https://mail.postbox.example/v1/test-recipients/verify?token=${tokenOf()}`);
+      expect(`${text}${c.mailed[0]?.html ?? ''}`).not.toMatch(/javascript|evil/);
+    } finally {
+      c.config.publicBaseUrl = configured;
+    }
+  });
+
+  it('answers 500 and mails nothing when the function has no public origin configured', async () => {
+    const configured = c.config.publicBaseUrl;
+    c.config.publicBaseUrl = undefined;
+    try {
+      const res = await register({ email: 'tester@example.com' });
+
+      expect(res.status).toBe(500);
+      expect(res.body.error.code).toBe('internal_error');
+      expect(c.mailed).toHaveLength(0);
+    } finally {
+      c.config.publicBaseUrl = configured;
+    }
+  });
+
   it('stores only the SHA-256 of the link token and never answers it', async () => {
     const res = await register({ email: 'tester@example.com' });
     const token = tokenOf();

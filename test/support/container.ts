@@ -61,6 +61,7 @@ export async function createTestContainer(options: { start?: string } = {}): Pro
     validationEnabled: true,
     emailCostMicros: 100,
     webhookAllowPrivate: false,
+    publicBaseUrl: 'http://api.test',
   };
   // The same composition root as Lambda and `npm start`; only the outside world is replaced.
   const built = await buildContainer(config, {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, readAwsConfig, readLocalSettings } from '../../shared/runtime/config';
+import { ConfigError, publicBaseUrlOf, readAwsConfig, readLocalSettings, readRuntimeKind } from '../../shared/runtime/config';
 
 describe('readLocalSettings', () => {
   it('defaults to 127.0.0.1:3000 with data in ./.data', () => {
@@ -41,5 +41,45 @@ describe('readAwsConfig', () => {
 
   it('fails loudly without a table', () => {
     expect(() => readAwsConfig({})).toThrow(/TABLE_NAME/);
+  });
+});
+
+describe('PUBLIC_BASE_URL', () => {
+  it('is unset locally unless given, so the runtime uses its own http://HOST:PORT', () => {
+    expect(readLocalSettings({}).publicBaseUrl).toBeUndefined();
+  });
+
+  it.each([
+    ['https://mail.example.com', 'https://mail.example.com'],
+    ['https://mail.example.com/', 'https://mail.example.com'],
+    ['  http://localhost:3000  ', 'http://localhost:3000'],
+    ['https://example.com/postbox/', 'https://example.com/postbox'],
+    ['HTTPS://Mail.Example.COM', 'https://mail.example.com'],
+  ])('reads %j as the origin %j, locally and in AWS', (value, origin) => {
+    expect(readLocalSettings({ PUBLIC_BASE_URL: value }).publicBaseUrl).toBe(origin);
+    expect(readAwsConfig({ TABLE_NAME: 't', PUBLIC_BASE_URL: value }).publicBaseUrl).toBe(origin);
+  });
+
+  it.each(['javascript://evil', 'ftp://example.com', 'example.com', 'https://user:pw@example.com', 'https://example.com/?a=1', 'https://example.com/#x', ''])(
+    'refuses %j with a ConfigError naming it',
+    (value) => {
+      expect(() => readLocalSettings({ PUBLIC_BASE_URL: value })).toThrow(ConfigError);
+      expect(() => readLocalSettings({ PUBLIC_BASE_URL: value })).toThrow(/PUBLIC_BASE_URL/);
+      expect(() => readAwsConfig({ TABLE_NAME: 't', PUBLIC_BASE_URL: value })).toThrow(/PUBLIC_BASE_URL/);
+    },
+  );
+
+  it('is optional in AWS (queue consumers make no links), and asking for it there fails loudly', () => {
+    const config = readAwsConfig({ TABLE_NAME: 't' });
+    expect(config.publicBaseUrl).toBeUndefined();
+    expect(() => publicBaseUrlOf(config)).toThrow(/PUBLIC_BASE_URL is not configured/);
+  });
+});
+
+describe('readRuntimeKind', () => {
+  it('is aws only when RUNTIME says so (the stack sets it on every function)', () => {
+    expect(readRuntimeKind({ RUNTIME: 'aws' })).toBe('aws');
+    expect(readRuntimeKind({})).toBe('local');
+    expect(readRuntimeKind({ RUNTIME: 'AWS ' })).toBe('local');
   });
 });

@@ -24,20 +24,48 @@ describe('parseLimit', () => {
 describe('cursors', () => {
   const secret = 'k1';
   const scope = { accountId: 'acct_a', collection: 'messages', filters: { status: 'sent' } };
-  const key = { pk: 'ACCT#acct_a', sk: 'MSG#01' };
+  const key = { pk: 'ACCT#acct_a', sk: 'MSG#01', gsi2sk: 'msg_01jq0000000000000000000000' };
 
   it('round-trip the store key they were made from', () => {
     expect(decodeCursor(secret, scope, encodeCursor(secret, scope, key))).toEqual(key);
   });
 
+  it('reveal nothing: no storage key, account id, list or filter name in the text or its base64 decoding', () => {
+    const cursor = encodeCursor(secret, scope, key);
+    const decoded = Buffer.from(cursor.split('.')[1] ?? '', 'base64url').toString('latin1');
+
+    for (const text of [cursor, decoded]) {
+      for (const secretPart of ['ACCT', 'acct_a', 'MSG#01', 'msg_01jq', 'messages', 'status']) expect(text).not.toContain(secretPart);
+    }
+    expect(cursor).toMatch(/^c2\.[\w-]+$/);
+  });
+
+  it('differ each time for the same position (random IV)', () => {
+    expect(encodeCursor(secret, scope, key)).not.toBe(encodeCursor(secret, scope, key));
+  });
+
+  it('are refused after any one byte of the sealed part changes', () => {
+    const cursor = encodeCursor(secret, scope, key);
+    const sealed = Buffer.from(cursor.slice(3), 'base64url');
+    for (let i = 0; i < sealed.length; i++) {
+      const flipped = Buffer.from(sealed);
+      flipped[i] = (flipped[i] as number) ^ 0x01;
+      expect(() => decodeCursor(secret, scope, `c2.${flipped.toString('base64url')}`), `byte ${i}`).toThrow(InvalidRequestError);
+    }
+  });
+
   it.each([
-    ['signed with another secret', () => encodeCursor('k2', scope, key), scope],
+    ['sealed with another secret', () => encodeCursor('k2', scope, key), scope],
     ['from another account', () => encodeCursor(secret, { ...scope, accountId: 'acct_b' }, key), scope],
     ['from another list', () => encodeCursor(secret, { ...scope, collection: 'keys' }, key), scope],
     ['replayed with other filters', () => encodeCursor(secret, scope, key), { ...scope, filters: { status: 'bounced' } }],
-    ['with a changed body', () => `x${encodeCursor(secret, scope, key)}`, scope],
-    ['without a signature', () => encodeCursor(secret, scope, key).split('.')[0] as string, scope],
+    ['with a character added', () => `${encodeCursor(secret, scope, key)}A`, scope],
+    ['with another version', () => encodeCursor(secret, scope, key).replace(/^c2/, 'c1'), scope],
+    ['cut short', () => encodeCursor(secret, scope, key).slice(0, 20), scope],
+    ['without its version', () => encodeCursor(secret, scope, key).split('.')[1] as string, scope],
+    ['of the old signed kind', () => `${Buffer.from(JSON.stringify({ v: 1, a: 'acct_a', c: 'messages', f: '', k: key })).toString('base64url')}.sig`, scope],
     ['that is garbage', () => '%%%', scope],
+    ['that is empty', () => '', scope],
   ])('are refused when %s', (_label, make, readScope) => {
     expect(() => decodeCursor(secret, readScope, make())).toThrow(InvalidRequestError);
   });

@@ -93,8 +93,12 @@ export function createLocalHttpServer(
           return send(res, errorResponse(new ApiError('payload_too_large', 'request body is larger than 10 MiB')));
         }
         const url = new URL(req.url ?? '/', 'http://local');
-        const match = matchRoute(req.method ?? 'GET', url.pathname);
-        const [fn, routeKey, params] = match.kind === 'route' ? [match.fn, match.routeKey, match.params] : [fallback, '$default', {}];
+        const method = (req.method ?? 'GET').toUpperCase();
+        // HEAD runs the GET route, as the stack's HEAD twins of every GET route do in AWS; Node
+        // itself sends no body on a HEAD answer.
+        const match = matchRoute(method === 'HEAD' ? 'GET' : method, url.pathname);
+        const [fn, routeKey, params] =
+          match.kind === 'route' ? [match.fn, method === 'HEAD' ? match.routeKey.replace(/^GET /, 'HEAD ') : match.routeKey, match.params] : [fallback, '$default', {}];
         const handler = await loadHandler(fn);
         send(res, await handler(toEvent(req, body, routeKey, params)));
       } catch (error) {

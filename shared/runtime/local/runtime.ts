@@ -131,6 +131,7 @@ export async function startLocalRuntime(
       validationEnabled: settings.validationEnabled,
       emailCostMicros: settings.emailCostMicros,
       webhookAllowPrivate: settings.webhookAllowPrivate,
+      publicBaseUrl: settings.publicBaseUrl,
     };
     const container = await buildContainer(config, { logger });
     // Mail the emulator accepts comes back as an SES Delivery notification, through the same
@@ -176,8 +177,11 @@ export async function startLocalRuntime(
     );
     const { port } = server.address() as AddressInfo;
     const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+    const url = `http://${host}:${port}`;
+    // Known only once listening (PORT=0 picks one); nothing has built a link before this point.
+    config.publicBaseUrl ??= url;
     return {
-      url: `http://${host}:${port}`,
+      url,
       sesUrl: ses.endpoint,
       dynamodbEndpoint,
       sqsEndpoint: sqs.endpoint,
