@@ -45,6 +45,7 @@ function matchAgainst(compiled: readonly Compiled[], method: string, path: strin
     if (!m) continue;
     if (c.route.method !== method.toUpperCase()) {
       allow.push(c.route.method);
+      if (c.route.method === 'GET') allow.push('HEAD'); // answered wherever GET is
       continue;
     }
     let params: Record<string, string>;

@@ -109,7 +109,7 @@ describe('CORS', () => {
 
     expect(res.status).toBe(405);
     expect(res.body.error).toEqual({ code: 'method_not_allowed', message: expect.stringContaining('OPTIONS'), status: 405 });
-    expect(res.headers.allow).toBe('GET, POST');
+    expect(res.headers.allow).toBe('GET, HEAD, POST');
     expect(Object.keys(res.headers).filter((h) => h.toLowerCase().startsWith('access-control-'))).toEqual([]);
   });
 

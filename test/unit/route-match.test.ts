@@ -19,7 +19,7 @@ describe('matchRoute', () => {
   });
 
   it('tells a wrong method from an unknown path', () => {
-    expect(matchRoute('PUT', '/v1/keys')).toEqual({ kind: 'method_not_allowed', allow: ['GET', 'POST'] });
+    expect(matchRoute('PUT', '/v1/keys')).toEqual({ kind: 'method_not_allowed', allow: ['GET', 'HEAD', 'POST'] });
     expect(matchRoute('GET', '/v1/keys/a/b')).toEqual({ kind: 'not_found' });
     expect(matchRoute('GET', '/v1/keys/%E0%A4%A')).toEqual({ kind: 'method_not_allowed', allow: ['DELETE'] });
   });
