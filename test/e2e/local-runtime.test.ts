@@ -121,7 +121,7 @@ describe('routes', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('not_found');
     expect(wrong.status).toBe(405);
-    expect(wrong.headers.get('allow')).toBe('GET, POST');
+    expect(wrong.headers.get('allow')).toBe('GET, HEAD, POST');
   });
 
   it('creates, lists, rotates and revokes keys over HTTP', async () => {
