@@ -53,6 +53,15 @@ export const functions: readonly FunctionDef[] = [
     timeoutSeconds: 30,
   },
   {
+    name: 'acceptance-sweep',
+    entry: 'functions/send/sweep.ts',
+    handler: 'handler',
+    every: { minutes: 1, summary: 'Finishes sends a killed request left half accepted (shared/messages/recovery.ts)' },
+    needs: { table: 'readwrite', sendTo: ['send', 'webhooks'], scheduler: true },
+    memoryMb: 512,
+    timeoutSeconds: 60,
+  },
+  {
     name: 'messages',
     entry: 'functions/messages/http.ts',
     handler: 'handler',

@@ -2,6 +2,8 @@
 // from functions/manifest.ts, so the stack never names a particular function.
 import { fileURLToPath } from 'node:url';
 import { CfnOutput, Duration, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -75,6 +77,7 @@ export class AppStack extends Stack {
       for (const route of def.http ?? []) this.api.addRoute(route, routeTarget);
       if (def.defaultRoute) this.api.addDefaultRoute(routeTarget);
       if (def.queue) consumeQueue(target, queues, def.queue);
+      if (def.every) runEvery(this, target, def.every.minutes);
     }
 
     new CfnOutput(this, 'TableName', { value: shared.table.table.tableName });
@@ -100,6 +103,15 @@ function consumeQueue(target: ManifestFunction, queues: Queues, queueName: Queue
       reportBatchItemFailures: true,
     }),
   );
+}
+
+/** A rule that invokes the function on a fixed rate; a failed run is not retried, the next one repeats it. */
+function runEvery(scope: Construct, target: ManifestFunction, minutes: number): void {
+  new events.Rule(scope, `${pascalCase(target.def.name)}Every`, {
+    description: `Runs ${target.def.name} every ${minutes} minute(s)`,
+    schedule: events.Schedule.rate(Duration.minutes(minutes)),
+    targets: [new eventTargets.LambdaFunction(target.fn, { retryAttempts: 0 })],
+  });
 }
 
 function secretNames(defs: readonly FunctionDef[]): SecretName[] {

@@ -19,6 +19,7 @@ export const errorStatus = {
   method_not_allowed: 405,
   recipient_suppressed: 409,
   idempotency_key_reused: 409,
+  idempotency_key_in_use: 409,
   conflict: 409,
   duplicate_contact: 409,
   duplicate_member: 409,

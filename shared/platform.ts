@@ -74,6 +74,8 @@ export interface FunctionDef {
   /** The catch-all route: unknown paths and wrong methods, answered in the error envelope. */
   defaultRoute?: boolean;
   queue?: QueueName;
+  /** Invoked on a fixed rate: an EventBridge rule in AWS, a timer in the local runtime. */
+  every?: { minutes: number; summary: string };
   needs: Needs;
   memoryMb: number;
   timeoutSeconds: number;

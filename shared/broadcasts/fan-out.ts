@@ -6,6 +6,7 @@
 import { getAccount } from '../accounts/service';
 import { sha256Hex } from '../crypto';
 import type { SendRequest } from '../messages/schemas';
+import { RetryableError } from '../errors';
 import { acceptSends, type SendDeps } from '../messages/send';
 import type { FanOutJob } from './messages';
 import type { BroadcastItem } from './model';
@@ -63,7 +64,12 @@ async function sendChunk(deps: SendDeps, broadcast: BroadcastItem, recipients: r
   const sender = { accountId: broadcast.account_id, keyId: broadcast.key_id, testMode: broadcast.test_mode };
   for (let i = 0; i < recipients.length; i += SENDS_PER_CALL) {
     const requests = recipients.slice(i, i + SENDS_PER_CALL).map((r) => sendRequestFor(broadcast, r));
-    for (const outcome of await acceptSends(deps, sender, requests, { batch: true })) {
+    const outcomes = await acceptSends(deps, sender, requests, { batch: true });
+    // A run of this chunk that died moments ago still holds some keys: count the chunk once they lapse.
+    if (outcomes.some((o) => o.kind === 'rejected' && o.error.code === 'idempotency_key_in_use')) {
+      throw new RetryableError(`broadcast ${broadcast.id}: an earlier run of this chunk still holds some sends; retried later`);
+    }
+    for (const outcome of outcomes) {
       if (outcome.kind === 'accepted') tally.sent++;
       // The spec's bulk rule: suppressed and unsubscribed recipients are skipped, not failed.
       else if (outcome.kind === 'suppressed') tally.skipped++;

@@ -7,7 +7,10 @@ export const table = {
   /** Epoch seconds; DynamoDB deletes the item some time after it passes (dynalite never does). */
   ttlAttribute: 'expires_at',
   indexes: {
-    /** Alternate lookups by an external id; reserved, answers keys only. */
+    /**
+     * Sparse, keys only. Today it holds the outbox: idempotency claims whose send is not yet stored
+     * and handed on, by the end of their lease (keys.outboxEntry), so a sweep finds what a crash left.
+     */
     byLookup: { name: 'by-lookup', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: [] as readonly string[] },
     /**
      * Filtered lists inside an account (messages by status or channel, suppressions), newest
@@ -51,6 +54,15 @@ export interface IndexKey {
   gsi2sk: string;
 }
 
+/** The by-lookup index attributes; the outbox is the only user (keys.outboxEntry). */
+export interface OutboxKey {
+  gsi1pk: string;
+  gsi1sk: string;
+}
+
+export const OUTBOX_SHARDS = 16;
+const outboxShard = (keyDigest: string): number => Number.parseInt(keyDigest.slice(0, 2), 16) % OUTBOX_SHARDS;
+
 export interface ItemKey {
   pk: string;
   sk: string;
@@ -82,6 +94,14 @@ export const keys = {
   messageListPartition: (accountId: string): string => `${ACCOUNT}${accountId}#MSG`,
   /** One item per (account, idempotency key); the key is hashed to bound its size. */
   idempotency: (accountId: string, keyDigest: string): ItemKey => ({ pk: `IDEM#${accountId}#${keyDigest}`, sk: 'IDEM' }),
+  /**
+   * by-lookup entry of a pending idempotency claim: the outbox. Spread over OUTBOX_SHARDS partitions
+   * by the key digest; sorted by lease end, so a sweep reads the claims whose lease is over.
+   */
+  outboxEntry: (keyDigest: string, leaseUntilMs: number): OutboxKey => ({
+    gsi1pk: `OUTBOX#${outboxShard(keyDigest)}`,
+    gsi1sk: `${String(leaseUntilMs).padStart(15, '0')}#${keyDigest}`,
+  }),
   /** From the provider's message id back to ours, for events that carry no tag. */
   providerRef: (providerMessageId: string): ItemKey => ({ pk: `PROVIDER#${providerMessageId}`, sk: 'PROVIDER' }),
 
@@ -153,6 +173,12 @@ export const keyQueries = {
   }),
   /** One by-filter index partition (an account's messages or suppressions), newest first. */
   byFilter: (gsi2pk: string): KeyQuery => ({ index: table.indexes.byFilter.name, keyCondition: 'gsi2pk = :pk', values: { ':pk': gsi2pk } }),
+  /** One outbox shard's entries whose lease ended at or before `leaseEndingBy` (epoch ms). */
+  outboxDue: (shard: number, leaseEndingBy: number): KeyQuery => ({
+    index: table.indexes.byLookup.name,
+    keyCondition: 'gsi1pk = :pk AND gsi1sk <= :upTo',
+    values: { ':pk': `OUTBOX#${shard}`, ':upTo': `${String(leaseEndingBy).padStart(15, '0')}#~` },
+  }),
   /** Local scheduler: the schedules due at or before an instant. */
   dueUpTo: (dueIso: string): KeyQuery => ({ keyCondition: 'pk = :pk AND sk <= :upTo', values: { ':pk': keys.schedulesPartition, ':upTo': keys.scheduleDueUpTo(dueIso) } }),
 } as const;

@@ -1,6 +1,7 @@
 // The send worker's use case: one queued message to the provider (or, in test mode, through the
 // simulated outcomes), with worker-shaped events on its timeline.
 import type { Store } from '../db/store';
+import { RetryableError } from '../errors';
 import type { Ids } from '../ids';
 import type { Clock } from '../ports/clock';
 import type { Queue } from '../ports/queue';
@@ -22,8 +23,15 @@ export interface DispatchDeps {
   queue: Queue;
   http: HttpClient;
   logger: Logger;
-  config: { emailCostMicros: number };
+  config: { emailCostMicros: number; dispatchLeaseMs?: number };
 }
+
+/**
+ * How long an attempt holds a message it took for sending before another may take it over: the
+ * send worker's timeout in AWS (no attempt outlives it; the queue offers a message again only
+ * after its 180 s visibility timeout), the retry delay locally.
+ */
+export const DISPATCH_LEASE_MS = 30_000;
 
 export type DispatchResult = 'sent' | 'simulated' | 'failed' | 'suppressed' | 'skipped';
 
@@ -100,8 +108,16 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
     if (recorded.created) await recordSend(deps.store, message.account_id, message.channel, message.dispatched_at, deps.config.emailCostMicros);
     return 'skipped';
   }
-  // Taken for sending unless it was canceled, sent or decided meanwhile.
-  if (!DISPATCHABLE.has(message.status) || message.provider_message_id || !(await messages.markDispatched(message.id, now))) return 'skipped';
+  // Taken for sending unless it was canceled, sent or decided meanwhile, or another attempt holds
+  // it: a second job for the same message (a recovered acceptance, a redelivery) waits for that
+  // attempt's outcome instead of sending again.
+  if (!DISPATCHABLE.has(message.status) || message.provider_message_id) return 'skipped';
+  const leaseMs = deps.config.dispatchLeaseMs ?? DISPATCH_LEASE_MS;
+  const held = message.dispatched_at !== undefined && new Date(message.dispatched_at).getTime() > deps.clock.now().getTime() - leaseMs;
+  if (held || !(await messages.markDispatched(message.id, now, message.dispatched_at))) {
+    if (attempt.finalAttempt) return 'skipped';
+    throw new RetryableError(`message ${message.id} is being sent by another attempt; retried later`);
+  }
 
   // A scheduled send may meet a suppression added after it was accepted.
   if (await findSuppression(deps.store, message.account_id, message.channel, message.recipient)) {
@@ -126,7 +142,10 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
       accountId: message.account_id,
     }));
   } catch (error) {
-    if (!(error instanceof PermanentSendError) && !attempt.finalAttempt) throw error;
+    if (!(error instanceof PermanentSendError) && !attempt.finalAttempt) {
+      await messages.releaseDispatch(message.id, now).catch(() => false);
+      throw error;
+    }
     const reason = error instanceof Error ? error.message : String(error);
     await recordEvent(deps, ref, { type: 'failed', source: 'worker', providerEventId: workerEventId(message.id, 'failed'), payload: { error: reason }, occurredAt: now });
     deps.logger.warn('message failed', { messageId: message.id, error: reason });

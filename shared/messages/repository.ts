@@ -3,7 +3,7 @@
 // list, and the idempotency records that claim each send.
 import type { Channel } from '../accounts/service';
 import { sha256Hex } from '../crypto';
-import { keys, table, type IndexKey, type ItemKey, keyQueries } from '../db/keys';
+import { keys, table, type IndexKey, type ItemKey, keyQueries, OUTBOX_SHARDS, type OutboxKey } from '../db/keys';
 import { wrote, type Store } from '../db/store';
 import { queryPage, type Page, type PageRequest } from '../pagination';
 import { LEASE_MS, type IdempotencyItem, type NewIdempotencyRecord } from './idempotency';
@@ -28,6 +28,12 @@ export class MessageRepository {
 
   get(messageId: string): Promise<MessageItem | undefined> {
     return this.store.get<MessageItem>(keys.message(messageId));
+  }
+
+  /** The stored messages among these ids, by id. */
+  async getMany(messageIds: readonly string[]): Promise<Map<string, MessageItem>> {
+    const items = messageIds.length === 0 ? [] : await this.store.batchGet<MessageItem>(messageIds.map((id) => keys.message(id)));
+    return new Map(items.map((m) => [m.id, m]));
   }
 
   /** The message (if stored) and every event on its timeline, in storage order. */
@@ -87,14 +93,31 @@ export class MessageRepository {
     );
   }
 
-  /** Takes a queued or scheduled message for the provider; false when it was canceled, sent or decided meanwhile. */
-  markDispatched(messageId: string, now: string): Promise<boolean> {
+  /**
+   * Takes a queued or scheduled message for the provider: the dispatch lease. `seen` is the
+   * dispatched_at this attempt read (undefined when none): the write holds only if nobody took
+   * the message since, so two attempts never both hold it. False when another attempt took it
+   * meanwhile, or it was canceled, sent or decided.
+   */
+  markDispatched(messageId: string, now: string, seen: string | undefined): Promise<boolean> {
+    const taken = seen === undefined ? 'attribute_not_exists(dispatched_at)' : 'dispatched_at = :seen';
     return wrote(
       this.store.update(keys.message(messageId), {
         expression: 'SET dispatched_at = :now',
-        condition: '#status IN (:queued, :scheduled) AND attribute_not_exists(provider_message_id)',
+        condition: `#status IN (:queued, :scheduled) AND attribute_not_exists(provider_message_id) AND ${taken}`,
         names: { '#status': 'status' },
-        values: { ':now': now, ':queued': 'queued', ':scheduled': 'scheduled' },
+        values: { ':now': now, ':queued': 'queued', ':scheduled': 'scheduled', ...(seen === undefined ? {} : { ':seen': seen }) },
+      }),
+    );
+  }
+
+  /** Gives the dispatch lease back after a failure worth retrying, so the retry need not wait for it to lapse. */
+  releaseDispatch(messageId: string, taken: string): Promise<boolean> {
+    return wrote(
+      this.store.update(keys.message(messageId), {
+        expression: 'REMOVE dispatched_at',
+        condition: 'dispatched_at = :taken AND attribute_not_exists(provider_message_id)',
+        values: { ':taken': taken },
       }),
     );
   }
@@ -162,21 +185,33 @@ export class MessageRepository {
   }
 }
 
-export type Claim = { kind: 'new'; item: IdempotencyItem } | { kind: 'existing'; item: IdempotencyItem };
+/** `new`: this request holds the claim; `resumed` when it took over one a dead request left pending. */
+export type Claim = { kind: 'new'; item: IdempotencyItem; resumed: boolean } | { kind: 'existing'; item: IdempotencyItem };
 
+const keyDigestOf = (idempotencyKey: string): string => sha256Hex(idempotencyKey);
 /** The key is stored as a digest, which bounds the item key's size whatever the client sent. */
-const idempotencyKeyOf = (accountId: string, idempotencyKey: string): ItemKey => keys.idempotency(accountId, sha256Hex(idempotencyKey));
+const idempotencyKeyOf = (accountId: string, idempotencyKey: string): ItemKey => keys.idempotency(accountId, keyDigestOf(idempotencyKey));
+
+/** A claim as stored: while pending it is also an outbox entry (keys.outboxEntry). */
+type StoredClaim = IdempotencyItem & Partial<OutboxKey>;
+
+/** The claim without its outbox attributes: what callers see, and what a done record stores. */
+function plain(item: StoredClaim): IdempotencyItem {
+  const { gsi1pk: _pk, gsi1sk: _sk, ...rest } = item;
+  return rest;
+}
 
 export class IdempotencyRepository {
   constructor(private readonly store: Store) {}
 
-  get(accountId: string, idempotencyKey: string): Promise<IdempotencyItem | undefined> {
-    return this.store.get<IdempotencyItem>(idempotencyKeyOf(accountId, idempotencyKey));
+  async get(accountId: string, idempotencyKey: string): Promise<IdempotencyItem | undefined> {
+    const item = await this.store.get<StoredClaim>(idempotencyKeyOf(accountId, idempotencyKey));
+    return item && plain(item);
   }
 
   /** The records that exist among these keys, in no particular order. */
-  getMany(accountId: string, idempotencyKeys: readonly string[]): Promise<IdempotencyItem[]> {
-    return this.store.batchGet<IdempotencyItem>(idempotencyKeys.map((k) => idempotencyKeyOf(accountId, k)));
+  async getMany(accountId: string, idempotencyKeys: readonly string[]): Promise<IdempotencyItem[]> {
+    return (await this.store.batchGet<StoredClaim>(idempotencyKeys.map((k) => idempotencyKeyOf(accountId, k)))).map(plain);
   }
 
   /**
@@ -184,25 +219,73 @@ export class IdempotencyRepository {
    * pending one whose lease ran out, taken over under its own message id), `existing` otherwise.
    */
   async claim(record: NewIdempotencyRecord, nowMs: number): Promise<Claim> {
-    const item: IdempotencyItem = { ...idempotencyKeyOf(record.account_id, record.idempotency_key), entity: 'idempotency', ...record };
-    if (await wrote(this.store.create(item))) return { kind: 'new', item };
+    const item: StoredClaim = {
+      ...idempotencyKeyOf(record.account_id, record.idempotency_key),
+      ...keys.outboxEntry(keyDigestOf(record.idempotency_key), record.lease_until),
+      entity: 'idempotency',
+      ...record,
+    };
+    if (await wrote(this.store.create(item))) return { kind: 'new', item: plain(item), resumed: false };
     const existing = await this.get(record.account_id, record.idempotency_key);
     if (!existing) return this.claim(record, nowMs); // removed in between: try again
     if (existing.body_digest !== record.body_digest || existing.state === 'done' || existing.lease_until > nowMs) {
       return { kind: 'existing', item: existing };
     }
     // A pending claim whose request died: this request finishes its work.
-    const takeOver = this.store.update<IdempotencyItem>(idempotencyKeyOf(existing.account_id, existing.idempotency_key), {
-      expression: 'SET lease_until = :lease',
-      condition: '#state = :pending AND lease_until = :old',
-      names: { '#state': 'state' },
-      values: { ':lease': nowMs + LEASE_MS, ':pending': 'pending', ':old': existing.lease_until },
-    });
-    return (await wrote(takeOver)) ? { kind: 'new', item: await takeOver } : { kind: 'existing', item: existing };
+    const taken = await this.takeOver(existing, nowMs);
+    return taken ? { kind: 'new', item: taken, resumed: true } : { kind: 'existing', item: existing };
   }
 
-  /** The sends these records claimed are stored and handed on: a retry now only replays. */
+  /**
+   * Takes a pending claim whose lease is over (its request or sweep died) for a new lease; undefined
+   * when someone else took it, finished it or released it first.
+   */
+  async takeOver(claim: IdempotencyItem, nowMs: number): Promise<IdempotencyItem | undefined> {
+    const lease = nowMs + LEASE_MS;
+    const entry = keys.outboxEntry(keyDigestOf(claim.idempotency_key), lease);
+    const update = this.store.update<StoredClaim>(idempotencyKeyOf(claim.account_id, claim.idempotency_key), {
+      expression: 'SET lease_until = :lease, gsi1pk = :opk, gsi1sk = :osk',
+      condition: '#state = :pending AND lease_until = :old',
+      names: { '#state': 'state' },
+      values: { ':lease': lease, ':opk': entry.gsi1pk, ':osk': entry.gsi1sk, ':pending': 'pending', ':old': claim.lease_until },
+    });
+    return (await wrote(update)) ? plain(await update) : undefined;
+  }
+
+  /** The sends these records claimed are stored and handed on: a retry now only replays, and the outbox forgets them. */
   markDone(records: readonly IdempotencyItem[]): Promise<void> {
-    return this.store.batchPut(records.map((r) => ({ ...r, state: 'done' as const })));
+    return this.store.batchPut(
+      records.map((r): IdempotencyItem => ({ ...plain(r), ...idempotencyKeyOf(r.account_id, r.idempotency_key), state: 'done' })),
+    );
+  }
+
+  /**
+   * Gives a claim up while this request still holds its lease, because its message was never
+   * stored: a retry claims the key afresh instead of replaying an id that does not exist.
+   */
+  release(claim: IdempotencyItem): Promise<boolean> {
+    return wrote(
+      this.store.delete(idempotencyKeyOf(claim.account_id, claim.idempotency_key), {
+        expression: '#state = :pending AND lease_until = :lease',
+        names: { '#state': 'state' },
+        values: { ':pending': 'pending', ':lease': claim.lease_until },
+      }),
+    );
+  }
+
+  /** Pending claims whose lease ended at or before `leaseEndingBy` (epoch ms): what a sweep resolves. */
+  async dueForRecovery(leaseEndingBy: number, limit = 500): Promise<IdempotencyItem[]> {
+    const found: ItemKey[] = [];
+    for (let shard = 0; shard < OUTBOX_SHARDS && found.length < limit; shard++) {
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await this.store.query<ItemKey>({ ...keyQueries.outboxDue(shard, leaseEndingBy), ascending: true, limit: limit - found.length, startKey });
+        found.push(...page.items.map((i) => ({ pk: i.pk, sk: i.sk })));
+        startKey = found.length < limit ? page.lastKey : undefined;
+      } while (startKey);
+    }
+    if (found.length === 0) return [];
+    const items = await this.store.batchGet<StoredClaim>(found);
+    return items.filter((i) => i.state === 'pending' && i.lease_until <= leaseEndingBy).map(plain);
   }
 }

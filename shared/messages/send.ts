@@ -2,7 +2,8 @@
 // checked, claimed by its idempotency key, stored, and then enqueued, scheduled, or recorded as
 // suppressed, with batched store and queue writes.
 import { getAccount, type AccountItem, type Channel } from '../accounts/service';
-import { wrote, type Store } from '../db/store';
+import { inParallel } from '../concurrency';
+import type { Store } from '../db/store';
 import { domainOf, isValidAddress, normalizeAddress } from '../email/address';
 import { ApiError, RetryableError } from '../errors';
 import type { Ids } from '../ids';
@@ -14,12 +15,11 @@ import type { Scheduler } from '../ports/scheduler';
 import type { Logger } from '../runtime/logger';
 import { findSuppressed } from '../suppressions/service';
 import { bodyDigest, LEASE_MS, type IdempotencyItem, type NewIdempotencyRecord, type SendDecision } from './idempotency';
-import type { SendJob } from './messages';
 import { IdempotencyRepository, MessageRepository, type NewMessage } from './repository';
 import { admitTestSend } from '../test-recipients/sandbox';
 import { checkSandboxRecipient, loadSenderContext, resolveSender, type SenderContext } from './sender';
 import { sendRequest, type SendRequest, type SendResponse } from './schemas';
-import { recordEvent, routerEventId } from './timeline';
+import { handOn } from './hand-on';
 
 export interface SendDeps {
   store: Store;
@@ -74,6 +74,14 @@ const rejected = (error: ApiError): SendOutcome => ({ kind: 'rejected', error })
 /** The error a suppressed send answers with, on the first request and on every retry. */
 export function suppressedError(message: { channel: Channel; recipient: string }): ApiError {
   return new ApiError('recipient_suppressed', `${message.recipient} is on the suppression list for ${message.channel}`);
+}
+
+/** A request with this key is still being accepted (or died within its lease): retry after it. */
+function keyInUse(leaseLeftMs: number): ApiError {
+  const seconds = Math.max(1, Math.ceil(leaseLeftMs / 1000));
+  return new ApiError('idempotency_key_in_use', 'a request with this idempotency_key is still being processed; retry after the seconds in Retry-After', {
+    headers: { 'retry-after': String(seconds) },
+  });
 }
 
 const keyReused = (): SendOutcome => rejected(new ApiError('idempotency_key_reused', 'this idempotency_key was used with a different request body'));
@@ -158,19 +166,6 @@ async function prepare(deps: SendDeps, ctx: SenderContext, testMode: boolean, ra
   return { index: index ?? 0, request, digest: bodyDigest(raw), ...target, scheduledAt };
 }
 
-async function inParallel<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const runners = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await work(items[i] as T);
-    }
-  });
-  await Promise.all(runners);
-  return out;
-}
-
 /**
  * Accepts sends and returns one outcome per item, in order. `index` is set for batches so that
  * field errors name the item (body.3.destination).
@@ -234,13 +229,26 @@ export async function acceptSends(deps: SendDeps, sender: Sender, items: readonl
     return { p, result: await records.claim(record, now.getTime()) };
   });
 
-  const fresh: Array<{ p: Prepared; item: IdempotencyItem }> = [];
+  const fresh: Fresh[] = [];
+  const inFlight: Array<{ p: Prepared; item: IdempotencyItem }> = [];
   for (const { p, result } of claims) {
     if (result.item.body_digest !== p.digest) {
       outcomes[p.index] = keyReused();
-    } else {
+    } else if (result.kind === 'new') {
       outcomes[p.index] = result.item.decision;
-      if (result.kind === 'new') fresh.push({ p, item: result.item });
+      fresh.push({ p, item: result.item, resumed: result.resumed });
+    } else if (result.item.state === 'done') {
+      outcomes[p.index] = result.item.decision;
+    } else {
+      inFlight.push({ p, item: result.item });
+    }
+  }
+  // Another request holds these claims. Its decision is replayed only once its message is stored;
+  // before that, the answer would name an id that may never exist.
+  if (inFlight.length > 0) {
+    const stored = await new MessageRepository(deps.store).getMany(inFlight.map(({ item }) => item.message_id));
+    for (const { p, item } of inFlight) {
+      outcomes[p.index] = stored.has(item.message_id) ? item.decision : rejected(keyInUse(item.lease_until - now.getTime()));
     }
   }
   for (const p of repeats) {
@@ -282,16 +290,22 @@ async function countTestSends(
   return items.filter((p) => !refused.has(p));
 }
 
-/** Writes the claimed messages, then hands each to its path, then marks the claims done. */
-async function store(
-  deps: SendDeps,
-  records: IdempotencyRepository,
-  sender: Sender,
-  fresh: Array<{ p: Prepared; item: IdempotencyItem }>,
-  nowIso: string,
-): Promise<void> {
+type Fresh = { p: Prepared; item: IdempotencyItem; resumed: boolean };
+
+/**
+ * Writes the claimed messages, then hands each to its path, then marks the claims done. A claim
+ * taken over from a request that died may find its message already stored (and perhaps sent): that
+ * message is never written again, only handed on if it still waits. If the message write fails,
+ * the claims whose message was not stored are released, so a retry starts afresh rather than
+ * replaying an id that does not exist.
+ */
+async function store(deps: SendDeps, records: IdempotencyRepository, sender: Sender, fresh: readonly Fresh[], nowIso: string): Promise<void> {
   if (fresh.length === 0) return;
-  const messages = fresh.map(({ p, item }): NewMessage => ({
+  const repository = new MessageRepository(deps.store);
+  const resumed = fresh.filter((f) => f.resumed);
+  const already = await repository.getMany(resumed.map(({ item }) => item.message_id));
+  const toWrite = fresh.filter(({ item }) => !already.has(item.message_id));
+  const messages = toWrite.map(({ p, item }): NewMessage => ({
     id: item.message_id,
     account_id: sender.accountId,
     channel: p.request.channel,
@@ -312,28 +326,27 @@ async function store(
     created_at: item.created_at,
     updated_at: nowIso,
   }));
-  await new MessageRepository(deps.store).putAll(messages);
-
-  const jobs: SendJob[] = [];
-  await inParallel(fresh, CLAIM_CONCURRENCY, async ({ p, item }) => {
-    const job: SendJob = { message_id: item.message_id, account_id: sender.accountId };
-    if (item.decision.kind === 'suppressed') {
-      // Decided before dispatch: on the timeline only, never enqueued or billed.
-      await recordEvent(deps, { id: item.message_id, account_id: sender.accountId }, {
-        id: item.message_id,
-        type: 'suppressed',
-        source: 'router',
-        providerEventId: routerEventId(item.message_id),
-        payload: { reason: 'recipient is on the suppression list' },
-        occurredAt: nowIso,
-      });
-    } else if (p.scheduledAt) {
-      // Not written when the request we took over had scheduled it already.
-      await wrote(deps.scheduler.schedule({ id: item.message_id, at: p.scheduledAt, queue: 'send', body: job }));
-    } else {
-      jobs.push(job);
-    }
-  });
-  await deps.queue.sendBatch('send', jobs);
+  try {
+    await repository.putAll(messages);
+  } catch (error) {
+    await releaseUnstored(deps, records, repository, toWrite.map(({ item }) => item));
+    throw error;
+  }
+  const waiting = [
+    ...messages.map((m) => ({ id: m.id, status: m.status, scheduled_at: m.scheduled_at })),
+    ...already.values(),
+  ];
+  await handOn(deps, sender.accountId, new Map(fresh.map(({ item }) => [item.message_id, item.decision])), waiting, nowIso);
   await records.markDone(fresh.map(({ item }) => item));
+}
+
+/** Best effort: a claim this request still holds whose message is not stored is given up. */
+async function releaseUnstored(deps: SendDeps, records: IdempotencyRepository, repository: MessageRepository, claims: readonly IdempotencyItem[]): Promise<void> {
+  try {
+    const stored = await repository.getMany(claims.map((c) => c.message_id));
+    await inParallel(claims.filter((c) => !stored.has(c.message_id)), CLAIM_CONCURRENCY, (c) => records.release(c));
+  } catch (error) {
+    // Left pending: the sweep resolves them once their lease is over.
+    deps.logger.warn('could not release idempotency claims after a failed write', { error });
+  }
 }

@@ -28,6 +28,8 @@ export interface RuntimeConfig {
   emailCostMicros: number;
   /** Local development only: outbound requests may go to http:// and private addresses. */
   webhookAllowPrivate: boolean;
+  /** How long a send attempt holds its message (shared/messages/dispatch.ts); 30 s when unset. */
+  dispatchLeaseMs?: number;
   /** How long a webhook endpoint has to answer (the spec's 30 s; tests shorten it). */
   webhookTimeoutMs?: number;
   /**

@@ -38,8 +38,8 @@ type Outcome = { recordId: string; ok: boolean };
 /** What the middlewares hand the handler on the Lambda context. */
 type ConsumerContext = Context & { container: Container };
 
-/** Builds the container once per cold start, before anything else runs. */
-const withContainer = (): MiddlewareObj<SQSEvent, Outcome[], Error, ConsumerContext> => ({
+/** Builds the container once per cold start, before anything else runs (consumers and timed functions). */
+export const withContainer = <E, R>(): MiddlewareObj<E, R, Error, Context & { container: Container }> => ({
   name: 'container',
   before: async (request) => {
     request.context.container = await getContainer();

@@ -311,6 +311,28 @@ describe('scheduler', () => {
   });
 });
 
+describe('timed functions', () => {
+  it('invoke each manifest function with `every` from a rate rule, and nothing else on a timer', () => {
+    const timed = functions.filter((f) => f.every);
+    expect(timed.map((f) => f.name)).toContain('acceptance-sweep');
+    const rules = template.findResources('AWS::Events::Rule');
+    expect(Object.keys(rules)).toHaveLength(timed.length);
+    for (const def of timed) {
+      const minutes = def.every!.minutes;
+      template.hasResourceProperties('AWS::Events::Rule', {
+        ScheduleExpression: `rate(${minutes} ${minutes === 1 ? 'minute' : 'minutes'})`,
+        State: 'ENABLED',
+        Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionId(def), 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 0 } })],
+      });
+      template.hasResourceProperties('AWS::Lambda::Permission', {
+        Action: 'lambda:InvokeFunction',
+        Principal: 'events.amazonaws.com',
+        FunctionName: { 'Fn::GetAtt': [functionId(def), 'Arn'] },
+      });
+    }
+  });
+});
+
 describe('storage', () => {
   it('keeps the bucket encrypted, private, SSL-only and access-logged', () => {
     // Prepare

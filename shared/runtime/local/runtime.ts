@@ -19,7 +19,9 @@ import { startDynalite, startSes, startSqs, type Running } from './emulators';
 import { createLocalHttpServer, type HttpLambda } from './http-server';
 import { ensureQueues, ensureTable } from './provision';
 import { QueuePoller, type QueueHandler } from './queue-poller';
-import { startSchedulerLoop } from './scheduler-loop';
+import { startEveryLoop, startSchedulerLoop } from './scheduler-loop';
+import { LEASE_MS } from '../../messages/idempotency';
+import { recoverAcceptances } from '../../messages/recovery';
 
 const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
 export const LOCAL_TABLE = 'postbox';
@@ -132,6 +134,8 @@ export async function startLocalRuntime(
       emailCostMicros: settings.emailCostMicros,
       webhookAllowPrivate: settings.webhookAllowPrivate,
       publicBaseUrl: settings.publicBaseUrl,
+      // The local stand-in of the visibility timeout is the retry delay: a job comes back after it.
+      dispatchLeaseMs: Math.max(1, settings.queueRetryDelaySeconds) * 1000,
     };
     const container = await buildContainer(config, { logger });
     // Mail the emulator accepts comes back as an SES Delivery notification, through the same
@@ -139,6 +143,10 @@ export async function startLocalRuntime(
     container.mailer = new SimulatedSesFeedback(container.mailer, { queue: container.queue, clock: container.clock, logger });
     installContainer(container);
     const { bootstrap, created } = await ensureBootstrap(container, dataDir, settings.accountEmail);
+
+    // This process is the only API of its data: every claim made before it started belongs to a
+    // request that died with the last one. Finish or release them before anything new arrives.
+    await recoverAcceptances(container, { leaseEndingBy: container.clock.now().getTime() + LEASE_MS });
 
     for (const fn of functions.filter((f) => f.queue)) {
       const queue = queues.find((q) => q.name === fn.queue);
@@ -154,6 +162,9 @@ export async function startLocalRuntime(
       });
       poller.start();
       stops.push(() => poller.stop());
+    }
+    for (const fn of functions.filter((f) => f.every)) {
+      stops.push(startEveryLoop(fn.name, await loadFunction<(event: unknown) => Promise<unknown>>(fn), (fn.every?.minutes ?? 1) * 60_000, logger));
     }
     if (container.scheduler instanceof StoreScheduler) {
       stops.push(startSchedulerLoop({ scheduler: container.scheduler, queue: container.queue, clock: container.clock, logger }, settings.schedulerTickMs));
