@@ -12,7 +12,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type QueueName } from '../../shared/platform';
 import { EventBridgeScheduler } from '../../shared/adapters/aws/event-bridge-scheduler';
-import { StoreScheduler } from '../../shared/adapters/local/store-scheduler';
+import { FIRE_LEASE_MS, StoreScheduler } from '../../shared/adapters/local/store-scheduler';
 import { keys } from '../../shared/db/keys';
 import { ConditionFailedError } from '../../shared/errors';
 import { ManualClock } from '../../shared/ports/clock';
@@ -157,6 +157,29 @@ describe('StoreScheduler', () => {
     expect(fired).toBe(1);
     expect(queue.sent).toEqual([{ queue: 'send', body: { message_id: 'msg_inflight' } }]);
     expect(await scheduler.fireDue(inSeconds(3600), queue)).toBe(0);
+  });
+
+  it('fires again once the lease is over when the process that fired it died before deleting it', async () => {
+    // Prepare: a process takes the schedule and dies inside the send (its promise never settles).
+    await scheduler.schedule({ id: 'msg_killed', at: inSeconds(1), queue: 'send', body: { message_id: 'msg_killed' } });
+    let entered: () => void = () => {};
+    const sendEntered = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const dying: Queue = { send: () => (entered(), new Promise<void>(() => {})), sendBatch: async () => {} };
+    void scheduler.fireDue(inSeconds(1), dying);
+    await sendEntered;
+    const restarted = new StoreScheduler(t.store);
+
+    // Act
+    const withinLease = await restarted.fireDue(inSeconds(1 + FIRE_LEASE_MS / 1000), queue);
+    const afterLease = await restarted.fireDue(inSeconds(2 + FIRE_LEASE_MS / 1000), queue);
+
+    // Assess
+    expect(withinLease).toBe(0);
+    expect(afterLease).toBe(1);
+    expect(queue.sent).toEqual([{ queue: 'send', body: { message_id: 'msg_killed' } }]);
+    expect(await restarted.fireDue(inSeconds(3600), queue)).toBe(0);
   });
 
   it('answers false when cancelling an id that was never scheduled', async () => {

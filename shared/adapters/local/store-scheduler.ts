@@ -1,6 +1,8 @@
 // The local stand-in for EventBridge Scheduler: schedules live in the store, and a timer loop
-// (runtime/local/scheduler-loop.ts) calls fireDue. Claiming a schedule is a conditional delete,
-// so two processes sharing one store never fire the same schedule twice.
+// (runtime/local/scheduler-loop.ts) calls fireDue. Firing takes a lease on the due item first (a
+// conditional update), sends, then deletes it: two processes sharing one store never fire the same
+// schedule twice, and a process killed between the send and the delete leaves a schedule that
+// fires again once the lease is over (at least once, like EventBridge).
 import { type QueueName } from '../../platform';
 import { keys, type ItemKey, keyQueries } from '../../db/keys';
 import { wrote, type Store } from '../../db/store';
@@ -22,6 +24,8 @@ interface RefItem extends ItemKey {
 }
 
 const FIRE_BATCH = 100;
+/** How long a process holds a due schedule it is firing. */
+export const FIRE_LEASE_MS = 30_000;
 
 const dueItemOf = (request: ScheduleRequest): DueItem => ({
   ...keys.scheduleDue(request.at.toISOString(), request.id),
@@ -61,9 +65,30 @@ class ScheduleRepository {
     return this.store.put(item);
   }
 
-  /** false when another process or a cancel took it first */
+  /** Takes a due schedule for firing until `untilMs`; false when another process holds it or it is gone. */
+  leaseDue(dueSortKey: string, nowMs: number, untilMs: number): Promise<boolean> {
+    return wrote(
+      this.store.update(keys.scheduleDueAt(dueSortKey), {
+        expression: 'SET firing_until = :until',
+        condition: 'attribute_exists(pk) AND (attribute_not_exists(firing_until) OR firing_until < :now)',
+        values: { ':until': untilMs, ':now': nowMs },
+      }),
+    );
+  }
+
+  /** Gives a lease back after a failed send, so the next tick tries again. */
+  async releaseDue(dueSortKey: string, untilMs: number): Promise<void> {
+    await wrote(this.store.update(keys.scheduleDueAt(dueSortKey), { expression: 'REMOVE firing_until', condition: 'firing_until = :until', values: { ':until': untilMs } }));
+  }
+
+  /** Deletes a fired schedule, unless its lease lapsed and another process took it meanwhile. */
+  firedDue(dueSortKey: string, untilMs: number): Promise<boolean> {
+    return wrote(this.store.delete(keys.scheduleDueAt(dueSortKey), { expression: 'firing_until = :until', values: { ':until': untilMs } }));
+  }
+
+  /** false when another process or a cancel took it first, or it is being fired */
   takeDue(dueSortKey: string): Promise<boolean> {
-    return wrote(this.store.delete(keys.scheduleDueAt(dueSortKey), { expression: 'attribute_exists(pk)' }));
+    return wrote(this.store.delete(keys.scheduleDueAt(dueSortKey), { expression: 'attribute_exists(pk) AND attribute_not_exists(firing_until)' }));
   }
 
   /** The earliest schedules due at or before `now`. */
@@ -109,15 +134,17 @@ export class StoreScheduler implements Scheduler {
   /** Delivers every schedule due at or before `now`; returns how many fired. */
   async fireDue(now: Date, queue: Queue): Promise<number> {
     let fired = 0;
+    const nowMs = now.getTime();
+    const until = nowMs + FIRE_LEASE_MS;
     for (const item of await this.schedules.dueUpTo(now, FIRE_BATCH)) {
-      if (!(await this.schedules.takeDue(item.sk))) continue; // another process or a cancel took it
+      if (!(await this.schedules.leaseDue(item.sk, nowMs, until))) continue; // another process holds it, or a cancel took it
       try {
         await queue.send(item.queue, JSON.parse(item.body));
       } catch (error) {
-        await this.schedules.putDue(item); // try again next tick
+        await this.schedules.releaseDue(item.sk, until); // try again next tick
         throw error;
       }
-      await this.schedules.deleteRef(item.schedule_id);
+      if (await this.schedules.firedDue(item.sk, until)) await this.schedules.deleteRef(item.schedule_id);
       fired++;
     }
     return fired;

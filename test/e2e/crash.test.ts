@@ -1,0 +1,174 @@
+// `kill -9` of the local runtime, mid-batch and right after a batch is accepted: after a restart
+// every accepted message reaches a final status, none is mailed twice, and no message that was
+// never accepted appears. What happened is read back from the store and the SES emulator.
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_TABLE } from '../../shared/runtime/local/runtime';
+import { api, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
+import { waitFor } from '../support/wait';
+
+const ITEMS = 400;
+const FINAL = new Set(['delivered', 'bounced', 'complained', 'failed', 'suppressed', 'canceled']);
+
+let dataDir: string;
+let runtime: RuntimeProcess | undefined;
+let live: string;
+let accountId: string;
+
+const env = () => ({ DATA_DIR: dataDir, QUEUE_RETRY_DELAY_SECONDS: '1', ACCOUNT_EMAIL: 'ada@example.com' });
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'postbox-crash-'));
+  runtime = await startRuntimeProcess(env());
+  const bootstrap = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
+  live = bootstrap.admin_key;
+  accountId = bootstrap.account_id;
+});
+afterAll(async () => {
+  await runtime?.stop('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function storeEndpoint(r: RuntimeProcess): string {
+  const found = /store \(DynamoDB endpoint\):\s+(\S+)/.exec(r.output())?.[1];
+  if (!found) throw new Error(`no store endpoint in the runtime's output:\n${r.output()}`);
+  return found;
+}
+
+function storeOf(r: RuntimeProcess): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(
+    new DynamoDBClient({ endpoint: storeEndpoint(r), region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+  );
+}
+
+async function scan(db: DynamoDBDocumentClient, entity: string): Promise<Array<Record<string, any>>> {
+  const items: Array<Record<string, any>> = [];
+  for await (const page of paginateScan({ client: db }, { TableName: LOCAL_TABLE, FilterExpression: 'entity = :e', ExpressionAttributeValues: { ':e': entity } })) {
+    items.push(...(page.Items ?? []));
+  }
+  return items;
+}
+
+/** The account's messages and, per message id, the types on its timeline. */
+async function readBack(r: RuntimeProcess): Promise<{ messages: Array<Record<string, any>>; events: Map<string, string[]> }> {
+  const db = storeOf(r);
+  const messages = (await scan(db, 'message')).filter((m) => m.account_id === accountId);
+  const events = new Map<string, string[]>();
+  for (const e of await scan(db, 'message_event')) events.set(e.message_id, [...(events.get(e.message_id) ?? []), e.type]);
+  db.destroy();
+  return { messages, events };
+}
+
+/** Mail the SES emulator holds, counted by our message id (the X-Postbox-Message-Id header). */
+async function mailedCounts(r: RuntimeProcess): Promise<Map<string, number>> {
+  const store = (await (await fetch(`${r.sesUrl}/store`)).json()) as { emails: Array<{ headers?: Array<{ name: string; value: string }> }> };
+  const counts = new Map<string, number>();
+  for (const email of store.emails) {
+    const id = email.headers?.find((h) => h.name.toLowerCase() === 'x-postbox-message-id')?.value ?? '(none)';
+    counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  return counts;
+}
+
+const batch = (tag: string) =>
+  Array.from({ length: ITEMS }, (_, i) => ({
+    channel: 'email',
+    idempotency_key: `${tag}-${i}`,
+    destination: { email: 'ada@example.com' },
+    payload: { subject: `${tag} ${i}`, body_text: 'Hi' },
+  }));
+
+async function restart(): Promise<RuntimeProcess> {
+  await runtime?.stop('SIGKILL');
+  runtime = await startRuntimeProcess(env());
+  return runtime;
+}
+
+/** Waits until every one of `ids` is final, then checks nothing is doubled or invented. */
+async function expectAllFinalOnce(r: RuntimeProcess, ids: readonly string[], tag: string): Promise<void> {
+  const wanted = new Set(ids);
+  let seen: Awaited<ReturnType<typeof readBack>> | undefined;
+  await waitFor(
+    async () => {
+      seen = await readBack(r);
+      const mine = seen.messages.filter((m) => String(m.idempotency_key).startsWith(`${tag}-`));
+      return mine.length >= wanted.size && mine.every((m) => FINAL.has(m.status));
+    },
+    {
+      what: () => {
+        const mine = seen?.messages.filter((m) => String(m.idempotency_key).startsWith(`${tag}-`)) ?? [];
+        const open = mine.filter((m) => !FINAL.has(m.status));
+        return `${wanted.size} messages of ${tag} to reach a final status (${mine.length} stored, ${open.length} not final, e.g. ${JSON.stringify(open.slice(0, 3).map((m) => [m.id, m.status]))})`;
+      },
+      timeoutMs: 90_000,
+      intervalMs: 500,
+    },
+  );
+  const mine = seen!.messages.filter((m) => String(m.idempotency_key).startsWith(`${tag}-`));
+  // None invented: the stored messages are exactly the accepted ones.
+  expect(new Set(mine.map((m) => m.id))).toEqual(wanted);
+  expect(mine.filter((m) => m.status !== 'delivered')).toEqual([]);
+  const mailed = await mailedCounts(r);
+  for (const id of wanted) {
+    const types = seen!.events.get(id) ?? [];
+    expect({ id, sent: types.filter((t) => t === 'sent').length, delivered: types.filter((t) => t === 'delivered').length, mailed: mailed.get(id) ?? 0 }).toEqual({
+      id,
+      sent: 1,
+      delivered: 1,
+      mailed: 1,
+    });
+  }
+}
+
+describe('kill -9 of the local runtime', () => {
+  it('mid-batch: after a restart the same batch answers ids that all exist, and each is mailed once', { timeout: 240_000 }, async () => {
+    const first = runtime!;
+    const body = batch('mid');
+    const db = storeOf(first);
+    const answered = fetch(`${first.url}/v1/send/batch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${live}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then(
+      (res) => res.status,
+      () => 'no answer',
+    );
+    // Killed while the batch is being accepted: some of its idempotency claims are written.
+    const claimed = await waitFor(
+      async () => {
+        const n = (await scan(db, 'idempotency')).filter((c) => String(c.idempotency_key).startsWith('mid-')).length;
+        return n > 0 && n;
+      },
+      { what: 'the batch to begin claiming its keys', timeoutMs: 30_000, intervalMs: 5 },
+    );
+    first.child.kill('SIGKILL');
+    db.destroy();
+    expect(await answered).toBe('no answer');
+    expect(claimed).toBeLessThan(ITEMS);
+
+    const second = await restart();
+    const retry = await api(second.url, 'POST', '/v1/send/batch', live, body);
+
+    expect(retry.status).toBe(200);
+    expect(retry.body.filter((r: { success: boolean }) => !r.success)).toEqual([]);
+    const ids = retry.body.map((r: { response: { id: string } }) => r.response.id);
+    expect(new Set(ids).size).toBe(ITEMS);
+    await expectAllFinalOnce(second, ids, 'mid');
+  });
+
+  it('right after a batch is accepted: every accepted message is delivered after a restart, each mailed once', { timeout: 240_000 }, async () => {
+    const first = runtime!;
+    const accepted = await api(first.url, 'POST', '/v1/send/batch', live, batch('after'));
+    first.child.kill('SIGKILL');
+
+    expect(accepted.status).toBe(200);
+    const ids = accepted.body.map((r: { success: boolean; response: { id: string } }) => r.success && r.response.id);
+    expect(ids.filter((id: unknown) => !id)).toEqual([]);
+    const second = await restart();
+    await expectAllFinalOnce(second, ids, 'after');
+  });
+});
