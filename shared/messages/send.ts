@@ -9,10 +9,12 @@ import type { Ids } from '../ids';
 import type { Clock } from '../ports/clock';
 import type { Dns } from '../ports/dns';
 import type { HttpClient } from '../ports/http-client';
+import type { ObjectStore } from '../ports/object-store';
 import type { Queue } from '../ports/queue';
 import type { Scheduler } from '../ports/scheduler';
 import type { Logger } from '../runtime/logger';
 import { findSuppressed } from '../suppressions/service';
+import { checkMessageSize, placeContent } from './content';
 import { bodyDigest, LEASE_MS, type IdempotencyItem, type NewIdempotencyRecord, type SendDecision } from './idempotency';
 import type { SendJob } from './messages';
 import { IdempotencyRepository, MessageRepository, type NewMessage } from './repository';
@@ -29,6 +31,8 @@ export interface SendDeps {
   scheduler: Scheduler;
   dns: Dns;
   http: HttpClient;
+  /** Content too large for the message item (shared/messages/content.ts). */
+  objects: ObjectStore;
   logger: Logger;
   config: { sharedEmailSender: string; validationEnabled: boolean };
 }
@@ -130,6 +134,7 @@ async function prepare(deps: SendDeps, ctx: SenderContext, testMode: boolean, ra
   const parsed = sendRequest.safeParse(raw);
   if (!parsed.success) throw fieldError(index, parsed.error.issues[0] ?? { path: [], message: 'invalid request' });
   const request = parsed.data;
+  checkMessageSize(request);
   if (!account.enabled_channels.includes(request.channel) || !SENDABLE.has(request.channel)) {
     throw new ApiError('channel_not_enabled', `channel ${request.channel} is not enabled for this account`);
   }
@@ -312,7 +317,8 @@ async function store(
     created_at: item.created_at,
     updated_at: nowIso,
   }));
-  await new MessageRepository(deps.store).putAll(messages);
+  // Large content goes to the object store first; those items keep a pointer to it.
+  await new MessageRepository(deps.store).putAll(await inParallel(messages, CLAIM_CONCURRENCY, (m) => placeContent(deps.objects, m)));
 
   const jobs: SendJob[] = [];
   await inParallel(fresh, CLAIM_CONCURRENCY, async ({ p, item }) => {
