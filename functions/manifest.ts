@@ -39,7 +39,8 @@ export const functions: readonly FunctionDef[] = [
       { method: 'POST', path: '/v1/send/batch', access: SEND, summary: 'Send up to 1000 messages, each independently' },
       { method: 'POST', path: '/v1/validate', access: SEND_OR_READ, summary: 'Check an address: syntax and a domain that takes mail' },
     ],
-    needs: { table: 'readwrite', sendTo: ['send'], scheduler: true },
+    // The bucket: content too large for the message item is written there (shared/messages/content.ts).
+    needs: { table: 'readwrite', sendTo: ['send'], scheduler: true, bucket: 'readwrite' },
     memoryMb: 1024,
     timeoutSeconds: 29,
   },
@@ -48,7 +49,8 @@ export const functions: readonly FunctionDef[] = [
     entry: 'functions/send/send-message.ts',
     handler: 'handler',
     queue: 'send',
-    needs: { table: 'readwrite', sesSend: true, sendTo: ['webhooks'] },
+    // The bucket: reads back content too large for the message item.
+    needs: { table: 'readwrite', sesSend: true, sendTo: ['webhooks'], bucket: 'read' },
     memoryMb: 512,
     timeoutSeconds: 30,
   },
@@ -188,7 +190,8 @@ export const functions: readonly FunctionDef[] = [
     entry: 'functions/broadcasts/fan-out.ts',
     handler: 'handler',
     queue: 'fanout',
-    needs: { table: 'readwrite', sendTo: ['send', 'fanout', 'webhooks'], scheduler: true },
+    // The bucket: each recipient's send writes content too large for its message item there.
+    needs: { table: 'readwrite', sendTo: ['send', 'fanout', 'webhooks'], scheduler: true, bucket: 'readwrite' },
     memoryMb: 1024,
     timeoutSeconds: 120,
   },

@@ -61,6 +61,9 @@ function costRows(singles: Single[], batch: { calls: PortCall[]; accepted: numbe
     add(step, 'DynamoDB writes (GSI)', 'WRU', PRICE.wru, a.gsiWru / sends, b.gsiWru / n);
     add(step, 'DynamoDB reads', 'RRU', PRICE.rru, a.rru / sends, b.rru / n);
     add(step, 'SQS sends', 'requests', PRICE.sqs, a.sqs / sends, b.sqs / n);
+    // Only content over 16 KiB reaches the object store: one PUT at the API, one GET in the worker.
+    add(step, 'S3 PUT (message content)', 'requests', PRICE.s3Put, a.s3Put / sends, b.s3Put / n);
+    add(step, 'S3 GET (message content)', 'requests', PRICE.s3Get, a.s3Get / sends, b.s3Get / n);
   };
   const api = singles.flatMap((s) => s.calls.filter((c) => c.by === 'api'));
   add('API', 'HTTP API requests', 'requests', PRICE.httpApi, 1, Math.ceil(batch.bodyBytes / (512 * 1024)) / batch.accepted);
@@ -204,7 +207,7 @@ function render(singles: Single[], rows: CostRow[], batches: BatchFigures[], not
     '',
     `Method: a fresh account (its sending domain marked verified in the store, standing in for the DNS check) sends one email with POST /v1/send, ${sends} times, on a local runtime of its own. ` +
       'The queue consumers are driven by the benchmark: after the API answers, each consumed queue is polled in turn (the runtime\'s QueuePoller and handler exports) until a whole pass finds nothing, so every step of the email runs, one at a time. ' +
-      'Every call the code makes at the store, queue and mailer ports is counted by decorators on the running container, booked to the step that made it (the HTTP request or the consumer invocation, through AsyncLocalStorage). ' +
+      'Every call the code makes at the store, queue, mailer and object store ports is counted by decorators on the running container, booked to the step that made it (the HTTP request or the consumer invocation, through AsyncLocalStorage). ' +
       "Modelled, not counted: the pollers' SQS ReceiveMessage and DeleteMessageBatch (one each per invocation; they are the Lambda event source's in AWS), and for the events ingest the SNS publish and SQS delivery of the SES event (the local SES simulator queues it; SES and SNS do in AWS). " +
       `Every message reached status \`${[...new Set(singles.map((s) => s.status))].join('`, `')}\`; the call sequence was ${identical ? `identical in all ${sends} sends` : 'not the same in every send (averages below)'}.`,
     '',

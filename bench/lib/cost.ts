@@ -18,11 +18,14 @@ export const PRICE = {
   snsPublish: 0.5,
   /** SES outbound: $0.10 per 1,000 emails. */
   ses: 100,
+  /** S3 Standard: PUT $0.005 and GET $0.0004 per 1,000 requests (message content over 16 KiB). */
+  s3Put: 5,
+  s3Get: 0.4,
 } as const;
 
 export const priceNote =
   `AWS us-east-1 list prices, 2025, free tiers ignored (bench/lib/cost.ts): DynamoDB on-demand $${PRICE.wru} per million WRU and $${PRICE.rru} per million RRU, SQS $${PRICE.sqs} per million requests (64 KB chunks), ` +
-  `Lambda arm64 $${PRICE.invocations} per million invocations + $0.0000133334 per GB-s, API Gateway HTTP API $${PRICE.httpApi} per million requests, SNS publish $${PRICE.snsPublish} per million (delivery to SQS free), SES $${PRICE.ses} per million emails.`;
+  `Lambda arm64 $${PRICE.invocations} per million invocations + $0.0000133334 per GB-s, API Gateway HTTP API $${PRICE.httpApi} per million requests, SNS publish $${PRICE.snsPublish} per million (delivery to SQS free), SES $${PRICE.ses} per million emails, S3 $${PRICE.s3Put} per million PUT and $${PRICE.s3Get} per million GET.`;
 
 export function memoryMbOf(fn: string): number {
   const def = functions.find((f) => f.name === fn);
@@ -72,9 +75,12 @@ export interface Units {
   rru: number;
   sqs: number;
   ses: number;
+  /** Object store requests: content over 16 KiB is written once and read back once. */
+  s3Put: number;
+  s3Get: number;
 }
 
-export const noUnits = (): Units => ({ requests: 0, wru: 0, gsiWru: 0, rru: 0, sqs: 0, ses: 0 });
+export const noUnits = (): Units => ({ requests: 0, wru: 0, gsiWru: 0, rru: 0, sqs: 0, ses: 0, s3Put: 0, s3Get: 0 });
 
 /**
  * One port call in AWS terms. On the side of charging more: a write is charged for the item after
@@ -120,13 +126,20 @@ export function unitsOf(call: PortCall): Units {
     }
     case 'mailer.send':
       return { ...u, requests: 1, ses: 1 };
+    case 'objects.put':
+      return { ...u, requests: 1, s3Put: 1 };
+    case 'objects.get':
+      return { ...u, requests: 1, s3Get: 1 };
     default:
       return { ...u, requests: 1 };
   }
 }
 
 export const totalUnits = (calls: readonly PortCall[]): Units =>
-  calls.map(unitsOf).reduce((a, b) => ({ requests: a.requests + b.requests, wru: a.wru + b.wru, gsiWru: a.gsiWru + b.gsiWru, rru: a.rru + b.rru, sqs: a.sqs + b.sqs, ses: a.ses + b.ses }), noUnits());
+  calls.map(unitsOf).reduce(
+    (a, b) => ({ requests: a.requests + b.requests, wru: a.wru + b.wru, gsiWru: a.gsiWru + b.gsiWru, rru: a.rru + b.rru, sqs: a.sqs + b.sqs, ses: a.ses + b.ses, s3Put: a.s3Put + b.s3Put, s3Get: a.s3Get + b.s3Get }),
+    noUnits(),
+  );
 
 /** Short name of an item from its key: `ACCT/KEY`, `MSG`, `IDEM`, … */
 function kind(key: { pk?: unknown; sk?: unknown } | undefined): string {
@@ -145,6 +158,8 @@ export function labelOf(call: PortCall): string {
       return `queue.${call.op} ${first}${(call.args[2] as { delaySeconds?: number } | undefined)?.delaySeconds ? ' (delayed)' : ''}${failed}`;
     case 'mailer':
       return `mailer.${call.op}${failed}`;
+    case 'objects':
+      return `objects.${call.op} ${String(first).split('/')[0]}${failed}`;
     default:
       if (call.op === 'query') {
         const [pk, sk] = Object.values(first.values ?? {}).map((v) => String(v).split('#')[0]);

@@ -1,10 +1,10 @@
 // The local runtime as the benchmarks drive it. Calls are counted at the PORTS: the container's
-// store, queue and mailer are wrapped in counting decorators, and every handler reads the same
-// container, so a count is what the code asked of the store, the queue and the provider. The
-// queue consumers are run here (the same QueuePoller and handler exports the runtime uses), each
-// invocation inside an AsyncLocalStorage scope naming its queue, so a port call knows which step
-// made it; the pollers' own SQS receives and deletes are not port calls and are modelled from the
-// invocations (one receive and one delete per non-empty batch).
+// store, queue, mailer and object store are wrapped in counting decorators, and every handler reads
+// the same container, so a count is what the code asked of the store, the queue, the provider and
+// the bucket. The queue consumers are run here (the same QueuePoller and handler exports the
+// runtime uses), each invocation inside an AsyncLocalStorage scope naming its queue, so a port call
+// knows which step made it; the pollers' own SQS receives and deletes are not port calls and are
+// modelled from the invocations (one receive and one delete per non-empty batch).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +20,7 @@ import type { Container } from '../../shared/runtime/container';
 import { loadFunction, startLocalRuntime, type LocalRuntime } from '../../shared/runtime/local/runtime';
 import { QueuePoller, type QueueHandler } from '../../shared/runtime/local/queue-poller';
 
-type PortName = 'store' | 'queue' | 'mailer';
+type PortName = 'store' | 'queue' | 'mailer' | 'objects';
 
 export interface PortCall {
   port: PortName;
@@ -95,7 +95,7 @@ export async function startBenchRuntime(env: Record<string, string> = {}): Promi
   const settings = readLocalSettings({ HOST: '127.0.0.1', PORT: '0', SES_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env });
   const rt = await startLocalRuntime(settings, functions.filter((f) => !f.queue));
   const c = rt.container;
-  const raw = { store: c.store, queue: c.queue, mailer: c.mailer };
+  const raw = { store: c.store, queue: c.queue, mailer: c.mailer, objects: c.objects };
   let calls: PortCall[] = [];
   let invocations: Invocation[] = [];
   const pollers: QueuePoller[] = [];
@@ -124,6 +124,7 @@ export async function startBenchRuntime(env: Record<string, string> = {}): Promi
       c.store = counted(raw.store, 'store', calls);
       c.queue = counted(raw.queue, 'queue', calls);
       c.mailer = counted(raw.mailer, 'mailer', calls);
+      c.objects = counted(raw.objects, 'objects', calls);
     },
     uncount: () => Object.assign(c, raw),
     async drain() {

@@ -4,11 +4,13 @@ import type { Store } from '../db/store';
 import { RetryableError } from '../errors';
 import type { Ids } from '../ids';
 import type { Clock } from '../ports/clock';
+import type { ObjectStore } from '../ports/object-store';
 import type { Queue } from '../ports/queue';
 import { PermanentSendError, type Mailer } from '../ports/mailer';
 import type { Logger } from '../runtime/logger';
 import { findSuppression, suppress } from '../suppressions/service';
 import { recordSend } from '../usage/service';
+import { ContentMissingError, loadContent } from './content';
 import type { SendJob } from './messages';
 import type { MessageItem } from './model';
 import { MessageRepository } from './repository';
@@ -22,6 +24,8 @@ export interface DispatchDeps {
   mailer: Mailer;
   queue: Queue;
   http: HttpClient;
+  /** Where content too large for the message item is kept (shared/messages/content.ts). */
+  objects: ObjectStore;
   logger: Logger;
   config: { emailCostMicros: number; dispatchLeaseMs?: number };
 }
@@ -62,7 +66,7 @@ async function simulate(deps: DispatchDeps, message: MessageItem, now: string): 
  * worker `delivered` event with a detail, or `failed`. Not retried: the caller's idempotency key
  * and the timeline say what happened.
  */
-async function postWebhookMessage(deps: DispatchDeps, message: MessageItem, now: string): Promise<DispatchResult> {
+async function postWebhookMessage(deps: DispatchDeps, message: MessageItem, now: string, attempt: { finalAttempt: boolean }): Promise<DispatchResult> {
   const ref = { id: message.id, account_id: message.account_id };
   const event = (type: 'delivered' | 'failed', payload: Record<string, unknown>) =>
     recordEvent(deps, ref, { type, source: 'worker', providerEventId: workerEventId(message.id, type), payload, occurredAt: now });
@@ -70,8 +74,16 @@ async function postWebhookMessage(deps: DispatchDeps, message: MessageItem, now:
     await event('delivered', { detail: 'simulated delivery (test mode): nothing was posted' });
     return 'simulated';
   }
+  let data: unknown;
+  try {
+    ({ data } = await loadContent(deps.objects, message));
+  } catch (error) {
+    if (!(error instanceof ContentMissingError) && !attempt.finalAttempt) throw error;
+    await event('failed', { error: error instanceof Error ? error.message : String(error) });
+    return 'failed';
+  }
   const result = await deps.http.post(message.recipient, {
-    body: JSON.stringify(message.data ?? null),
+    body: JSON.stringify(data ?? null),
     headers: { 'content-type': 'application/json', 'service-message-id': message.id, 'user-agent': 'Postbox-Webhooks/1.0' },
   });
   if (result.ok) {
@@ -124,7 +136,7 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
     await recordEvent(deps, ref, { id: message.id, type: 'suppressed', source: 'router', providerEventId: routerEventId(message.id), payload: { reason: 'recipient is on the suppression list' }, occurredAt: now });
     return 'suppressed';
   }
-  if (message.channel === 'webhook') return postWebhookMessage(deps, message, now);
+  if (message.channel === 'webhook') return postWebhookMessage(deps, message, now, attempt);
   if (message.test_mode) {
     await simulate(deps, message, now);
     return 'simulated';
@@ -132,17 +144,19 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
 
   let providerMessageId: string;
   try {
+    const content = await loadContent(deps.objects, message);
     ({ providerMessageId } = await deps.mailer.send({
-      from: message.from,
+      from: content.from,
       to: message.recipient,
-      subject: message.subject,
-      html: message.body_html,
-      text: message.body_text,
+      subject: content.subject,
+      html: content.body_html,
+      text: content.body_text,
       messageId: message.id,
       accountId: message.account_id,
     }));
   } catch (error) {
-    if (!(error instanceof PermanentSendError) && !attempt.finalAttempt) {
+    // Missing content is as final as a provider's refusal: retrying cannot bring it back.
+    if (!(error instanceof PermanentSendError || error instanceof ContentMissingError) && !attempt.finalAttempt) {
       await messages.releaseDispatch(message.id, now).catch(() => false);
       throw error;
     }

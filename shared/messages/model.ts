@@ -20,7 +20,25 @@ export type MessageStatus =
 export type EventType = Exclude<MessageStatus, 'queued' | 'scheduled' | 'canceled'>;
 export type EventSource = 'worker' | 'router' | 'ses' | 'sns';
 
-export interface MessageItem extends ItemKey, IndexKey {
+/**
+ * What a message says, from whom and to what, as it was accepted: everything of a message that
+ * can be large. On the message item while small; otherwise in the object store, where
+ * `content_ref` points (shared/messages/content.ts owns which, and reads it back).
+ */
+export interface MessageContent {
+  /** Rendered RFC 5322 sender. */
+  from: string;
+  subject: string;
+  body_html?: string;
+  body_text?: string;
+  /** The webhook channel's payload.data. */
+  data?: unknown;
+  destination: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+}
+
+/** A message item holds its content inline, or `content_ref` and none of it. */
+export interface MessageItem extends ItemKey, IndexKey, Partial<MessageContent> {
   entity: 'message';
   id: string;
   account_id: string;
@@ -32,17 +50,10 @@ export interface MessageItem extends ItemKey, IndexKey {
   idempotency_key: string;
   test_mode: boolean;
   key_id: string;
-  /** Normalized recipient address. */
+  /** Normalized recipient address (at most 254 characters) or webhook URL (at most 2048). */
   recipient: string;
-  /** Rendered RFC 5322 sender. */
-  from: string;
-  subject: string;
-  body_html?: string;
-  body_text?: string;
-  /** The webhook channel's payload.data. */
-  data?: unknown;
-  destination: Record<string, unknown>;
-  metadata?: Record<string, unknown>;
+  /** Object store key of the content, when it was too large to keep on the item. */
+  content_ref?: string;
   scheduled_at?: string;
   provider_message_id?: string;
   dispatched_at?: string;

@@ -10,10 +10,12 @@ import type { Ids } from '../ids';
 import type { Clock } from '../ports/clock';
 import type { Dns } from '../ports/dns';
 import type { HttpClient } from '../ports/http-client';
+import type { ObjectStore } from '../ports/object-store';
 import type { Queue } from '../ports/queue';
 import type { Scheduler } from '../ports/scheduler';
 import type { Logger } from '../runtime/logger';
 import { findSuppressed } from '../suppressions/service';
+import { checkMessageSize, placeContent } from './content';
 import { bodyDigest, LEASE_MS, type IdempotencyItem, type NewIdempotencyRecord, type SendDecision } from './idempotency';
 import { IdempotencyRepository, MessageRepository, type NewMessage } from './repository';
 import { admitTestSend } from '../test-recipients/sandbox';
@@ -29,6 +31,8 @@ export interface SendDeps {
   scheduler: Scheduler;
   dns: Dns;
   http: HttpClient;
+  /** Content too large for the message item (shared/messages/content.ts). */
+  objects: ObjectStore;
   logger: Logger;
   config: { sharedEmailSender: string; validationEnabled: boolean };
 }
@@ -138,6 +142,7 @@ async function prepare(deps: SendDeps, ctx: SenderContext, testMode: boolean, ra
   const parsed = sendRequest.safeParse(raw);
   if (!parsed.success) throw fieldError(index, parsed.error.issues[0] ?? { path: [], message: 'invalid request' });
   const request = parsed.data;
+  checkMessageSize(request);
   if (!account.enabled_channels.includes(request.channel) || !SENDABLE.has(request.channel)) {
     throw new ApiError('channel_not_enabled', `channel ${request.channel} is not enabled for this account`);
   }
@@ -327,7 +332,8 @@ async function store(deps: SendDeps, records: IdempotencyRepository, sender: Sen
     updated_at: nowIso,
   }));
   try {
-    await repository.putAll(messages);
+    // Large content goes to the object store first; those items keep a pointer to it.
+    await repository.putAll(await inParallel(messages, CLAIM_CONCURRENCY, (m) => placeContent(deps.objects, m)));
   } catch (error) {
     await releaseUnstored(deps, records, repository, toWrite.map(({ item }) => item));
     throw error;

@@ -174,6 +174,26 @@ describe('a failed message write', () => {
   });
 });
 
+describe('a failed content write', () => {
+  it('answers 500 for a large message whose object the store refused, keeps no claim, and a retry is accepted', async () => {
+    const body = request({ payload: { subject: 'Big', body_html: `<p>${'x'.repeat(100_000)}</p>` } });
+    const put = vi.spyOn(bed.c.objects, 'put').mockRejectedValueOnce(new Error('object store refused the write'));
+    let res;
+    try {
+      res = await send(body);
+    } finally {
+      put.mockRestore();
+    }
+    expect(res.status).toBe(500);
+    expect(await claims().get(bed.account.account_id, body.idempotency_key)).toBeUndefined();
+
+    const retry = await send(body);
+
+    expect(retry.status).toBe(201);
+    expect(await bed.c.store.get(keys.message(retry.body.id))).toMatchObject({ status: 'queued', content_ref: expect.any(String) });
+  });
+});
+
 describe('the acceptance sweep', () => {
   beforeEach(async () => {
     // Claims earlier tests left pending are resolved first: each test counts its own.

@@ -1,0 +1,295 @@
+// The size of one message: content up to 5 MiB is accepted, and content past 16 KiB is kept in the
+// object store (files in a temp dir here, S3 in AWS) with a pointer on the message item, so the
+// item stays small; past 5 MiB a send is 413 before anything is claimed or stored. Through the
+// real handlers, the send worker, the embedded store and the file object store.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { handler as fanOutRaw } from '../../functions/broadcasts/fan-out';
+import { handler as sendWorkerRaw } from '../../functions/send/send-message';
+import type { CreatedAccount } from '../../shared/accounts/service';
+import { GuardedHttp } from '../../shared/adapters/guarded-http';
+import { keys } from '../../shared/db/keys';
+import { contentKey, MAX_MESSAGE_BYTES } from '../../shared/messages/content';
+import type { MessageItem } from '../../shared/messages/model';
+import { IdempotencyRepository } from '../../shared/messages/repository';
+import { queueNamed } from '../../shared/platform';
+import { call } from '../support/api';
+import { type TestContainer } from '../support/container';
+import { underNeeds } from '../support/grants';
+import { startHttpReceiver } from '../support/receivers';
+import { sqsEvent, sqsRecord } from '../support/sqs';
+import { useTestbed } from '../support/testbed';
+
+// Queue consumers run under their manifest needs, like the HTTP routes in call().
+const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
+const fanOut = underNeeds('functions/broadcasts/fan-out.ts', fanOutRaw);
+
+let c: TestContainer;
+let account: CreatedAccount;
+
+const bed = useTestbed();
+beforeEach(() => {
+  ({ c, account } = bed);
+});
+
+let n = 0;
+const request = (over: Record<string, unknown> = {}): Record<string, any> => ({
+  channel: 'email',
+  idempotency_key: `size-${++n}`,
+  destination: { email: 'ada@example.com' },
+  payload: { subject: 'Hello', body_text: 'Hi Ada', body_html: '<p>Hi Ada</p>' },
+  metadata: { from_email: 'hello@acme.test' },
+  ...over,
+});
+const send = (body: unknown) => call({ method: 'POST', path: '/v1/send', key: account.admin_key, body });
+const sendBatch = (body: unknown) => call({ method: 'POST', path: '/v1/send/batch', key: account.admin_key, body });
+const storedMessage = (id: string) => c.store.get<MessageItem>(keys.message(id));
+const jobFor = (id: string) => c.sent.find((s) => s.queue === 'send' && (s.body as { message_id: string }).message_id === id)?.body;
+const itemBytes = (item: unknown) => Buffer.byteLength(JSON.stringify(item), 'utf8');
+/** Bytes the limit counts for an email request: payload, destination and metadata as compact JSON. */
+const contentBytes = (r: Record<string, any>) => ['payload', 'destination', 'metadata', 'template_vars'].reduce((sum, k) => sum + (r[k] === undefined ? 0 : itemBytes(r[k])), 0);
+/** An email request whose counted content is exactly `bytes`, padded in body_html. */
+function requestOfSize(bytes: number, over: Record<string, unknown> = {}): Record<string, any> {
+  const base = request({ ...over, payload: { subject: 'Big', body_html: '' } });
+  return { ...base, payload: { subject: 'Big', body_html: 'x'.repeat(bytes - contentBytes(base)) } };
+}
+
+describe('large content', () => {
+  it('accepts a 600 KB body_html: the item keeps a pointer, the worker mails the whole body', async () => {
+    // Prepare
+    const html = `<html><body>${'<p>Ünïcödé and plain text, over and over.</p>'.repeat(13_000)}</body></html>`;
+    expect(Buffer.byteLength(html)).toBeGreaterThan(600_000);
+
+    // Act
+    const res = await send(request({ payload: { subject: 'Quarterly report', body_html: html, body_text: 'see the html' } }));
+    const stored = await storedMessage(res.body.id);
+    const out = await sendWorker(sqsEvent([sqsRecord(jobFor(res.body.id))]));
+
+    // Assess
+    expect(res.status).toBe(201);
+    const ref = contentKey(account.account_id, res.body.id);
+    expect(stored).toMatchObject({ content_ref: ref, recipient: 'ada@example.com', status: 'queued' });
+    for (const field of ['from', 'subject', 'body_html', 'body_text', 'destination', 'metadata']) expect(stored).not.toHaveProperty(field);
+    expect(itemBytes(stored)).toBeLessThan(2048);
+    const object = await c.objects.get(ref);
+    expect(object?.contentType).toBe('application/json');
+    expect(JSON.parse(object?.body.toString('utf8') ?? '')).toMatchObject({ subject: 'Quarterly report', body_html: html, destination: { email: 'ada@example.com' } });
+    expect(out.batchItemFailures).toEqual([]);
+    expect(c.mailed).toEqual([
+      { from: 'hello@acme.test', to: 'ada@example.com', subject: 'Quarterly report', html, text: 'see the html', messageId: res.body.id, accountId: account.account_id },
+    ]);
+  });
+
+  it('keeps 16 KiB of content or less on the item and writes no object, as before', async () => {
+    const res = await send(request({ payload: { subject: 'Small', body_html: 'y'.repeat(15_000) } }));
+
+    const stored = await storedMessage(res.body.id);
+    expect(res.status).toBe(201);
+    expect(stored).toMatchObject({ subject: 'Small', body_html: 'y'.repeat(15_000), from: 'hello@acme.test', destination: { email: 'ada@example.com' } });
+    expect(stored).not.toHaveProperty('content_ref');
+    expect(await c.objects.get(contentKey(account.account_id, res.body.id))).toBeUndefined();
+  });
+
+  it('moves a large subject, metadata or destination off the item too', async () => {
+    const res = await send(request({ destination: { email: 'ada@example.com', note: 'd'.repeat(100_000) }, metadata: { from_email: 'hello@acme.test', tags: 'm'.repeat(300_000) } }));
+    await sendWorker(sqsEvent([sqsRecord(jobFor(res.body.id))]));
+
+    const stored = await storedMessage(res.body.id);
+    expect(res.status).toBe(201);
+    expect(itemBytes(stored)).toBeLessThan(2048);
+    expect(c.mailed).toEqual([expect.objectContaining({ from: 'hello@acme.test', to: 'ada@example.com', subject: 'Hello', html: '<p>Hi Ada</p>' })]);
+  });
+
+  it('answers GET /v1/messages/{id} for a message whose content is in the object store, with no content in it', async () => {
+    const sent = await send(requestOfSize(100_000));
+
+    const res = await call({ method: 'GET', path: `/v1/messages/${sent.body.id}`, key: account.admin_key });
+
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body).sort()).toEqual(['channel', 'created_at', 'events', 'id', 'idempotency_key', 'message_type', 'provider_message_id', 'scheduled_at', 'status', 'test_mode', 'updated_at']);
+  });
+
+  it('records failed with a reason, mails nothing and does not retry when the content object is missing', async () => {
+    // Prepare
+    const res = await send(requestOfSize(50_000));
+    await c.objects.delete(contentKey(account.account_id, res.body.id));
+
+    // Act
+    const out = await sendWorker(sqsEvent([sqsRecord(jobFor(res.body.id))]));
+
+    // Assess
+    expect(out.batchItemFailures).toEqual([]);
+    expect(c.mailed).toEqual([]);
+    const view = await call({ method: 'GET', path: `/v1/messages/${res.body.id}`, key: account.admin_key });
+    expect(view.body.status).toBe('failed');
+    expect(view.body.events).toEqual([expect.objectContaining({ type: 'failed', source: 'worker', payload: { error: 'message content is missing from the object store' } })]);
+  });
+
+  it('retries when the object store fails, and records failed on the send queue’s last receive', async () => {
+    // Prepare
+    const res = await send(requestOfSize(50_000));
+    const job = jobFor(res.body.id);
+    const objects = c.objects;
+    c.objects = { put: objects.put, delete: objects.delete, get: async () => Promise.reject(new Error('S3 SlowDown')) };
+
+    // Act
+    let early: Awaited<ReturnType<typeof sendWorker>>;
+    let last: Awaited<ReturnType<typeof sendWorker>>;
+    const record = sqsRecord(job);
+    try {
+      early = await sendWorker(sqsEvent([record]));
+      last = await sendWorker(sqsEvent([sqsRecord(job, queueNamed('send').maxReceiveCount)]));
+    } finally {
+      c.objects = objects;
+    }
+
+    // Assess
+    expect(early.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    expect(last.batchItemFailures).toEqual([]);
+    expect(c.mailed).toEqual([]);
+    const view = await call({ method: 'GET', path: `/v1/messages/${res.body.id}`, key: account.admin_key });
+    expect(view.body.status).toBe('failed');
+    expect(view.body.events).toEqual([expect.objectContaining({ type: 'failed', payload: { error: 'S3 SlowDown' } })]);
+  });
+});
+
+describe('a bulk send with large content', () => {
+  it('stores each recipient’s content in the object store from the fan-out, under its manifest needs', async () => {
+    // Prepare
+    const html = `<p>${'n'.repeat(200_000)}</p>`;
+    const posted = await call({ method: 'POST', path: '/v1/send/bulk', key: account.admin_key, body: { from_email: 'news@acme.test', subject: 'News', body_html: html, recipients: [{ email: 'ada@example.com' }, { email: 'bob@example.com' }] } });
+    const fanOutJob = c.sent.find((s) => s.queue === 'fanout')?.body;
+
+    // Act
+    const out = await fanOut(sqsEvent([sqsRecord(fanOutJob)]));
+    const jobs = c.sent.filter((s) => s.queue === 'send').map((s) => s.body as { message_id: string });
+    await sendWorker(sqsEvent(jobs.map((job) => sqsRecord(job))));
+
+    // Assess
+    expect(posted.status).toBe(202);
+    expect(out.batchItemFailures).toEqual([]);
+    expect(jobs).toHaveLength(2);
+    for (const { message_id } of jobs) expect((await storedMessage(message_id))?.content_ref).toBe(contentKey(account.account_id, message_id));
+    expect(c.mailed.map((m) => [m.to, m.html]).sort()).toEqual([
+      ['ada@example.com', html],
+      ['bob@example.com', html],
+    ]);
+  });
+});
+
+describe('the webhook channel with large data', () => {
+  let receiver: Awaited<ReturnType<typeof startHttpReceiver>>;
+  beforeEach(async () => {
+    receiver = await startHttpReceiver();
+    c.config.webhookAllowPrivate = true;
+    c.http = new GuardedHttp({ allowPrivate: true }); // the receiver listens on loopback
+    await call({ method: 'PUT', path: '/v1/account/channels/webhook', key: account.admin_key, body: { enabled: true } });
+  });
+  afterEach(async () => {
+    c.config.webhookAllowPrivate = false;
+    c.http = new GuardedHttp({ allowPrivate: false });
+    await receiver.close();
+  });
+
+  it('posts the whole payload.data read back from the object store', async () => {
+    const data = { rows: Array.from({ length: 5_000 }, (_, i) => ({ i, name: `row ${i}`, pad: 'z'.repeat(40) })) };
+    const res = await send({ channel: 'webhook', idempotency_key: `size-${++n}`, destination: { url: `${receiver.url}/in` }, payload: { data } });
+
+    await sendWorker(sqsEvent([sqsRecord(jobFor(res.body.id))]));
+
+    expect(res.status).toBe(201);
+    expect((await storedMessage(res.body.id))?.content_ref).toBe(contentKey(account.account_id, res.body.id));
+    expect(receiver.requests).toHaveLength(1);
+    expect(JSON.parse(receiver.requests[0]?.body.toString('utf8') ?? '')).toEqual(data);
+  });
+
+  it('records failed without posting when the content object is missing', async () => {
+    const res = await send({ channel: 'webhook', idempotency_key: `size-${++n}`, destination: { url: `${receiver.url}/in` }, payload: { data: { pad: 'z'.repeat(20_000) } } });
+    await c.objects.delete(contentKey(account.account_id, res.body.id));
+
+    const out = await sendWorker(sqsEvent([sqsRecord(jobFor(res.body.id))]));
+
+    expect(out.batchItemFailures).toEqual([]);
+    expect(receiver.requests).toHaveLength(0);
+    const view = await call({ method: 'GET', path: `/v1/messages/${res.body.id}`, key: account.admin_key });
+    expect(view.body.status).toBe('failed');
+    expect(view.body.events).toEqual([expect.objectContaining({ type: 'failed', payload: { error: 'message content is missing from the object store' } })]);
+  });
+});
+
+describe('the 5 MiB limit of one message', () => {
+  it('accepts content of exactly 5 MiB and refuses one byte more with 413 payload_too_large', async () => {
+    const atLimit = requestOfSize(MAX_MESSAGE_BYTES);
+    const over = requestOfSize(MAX_MESSAGE_BYTES + 1);
+
+    const accepted = await send(atLimit);
+    const refused = await send(over);
+
+    expect(accepted.status).toBe(201);
+    expect(refused.status).toBe(413);
+    expect(refused.body).toEqual({
+      error: {
+        code: 'payload_too_large',
+        message: `message content (payload, destination, metadata and template_vars as JSON) is ${MAX_MESSAGE_BYTES + 1} bytes; one message may hold at most ${MAX_MESSAGE_BYTES} bytes (5 MiB)`,
+        status: 413,
+      },
+    });
+  });
+
+  it('stores nothing for a refused send: no message, no claim, and the key is free for a new send', async () => {
+    // Prepare
+    const key = `too-big-${++n}`;
+    const big = requestOfSize(MAX_MESSAGE_BYTES + 200_000, { idempotency_key: key });
+
+    // Act
+    const refused = await send(big);
+    const claim = await new IdempotencyRepository(c.store).get(account.account_id, key);
+    const lookup = await call({ method: 'GET', path: '/v1/messages', key: account.admin_key, query: { idempotency_key: key } });
+    const jobsAfterRefusal = c.sent.filter((s) => s.queue === 'send').length;
+    const retry = await send(request({ idempotency_key: key }));
+
+    // Assess
+    expect(refused.status).toBe(413);
+    expect(refused.body.error.code).toBe('payload_too_large');
+    expect(claim).toBeUndefined();
+    expect(lookup.status).toBe(404);
+    expect(jobsAfterRefusal).toBe(0);
+    expect(retry.status).toBe(201);
+    expect(retry.body).toMatchObject({ idempotency_key: key, status: 'queued' });
+    expect(await storedMessage(retry.body.id)).not.toHaveProperty('content_ref');
+  });
+
+  it('counts bytes, not characters: 3 MiB of two-byte characters is over the limit', async () => {
+    const res = await send(request({ payload: { subject: 'é', body_text: 'é'.repeat(3 * 1024 * 1024) } }));
+
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe('payload_too_large');
+  });
+
+  it('counts metadata and template_vars too', async () => {
+    const metadata = await send(request({ metadata: { from_email: 'hello@acme.test', blob: 'm'.repeat(MAX_MESSAGE_BYTES) } }));
+    const vars = await send(request({ template_vars: { blob: 'v'.repeat(MAX_MESSAGE_BYTES) } }));
+
+    expect(metadata.status).toBe(413);
+    expect(vars.status).toBe(413);
+  });
+
+  it('in a batch, answers the oversize item 413 on its own and accepts the others', async () => {
+    // Prepare
+    const bigKey = `batch-big-${++n}`;
+    const items = [request(), requestOfSize(MAX_MESSAGE_BYTES + 1, { idempotency_key: bigKey }), requestOfSize(100_000)];
+
+    // Act
+    const res = await sendBatch(items);
+
+    // Assess
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual([
+      { success: true, response: expect.objectContaining({ idempotency_key: items[0]!.idempotency_key, status: 'queued' }) },
+      { success: false, error: { code: 'payload_too_large', message: expect.stringContaining('at most 5242880 bytes (5 MiB)'), status: 413 } },
+      { success: true, response: expect.objectContaining({ idempotency_key: items[2]!.idempotency_key, status: 'queued' }) },
+    ]);
+    expect(c.sent.filter((s) => s.queue === 'send')).toHaveLength(2);
+    expect(await new IdempotencyRepository(c.store).get(account.account_id, bigKey)).toBeUndefined();
+    expect((await storedMessage(res.body[2].response.id))?.content_ref).toBe(contentKey(account.account_id, res.body[2].response.id));
+  });
+});
