@@ -127,6 +127,6 @@ function grantBucket(target: ManifestFunction, access: 'read' | 'readwrite', sto
   acknowledge(
     target,
     wildcardResourceFinding(target, objects),
-    'Object keys (raw inbound messages, uploads) are generated per item at runtime; access is limited to objects of this one bucket.',
+    'Object keys (large message content, BIMI logos, later raw inbound mail and uploads) are generated per item at runtime; access is limited to objects of this one bucket.',
   );
 }

@@ -14,7 +14,7 @@ export interface RuntimeConfig {
   queueUrls: Partial<Record<QueueName, string>>;
   queueArns: Partial<Record<QueueName, string>>;
   sesConfigurationSet?: string;
-  /** Where objects (raw inbound mail, uploads) live. */
+  /** Where objects (large message content, BIMI logos; later inbound mail and uploads) live. */
   objects: { kind: 's3'; bucket: string } | { kind: 'files'; root: string };
   scheduler: { kind: 'aws'; groupName: string; roleArn: string } | { kind: 'local' };
   secrets: { kind: 'aws'; arns: Partial<Record<SecretName, string>> } | { kind: 'static'; values: Partial<Record<SecretName, string>> };
