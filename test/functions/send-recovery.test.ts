@@ -34,6 +34,16 @@ const sendBatch = (body: unknown) => call({ method: 'POST', path: '/v1/send/batc
 const jobsFor = (id: string) => bed.c.sent.filter((s) => s.queue === 'send' && (s.body as { message_id: string }).message_id === id);
 const claims = () => new IdempotencyRepository(bed.c.store);
 
+/** Runs `act` while the port's `method` fails once, as a store, bucket or queue refusing a write would. */
+async function failingOnce<T extends object, R>(port: T, method: keyof T & string, act: () => Promise<R>): Promise<R> {
+  const spy = vi.spyOn(port as Record<string, any>, method).mockRejectedValueOnce(new Error(`${method} refused`));
+  try {
+    return await act();
+  } finally {
+    spy.mockRestore();
+  }
+}
+
 /** What a request killed right after claiming its key leaves: a pending claim and no message. */
 async function deadClaim(body: Record<string, any>, messageId = `msg_dead${++n}`): Promise<string> {
   const now = bed.c.clock.now();
@@ -60,13 +70,8 @@ async function deadClaim(body: Record<string, any>, messageId = `msg_dead${++n}`
 
 /** What a request killed after storing its message but before enqueueing it leaves. */
 async function acceptedButNotEnqueued(body: Record<string, any>, status = 'queued'): Promise<string> {
-  const batch = vi.spyOn(bed.c.queue, 'sendBatch').mockRejectedValueOnce(new Error('killed before the enqueue'));
-  try {
-    const res = await send(body);
-    expect(res.status).toBe(500);
-  } finally {
-    batch.mockRestore();
-  }
+  const res = await failingOnce(bed.c.queue, 'sendBatch', () => send(body));
+  expect(res.status).toBe(500);
   const claim = await claims().get(bed.account.account_id, body.idempotency_key);
   expect(claim?.state).toBe('pending');
   expect(await bed.c.store.get(keys.message(claim!.message_id))).toMatchObject({ status });
@@ -157,13 +162,7 @@ describe('a claim whose request died, retried after its lease', () => {
 describe('a failed message write', () => {
   it('answers 500, releases the claim, and a retry creates a message that exists', async () => {
     const body = request();
-    const put = vi.spyOn(bed.c.store, 'batchPut').mockRejectedValueOnce(new Error('store refused the write'));
-    let res;
-    try {
-      res = await send(body);
-    } finally {
-      put.mockRestore();
-    }
+    const res = await failingOnce(bed.c.store, 'batchPut', () => send(body));
     expect(res.status).toBe(500);
     expect(await claims().get(bed.account.account_id, body.idempotency_key)).toBeUndefined();
 
@@ -177,13 +176,7 @@ describe('a failed message write', () => {
 describe('a failed content write', () => {
   it('answers 500 for a large message whose object the store refused, keeps no claim, and a retry is accepted', async () => {
     const body = request({ payload: { subject: 'Big', body_html: `<p>${'x'.repeat(100_000)}</p>` } });
-    const put = vi.spyOn(bed.c.objects, 'put').mockRejectedValueOnce(new Error('object store refused the write'));
-    let res;
-    try {
-      res = await send(body);
-    } finally {
-      put.mockRestore();
-    }
+    const res = await failingOnce(bed.c.objects, 'put', () => send(body));
     expect(res.status).toBe(500);
     expect(await claims().get(bed.account.account_id, body.idempotency_key)).toBeUndefined();
 
