@@ -7,7 +7,7 @@ import { keys, table, type IndexKey, type ItemKey, keyQueries, OUTBOX_SHARDS, ty
 import { wrote, type Store } from '../db/store';
 import { queryPage, type Page, type PageRequest } from '../pagination';
 import { LEASE_MS, type IdempotencyItem, type NewIdempotencyRecord } from './idempotency';
-import { providerRefItem, type EventType, type MessageItem, type MessageSummary, type ProviderRefItem, type TimelineEvent, type TimelineEventItem } from './model';
+import { providerRefItem, type EventType, type MessageItem, type MessageStatus, type MessageSummary, type ProviderRefItem, type TimelineEvent, type TimelineEventItem } from './model';
 
 export type NewMessage = Omit<MessageItem, keyof ItemKey | keyof IndexKey | 'entity'>;
 
@@ -137,12 +137,16 @@ export class MessageRepository {
   }
 
   /**
-   * Moves the status to `status` as of `at`, unless an event newer than `at` already set it (or the
-   * message is gone): false then.
+   * Moves the status to `status` as of `at`, unless an event newer than `at` already set it, the
+   * status is not one of `onlyFrom` (when given), or the message is gone: false then.
    */
-  moveStatus(messageId: string, change: { status: EventType; at: string; now: string; providerMessageId?: string }): Promise<boolean> {
+  moveStatus(messageId: string, change: { status: EventType; at: string; now: string; providerMessageId?: string; onlyFrom?: readonly MessageStatus[] }): Promise<boolean> {
     const set = ['#status = :status', 'status_at = :at', 'updated_at = :now'];
     const values: Record<string, unknown> = { ':status': change.status, ':at': change.at, ':now': change.now };
+    const from = (change.onlyFrom ?? []).map((status, i) => {
+      values[`:from${i}`] = status;
+      return `:from${i}`;
+    });
     if (change.providerMessageId) {
       set.push('provider_message_id = :pmid');
       values[':pmid'] = change.providerMessageId;
@@ -150,7 +154,7 @@ export class MessageRepository {
     return wrote(
       this.store.update(keys.message(messageId), {
         expression: `SET ${set.join(', ')}`,
-        condition: 'attribute_exists(#pk) AND (attribute_not_exists(status_at) OR status_at <= :at)',
+        condition: `attribute_exists(#pk) AND (attribute_not_exists(status_at) OR status_at <= :at)${from.length > 0 ? ` AND #status IN (${from.join(', ')})` : ''}`,
         names: { '#pk': table.partitionKey, '#status': 'status' },
         values,
       }),

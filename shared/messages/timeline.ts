@@ -57,7 +57,10 @@ export async function recordEvent(
     await publish(deps, existing);
     return { event: existing, created: false };
   }
-  const moved = await messages.moveStatus(message.id, { status: input.type, at: input.occurredAt, now, providerMessageId: extra.providerMessageId });
+  // `sent` is the handoff: it moves a message that is still waiting, never one the provider has
+  // already reported on (a send retried after a crash records its handoff after the delivery).
+  const onlyFrom = input.type === 'sent' ? (['queued', 'scheduled'] as const) : undefined;
+  const moved = await messages.moveStatus(message.id, { status: input.type, at: input.occurredAt, now, providerMessageId: extra.providerMessageId, onlyFrom });
   // An older event arriving late joins the timeline without moving the status; the provider
   // message id it carries is still worth keeping.
   if (!moved && extra.providerMessageId) await messages.setProviderMessageId(message.id, extra.providerMessageId);

@@ -9,7 +9,7 @@ import { bodyDigest, LEASE_MS, type SendDecision } from '../../shared/messages/i
 import type { MessageItem } from '../../shared/messages/model';
 import { recoverAcceptances } from '../../shared/messages/recovery';
 import { IdempotencyRepository, MessageRepository } from '../../shared/messages/repository';
-import { readTimeline } from '../../shared/messages/timeline';
+import { readTimeline, recordEvent } from '../../shared/messages/timeline';
 import { call } from '../support/api';
 import { underNeeds } from '../support/grants';
 import { sqsEvent, sqsRecord } from '../support/sqs';
@@ -292,6 +292,37 @@ describe('the send worker lease', () => {
     expect(retaken.batchItemFailures).toEqual([]);
     expect(bed.c.mailed.filter((m) => m.messageId === id)).toHaveLength(1);
     expect(await bed.c.store.get<MessageItem>(keys.message(id))).toMatchObject({ status: 'sent' });
+  });
+
+  it('records the handoff of a send retried after a crash without moving a delivered message back to sent', async () => {
+    const { id, job } = await queued();
+    // While the retried attempt hands the message over, the delivery of the first attempt's mail
+    // (which reached the provider before the crash) is ingested.
+    const mailer = bed.c.mailer;
+    bed.c.mailer = {
+      send: async (email) => {
+        await recordEvent(bed.c, { id, account_id: bed.account.account_id }, {
+          type: 'delivered',
+          source: 'sns',
+          providerEventId: 'sns-delivery-1',
+          payload: {},
+          occurredAt: new Date(bed.c.clock.now().getTime() - 5000).toISOString(),
+        });
+        return mailer.send(email);
+      },
+    };
+    let out;
+    try {
+      out = await worker(sqsEvent([sqsRecord(job)]));
+    } finally {
+      bed.c.mailer = mailer;
+    }
+
+    expect(out.batchItemFailures).toEqual([]);
+    const { message, events } = await readTimeline(bed.c.store, id);
+    expect(message?.status).toBe('delivered');
+    expect(message?.provider_message_id).toEqual(expect.any(String));
+    expect(events.map((e) => e.type).sort()).toEqual(['delivered', 'sent']);
   });
 
   it('gives the lease back after a failure worth retrying, so the next receive sends at once', async () => {
