@@ -142,7 +142,7 @@ export async function startLocalRuntime(
     container.queue = journal;
     // Mail the emulator accepts comes back as an SES Delivery notification, through the same
     // events queue and ingest function as in AWS.
-    container.mailer = new SimulatedSesFeedback(container.mailer, { queue: container.queue, clock: container.clock, logger });
+    container.mailer = new SimulatedSesFeedback(container.mailer, { queue: container.queue, clock: container.clock, logger, sentMail: ses.sentMail });
     installContainer(container);
     const { bootstrap, created } = await ensureBootstrap(container, dataDir, settings.accountEmail);
 
