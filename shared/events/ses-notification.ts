@@ -5,6 +5,7 @@
 // shapes for the local SES simulator and for tests.
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
+import { sha256Hex } from '../crypto';
 import type { EventType } from '../messages/model';
 import { ACCOUNT_TAG, MESSAGE_TAG } from '../ports/mailer';
 
@@ -227,6 +228,19 @@ export function buildSnsNotification(
     SigningCertURL: `https://sns.${region}.amazonaws.com/SimpleNotificationService-unsigned.pem`,
     UnsubscribeURL: `https://sns.${region}.amazonaws.com/?Action=Unsubscribe&SubscriptionArn=${topicArn}:unsubscribe`,
   };
+}
+
+/**
+ * A deterministic SNS MessageId for a simulated notification: the same provider message and SES
+ * event type always give the same id. Ingest dedups non-feedback events on the SNS MessageId, so a
+ * notification the simulator queues again (a send retried after a crash) is recognised as the same
+ * provider event and recorded once. Shaped as a UUID (version 8, RFC 9562's custom layout) cut
+ * from SHA-256, like SNS's own ids.
+ */
+export function simulatedSnsMessageId(providerMessageId: string, sesEventType: string): string {
+  const h = sha256Hex(`${providerMessageId}\n${sesEventType}`);
+  const variant = ((parseInt(h[16] as string, 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 export interface SesMailInput {

@@ -26,3 +26,10 @@ export class PermanentSendError extends Error {
 /** Names of the SES message tags we set; the events ingest reads them back. */
 export const MESSAGE_TAG = 'postbox_message_id';
 export const ACCOUNT_TAG = 'postbox_account_id';
+
+/**
+ * A header every mail carries with our message id (as Postmark's X-PM-Message-Id does): it ties a
+ * mail to its message when nothing else does, e.g. the local runtime finding mail the SES emulator
+ * accepted before a crash (docs/api-decisions.md).
+ */
+export const MESSAGE_ID_HEADER = 'X-Postbox-Message-Id';

@@ -12,7 +12,7 @@ import { queues, type QueueDef, type QueueName } from '../../shared/platform';
 import type { Logger } from '../../shared/runtime/logger';
 import { startSqs, type Running } from '../../shared/runtime/local/emulators';
 import { ensureQueues, type ProvisionedQueues } from '../../shared/runtime/local/provision';
-import { QueuePoller, type QueueHandler } from '../../shared/runtime/local/queue-poller';
+import { QueuePoller, type PollerOptions, type PolledRecord, type QueueHandler } from '../../shared/runtime/local/queue-poller';
 import { waitFor } from '../support/wait';
 
 const REGION = 'us-east-1';
@@ -56,7 +56,12 @@ function recordingLogger(): RecordingLogger {
   return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
-function poller(name: QueueName, handler: QueueHandler, logger: Logger = recordingLogger()): QueuePoller {
+function poller(
+  name: QueueName,
+  handler: QueueHandler,
+  logger: Logger = recordingLogger(),
+  hooks: Pick<PollerOptions, 'onDeleted' | 'onDeadLettered'> = {},
+): QueuePoller {
   return new QueuePoller(sqs, {
     queue: queueDef(name),
     url: provisioned.urls[name],
@@ -66,6 +71,7 @@ function poller(name: QueueName, handler: QueueHandler, logger: Logger = recordi
     retryDelaySeconds: 0,
     waitTimeSeconds: 0,
     logger,
+    ...hooks,
   });
 }
 
@@ -236,5 +242,36 @@ describe('QueuePoller', () => {
       expect.objectContaining({ level: 'error', msg: 'queue handler failed the batch', fields: expect.objectContaining({ queue: name }) }),
     );
     expect(await depth(provisioned.urls[name])).toEqual({ visible: 0, inFlight: 0 });
+  });
+
+  it('reports the records it deleted, and those that failed their last receive, to its hooks', async () => {
+    // Prepare
+    const name: QueueName = 'fanout';
+    const { maxReceiveCount } = queueDef(name);
+    const deleted: PolledRecord[][] = [];
+    const dead: PolledRecord[][] = [];
+    const receiveCounts: string[] = [];
+    const p = poller(
+      name,
+      async (event) => {
+        receiveCounts.push(...event.Records.filter((r) => JSON.parse(r.body).hooks === 'doomed').map((r) => r.attributes.ApproximateReceiveCount));
+        return { batchItemFailures: event.Records.filter((r) => JSON.parse(r.body).hooks === 'doomed').map((r) => ({ itemIdentifier: r.messageId })) };
+      },
+      recordingLogger(),
+      { onDeleted: (records) => void deleted.push([...records]), onDeadLettered: (records) => void dead.push([...records]) },
+    );
+    await enqueue(name, [{ hooks: 'fine' }, { hooks: 'doomed' }]);
+
+    // Act
+    await pollUntil(p, 'the failing message to fail its last receive', () => dead.length > 0);
+    await pollUntil(p, 'the failing message to move to the DLQ', async () => {
+      const { visible, inFlight } = await depth(provisioned.urls[name]);
+      return visible + inFlight === 0;
+    });
+
+    // Assess
+    expect(deleted).toEqual([[{ queue: name, body: JSON.stringify({ hooks: 'fine' }) }]]);
+    expect(dead).toEqual([[{ queue: name, body: JSON.stringify({ hooks: 'doomed' }) }]]);
+    expect(receiveCounts).toEqual(Array.from({ length: maxReceiveCount }, (_, i) => String(i + 1)));
   });
 });

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as handlerRaw } from '../../functions/events/ingest-ses-event';
 import { SimulatedSesFeedback } from '../../shared/adapters/local/ses-feedback';
-import { LOCAL_SES_TOPIC_ARN, parseSesNotification } from '../../shared/events/ses-notification';
+import { LOCAL_SES_TOPIC_ARN, parseSesNotification, simulatedSnsMessageId } from '../../shared/events/ses-notification';
 import { readTimeline } from '../../shared/messages/timeline';
 import { ManualClock } from '../../shared/ports/clock';
 import type { Mailer, OutboundEmail } from '../../shared/ports/mailer';
@@ -99,7 +99,7 @@ describe('SimulatedSesFeedback', () => {
 
     const envelope = JSON.parse(queue.bodies[0]?.body as string);
     expect(envelope).toMatchObject({ Type: 'Notification', TopicArn: LOCAL_SES_TOPIC_ARN, Timestamp: '2026-03-01T12:00:00.250Z' });
-    expect(envelope.MessageId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(envelope.MessageId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(JSON.parse(envelope.Message)).toEqual({
       eventType: 'Delivery',
       mail: {
@@ -120,15 +120,41 @@ describe('SimulatedSesFeedback', () => {
     });
   });
 
-  it('gives every send its own SNS MessageId', async () => {
+  it('derives the SNS MessageId from the mail: the same for the same mail, another for another mail', async () => {
     const queue = capturingQueue();
-    const mailer = new SimulatedSesFeedback(new FakeMailer({ providerMessageId: 'p' }), quietDeps(queue).deps);
+    const { deps } = quietDeps(queue);
 
-    await mailer.send(email);
-    await mailer.send(email);
+    await new SimulatedSesFeedback(new FakeMailer({ providerMessageId: 'p-1' }), deps).send(email);
+    await new SimulatedSesFeedback(new FakeMailer({ providerMessageId: 'p-1' }), deps).send(email);
+    await new SimulatedSesFeedback(new FakeMailer({ providerMessageId: 'p-2' }), deps).send(email);
 
-    const [first, second] = queue.bodies.map((b) => JSON.parse(b.body).MessageId);
-    expect(first).not.toBe(second);
+    const [first, again, other] = queue.bodies.map((b) => JSON.parse(b.body).MessageId);
+    expect(again).toBe(first);
+    expect(other).not.toBe(first);
+    expect(first).toBe(simulatedSnsMessageId('p-1', 'Delivery'));
+    expect(simulatedSnsMessageId('p-1', 'Bounce')).not.toBe(first);
+  });
+
+  it('does not send again a message whose mail the emulator holds, and queues its Delivery again', async () => {
+    // Prepare: the lookup answers as the emulator's store would once the first send is in it.
+    const queue = capturingQueue();
+    const inner = new FakeMailer({ providerMessageId: 'p-held' });
+    const held = new Map<string, string>();
+    const { deps, logs } = quietDeps(queue);
+    const mailer = new SimulatedSesFeedback(inner, { ...deps, sentMail: (messageId) => held.get(messageId) });
+    const first = await mailer.send(email);
+    held.set(email.messageId, first.providerMessageId);
+
+    // Act: the worker died after the emulator accepted the mail, and the job came back.
+    const retried = await mailer.send(email);
+
+    // Assess
+    expect(inner.sent).toHaveLength(1);
+    expect(retried).toEqual({ providerMessageId: 'p-held' });
+    const envelopes = queue.bodies.map((b) => JSON.parse(b.body));
+    expect(envelopes).toHaveLength(2);
+    expect(envelopes[1].MessageId).toBe(envelopes[0].MessageId);
+    expect(logs).toContainEqual(expect.objectContaining({ level: 'info', messageId: email.messageId, providerMessageId: 'p-held' }));
   });
 
   it('queues nothing and passes the error on when the inner send fails', async () => {
@@ -171,6 +197,31 @@ describe('SimulatedSesFeedback with the ingest handler', () => {
 
     // Assess
     expect(response.batchItemFailures).toEqual([]);
+    const { message, events } = await readTimeline(c.store, sent.message.id);
+    expect(message?.status).toBe('delivered');
+    expect(events.map((e) => e.type).sort()).toEqual(['delivered', 'sent']);
+  });
+
+  it('records one delivered when the Delivery of one mail is queued twice', async () => {
+    // Prepare: a retried send queues the Delivery of the mail the emulator already held again.
+    const sent = await seedSentMessage(c, { recipient: 'hedy@example.test' });
+    const providerMessageId = newProviderMessageId();
+    const held = new Map<string, string>();
+    const mailer = new SimulatedSesFeedback(new FakeMailer({ providerMessageId }), { ...c, sentMail: (id) => held.get(id) });
+    const outbound = { ...email, to: 'hedy@example.test', messageId: sent.message.id, accountId: sent.message.account_id };
+    const before = c.sent.length;
+    await mailer.send(outbound);
+    held.set(sent.message.id, providerMessageId);
+    await mailer.send(outbound);
+    const queued = c.sent.slice(before).filter((s) => s.queue === 'ses-events');
+
+    // Act: each copy reaches ingest on its own, as two SQS messages would.
+    const responses = [];
+    for (const copy of queued) responses.push(await handler(sqsEvent([sqsRecord(copy.body)])));
+
+    // Assess
+    expect(queued).toHaveLength(2);
+    expect(responses.flatMap((r) => r.batchItemFailures)).toEqual([]);
     const { message, events } = await readTimeline(c.store, sent.message.id);
     expect(message?.status).toBe('delivered');
     expect(events.map((e) => e.type).sort()).toEqual(['delivered', 'sent']);

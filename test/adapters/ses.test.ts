@@ -82,7 +82,7 @@ describe('SesIdentities', () => {
 describe('SesMailer', () => {
   const email = { from: 'Acme <hi@acme.test>', to: 'ada@example.com', subject: 'Hi', html: '<b>hi</b>', text: 'hi', messageId: 'msg_1', accountId: 'acct_1' };
 
-  it('sends through the configuration set with our ids as message tags', async () => {
+  it('sends through the configuration set with our ids as message tags and our message id as a header', async () => {
     ses.on(SendEmailCommand).resolves({ MessageId: 'ses-123' });
 
     const out = await new SesMailer(client(), 'postbox-events').send(email);
@@ -96,7 +96,13 @@ describe('SesMailer', () => {
         { Name: 'postbox_message_id', Value: 'msg_1' },
         { Name: 'postbox_account_id', Value: 'acct_1' },
       ],
-      Content: { Simple: { Subject: { Data: 'Hi', Charset: 'UTF-8' }, Body: { Html: { Data: '<b>hi</b>', Charset: 'UTF-8' }, Text: { Data: 'hi', Charset: 'UTF-8' } } } },
+      Content: {
+        Simple: {
+          Subject: { Data: 'Hi', Charset: 'UTF-8' },
+          Body: { Html: { Data: '<b>hi</b>', Charset: 'UTF-8' }, Text: { Data: 'hi', Charset: 'UTF-8' } },
+          Headers: [{ Name: 'X-Postbox-Message-Id', Value: 'msg_1' }],
+        },
+      },
     });
   });
 

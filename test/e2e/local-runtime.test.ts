@@ -1,13 +1,14 @@
 // The local runtime as a user meets it: `npm start` in its own process, HTTP on a free port,
 // data in a temporary DATA_DIR.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpRoutes } from '../../functions/manifest';
 import { api, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
+import { bounceNotification, snsWrap } from '../support/ses-events';
 import { needsTool } from '../support/system-tools';
 import { waitFor } from '../support/wait';
 
@@ -186,5 +187,44 @@ describe('restart', () => {
     expect(runtime.output()).not.toContain(bootstrap.admin_key);
     expect(list.body.keys.map((k: { id: string }) => k.id)).toContain(created.body.id);
     expect(use.status).toBe(200);
+  });
+
+  it('delivers at start what its queue journal holds from the last run', async () => {
+    // Prepare: a delivered message, and, while the runtime is down, a soft bounce of it left
+    // waiting in the ses-events queue's journal, as a kill would leave it.
+    const sent = await api(runtime.url, 'POST', '/v1/send', bootstrap.admin_key, {
+      channel: 'email',
+      idempotency_key: 'journal-replay',
+      destination: { email: 'you@example.com' },
+      payload: { subject: 'Bounced after a restart', body_text: 'hi' },
+    });
+    const delivered = await waitFor(
+      async () => {
+        const message = (await api(runtime.url, 'GET', `/v1/messages/${sent.body.id}`, bootstrap.admin_key)).body;
+        return message.status === 'delivered' && message;
+      },
+      { what: 'the message to be delivered' },
+    );
+    await runtime.stop('SIGINT');
+    const bounce = bounceNotification(
+      { providerMessageId: delivered.provider_message_id, recipient: 'you@example.com', messageId: delivered.id, accountId: bootstrap.account_id },
+      { at: new Date().toISOString(), bounceType: 'Transient' },
+    );
+    const entry = { op: 'send', queue: 'ses-events', at: Date.now(), delay: 0, bodies: [JSON.stringify(snsWrap(bounce))] };
+    appendFileSync(join(dataDir, 'queue-journal.jsonl'), `${JSON.stringify(entry)}\n`);
+
+    // Act
+    runtime = await startRuntimeProcess({ DATA_DIR: dataDir });
+
+    // Assess
+    const types = await waitFor(
+      async () => {
+        const message = (await api(runtime.url, 'GET', `/v1/messages/${sent.body.id}`, bootstrap.admin_key)).body;
+        const seen: string[] = message.events.map((e: { type: string }) => e.type);
+        return seen.includes('bounced') && seen;
+      },
+      { what: 'the journaled bounce to reach the timeline' },
+    );
+    expect([...types].sort()).toEqual(['bounced', 'delivered', 'sent']);
   });
 });

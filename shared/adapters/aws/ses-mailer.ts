@@ -1,6 +1,6 @@
 import { SendEmailCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
 import { RetryableError } from '../../errors';
-import { ACCOUNT_TAG, MESSAGE_TAG, PermanentSendError, type Mailer, type OutboundEmail } from '../../ports/mailer';
+import { ACCOUNT_TAG, MESSAGE_ID_HEADER, MESSAGE_TAG, PermanentSendError, type Mailer, type OutboundEmail } from '../../ports/mailer';
 
 // SES answers these for this message or this sender; sending the same message again cannot help.
 const PERMANENT = new Set([
@@ -28,7 +28,9 @@ export class SesMailer implements Mailer {
         new SendEmailCommand({
           FromEmailAddress: email.from,
           Destination: { ToAddresses: [email.to] },
-          Content: { Simple: { Subject: { Data: email.subject, Charset: 'UTF-8' }, Body: body } },
+          Content: {
+            Simple: { Subject: { Data: email.subject, Charset: 'UTF-8' }, Body: body, Headers: [{ Name: MESSAGE_ID_HEADER, Value: email.messageId }] },
+          },
           ConfigurationSetName: this.configurationSet,
           EmailTags: [
             { Name: MESSAGE_TAG, Value: email.messageId },

@@ -1,6 +1,7 @@
 // Plays the Lambda SQS event source: receives batches, calls the same handler export, deletes
 // what succeeded, and leaves each reported failure on the queue to be received again, so the
-// queue's redrive policy moves it to the DLQ after maxReceiveCount receives.
+// queue's redrive policy moves it to the DLQ after maxReceiveCount receives. Two optional hooks
+// report what became of each message (the local runtime's queue journal listens).
 import {
   DeleteMessageBatchCommand,
   ReceiveMessageCommand,
@@ -8,10 +9,16 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { type QueueDef } from '../../platform';
+import { type QueueDef, type QueueName } from '../../platform';
 import { describeError, type Logger } from '../logger';
 
 export type QueueHandler = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
+
+/** A message the poller is done with, as it was sent. */
+export interface PolledRecord {
+  queue: QueueName;
+  body: string;
+}
 
 export interface PollerOptions {
   queue: QueueDef;
@@ -32,6 +39,13 @@ export interface PollerOptions {
   waitTimeSeconds?: number;
   /** Pause after an empty receive (default 100 ms). */
   idleMs?: number;
+  /** Called after DeleteMessageBatch with the records it deleted. */
+  onDeleted?: (records: readonly PolledRecord[]) => void | Promise<void>;
+  /**
+   * Called with the records that failed on their last receive (ApproximateReceiveCount at the
+   * queue's maxReceiveCount): the redrive policy moves them to the DLQ instead of offering them again.
+   */
+  onDeadLettered?: (records: readonly PolledRecord[]) => void | Promise<void>;
 }
 
 function toRecord(message: Message, options: PollerOptions): SQSRecord {
@@ -104,10 +118,15 @@ export class QueuePoller {
     }
     const done = records.filter((r) => !failedIds.has(r.messageId));
     if (done.length > 0) {
-      await this.sqs.send(
+      const deleted = await this.sqs.send(
         new DeleteMessageBatchCommand({ QueueUrl: url, Entries: done.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })) }),
       );
+      const notDeleted = new Set((deleted.Failed ?? []).map((f) => f.Id));
+      const gone = done.filter((_, i) => !notDeleted.has(String(i)));
+      if (gone.length > 0) await this.options.onDeleted?.(gone.map((r) => ({ queue: queue.name, body: r.body })));
     }
+    const dead = records.filter((r) => failedIds.has(r.messageId) && Number(r.attributes.ApproximateReceiveCount) >= queue.maxReceiveCount);
+    if (dead.length > 0) await this.options.onDeadLettered?.(dead.map((r) => ({ queue: queue.name, body: r.body })));
     return messages.length;
   }
 

@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { queues, secretNames, type FunctionDef, type SecretName } from '../../platform';
 import { createAccount } from '../../accounts/service';
+import { JournaledQueue } from '../../adapters/local/journaled-queue';
 import { SimulatedSesFeedback } from '../../adapters/local/ses-feedback';
 import { StoreScheduler } from '../../adapters/local/store-scheduler';
 import { randomBase62 } from '../../crypto';
@@ -138,9 +139,14 @@ export async function startLocalRuntime(
       dispatchLeaseMs: Math.max(1, settings.queueRetryDelaySeconds) * 1000,
     };
     const container = await buildContainer(config, { logger });
+    // local-aws-sqs keeps its queues in memory: the journal puts back what the last run left
+    // waiting, before anything polls or sends, and every send from here on goes through it.
+    const journal = JournaledQueue.open(join(dataDir, 'queue-journal.jsonl'), container.queue, { clock: container.clock, logger });
+    await journal.replay({ sqs: sqsClient, urls: provisioned.urls, dlqUrls: provisioned.dlqUrls });
+    container.queue = journal;
     // Mail the emulator accepts comes back as an SES Delivery notification, through the same
     // events queue and ingest function as in AWS.
-    container.mailer = new SimulatedSesFeedback(container.mailer, { queue: container.queue, clock: container.clock, logger });
+    container.mailer = new SimulatedSesFeedback(container.mailer, { queue: container.queue, clock: container.clock, logger, sentMail: ses.sentMail });
     installContainer(container);
     const { bootstrap, created } = await ensureBootstrap(container, dataDir, settings.accountEmail);
 
@@ -159,6 +165,8 @@ export async function startLocalRuntime(
         handler: await loadFunction<QueueHandler>(fn),
         retryDelaySeconds: settings.queueRetryDelaySeconds,
         logger,
+        onDeleted: (records) => journal.acknowledge(records),
+        onDeadLettered: (records) => journal.deadLettered(records),
       });
       poller.start();
       stops.push(() => poller.stop());

@@ -1,0 +1,143 @@
+// The embedded SES emulator as the local runtime runs it: its mail file is written before a
+// SendEmail answer leaves, and the mail it holds is found by our message id, so a send retried
+// after a crash is not sent twice.
+import { SESv2Client } from '@aws-sdk/client-sesv2';
+import { request } from 'node:http';
+import { createRequire } from 'node:module';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SesMailer } from '../../shared/adapters/aws/ses-mailer';
+import { SimulatedSesFeedback } from '../../shared/adapters/local/ses-feedback';
+import { ManualClock } from '../../shared/ports/clock';
+import type { OutboundEmail } from '../../shared/ports/mailer';
+import type { Queue } from '../../shared/ports/queue';
+import { createLogger } from '../../shared/runtime/logger';
+import { startSes, type RunningSes } from '../../shared/runtime/local/emulators';
+
+const require = createRequire(import.meta.url);
+/** The emulator's module-level store: it outlives a server in this process, unlike in a restart. */
+const emulatorStore = require('aws-ses-v2-local/dist/store.js') as {
+  getStoreReadonly(): { emails: Array<{ messageId: string; headers?: Array<{ name: string; value: string }> }> };
+  clearStore(): void;
+};
+
+let dir: string;
+let mailFile: string;
+let ses: RunningSes | undefined;
+
+const client = (endpoint: string) => new SESv2Client({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
+
+const email = (messageId: string): OutboundEmail => ({
+  from: 'Acme <hello@acme.test>',
+  to: 'ada@example.test',
+  subject: `About ${messageId}`,
+  text: 'Hi Ada',
+  messageId,
+  accountId: 'acct_01jabcdefghjkmnpqrstvwxyz0',
+});
+
+const kept = (): Array<{ messageId: string; headers?: Array<{ name: string; value: string }> }> =>
+  existsSync(mailFile)
+    ? readFileSync(mailFile, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line))
+    : [];
+
+/** A process that dies loses the emulator's memory; the file is all that is left for the next start. */
+async function killAndStart(): Promise<RunningSes> {
+  await ses?.close();
+  emulatorStore.clearStore();
+  ses = await startSes({ mailFile });
+  return ses;
+}
+
+beforeEach(async () => {
+  emulatorStore.clearStore();
+  dir = mkdtempSync(join(tmpdir(), 'postbox-ses-'));
+  mailFile = join(dir, 'ses-mail.jsonl');
+  ses = await startSes({ mailFile });
+});
+
+afterEach(async () => {
+  await ses?.close();
+  ses = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the SES emulator of the local runtime', () => {
+  it('has the mail in its file when the SendEmail answer reaches the client', async () => {
+    // Prepare
+    const body = JSON.stringify({
+      FromEmailAddress: 'hello@acme.test',
+      Destination: { ToAddresses: ['ada@example.test'] },
+      Content: { Simple: { Subject: { Data: 'Persisted first' }, Body: { Text: { Data: 'hi' } } } },
+    });
+    const url = new URL('/v2/email/outbound-emails', (ses as RunningSes).endpoint);
+
+    // Act: read the file at the first moment the client can know the send succeeded.
+    const { status, inFile } = await new Promise<{ status?: number; inFile: string[] }>((resolve, reject) => {
+      const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'AWS4-HMAC-SHA256 Credential=x/20260301/us-east-1/ses/aws4_request' } }, (res) => {
+        const inFile = kept().map((m) => m.messageId);
+        res.resume();
+        resolve({ status: res.statusCode, inFile });
+      });
+      req.once('error', reject);
+      req.end(body);
+    });
+
+    // Assess
+    expect(status).toBe(200);
+    expect(inFile).toEqual(emulatorStore.getStoreReadonly().emails.map((m) => m.messageId));
+    expect(inFile).toHaveLength(1);
+  });
+
+  it('carries our message id in a header and finds the mail by it, across a restart too', async () => {
+    // Prepare
+    const mailer = new SesMailer(client((ses as RunningSes).endpoint));
+
+    // Act
+    const { providerMessageId } = await mailer.send(email('msg_kept'));
+    const found = (ses as RunningSes).sentMail('msg_kept');
+    const restarted = await killAndStart();
+
+    // Assess
+    expect(found).toBe(providerMessageId);
+    expect((ses as RunningSes).sentMail('msg_other')).toBeUndefined();
+    expect(kept()).toEqual([expect.objectContaining({ messageId: providerMessageId, headers: [{ name: 'X-Postbox-Message-Id', value: 'msg_kept' }] })]);
+    expect(restarted.sentMail('msg_kept')).toBe(providerMessageId);
+  });
+
+  it('forgets the mail the viewer clears', async () => {
+    const { endpoint } = ses as RunningSes;
+    await new SesMailer(client(endpoint)).send(email('msg_cleared'));
+    expect((ses as RunningSes).sentMail('msg_cleared')).toEqual(expect.any(String));
+
+    await fetch(`${endpoint}/clear-store`, { method: 'POST' });
+
+    expect((ses as RunningSes).sentMail('msg_cleared')).toBeUndefined();
+    expect(kept()).toEqual([]);
+  });
+
+  it('through the feedback simulator, sends a retried message once and answers with the same id', async () => {
+    // Prepare: the mailer as the local runtime wires it.
+    const queued: unknown[] = [];
+    const queue: Queue = { send: async (_q, body) => void queued.push(body), sendBatch: async () => undefined };
+    const deps = { queue, clock: new ManualClock(), logger: createLogger('silent'), sentMail: (ses as RunningSes).sentMail };
+    const mailer = new SimulatedSesFeedback(new SesMailer(client((ses as RunningSes).endpoint)), deps);
+    const first = await mailer.send(email('msg_retried'));
+
+    // Act: the worker died after the emulator accepted the mail; the process starts again and the job comes back.
+    const restarted = await killAndStart();
+    const again = await new SimulatedSesFeedback(new SesMailer(client(restarted.endpoint)), { ...deps, sentMail: restarted.sentMail }).send(email('msg_retried'));
+
+    // Assess
+    expect(again).toEqual(first);
+    expect(emulatorStore.getStoreReadonly().emails.map((m) => m.messageId)).toEqual([first.providerMessageId]);
+    expect(kept()).toHaveLength(1);
+    expect(queued).toHaveLength(2);
+    expect((queued[1] as { MessageId: string }).MessageId).toBe((queued[0] as { MessageId: string }).MessageId);
+  });
+});
