@@ -20,22 +20,18 @@ export interface RecoveryResult {
 }
 
 const PAGE = 200;
-/** Pages one sweep takes on; the next sweep continues where it stopped. */
-const MAX_PAGES = 50;
 
 /**
  * Resolves the pending claims whose lease ended at or before `leaseEndingBy` (epoch ms; the
  * scheduled sweep passes now). The local runtime passes its start time plus the lease at start:
  * it is the only API of its data, so every claim made before it started belongs to a dead request.
  */
-export async function recoverAcceptances(deps: RecoveryDeps, options: { leaseEndingBy?: number } = {}): Promise<RecoveryResult> {
+export async function recoverAcceptances(deps: RecoveryDeps, options: { leaseEndingBy?: number; pageSize?: number } = {}): Promise<RecoveryResult> {
   const records = new IdempotencyRepository(deps.store);
   const messages = new MessageRepository(deps.store);
   const result: RecoveryResult = { completed: 0, released: 0 };
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const nowMs = deps.clock.now().getTime();
-    const due = await records.dueForRecovery(options.leaseEndingBy ?? nowMs, PAGE);
-    if (due.length === 0) break;
+  const nowMs = deps.clock.now().getTime();
+  for await (const due of records.dueForRecovery(options.leaseEndingBy ?? nowMs, options.pageSize ?? PAGE)) {
     const taken = (await inParallel(due, 16, (claim) => records.takeOver(claim, nowMs))).filter((c): c is IdempotencyItem => c !== undefined);
     const stored = await messages.getMany(taken.map((c) => c.message_id));
     const orphans = taken.filter((c) => !stored.has(c.message_id));
@@ -49,7 +45,6 @@ export async function recoverAcceptances(deps: RecoveryDeps, options: { leaseEnd
     }
     await records.markDone(found);
     result.completed += found.length;
-    if (due.length < PAGE) break;
   }
   if (result.completed + result.released > 0) deps.logger.warn('acceptance sweep resolved claims left by a dead request', { ...result });
   return result;

@@ -222,7 +222,11 @@ export class IdempotencyRepository {
    * Claims the key for this send: `new` when this request holds the claim (a fresh record, or a
    * pending one whose lease ran out, taken over under its own message id), `existing` otherwise.
    */
-  async claim(record: NewIdempotencyRecord, nowMs: number): Promise<Claim> {
+  /**
+   * `expiredBy` (epoch ms): leases ending at or before it count as over even if now is earlier; the
+   * local runtime passes its start plus the lease, since every older claim belongs to a dead process.
+   */
+  async claim(record: NewIdempotencyRecord, nowMs: number, expiredBy = 0): Promise<Claim> {
     const item: StoredClaim = {
       ...idempotencyKeyOf(record.account_id, record.idempotency_key),
       ...keys.outboxEntry(keyDigestOf(record.idempotency_key), record.lease_until),
@@ -231,8 +235,8 @@ export class IdempotencyRepository {
     };
     if (await wrote(this.store.create(item))) return { kind: 'new', item: plain(item), resumed: false };
     const existing = await this.get(record.account_id, record.idempotency_key);
-    if (!existing) return this.claim(record, nowMs); // removed in between: try again
-    if (existing.body_digest !== record.body_digest || existing.state === 'done' || existing.lease_until > nowMs) {
+    if (!existing) return this.claim(record, nowMs, expiredBy); // removed in between: try again
+    if (existing.body_digest !== record.body_digest || existing.state === 'done' || existing.lease_until > Math.max(nowMs, expiredBy)) {
       return { kind: 'existing', item: existing };
     }
     // A pending claim whose request died: this request finishes its work.
@@ -277,19 +281,22 @@ export class IdempotencyRepository {
     );
   }
 
-  /** Pending claims whose lease ended at or before `leaseEndingBy` (epoch ms): what a sweep resolves. */
-  async dueForRecovery(leaseEndingBy: number, limit = 500): Promise<IdempotencyItem[]> {
-    const found: ItemKey[] = [];
-    for (let shard = 0; shard < OUTBOX_SHARDS && found.length < limit; shard++) {
+  /**
+   * Pending claims whose lease ended at or before `leaseEndingBy` (epoch ms), a page at a time:
+   * what a sweep resolves. Walks each outbox shard once with a cursor, so index entries that no
+   * longer match their claim (a global index lags its table) are passed over, never read again.
+   */
+  async *dueForRecovery(leaseEndingBy: number, pageSize = 200): AsyncGenerator<IdempotencyItem[]> {
+    for (let shard = 0; shard < OUTBOX_SHARDS; shard++) {
       let startKey: Record<string, unknown> | undefined;
       do {
-        const page = await this.store.query<ItemKey>({ ...keyQueries.outboxDue(shard, leaseEndingBy), ascending: true, limit: limit - found.length, startKey });
-        found.push(...page.items.map((i) => ({ pk: i.pk, sk: i.sk })));
-        startKey = found.length < limit ? page.lastKey : undefined;
+        const page = await this.store.query<ItemKey>({ ...keyQueries.outboxDue(shard, leaseEndingBy), ascending: true, limit: pageSize, startKey });
+        startKey = page.lastKey;
+        if (page.items.length === 0) continue;
+        const items = await this.store.batchGet<StoredClaim>(page.items.map((i) => ({ pk: i.pk, sk: i.sk })));
+        const due = items.filter((i) => i.state === 'pending' && i.lease_until <= leaseEndingBy).map(plain);
+        if (due.length > 0) yield due;
       } while (startKey);
     }
-    if (found.length === 0) return [];
-    const items = await this.store.batchGet<StoredClaim>(found);
-    return items.filter((i) => i.state === 'pending' && i.lease_until <= leaseEndingBy).map(plain);
   }
 }

@@ -34,7 +34,7 @@ export interface SendDeps {
   /** Content too large for the message item (shared/messages/content.ts). */
   objects: ObjectStore;
   logger: Logger;
-  config: { sharedEmailSender: string; validationEnabled: boolean };
+  config: { sharedEmailSender: string; validationEnabled: boolean; claimsExpiredBy?: number };
 }
 
 export interface Sender {
@@ -231,7 +231,7 @@ export async function acceptSends(deps: SendDeps, sender: Sender, items: readonl
       lease_until: now.getTime() + LEASE_MS,
       created_at: nowIso,
     };
-    return { p, result: await records.claim(record, now.getTime()) };
+    return { p, result: await records.claim(record, now.getTime(), deps.config.claimsExpiredBy) };
   });
 
   const fresh: Fresh[] = [];

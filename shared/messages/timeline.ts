@@ -52,20 +52,24 @@ export async function recordEvent(
     occurred_at: input.occurredAt,
     created_at: now,
   };
-  if (!(await messages.addEvent(event))) {
-    const existing = (await messages.getEvent(message.id, input.providerEventId)) ?? event;
-    await publish(deps, existing);
-    return { event: existing, created: false };
-  }
+  const created = await messages.addEvent(event);
+  const recorded = created ? event : ((await messages.getEvent(message.id, input.providerEventId)) ?? event);
+  // Applied for a duplicate too: a delivery that died between storing the event and moving the
+  // status finishes the move when the signal comes again (the move is conditional, so repeating it
+  // changes nothing otherwise).
+  await applyStatus(messages, recorded, now, extra.providerMessageId);
+  await publish(deps, recorded);
+  return { event: recorded, created };
+}
+
+async function applyStatus(messages: MessageRepository, event: TimelineEvent, now: string, providerMessageId: string | undefined): Promise<void> {
   // `sent` is the handoff: it moves a message that is still waiting, never one the provider has
   // already reported on (a send retried after a crash records its handoff after the delivery).
-  const onlyFrom = input.type === 'sent' ? (['queued', 'scheduled'] as const) : undefined;
-  const moved = await messages.moveStatus(message.id, { status: input.type, at: input.occurredAt, now, providerMessageId: extra.providerMessageId, onlyFrom });
+  const onlyFrom = event.type === 'sent' ? (['queued', 'scheduled'] as const) : undefined;
+  const moved = await messages.moveStatus(event.message_id, { status: event.type, at: event.occurred_at, now, providerMessageId, onlyFrom });
   // An older event arriving late joins the timeline without moving the status; the provider
   // message id it carries is still worth keeping.
-  if (!moved && extra.providerMessageId) await messages.setProviderMessageId(message.id, extra.providerMessageId);
-  await publish(deps, event);
-  return { event, created: true };
+  if (!moved && providerMessageId) await messages.setProviderMessageId(event.message_id, providerMessageId);
 }
 
 const publish = (deps: { store: Store; queue: Queue }, e: TimelineEvent): Promise<void> =>

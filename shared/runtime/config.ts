@@ -30,6 +30,11 @@ export interface RuntimeConfig {
   webhookAllowPrivate: boolean;
   /** How long a send attempt holds its message (shared/messages/dispatch.ts); 30 s when unset. */
   dispatchLeaseMs?: number;
+  /**
+   * Local runtime: idempotency claims whose lease ends by then (its start plus the lease) belong to
+   * the process before it and are over now, so a retry after a restart takes them over at once.
+   */
+  claimsExpiredBy?: number;
   /** How long a webhook endpoint has to answer (the spec's 30 s; tests shorten it). */
   webhookTimeoutMs?: number;
   /**

@@ -124,41 +124,57 @@ async function expectAllFinalOnce(r: RuntimeProcess, ids: readonly string[], tag
   }
 }
 
+/** What the restarted runtime's start-up sweep says it resolved (it logs at warn). */
+const sweptAtStart = (r: RuntimeProcess): string => /acceptance sweep resolved[^\n]*/.exec(r.output())?.[0] ?? 'acceptance sweep: nothing to resolve';
+
+const report: string[] = [];
+afterAll(() => {
+  // The closing note quotes these figures.
+  process.stdout.write(`crash: ${report.join('; ')}\n`);
+});
+
 describe('kill -9 of the local runtime', () => {
-  it('mid-batch: after a restart the same batch answers ids that all exist, and each is mailed once', { timeout: 240_000 }, async () => {
-    const first = runtime!;
-    const body = batch('mid');
-    const db = storeOf(first);
-    const answered = fetch(`${first.url}/v1/send/batch`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${live}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    }).then(
-      (res) => res.status,
-      () => 'no answer',
-    );
-    // Killed while the batch is being accepted: some of its idempotency claims are written.
-    const claimed = await waitFor(
-      async () => {
-        const n = (await scan(db, 'idempotency')).filter((c) => String(c.idempotency_key).startsWith('mid-')).length;
-        return n > 0 && n;
-      },
-      { what: 'the batch to begin claiming its keys', timeoutMs: 30_000, intervalMs: 5 },
-    );
-    first.child.kill('SIGKILL');
-    db.destroy();
-    expect(await answered).toBe('no answer');
-    expect(claimed).toBeLessThan(ITEMS);
+  // Two kill points inside one batch: while its keys are being claimed, and once its first
+  // messages are stored (claims pending, nothing enqueued yet).
+  const killPoints = [
+    { name: 'while claiming its keys', tag: 'midclaims', entity: 'idempotency', atLeast: 100 },
+    { name: 'while storing its messages', tag: 'midstore', entity: 'message', atLeast: 1 },
+  ];
+  for (const point of killPoints) {
+    it(`mid-batch, ${point.name}: the same batch retried after a restart answers ids that all exist, each mailed once`, { timeout: 240_000 }, async () => {
+      const first = runtime!;
+      const body = batch(point.tag);
+      const db = storeOf(first);
+      const answered = fetch(`${first.url}/v1/send/batch`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${live}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then(
+        (res) => res.status,
+        () => 'no answer',
+      );
+      const written = await waitFor(
+        async () => {
+          const n = (await scan(db, point.entity)).filter((c) => String(c.idempotency_key).startsWith(`${point.tag}-`)).length;
+          return n >= point.atLeast && n;
+        },
+        { what: `the batch to write ${point.atLeast} ${point.entity} items`, timeoutMs: 30_000, intervalMs: 5 },
+      );
+      first.child.kill('SIGKILL');
+      db.destroy();
+      expect(await answered).toBe('no answer');
 
-    const second = await restart();
-    const retry = await api(second.url, 'POST', '/v1/send/batch', live, body);
+      const second = await restart();
+      const retry = await api(second.url, 'POST', '/v1/send/batch', live, body);
 
-    expect(retry.status).toBe(200);
-    expect(retry.body.filter((r: { success: boolean }) => !r.success)).toEqual([]);
-    const ids = retry.body.map((r: { response: { id: string } }) => r.response.id);
-    expect(new Set(ids).size).toBe(ITEMS);
-    await expectAllFinalOnce(second, ids, 'mid');
-  });
+      expect(retry.status).toBe(200);
+      expect(retry.body.filter((r: { success: boolean }) => !r.success)).toEqual([]);
+      const ids = retry.body.map((r: { response: { id: string } }) => r.response.id);
+      expect(new Set(ids).size).toBe(ITEMS);
+      await expectAllFinalOnce(second, ids, point.tag);
+      report.push(`killed ${point.name} (${written} ${point.entity} items of ${ITEMS} seen); ${sweptAtStart(second)}; the retry answered ${ITEMS} ids, all delivered, each mailed once`);
+    });
+  }
 
   it('right after a batch is accepted: every accepted message is delivered after a restart, each mailed once', { timeout: 240_000 }, async () => {
     const first = runtime!;
@@ -170,5 +186,6 @@ describe('kill -9 of the local runtime', () => {
     expect(ids.filter((id: unknown) => !id)).toEqual([]);
     const second = await restart();
     await expectAllFinalOnce(second, ids, 'after');
+    report.push(`after acceptance: ${ids.length} accepted, killed at once; ${sweptAtStart(second)}; all ${ids.length} delivered after restart, each mailed once`);
   });
 });

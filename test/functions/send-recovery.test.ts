@@ -4,6 +4,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as sweepRaw } from '../../functions/send/sweep';
 import { handler as workerRaw } from '../../functions/send/send-message';
+import { sha256Hex } from '../../shared/crypto';
 import { keys } from '../../shared/db/keys';
 import { bodyDigest, LEASE_MS, type SendDecision } from '../../shared/messages/idempotency';
 import type { MessageItem } from '../../shared/messages/model';
@@ -33,6 +34,12 @@ const send = (body: unknown) => call({ method: 'POST', path: '/v1/send', key: be
 const sendBatch = (body: unknown) => call({ method: 'POST', path: '/v1/send/batch', key: bed.account.admin_key, body });
 const jobsFor = (id: string) => bed.c.sent.filter((s) => s.queue === 'send' && (s.body as { message_id: string }).message_id === id);
 const claims = () => new IdempotencyRepository(bed.c.store);
+/** Every claim the sweep would resolve now. */
+async function pendingDue(): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for await (const page of claims().dueForRecovery(bed.c.clock.now().getTime())) out.push(...page);
+  return out;
+}
 
 /** Runs `act` while the port's `method` fails once, as a store, bucket or queue refusing a write would. */
 async function failingOnce<T extends object, R>(port: T, method: keyof T & string, act: () => Promise<R>): Promise<R> {
@@ -159,6 +166,23 @@ describe('a claim whose request died, retried after its lease', () => {
   });
 });
 
+describe('after a local restart', () => {
+  it('a retry takes over the claims of the process before at once, without waiting for their lease', async () => {
+    const body = request();
+    const id = await deadClaim(body);
+    bed.c.config.claimsExpiredBy = bed.c.clock.now().getTime() + LEASE_MS;
+    try {
+      const res = await send(body);
+
+      expect(res.status).toBe(201);
+      expect(res.body.id).toBe(id);
+      expect(await bed.c.store.get(keys.message(id))).toMatchObject({ status: 'queued' });
+    } finally {
+      bed.c.config.claimsExpiredBy = undefined;
+    }
+  });
+});
+
 describe('a failed message write', () => {
   it('answers 500, releases the claim, and a retry creates a message that exists', async () => {
     const body = request();
@@ -208,7 +232,7 @@ describe('the acceptance sweep', () => {
     expect(early).toEqual({ completed: 0, released: 0 });
     expect(jobsFor(id)).toHaveLength(1);
     expect((await claims().get(bed.account.account_id, body.idempotency_key))?.state).toBe('done');
-    expect(await claims().dueForRecovery(bed.c.clock.now().getTime())).toEqual([]);
+    expect(await pendingDue()).toEqual([]);
   });
 
   it('deletes a claim whose message was never stored, so a retry creates it', async () => {
@@ -247,6 +271,25 @@ describe('the acceptance sweep', () => {
     await recoverAcceptances(bed.c, { leaseEndingBy: bed.c.clock.now().getTime() + LEASE_MS });
 
     expect(jobsFor(id)).toHaveLength(1);
+  });
+
+  it('walks the whole outbox page by page, past entries whose claim no longer matches them', async () => {
+    // Index entries pointing at claims that are done (as a lagging index can show) come first...
+    for (let i = 0; i < 6; i++) {
+      const body = request();
+      await deadClaim(body);
+      const claim = (await claims().get(bed.account.account_id, body.idempotency_key))!;
+      await bed.c.store.put({ ...keys.idempotency(bed.account.account_id, sha256Hex(body.idempotency_key)), ...keys.outboxEntry(sha256Hex(body.idempotency_key), 1), ...claim, state: 'done' });
+    }
+    // ...then real leftovers of a dead request.
+    const dead = [request(), request(), request()];
+    for (const body of dead) await deadClaim(body);
+    bed.c.clock.advance(LEASE_MS + 1);
+
+    const result = await recoverAcceptances(bed.c, { pageSize: 2 });
+
+    expect(result).toEqual({ completed: 0, released: 3 });
+    for (const body of dead) expect(await claims().get(bed.account.account_id, body.idempotency_key)).toBeUndefined();
   });
 
   it('leaves claims of requests still within their lease alone', async () => {
@@ -323,6 +366,31 @@ describe('the send worker lease', () => {
     expect(message?.status).toBe('delivered');
     expect(message?.provider_message_id).toEqual(expect.any(String));
     expect(events.map((e) => e.type).sort()).toEqual(['delivered', 'sent']);
+  });
+
+  it('finishes the status move of a signal that died between storing its event and moving the status', async () => {
+    const { id } = await queued();
+    const at = bed.c.clock.now().toISOString();
+    // The first delivery of the signal stored its event and died.
+    await new MessageRepository(bed.c.store).addEvent({
+      id: 'evt_first',
+      type: 'delivered',
+      message_id: id,
+      account_id: bed.account.account_id,
+      source: 'sns',
+      provider_event_id: 'sns-dup-1',
+      payload: {},
+      occurred_at: at,
+      created_at: at,
+    });
+
+    const again = await recordEvent(bed.c, { id, account_id: bed.account.account_id }, { type: 'delivered', source: 'sns', providerEventId: 'sns-dup-1', payload: {}, occurredAt: at });
+
+    expect(again.created).toBe(false);
+    expect(again.event.id).toBe('evt_first');
+    const { message, events } = await readTimeline(bed.c.store, id);
+    expect(message).toMatchObject({ status: 'delivered', status_at: at });
+    expect(events).toHaveLength(1);
   });
 
   it('gives the lease back after a failure worth retrying, so the next receive sends at once', async () => {

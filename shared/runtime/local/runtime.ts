@@ -152,7 +152,9 @@ export async function startLocalRuntime(
 
     // This process is the only API of its data: every claim made before it started belongs to a
     // request that died with the last one. Finish or release them before anything new arrives.
-    await recoverAcceptances(container, { leaseEndingBy: container.clock.now().getTime() + LEASE_MS });
+    const claimsExpiredBy = container.clock.now().getTime() + LEASE_MS;
+    config.claimsExpiredBy = claimsExpiredBy;
+    await recoverAcceptances(container, { leaseEndingBy: claimsExpiredBy });
 
     for (const fn of functions.filter((f) => f.queue)) {
       const queue = queues.find((q) => q.name === fn.queue);
