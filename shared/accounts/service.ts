@@ -1,6 +1,7 @@
 // Accounts: created by staff (or the local bootstrap) with one live and one test admin key.
 import type { Store } from '../db/store';
 import { ApiError, NotFoundError } from '../errors';
+import { verifiedKeys } from '../api-keys/cache';
 import { createKey, type KeyDeps } from '../api-keys/service';
 import { AccountRepository, type AccountItem, type AccountStatus } from './repository';
 import { channels, type Channel, type CreateAccountBody } from './schemas';
@@ -44,6 +45,9 @@ export async function setAccountStatus(
 ): Promise<{ account_id: string; status: AccountStatus }> {
   const found = await new AccountRepository(deps.store).setStatus(accountId, status, deps.clock.now().toISOString());
   if (!found) throw new NotFoundError('account');
+  // Keys verified in this process carry the account: drop them so the change holds at once here
+  // (other processes re-read within the cache's bound, docs/api-decisions.md).
+  verifiedKeys.forgetAccount(accountId);
   return { account_id: accountId, status };
 }
 
@@ -105,5 +109,6 @@ export async function setChannelEnabled(
   if (enabled) next.add(channel as Channel);
   else next.delete(channel as Channel);
   if (!(await accounts.setEnabledChannels(accountId, [...next], deps.clock.now().toISOString()))) throw new NotFoundError('account');
+  verifiedKeys.forgetAccount(accountId); // sends read the channels from the account the key carries
   return { channel: channel as Channel, enabled };
 }

@@ -85,7 +85,12 @@ export class ApiKeyRepository {
   async findByHash(hash: string): Promise<{ key: ApiKeyItem; account: AccountItem } | undefined> {
     const ref = await this.store.get<ApiKeyHashItem>(keys.apiKeyHash(hash));
     if (!ref) return undefined;
-    const found = await this.store.batchGet<ApiKeyItem | AccountItem>([keys.apiKey(ref.account_id, ref.key_id), keys.account(ref.account_id)]);
+    return this.getWithAccount(ref.account_id, ref.key_id);
+  }
+
+  /** A key record and its account in one round trip; undefined when either is missing. */
+  async getWithAccount(accountId: string, keyId: string): Promise<{ key: ApiKeyItem; account: AccountItem } | undefined> {
+    const found = await this.store.batchGet<ApiKeyItem | AccountItem>([keys.apiKey(accountId, keyId), keys.account(accountId)]);
     const key = found.find((i): i is ApiKeyItem => i.entity === 'api_key');
     const account = found.find((i): i is AccountItem => i.entity === 'account');
     return key && account ? { key, account } : undefined;
@@ -122,13 +127,13 @@ export class ApiKeyRepository {
     );
   }
 
-  /** false when the key record is gone */
-  recordUse(accountId: string, keyId: string, now: string): Promise<boolean> {
+  /** Adds `requests` to the key's count and stamps its last use; false when the key record is gone. */
+  recordUse(accountId: string, keyId: string, now: string, requests: number): Promise<boolean> {
     return wrote(
       this.store.update(keys.apiKey(accountId, keyId), {
-        expression: 'SET last_used_at = :now ADD request_count :one',
+        expression: 'SET last_used_at = :now ADD request_count :requests',
         condition: 'attribute_exists(pk)',
-        values: { ':now': now, ':one': 1 },
+        values: { ':now': now, ':requests': requests },
       }),
     );
   }

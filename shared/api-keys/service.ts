@@ -7,6 +7,7 @@ import type { Ids } from '../ids';
 import { mapPage, pageRequest, type Page, type PageInput } from '../pagination';
 import type { Clock } from '../ports/clock';
 import type { Scope } from '../platform';
+import { KEY_CACHE_TTL_MS, verifiedKeys, type KeyUse, type VerifiedKey } from './cache';
 import { ApiKeyRepository, toApiKeyView, type ApiKeyItem, type NewApiKey } from './repository';
 import type { ApiKeyView, CreateKeyBody, CreatedApiKeyView } from './schemas';
 
@@ -112,6 +113,9 @@ export async function rotateKey(deps: KeyDeps, accountId: string, keyId: string,
     await apiKeys.deleteHash(hash); // the new secret must not outlive a rotation that did not happen
     throw error;
   }
+  // The old secret is refused from here on in this process; other processes re-read within the
+  // cache's bound (docs/api-decisions.md).
+  verifiedKeys.forgetKey(accountId, keyId);
   await apiKeys.deleteHash(current.key_hash);
   return created(updated, secret);
 }
@@ -119,6 +123,7 @@ export async function rotateKey(deps: KeyDeps, accountId: string, keyId: string,
 export async function revokeKey(deps: KeyDeps, accountId: string, keyId: string, caller: Caller): Promise<void> {
   const apiKeys = new ApiKeyRepository(deps.store);
   const revoked = await apiKeys.revoke(accountId, keyId, deps.clock.now().toISOString(), { testOnly: caller.testMode });
+  verifiedKeys.forgetKey(accountId, keyId);
   await apiKeys.deleteHash(revoked.key_hash);
 }
 
@@ -129,25 +134,76 @@ export interface KeyIdentity {
   testMode: boolean;
 }
 
+/** A verified key: who is calling, their account, and the key's use as this process counts it. */
+export interface VerifiedCaller {
+  identity: KeyIdentity;
+  account: AccountItem;
+  use: KeyUse;
+}
+
+/** The key record is written at most this often per key and process (recordKeyUse). */
+export const KEY_USE_WRITE_INTERVAL_MS = 60_000;
+
+const callerOf = ({ key, account, use }: VerifiedKey): VerifiedCaller => ({
+  identity: { accountId: key.account_id, keyId: key.id, scope: key.scope, testMode: key.test_mode },
+  account,
+  use,
+});
+
 /**
- * The key a presented secret belongs to and its account, in two round trips (the hash lookup, then
- * the key record and the account together). Undefined for unknown, rotated-away or revoked secrets.
+ * The key a presented secret belongs to and its account. Undefined for unknown, rotated-away or
+ * revoked secrets. A key verified in this process less than KEY_CACHE_TTL_MS ago costs no store
+ * call; an older one is confirmed by one read of its record and account (by their ids); any other
+ * secret by two (the hash lookup, then the record and the account together).
  *
  * Any token is hashed and looked up before its format is judged: refusing a malformed one at once
  * would answer measurably faster than an unknown well-formed one, and so teach the key format.
+ * Neither is ever kept, so both always cost the same lookup.
  */
-export async function findKeyBySecret(
-  deps: Pick<KeyDeps, 'store'>,
-  secret: string,
-): Promise<{ identity: KeyIdentity; account: AccountItem } | undefined> {
+export async function findKeyBySecret(deps: Pick<KeyDeps, 'store' | 'clock'>, secret: string): Promise<VerifiedCaller | undefined> {
   const hash = sha256Hex(secret.slice(0, MAX_PRESENTED_LENGTH));
-  const found = await new ApiKeyRepository(deps.store).findByHash(hash);
-  if (!keyPattern.test(secret) || !found || found.key.is_revoked || found.key.key_hash !== hash) return undefined;
-  const { key, account } = found;
-  return { identity: { accountId: key.account_id, keyId: key.id, scope: key.scope, testMode: key.test_mode }, account };
+  const now = deps.clock.now().getTime();
+  const cached = verifiedKeys.get(hash);
+  const age = cached ? now - cached.checkedAt : -1;
+  if (cached && age >= 0 && age < KEY_CACHE_TTL_MS && keyPattern.test(secret)) return callerOf(cached);
+  const mark = verifiedKeys.mark();
+  const apiKeys = new ApiKeyRepository(deps.store);
+  const found = cached ? await apiKeys.getWithAccount(cached.key.account_id, cached.key.id) : await apiKeys.findByHash(hash);
+  if (!keyPattern.test(secret) || !found || found.key.is_revoked || found.key.key_hash !== hash) {
+    if (cached) verifiedKeys.forget(hash);
+    return undefined;
+  }
+  const recordedAt = found.key.last_used_at ? Date.parse(found.key.last_used_at) : Number.NEGATIVE_INFINITY;
+  const use = cached?.use ?? { unwritten: 0, writtenAt: recordedAt };
+  // Another process may have written the record since: its stamp counts as a write here too.
+  use.writtenAt = Math.max(use.writtenAt, recordedAt);
+  const entry: VerifiedKey = { hash, key: found.key, account: found.account, checkedAt: now, use };
+  verifiedKeys.keep(entry, mark);
+  return callerOf(entry);
 }
 
-/** Counts a request against its key. A key record that is gone has nothing left to count. */
-export async function recordKeyUse(deps: Pick<KeyDeps, 'store' | 'clock'>, identity: KeyIdentity): Promise<void> {
-  await new ApiKeyRepository(deps.store).recordUse(identity.accountId, identity.keyId, deps.clock.now().toISOString());
+/**
+ * Counts a request against its key. The record (`request_count`, `last_used_at`) is written at
+ * most once per KEY_USE_WRITE_INTERVAL_MS per key and process, adding every request counted here
+ * since the last write; when that write is due it is returned, for the caller to await beside its
+ * own work, and otherwise nothing touches the store. A failed write keeps its requests for the
+ * next one.
+ */
+export function recordKeyUse(deps: Pick<KeyDeps, 'store' | 'clock'>, caller: VerifiedCaller): Promise<void> | undefined {
+  const { use, identity } = caller;
+  const now = deps.clock.now();
+  use.unwritten++;
+  if (now.getTime() - use.writtenAt < KEY_USE_WRITE_INTERVAL_MS) return undefined;
+  const requests = use.unwritten;
+  const before = use.writtenAt;
+  use.unwritten = 0;
+  use.writtenAt = now.getTime();
+  return new ApiKeyRepository(deps.store).recordUse(identity.accountId, identity.keyId, now.toISOString(), requests).then(
+    () => undefined, // a key record that is gone has nothing left to count
+    (error: unknown) => {
+      use.unwritten += requests;
+      use.writtenAt = before;
+      throw error;
+    },
+  );
 }

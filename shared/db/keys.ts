@@ -30,7 +30,7 @@ export type Entity =
   | 'account'
   | 'api_key'
   | 'api_key_hash'
-  | 'rate_slot'
+  | 'rate_log'
   | 'schedule'
   | 'schedule_ref'
   | 'message'
@@ -78,8 +78,8 @@ export const keys = {
   /** Looked up by the SHA-256 of the secret; one item per live secret. */
   apiKeyHash: (sha256Hex: string): ItemKey => ({ pk: `KEYHASH#${sha256Hex}`, sk: 'KEYHASH' }),
 
-  /** One of a rate-limit subject's slots (see shared/rate-limit/service.ts). */
-  rateSlot: (subject: string, slot: number): ItemKey => ({ pk: `RATE#${subject}`, sk: `SLOT#${String(slot).padStart(2, '0')}` }),
+  /** A rate-limit subject's log of its latest admissions, one item per subject (see shared/rate-limit/service.ts). */
+  rateLog: (subject: string): ItemKey => ({ pk: `RATE#${subject}`, sk: 'LOG' }),
   /** Rate-limit subjects: one budget per account, and one per client IP for public and staff routes. */
   accountRateSubject: (accountId: string): string => `acct#${accountId}`,
   ipRateSubject: (ip: string): string => `ip#${ip}`,

@@ -2,6 +2,11 @@
 // and the one place that turns anything thrown into the error envelope), the container, the
 // request, credentials (suspension, rate limit, scope, key mode), path ids, the JSON body; then
 // the route.
+//
+// Store round trips of an authenticated request on a warm path: the limiter's one conditional
+// write, then the route's own. The key and its account come from this process's cache of
+// verified keys (shared/api-keys/cache.ts), and the key's use is written at most once a minute,
+// beside the route rather than before it.
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { routeKey, type Access, type FunctionDef, type HttpRoute } from '../platform';
@@ -86,14 +91,21 @@ async function limit(c: Container, subject: string, ceiling: number, requestId: 
   return rateHeaders(decision);
 }
 
-async function authorize(c: Container, access: Access, request: HttpRequest): Promise<Record<string, string>> {
+/** What the credentials step owes the rest of the request. */
+interface Authorized {
+  headers: Record<string, string>;
+  /** The key-use write, when one is due: it runs beside the route and is awaited before the answer. */
+  keyUse?: Promise<void>;
+}
+
+async function authorize(c: Container, access: Access, request: HttpRequest): Promise<Authorized> {
   if (access.kind === 'public' || access.kind === 'staff') {
     const headers = await limit(c, keys.ipRateSubject(request.sourceIp), IP_RATE_LIMIT, request.requestId);
     if (access.kind === 'staff') {
       const token = bearer(request.headers.authorization);
       if (!token || !safeEqual(token, c.secrets.get('staff-token'))) throw new ApiError('unauthorized', 'a valid staff token is required');
     }
-    return headers;
+    return { headers };
   }
   const secret = bearer(request.headers.authorization);
   if (!secret) throw new ApiError('unauthorized', 'missing or malformed Authorization header; expected "Bearer <API key>"');
@@ -106,15 +118,24 @@ async function authorize(c: Container, access: Access, request: HttpRequest): Pr
   if (account.status === 'suspended') throw new ApiError('account_suspended', 'this account is suspended; contact support');
   const headers = await limit(c, keys.accountRateSubject(identity.accountId), ACCOUNT_RATE_LIMIT, request.requestId);
   request.auth = { ...identity, account };
-  // Counted before the route runs, so a key listing includes the request that asked for it.
-  await recordKeyUse(c, identity);
-  if (access.kind === 'key' && identity.scope !== 'admin' && !access.scopes.includes(identity.scope)) {
-    throw new ApiError('forbidden', `this API key's scope (${identity.scope}) does not permit ${request.routeKey}`);
+  // Counted once admitted, scope refusals included. The record is bookkeeping: a failed write
+  // keeps its count for the next one and fails no request.
+  const keyUse = recordKeyUse(c, found)?.catch((error: unknown) => {
+    c.logger.warn('key use not recorded; it is added to the next write', { requestId: request.requestId, keyId: identity.keyId, error: describeError(error) });
+  });
+  return { headers, keyUse };
+}
+
+/** Scope and key mode, once the key is known and the request counted. */
+function permit(access: Access, request: HttpRequest): void {
+  if (access.kind === 'public' || access.kind === 'staff') return;
+  const auth = authOf(request);
+  if (access.kind === 'key' && auth.scope !== 'admin' && !access.scopes.includes(auth.scope)) {
+    throw new ApiError('forbidden', `this API key's scope (${auth.scope}) does not permit ${request.routeKey}`);
   }
-  if (access.modes === 'live_only' && identity.testMode) {
+  if (access.modes === 'live_only' && auth.testMode) {
     throw new ApiError('forbidden', `${request.routeKey} changes what live mail does; a test-mode key cannot call it, use a live key`);
   }
-  return headers;
 }
 
 function lowerHeaders(headers: APIGatewayProxyEventV2['headers']): Record<string, string | undefined> {
@@ -133,6 +154,8 @@ interface PipelineContext extends Context {
   routeKey: string;
   /** Headers owed on the answer whatever happens next (the rate limit's, once it passed). */
   headers: Record<string, string>;
+  /** A write started beside the route (the key's use) that must finish before the answer. */
+  keyUse?: Promise<void>;
   container?: Container;
   request?: HttpRequest;
 }
@@ -153,12 +176,14 @@ const envelope = (): Step => ({
     context.routeKey = routeKeyOf(event);
     context.headers = {};
   },
-  after: (request) => {
+  after: async (request) => {
+    await request.context.keyUse;
     const response = render(request.response as HttpResult, request.context.requestId, owedHeaders(request.context));
     request.response = isHead(request.event) ? withoutBody(response) : response;
   },
-  onError: (request) => {
+  onError: async (request) => {
     const { context, event } = request;
+    await context.keyUse;
     const response = renderThrown(request.error, context.requestId ?? requestIdOf(event), owedHeaders(context), {
       routeKey: event.routeKey,
       logError: context.container?.logger.error,
@@ -196,12 +221,15 @@ const routeRequest = (declared: ReadonlyMap<string, HttpRoute>): Step => ({
   },
 });
 
-/** Credentials, suspension, rate limit, scope and key mode, in that order. */
+/** Credentials, suspension, rate limit, the key's use, scope and key mode, in that order. */
 const credentials = (declared: ReadonlyMap<string, HttpRoute>): Step => ({
   name: 'credentials',
   before: async ({ context }) => {
     const route = declared.get(context.routeKey)!;
-    Object.assign(context.headers, await authorize(context.container!, route.access, context.request!));
+    const authorized = await authorize(context.container!, route.access, context.request!);
+    Object.assign(context.headers, authorized.headers);
+    context.keyUse = authorized.keyUse;
+    permit(route.access, context.request!);
   },
 });
 

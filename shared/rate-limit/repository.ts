@@ -1,41 +1,57 @@
-// A rate-limit subject's slots in the store (see shared/rate-limit/service.ts): each remembers
-// the time of the admission it last allowed, and expires an hour later.
+// A rate-limit subject's admission log in the store (see shared/rate-limit/service.ts): one item
+// holding the times of the subject's latest `limit` admissions, oldest first, as the attributes
+// t0 … t{limit-1} (0 where there was none). It expires once its newest admission has left the
+// window, so an idle subject leaves nothing behind.
 import { keys, type ItemKey } from '../db/keys';
 import { wrote, type Store } from '../db/store';
 
-export interface RateSlotItem extends ItemKey {
-  entity: 'rate_slot';
-  /** Epoch milliseconds of the admission this slot last allowed. */
-  at: number;
+export interface RateLogItem extends ItemKey {
+  entity: 'rate_log';
+  /** `t0` (oldest) … `t{limit-1}` (newest): epoch milliseconds of the latest admissions. */
+  [time: `t${number}`]: number;
   expires_at: number;
 }
 
-const SLOT_TTL_SECONDS = 3600;
+/** Longer limits would make the item and its update expression grow; none of ours comes close. */
+const MAX_LIMIT = 100;
 
-export class RateSlotRepository {
+const times = (item: Partial<RateLogItem>, limit: number): number[] =>
+  Array.from({ length: limit }, (_, i) => Number(item[`t${i}`] ?? 0));
+
+export class RateLogRepository {
   constructor(private readonly store: Store) {}
 
   /**
-   * When each of the subject's `count` slots last admitted, by slot number; a slot never claimed
-   * is absent. An eventually consistent read costs half and can only miss a recent claim.
+   * Admits `now` when the log's oldest entry is at or before `cutoff` (fewer than `limit`
+   * admissions are newer): one conditional UpdateItem that shifts the log by one and writes `now`
+   * last. DynamoDB evaluates every SET against the item as it was before the update, so the shift
+   * is one atomic step. The log after the admission, oldest first; undefined when refused.
    */
-  async lastAdmissions(subject: string, count: number, consistent: boolean): Promise<Map<number, number>> {
-    const slotKeys = Array.from({ length: count }, (_, slot) => keys.rateSlot(subject, slot));
-    const found = await this.store.batchGet<RateSlotItem>(slotKeys, { consistent });
-    const atBySortKey = new Map(found.map((item) => [item.sk, item.at]));
-    const admissions = new Map<number, number>();
-    slotKeys.forEach((key, slot) => {
-      const at = atBySortKey.get(key.sk);
-      if (at !== undefined) admissions.set(slot, at);
-    });
-    return admissions;
+  async append(subject: string, limit: number, change: { now: number; cutoff: number; expiresAt: number }): Promise<number[] | undefined> {
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new Error(`rate limit ${limit} is outside 1..${MAX_LIMIT}`);
+    const names: Record<string, string> = { '#entity': 'entity', '#expires': 'expires_at' };
+    const shifts: string[] = [];
+    for (let i = 0; i < limit; i++) {
+      names[`#t${i}`] = `t${i}`;
+      shifts.push(i < limit - 1 ? `#t${i} = if_not_exists(#t${i + 1}, :zero)` : `#t${i} = :now`);
+    }
+    let after: Partial<RateLogItem> = {};
+    const admitted = await wrote(
+      this.store
+        .update<RateLogItem>(keys.rateLog(subject), {
+          expression: `SET ${shifts.join(', ')}, #entity = :entity, #expires = :expires`,
+          condition: 'attribute_not_exists(#t0) OR #t0 <= :cutoff',
+          names,
+          values: { ':zero': 0, ':now': change.now, ':cutoff': change.cutoff, ':entity': 'rate_log', ':expires': change.expiresAt },
+        })
+        .then((item) => void (after = item)),
+    );
+    return admitted ? times(after, limit) : undefined;
   }
 
-  /** false when another request claimed the slot after `cutoff` (its last admission is too recent). */
-  claim(subject: string, slot: number, now: number, cutoff: number): Promise<boolean> {
-    const item: RateSlotItem = { ...keys.rateSlot(subject, slot), entity: 'rate_slot', at: now, expires_at: Math.ceil(now / 1000) + SLOT_TTL_SECONDS };
-    return wrote(
-      this.store.put(item, { expression: 'attribute_not_exists(pk) OR #at <= :cutoff', names: { '#at': 'at' }, values: { ':cutoff': cutoff } }),
-    );
+  /** The oldest admission the log holds; undefined when there is no log. */
+  async oldest(subject: string): Promise<number | undefined> {
+    const item = await this.store.get<RateLogItem>(keys.rateLog(subject));
+    return item ? times(item, 1)[0] : undefined;
   }
 }

@@ -1,14 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { keys } from '../../shared/db/keys';
+import { Store } from '../../shared/db/store';
 import { ManualClock } from '../../shared/ports/clock';
 import { admit } from '../../shared/rate-limit/service';
 import { startTestStore, type TestStore } from '../support/store';
 
 let t: TestStore;
+/** A second process's store client over the same table. */
+let other: { store: Store; client: DynamoDBClient };
 beforeAll(async () => {
   t = await startTestStore();
+  const client = new DynamoDBClient({ endpoint: t.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+  other = { client, store: new Store(client, t.store.tableName) };
 });
-afterAll(async () => t.close());
+afterAll(async () => {
+  other.client.destroy();
+  await t.close();
+});
 
 describe('admit', () => {
   it('lets exactly 10 of 30 concurrent requests through in one window', async () => {
@@ -43,6 +52,84 @@ describe('admit', () => {
     expect(first.allowed).toBe(true);
     expect(second.allowed).toBe(false);
     expect(third.allowed).toBe(true);
+  });
+
+  it('admits with one conditional write and reads nothing', async () => {
+    const clock = new ManualClock('2026-01-01T00:00:00.000Z');
+    const original = t.store.doc.send.bind(t.store.doc);
+    const commands: Array<{ name: string; condition?: string }> = [];
+    const spy = vi.spyOn(t.store.doc, 'send').mockImplementation(((command: { constructor: { name: string }; input: { ConditionExpression?: string } }) => {
+      commands.push({ name: command.constructor.name, condition: command.input.ConditionExpression });
+      return original(command as never);
+    }) as never);
+
+    try {
+      await admit({ store: t.store, clock }, keys.accountRateSubject('acct_one_write'), 10);
+    } finally {
+      spy.mockRestore();
+    }
+
+    expect(commands).toEqual([{ name: 'UpdateCommand', condition: expect.any(String) }]);
+  });
+
+  it('holds across processes: 30 concurrent requests through two store clients admit exactly 10', async () => {
+    const subject = keys.accountRateSubject('acct_two_processes');
+    const here = { store: t.store, clock: new ManualClock('2026-01-01T00:00:00.000Z') };
+    const there = { store: other.store, clock: new ManualClock('2026-01-01T00:00:00.000Z') };
+
+    const decisions = await Promise.all(Array.from({ length: 30 }, (_, i) => admit(i % 2 ? here : there, subject, 10)));
+
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
+    expect(decisions.filter((d) => d.allowed).map((d) => d.remaining).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('counts down what remains and resets when the oldest admission leaves the window', async () => {
+    const clock = new ManualClock('2026-01-01T00:00:00.400Z');
+    const deps = { store: t.store, clock };
+    const decisions = [];
+    for (let i = 0; i < 10; i++) {
+      decisions.push(await admit(deps, keys.accountRateSubject('acct_countdown'), 10));
+      clock.advance(50);
+    }
+
+    expect(decisions.map((d) => d.remaining)).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+    // The oldest admission (at .400) leaves at 01.400, so the window resets within Unix second 2.
+    expect(decisions.every((d) => d.resetEpochSeconds === Math.ceil(Date.parse('2026-01-01T00:00:01.400Z') / 1000))).toBe(true);
+  });
+
+  it('a refused request takes no place: capacity returns when the admitted ones age out', async () => {
+    const clock = new ManualClock('2026-01-01T00:00:00.000Z');
+    const deps = { store: t.store, clock };
+    const subject = keys.accountRateSubject('acct_refusals');
+    for (let i = 0; i < 10; i++) await admit(deps, subject, 10);
+    for (let i = 0; i < 5; i++) {
+      clock.advance(100);
+      expect((await admit(deps, subject, 10)).allowed).toBe(false);
+    }
+
+    clock.set('2026-01-01T00:00:01.000Z');
+    const after = await admit(deps, subject, 10);
+
+    // Had the refusals (at .100 … .500) been logged, they would still fill the window.
+    expect(after).toMatchObject({ allowed: true, remaining: 9 });
+  });
+
+  it('serves longer windows too: 3 in a sliding hour, Retry-After until the oldest leaves', async () => {
+    const clock = new ManualClock('2026-01-01T00:00:00.000Z');
+    const deps = { store: t.store, clock };
+    const hour = 3_600_000;
+    const subject = keys.testRecipientLinkMails('acct_hour', 'someone@example.com');
+    for (let i = 0; i < 3; i++) {
+      expect((await admit(deps, subject, 3, hour)).allowed).toBe(true);
+      clock.advance(600_000); // at 0, 10 and 20 minutes
+    }
+
+    const refused = await admit(deps, subject, 3, hour); // at 30 minutes
+    clock.set('2026-01-01T01:00:00.000Z');
+    const again = await admit(deps, subject, 3, hour);
+
+    expect(refused).toMatchObject({ allowed: false, retryAfterSeconds: 1800 });
+    expect(again.allowed).toBe(true);
   });
 
   it('keeps subjects apart', async () => {
