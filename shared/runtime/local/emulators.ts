@@ -1,10 +1,15 @@
-// The embedded AWS stand-ins of the local runtime, each started in-process. They listen on
-// loopback and nowhere else, whatever HOST says: none of them asks for credentials, and the SES
-// emulator's store and clear endpoints would otherwise hand anyone the mail.
+// The embedded AWS stand-ins of the local runtime. The store (dynalite) and the queue emulator
+// each run in a worker thread of their own, so their CPU work never holds up the API's event loop
+// and, being threads, they die with the process (kill -9 included) and leave no orphan writing to
+// the data dir. The SES emulator stays on the main thread: the SES simulator looks up the mail it
+// holds synchronously (sentMail) and it takes one call per message. All of them listen on loopback
+// and nowhere else, whatever HOST says: none of them asks for credentials, and the SES emulator's
+// store and clear endpoints would otherwise hand anyone the mail.
 import type { AddressInfo } from 'node:net';
 import type { Server, ServerResponse } from 'node:http';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import { MESSAGE_ID_HEADER } from '../../ports/mailer';
 
 const require = createRequire(import.meta.url);
@@ -13,7 +18,43 @@ const LOOPBACK = '127.0.0.1';
 export interface Running {
   endpoint: string;
   port: number;
+  /** The worker thread serving it; undefined when it runs on the calling thread. */
+  threadId?: number;
   close(): Promise<void>;
+}
+
+export interface ThreadOptions {
+  /**
+   * Called when the thread ends without being asked to (an uncaught error in the emulator): the
+   * endpoint is gone, and the runtime cannot go on without it.
+   */
+  onFailure?: (error: Error) => void;
+}
+
+const THREAD_FILE = new URL('./emulator-thread.mjs', import.meta.url);
+
+/** Starts an emulator of emulator-thread.mjs in a worker thread; resolves once it listens. */
+function startInThread(kind: 'dynalite' | 'sqs', options: Record<string, unknown>, thread: ThreadOptions): Promise<Running> {
+  const worker = new Worker(THREAD_FILE, { workerData: { kind, options }, name: `postbox-${kind}` });
+  let closing = false;
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    const failed = (error: Error): void => {
+      if (closing) return;
+      reject(error);
+      thread.onFailure?.(error);
+    };
+    worker.once('error', failed);
+    worker.once('exit', (code) => failed(new Error(`the ${kind} thread exited (code ${code})`)));
+    worker.once('message', ({ port }: { port: number }) => {
+      const close = async (): Promise<void> => {
+        closing = true;
+        worker.postMessage('close');
+        await exited;
+      };
+      resolve({ endpoint: `http://${LOOPBACK}:${port}`, port, threadId: worker.threadId, close });
+    });
+  });
 }
 
 function closer(server: Server): () => Promise<void> {
@@ -34,25 +75,17 @@ function listen(server: Server, host: string, port: number): Promise<number> {
   });
 }
 
-/** dynalite on LevelDB under `path` (in memory when omitted). */
-export async function startDynalite(options: { path?: string; port?: number } = {}): Promise<Running> {
-  const dynalite = require('dynalite') as (opts: Record<string, unknown>) => Server;
+/** dynalite on LevelDB under `path` (in memory when omitted), in a worker thread. */
+export async function startDynalite(options: { path?: string; port?: number } & ThreadOptions = {}): Promise<Running> {
   if (options.path) mkdirSync(options.path, { recursive: true });
-  const server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  const host = LOOPBACK;
-  const port = await listen(server, host, options.port ?? 0);
-  return { endpoint: `http://${host}:${port}`, port, close: closer(server) };
+  return startInThread('dynalite', { path: options.path, port: options.port ?? 0 }, options);
 }
 
-export async function startSqs(options: { port?: number } = {}): Promise<Running> {
-  const { createSqsServer } = (await import('local-aws-sqs')) as unknown as {
-    createSqsServer: (o: Record<string, unknown>) => Promise<Server>;
-  };
-  const host = LOOPBACK;
+/** local-aws-sqs (queues in memory), in a worker thread. */
+export async function startSqs(options: { port?: number } & ThreadOptions = {}): Promise<Running> {
   // local-aws-sqs listens as it is created; find a free port first when asked for any.
-  const port = options.port || (await freePort(host));
-  const server = await createSqsServer({ port, hostname: host, emulateQueueCreationLifecycle: false });
-  return { endpoint: `http://${host}:${port}`, port, close: closer(server) };
+  const port = options.port || (await freePort(LOOPBACK));
+  return startInThread('sqs', { port }, options);
 }
 
 export interface RunningSes extends Running {

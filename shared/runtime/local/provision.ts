@@ -9,9 +9,22 @@ import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@
 import { queues, type QueueName } from '../../platform';
 import { table } from '../../db/keys';
 
+/**
+ * Waits for the table to be ACTIVE: dynalite answers CreateTable before the table takes writes
+ * (with createTableMs 0 a moment later), and a write in between finds no table.
+ */
+async function untilActive(client: DynamoDBClient, tableName: string): Promise<void> {
+  for (let attempt = 0; attempt < 500; attempt++) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (Table?.TableStatus === 'ACTIVE') return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`table ${tableName} did not become ACTIVE`);
+}
+
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    await untilActive(client, tableName);
     return;
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
@@ -37,6 +50,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
       })),
     }),
   );
+  await untilActive(client, tableName);
 }
 
 export interface ProvisionedQueues {

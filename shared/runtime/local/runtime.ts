@@ -15,7 +15,7 @@ import { StoreScheduler } from '../../adapters/local/store-scheduler';
 import { randomBase62 } from '../../crypto';
 import type { LocalSettings, RuntimeConfig } from '../config';
 import { buildContainer, installContainer, type Container } from '../container';
-import { createLogger, type Logger } from '../logger';
+import { createLogger, describeError, type Logger } from '../logger';
 import { startDynalite, startSes, startSqs, type Running } from './emulators';
 import { createLocalHttpServer, type HttpLambda } from './http-server';
 import { ensureQueues, ensureTable } from './provision';
@@ -95,6 +95,12 @@ export async function startLocalRuntime(
   const dataDir = resolve(settings.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const stops: Array<() => Promise<void>> = [];
+  // An emulator thread that dies leaves the service without its store or queues: nothing can be
+  // accepted or finished any more, so the process ends (a restart recovers, as after kill -9).
+  const emulatorFailed = (what: string) => (error: Error) => {
+    logger.error(`the embedded ${what} stopped; exiting`, { error: describeError(error) });
+    process.exit(1);
+  };
   const stopAll = async (): Promise<void> => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   };
@@ -102,11 +108,11 @@ export async function startLocalRuntime(
   try {
     let dynamodbEndpoint = settings.dynamodbEndpoint;
     if (!dynamodbEndpoint) {
-      const dynalite: Running = await startDynalite({ path: join(dataDir, 'dynamodb') });
+      const dynalite: Running = await startDynalite({ path: join(dataDir, 'dynamodb'), onFailure: emulatorFailed('store') });
       stops.push(dynalite.close);
       dynamodbEndpoint = dynalite.endpoint;
     }
-    const sqs = await startSqs();
+    const sqs = await startSqs({ onFailure: emulatorFailed('queue emulator') });
     stops.push(sqs.close);
     const ses = await startSes({ port: settings.sesPort, mailFile: join(dataDir, 'ses-mail.jsonl') });
     stops.push(ses.close);
