@@ -34,6 +34,7 @@ export const errorStatus = {
   billing_not_configured: 503,
   test_send_not_configured: 503,
   validation_not_configured: 503,
+  service_unavailable: 503,
   internal_error: 500,
   invalid_destination: 422,
   recipient_undeliverable: 422,

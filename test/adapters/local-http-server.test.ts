@@ -8,10 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functions } from '../../functions/manifest';
 import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
 import { installContainer } from '../../shared/runtime/container';
+import { Admission } from '../../shared/runtime/local/admission';
 import { createLocalHttpServer, type HttpLambda } from '../../shared/runtime/local/http-server';
 import { loadFunction } from '../../shared/runtime/local/runtime';
 import { createLogger } from '../../shared/runtime/logger';
 import { createTestContainer, type TestContainer } from '../support/container';
+import { waitFor } from '../support/wait';
 
 let server: Server;
 let port: number;
@@ -177,5 +179,80 @@ describe('the local HTTP server over the real handlers', () => {
     const mail = c.mailed.at(-1);
     expect(mail?.text).toMatch(/http:\/\/127\.0\.0\.1:3000\/v1\/test-recipients\/verify\?token=[0-9A-Za-z]+/);
     expect(`${mail?.text ?? ''}${mail?.html ?? ''}`).not.toMatch(/javascript|evil/);
+  });
+});
+
+describe('overload shedding on the local HTTP server', () => {
+  it('answers 503 service_unavailable with Retry-After at once while its in-flight limit is reached, and admits again once a slot frees', async () => {
+    // Prepare: one request slot; the handler holds its request until the test lets it go.
+    const admission = new Admission({ maxInFlight: 1, retryAfterSeconds: 2 });
+    let letGo: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    let handled = 0;
+    const limited = createLocalHttpServer(
+      functions,
+      async () => async () => {
+        if (handled++ === 0) await held;
+        return { statusCode: 200, body: '{"ok":true}', headers: { 'content-type': 'application/json' } };
+      },
+      createLogger('silent'),
+      { admission },
+    );
+    const limitedPort = await listen(limited);
+    const base = `http://127.0.0.1:${limitedPort}`;
+    try {
+      // Act
+      const first = fetch(`${base}/v1/keys`);
+      await waitFor(() => admission.requestsInFlight === 1, { what: 'the first request to be in flight' });
+      const refused = await fetch(`${base}/v1/send`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"channel":"email"}' });
+      const refusedBody = await refused.json();
+      letGo();
+      const firstAnswer = await first;
+      await firstAnswer.arrayBuffer();
+      await waitFor(() => admission.requestsInFlight === 0, { what: 'the first request to finish' });
+      const after = await fetch(`${base}/v1/keys`);
+
+      // Assess
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('2');
+      expect(refused.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(refusedBody).toEqual({ error: { code: 'service_unavailable', message: expect.stringContaining('Retry-After'), status: 503 } });
+      expect(firstAnswer.status).toBe(200);
+      expect(after.status).toBe(200);
+      expect(handled).toBe(2); // the refused request never reached a handler
+      expect(admission.refused.in_flight).toBe(1);
+    } finally {
+      letGo();
+      limited.closeAllConnections();
+      await new Promise<void>((ok) => limited.close(() => ok()));
+    }
+  });
+
+  it('lets at most the configured number of consumer batches run at once, and runs every one', async () => {
+    // Prepare
+    const admission = new Admission({ maxConsumerBatches: 2 });
+    let running = 0;
+    let most = 0;
+    const releases: Array<() => void> = [];
+    const batch = () =>
+      admission.consumerTurn(async () => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise<void>((resolve) => releases.push(resolve));
+        running--;
+        return 'done';
+      });
+
+    // Act
+    const all = Promise.all([batch(), batch(), batch(), batch(), batch()]);
+    for (let released = 0; released < 5; released++) {
+      await waitFor(() => releases.length > 0, { what: `batch ${released + 1} to start` });
+      expect(running).toBeLessThanOrEqual(2);
+      releases.shift()?.();
+    }
+
+    // Assess
+    expect(await all).toEqual(['done', 'done', 'done', 'done', 'done']);
+    expect(most).toBe(2);
   });
 });

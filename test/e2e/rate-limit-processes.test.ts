@@ -48,7 +48,8 @@ it('admits exactly 10 of 30 concurrent requests sent through two processes', asy
       const burst = await Promise.all(
         Array.from({ length: 30 }, (_, i) => apiOnce((runtimes[i % 2] as RuntimeProcess).url, 'GET', '/v1/account/verification', i % 3 ? live : test)),
       );
-      return performance.now() - started < 900 ? burst : undefined;
+      // A burst the runtimes shed as overload (503, on a machine busy enough) says nothing of the limiter.
+      return performance.now() - started < 900 && !burst.some((r) => r.status === 503) ? burst : undefined;
     },
     { what: () => `a burst of 30 requests that fits in one rate window (${bursts} bursts took 900 ms or more)`, timeoutMs: 100_000, intervalMs: 0 },
   );

@@ -7,6 +7,7 @@ import { ApiError } from '../../errors';
 import { errorResponse } from '../../http/respond';
 import { createRouteMatcher } from '../../http/route-match';
 import { describeError, type Logger } from '../logger';
+import { shedLogger, type Admission } from './admission';
 
 export type HttpLambda = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -77,15 +78,32 @@ function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): v
   res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
+/**
+ * The API over node:http. With `admission`, a request that finds the process full (too many
+ * requests in flight, or the event loop lagging) is answered 503 service_unavailable with
+ * Retry-After at once, before its body is read or any handler runs; retrying it is always safe.
+ */
 export function createLocalHttpServer(
   functions: readonly FunctionDef[],
   loadHandler: (fn: FunctionDef) => Promise<HttpLambda>,
   logger: Logger,
+  options: { admission?: Admission } = {},
 ): Server {
   const matchRoute = createRouteMatcher(functions);
   const fallback = functions.find((f) => f.defaultRoute);
   if (!fallback) throw new Error('the manifest has no defaultRoute function');
+  const { admission } = options;
+  const logShedding = admission ? shedLogger(admission, logger) : () => undefined;
   const server = createServer((req, res) => {
+    const refusal = admission?.admit();
+    if (refusal) {
+      logShedding();
+      const error = new ApiError('service_unavailable', 'the service is overloaded; retry after the number of seconds in Retry-After', {
+        headers: { 'retry-after': String(refusal.retryAfterSeconds) },
+      });
+      return send(res, errorResponse(error));
+    }
+    if (admission) res.once('close', () => admission.release());
     void (async () => {
       try {
         const body = await readBody(req);

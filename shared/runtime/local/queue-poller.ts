@@ -39,6 +39,11 @@ export interface PollerOptions {
   waitTimeSeconds?: number;
   /** Pause after an empty receive (default 100 ms). */
   idleMs?: number;
+  /**
+   * Each receive-handle-delete pass runs inside this, which may hold it back (the local runtime's
+   * Admission bounds consumer batches and lets a busy API go first). Default: runs it at once.
+   */
+  turn?: <T>(pass: () => Promise<T>) => Promise<T>;
   /** Called after DeleteMessageBatch with the records it deleted. */
   onDeleted?: (records: readonly PolledRecord[]) => void | Promise<void>;
   /**
@@ -133,7 +138,8 @@ export class QueuePoller {
   private async run(): Promise<void> {
     while (this.running) {
       try {
-        if ((await this.pollOnce()) === 0) await new Promise((resolve) => setTimeout(resolve, this.options.idleMs ?? 100));
+        const seen = this.options.turn ? await this.options.turn(() => this.pollOnce()) : await this.pollOnce();
+        if (seen === 0) await new Promise((resolve) => setTimeout(resolve, this.options.idleMs ?? 100));
       } catch (error) {
         if (!this.running) break;
         this.options.logger.warn('queue poll failed; retrying', { queue: this.options.queue.name, error: describeError(error) });

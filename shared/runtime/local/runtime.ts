@@ -17,6 +17,7 @@ import type { LocalSettings, RuntimeConfig } from '../config';
 import { buildContainer, installContainer, type Container } from '../container';
 import { createLogger, describeError, type Logger } from '../logger';
 import { startDynalite, startSes, startSqs, type Running } from './emulators';
+import { Admission, type AdmissionOptions } from './admission';
 import { createLocalHttpServer, type HttpLambda } from './http-server';
 import { ensureQueues, ensureTable } from './provision';
 import { QueuePoller, type QueueHandler } from './queue-poller';
@@ -43,6 +44,8 @@ export interface LocalRuntime {
   sqsEndpoint: string;
   /** The SQS client the queue pollers use (benchmarks count its calls). */
   sqsClient: SQSClient;
+  /** The API's overload control (in-flight requests, lag, refusals). */
+  admission: Admission;
   container: Container;
   bootstrap: Bootstrap;
   /** True when this start created the account (first start on an empty data dir). */
@@ -89,7 +92,7 @@ export async function loadFunction<T>(fn: FunctionDef): Promise<T> {
 export async function startLocalRuntime(
   settings: LocalSettings,
   functions: readonly FunctionDef[],
-  options: { logger?: Logger } = {},
+  options: { logger?: Logger; /** Overload limits of the API and the queue pollers (defaults in admission.ts). */ admission?: AdmissionOptions } = {},
 ): Promise<LocalRuntime> {
   const logger = options.logger ?? createLogger(settings.logLevel);
   const dataDir = resolve(settings.dataDir);
@@ -162,6 +165,8 @@ export async function startLocalRuntime(
     config.claimsExpiredBy = claimsExpiredBy;
     await recoverAcceptances(container, { leaseEndingBy: claimsExpiredBy });
 
+    const admission = new Admission(options.admission).start();
+    stops.push(async () => admission.stop());
     for (const fn of functions.filter((f) => f.queue)) {
       const queue = queues.find((q) => q.name === fn.queue);
       if (!queue) throw new Error(`function ${fn.name} consumes unknown queue ${fn.queue}`);
@@ -173,6 +178,7 @@ export async function startLocalRuntime(
         handler: await loadFunction<QueueHandler>(fn),
         retryDelaySeconds: settings.queueRetryDelaySeconds,
         logger,
+        turn: (pass) => admission.consumerTurn(pass),
         onDeleted: (records) => journal.acknowledge(records),
         onDeadLettered: (records) => journal.deadLettered(records),
       });
@@ -190,7 +196,7 @@ export async function startLocalRuntime(
     const server = createLocalHttpServer(functions, (fn) => {
       if (!handlers.has(fn.name)) handlers.set(fn.name, loadFunction<HttpLambda>(fn));
       return handlers.get(fn.name) as Promise<HttpLambda>;
-    }, logger);
+    }, logger, { admission });
     await new Promise<void>((ok, fail) => {
       server.once('error', fail);
       server.listen(settings.port, settings.host, () => ok());
@@ -213,6 +219,7 @@ export async function startLocalRuntime(
       dynamodbEndpoint,
       sqsEndpoint: sqs.endpoint,
       sqsClient,
+      admission,
       container,
       bootstrap,
       createdBootstrap: created,
