@@ -8,6 +8,7 @@ import { arch, cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { apiPipeline } from './benchmarks/api-pipeline';
 import { bundles } from './benchmarks/bundles';
+import { localLoad } from './benchmarks/local-load';
 import { sending } from './benchmarks/sending';
 import { webhooks } from './benchmarks/webhooks';
 import { fmt } from './lib/measure';
@@ -23,7 +24,7 @@ export interface Benchmark {
   run(ctx: BenchContext): Promise<string>;
 }
 
-const benchmarks: readonly Benchmark[] = [apiPipeline, sending, webhooks, bundles];
+const benchmarks: readonly Benchmark[] = [apiPipeline, sending, webhooks, localLoad, bundles];
 const WATCHDOG_MS = 480_000;
 
 const ctx: BenchContext = {
