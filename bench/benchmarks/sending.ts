@@ -13,16 +13,60 @@ import { http, newSender, startBenchRuntime, type Invocation, type PortCall } fr
 
 const S = { singleSends: 3, batchItems: 1000, batches: 3, floorWarmupMs: 150, floorMs: { single: 1_000, batchPut: 800, batchGet: 500, queue: 500 } } as const;
 
-/** Lambda durations are assumed, not measured: dynalite and emulators say nothing about a region's latencies. */
-const ASSUMED_MS = { apiSingle: 100, apiBatchOf1000: 5_000, perMessage: { send: 100, 'ses-events': 40, webhooks: 20 } as Record<string, number>, otherPerMessage: 50 };
+/**
+ * Lambda durations are assumed, not measured: dynalite and emulators say nothing about a region's
+ * latencies. A single send: the pipeline's and the send's store calls (~6 round trips of ~5-10 ms)
+ * and the queue send; a batch: 5 ms of validation, claims and writes per item. Each object store
+ * PUT adds 40 ms (at the API, CLAIM_CONCURRENCY of them at once in a batch), each GET 20 ms (in
+ * the worker); per message the send worker waits on SES (~50 ms) and its writes, ingest on its own.
+ */
+const ASSUMED_MS = {
+  apiSingle: 100,
+  apiPerBatchItem: 5,
+  objectPut: 40,
+  objectGet: 20,
+  perMessage: { send: 100, 'ses-events': 40, webhooks: 20 } as Record<string, number>,
+  otherPerMessage: 50,
+};
+
+/**
+ * The two bodies priced: a short text email, and a 20 KB HTML one (a typical marketing template).
+ * A batch of 20 KB items holds 400 of them: 1,000 would pass API Gateway's 10 MB body limit.
+ */
+const SCENARIOS = [
+  { name: 'small', title: 'a short text body', batchItems: 1000 },
+  { name: 'html20k', title: 'a 20 KB HTML body', batchItems: 400 },
+] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+/**
+ * A 20 KB HTML body, different per message: table-based markup with inline styles around text of
+ * words drawn from a 400-word vocabulary by a seeded generator, so it compresses about as well as a
+ * real marketing email (gzip about 5:1), not as well as a repeated paragraph would.
+ */
+const html20k = (i: number): string => {
+  let seed = 2_654_435_761 * (i + 1);
+  const next = (): number => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
+  const vocabulary = Array.from({ length: 400 }, (_, k) => k.toString(36).padStart(3, 'q') + 'aeiou'.charAt(k % 5) + 'lnrst'.charAt((k * 7) % 5));
+  const words = (n: number): string => Array.from({ length: n }, () => vocabulary[Math.floor(next() * vocabulary.length)]).join(' ');
+  const parts = [`<!doctype html><html><body style="margin:0;padding:0;background:#f4f4f7"><table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr><td align="center"><h1 style="font-family:Arial,sans-serif;color:#333">Benchmark message ${i}</h1>`];
+  for (let row = 0; parts.join('').length < 20_480; row++) {
+    parts.push(`<tr><td style="padding:12px 24px;font-family:Arial,sans-serif;font-size:15px;line-height:22px;color:#51545e"><p>${words(14)}</p><a href="https://example.com/p/${row}?u=${i}&amp;c=${Math.floor(next() * 1e6)}" style="color:#3869d4">${words(3)}</a></td></tr>`);
+  }
+  const tail = '</td></tr></table></body></html>';
+  return parts.join('').slice(0, 20_480 - tail.length) + tail;
+};
 
 const apiFn = functions.find((f) => f.http?.some((r) => r.path === '/v1/send'))?.name ?? 'send';
 
-const emailItem = (from: string, tag: string, i: number): Record<string, unknown> => ({
+const emailItem = (from: string, tag: string, i: number, scenario: Scenario = SCENARIOS[0]): Record<string, unknown> => ({
   channel: 'email',
   idempotency_key: `${tag}-${i}`,
   destination: { email: `user${i}@example.com` },
-  payload: { subject: `Benchmark message ${i}`, body_text: `Hello user ${i}, this is message ${i} of a benchmark batch.` },
+  payload:
+    scenario.name === 'html20k'
+      ? { subject: `Benchmark message ${i}`, body_html: html20k(i) }
+      : { subject: `Benchmark message ${i}`, body_text: `Hello user ${i}, this is message ${i} of a benchmark batch.` },
   metadata: { from_email: from },
 });
 
@@ -61,14 +105,17 @@ function costRows(singles: Single[], batch: { calls: PortCall[]; accepted: numbe
     add(step, 'DynamoDB writes (GSI)', 'WRU', PRICE.wru, a.gsiWru / sends, b.gsiWru / n);
     add(step, 'DynamoDB reads', 'RRU', PRICE.rru, a.rru / sends, b.rru / n);
     add(step, 'SQS sends', 'requests', PRICE.sqs, a.sqs / sends, b.sqs / n);
-    // Only content over 16 KiB reaches the object store: one PUT at the API, one GET in the worker.
+    // Only content past the inline limit reaches the object store: one PUT at the API, one GET in the worker.
     add(step, 'S3 PUT (message content)', 'requests', PRICE.s3Put, a.s3Put / sends, b.s3Put / n);
     add(step, 'S3 GET (message content)', 'requests', PRICE.s3Get, a.s3Get / sends, b.s3Get / n);
   };
   const api = singles.flatMap((s) => s.calls.filter((c) => c.by === 'api'));
+  const puts = (calls: PortCall[]): number => calls.filter((c) => c.port === 'objects' && c.op === 'put').length;
+  const singleMs = ASSUMED_MS.apiSingle + (ASSUMED_MS.objectPut * puts(api)) / sends;
+  const batchMs = ASSUMED_MS.apiPerBatchItem * batch.accepted + (ASSUMED_MS.objectPut * puts(batch.calls)) / CLAIM_CONCURRENCY;
   add('API', 'HTTP API requests', 'requests', PRICE.httpApi, 1, Math.ceil(batch.bodyBytes / (512 * 1024)) / batch.accepted);
   add('API', `Lambda invocations (${apiFn})`, 'invocations', PRICE.invocations, 1, 1 / batch.accepted);
-  add('API', `Lambda duration (${apiFn})`, 'GB-s', PRICE.gbSeconds, gbSeconds(apiFn, ASSUMED_MS.apiSingle), gbSeconds(apiFn, ASSUMED_MS.apiBatchOf1000) / batch.accepted);
+  add('API', `Lambda duration (${apiFn})`, 'GB-s', PRICE.gbSeconds, gbSeconds(apiFn, singleMs), gbSeconds(apiFn, batchMs) / batch.accepted);
   dynamo('API', api, batch.calls, batch.accepted);
   for (const q of queuesReached(singles)) {
     const fn = consumerOf(q);
@@ -82,7 +129,8 @@ function costRows(singles: Single[], batch: { calls: PortCall[]; accepted: numbe
     }
     add(q, 'SQS ReceiveMessage + DeleteMessageBatch (modelled from batches)', 'requests', PRICE.sqs, 2 * messages, (2 * messages) / batchSize);
     add(q, `Lambda invocations (${fn})`, 'invocations', PRICE.invocations, messages, messages / batchSize);
-    add(q, `Lambda duration (${fn})`, 'GB-s', PRICE.gbSeconds, gbSeconds(fn, ASSUMED_MS.perMessage[q] ?? ASSUMED_MS.otherPerMessage) * messages);
+    const gets = calls.filter((c) => c.port === 'objects' && c.op === 'get').length / sends;
+    add(q, `Lambda duration (${fn})`, 'GB-s', PRICE.gbSeconds, gbSeconds(fn, ASSUMED_MS.perMessage[q] ?? ASSUMED_MS.otherPerMessage) * messages + gbSeconds(fn, ASSUMED_MS.objectGet * gets));
     dynamo(q, calls, calls, sends);
   }
   return rows;
@@ -98,20 +146,38 @@ export const sending: Benchmark = {
       const { rt, c } = b;
       const store = c.store; // the floor runs on the store itself, never counted
       const floorQueue = new SqsQueue(rt.sqsClient, { send: (await rt.sqsClient.send(new CreateQueueCommand({ QueueName: 'bench-floor' }))).QueueUrl });
-      const sender = await newSender(c, 'bench single sends');
-      b.count();
-
-      log(`  ${S.singleSends} single sends, each drained step by step`);
-      const singles: Single[] = [];
-      for (let i = 0; i < S.singleSends; i++) {
-        b.take();
-        b.takeInvocations();
-        const res = await http(rt, 'POST', '/v1/send', sender.key, emailItem(sender.from, 'single', i));
-        if (res.status !== 201) throw new Error(`POST /v1/send answered ${res.status} ${JSON.stringify(res.json).slice(0, 300)}`);
-        await b.drain();
-        const [calls, invocations] = [b.take(), b.takeInvocations()];
-        singles.push({ apiMs: res.ms, calls, invocations, status: (await http(rt, 'GET', `/v1/messages/${res.json.id}`, sender.key)).json?.status });
+      // Counted with the item each write replaces, for the cost model; the timed batches below are not.
+      b.count({ before: true });
+      const priced: Array<{ scenario: Scenario; singles: Single[]; batch: { calls: PortCall[]; accepted: number; bodyBytes: number } }> = [];
+      for (const scenario of SCENARIOS) {
+        log(`  ${S.singleSends} single sends with ${scenario.title}, each drained step by step`);
+        const sender = await newSender(c, `bench single sends ${scenario.name}`);
+        const singles: Single[] = [];
+        for (let i = 0; i < S.singleSends; i++) {
+          b.take();
+          b.takeInvocations();
+          const res = await http(rt, 'POST', '/v1/send', sender.key, emailItem(sender.from, `single-${scenario.name}`, i, scenario));
+          if (res.status !== 201) throw new Error(`POST /v1/send answered ${res.status} ${JSON.stringify(res.json).slice(0, 300)}`);
+          await b.drain();
+          const [calls, invocations] = [b.take(), b.takeInvocations()];
+          singles.push({ apiMs: res.ms, calls, invocations, status: (await http(rt, 'GET', `/v1/messages/${res.json.id}`, sender.key)).json?.status });
+        }
+        priced.push({ scenario, singles, batch: { calls: [], accepted: 0, bodyBytes: 0 } });
       }
+      // After every single send: the batches' jobs stay queued (no consumer runs from here on).
+      for (const p of priced) {
+        log(`  one counted batch of ${p.scenario.batchItems} with ${p.scenario.title}`);
+        const account = await newSender(c, `bench cost batch ${p.scenario.name}`);
+        b.take();
+        const items = Array.from({ length: p.scenario.batchItems }, (_, k) => emailItem(account.from, `cost-${p.scenario.name}`, k, p.scenario));
+        const res = await http(rt, 'POST', '/v1/send/batch', account.key, items);
+        const accepted = Array.isArray(res.json) ? res.json.filter((r: { success?: boolean }) => r?.success).length : 0;
+        if (accepted !== p.scenario.batchItems) throw new Error(`cost batch ${p.scenario.name}: ${accepted} of ${p.scenario.batchItems} accepted (${res.status})`);
+        p.batch = { calls: b.take(), accepted, bodyBytes: res.bytes };
+      }
+      b.uncount();
+      b.count();
+      const singles = priced[0]!.singles;
 
       const itemBytes = floorItemBytes(singles);
       let n = 0;
@@ -162,9 +228,8 @@ export const sending: Benchmark = {
       });
       const claimsInFlight = maxOverlap(batches[0]!.calls.filter((x) => x.op === 'create'));
       const floorErrors = sum(floors.flatMap((f) => Object.values(f).map((l: LoopResult) => sum(Object.entries(l.outcomes).map(([o, v]) => (o === 'ok' ? 0 : v))))));
-      const first = batches[0]!;
-      const rows = costRows(singles, { calls: first.calls, accepted: Math.max(1, first.accepted), bodyBytes: first.bodyBytes });
-      return render(singles, rows, perBatch, { claimsInFlight, floorErrors, itemBytes });
+      const costs = priced.map((p) => ({ scenario: p.scenario, singles: p.singles, rows: costRows(p.singles, p.batch) }));
+      return render(costs, perBatch, { claimsInFlight, floorErrors, itemBytes });
     } finally {
       await b.close();
     }
@@ -181,61 +246,83 @@ function maxOverlap(calls: PortCall[]): number {
 
 type BatchFigures = { wallMs: number; accepted: number; status: number; calls: PortCall[]; floorS: number; parts: Array<{ what: string; count: string; rate: string; s: number }> };
 
-function render(singles: Single[], rows: CostRow[], batches: BatchFigures[], notes: { claimsInFlight: number; floorErrors: number; itemBytes: number }): string {
+type Priced = { scenario: Scenario; singles: Single[]; rows: CostRow[] };
+
+const stepsOf = (singles: Single[]): string[] => ['api', ...queuesReached(singles)];
+
+function stepTable(singles: Single[]): string[] {
   const sends = singles.length;
   const per = (x: number): string => units(x / sends);
-  const steps = ['api', ...queuesReached(singles)];
   const stepCalls = (step: string): PortCall[] => singles.flatMap((s) => s.calls.filter((c) => c.by === step));
   const stepInvocations = (step: string): Invocation[] => singles.flatMap((s) => s.invocations.filter((i) => i.queue === step));
-  const sequence = (s: Single, step: string): string => s.calls.filter((c) => c.by === step).map(labelOf).join(' → ');
-  const identical = singles.every((s) => steps.every((step) => sequence(s, step) === sequence(singles[0]!, step)));
   const stepRow = (step: string): string => {
     const calls = stepCalls(step);
     const u = totalUnits(calls);
     const modelled = step === 'api' ? 0 : 2 * stepInvocations(step).length;
     const localMs = step === 'api' ? median(singles.map((s) => s.apiMs)) : median(singles.map((s) => sum(s.invocations.filter((i) => i.queue === step).map((i) => i.ms))));
-    return `| ${step === 'api' ? 'API (POST /v1/send)' : `${step} queue → ${consumerOf(step)}`} | ${per(calls.length)} | ${per(u.requests + modelled)} | ${per(u.wru)} + ${per(u.gsiWru)} | ${per(u.rru)} | ${per(u.sqs + modelled)} | ${per(u.ses)} | ${fmt(localMs, 1)} |`;
+    const writes = calls.filter((c) => c.port === 'store' && ['put', 'create', 'update', 'delete'].includes(c.op)).length + sum(calls.filter((c) => c.op === 'batchPut').map((c) => (c.args[0] as unknown[]).length));
+    return `| ${step === 'api' ? 'API (POST /v1/send)' : `${step} queue → ${consumerOf(step)}`} | ${per(calls.length)} | ${per(u.requests + modelled)} | ${per(writes)} | ${per(u.wru)} + ${per(u.gsiWru)} | ${per(u.rru)} | ${per(u.sqs + modelled)} | ${per(u.s3Put + u.s3Get)} | ${per(u.ses)} | ${fmt(localMs, 1)} |`;
   };
-  const total = (k: 'single' | 'batch', pred: (r: CostRow) => boolean = () => true): number => sum(rows.filter(pred).map((r) => r[k] * r.price));
-  const isDynamo = (r: CostRow): boolean => r.resource.startsWith('DynamoDB');
+  return [
+    '| Step | Port calls | AWS requests | Item writes | WRU table + GSI | RRU | SQS requests | S3 requests | SES | Local ms (median) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...stepsOf(singles).map(stepRow),
+  ];
+}
+
+const total = (rows: CostRow[], k: 'single' | 'batch', pred: (r: CostRow) => boolean = () => true): number => sum(rows.filter(pred).map((r) => r[k] * r.price));
+const isDynamo = (r: CostRow): boolean => r.resource.startsWith('DynamoDB');
+
+function costTable(p: Priced): string[] {
+  const { rows } = p;
+  return [
+    `| Step | Resource | Unit | Single send: units per email | $ per million | In a ${fmtInt(p.scenario.batchItems)}-item batch: units per email | $ per million |`,
+    '|---|---|---|---:|---:|---:|---:|',
+    ...rows.map((r) => `| ${r.step} | ${r.resource} | ${r.unit} | ${units(r.single)} | ${dollars(r.single * r.price)} | ${units(r.batch)} | ${dollars(r.batch * r.price)} |`),
+    `| **all** | **our overhead (everything but SES)** | | | **${dollars(total(rows, 'single'))}** | | **${dollars(total(rows, 'batch'))}** |`,
+    `| | of which DynamoDB | | | ${dollars(total(rows, 'single', isDynamo))} | | ${dollars(total(rows, 'batch', isDynamo))} |`,
+    `| SES | SES's own price | emails | 1 | ${dollars(PRICE.ses)} | 1 | ${dollars(PRICE.ses)} |`,
+  ];
+}
+
+function render(priced: Priced[], batches: BatchFigures[], notes: { claimsInFlight: number; floorErrors: number; itemBytes: number }): string {
+  const singles = priced[0]!.singles;
+  const sends = singles.length;
+  const steps = stepsOf(singles);
+  const sequence = (s: Single, step: string): string => s.calls.filter((c) => c.by === step).map(labelOf).join(' → ');
+  const identical = priced.every((p) => p.singles.every((s) => stepsOf(p.singles).every((step) => sequence(s, step) === sequence(p.singles[0]!, step))));
   const walls = batches.map((x) => x.wallMs / 1000);
   const ratios = batches.map((x) => x.wallMs / 1000 / x.floorS);
   const allAccepted = batches.every((x) => x.accepted === S.batchItems && x.status === 200);
   const labels = [...countByLabel(batches[0]!.calls)].sort((a, z) => z[1] - a[1]);
+  const headline = priced
+    .map((p) => `with ${p.scenario.title} ${dollars(total(p.rows, 'single'))} for single sends and ${dollars(total(p.rows, 'batch'))} inside ${fmtInt(p.scenario.batchItems)}-item batches`)
+    .join('; ');
   return [
     '## AWS requests per send',
     '',
-    `Method: a fresh account (its sending domain marked verified in the store, standing in for the DNS check) sends one email with POST /v1/send, ${sends} times, on a local runtime of its own. ` +
+    `Method: a fresh account (its sending domain marked verified in the store, standing in for the DNS check) sends one email with POST /v1/send, ${sends} times for each body (${priced.map((p) => p.scenario.title).join(', ')}), on a local runtime of its own. ` +
       'The queue consumers are driven by the benchmark: after the API answers, each consumed queue is polled in turn (the runtime\'s QueuePoller and handler exports) until a whole pass finds nothing, so every step of the email runs, one at a time. ' +
-      'Every call the code makes at the store, queue, mailer and object store ports is counted by decorators on the running container, booked to the step that made it (the HTTP request or the consumer invocation, through AsyncLocalStorage). ' +
+      'Every call the code makes at the store, queue, mailer and object store ports is counted by decorators on the running container, booked to the step that made it (the HTTP request or the consumer invocation, through AsyncLocalStorage); each store write first reads, uncounted, the item it replaces, so it is charged as DynamoDB charges it (this adds a read\'s latency to the local ms). ' +
       "Modelled, not counted: the pollers' SQS ReceiveMessage and DeleteMessageBatch (one each per invocation; they are the Lambda event source's in AWS), and for the events ingest the SNS publish and SQS delivery of the SES event (the local SES simulator queues it; SES and SNS do in AWS). " +
-      `Every message reached status \`${[...new Set(singles.map((s) => s.status))].join('`, `')}\`; the call sequence was ${identical ? `identical in all ${sends} sends` : 'not the same in every send (averages below)'}.`,
+      `Every message reached status \`${[...new Set(priced.flatMap((p) => p.singles.map((s) => s.status)))].join('`, `')}\`; the call sequence was ${identical ? `identical in all ${sends} sends of each body` : 'not the same in every send (averages below)'}.`,
     '',
-    '| Step | Port calls | AWS requests | WRU table + GSI | RRU | SQS requests | SES | Local ms (median) |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
-    ...steps.map(stepRow),
+    ...priced.flatMap((p) => [`With ${p.scenario.title}:`, '', ...stepTable(p.singles), '']),
+    'In order, for the first send of each body (item kinds from their keys: `ACCT/KEY` an API key, `RATE/LOG` a rate-limit log, `IDEM` an idempotency claim, `MSG` a message\'s status item, `MSG/CONTENT` its content item, `MSG/EVT` a timeline event):',
     '',
-    'In order, for the first send (item kinds from their keys: `ACCT/KEY` an API key, `RATE/SLOT` a rate-limit slot, `IDEM` an idempotency claim, `MSG` a message, `MSG/EVT` a timeline event):',
+    ...priced.flatMap((p) => stepsOf(p.singles).map((step) => `- ${p.scenario.name}, ${step}: ${sequence(p.singles[0]!, step)}`)),
     '',
-    ...steps.map((step) => `- ${step}: ${sequence(singles[0]!, step)}`),
-    '',
-    'Read it as: what one email asks of AWS, step by step. DynamoDB units follow the item sizes: writes per started KB, consistent reads per started 4 KB, a read that finds nothing as 1 unit, each index entry as a write of its projected part.',
+    'Read it as: what one email asks of AWS, step by step. DynamoDB units follow DynamoDB\'s rules (bench/lib/cost.ts): a write per started KB of the larger of the item before and after it, an index entry written only when it is added, removed or its keys or projected attributes change (a key change is a delete and a put), a failed conditional write for the item it met; consistent reads per started 4 KB, a read that finds nothing as 1 unit.',
     '',
     '## Cost per million emails at list prices',
     '',
-    `${priceNote} Lambda durations are assumed (memory from functions/manifest.ts): ${apiFn} ${ASSUMED_MS.apiSingle} ms per single send and ${fmtInt(ASSUMED_MS.apiBatchOf1000)} ms per 1,000-item batch; per message ${steps.slice(1).map((q) => `${consumerOf(q)} ${ASSUMED_MS.perMessage[q] ?? ASSUMED_MS.otherPerMessage} ms`).join(', ')}.`,
+    `${priceNote} Lambda durations are assumed (memory from functions/manifest.ts): ${apiFn} ${ASSUMED_MS.apiSingle} ms per single send and ${ASSUMED_MS.apiPerBatchItem} ms per batch item, plus ${ASSUMED_MS.objectPut} ms per object store PUT (${CLAIM_CONCURRENCY} at once in a batch); per message ${steps.slice(1).map((q) => `${consumerOf(q)} ${ASSUMED_MS.perMessage[q] ?? ASSUMED_MS.otherPerMessage} ms`).join(', ')}, plus ${ASSUMED_MS.objectGet} ms per object store GET.`,
     '',
-    `Columns: a **single send** is POST /v1/send at low traffic, each consumer message taken by a receive, an invocation and a delete of its own. **In a batch** is one item of a 1,000-item POST /v1/send/batch: the API's calls are a counted batch's divided by its accepted items, and the consumers take full batches of their manifest batch size (${steps.slice(1).map((q) => `${q} ${queueNamed(q as QueueName).batchSize}`).join(', ')}), as a backlog of 1,000 gives them; the consumers' store work per message is the single send's.`,
+    `Columns: a **single send** is POST /v1/send at low traffic, each consumer message taken by a receive, an invocation and a delete of its own. **In a batch** is one item of a POST /v1/send/batch (1,000 short items; 400 of 20 KB, since 1,000 would pass API Gateway's 10 MB body): the API's calls are a counted batch's divided by its accepted items, and the consumers take full batches of their manifest batch size (${steps.slice(1).map((q) => `${q} ${queueNamed(q as QueueName).batchSize}`).join(', ')}), as a backlog gives them; the consumers' store work per message is the single send's.`,
     '',
-    '| Step | Resource | Unit | Single send: units per email | $ per million | In a batch: units per email | $ per million |',
-    '|---|---|---|---:|---:|---:|---:|',
-    ...rows.map((r) => `| ${r.step} | ${r.resource} | ${r.unit} | ${units(r.single)} | ${dollars(r.single * r.price)} | ${units(r.batch)} | ${dollars(r.batch * r.price)} |`),
-    `| **all** | **our overhead (everything but SES)** | | | **${dollars(total('single'))}** | | **${dollars(total('batch'))}** |`,
-    `| | of which DynamoDB | | | ${dollars(total('single', isDynamo))} | | ${dollars(total('batch', isDynamo))} |`,
-    `| SES | SES's own price | emails | 1 | ${dollars(PRICE.ses)} | 1 | ${dollars(PRICE.ses)} |`,
-    '',
-    `**Overhead per million emails: ${dollars(total('single'))} for single sends (${fmt((100 * total('single')) / PRICE.ses, 1)}% on top of SES's own price), ${dollars(total('batch'))} inside 1,000-item batches (${fmt((100 * total('batch')) / PRICE.ses, 1)}%).** ` +
-      'Not included: CloudWatch Logs, data transfer, the event sources\' idle long polls (a fixed cost per queue, not per email), SES extras.',
+    ...priced.flatMap((p) => [`With ${p.scenario.title}:`, '', ...costTable(p), '']),
+    `**Overhead per million emails: ${headline}** (SES's own price is ${dollars(PRICE.ses)}). ` +
+      'Not included: CloudWatch Logs, data transfer, the event sources\' idle long polls (a fixed cost per queue, not per email), SES extras, storage (DynamoDB $0.25 and S3 $0.023 per GB-month).',
     '',
     '## 1,000-item batch against the store floor',
     '',

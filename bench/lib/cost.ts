@@ -18,7 +18,7 @@ export const PRICE = {
   snsPublish: 0.5,
   /** SES outbound: $0.10 per 1,000 emails. */
   ses: 100,
-  /** S3 Standard: PUT $0.005 and GET $0.0004 per 1,000 requests (message content over 16 KiB). */
+  /** S3 Standard: PUT $0.005 and GET $0.0004 per 1,000 requests (message content past the inline limit). */
   s3Put: 5,
   s3Get: 0.4,
 } as const;
@@ -44,6 +44,7 @@ function valueSize(value: unknown): number {
   if (value === null || value === undefined || typeof value === 'boolean') return 1;
   if (typeof value === 'string') return utf8(value);
   if (typeof value === 'number') return Math.ceil(String(Math.abs(value)).replace('.', '').replace(/^0+/, '').length / 2) + 1;
+  if (value instanceof Uint8Array) return value.byteLength;
   if (Array.isArray(value)) return 3 + value.reduce<number>((n, v) => n + 1 + valueSize(v), 0);
   if (typeof value === 'object') return 3 + itemSize(value as Plain) + Object.keys(value).length;
   return utf8(String(value));
@@ -55,16 +56,39 @@ export const itemSize = (item: Plain | undefined): number =>
 const writeUnits = (bytes: number): number => Math.max(1, Math.ceil(bytes / 1024));
 const readUnits = (bytes: number, consistent: boolean): number => Math.max(1, Math.ceil(bytes / 4096)) / (consistent ? 1 : 2);
 
-/** Write units of an item on the table plus one write per index entry it has (the projected part). */
-function writeCost(item: Plain | undefined, failed: boolean): { wru: number; gsiWru: number } {
+/** An item's entry in one index: its keys and projected attributes; undefined when it has none. */
+function indexEntry(item: Plain | null | undefined, index: { partitionKey: string; sortKey: string; projection: readonly string[] }): Plain | undefined {
+  if (!item || item[index.partitionKey] === undefined || item[index.sortKey] === undefined) return undefined;
+  const kept = [table.partitionKey, table.sortKey, index.partitionKey, index.sortKey, ...index.projection];
+  return Object.fromEntries(Object.entries(item).filter(([k, v]) => kept.includes(k) && v !== undefined));
+}
+
+const sameJson = (a: Plain, b: Plain): boolean => JSON.stringify(Object.entries(a).sort(([x], [y]) => x.localeCompare(y))) === JSON.stringify(Object.entries(b).sort(([x], [y]) => x.localeCompare(y)));
+
+/**
+ * A table write by DynamoDB's rules (developer guide, "Read/write capacity mode", and "Global
+ * secondary indexes: provisioned throughput considerations"): the table write costs a unit per
+ * started KB of the LARGER of the item before and after it (so an UpdateItem that sets one small
+ * attribute on a 5 KB item pays 5 units). Each index: nothing when neither version has an entry, or
+ * when the entry (keys and projected attributes) is unchanged; one write of the entry when it is
+ * added, removed or its projected attributes change; two (a delete and a put) when its keys change.
+ * A failed conditional write costs the units of the item it met (at least one), no index writes.
+ * `before` unknown (counting without `{ before: true }`): charged as if the write replaced nothing.
+ */
+function writeCost(before: Plain | null | undefined, after: Plain | undefined, failed: boolean): { wru: number; gsiWru: number } {
+  if (failed) return { wru: writeUnits(itemSize(before ?? after)), gsiWru: 0 };
   let gsiWru = 0;
   for (const index of Object.values(table.indexes)) {
-    if (failed || !item) break;
-    if (item[index.partitionKey] === undefined || item[index.sortKey] === undefined) continue;
-    const kept = [table.partitionKey, table.sortKey, index.partitionKey, index.sortKey, ...index.projection];
-    gsiWru += writeUnits(itemSize(Object.fromEntries(Object.entries(item).filter(([k]) => kept.includes(k)))));
+    const [was, is] = [indexEntry(before, index), indexEntry(after, index)];
+    if (!was && !is) continue;
+    if (was && is && was[index.partitionKey] === is[index.partitionKey] && was[index.sortKey] === is[index.sortKey]) {
+      if (!sameJson(was, is)) gsiWru += writeUnits(Math.max(itemSize(was), itemSize(is)));
+      continue;
+    }
+    if (was) gsiWru += writeUnits(itemSize(was));
+    if (is) gsiWru += writeUnits(itemSize(is));
   }
-  return { wru: writeUnits(itemSize(item)), gsiWru };
+  return { wru: writeUnits(Math.max(itemSize(before ?? undefined), itemSize(after))), gsiWru };
 }
 
 export interface Units {
@@ -75,7 +99,7 @@ export interface Units {
   rru: number;
   sqs: number;
   ses: number;
-  /** Object store requests: content over 16 KiB is written once and read back once. */
+  /** Object store requests: content past the inline limit is written once and read back once. */
   s3Put: number;
   s3Get: number;
 }
@@ -83,14 +107,17 @@ export interface Units {
 export const noUnits = (): Units => ({ requests: 0, wru: 0, gsiWru: 0, rru: 0, sqs: 0, ses: 0, s3Put: 0, s3Get: 0 });
 
 /**
- * One port call in AWS terms. On the side of charging more: a write is charged for the item after
- * it, a failed conditional write for the item it tried, a key a read did not find for one unit.
+ * One port call in AWS terms: a write by the larger of the item before and after it and by what it
+ * changed in each index (writeCost), a key a read did not find as one unit. The item before is
+ * known when counting captured it (`count({ before: true })`); otherwise a write is charged for the
+ * item after it (an overwrite's larger old item and a removed index entry are then missed).
  * Unprocessed batch items retried by the store are not seen here (dynalite returns none).
  */
 export function unitsOf(call: PortCall): Units {
   const u = noUnits();
   const [first, second] = call.args as [any, any];
   const failed = call.failed !== undefined;
+  const before = call.before as Plain | null | undefined;
   const add = (w: { wru: number; gsiWru: number }): void => void ((u.wru += w.wru), (u.gsiWru += w.gsiWru));
   const payloadRequests = (bodies: unknown[]): number => Math.max(1, Math.ceil(utf8(bodies.map((b) => JSON.stringify(b)).join('')) / 65_536));
   switch (`${call.port}.${call.op}`) {
@@ -98,13 +125,16 @@ export function unitsOf(call: PortCall): Units {
       return { ...u, requests: 1, rru: readUnits(itemSize(call.result as Plain), second !== false) };
     case 'store.put':
     case 'store.create':
-      add(writeCost(first, failed));
+      add(writeCost(before, first, failed));
       return { ...u, requests: 1 };
     case 'store.update':
-      add(writeCost((call.result as Plain | undefined) ?? first, failed));
+      // A failed update without a captured item: charged one unit (what it met is unknown).
+      add(writeCost(before, (call.result as Plain | undefined) ?? (failed ? undefined : first), failed));
       return { ...u, requests: 1 };
     case 'store.delete':
-      return { ...u, requests: 1, wru: 1 };
+      // Charged by the item deleted (at least one unit), and its index entries go with it.
+      add(failed ? writeCost(before, undefined, true) : writeCost(before, undefined, false));
+      return { ...u, requests: 1 };
     case 'store.query': {
       const items = ((call.result as { items?: Plain[] } | undefined)?.items ?? []) as Plain[];
       return { ...u, requests: 1, rru: readUnits(items.reduce((n, i) => n + itemSize(i), 0), !first.index && first.consistent !== false) };
@@ -115,9 +145,11 @@ export function unitsOf(call: PortCall): Units {
       const rru = found.reduce((n, i) => n + readUnits(itemSize(i), consistent), 0) + (first.length - found.length) * readUnits(0, consistent);
       return { ...u, requests: Math.ceil(first.length / 100), rru };
     }
-    case 'store.batchPut':
-      for (const item of first as Plain[]) add(writeCost(item, false));
+    case 'store.batchPut': {
+      const replaced = Array.isArray(call.before) ? (call.before as Array<Plain | null>) : [];
+      (first as Plain[]).forEach((item, i) => add(writeCost(replaced[i], item, false)));
       return { ...u, requests: Math.ceil(first.length / 25) };
+    }
     case 'queue.send':
       return { ...u, requests: 1, sqs: payloadRequests([second]) };
     case 'queue.sendBatch': {

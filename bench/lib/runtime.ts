@@ -30,6 +30,13 @@ export interface PortCall {
   result?: unknown;
   /** Error name when the call threw (a failed condition is ConditionFailedError). */
   failed?: string;
+  /**
+   * The stored item(s) a write found, read uncounted just before it (after it, for a create that
+   * failed) when counting was started with `{ before: true }`: DynamoDB charges a write by the larger
+   * of the item before and after, and an index entry by what changed in it (bench/lib/cost.ts).
+   * A single item (or null: none) for put, create, update and delete; an array for batchPut.
+   */
+  before?: Record<string, unknown> | null | Array<Record<string, unknown> | null>;
   /** Who made it: `api` (an HTTP request), a queue name (its consumer) or a scope set with `actingAs`. */
   by: string;
   startMs: number;
@@ -50,19 +57,42 @@ const actor = new AsyncLocalStorage<string>();
 export const actingAs = <T>(who: string, fn: () => Promise<T>): Promise<T> => actor.run(who, fn);
 
 /** Every method of `target` counted into `calls`; a Proxy, so it is the same object to its users. */
-function counted<T extends object>(target: T, port: PortName, calls: PortCall[]): T {
+type Key = { pk: unknown; sk: unknown };
+const keyOf = (item: Key): Key => ({ pk: item.pk, sk: item.sk });
+type RawStore = { get(key: Key): Promise<Record<string, unknown> | undefined>; batchGet(keys: Key[]): Promise<Array<Record<string, unknown>>> };
+
+/** The stored items a write is about to replace, read on the raw store (so never counted). */
+async function storedBefore(store: RawStore, op: string, args: unknown[]): Promise<PortCall['before']> {
+  if (op === 'update' || op === 'delete') return (await store.get(keyOf(args[0] as Key))) ?? null;
+  if (op === 'put') return (await store.get(keyOf(args[0] as Key))) ?? null;
+  if (op === 'batchPut') {
+    const items = args[0] as Key[];
+    const found = new Map((await store.batchGet(items.map(keyOf))).map((i) => [`${String(i.pk)}|${String(i.sk)}`, i]));
+    return items.map((i) => found.get(`${String(i.pk)}|${String(i.sk)}`) ?? null);
+  }
+  return undefined;
+}
+
+function counted<T extends object>(target: T, port: PortName, calls: PortCall[], options: { before?: boolean } = {}): T {
   return new Proxy(target, {
     get(object, prop) {
       const value: unknown = Reflect.get(object, prop, object);
       if (typeof value !== 'function') return value;
       return async (...args: unknown[]) => {
-        const call: PortCall = { port, op: String(prop), args, by: actor.getStore() ?? 'api', startMs: performance.now(), ms: 0 };
+        const op = String(prop);
+        const capture = options.before === true && port === 'store';
+        const before = capture ? await storedBefore(object as unknown as RawStore, op, args) : undefined;
+        const call: PortCall = { port, op, args, by: actor.getStore() ?? 'api', startMs: performance.now(), ms: 0 };
+        if (before !== undefined) call.before = before;
         calls.push(call);
         try {
           call.result = await (value as (...a: unknown[]) => Promise<unknown>).apply(object, args);
+          if (capture && op === 'create') call.before = null;
           return call.result;
         } catch (error) {
           call.failed = (error as Error)?.name ?? 'error';
+          // A create that failed met an item: the one DynamoDB charges the failed write for.
+          if (capture && op === 'create') call.before = (await (object as unknown as RawStore).get(keyOf(args[0] as Key)).catch(() => undefined)) ?? null;
           throw error;
         } finally {
           call.ms = performance.now() - call.startMs;
@@ -79,8 +109,11 @@ export interface BenchRuntime {
   take(): PortCall[];
   /** Consumer invocations since the last `takeInvocations()`. */
   takeInvocations(): Invocation[];
-  /** Starts counting at the ports (until `uncount()`). */
-  count(): void;
+  /**
+   * Starts counting at the ports (until `uncount()`). `before`: each store write first reads the
+   * item it replaces (uncounted, but it adds a read's latency to the write), for the cost model.
+   */
+  count(options?: { before?: boolean }): void;
   uncount(): void;
   /** Polls every consumed queue in turn until a whole pass finds nothing: one message's steps, in order. */
   drain(): Promise<void>;
@@ -119,9 +152,9 @@ export async function startBenchRuntime(env: Record<string, string> = {}): Promi
     c,
     take: () => calls.splice(0),
     takeInvocations: () => invocations.splice(0),
-    count() {
+    count(options = {}) {
       calls = [];
-      c.store = counted(raw.store, 'store', calls);
+      c.store = counted(raw.store, 'store', calls, options);
       c.queue = counted(raw.queue, 'queue', calls);
       c.mailer = counted(raw.mailer, 'mailer', calls);
       c.objects = counted(raw.objects, 'objects', calls);

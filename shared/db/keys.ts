@@ -34,6 +34,7 @@ export type Entity =
   | 'schedule'
   | 'schedule_ref'
   | 'message'
+  | 'message_content'
   | 'message_event'
   | 'idempotency'
   | 'provider_ref'
@@ -87,6 +88,13 @@ export const keys = {
   /** A message and its timeline share one partition: one Query reads both. */
   message: (messageId: string): ItemKey => ({ pk: `MSG#${messageId}`, sk: 'MSG' }),
   messagePartition: (messageId: string): string => `MSG#${messageId}`,
+  /**
+   * A message's content when it is too large to ride on the message item and small enough to stay
+   * in the table (shared/messages/content.ts): written once, before the message item, never
+   * updated. Sorts before the timeline (`EVT#…`) and the message (`MSG`), so the timeline read
+   * passes it over.
+   */
+  messageContent: (messageId: string): ItemKey => ({ pk: `MSG#${messageId}`, sk: 'CONTENT' }),
   messageEvent: (messageId: string, providerEventId: string): ItemKey => ({ pk: `MSG#${messageId}`, sk: `EVT#${providerEventId}` }),
   messageEventPrefix: 'EVT#',
   /** by-filter index entry of a message: an account's messages, newest first by id. */
@@ -164,7 +172,9 @@ export interface KeyQuery {
 
 /** The key conditions of the access patterns, spelled once. */
 export const keyQueries = {
-  /** Every item of one partition (a message with its timeline, a subscription's deliveries). */
+  /** A message with its timeline: the items of its partition from `EVT#` on, so never its content item. */
+  messageTimeline: (messageId: string): KeyQuery => ({ keyCondition: 'pk = :pk AND sk >= :from', values: { ':pk': keys.messagePartition(messageId), ':from': keys.messageEventPrefix } }),
+  /** Every item of one partition (a subscription's deliveries). */
   partition: (pk: string): KeyQuery => ({ keyCondition: 'pk = :pk', values: { ':pk': pk } }),
   /** An account's items of one kind: its keys, domains, webhooks, test recipients, broadcasts. */
   accountItems: (accountId: string, skPrefix: string): KeyQuery => ({

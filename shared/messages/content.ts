@@ -1,19 +1,36 @@
-// Where a message's content lives, and how large it may be. A message item holds its content
-// (MessageContent) inline while that is small, as it always has; past INLINE_CONTENT_BYTES the
-// content goes to the object store as one JSON object and the item keeps only `content_ref`, so no
-// accepted send brings its item near DynamoDB's 400 KB item limit. One send's content may be at
-// most MAX_MESSAGE_BYTES, checked before anything is claimed or stored.
+// Where a message's content lives, and how large it may be. Content is written once and never
+// rewritten, and status changes must not pay for it: DynamoDB charges an update by the larger of the
+// item before and after it, a unit per started KB. So the content rides on the message item only
+// while that item, with every attribute a status change can add, stays within one write unit
+// (STATUS_ITEM_BYTES); otherwise it is gzipped, and up to INLINE_CONTENT_BYTES of gzip it is a
+// content item beside the message (one write, one read); past that it is one JSON object in the
+// object store, where a PUT and a GET (about $6 per million with the Lambda time around them) cost
+// less than the table's write and read (about $0.66 per million per KB).
+// One send's content may be at most MAX_MESSAGE_BYTES, checked before anything is claimed or stored.
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { ApiError } from '../errors';
 import { isId } from '../ids';
 import type { ObjectStore } from '../ports/object-store';
-import type { MessageContent, MessageItem } from './model';
-import type { NewMessage } from './repository';
+import { storedItemBytes, type MessageContent, type MessageItem } from './model';
+import type { MessageRepository, NewMessage } from './repository';
 import type { SendRequest } from './schemas';
 
 /** One message's content as sent (payload, destination, metadata, template_vars), in UTF-8 bytes of JSON. */
 export const MAX_MESSAGE_BYTES = 5 * 1024 * 1024;
-/** Content up to this size stays on the message item; anything larger goes to the object store. */
-export const INLINE_CONTENT_BYTES = 16 * 1024;
+/**
+ * Content whose gzip is at most this size stays in the table, on its content item; anything larger
+ * goes to the object store. Break-even: the table costs 1 WRU ($0.625 per million) per started KB
+ * written and 1 RRU ($0.125) per 4 KB read once; the object store $5 per million PUTs and $0.40
+ * per million GETs, plus ~60 ms of Lambda time around them (~$0.66): about 9 KB.
+ */
+export const INLINE_CONTENT_BYTES = 8 * 1024;
+/** One write unit: the most the message item may weigh with its content on it. */
+export const STATUS_ITEM_BYTES = 1024;
+/**
+ * Room kept on the message item for what status changes add to it: status_at, dispatched_at,
+ * updated_at, a longer status, provider_message_id (SES's ids are 60 characters), canceled flags.
+ */
+export const STATUS_ITEM_ROOM = 256;
 
 const CONTENT_TYPE = 'application/json';
 
@@ -52,18 +69,34 @@ const contentOf = (m: Partial<MessageContent>): Partial<MessageContent> => ({
   metadata: m.metadata,
 });
 
+const withoutContent = (message: NewMessage): NewMessage => {
+  const { from: _from, subject: _subject, body_html: _html, body_text: _text, data: _data, destination: _destination, metadata: _metadata, ...rest } = message;
+  return rest;
+};
+
+/** Where one message's content went: the message item to store, and the content item's gzip to write first, if any. */
+export interface Placed {
+  message: NewMessage;
+  contentGz?: Uint8Array;
+}
+
 /**
- * The message as it is to be stored: unchanged while its content is small; otherwise the content
- * is written to the object store first (the same key on a retry, so a rewrite is harmless) and the
- * item keeps `content_ref` instead of it.
+ * Where a message's content is kept. On the message item when the item (with `keyBytes` for its
+ * keys and index attributes, and STATUS_ITEM_ROOM for what status changes add) stays within
+ * STATUS_ITEM_BYTES; on a content item, gzipped, when that is at most INLINE_CONTENT_BYTES;
+ * otherwise in the object store as JSON, written here first (the same key on a retry, so a
+ * rewrite is harmless).
  */
-export async function placeContent(objects: ObjectStore, message: NewMessage): Promise<NewMessage> {
-  const json = JSON.stringify(contentOf(message));
-  if (Buffer.byteLength(json, 'utf8') <= INLINE_CONTENT_BYTES) return message;
+export async function placeContent(objects: ObjectStore, message: NewMessage, keyBytes = 0): Promise<Placed> {
+  const content = contentOf(message);
+  if (storedItemBytes(message) + keyBytes + STATUS_ITEM_ROOM <= STATUS_ITEM_BYTES) return { message };
+  const json = JSON.stringify(content);
+  const rest = withoutContent(message);
+  const gz = gzipSync(json);
+  if (gz.length <= INLINE_CONTENT_BYTES) return { message: { ...rest, content_item: true }, contentGz: gz };
   const key = contentKey(message.account_id, message.id);
   await objects.put(key, Buffer.from(json, 'utf8'), CONTENT_TYPE);
-  const { from: _from, subject: _subject, body_html: _html, body_text: _text, data: _data, destination: _destination, metadata: _metadata, ...rest } = message;
-  return { ...rest, content_ref: key };
+  return { message: { ...rest, content_ref: key } };
 }
 
 /** The content of a message cannot be had: sending it can never succeed. */
@@ -81,10 +114,24 @@ function complete(content: Partial<Record<keyof MessageContent, unknown>>): cont
 }
 
 /**
- * The content of a stored message, from the item or the object store. Throws ContentMissingError
- * when it is gone or unreadable; an object store failure is thrown as it came (worth a retry).
+ * The content of a stored message, from the message item, its content item or the object store.
+ * Throws ContentMissingError when it is gone or unreadable; a store or object store failure is
+ * thrown as it came (worth a retry).
  */
-export async function loadContent(objects: ObjectStore, message: MessageItem): Promise<MessageContent> {
+export async function loadContent(deps: { objects: ObjectStore; messages: Pick<MessageRepository, 'getContent'> }, message: MessageItem): Promise<MessageContent> {
+  const { objects } = deps;
+  if (message.content_item) {
+    const item = await deps.messages.getContent(message.id);
+    if (!item) throw new ContentMissingError('message content item is missing from the store');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(gunzipSync(item.content_gz).toString('utf8'));
+    } catch (cause) {
+      throw new ContentMissingError('message content item is not gzipped JSON', { cause });
+    }
+    if (!isRecord(parsed) || !complete(parsed)) throw new ContentMissingError('message content item lacks from, subject or destination');
+    return parsed;
+  }
   if (message.content_ref === undefined) {
     const inline = contentOf(message);
     if (!complete(inline)) throw new ContentMissingError('message content is missing from the stored message');

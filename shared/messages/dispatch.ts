@@ -76,7 +76,7 @@ async function postWebhookMessage(deps: DispatchDeps, message: MessageItem, now:
   }
   let data: unknown;
   try {
-    ({ data } = await loadContent(deps.objects, message));
+    ({ data } = await loadContent({ objects: deps.objects, messages: new MessageRepository(deps.store) }, message));
   } catch (error) {
     if (!(error instanceof ContentMissingError) && !attempt.finalAttempt) throw error;
     await event('failed', { error: error instanceof Error ? error.message : String(error) });
@@ -144,7 +144,7 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
 
   let providerMessageId: string;
   try {
-    const content = await loadContent(deps.objects, message);
+    const content = await loadContent({ objects: deps.objects, messages }, message);
     ({ providerMessageId } = await deps.mailer.send({
       from: content.from,
       to: message.recipient,

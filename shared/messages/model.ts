@@ -22,7 +22,8 @@ export type EventSource = 'worker' | 'router' | 'ses' | 'sns';
 
 /**
  * What a message says, from whom and to what, as it was accepted: everything of a message that
- * can be large. On the message item while small; otherwise in the object store, where
+ * can be large. Written once and never rewritten: on the message item while that stays within one
+ * write unit, else on a content item beside it (`content_item`), else in the object store where
  * `content_ref` points (shared/messages/content.ts owns which, and reads it back).
  */
 export interface MessageContent {
@@ -37,7 +38,11 @@ export interface MessageContent {
   metadata?: Record<string, unknown>;
 }
 
-/** A message item holds its content inline, or `content_ref` and none of it. */
+/**
+ * The message's status item: what status changes, the dispatch lease and the provider's id
+ * update. It holds its content inline only while it stays within one write unit (1 KB) with every
+ * attribute a status change can add; otherwise `content_item` or `content_ref` and none of it.
+ */
 export interface MessageItem extends ItemKey, IndexKey, Partial<MessageContent> {
   entity: 'message';
   id: string;
@@ -52,13 +57,22 @@ export interface MessageItem extends ItemKey, IndexKey, Partial<MessageContent> 
   key_id: string;
   /** Normalized recipient address (at most 254 characters) or webhook URL (at most 2048). */
   recipient: string;
-  /** Object store key of the content, when it was too large to keep on the item. */
+  /** Object store key of the content, when it was too large to keep in the table. */
   content_ref?: string;
+  /** The content is on the message's content item (keys.messageContent). */
+  content_item?: true;
   scheduled_at?: string;
   provider_message_id?: string;
   dispatched_at?: string;
   created_at: string;
   updated_at: string;
+}
+
+/** A message's content beside its status item, written once (keys.messageContent): its JSON, gzipped. */
+export interface MessageContentItem extends ItemKey {
+  entity: 'message_content';
+  id: string;
+  content_gz: Uint8Array;
 }
 
 export interface TimelineEvent {
@@ -147,3 +161,19 @@ export const providerRefItem = (providerMessageId: string, accountId: string, me
   account_id: accountId,
   message_id: messageId,
 });
+
+/** DynamoDB's size of an attribute value in bytes (names and strings in UTF-8, numbers by digits). */
+function storedValueBytes(value: unknown): number {
+  if (value === null || typeof value === 'boolean') return 1;
+  if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
+  if (typeof value === 'number') return Math.ceil(String(Math.abs(value)).replace('.', '').replace(/^0+/, '').length / 2) + 1;
+  if (value instanceof Uint8Array) return value.byteLength;
+  if (Array.isArray(value)) return 3 + value.reduce<number>((n, v) => n + 1 + storedValueBytes(v), 0);
+  if (typeof value === 'object') return 3 + storedItemBytes(value as Record<string, unknown>) + Object.keys(value as object).length;
+  return 0;
+}
+
+/** An item's size as DynamoDB counts it: each attribute's name and value; absent values not stored. */
+export function storedItemBytes(item: Record<string, unknown>): number {
+  return Object.entries(item).reduce((n, [k, v]) => (v === undefined ? n : n + Buffer.byteLength(k, 'utf8') + storedValueBytes(v)), 0);
+}

@@ -7,9 +7,13 @@ import { keys, table, type IndexKey, type ItemKey, keyQueries, OUTBOX_SHARDS, ty
 import { wrote, type Store } from '../db/store';
 import { queryPage, type Page, type PageRequest } from '../pagination';
 import { LEASE_MS, type IdempotencyItem, type NewIdempotencyRecord } from './idempotency';
-import { providerRefItem, type EventType, type MessageItem, type MessageStatus, type MessageSummary, type ProviderRefItem, type TimelineEvent, type TimelineEventItem } from './model';
+import { providerRefItem, storedItemBytes, type EventType, type MessageContentItem, type MessageItem, type MessageStatus, type MessageSummary, type ProviderRefItem, type TimelineEvent, type TimelineEventItem } from './model';
 
 export type NewMessage = Omit<MessageItem, keyof ItemKey | keyof IndexKey | 'entity'>;
+
+/** What the stored message item adds to a NewMessage (its keys, index attributes and entity), in DynamoDB bytes. */
+export const messageKeyBytes = (m: Pick<NewMessage, 'id' | 'account_id'>): number =>
+  storedItemBytes({ ...keys.message(m.id), ...keys.messageListEntry(m.account_id, m.id), entity: 'message' });
 
 /** What the by-filter index holds of a message: enough for the list, never the body. */
 export type MessageListEntry = ItemKey & IndexKey & Pick<MessageItem, 'entity' | keyof MessageSummary>;
@@ -43,7 +47,7 @@ export class MessageRepository {
     let startKey: Record<string, unknown> | undefined;
     do {
       const page = await this.store.query<MessageItem | TimelineEventItem>({
-        ...keyQueries.partition(keys.messagePartition(messageId)),
+        ...keyQueries.messageTimeline(messageId),
         ascending: true,
         startKey,
       });
@@ -54,6 +58,18 @@ export class MessageRepository {
       startKey = page.lastKey;
     } while (startKey);
     return { message, events };
+  }
+
+  /**
+   * Content items, written once and before their messages (a stored message always has its
+   * content). Unconditional: the same content under the same key, should a retry write it again.
+   */
+  putContents(contents: ReadonlyArray<{ id: string; contentGz: Uint8Array }>): Promise<void> {
+    return this.store.batchPut(contents.map(({ id, contentGz }): MessageContentItem => ({ ...keys.messageContent(id), entity: 'message_content', id, content_gz: contentGz })));
+  }
+
+  getContent(messageId: string): Promise<MessageContentItem | undefined> {
+    return this.store.get<MessageContentItem>(keys.messageContent(messageId));
   }
 
   /** Unconditional: each message id was claimed through its idempotency record first. */

@@ -17,7 +17,7 @@ import type { Logger } from '../runtime/logger';
 import { findSuppressed } from '../suppressions/service';
 import { checkMessageSize, placeContent } from './content';
 import { bodyDigest, LEASE_MS, type IdempotencyItem, type NewIdempotencyRecord, type SendDecision } from './idempotency';
-import { IdempotencyRepository, MessageRepository, type NewMessage } from './repository';
+import { IdempotencyRepository, MessageRepository, messageKeyBytes, type NewMessage } from './repository';
 import { admitTestSend } from '../test-recipients/sandbox';
 import { checkSandboxRecipient, loadSenderContext, resolveSender, type SenderContext } from './sender';
 import { sendRequest, type SendRequest, type SendResponse } from './schemas';
@@ -332,8 +332,13 @@ async function store(deps: SendDeps, records: IdempotencyRepository, sender: Sen
     updated_at: nowIso,
   }));
   try {
-    // Large content goes to the object store first; those items keep a pointer to it.
-    await repository.putAll(await inParallel(messages, CLAIM_CONCURRENCY, (m) => placeContent(deps.objects, m)));
+    // Content that would make the message item weigh more than one write unit goes first to a
+    // content item or the object store, so a stored message always has its content and status
+    // changes never pay for it.
+    const placed = await inParallel(messages, CLAIM_CONCURRENCY, (m) => placeContent(deps.objects, m, messageKeyBytes(m)));
+    const contents = placed.flatMap(({ message, contentGz }) => (contentGz ? [{ id: message.id, contentGz }] : []));
+    if (contents.length > 0) await repository.putContents(contents);
+    await repository.putAll(placed.map(({ message }) => message));
   } catch (error) {
     await releaseUnstored(deps, records, repository, toWrite.map(({ item }) => item));
     throw error;

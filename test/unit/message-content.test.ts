@@ -1,8 +1,10 @@
 // shared/messages/content.ts: how one message's size is measured and limited, and where its content
 // is kept, over the real file object store in a temp dir this file removes.
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileObjectStore } from '../../shared/adapters/local/file-object-store';
 import { ApiError } from '../../shared/errors';
@@ -15,8 +17,10 @@ import {
   MAX_MESSAGE_BYTES,
   placeContent,
   requestContentBytes,
+  STATUS_ITEM_BYTES,
+  STATUS_ITEM_ROOM,
 } from '../../shared/messages/content';
-import type { MessageItem } from '../../shared/messages/model';
+import { storedItemBytes, type MessageItem } from '../../shared/messages/model';
 import type { ObjectStore } from '../../shared/ports/object-store';
 import type { NewMessage } from '../../shared/messages/repository';
 
@@ -97,28 +101,100 @@ describe('the object key of a message’s content', () => {
   });
 });
 
+/** A stand-in for the message repository's content items, as the store would hold them. */
+function contentItems() {
+  const items = new Map<string, Uint8Array>();
+  return {
+    put: (id: string, gz: Uint8Array) => void items.set(id, gz),
+    messages: { getContent: async (id: string) => (items.has(id) ? { pk: `MSG#${id}`, sk: 'CONTENT', entity: 'message_content' as const, id, content_gz: items.get(id)! } : undefined) },
+  };
+}
+
+/** Places a message's content as send.ts does, writing the content item where one is made. */
+async function place(m: NewMessage, items = contentItems()) {
+  const placed = await placeContent(objects, m, KEY_BYTES);
+  if (placed.contentGz) items.put(m.id, placed.contentGz);
+  return { ...placed, load: () => loadContent({ objects, messages: items.messages }, asItem(placed.message)), items };
+}
+
+/** What the stored message item's keys, index attributes and entity add (as repository.messageKeyBytes). */
+const KEY_BYTES = 120;
+
+/** Random bytes as base64: content gzip cannot shrink. */
+const incompressible = (bytes: number): string => randomBytes(Math.ceil((bytes * 3) / 4)).toString('base64').slice(0, bytes);
+
 describe('placing and loading content', () => {
-  it('keeps content of exactly 16 KiB on the item and writes nothing', async () => {
-    const m = messageOfContentSize(INLINE_CONTENT_BYTES);
+  it('keeps small content on the message item while the item, with room for status changes, fits one write unit', async () => {
+    const m = message();
     const before = readdirSync(root).length;
 
-    const placed = await placeContent(objects, m);
+    const placed = await place(m);
 
-    expect(placed).toEqual(m);
+    expect(placed.message).toEqual(m);
+    expect(placed.contentGz).toBeUndefined();
+    expect(storedItemBytes(m) + KEY_BYTES + STATUS_ITEM_ROOM).toBeLessThanOrEqual(STATUS_ITEM_BYTES);
     expect(readdirSync(root)).toHaveLength(before);
-    expect(await loadContent(objects, asItem(placed))).toMatchObject({ from: m.from, subject: m.subject, body_html: m.body_html, destination: m.destination });
+    expect(await placed.load()).toMatchObject({ from: m.from, subject: m.subject, body_html: m.body_html, destination: m.destination });
   });
 
-  it('moves content of 16 KiB and one byte to the object store and reads the same content back', async () => {
-    const m = messageOfContentSize(INLINE_CONTENT_BYTES + 1);
+  it('moves content that would make the message item pass one write unit to a gzipped content item, and reads it back', async () => {
+    const m = messageOfContentSize(2_000);
+    const before = readdirSync(root).length;
 
-    const placed = await placeContent(objects, m);
+    const placed = await place(m);
+
+    expect(placed.message.content_item).toBe(true);
+    for (const field of ['from', 'subject', 'body_html', 'body_text', 'data', 'destination', 'metadata']) expect(placed.message).not.toHaveProperty(field);
+    expect(storedItemBytes(placed.message) + KEY_BYTES + STATUS_ITEM_ROOM).toBeLessThanOrEqual(STATUS_ITEM_BYTES);
+    expect(readdirSync(root)).toHaveLength(before);
+    expect(await placed.load()).toEqual({ from: m.from, subject: m.subject, body_html: m.body_html, body_text: m.body_text, destination: m.destination, metadata: m.metadata });
+  });
+
+  it('keeps a 20 KB HTML body in the table when it gzips to at most 8 KiB', async () => {
+    const html = Array.from({ length: 400 }, (_, i) => `<tr><td style="padding:12px">Row ${i} of the newsletter</td></tr>`).join('').slice(0, 20_480);
+    const m = message({ body_html: html });
+
+    const placed = await place(m);
+
+    expect(placed.message.content_item).toBe(true);
+    expect(placed.contentGz!.byteLength).toBeLessThanOrEqual(INLINE_CONTENT_BYTES);
+    expect((await placed.load()).body_html).toBe(html);
+  });
+
+  it('keeps content gzipping to exactly 8 KiB in the table, and moves one more byte of gzip to the object store', async () => {
+    // Incompressible content: gzip adds a fixed overhead, so find the body lengths around the limit.
+    const gzBytes = (m: NewMessage) => gzipSync(JSON.stringify({ from: m.from, subject: m.subject, body_html: m.body_html, body_text: m.body_text, data: m.data, destination: m.destination, metadata: m.metadata })).byteLength;
+    // Base64 gzips to about 3/4 of its length: search up from there, by halving steps.
+    const random = incompressible(4 * INLINE_CONTENT_BYTES);
+    let n = 0;
+    for (let step = random.length; step >= 1; step = Math.floor(step / 2)) {
+      while (n + step < random.length && gzBytes(message({ body_html: random.slice(0, n + step) })) <= INLINE_CONTENT_BYTES) n += step;
+    }
+    const atLimit = message({ body_html: random.slice(0, n) });
+    const past = message({ body_html: random.slice(0, n + 1) });
+    expect(gzBytes(past)).toBeGreaterThan(INLINE_CONTENT_BYTES);
+
+    const kept = await place(atLimit);
+    const moved = await place(past);
+
+    expect(kept.message.content_item).toBe(true);
+    expect(kept.message.content_ref).toBeUndefined();
+    expect(moved.message.content_ref).toBe(contentKey(ACCOUNT, past.id));
+    expect(moved.message.content_item).toBeUndefined();
+    expect(moved.contentGz).toBeUndefined();
+    expect((await moved.load()).body_html).toBe(past.body_html);
+  });
+
+  it('moves content gzipping past 8 KiB to the object store and reads the same content back', async () => {
+    const m = message({ body_html: incompressible(20_000) });
+
+    const placed = await place(m);
 
     const key = contentKey(ACCOUNT, m.id);
-    expect(placed.content_ref).toBe(key);
-    for (const field of ['from', 'subject', 'body_html', 'body_text', 'data', 'destination', 'metadata']) expect(placed).not.toHaveProperty(field);
-    expect(placed).toMatchObject({ id: m.id, recipient: m.recipient, status: 'queued', idempotency_key: 'k' });
-    expect(await loadContent(objects, asItem(placed))).toEqual({
+    expect(placed.message.content_ref).toBe(key);
+    for (const field of ['from', 'subject', 'body_html', 'body_text', 'data', 'destination', 'metadata']) expect(placed.message).not.toHaveProperty(field);
+    expect(placed.message).toMatchObject({ id: m.id, recipient: m.recipient, status: 'queued', idempotency_key: 'k' });
+    expect(await placed.load()).toEqual({
       from: m.from,
       subject: m.subject,
       body_html: m.body_html,
@@ -129,44 +205,48 @@ describe('placing and loading content', () => {
   });
 
   it('moves webhook data and reads it back unchanged', async () => {
-    const data = { nested: { list: [1, 2.5, null, true, 'ü'.repeat(20_000)] } };
+    const data = { nested: { list: [1, 2.5, null, true, incompressible(20_000)] } };
     const m = message({ channel: 'webhook', from: '', subject: '', body_html: undefined, body_text: undefined, data, destination: { url: 'https://example.com/in' } });
 
-    const placed = await placeContent(objects, m);
+    const placed = await place(m);
 
-    expect(placed.content_ref).toBe(contentKey(ACCOUNT, m.id));
-    expect((await loadContent(objects, asItem(placed))).data).toEqual(data);
+    expect(placed.message.content_ref).toBe(contentKey(ACCOUNT, m.id));
+    expect((await placed.load()).data).toEqual(data);
   });
 
   it('writes the same key again when a taken-over claim stores the message a second time', async () => {
-    const m = messageOfContentSize(40_000);
+    const m = message({ body_html: incompressible(40_000) });
 
-    const first = await placeContent(objects, m);
-    const second = await placeContent(objects, { ...m, subject: 'Again' });
+    const first = await place(m);
+    const second = await place({ ...m, subject: 'Again' });
 
-    expect(second.content_ref).toBe(first.content_ref);
-    expect((await loadContent(objects, asItem(second))).subject).toBe('Again');
+    expect(second.message.content_ref).toBe(first.message.content_ref);
+    expect((await second.load()).subject).toBe('Again');
   });
 
-  it('reports a missing object, an unreadable one and an item without content as ContentMissingError', async () => {
-    const gone = await placeContent(objects, messageOfContentSize(30_000));
-    await objects.delete(gone.content_ref!);
-    const corrupt = await placeContent(objects, messageOfContentSize(30_000));
-    await objects.put(corrupt.content_ref!, Buffer.from('{"from": tru'), 'application/json');
-    const partial = await placeContent(objects, messageOfContentSize(30_000));
-    await objects.put(partial.content_ref!, Buffer.from('{"body_html":"x"}'), 'application/json');
+  it('reports a missing object or content item, an unreadable one and an item without content as ContentMissingError', async () => {
+    const big = () => message({ body_html: incompressible(30_000) });
+    const gone = await place(big());
+    await objects.delete(gone.message.content_ref!);
+    const corrupt = await place(big());
+    await objects.put(corrupt.message.content_ref!, Buffer.from('{"from": tru'), 'application/json');
+    const partial = await place(big());
+    await objects.put(partial.message.content_ref!, Buffer.from('{"body_html":"x"}'), 'application/json');
+    const noItem = await place(messageOfContentSize(3_000), contentItems());
+    const noItemMessages = contentItems().messages;
     const { subject: _omit, ...noSubject } = message();
 
-    await expect(loadContent(objects, asItem(gone))).rejects.toThrow(new ContentMissingError('message content is missing from the object store'));
-    await expect(loadContent(objects, asItem(corrupt))).rejects.toThrow(/not valid JSON/);
-    await expect(loadContent(objects, asItem(partial))).rejects.toThrow(/lacks from, subject or destination/);
-    await expect(loadContent(objects, asItem(noSubject as NewMessage))).rejects.toBeInstanceOf(ContentMissingError);
+    await expect(gone.load()).rejects.toThrow(new ContentMissingError('message content is missing from the object store'));
+    await expect(corrupt.load()).rejects.toThrow(/not valid JSON/);
+    await expect(partial.load()).rejects.toThrow(/lacks from, subject or destination/);
+    await expect(loadContent({ objects, messages: noItemMessages }, asItem(noItem.message))).rejects.toThrow(new ContentMissingError('message content item is missing from the store'));
+    await expect(loadContent({ objects, messages: noItemMessages }, asItem(noSubject as NewMessage))).rejects.toBeInstanceOf(ContentMissingError);
   });
 
   it('lets an object store failure through as it came, so the queue retries it', async () => {
-    const placed = await placeContent(objects, messageOfContentSize(30_000));
+    const placed = await place(message({ body_html: incompressible(30_000) }));
     const failing: ObjectStore = { put: (...a) => objects.put(...a), delete: (k) => objects.delete(k), get: async () => Promise.reject(new Error('SlowDown')) };
 
-    await expect(loadContent(failing, asItem(placed))).rejects.toThrow('SlowDown');
+    await expect(loadContent({ objects: failing, messages: contentItems().messages }, asItem(placed.message))).rejects.toThrow('SlowDown');
   });
 });
