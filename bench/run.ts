@@ -3,7 +3,7 @@
 // run, and printed). Loopback only; stops by itself. Absolute numbers are this machine's: each
 // benchmark states its figures against the store's own speed measured in the same run.
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { arch, cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { apiPipeline } from './benchmarks/api-pipeline';
@@ -67,6 +67,8 @@ async function main(): Promise<void> {
     '- Counting: port calls (store, queue, mailer) through counting decorators on the running container; what a call costs in AWS requests, units and dollars is bench/lib/cost.ts',
     '',
     ...sections.flatMap((s) => [s, '']),
+    // Arithmetic on the design, not a measurement: kept in its own file and carried over.
+    readFileSync(fileURLToPath(new URL('./scale-on-paper.md', import.meta.url)), 'utf8'),
   ].join('\n');
   const file = fileURLToPath(new URL('./results.md', import.meta.url));
   writeFileSync(file, markdown);
