@@ -14,13 +14,6 @@ export const ESM_REQUIRE_BANNER =
 /** The file each bundle is written to, beside its linked `index.mjs.map`; the handler is `index.<export>`. */
 export const BUNDLE_FILE = 'index.mjs';
 
-/**
- * NODE_OPTIONS of every function. With source maps enabled Node reads and parses the bundle's map
- * when it loads the bundle (a few ms of every cold start, bench/results.md), and in return a stack
- * trace in the logs names our files, functions and lines instead of positions in one minified line.
- */
-export const LAMBDA_NODE_OPTIONS = '--enable-source-maps';
-
 export const lambdaBundling = {
   format: 'esm',
   platform: 'node',
@@ -28,8 +21,11 @@ export const lambdaBundling = {
   target: 'node24',
   minify: true,
   /**
-   * A linked map without the sources' text: Node parses the whole map at load, and the text made
-   * it three times as large while stack traces need only the mappings and names.
+   * A linked `index.mjs.map` beside the bundle, without the sources' text (a third of the size;
+   * stack traces need only the mappings). The logger maps the stack of an error it logs through
+   * it, reading it then (shared/runtime/stack-trace.ts). Node's --enable-source-maps stays off: it
+   * reads and parses the whole map as the bundle loads, 10–20 ms of every cold start here
+   * (bench/results.md).
    */
   sourcemap: 'linked',
   sourcesContent: false,

@@ -10,7 +10,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { type FunctionDef } from '../../shared/platform';
-import { BUNDLE_FILE, LAMBDA_NODE_OPTIONS, type BundledFunction } from '../bundling';
+import { BUNDLE_FILE, type BundledFunction } from '../bundling';
 
 const RUNTIME = lambda.Runtime.NODEJS_24_X;
 
@@ -55,7 +55,7 @@ export class ManifestFunction extends Construct {
       timeout: Duration.seconds(def.timeoutSeconds),
       role: this.role,
       logGroup,
-      environment: { ...props.environment, NODE_OPTIONS: LAMBDA_NODE_OPTIONS },
+      environment: props.environment,
     });
   }
 

@@ -33,9 +33,10 @@ const CREDENTIAL_CHAIN = ['AWS_WEB_IDENTITY_TOKEN_FILE', 'credential_process', '
 const API_GZIP_BUDGET = 150_000;
 /**
  * API functions with the S3 client, which with zod and the DynamoDB client does not fit in 150 KB
- * (bench/results.md, "Lambda bundles"): held to their size when this was written, so they cannot grow.
+ * (bench/results.md, "Lambda bundles"): held near their size when this was written (160.7, 154.2
+ * and 151.9 KB, plus room for ordinary changes), so the SDK cannot quietly grow back into them.
  */
-const OVER_BUDGET: Record<string, number> = { send: 162_000, domains: 155_000, bimi: 152_000 };
+const OVER_BUDGET: Record<string, number> = { send: 163_000, domains: 156_500, bimi: 154_000 };
 
 const isApi = (def: FunctionDef): boolean => (def.http?.length ?? 0) > 0;
 const bundles = new Map<string, string>();
