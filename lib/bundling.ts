@@ -1,11 +1,18 @@
-// How every Lambda bundle is built, as plain data. lib/constructs/manifest-function.ts turns it into
-// NodejsFunction `bundling` props and bench/benchmarks/bundles.ts hands the same values to esbuild, so what
-// the benchmark measures is what deploys. Data only: no aws-cdk-lib import here.
-import type { Needs } from '../shared/platform';
+// How every Lambda bundle is built. The stack runs bundleFunction through lib/bundle-function.ts
+// (CDK's local bundling is synchronous and esbuild plugins are not, so it runs in a child process)
+// and bench/benchmarks/bundles.ts calls it directly: what the benchmark measures is what deploys.
+// No aws-cdk-lib import here.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
+import type { FunctionDef, Needs } from '../shared/platform';
 
 /** ESM bundles have no `require`; CommonJS dependencies that call it need one. */
 export const ESM_REQUIRE_BANNER =
   "import { createRequire as __postboxCreateRequire } from 'node:module'; const require = __postboxCreateRequire(import.meta.url);";
+
+/** The file each bundle is written to, beside its linked `index.mjs.map`; the handler is `index.<export>`. */
+export const BUNDLE_FILE = 'index.mjs';
 
 export const lambdaBundling = {
   format: 'esm',
@@ -13,28 +20,33 @@ export const lambdaBundling = {
   /** esbuild target of the functions' runtime (Runtime.NODEJS_24_X in manifest-function.ts): keep the two together. */
   target: 'node24',
   minify: true,
-  /** A linked `index.mjs.map`; the functions run with NODE_OPTIONS=--enable-source-maps. */
-  sourceMap: true,
+  /**
+   * A linked `index.mjs.map` beside the bundle, without the sources' text (a third of the size;
+   * stack traces need only the mappings). The logger maps the stack of an error it logs through
+   * it, reading it then (shared/runtime/stack-trace.ts). Node's --enable-source-maps stays off: it
+   * reads and parses the whole map as the bundle loads, 10–20 ms of every cold start here
+   * (bench/results.md).
+   */
+  sourcemap: 'linked',
+  sourcesContent: false,
   mainFields: ['module', 'main'],
   banner: ESM_REQUIRE_BANNER,
   /**
-   * The pinned SDK clients go into the bundle instead of resolving from the Lambda runtime: the
-   * tested versions run in AWS, and the self-contained bundle imported faster (bench/results.md).
+   * Nothing is left for the runtime to provide: the pinned SDK clients go into the bundle, so the
+   * tested versions run in AWS, and one file imports faster than the runtime's SDK loaded file by
+   * file (75–100 ms against 110–190 ms with @aws-sdk/* external, in bench/results.md as of da779df).
    */
-  bundleAwsSdk: true,
-  /** Packages left out of the bundle for the runtime to provide. */
-  externalModules: [],
-} as const satisfies {
-  format: 'esm' | 'cjs';
-  platform: 'node';
-  target: string;
-  minify: boolean;
-  sourceMap: boolean;
-  mainFields: readonly string[];
-  banner: string;
-  bundleAwsSdk: boolean;
-  externalModules: readonly string[];
-};
+  external: [],
+  /**
+   * Packages replaced in every bundle, by paths relative to the project root. The SDK's default
+   * credential chain brings SSO, INI files, login, process, web identity, container and instance
+   * metadata providers, with the STS, SSO and sign-in clients they use: about a quarter of every
+   * bundle. In Lambda only its first link, the environment, ever answers; that link is all the
+   * stand-in does (shared/adapters/aws/lambda-credentials.ts). Unbundled (npm start, tests) the
+   * SDK's own chain runs.
+   */
+  alias: { '@aws-sdk/credential-provider-node': './shared/adapters/aws/lambda-credentials.ts' },
+} as const;
 
 /**
  * Build-time flags that shared/runtime/container.ts reads: an adapter whose flag is false is dead
@@ -49,4 +61,97 @@ export function adapterFlags(needs: Needs): Record<string, string> {
     POSTBOX_WITH_S3: flag(needs.bucket !== undefined),
     POSTBOX_WITH_SECRETS_MANAGER: flag((needs.secrets?.length ?? 0) > 0),
   };
+}
+
+// Three generated patterns in the pinned SDK keep code in every bundle that no function runs; the
+// plugin below rewrites them as the modules load, changing no value the code reads
+// (test/cdk/bundle-sdk.test.ts checks them against the real modules, so an SDK update that
+// changes them is noticed).
+//
+// 1. Every SDK client describes its service in one generated module of schema literals (all its
+//    operations, their shapes and errors; S3's is 140 KB). esbuild drops the literals nobody uses
+//    only when it can see they are pure, and a computed key such as `{ [_hH]: "x-amz-acl" }` could
+//    run code for all it knows, so every schema of the service stayed in any bundle that sent one
+//    of its commands. The keys are the module's own string constants (`const _hH = "httpHeader";`);
+//    written in as those strings they leave only the schemas reached from the commands used.
+// 2. The HTTP protocol of @smithy/core loads its event-stream support with `await import()` (for
+//    operations that stream events, which no function here calls). Inside a bundle a module
+//    reached that way is kept whole and wrapped to run on first use, and so is everything it
+//    imports: 150 modules of @smithy/core in every bundle, none of them trimmed, all of them run
+//    through lazy-init wrappers. Imported statically instead, esbuild trims and inlines them.
+// 3. Each client reads its own package.json for one field, `version` (for its user agent), and a
+//    JSON module is bundled whole: dependencies, scripts and all, 2.5 KB a client.
+const SDK_SCHEMA_MODULE = /[\\/]node_modules[\\/]@aws-sdk[\\/]client-[a-z0-9-]+[\\/]dist-es[\\/]schemas[\\/]schemas_\d+\.js$/;
+const STRING_CONSTANT = /^const (_\w+) = ("(?:[^"\\\n]|\\.)*");$/gm;
+const COMPUTED_KEY = /([{,]\s*)\[(_\w+)\]:/g;
+
+/** The schema module with every computed key that names one of its string constants written as that string. */
+export function inlineSchemaKeys(source: string): { source: string; inlined: number } {
+  const constants = new Map<string, string>();
+  for (const [, name, literal] of source.matchAll(STRING_CONSTANT)) constants.set(name!, literal!);
+  let inlined = 0;
+  const out = source.replace(COMPUTED_KEY, (whole, before: string, name: string) => {
+    const literal = constants.get(name);
+    if (literal === undefined) return whole;
+    inlined++;
+    return `${before}${literal}:`;
+  });
+  return { source: out, inlined };
+}
+
+const SMITHY_HTTP_PROTOCOL = /[\\/]node_modules[\\/]@smithy[\\/]core[\\/]dist-es[\\/]submodules[\\/]protocols[\\/]HttpProtocol\.js$/;
+const EVENT_STREAMS_IMPORT = 'const { EventStreamSerde, eventStreamSerdeProvider } = await import("@smithy/core/event-streams");';
+
+/** HttpProtocol.js with its one dynamic import made static; unchanged (`rewritten: false`) if the SDK no longer has it. */
+export function staticEventStreamsImport(source: string): { source: string; rewritten: boolean } {
+  if (!source.includes(EVENT_STREAMS_IMPORT)) return { source, rewritten: false };
+  const rewritten =
+    'import { EventStreamSerde as __EventStreamSerde, eventStreamSerdeProvider as __eventStreamSerdeProvider } from "@smithy/core/event-streams";\n' +
+    source.replace(EVENT_STREAMS_IMPORT, 'const EventStreamSerde = __EventStreamSerde, eventStreamSerdeProvider = __eventStreamSerdeProvider;');
+  return { source: rewritten, rewritten: true };
+}
+
+const SDK_CLIENT_PACKAGE_JSON = /[\\/]node_modules[\\/]@aws-sdk[\\/]client-[a-z0-9-]+[\\/]package\.json$/;
+
+/** A client's package.json cut down to the field its code reads. */
+export function clientPackageVersion(packageJson: string): string {
+  return JSON.stringify({ version: (JSON.parse(packageJson) as { version: string }).version });
+}
+
+export const sdkTreeShaking: Plugin = {
+  name: 'postbox-sdk-tree-shaking',
+  setup(esbuild) {
+    esbuild.onLoad({ filter: SDK_SCHEMA_MODULE }, async ({ path }) => ({ contents: inlineSchemaKeys(await readFile(path, 'utf8')).source, loader: 'js' }));
+    esbuild.onLoad({ filter: SMITHY_HTTP_PROTOCOL }, async ({ path }) => ({ contents: staticEventStreamsImport(await readFile(path, 'utf8')).source, loader: 'js' }));
+    esbuild.onLoad({ filter: SDK_CLIENT_PACKAGE_JSON }, async ({ path }) => ({ contents: clientPackageVersion(await readFile(path, 'utf8')), loader: 'json' }));
+  },
+};
+
+/** What of a function decides its bundle. */
+export type BundledFunction = Pick<FunctionDef, 'entry' | 'needs'>;
+
+/** The esbuild options of one function's bundle, written to `outdir/index.mjs`. */
+export function esbuildOptions(def: BundledFunction, projectRoot: string, outdir: string): BuildOptions {
+  const { banner, ...settings } = lambdaBundling;
+  return {
+    ...settings,
+    mainFields: [...settings.mainFields],
+    external: [...settings.external],
+    alias: { ...settings.alias },
+    banner: { js: banner },
+    entryPoints: [join(projectRoot, def.entry)],
+    outfile: join(outdir, BUNDLE_FILE),
+    absWorkingDir: projectRoot,
+    bundle: true,
+    define: adapterFlags(def.needs),
+    plugins: [sdkTreeShaking],
+    metafile: true,
+    logLevel: 'warning',
+  };
+}
+
+/** Bundles one manifest function into `outdir` (index.mjs and index.mjs.map). */
+export async function bundleFunction(def: BundledFunction, projectRoot: string, outdir: string, overrides: BuildOptions = {}): Promise<Metafile> {
+  const result = await build({ ...esbuildOptions(def, projectRoot, outdir), ...overrides });
+  return result.metafile!;
 }

@@ -1,17 +1,18 @@
 // One Lambda function for one manifest entry: Node.js 24 on ARM64, an ESM bundle built by local
-// esbuild (never Docker), its own log group and its own role that starts with nothing but the
-// right to write to that log group. What else it may touch is granted from `needs` (needs.ts).
+// esbuild (never Docker) with the settings of lib/bundling.ts, its own log group and its own role
+// that starts with nothing but the right to write to that log group. What else it may touch is
+// granted from `needs` (needs.ts).
+import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { AssetHashType, Duration, RemovalPolicy, type ILocalBundling } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { type FunctionDef } from '../../shared/platform';
-import { adapterFlags, lambdaBundling } from '../bundling';
+import { BUNDLE_FILE, type BundledFunction } from '../bundling';
 
-const OUTPUT_FORMATS = { esm: nodejs.OutputFormat.ESM, cjs: nodejs.OutputFormat.CJS } as const;
+const RUNTIME = lambda.Runtime.NODEJS_24_X;
 
 export interface ManifestFunctionProps {
   def: FunctionDef;
@@ -23,7 +24,7 @@ export interface ManifestFunctionProps {
 
 export class ManifestFunction extends Construct {
   readonly def: FunctionDef;
-  readonly fn: nodejs.NodejsFunction;
+  readonly fn: lambda.Function;
   readonly role: iam.Role;
 
   constructor(scope: Construct, id: string, props: ManifestFunctionProps) {
@@ -44,36 +45,53 @@ export class ManifestFunction extends Construct {
     });
     logGroup.grantWrite(this.role);
 
-    this.fn = new nodejs.NodejsFunction(this, 'Function', {
+    this.fn = new lambda.Function(this, 'Function', {
       description: `Postbox ${def.name}`,
-      entry: path.join(props.projectRoot, def.entry),
-      handler: def.handler,
-      projectRoot: props.projectRoot,
-      depsLockFilePath: path.join(props.projectRoot, 'package-lock.json'),
-      runtime: lambda.Runtime.NODEJS_24_X,
+      code: bundledCode(props.projectRoot, def),
+      handler: `${path.parse(BUNDLE_FILE).name}.${def.handler}`,
+      runtime: RUNTIME,
       architecture: lambda.Architecture.ARM_64,
       memorySize: def.memoryMb,
       timeout: Duration.seconds(def.timeoutSeconds),
       role: this.role,
       logGroup,
-      environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
-      // The settings live in lib/bundling.ts, where bench/benchmarks/bundles.ts reads the same values.
-      bundling: {
-        format: OUTPUT_FORMATS[lambdaBundling.format],
-        target: lambdaBundling.target,
-        banner: lambdaBundling.banner,
-        mainFields: [...lambdaBundling.mainFields],
-        minify: lambdaBundling.minify,
-        sourceMap: lambdaBundling.sourceMap,
-        bundleAwsSDK: lambdaBundling.bundleAwsSdk,
-        externalModules: [...lambdaBundling.externalModules],
-        define: adapterFlags(def.needs),
-        forceDockerBundling: false,
-      },
+      environment: props.environment,
     });
   }
 
   addEnvironment(name: string, value: string): void {
     this.fn.addEnvironment(name, value);
+  }
+}
+
+/**
+ * The function's bundle as an asset, hashed by its content. The Docker image is required by the
+ * API and never used: local bundling either succeeds or fails the synth.
+ */
+function bundledCode(projectRoot: string, def: FunctionDef): lambda.Code {
+  return lambda.Code.fromAsset(projectRoot, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: { image: RUNTIME.bundlingImage, local: new LocalBundling(projectRoot, { entry: def.entry, needs: def.needs }) },
+  });
+}
+
+/**
+ * Runs lib/bundling.ts in a child process: CDK's local bundling is synchronous, and the build uses
+ * an esbuild plugin, which only esbuild's asynchronous API runs. The fields are data on purpose:
+ * CDK reuses one bundle for every asset whose source and bundling options look the same, and
+ * what it compares of this object is its fields.
+ */
+class LocalBundling implements ILocalBundling {
+  constructor(
+    readonly projectRoot: string,
+    readonly bundled: BundledFunction,
+  ) {}
+
+  tryBundle(outputDir: string): boolean {
+    execFileSync(process.execPath, ['--import', 'tsx', path.join(this.projectRoot, 'lib', 'bundle-function.ts'), JSON.stringify(this.bundled), outputDir], {
+      cwd: this.projectRoot,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    return true;
   }
 }

@@ -110,10 +110,13 @@ function parseV6(ip: string): bigint | undefined {
   return groups.reduce((n, g) => (n << 16n) | BigInt(parseInt(g, 16)), 0n);
 }
 
-const v4Rules = v4Table.map(([base, bits, cls]) => ({ base: parseV4(base)!, bits, cls }));
-const v6Rules = v6Table.map(([base, bits, cls]) => ({ base: parseV6(base)!, bits, cls }));
+// The tables are parsed on first use, not at import: the first isIP() call compiles Node's IPv6
+// pattern (about 5 ms), which every function paid at cold start though few ever send out.
+let v4Rules: Array<{ base: number; bits: number; cls: AddressClass }> | undefined;
+let v6Rules: Array<{ base: bigint; bits: number; cls: AddressClass | Embedded }> | undefined;
 
 function classifyV4(n: number): AddressClass {
+  v4Rules ??= v4Table.map(([base, bits, cls]) => ({ base: parseV4(base)!, bits, cls }));
   for (const { base, bits, cls } of v4Rules) {
     const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
     if (((n & mask) >>> 0) === ((base & mask) >>> 0)) return cls;
@@ -122,6 +125,7 @@ function classifyV4(n: number): AddressClass {
 }
 
 function classifyV6(n: bigint): AddressClass {
+  v6Rules ??= v6Table.map(([base, bits, cls]) => ({ base: parseV6(base)!, bits, cls }));
   for (const { base, bits, cls } of v6Rules) {
     const shift = BigInt(128 - bits);
     if (n >> shift !== base >> shift) continue;

@@ -3,11 +3,25 @@
 // and differ only in their config and in the ports they replace (the local runtime's SES
 // feedback, the tests' recorders and fakes).
 //
-// Each AWS adapter is loaded only when the function's bundle may use it. lib/bundling.ts defines
-// the POSTBOX_WITH_* flags from the function's manifest `needs`; esbuild then drops the dead
-// branches and the SDK clients behind them, so a function bundle imports only the adapters it
-// uses. Unbundled (npm start, tests) the flags are undefined and every adapter is available.
+// A function bundle carries only the AWS adapters its manifest `needs` grant. lib/bundling.ts
+// defines the POSTBOX_WITH_* flags from them; esbuild folds each flag test below to a constant,
+// drops the dead branch, and with it the adapter and its SDK client, whose imports are then unused.
+// The imports are static on purpose: a module reached through import() is kept whole inside a
+// bundle (with every re-export of the SDK package behind it: all its commands, paginators and
+// waiters), while a static import lets esbuild keep only what is used. Unbundled (npm start,
+// tests) the flags are undefined and every adapter is available.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { EventBridgeScheduler } from '../adapters/aws/event-bridge-scheduler';
+import { S3ObjectStore } from '../adapters/aws/s3-object-store';
+import { loadSecrets } from '../adapters/aws/secrets-manager';
+import { SesIdentities } from '../adapters/aws/ses-identities';
+import { SesMailer } from '../adapters/aws/ses-mailer';
+import { SqsQueue } from '../adapters/aws/sqs-queue';
 import { FileObjectStore } from '../adapters/local/file-object-store';
 import { LocalIdentities } from '../adapters/local/local-identities';
 import { StoreScheduler } from '../adapters/local/store-scheduler';
@@ -76,20 +90,15 @@ export async function buildContainer(config: RuntimeConfig, replace: Replacement
 
   // Each flag is tested inline, in the form esbuild folds to a constant: through a variable the
   // branch would stay alive and the adapter would stay in the bundle.
-  const queue = async (): Promise<Queue> => {
+  const queue = (): Queue => {
     if (typeof POSTBOX_WITH_SQS === 'undefined' || POSTBOX_WITH_SQS) {
-      const [{ SQSClient }, { SqsQueue }] = await Promise.all([import('@aws-sdk/client-sqs'), import('../adapters/aws/sqs-queue')]);
       return new SqsQueue(new SQSClient({ ...aws, endpoint: config.endpoints.sqs }), config.queueUrls);
     }
     return unavailable('queue');
   };
-  const scheduler = async (): Promise<Scheduler> => {
+  const scheduler = (): Scheduler => {
     if (config.scheduler.kind === 'local') return new StoreScheduler(store);
     if (typeof POSTBOX_WITH_SCHEDULER === 'undefined' || POSTBOX_WITH_SCHEDULER) {
-      const [{ SchedulerClient }, { EventBridgeScheduler }] = await Promise.all([
-        import('@aws-sdk/client-scheduler'),
-        import('../adapters/aws/event-bridge-scheduler'),
-      ]);
       const { groupName, roleArn } = config.scheduler;
       return new EventBridgeScheduler(new SchedulerClient(aws), { groupName, roleArn, queueArns: config.queueArns });
     }
@@ -98,21 +107,12 @@ export async function buildContainer(config: RuntimeConfig, replace: Replacement
   const secrets = async (): Promise<Secrets> => {
     if (config.secrets.kind === 'static') return staticSecrets(config.secrets.values);
     if (typeof POSTBOX_WITH_SECRETS_MANAGER === 'undefined' || POSTBOX_WITH_SECRETS_MANAGER) {
-      const [{ SecretsManagerClient }, { loadSecrets }] = await Promise.all([
-        import('@aws-sdk/client-secrets-manager'),
-        import('../adapters/aws/secrets-manager'),
-      ]);
       return loadSecrets(new SecretsManagerClient(aws), config.secrets.arns);
     }
     return unavailable('secrets');
   };
-  const ses = async (): Promise<{ mailer: Mailer; identities: SendingIdentities }> => {
+  const ses = (): { mailer: Mailer; identities: SendingIdentities } => {
     if (typeof POSTBOX_WITH_SES === 'undefined' || POSTBOX_WITH_SES) {
-      const [{ SESv2Client }, { SesMailer }, { SesIdentities }] = await Promise.all([
-        import('@aws-sdk/client-sesv2'),
-        import('../adapters/aws/ses-mailer'),
-        import('../adapters/aws/ses-identities'),
-      ]);
       const client = new SESv2Client({ ...aws, endpoint: config.endpoints.ses });
       // The SES emulator has no identities: locally the tokens are generated.
       const identities = config.runtime === 'aws' ? new SesIdentities(client) : new LocalIdentities();
@@ -120,27 +120,26 @@ export async function buildContainer(config: RuntimeConfig, replace: Replacement
     }
     return { mailer: unavailable('mailer'), identities: unavailable('identities') };
   };
-  const objects = async (): Promise<ObjectStore> => {
+  const objects = (): ObjectStore => {
     if (config.objects.kind === 'files') return new FileObjectStore(config.objects.root);
     if (typeof POSTBOX_WITH_S3 === 'undefined' || POSTBOX_WITH_S3) {
-      const [{ S3Client }, { S3ObjectStore }] = await Promise.all([import('@aws-sdk/client-s3'), import('../adapters/aws/s3-object-store')]);
       return new S3ObjectStore(new S3Client(aws), config.objects.bucket);
     }
     return unavailable('objects');
   };
 
-  const mail = replace.mailer && replace.identities ? undefined : await ses();
+  const mail = replace.mailer && replace.identities ? undefined : ses();
   return {
     config,
     clock,
     ids: ulidIds(clock),
     store,
-    queue: replace.queue ?? (await queue()),
-    scheduler: replace.scheduler ?? (await scheduler()),
+    queue: replace.queue ?? queue(),
+    scheduler: replace.scheduler ?? scheduler(),
     secrets: replace.secrets ?? (await secrets()),
     mailer: replace.mailer ?? mail?.mailer ?? unavailable<Mailer>('mailer'),
     identities: replace.identities ?? mail?.identities ?? unavailable<SendingIdentities>('identities'),
-    objects: replace.objects ?? (await objects()),
+    objects: replace.objects ?? objects(),
     dns: replace.dns ?? new NodeDns(config.dnsServers),
     http: replace.http ?? new GuardedHttp({ allowPrivate: config.webhookAllowPrivate }),
     random: replace.random ?? systemRandom,

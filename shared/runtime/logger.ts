@@ -1,4 +1,6 @@
 // Structured one-line JSON logs; CloudWatch and a terminal both read them.
+import { sourceMappedStack } from './stack-trace';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
 const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
@@ -12,7 +14,7 @@ export interface Logger {
 
 export function describeError(error: unknown): Record<string, unknown> {
   if (!(error instanceof Error)) return { value: String(error) };
-  const described: Record<string, unknown> = { name: error.name, message: error.message, stack: error.stack };
+  const described: Record<string, unknown> = { name: error.name, message: error.message, stack: error.stack === undefined ? undefined : sourceMappedStack(error.stack) };
   if (error.cause !== undefined) described.cause = describeError(error.cause);
   return described;
 }

@@ -152,8 +152,9 @@ describe('functions', () => {
       [envNames.runtime]: 'aws',
       [envNames.logLevel]: 'info',
       [envNames.sharedEmailSender]: 'sandbox@postbox.test',
-      NODE_OPTIONS: '--enable-source-maps',
     });
+    // Stack traces are mapped when logged (shared/runtime/stack-trace.ts), not by Node at every cold start.
+    expect(env.NODE_OPTIONS).toBeUndefined();
     expect(envNames.tableName in env).toBe(Boolean(def.needs.table));
     for (const secret of def.needs.secrets ?? []) expect(env).toHaveProperty(envNames.secretArn(secret));
     const queueUrls = Object.keys(env).filter((name) => name.startsWith('QUEUE_URL_'));
