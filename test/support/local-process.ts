@@ -79,15 +79,18 @@ export async function apiOnce(base: string, method: string, path: string, key?: 
 }
 
 /**
- * A refusal by the pipeline's per-second limiter (account or IP): rate_limit_exceeded with no budget
+ * A refusal before the route ran: the local runtime shedding load (503 service_unavailable), or the
+ * pipeline's per-second limiter (account or IP): rate_limit_exceeded with no budget
  * remaining. The route did not run, so sending the same request again is safe. The 429s a route
  * returns (test_send_daily_limit, …) are answers a test asserts on. The hourly cap on confirmation
  * mails shares the code; a test that reached it here would fail on the wait, naming the request.
  */
 async function throttled(res: ApiResponse | Response): Promise<boolean> {
+  const body = () => (res instanceof Response ? res.clone().json() : Promise.resolve(res.body));
+  // The local runtime sheds load before any route runs (503 service_unavailable): as safe to resend.
+  if (res.status === 503) return (await body())?.error?.code === 'service_unavailable';
   if (res.status !== 429 || res.headers.get('x-ratelimit-remaining') !== '0') return false;
-  const body = res instanceof Response ? await res.clone().json() : res.body;
-  return body?.error?.code === 'rate_limit_exceeded';
+  return (await body())?.error?.code === 'rate_limit_exceeded';
 }
 
 /**
