@@ -37,7 +37,6 @@ export type Entity =
   | 'message_content'
   | 'message_event'
   | 'idempotency'
-  | 'provider_ref'
   | 'suppression'
   | 'usage'
   | 'domain'
@@ -110,8 +109,6 @@ export const keys = {
     gsi1pk: `OUTBOX#${outboxShard(keyDigest)}`,
     gsi1sk: `${String(leaseUntilMs).padStart(15, '0')}#${keyDigest}`,
   }),
-  /** From the provider's message id back to ours, for events that carry no tag. */
-  providerRef: (providerMessageId: string): ItemKey => ({ pk: `PROVIDER#${providerMessageId}`, sk: 'PROVIDER' }),
 
   suppression: (accountId: string, channel: string, recipient: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `SUPP#${channel}#${recipient}` }),
   suppressionPrefix: (channel?: string): string => (channel ? `SUPP#${channel}#` : 'SUPP#'),

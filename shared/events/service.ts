@@ -31,14 +31,13 @@ export type SesEventResult = IngestResult | { outcome: 'ignored' };
 
 type Deps = { store: Store; clock: Clock; ids: Ids; queue: Queue };
 
+/**
+ * The configuration set's event publishing carries the tags the send worker set (our message id
+ * and account id), so no lookup from SES's id to ours is kept. A notification without our tag
+ * (a classic identity notification, which this stack never subscribes) has nothing to attach to.
+ */
 async function findMessage(messages: MessageRepository, event: SesNotification): Promise<MessageItem | undefined> {
-  if (event.messageId) {
-    const tagged = await messages.get(event.messageId);
-    if (tagged) return tagged;
-  }
-  // Classic notifications carry no tags; the send worker left a reference from SES's id to ours.
-  const ref = await messages.getProviderRef(event.providerMessageId);
-  return ref ? messages.get(ref.message_id) : undefined;
+  return event.messageId ? messages.get(event.messageId) : undefined;
 }
 
 /** Who to suppress and why; empty for every other event and for soft bounces. */

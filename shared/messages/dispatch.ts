@@ -165,7 +165,6 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
     deps.logger.warn('message failed', { messageId: message.id, error: reason });
     return 'failed';
   }
-  await messages.putProviderRef(providerMessageId, message.account_id, message.id);
   const recorded = await recordEvent(
     deps,
     ref,

@@ -148,20 +148,6 @@ export function toMessageView(m: MessageItem, events: TimelineEventItem[]): Mess
   };
 }
 
-/** Lookup from the provider's message id back to ours, written when the provider accepts a message. */
-export interface ProviderRefItem extends ItemKey {
-  entity: 'provider_ref';
-  account_id: string;
-  message_id: string;
-}
-
-export const providerRefItem = (providerMessageId: string, accountId: string, messageId: string): ProviderRefItem => ({
-  ...keys.providerRef(providerMessageId),
-  entity: 'provider_ref',
-  account_id: accountId,
-  message_id: messageId,
-});
-
 /** DynamoDB's size of an attribute value in bytes (names and strings in UTF-8, numbers by digits). */
 function storedValueBytes(value: unknown): number {
   if (value === null || typeof value === 'boolean') return 1;

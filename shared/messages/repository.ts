@@ -7,7 +7,7 @@ import { keys, table, type IndexKey, type ItemKey, keyQueries, OUTBOX_SHARDS, ty
 import { wrote, type Store } from '../db/store';
 import { queryPage, type Page, type PageRequest } from '../pagination';
 import { LEASE_MS, type IdempotencyItem, type NewIdempotencyRecord } from './idempotency';
-import { providerRefItem, storedItemBytes, type EventType, type MessageContentItem, type MessageItem, type MessageStatus, type MessageSummary, type ProviderRefItem, type TimelineEvent, type TimelineEventItem } from './model';
+import { storedItemBytes, type EventType, type MessageContentItem, type MessageItem, type MessageStatus, type MessageSummary, type TimelineEvent, type TimelineEventItem } from './model';
 
 export type NewMessage = Omit<MessageItem, keyof ItemKey | keyof IndexKey | 'entity'>;
 
@@ -194,14 +194,6 @@ export class MessageRepository {
 
   getEvent(messageId: string, providerEventId: string): Promise<TimelineEventItem | undefined> {
     return this.store.get<TimelineEventItem>(keys.messageEvent(messageId, providerEventId));
-  }
-
-  async putProviderRef(providerMessageId: string, accountId: string, messageId: string): Promise<void> {
-    await this.store.put(providerRefItem(providerMessageId, accountId, messageId));
-  }
-
-  getProviderRef(providerMessageId: string): Promise<ProviderRefItem | undefined> {
-    return this.store.get<ProviderRefItem>(keys.providerRef(providerMessageId));
   }
 }
 

@@ -91,16 +91,17 @@ describe('delivered', () => {
     expect(c.logs.filter((l) => l.msg === 'ses event already on the timeline')).toHaveLength(2);
   });
 
-  it('finds the message through the provider reference when the notification has no tags', async () => {
+  it('drops a notification without our tags (a classic identity notification): nothing to attach it to', async () => {
     const sent = await seedSentMessage(c);
     const notification = deliveryNotification(sent.target, { at: later(3), form: 'classic' });
 
-    await handler(sqsEvent([sqsRecord(snsWrap(notification))]));
+    const out = await handler(sqsEvent([sqsRecord(snsWrap(notification))]));
 
+    expect(out.batchItemFailures).toEqual([]);
     const { message, events } = await timelineOf(sent);
-    expect(message?.status).toBe('delivered');
-    expect(events[1]?.payload).toEqual(notification);
-    expect(events[1]?.payload).not.toHaveProperty('mail.tags');
+    expect(message?.status).toBe('sent');
+    expect(events.map((e) => e.type)).toEqual(['sent']);
+    expect(c.logs.filter((l) => l.msg === 'ses event dropped: no such message')).toHaveLength(1);
   });
 
   it('fills in the provider message id when the worker had not stored it yet', async () => {
@@ -184,7 +185,7 @@ describe('bounces and complaints', () => {
   it('names abuse as the reason when the complaint has no feedback type', async () => {
     const sent = await seedSentMessage(c);
 
-    await handler(sqsEvent([sqsRecord(snsWrap(complaintNotification(sent.target, { at: later(30), feedbackType: null, form: 'classic' })))]));
+    await handler(sqsEvent([sqsRecord(snsWrap(complaintNotification(sent.target, { at: later(30), feedbackType: null })))]));
 
     expect(await findSuppression(c.store, sent.message.account_id, 'email', sent.target.recipient)).toMatchObject({
       reason: 'complaint: abuse',

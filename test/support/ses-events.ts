@@ -2,7 +2,6 @@
 // ses-events queue (wrap them in SQS records with ./sqs), plus a sent message to attach them to.
 import { randomUUID } from 'node:crypto';
 import { keys } from '../../shared/db/keys';
-import { providerRefItem } from '../../shared/messages/model';
 import {
   buildSesDeliveryEvent,
   buildSesMail,
@@ -174,11 +173,11 @@ export interface SentMessage {
 
 /**
  * A message the send worker has handed to SES: status `sent`, a `sent` event at the clock's
- * now, and (unless `providerRef` is false) the provider reference the worker writes.
+ * now.
  */
 export async function seedSentMessage(
   c: Pick<Container, 'store' | 'clock' | 'ids' | 'queue'>,
-  options: { accountId?: string; recipient?: string; providerRef?: boolean } = {},
+  options: { accountId?: string; recipient?: string } = {},
 ): Promise<SentMessage> {
   const id = c.ids.next('msg');
   const accountId = options.accountId ?? `acct_${id.slice(4)}`;
@@ -208,10 +207,6 @@ export async function seedSentMessage(
     updated_at: now,
   };
   await c.store.put(message);
-  if (options.providerRef !== false) {
-    const ref = providerRefItem(providerMessageId, accountId, id);
-    await c.store.put(ref);
-  }
   await recordEvent(
     c,
     message,
