@@ -13,10 +13,15 @@ export const table = {
      */
     byLookup: { name: 'by-lookup', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: [] as readonly string[] },
     /**
-     * Filtered lists inside an account (messages by status or channel, suppressions), newest
-     * first. Only what the lists show and filter on is projected: a message's body is never
-     * copied into the index.
+     * Filtered lists inside an account (suppressions), most recently changed first. Only what the
+     * list shows and filters on is projected.
      */
+    /**
+     * An account's messages, newest first by id. Only what never changes after acceptance is
+     * projected (what the key condition and the channel and created_at filters read), so a status
+     * change writes the table item alone: the list reads each page's statuses from the table.
+     */
+    byMessage: { name: 'by-message', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: ['channel', 'created_at'] as readonly string[] },
     byFilter: {
       name: 'by-filter',
       partitionKey: 'gsi2pk',
@@ -52,6 +57,12 @@ export type Entity =
 export interface IndexKey {
   gsi2pk: string;
   gsi2sk: string;
+}
+
+/** The by-message index attributes: a message's entry in its account's list. */
+export interface MessageListKey {
+  gsi3pk: string;
+  gsi3sk: string;
 }
 
 /** The by-lookup index attributes; the outbox is the only user (keys.outboxEntry). */
@@ -96,8 +107,8 @@ export const keys = {
   messageContent: (messageId: string): ItemKey => ({ pk: `MSG#${messageId}`, sk: 'CONTENT' }),
   messageEvent: (messageId: string, providerEventId: string): ItemKey => ({ pk: `MSG#${messageId}`, sk: `EVT#${providerEventId}` }),
   messageEventPrefix: 'EVT#',
-  /** by-filter index entry of a message: an account's messages, newest first by id. */
-  messageListEntry: (accountId: string, messageId: string): IndexKey => ({ gsi2pk: `${ACCOUNT}${accountId}#MSG`, gsi2sk: messageId }),
+  /** by-message index entry of a message: an account's messages, newest first by id. */
+  messageListEntry: (accountId: string, messageId: string): MessageListKey => ({ gsi3pk: `${ACCOUNT}${accountId}#MSG`, gsi3sk: messageId }),
   messageListPartition: (accountId: string): string => `${ACCOUNT}${accountId}#MSG`,
   /** One item per (account, idempotency key); the key is hashed to bound its size. */
   idempotency: (accountId: string, keyDigest: string): ItemKey => ({ pk: `IDEM#${accountId}#${keyDigest}`, sk: 'IDEM' }),
@@ -178,7 +189,7 @@ export const keyQueries = {
     keyCondition: 'pk = :pk AND begins_with(sk, :prefix)',
     values: { ':pk': accountPartition(accountId), ':prefix': skPrefix },
   }),
-  /** One by-filter index partition (an account's messages or suppressions), newest first. */
+  /** One by-filter index partition (an account's suppressions), most recently changed first. */
   byFilter: (gsi2pk: string): KeyQuery => ({ index: table.indexes.byFilter.name, keyCondition: 'gsi2pk = :pk', values: { ':pk': gsi2pk } }),
   /** One outbox shard's entries whose lease ended at or before `leaseEndingBy` (epoch ms). */
   outboxDue: (shard: number, leaseEndingBy: number): KeyQuery => ({

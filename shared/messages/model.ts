@@ -1,6 +1,6 @@
 // The stored shape of a message and its wire forms.
 import type { Channel } from '../accounts/service';
-import { keys, type IndexKey, type ItemKey } from '../db/keys';
+import { keys, type ItemKey, type MessageListKey } from '../db/keys';
 
 export type MessageStatus =
   | 'queued'
@@ -43,7 +43,7 @@ export interface MessageContent {
  * update. It holds its content inline only while it stays within one write unit (1 KB) with every
  * attribute a status change can add; otherwise `content_item` or `content_ref` and none of it.
  */
-export interface MessageItem extends ItemKey, IndexKey, Partial<MessageContent> {
+export interface MessageItem extends ItemKey, MessageListKey, Partial<MessageContent> {
   entity: 'message';
   id: string;
   account_id: string;

@@ -3,20 +3,20 @@
 // list, and the idempotency records that claim each send.
 import type { Channel } from '../accounts/service';
 import { sha256Hex } from '../crypto';
-import { keys, table, type IndexKey, type ItemKey, keyQueries, OUTBOX_SHARDS, type OutboxKey } from '../db/keys';
+import { keys, table, type ItemKey, keyQueries, type MessageListKey, OUTBOX_SHARDS, type OutboxKey } from '../db/keys';
 import { wrote, type Store } from '../db/store';
 import { queryPage, type Page, type PageRequest } from '../pagination';
 import { LEASE_MS, type IdempotencyItem, type NewIdempotencyRecord } from './idempotency';
-import { storedItemBytes, type EventType, type MessageContentItem, type MessageItem, type MessageStatus, type MessageSummary, type TimelineEvent, type TimelineEventItem } from './model';
+import { storedItemBytes, type EventType, type MessageContentItem, type MessageItem, type MessageStatus, type TimelineEvent, type TimelineEventItem } from './model';
 
-export type NewMessage = Omit<MessageItem, keyof ItemKey | keyof IndexKey | 'entity'>;
+export type NewMessage = Omit<MessageItem, keyof ItemKey | keyof MessageListKey | 'entity'>;
 
 /** What the stored message item adds to a NewMessage (its keys, index attributes and entity), in DynamoDB bytes. */
 export const messageKeyBytes = (m: Pick<NewMessage, 'id' | 'account_id'>): number =>
   storedItemBytes({ ...keys.message(m.id), ...keys.messageListEntry(m.account_id, m.id), entity: 'message' });
 
-/** What the by-filter index holds of a message: enough for the list, never the body. */
-export type MessageListEntry = ItemKey & IndexKey & Pick<MessageItem, 'entity' | keyof MessageSummary>;
+/** What the by-message index holds of a message: its keys and what its filters read. */
+type MessageListEntry = ItemKey & MessageListKey & Pick<MessageItem, 'channel' | 'created_at'>;
 
 export interface MessageListFilters {
   channel?: Channel;
@@ -79,20 +79,20 @@ export class MessageRepository {
     );
   }
 
-  /** An account's messages, newest first, inside an id range and optionally of one channel or status. */
-  list(accountId: string, filters: MessageListFilters, page: PageRequest): Promise<Page<MessageListEntry>> {
-    const index = table.indexes.byFilter;
+  /**
+   * An account's messages, newest first, inside an id range and optionally of one channel or
+   * status. The index narrows by id, channel and created_at; each page's messages are then read
+   * from the table, where the status lives (status changes never rewrite the index), and the
+   * status filter applies to them.
+   */
+  list(accountId: string, filters: MessageListFilters, page: PageRequest): Promise<Page<MessageItem>> {
+    const index = table.indexes.byMessage;
     const conditions: string[] = [];
     const names: Record<string, string> = { '#pk': index.partitionKey, '#sk': index.sortKey };
     const values: Record<string, unknown> = { ':pk': keys.messageListPartition(accountId), ':low': filters.ids.low, ':high': filters.ids.high };
     if (filters.channel) {
       conditions.push('channel = :channel');
       values[':channel'] = filters.channel;
-    }
-    if (filters.status) {
-      conditions.push('#status = :status');
-      names['#status'] = 'status';
-      values[':status'] = filters.status;
     }
     if (filters.createdAt?.from !== undefined) {
       conditions.push('created_at >= :from');
@@ -102,10 +102,18 @@ export class MessageRepository {
       conditions.push('created_at <= :to');
       values[':to'] = filters.createdAt.to;
     }
-    return queryPage<MessageListEntry>(
+    const hydrate = async (entries: MessageListEntry[]): Promise<MessageItem[]> => {
+      const found = await this.getMany(entries.map((e) => e.gsi3sk));
+      return entries.flatMap((e) => {
+        const message = found.get(e.gsi3sk);
+        return message && (filters.status === undefined || message.status === filters.status) ? [message] : [];
+      });
+    };
+    return queryPage<MessageListEntry, MessageItem>(
       this.store,
       { index: index.name, keyCondition: '#pk = :pk AND #sk BETWEEN :low AND :high', names, values, filter: conditions.join(' AND ') || undefined },
       page,
+      hydrate,
     );
   }
 

@@ -107,23 +107,27 @@ export interface Page<T> {
 
 /**
  * One page of a query whose sort key orders by created_at then id (ULID sort keys do). Reads one
- * item past the limit so next_cursor is null exactly when nothing follows.
+ * item past the limit so next_cursor is null exactly when nothing follows. `hydrate`, when given,
+ * turns each store page into the items listed (reading what an index does not project, dropping
+ * what a filter on it refuses), in order; the items it returns must keep the query's key
+ * attributes, which the cursor is made of.
  */
-export async function queryPage<T extends object = Item>(
+export async function queryPage<T extends object = Item, U extends object = T>(
   store: Store,
   query: Omit<QueryRequest, 'limit' | 'startKey'>,
   page: PageRequest,
-): Promise<Page<T>> {
+  hydrate: (items: T[]) => Promise<U[]> = async (items) => items as unknown as U[],
+): Promise<Page<U>> {
   let startKey = page.cursor ? decodeCursor(page.secret, page.scope, page.cursor) : undefined;
-  const collected: T[] = [];
-  const keyOf = (item: T): Record<string, unknown> => {
+  const collected: U[] = [];
+  const keyOf = (item: U): Record<string, unknown> => {
     const names = [table.partitionKey, table.sortKey, ...keyNamesOfIndex(query.index)];
     return Object.fromEntries(names.map((n) => [n, (item as Item)[n]]));
   };
   // A filter may leave a store page short; keep reading until the page is full or the end.
   for (;;) {
     const out = await store.query<T>({ ...query, limit: page.limit + 1 - collected.length, startKey });
-    collected.push(...out.items);
+    collected.push(...(out.items.length > 0 ? await hydrate(out.items) : []));
     if (collected.length > page.limit || !out.lastKey) break;
     startKey = out.lastKey;
   }

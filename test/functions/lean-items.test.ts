@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import type { CreatedAccount } from '../../shared/accounts/service';
-import { keys } from '../../shared/db/keys';
+import { keys, table } from '../../shared/db/keys';
 import type { Store } from '../../shared/db/store';
 import { STATUS_ITEM_BYTES } from '../../shared/messages/content';
 import { storedItemBytes, type MessageItem } from '../../shared/messages/model';
@@ -117,3 +117,31 @@ describe.each<[string, Payload, Record<string, unknown>, 'inline' | 'item']>([
     expect(list.body.messages.find((m: { id: string }) => m.id === id)).toEqual({ id, channel: 'email', status: 'sent', message_type: 'transactional', created_at: expect.any(String) });
   });
 });
+
+describe("the account's message list index", () => {
+  it('holds only what never changes after acceptance, so status changes write the table item alone', async () => {
+    const { id, job } = await accept({ subject: 'Hi', body_text: 'Hello Ada' });
+    const before = await raw.query<Record<string, unknown>>({ ...byMessageEntry(id) });
+    expect((await sendWorker(sqsEvent([sqsRecord(job)]))).batchItemFailures).toEqual([]);
+    await recordEvent(c, { id, account_id: account.account_id }, { type: 'delivered', source: 'ses', providerEventId: `ses-delivery-${id}`, payload: {}, occurredAt: new Date(c.clock.now().getTime() + 1000).toISOString() });
+
+    const after = await raw.query<Record<string, unknown>>({ ...byMessageEntry(id) });
+    expect(before.items).toHaveLength(1);
+    // The entry is the same after the lease, the handoff and the delivery: none of them touched it.
+    expect(after.items).toEqual(before.items);
+    expect(Object.keys(after.items[0]!).sort()).toEqual(['channel', 'created_at', 'gsi3pk', 'gsi3sk', 'pk', 'sk']);
+    // The list still shows the status, read from the table.
+    const list = await call({ method: 'GET', path: '/v1/messages', key: account.admin_key, query: { status: 'delivered' } });
+    expect(list.body.messages.map((m: { id: string; status: string }) => [m.id, m.status])).toEqual([[id, 'delivered']]);
+  });
+});
+
+function byMessageEntry(id: string) {
+  const index = table.indexes.byMessage;
+  return {
+    index: index.name,
+    keyCondition: '#pk = :pk AND #sk = :sk',
+    names: { '#pk': index.partitionKey, '#sk': index.sortKey },
+    values: { ':pk': keys.messageListPartition(account.account_id), ':sk': id },
+  };
+}
