@@ -7,7 +7,7 @@ import { KEY_USE_WRITE_INTERVAL_MS } from '../../shared/api-keys/service';
 import { keys } from '../../shared/db/keys';
 import { LOCAL_TABLE } from '../../shared/runtime/local/runtime';
 import type { Benchmark } from '../run';
-import { callList } from '../lib/cost';
+import { callList, roundTrips } from '../lib/cost';
 import type { LoadTask } from '../lib/load-worker';
 import { closedLoop, failures, fmt, fmtInt, latencyCells, LoadWorker, median, rate, sum, type LoopResult } from '../lib/measure';
 import { http, newSender, startBenchRuntime, type PortCall } from '../lib/runtime';
@@ -15,20 +15,6 @@ import { http, newSender, startBenchRuntime, type PortCall } from '../lib/runtim
 const S = { accounts: 100, concurrency: 8, rounds: 6, firstWarmupMs: 1_500, warmupMs: 300, segmentMs: 1_000, countedRequests: 50, sends: 3 } as const;
 const PATH = '/v1/keys';
 const WRITES = new Set(['put', 'create', 'update', 'delete', 'batchPut']);
-
-/**
- * Store round trips of one request: calls that overlap in time share one. A call starts a new
- * round trip when it starts after every call so far has ended.
- */
-function roundTrips(calls: readonly PortCall[]): number {
-  let trips = 0;
-  let end = Number.NEGATIVE_INFINITY;
-  for (const call of [...calls].sort((a, b) => a.startMs - b.startMs)) {
-    if (call.startMs >= end) trips++;
-    end = Math.max(end, call.startMs + call.ms);
-  }
-  return trips;
-}
 
 interface Counted {
   label: string;
@@ -46,7 +32,7 @@ function countedRow(c: Counted): string {
   const all = c.requests.flat();
   const per = c.requests.length;
   const calls = c.requests.map((r) => r.length);
-  const trips = c.requests.map(roundTrips);
+  const trips = c.requests.map((calls) => roundTrips(calls).length);
   const writes = c.requests.map((r) => r.filter((call) => WRITES.has(call.op)).length);
   return `| ${c.label} | ${per} | ${fmt(mean(calls), 2)} (${range(calls)}) | ${fmt(mean(trips), 2)} (${range(trips)}) | ${fmt(mean(writes), 2)} (${range(writes)}) | ${callList(all, per)} | ${Object.entries(c.statuses).map(([s, n]) => `${s}×${n}`).join(', ')} |`;
 }

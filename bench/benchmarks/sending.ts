@@ -7,27 +7,26 @@ import { SqsQueue } from '../../shared/adapters/aws/sqs-queue';
 import { CLAIM_CONCURRENCY } from '../../shared/messages/send';
 import { queueNamed, type QueueName } from '../../shared/platform';
 import type { Benchmark } from '../run';
-import { consumerOf, countByLabel, gbSeconds, itemSize, labelOf, PRICE, priceNote, totalUnits, unitsOf } from '../lib/cost';
+import { consumerOf, countByLabel, gbSeconds, itemSize, labelOf, MODEL_MS, modelledMs, PRICE, priceNote, totalUnits, unitsOf } from '../lib/cost';
 import { closedLoop, dollars, fmt, fmtInt, median, rate, sum, units, type LoopResult } from '../lib/measure';
 import { http, newSender, startBenchRuntime, type Invocation, type PortCall } from '../lib/runtime';
 
 const S = { singleSends: 3, batchItems: 1000, batches: 3, floorWarmupMs: 150, floorMs: { single: 1_000, batchPut: 800, batchGet: 500, queue: 500 } } as const;
 
 /**
- * Lambda durations are assumed, not measured: dynalite and emulators say nothing about a region's
- * latencies. A single send: the pipeline's and the send's store calls (~6 round trips of ~5-10 ms)
- * and the queue send; a batch: 5 ms of validation, claims and writes per item. Each object store
- * PUT adds 40 ms (at the API, CLAIM_CONCURRENCY of them at once in a batch), each GET 20 ms (in
- * the worker); per message the send worker waits on SES (~50 ms) and its writes, ingest on its own.
+ * Lambda durations are modelled, not measured (dynalite and the emulators say nothing about a
+ * region's latencies): a single send's and each consumer invocation's from the round trips its
+ * calls made (bench/lib/cost.ts, modelledMs). A batch is assumed: 5 ms of validation, claims and
+ * writes per item (its claims overlap CLAIM_CONCURRENCY at a time, which the round-trip model
+ * cannot see), plus 40 ms per object store PUT, CLAIM_CONCURRENCY of them at once.
  */
-const ASSUMED_MS = {
-  apiSingle: 100,
-  apiPerBatchItem: 5,
-  objectPut: 40,
-  objectGet: 20,
-  perMessage: { send: 100, 'ses-events': 40, webhooks: 20 } as Record<string, number>,
-  otherPerMessage: 50,
-};
+const ASSUMED_MS = { apiPerBatchItem: 5, objectPut: 40 };
+
+/** Modelled ms of each invocation of `queue` the send made, from the calls inside its window. */
+const invocationMs = (s: Single, queue: string): number[] =>
+  s.invocations
+    .filter((i) => i.queue === queue)
+    .map((i) => modelledMs(s.calls.filter((c) => c.by === queue && c.startMs >= i.startMs && c.startMs <= i.startMs + i.ms), i.bodies.length));
 
 /**
  * The two bodies priced: a short text email, and a 20 KB HTML one (a typical marketing template).
@@ -84,6 +83,8 @@ interface CostRow {
   /** Units per email: a single send, and one item of a 1,000-item batch. */
   single: number;
   batch: number;
+  /** A single send under steady traffic: its consumers take full batches. */
+  steady: number;
   price: number;
 }
 
@@ -96,8 +97,8 @@ function floorItemBytes(singles: Single[]): number {
 function costRows(singles: Single[], batch: { calls: PortCall[]; accepted: number; bodyBytes: number }): CostRow[] {
   const sends = singles.length;
   const rows: CostRow[] = [];
-  const add = (step: string, resource: string, unit: string, price: number, single: number, inBatch = single): void => {
-    if (single || inBatch) rows.push({ step, resource, unit, single, batch: inBatch, price });
+  const add = (step: string, resource: string, unit: string, price: number, single: number, inBatch = single, steady = single): void => {
+    if (single || inBatch) rows.push({ step, resource, unit, single, batch: inBatch, steady, price });
   };
   const dynamo = (step: string, single: PortCall[], inBatch: PortCall[], n: number): void => {
     const [a, b] = [totalUnits(single), totalUnits(inBatch)];
@@ -111,7 +112,7 @@ function costRows(singles: Single[], batch: { calls: PortCall[]; accepted: numbe
   };
   const api = singles.flatMap((s) => s.calls.filter((c) => c.by === 'api'));
   const puts = (calls: PortCall[]): number => calls.filter((c) => c.port === 'objects' && c.op === 'put').length;
-  const singleMs = ASSUMED_MS.apiSingle + (ASSUMED_MS.objectPut * puts(api)) / sends;
+  const singleMs = sum(singles.map((s) => modelledMs(s.calls.filter((c) => c.by === 'api')))) / sends;
   const batchMs = ASSUMED_MS.apiPerBatchItem * batch.accepted + (ASSUMED_MS.objectPut * puts(batch.calls)) / CLAIM_CONCURRENCY;
   add('API', 'HTTP API requests', 'requests', PRICE.httpApi, 1, Math.ceil(batch.bodyBytes / (512 * 1024)) / batch.accepted);
   add('API', `Lambda invocations (${apiFn})`, 'invocations', PRICE.invocations, 1, 1 / batch.accepted);
@@ -127,12 +128,15 @@ function costRows(singles: Single[], batch: { calls: PortCall[]; accepted: numbe
       add(q, 'SNS publish of the SES event (modelled: one per email sent)', 'publishes', PRICE.snsPublish, notifications);
       add(q, 'SQS message SNS delivers (modelled)', 'requests', PRICE.sqs, notifications);
     }
-    add(q, 'SQS ReceiveMessage + DeleteMessageBatch (modelled from batches)', 'requests', PRICE.sqs, 2 * messages, (2 * messages) / batchSize);
-    add(q, `Lambda invocations (${fn})`, 'invocations', PRICE.invocations, messages, messages / batchSize);
-    const gets = calls.filter((c) => c.port === 'objects' && c.op === 'get').length / sends;
-    add(q, `Lambda duration (${fn})`, 'GB-s', PRICE.gbSeconds, gbSeconds(fn, ASSUMED_MS.perMessage[q] ?? ASSUMED_MS.otherPerMessage) * messages + gbSeconds(fn, ASSUMED_MS.objectGet * gets));
+    add(q, 'SQS ReceiveMessage + DeleteMessageBatch (modelled from batches)', 'requests', PRICE.sqs, 2 * messages, (2 * messages) / batchSize, (2 * messages) / batchSize);
+    add(q, `Lambda invocations (${fn})`, 'invocations', PRICE.invocations, messages, messages / batchSize, messages / batchSize);
+    // Per message as a single send's invocations took it; a full batch runs its messages one after another.
+    const perSendMs = sum(singles.flatMap((s) => invocationMs(s, q))) / sends;
+    add(q, `Lambda duration (${fn})`, 'GB-s', PRICE.gbSeconds, gbSeconds(fn, perSendMs), gbSeconds(fn, perSendMs));
     dynamo(q, calls, calls, sends);
   }
+  // Under steady traffic a consumer's receive, delete and invocation are shared as in a batch.
+  for (const r of rows) if (r.step !== 'API' && (r.resource.startsWith('SQS ReceiveMessage') || r.resource.startsWith('Lambda invocations'))) r.steady = r.batch;
   return rows;
 }
 
@@ -261,27 +265,83 @@ function stepTable(singles: Single[]): string[] {
     const modelled = step === 'api' ? 0 : 2 * stepInvocations(step).length;
     const localMs = step === 'api' ? median(singles.map((s) => s.apiMs)) : median(singles.map((s) => sum(s.invocations.filter((i) => i.queue === step).map((i) => i.ms))));
     const writes = calls.filter((c) => c.port === 'store' && ['put', 'create', 'update', 'delete'].includes(c.op)).length + sum(calls.filter((c) => c.op === 'batchPut').map((c) => (c.args[0] as unknown[]).length));
-    return `| ${step === 'api' ? 'API (POST /v1/send)' : `${step} queue → ${consumerOf(step)}`} | ${per(calls.length)} | ${per(u.requests + modelled)} | ${per(writes)} | ${per(u.wru)} + ${per(u.gsiWru)} | ${per(u.rru)} | ${per(u.sqs + modelled)} | ${per(u.s3Put + u.s3Get)} | ${per(u.ses)} | ${fmt(localMs, 1)} |`;
+    const awsMs = step === 'api' ? sum(singles.map((s) => modelledMs(s.calls.filter((c) => c.by === 'api')))) / sends : sum(singles.flatMap((s) => invocationMs(s, step))) / sends;
+    return `| ${step === 'api' ? 'API (POST /v1/send)' : `${step} queue → ${consumerOf(step)}`} | ${per(calls.length)} | ${per(u.requests + modelled)} | ${per(writes)} | ${per(u.wru)} + ${per(u.gsiWru)} | ${per(u.rru)} | ${per(u.sqs + modelled)} | ${per(u.s3Put + u.s3Get)} | ${per(u.ses)} | ${fmt(localMs, 1)} | ${fmt(awsMs, 0)} |`;
   };
   return [
-    '| Step | Port calls | AWS requests | Item writes | WRU table + GSI | RRU | SQS requests | S3 requests | SES | Local ms (median) |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Step | Port calls | AWS requests | Item writes | WRU table + GSI | RRU | SQS requests | S3 requests | SES | Local ms (median) | Modelled AWS ms |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...stepsOf(singles).map(stepRow),
   ];
 }
 
-const total = (rows: CostRow[], k: 'single' | 'batch', pred: (r: CostRow) => boolean = () => true): number => sum(rows.filter(pred).map((r) => r[k] * r.price));
+const total = (rows: CostRow[], k: 'single' | 'batch' | 'steady', pred: (r: CostRow) => boolean = () => true): number => sum(rows.filter(pred).map((r) => r[k] * r.price));
 const isDynamo = (r: CostRow): boolean => r.resource.startsWith('DynamoDB');
 
 function costTable(p: Priced): string[] {
   const { rows } = p;
   return [
-    `| Step | Resource | Unit | Single send: units per email | $ per million | In a ${fmtInt(p.scenario.batchItems)}-item batch: units per email | $ per million |`,
-    '|---|---|---|---:|---:|---:|---:|',
-    ...rows.map((r) => `| ${r.step} | ${r.resource} | ${r.unit} | ${units(r.single)} | ${dollars(r.single * r.price)} | ${units(r.batch)} | ${dollars(r.batch * r.price)} |`),
-    `| **all** | **our overhead (everything but SES)** | | | **${dollars(total(rows, 'single'))}** | | **${dollars(total(rows, 'batch'))}** |`,
-    `| | of which DynamoDB | | | ${dollars(total(rows, 'single', isDynamo))} | | ${dollars(total(rows, 'batch', isDynamo))} |`,
-    `| SES | SES's own price | emails | 1 | ${dollars(PRICE.ses)} | 1 | ${dollars(PRICE.ses)} |`,
+    `| Step | Resource | Unit | Single send: units per email | $ per million | Steady single sends: units | $ per million | In a ${fmtInt(p.scenario.batchItems)}-item batch: units per email | $ per million |`,
+    '|---|---|---|---:|---:|---:|---:|---:|---:|',
+    ...rows.map((r) => `| ${r.step} | ${r.resource} | ${r.unit} | ${units(r.single)} | ${dollars(r.single * r.price)} | ${units(r.steady)} | ${dollars(r.steady * r.price)} | ${units(r.batch)} | ${dollars(r.batch * r.price)} |`),
+    `| **all** | **our overhead (everything but SES)** | | | **${dollars(total(rows, 'single'))}** | | **${dollars(total(rows, 'steady'))}** | | **${dollars(total(rows, 'batch'))}** |`,
+    `| | of which DynamoDB | | | ${dollars(total(rows, 'single', isDynamo))} | | ${dollars(total(rows, 'steady', isDynamo))} | | ${dollars(total(rows, 'batch', isDynamo))} |`,
+    `| SES | SES's own price | emails | 1 | ${dollars(PRICE.ses)} | 1 | ${dollars(PRICE.ses)} | 1 | ${dollars(PRICE.ses)} |`,
+  ];
+}
+
+/**
+ * The least an email can cost in this design, whatever the code does: the requests the mandated
+ * path makes (API Gateway → Lambda → SQS → send worker → SES → SNS → SQS → events ingest, from
+ * ../shared/design/architecture.md) and the store writes the spec makes necessary, at the same
+ * prices and modelled latencies as the tables above. Arithmetic, not a measurement.
+ */
+function floorSection(): string[] {
+  const lambda = (fn: string, ms: number) => PRICE.invocations + gbSeconds(fn, ms) * PRICE.gbSeconds;
+  const { latency, cpuPerInvocation, cpuPerMessage } = MODEL_MS;
+  const cpu = cpuPerInvocation + cpuPerMessage;
+  // The API: the limiter, the claim, the message, the queue send, one after the other; the worker: the lease, SES, the handoff; the ingest: the status move.
+  const apiMs = cpu + 3 * latency.store! + latency.queue!;
+  const workerMs = cpu + 2 * latency.store! + latency.mailer!;
+  const ingestMs = cpu + latency.store!;
+  const batchSize = (q: QueueName) => queueNamed(q).batchSize;
+  const parts = (consumersShared: boolean, apiShare: number) => {
+    const share = (q: QueueName) => (consumersShared ? 1 / batchSize(q) : 1);
+    return {
+      api: apiShare * (PRICE.httpApi + lambda(apiFn, apiMs)) + PRICE.sqs,
+      worker: share('send') * (2 * PRICE.sqs + PRICE.invocations) + gbSeconds(consumerOf('send'), workerMs) * PRICE.gbSeconds,
+      events: PRICE.snsPublish + PRICE.sqs + share('ses-events') * (2 * PRICE.sqs + PRICE.invocations) + gbSeconds(consumerOf('ses-events'), ingestMs) * PRICE.gbSeconds,
+    };
+  };
+  // The writes: the idempotency record (every item has a key a retry must replay), the message and
+  // its list entry, the limiter's admission (per request), the dispatch guard (no second send on a
+  // redelivery), and the two status moves of the timeline (sent, delivered).
+  const writes = (perRequest: number) => ({ idempotency: 1, message: 1, listEntry: 1, limiter: perRequest, lease: 1, sent: 1, delivered: 1 });
+  // A 20 KB HTML body gzips to about 3.8 KB: a content item of 4 units written once, and read once (1 RRU, priced as its WRU share below).
+  const content = { content: 4 + PRICE.rru / PRICE.wru };
+  const rows: Array<[string, ReturnType<typeof parts>, Record<string, number>, number]> = [
+    ['Single send at low traffic', parts(false, 1), writes(1), 8],
+    ['Steady single sends', parts(true, 1), writes(1), 8],
+    ['1,000-item batch', parts(true, 1 / 1000), writes(1 / 1000), 4],
+    ['Single send at low traffic, 20 KB HTML', parts(false, 1), { ...writes(1), ...content }, 10],
+    ['Steady single sends, 20 KB HTML', parts(true, 1), { ...writes(1), ...content }, 10],
+    ['400-item batch, 20 KB HTML', parts(true, 1 / 400), { ...writes(1 / 400), ...content }, 6],
+  ];
+  const sumOf = (o: Record<string, number>) => Object.values(o).reduce((a, b) => a + b, 0);
+  return [
+    '### The floor of this design',
+    '',
+    `What an email costs at the least, whatever the code does: the requests of the path the design fixes (API Gateway → ${apiFn} → SQS → ${consumerOf('send')} → SES → SNS → SQS → ${consumerOf('ses-events')}; ../shared/design/architecture.md) with no other call, and the store writes the spec makes necessary, each one unit, with no read and no usage counter: the idempotency record (every item carries a key a retry must replay), the message and its list entry, the limiter's admission (one per request), the dispatch guard (no second send when the queue redelivers), and the sent and delivered status moves of the timeline. Durations from the model above (API ${fmt(apiMs, 0)} ms, send worker ${fmt(workerMs, 0)} ms, ingest ${fmt(ingestMs, 0)} ms). Arithmetic on the prices above, not a measurement.`,
+    '',
+    '| Column | API, its SQS send | send worker | SNS, SQS, ingest | DynamoDB (in WRU) | Floor | Target |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...rows.map(([name, p, w, target]) => {
+      const dynamo = sumOf(w) * PRICE.wru;
+      const floor = sumOf(p) + dynamo;
+      return `| ${name} | ${dollars(p.api)} | ${dollars(p.worker)} | ${dollars(p.events)} | ${fmt(sumOf(w), 3)} WRU = ${dollars(dynamo)} | **${dollars(floor)}** | ${dollars(target)}${floor > target ? ' (below the floor)' : ''} |`;
+    }),
+    '',
+    'Read it as: a target below the floor cannot be met by this design, only by changing it (for instance SES events through EventBridge instead of SNS, or the idempotency record and the message as one item with ids derived from the key); a target above it says how little room is left for reads, the usage counter and the crash-safety bookkeeping.',
   ];
 }
 
@@ -296,7 +356,7 @@ function render(priced: Priced[], batches: BatchFigures[], notes: { claimsInFlig
   const allAccepted = batches.every((x) => x.accepted === S.batchItems && x.status === 200);
   const labels = [...countByLabel(batches[0]!.calls)].sort((a, z) => z[1] - a[1]);
   const headline = priced
-    .map((p) => `with ${p.scenario.title} ${dollars(total(p.rows, 'single'))} for single sends and ${dollars(total(p.rows, 'batch'))} inside ${fmtInt(p.scenario.batchItems)}-item batches`)
+    .map((p) => `with ${p.scenario.title} ${dollars(total(p.rows, 'single'))} for single sends at low traffic, ${dollars(total(p.rows, 'steady'))} for steady single sends and ${dollars(total(p.rows, 'batch'))} inside ${fmtInt(p.scenario.batchItems)}-item batches`)
     .join('; ');
   return [
     '## AWS requests per send',
@@ -316,13 +376,15 @@ function render(priced: Priced[], batches: BatchFigures[], notes: { claimsInFlig
     '',
     '## Cost per million emails at list prices',
     '',
-    `${priceNote} Lambda durations are assumed (memory from functions/manifest.ts): ${apiFn} ${ASSUMED_MS.apiSingle} ms per single send and ${ASSUMED_MS.apiPerBatchItem} ms per batch item, plus ${ASSUMED_MS.objectPut} ms per object store PUT (${CLAIM_CONCURRENCY} at once in a batch); per message ${steps.slice(1).map((q) => `${consumerOf(q)} ${ASSUMED_MS.perMessage[q] ?? ASSUMED_MS.otherPerMessage} ms`).join(', ')}, plus ${ASSUMED_MS.objectGet} ms per object store GET.`,
+    `${priceNote} Lambda durations (memory from functions/manifest.ts) are modelled from the calls counted, since local latencies say nothing about a region's (bench/lib/cost.ts, modelledMs): each round trip (calls that overlap in time) lasts as long as its slowest call, at ${Object.entries(MODEL_MS.latency).map(([k, v]) => `${k} ${v} ms`).join(', ')}, a batch call one round trip per 8 of its requests, plus ${MODEL_MS.cpuPerInvocation} ms of CPU per invocation and ${MODEL_MS.cpuPerMessage} ms per message; the "Modelled AWS ms" column above. A batch request is assumed at ${ASSUMED_MS.apiPerBatchItem} ms per item plus ${ASSUMED_MS.objectPut} ms per object store PUT, ${CLAIM_CONCURRENCY} at once (its claims overlap, which the round trips cannot show).`,
     '',
-    `Columns: a **single send** is POST /v1/send at low traffic, each consumer message taken by a receive, an invocation and a delete of its own. **In a batch** is one item of a POST /v1/send/batch (1,000 short items; 400 of 20 KB, since 1,000 would pass API Gateway's 10 MB body): the API's calls are a counted batch's divided by its accepted items, and the consumers take full batches of their manifest batch size (${steps.slice(1).map((q) => `${q} ${queueNamed(q as QueueName).batchSize}`).join(', ')}), as a backlog gives them; the consumers' store work per message is the single send's.`,
+    `Columns: a **single send** is POST /v1/send at low traffic, each consumer message taken by a receive, an invocation and a delete of its own. **Steady single sends** are the same at 10 or more a second, when the event sources hand the consumers full batches, so a receive, a delete and an invocation are shared by a batch's messages. **In a batch** is one item of a POST /v1/send/batch (1,000 short items; 400 of 20 KB, since 1,000 would pass API Gateway's 10 MB body): the API's calls are a counted batch's divided by its accepted items, and the consumers take full batches of their manifest batch size (${steps.slice(1).map((q) => `${q} ${queueNamed(q as QueueName).batchSize}`).join(', ')}), as a backlog gives them; the consumers' store work per message is the single send's.`,
     '',
     ...priced.flatMap((p) => [`With ${p.scenario.title}:`, '', ...costTable(p), '']),
     `**Overhead per million emails: ${headline}** (SES's own price is ${dollars(PRICE.ses)}). ` +
       'Not included: CloudWatch Logs, data transfer, the event sources\' idle long polls (a fixed cost per queue, not per email), SES extras, storage (DynamoDB $0.25 and S3 $0.023 per GB-month).',
+    '',
+    ...floorSection(),
     '',
     '## 1,000-item batch against the store floor',
     '',

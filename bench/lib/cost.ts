@@ -212,3 +212,44 @@ export function countByLabel(calls: readonly PortCall[]): Map<string, number> {
 /** `label ×n, …` with n per `per` (a request, an email, a delivery). */
 export const callList = (calls: readonly PortCall[], per = 1): string =>
   [...countByLabel(calls)].map(([label, n]) => `${label} ×${Number((n / per).toPrecision(3))}`).join(', ') || '—';
+
+/**
+ * What a Lambda invocation's duration is modelled from, since dynalite and the emulators say
+ * nothing about a region's latencies: a round trip's typical latency inside one region by the
+ * kind of call (DynamoDB single-digit ms; SQS and SES API calls tens of ms; S3 PUT and GET), and
+ * the handler's own CPU. A round trip is a set of calls that overlap in time (`roundTrips`); it
+ * lasts as long as the slowest call in it, and a batch call lasts a round trip per
+ * `PARALLEL_REQUESTS` of the requests it makes.
+ */
+export const MODEL_MS = {
+  latency: { store: 6, queue: 12, mailer: 45, objectsPut: 40, objectsGet: 20 } as Record<string, number>,
+  /** Event parsing, validation, marshalling and logging of one invocation or one message. */
+  cpuPerInvocation: 8,
+  cpuPerMessage: 3,
+} as const;
+const PARALLEL_REQUESTS = 8;
+
+function latencyOf(call: PortCall): number {
+  const { latency } = MODEL_MS;
+  const base = call.port === 'objects' ? (call.op === 'put' ? latency.objectsPut : latency.objectsGet) : (latency[call.port] ?? latency.store);
+  return (base ?? 6) * Math.max(1, Math.ceil(unitsOf(call).requests / PARALLEL_REQUESTS));
+}
+
+/**
+ * The round trips of one invocation's calls, in order: calls that overlap in time share one. A
+ * call starts a new round trip when it starts after every call so far has ended.
+ */
+export function roundTrips(calls: readonly PortCall[]): PortCall[][] {
+  const trips: PortCall[][] = [];
+  let end = Number.NEGATIVE_INFINITY;
+  for (const call of [...calls].sort((a, b) => a.startMs - b.startMs)) {
+    if (call.startMs >= end) trips.push([]);
+    trips[trips.length - 1]!.push(call);
+    end = Math.max(end, call.startMs + call.ms);
+  }
+  return trips;
+}
+
+/** Modelled duration in AWS of one invocation that made these calls for `messages` messages. */
+export const modelledMs = (calls: readonly PortCall[], messages = 1): number =>
+  MODEL_MS.cpuPerInvocation + MODEL_MS.cpuPerMessage * messages + roundTrips(calls).reduce((ms, trip) => ms + Math.max(...trip.map(latencyOf)), 0);
