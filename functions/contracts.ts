@@ -1,7 +1,10 @@
 // Every route's contract (shared/http/contract.ts), by route key: what the OpenAPI document is
 // built from. Each area keeps its own beside its route table, in functions/<area>/contract.ts.
 import type { Contracts } from '../shared/http/contract';
+import { contracts as bimi } from './bimi/contract';
 import { contracts as docs } from './docs/contract';
+import { contracts as domains } from './domains/contract';
 import { contracts as keys } from './keys/contract';
+import { contracts as testRecipients } from './test-recipients/contract';
 
-export const contracts: Contracts = { ...keys, ...docs };
+export const contracts: Contracts = { ...keys, ...docs, ...bimi, ...domains, ...testRecipients };
