@@ -3,5 +3,14 @@
 import type { Contracts } from '../shared/http/contract';
 import { contracts as docs } from './docs/contract';
 import { contracts as keys } from './keys/contract';
+import { contracts as messages } from './messages/contract';
+import { contracts as send } from './send/contract';
+import { contracts as suppressions } from './suppressions/contract';
 
-export const contracts: Contracts = { ...keys, ...docs };
+export const contracts: Contracts = {
+  ...docs,
+  ...keys,
+  ...messages,
+  ...send,
+  ...suppressions,
+};
