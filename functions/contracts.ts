@@ -5,6 +5,18 @@ import { contracts as bimi } from './bimi/contract';
 import { contracts as docs } from './docs/contract';
 import { contracts as domains } from './domains/contract';
 import { contracts as keys } from './keys/contract';
+import { contracts as messages } from './messages/contract';
+import { contracts as send } from './send/contract';
+import { contracts as suppressions } from './suppressions/contract';
 import { contracts as testRecipients } from './test-recipients/contract';
 
-export const contracts: Contracts = { ...keys, ...docs, ...bimi, ...domains, ...testRecipients };
+export const contracts: Contracts = {
+  ...bimi,
+  ...docs,
+  ...domains,
+  ...keys,
+  ...messages,
+  ...send,
+  ...suppressions,
+  ...testRecipients,
+};
