@@ -62,7 +62,7 @@ export type Contracts = Record<string, RouteContract>;
 /** `limit` and `cursor`, as every list takes them (shared/pagination). */
 export const pageQuery = zod
   .object({
-    limit: zod.string().optional().meta({ description: 'Items per page, 1 to 100 (default 20; larger values are capped, others ignored)' }),
+    limit: zod.string().optional().meta({ description: 'Items per page, 1 to 100 (default 50; larger values are capped, others ignored)' }),
     cursor: zod.string().optional().meta({ description: 'The next_cursor of the page before; bound to the account, the list and its filters' }),
   })
   .strict();
