@@ -40,7 +40,7 @@ const HEADERS = {
 
 const RETRYABLE: ReadonlySet<ErrorCode> = new Set(['rate_limit_exceeded', 'service_unavailable', 'idempotency_key_in_use', 'test_send_daily_limit']);
 
-function errorResponse(codes: ErrorCode[]): Json {
+function errorResponse(codes: ErrorCode[], status: number): Json {
   const retry = codes.some((c) => RETRYABLE.has(c));
   return {
     description: codes.join(', '),
@@ -59,7 +59,7 @@ function errorResponse(codes: ErrorCode[]): Json {
               properties: {
                 code: { type: 'string', enum: codes },
                 message: { type: 'string' },
-                status: { type: 'integer', const: errorStatus[codes[0]!] },
+                status: { type: 'integer', const: status },
               },
             },
           },
@@ -110,10 +110,10 @@ function operation(fn: FunctionDef, route: HttpRoute, contract: RouteContract): 
       ...(spec.schema || spec.contentType ? { content: { [spec.contentType ?? 'application/json']: { schema: spec.schema ? jsonSchema(spec.schema, 'output') : { type: 'string' } } } } : {}),
     };
   }
-  const codes = [...new Set([...contract.errors, ...accessErrors(route.access, contract, route.path)])];
-  const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) byStatus.set(errorStatus[code], [...(byStatus.get(errorStatus[code]) ?? []), code]);
-  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) responses[String(status)] = errorResponse(list.sort());
+  const codes = [...contract.errors.map((e) => (typeof e === 'string' ? { code: e, status: errorStatus[e] } : e)), ...accessErrors(route.access, contract, route.path).map((code) => ({ code, status: errorStatus[code] }))];
+  const byStatus = new Map<number, Set<ErrorCode>>();
+  for (const { code, status } of codes) byStatus.set(status, (byStatus.get(status) ?? new Set()).add(code));
+  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) responses[String(status)] = errorResponse([...list].sort(), status);
   const params = parameters(route, contract);
   return {
     operationId: contract.operationId,

@@ -45,10 +45,12 @@ export interface RouteContract {
   /** The answers that are not errors, by status. */
   responses: Record<number, ResponseSpec>;
   /**
-   * The codes this route's own rules can return. The codes every route of its access kind can
-   * return (credentials, scope, rate limit, malformed JSON, overload) are added by the document.
+   * The codes this route's own rules can return, at their status in shared/errors.ts, or at the
+   * status given where the spec answers a code with another one. The codes every route of its
+   * access kind can return (credentials, scope, rate limit, malformed JSON, overload) are added by
+   * the document.
    */
-  errors: readonly ErrorCode[];
+  errors: readonly (ErrorCode | { code: ErrorCode; status: number })[];
   /** A list walked with `limit` and `cursor`, answered with `next_cursor`. */
   paginated?: boolean;
   /** Retries with the same idempotency_key replay the first answer. */
