@@ -47,27 +47,30 @@ function errorResponse(codes: ErrorCode[], status: number): Json {
     headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ...(retry ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}) },
     content: {
       'application/json': {
-        schema: {
-          type: 'object',
-          required: ['error'],
-          additionalProperties: false,
-          properties: {
-            error: {
-              type: 'object',
-              required: ['code', 'message', 'status'],
-              additionalProperties: false,
-              properties: {
-                code: { type: 'string', enum: codes },
-                message: { type: 'string' },
-                status: { type: 'integer', const: status },
-              },
-            },
-          },
-        },
+        schema: { allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }], properties: { error: { properties: { code: { enum: codes }, status: { const: status } } } } },
       },
     },
   };
 }
+
+/** The one error envelope; each answer narrows its code and status. */
+const ERROR_ENVELOPE: Json = {
+  type: 'object',
+  required: ['error'],
+  additionalProperties: false,
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'status'],
+      additionalProperties: false,
+      properties: {
+        code: { type: 'string', enum: Object.keys(errorStatus).sort() },
+        message: { type: 'string', description: 'For people: what went wrong and what to do; never a stack trace' },
+        status: { type: 'integer', description: 'The HTTP status, repeated' },
+      },
+    },
+  },
+};
 
 function security(access: Access): Json[] {
   if (access.kind === 'public') return [];
@@ -175,6 +178,7 @@ export function buildDocument(functions: readonly FunctionDef[], contracts: Cont
         staffToken: { type: 'http', scheme: 'bearer', description: 'The deployment\'s staff token, for the admin routes.' },
       },
       headers: HEADERS,
+      schemas: { ErrorEnvelope: ERROR_ENVELOPE },
     },
   };
 }
