@@ -10,14 +10,59 @@
 // DELETE, the sends, whose items carry idempotency keys, and the upserts), never for a create
 // such as a new key or a new webhook.
 import { PostboxError } from './errors';
-import type * as F from './fallback';
-import type { Body, ItemOf, Ok, Query } from './types';
+import type { Body, ItemOf, Ok, PageOf, PathParams, Query } from './types';
 
 export { PostboxError } from './errors';
 export type { ClientErrorCode, ErrorCode, PostboxErrorInit } from './errors';
 export { verifySignature } from './signature';
 export type { VerifySignatureInput, WebhookHeaders } from './signature';
-export type { Body, ItemOf, KnownErrorCode, Ok, Operation, paths, Query } from './types';
+export type { Body, HttpMethod, ItemOf, KnownErrorCode, MethodOf, Ok, Operation, PageOf, PathParams, Query } from './types';
+export type { components, operations, paths } from './types';
+export type {
+  AccountVerification,
+  BatchItemResult,
+  BimiState,
+  Broadcast,
+  BroadcastsPage,
+  BroadcastWithStats,
+  BulkSendRequest,
+  CanceledMessage,
+  Channel,
+  CreateAccount,
+  CreatedAccount,
+  CreateSuppression,
+  CreateWebhook,
+  DeliveriesPage,
+  DnsRecord,
+  Domain,
+  DomainVerification,
+  ErrorBody,
+  ImportResult,
+  ImportSuppressions,
+  Message,
+  MessagesPage,
+  MessagesQuery,
+  MessageSummary,
+  PageQuery,
+  RemoveSuppression,
+  SendRequest,
+  SendResponse,
+  Suppression,
+  SuppressionsPage,
+  SuppressionsQuery,
+  TestRecipient,
+  TestRecipientsPage,
+  TimelineEvent,
+  UpdateWebhook,
+  Usage,
+  ValidateRequest,
+  ValidateResult,
+  Webhook,
+  WebhookDelivery,
+  WebhookEventType,
+  WebhooksPage,
+  WebhookWithSecret,
+} from './types';
 
 export interface PostboxOptions {
   /** An API key (sk_live_…, sk_test_…); the staff token for the `admin` routes. */
@@ -103,153 +148,156 @@ export class Postbox {
   // ---- Sending ------------------------------------------------------------------------------
 
   /** Sends one message; a repeat with the same idempotency_key and body answers the first result. */
-  send = (body: Body<'/v1/send', 'post', F.SendRequest>) =>
-    this.#request<Ok<'/v1/send', 'post', F.SendResponse>>({ method: 'POST', path: '/v1/send', body, resendable: true });
+  send = (body: Body<'/v1/send', 'post'>) => this.#request<Ok<'/v1/send', 'post'>>({ method: 'POST', path: '/v1/send', body, resendable: true });
 
   /** Up to 1000 sends, each on its own: the answer holds one result per item, in order. */
-  sendBatch = (items: Body<'/v1/send/batch', 'post', F.SendRequest[]>) =>
-    this.#request<Ok<'/v1/send/batch', 'post', F.BatchItemResult[]>>({ method: 'POST', path: '/v1/send/batch', body: items, resendable: true });
+  sendBatch = (items: Body<'/v1/send/batch', 'post'>) =>
+    this.#request<Ok<'/v1/send/batch', 'post'>>({ method: 'POST', path: '/v1/send/batch', body: items, resendable: true });
 
   /** A bulk email to inline recipients, fanned out asynchronously (a broadcast, 202). */
-  sendBulk = (body: Body<'/v1/send/bulk', 'post', F.BulkSendRequest>) =>
-    this.#request<Ok<'/v1/send/bulk', 'post', F.Broadcast>>({ method: 'POST', path: '/v1/send/bulk', body });
+  sendBulk = (body: Body<'/v1/send/bulk', 'post'>) => this.#request<Ok<'/v1/send/bulk', 'post'>>({ method: 'POST', path: '/v1/send/bulk', body });
 
   /** Checks an address: syntax and a domain that takes mail. */
-  validate = (body: Body<'/v1/validate', 'post', { email: string }>) =>
-    this.#request<Ok<'/v1/validate', 'post', F.ValidateResult>>({ method: 'POST', path: '/v1/validate', body, resendable: true });
+  validate = (body: Body<'/v1/validate', 'post'>) =>
+    this.#request<Ok<'/v1/validate', 'post'>>({ method: 'POST', path: '/v1/validate', body, resendable: true });
 
   // ---- Resources ----------------------------------------------------------------------------
 
   readonly messages = {
     /** Newest first; walk every page with `paginate(postbox.messages.list, query)`. */
-    list: (query?: Omit<Query<'/v1/messages', 'get', F.MessagesQuery>, 'idempotency_key'>) =>
-      this.#request<PageOf<Ok<'/v1/messages', 'get', F.MessagesPage>>>({ method: 'GET', path: '/v1/messages', query }),
+    list: (query?: Omit<Query<'/v1/messages', 'get'>, 'idempotency_key'>) =>
+      this.#request<PageOf<Ok<'/v1/messages', 'get'>>>({ method: 'GET', path: '/v1/messages', query }),
     /** A message with its event timeline. */
-    get: (id: string) => this.#request<Ok<'/v1/messages/{id}', 'get', F.Message>>({ method: 'GET', path: `/v1/messages/${enc(id)}` }),
+    get: (id: PathParams<'/v1/messages/{id}', 'get'>['id']) =>
+      this.#request<Ok<'/v1/messages/{id}', 'get'>>({ method: 'GET', path: `/v1/messages/${enc(id)}` }),
     /** The message a send with this idempotency_key made, with its timeline. */
-    getByIdempotencyKey: (idempotencyKey: string) =>
-      this.#request<Ok<'/v1/messages/{id}', 'get', F.Message>>({ method: 'GET', path: '/v1/messages', query: { idempotency_key: idempotencyKey } }),
+    getByIdempotencyKey: (idempotencyKey: NonNullable<Query<'/v1/messages', 'get'>['idempotency_key']>) =>
+      this.#request<Exclude<Ok<'/v1/messages', 'get'>, PageOf<Ok<'/v1/messages', 'get'>>>>({
+        method: 'GET',
+        path: '/v1/messages',
+        query: { idempotency_key: idempotencyKey } satisfies Query<'/v1/messages', 'get'>,
+      }),
     /** Cancels a scheduled message before it is sent. */
-    cancel: (id: string) =>
-      this.#request<Ok<'/v1/messages/{id}/cancel', 'post', F.CanceledMessage>>({ method: 'POST', path: `/v1/messages/${enc(id)}/cancel`, resendable: true }),
+    cancel: (id: PathParams<'/v1/messages/{id}/cancel', 'post'>['id']) =>
+      this.#request<Ok<'/v1/messages/{id}/cancel', 'post'>>({ method: 'POST', path: `/v1/messages/${enc(id)}/cancel`, resendable: true }),
   };
 
   readonly suppressions = {
-    list: (query?: Query<'/v1/suppressions', 'get', F.SuppressionsQuery>) =>
-      this.#request<Ok<'/v1/suppressions', 'get', F.SuppressionsPage>>({ method: 'GET', path: '/v1/suppressions', query }),
-    add: (body: Body<'/v1/suppressions', 'post', F.CreateSuppression>) =>
-      this.#request<Ok<'/v1/suppressions', 'post', F.Suppression>>({ method: 'POST', path: '/v1/suppressions', body, resendable: true }),
-    remove: (query: Query<'/v1/suppressions', 'delete', F.RemoveSuppression>) =>
-      this.#request<Ok<'/v1/suppressions', 'delete', undefined>>({ method: 'DELETE', path: '/v1/suppressions', query }),
+    list: (query?: Query<'/v1/suppressions', 'get'>) => this.#request<Ok<'/v1/suppressions', 'get'>>({ method: 'GET', path: '/v1/suppressions', query }),
+    add: (body: Body<'/v1/suppressions', 'post'>) =>
+      this.#request<Ok<'/v1/suppressions', 'post'>>({ method: 'POST', path: '/v1/suppressions', body, resendable: true }),
+    remove: (query: Query<'/v1/suppressions', 'delete'>) =>
+      this.#request<Ok<'/v1/suppressions', 'delete'>>({ method: 'DELETE', path: '/v1/suppressions', query }),
     /** Upserts up to 10000 entries: a repeat is safe. */
-    import: (body: Body<'/v1/suppressions/import', 'post', F.ImportSuppressions>) =>
-      this.#request<Ok<'/v1/suppressions/import', 'post', F.ImportResult>>({ method: 'POST', path: '/v1/suppressions/import', body, resendable: true }),
+    import: (body: Body<'/v1/suppressions/import', 'post'>) =>
+      this.#request<Ok<'/v1/suppressions/import', 'post'>>({ method: 'POST', path: '/v1/suppressions/import', body, resendable: true }),
   };
 
   readonly domains = {
-    list: () => this.#request<Ok<'/v1/domains', 'get', { domains: F.Domain[] }>>({ method: 'GET', path: '/v1/domains' }),
-    create: (body: Body<'/v1/domains', 'post', { domain: string }>) =>
-      this.#request<Ok<'/v1/domains', 'post', F.Domain>>({ method: 'POST', path: '/v1/domains', body }),
-    get: (domain: string) => this.#request<Ok<'/v1/domains/{domain}', 'get', F.Domain>>({ method: 'GET', path: `/v1/domains/${enc(domain)}` }),
-    remove: (domain: string) =>
-      this.#request<Ok<'/v1/domains/{domain}', 'delete', undefined>>({ method: 'DELETE', path: `/v1/domains/${enc(domain)}` }),
-    verify: (domain: string) =>
-      this.#request<Ok<'/v1/domains/{domain}/verify', 'post', F.DomainVerification>>({ method: 'POST', path: `/v1/domains/${enc(domain)}/verify`, resendable: true }),
-    setFromName: (domain: string, body: Body<'/v1/domains/{domain}/from-name', 'put', { from_name: string }>) =>
-      this.#request<Ok<'/v1/domains/{domain}/from-name', 'put', { domain: string; from_name: string }>>({ method: 'PUT', path: `/v1/domains/${enc(domain)}/from-name`, body }),
+    list: () => this.#request<Ok<'/v1/domains', 'get'>>({ method: 'GET', path: '/v1/domains' }),
+    create: (body: Body<'/v1/domains', 'post'>) => this.#request<Ok<'/v1/domains', 'post'>>({ method: 'POST', path: '/v1/domains', body }),
+    get: (domain: PathParams<'/v1/domains/{domain}', 'get'>['domain']) =>
+      this.#request<Ok<'/v1/domains/{domain}', 'get'>>({ method: 'GET', path: `/v1/domains/${enc(domain)}` }),
+    remove: (domain: PathParams<'/v1/domains/{domain}', 'delete'>['domain']) =>
+      this.#request<Ok<'/v1/domains/{domain}', 'delete'>>({ method: 'DELETE', path: `/v1/domains/${enc(domain)}` }),
+    verify: (domain: PathParams<'/v1/domains/{domain}/verify', 'post'>['domain']) =>
+      this.#request<Ok<'/v1/domains/{domain}/verify', 'post'>>({ method: 'POST', path: `/v1/domains/${enc(domain)}/verify`, resendable: true }),
+    setFromName: (domain: PathParams<'/v1/domains/{domain}/from-name', 'put'>['domain'], body: Body<'/v1/domains/{domain}/from-name', 'put'>) =>
+      this.#request<Ok<'/v1/domains/{domain}/from-name', 'put'>>({ method: 'PUT', path: `/v1/domains/${enc(domain)}/from-name`, body }),
     /** The DNS setup guide for the domain's DNS provider. */
-    dnsSetup: (domain: string) =>
-      this.#request<Ok<'/v1/domains/{domain}/dns-setup', 'get', F.LooseObject>>({ method: 'GET', path: `/v1/domains/${enc(domain)}/dns-setup` }),
+    dnsSetup: (domain: PathParams<'/v1/domains/{domain}/dns-setup', 'get'>['domain']) =>
+      this.#request<Ok<'/v1/domains/{domain}/dns-setup', 'get'>>({ method: 'GET', path: `/v1/domains/${enc(domain)}/dns-setup` }),
     /** The records as a zone file fragment (text). */
-    zoneFile: (domain: string) =>
-      this.#request<Ok<'/v1/domains/{domain}/dns-setup/zonefile', 'get', string>>({ method: 'GET', path: `/v1/domains/${enc(domain)}/dns-setup/zonefile` }),
+    zoneFile: (domain: PathParams<'/v1/domains/{domain}/dns-setup/zonefile', 'get'>['domain']) =>
+      this.#request<Ok<'/v1/domains/{domain}/dns-setup/zonefile', 'get'>>({ method: 'GET', path: `/v1/domains/${enc(domain)}/dns-setup/zonefile` }),
     bimi: {
-      get: (domain: string) => this.#request<Ok<'/v1/domains/{domain}/bimi', 'get', F.BimiState>>({ method: 'GET', path: `/v1/domains/${enc(domain)}/bimi` }),
-      setLogoUrl: (domain: string, body: Body<'/v1/domains/{domain}/bimi', 'put', { logo_url: string }>) =>
-        this.#request<Ok<'/v1/domains/{domain}/bimi', 'put', F.BimiState>>({ method: 'PUT', path: `/v1/domains/${enc(domain)}/bimi`, body }),
+      get: (domain: PathParams<'/v1/domains/{domain}/bimi', 'get'>['domain']) =>
+        this.#request<Ok<'/v1/domains/{domain}/bimi', 'get'>>({ method: 'GET', path: `/v1/domains/${enc(domain)}/bimi` }),
+      setLogoUrl: (domain: PathParams<'/v1/domains/{domain}/bimi', 'put'>['domain'], body: Body<'/v1/domains/{domain}/bimi', 'put'>) =>
+        this.#request<Ok<'/v1/domains/{domain}/bimi', 'put'>>({ method: 'PUT', path: `/v1/domains/${enc(domain)}/bimi`, body }),
       /** Uploads an SVG Tiny PS logo (at most 1 MiB), served from this API for mailbox providers. */
-      uploadLogo: (domain: string, svg: string | Blob) => {
+      uploadLogo: (domain: PathParams<'/v1/domains/{domain}/bimi/logo', 'post'>['domain'], svg: string | Blob) => {
         const form = new FormData();
         form.append('file', typeof svg === 'string' ? new Blob([svg], { type: 'image/svg+xml' }) : svg, 'logo.svg');
-        return this.#request<Ok<'/v1/domains/{domain}/bimi/logo', 'post', F.BimiState>>({ method: 'POST', path: `/v1/domains/${enc(domain)}/bimi/logo`, body: form, resendable: true });
+        return this.#request<Ok<'/v1/domains/{domain}/bimi/logo', 'post'>>({ method: 'POST', path: `/v1/domains/${enc(domain)}/bimi/logo`, body: form, resendable: true });
       },
     },
   };
 
   readonly testRecipients = {
-    list: (query?: Query<'/v1/test-recipients', 'get', F.PageQuery>) =>
-      this.#request<Ok<'/v1/test-recipients', 'get', F.TestRecipientsPage>>({ method: 'GET', path: '/v1/test-recipients', query }),
+    list: (query?: Query<'/v1/test-recipients', 'get'>) =>
+      this.#request<Ok<'/v1/test-recipients', 'get'>>({ method: 'GET', path: '/v1/test-recipients', query }),
     /** Registers a sandbox test recipient (at most 3); it gets a one-time link to confirm. */
-    add: (body: Body<'/v1/test-recipients', 'post', { email: string }>) =>
-      this.#request<Ok<'/v1/test-recipients', 'post', F.TestRecipient>>({ method: 'POST', path: '/v1/test-recipients', body }),
-    remove: (id: string) =>
-      this.#request<Ok<'/v1/test-recipients/{id}', 'delete', undefined>>({ method: 'DELETE', path: `/v1/test-recipients/${enc(id)}` }),
+    add: (body: Body<'/v1/test-recipients', 'post'>) => this.#request<Ok<'/v1/test-recipients', 'post'>>({ method: 'POST', path: '/v1/test-recipients', body }),
+    remove: (id: PathParams<'/v1/test-recipients/{id}', 'delete'>['id']) =>
+      this.#request<Ok<'/v1/test-recipients/{id}', 'delete'>>({ method: 'DELETE', path: `/v1/test-recipients/${enc(id)}` }),
     /** What the one-time link in the confirmation mail does (a public route: the key is sent, not needed). */
-    verify: (token: string) =>
-      this.#request<Ok<'/v1/test-recipients/verify', 'get', Pick<F.TestRecipient, 'id' | 'email' | 'status'>>>({ method: 'GET', path: '/v1/test-recipients/verify', query: { token } }),
+    verify: (token: Query<'/v1/test-recipients/verify', 'get'>['token']) =>
+      this.#request<Ok<'/v1/test-recipients/verify', 'get'>>({
+        method: 'GET',
+        path: '/v1/test-recipients/verify',
+        query: { token } satisfies Query<'/v1/test-recipients/verify', 'get'>,
+      }),
   };
 
   readonly webhooks = {
     /** The answer holds the signing_secret, once: keep it for verifySignature. */
-    create: (body: Body<'/v1/webhooks', 'post', F.CreateWebhook>) =>
-      this.#request<Ok<'/v1/webhooks', 'post', F.WebhookWithSecret>>({ method: 'POST', path: '/v1/webhooks', body }),
-    list: (query?: Query<'/v1/webhooks', 'get', F.PageQuery>) =>
-      this.#request<Ok<'/v1/webhooks', 'get', F.WebhooksPage>>({ method: 'GET', path: '/v1/webhooks', query }),
-    get: (id: string) => this.#request<Ok<'/v1/webhooks/{id}', 'get', F.Webhook>>({ method: 'GET', path: `/v1/webhooks/${enc(id)}` }),
+    create: (body: Body<'/v1/webhooks', 'post'>) => this.#request<Ok<'/v1/webhooks', 'post'>>({ method: 'POST', path: '/v1/webhooks', body }),
+    list: (query?: Query<'/v1/webhooks', 'get'>) => this.#request<Ok<'/v1/webhooks', 'get'>>({ method: 'GET', path: '/v1/webhooks', query }),
+    get: (id: PathParams<'/v1/webhooks/{id}', 'get'>['id']) => this.#request<Ok<'/v1/webhooks/{id}', 'get'>>({ method: 'GET', path: `/v1/webhooks/${enc(id)}` }),
     /** Only the fields given change. */
-    update: (id: string, body: Body<'/v1/webhooks/{id}', 'put', F.UpdateWebhook>) =>
-      this.#request<Ok<'/v1/webhooks/{id}', 'put', F.Webhook>>({ method: 'PUT', path: `/v1/webhooks/${enc(id)}`, body }),
-    remove: (id: string) =>
-      this.#request<Ok<'/v1/webhooks/{id}', 'delete', { message: string }>>({ method: 'DELETE', path: `/v1/webhooks/${enc(id)}` }),
+    update: (id: PathParams<'/v1/webhooks/{id}', 'put'>['id'], body: Body<'/v1/webhooks/{id}', 'put'>) =>
+      this.#request<Ok<'/v1/webhooks/{id}', 'put'>>({ method: 'PUT', path: `/v1/webhooks/${enc(id)}`, body }),
+    remove: (id: PathParams<'/v1/webhooks/{id}', 'delete'>['id']) =>
+      this.#request<Ok<'/v1/webhooks/{id}', 'delete'>>({ method: 'DELETE', path: `/v1/webhooks/${enc(id)}` }),
     /** A new signing secret, shown once in the answer. */
-    rotateSecret: (id: string) =>
-      this.#request<Ok<'/v1/webhooks/{id}/rotate-secret', 'post', F.WebhookWithSecret>>({ method: 'POST', path: `/v1/webhooks/${enc(id)}/rotate-secret` }),
+    rotateSecret: (id: PathParams<'/v1/webhooks/{id}/rotate-secret', 'post'>['id']) =>
+      this.#request<Ok<'/v1/webhooks/{id}/rotate-secret', 'post'>>({ method: 'POST', path: `/v1/webhooks/${enc(id)}/rotate-secret` }),
     /** The delivery log, most recent first. */
-    deliveries: (id: string, query?: Query<'/v1/webhooks/{id}/deliveries', 'get', F.PageQuery>) =>
-      this.#request<Ok<'/v1/webhooks/{id}/deliveries', 'get', F.DeliveriesPage>>({ method: 'GET', path: `/v1/webhooks/${enc(id)}/deliveries`, query }),
+    deliveries: (id: PathParams<'/v1/webhooks/{id}/deliveries', 'get'>['id'], query?: Query<'/v1/webhooks/{id}/deliveries', 'get'>) =>
+      this.#request<Ok<'/v1/webhooks/{id}/deliveries', 'get'>>({ method: 'GET', path: `/v1/webhooks/${enc(id)}/deliveries`, query }),
   };
 
   readonly keys = {
-    list: (query?: Query<'/v1/keys', 'get', F.PageQuery>) => this.#request<Ok<'/v1/keys', 'get', never>>({ method: 'GET', path: '/v1/keys', query }),
+    list: (query?: Query<'/v1/keys', 'get'>) => this.#request<Ok<'/v1/keys', 'get'>>({ method: 'GET', path: '/v1/keys', query }),
     /** The answer holds the secret, once. */
-    create: (body: Body<'/v1/keys', 'post', never> = {}) => this.#request<Ok<'/v1/keys', 'post', never>>({ method: 'POST', path: '/v1/keys', body }),
+    create: (body: Body<'/v1/keys', 'post'> = {}) => this.#request<Ok<'/v1/keys', 'post'>>({ method: 'POST', path: '/v1/keys', body }),
     /** A new secret for the same key id; the old one stops working at once. */
-    rotate: (id: string) => this.#request<Ok<'/v1/keys/{id}/rotate', 'post', never>>({ method: 'POST', path: `/v1/keys/${enc(id)}/rotate` }),
+    rotate: (id: PathParams<'/v1/keys/{id}/rotate', 'post'>['id']) =>
+      this.#request<Ok<'/v1/keys/{id}/rotate', 'post'>>({ method: 'POST', path: `/v1/keys/${enc(id)}/rotate` }),
     /** Revokes for good. */
-    revoke: (id: string) => this.#request<Ok<'/v1/keys/{id}', 'delete', never>>({ method: 'DELETE', path: `/v1/keys/${enc(id)}` }),
+    revoke: (id: PathParams<'/v1/keys/{id}', 'delete'>['id']) => this.#request<Ok<'/v1/keys/{id}', 'delete'>>({ method: 'DELETE', path: `/v1/keys/${enc(id)}` }),
   };
 
   readonly broadcasts = {
-    list: (query?: Query<'/v1/broadcasts', 'get', F.PageQuery>) =>
-      this.#request<Ok<'/v1/broadcasts', 'get', F.BroadcastsPage>>({ method: 'GET', path: '/v1/broadcasts', query }),
-    get: (id: string) => this.#request<Ok<'/v1/broadcasts/{id}', 'get', F.Broadcast>>({ method: 'GET', path: `/v1/broadcasts/${enc(id)}` }),
+    list: (query?: Query<'/v1/broadcasts', 'get'>) => this.#request<Ok<'/v1/broadcasts', 'get'>>({ method: 'GET', path: '/v1/broadcasts', query }),
+    get: (id: PathParams<'/v1/broadcasts/{id}', 'get'>['id']) => this.#request<Ok<'/v1/broadcasts/{id}', 'get'>>({ method: 'GET', path: `/v1/broadcasts/${enc(id)}` }),
   };
 
   readonly usage = {
     /** Sends and estimated cost of a period, YYYY-MM (default the current one). */
-    get: (query?: Query<'/v1/usage', 'get', { period?: string }>) => this.#request<Ok<'/v1/usage', 'get', F.Usage>>({ method: 'GET', path: '/v1/usage', query }),
+    get: (query?: Query<'/v1/usage', 'get'>) => this.#request<Ok<'/v1/usage', 'get'>>({ method: 'GET', path: '/v1/usage', query }),
   };
 
   readonly account = {
     /** Per-channel sending readiness; any key may ask. */
-    verification: () =>
-      this.#request<Ok<'/v1/account/verification', 'get', F.AccountVerification>>({ method: 'GET', path: '/v1/account/verification' }),
-    setChannel: (channel: string, body: Body<'/v1/account/channels/{channel}', 'put', { enabled: boolean }>) =>
-      this.#request<Ok<'/v1/account/channels/{channel}', 'put', F.LooseObject>>({ method: 'PUT', path: `/v1/account/channels/${enc(channel)}`, body }),
+    verification: () => this.#request<Ok<'/v1/account/verification', 'get'>>({ method: 'GET', path: '/v1/account/verification' }),
+    setChannel: (channel: PathParams<'/v1/account/channels/{channel}', 'put'>['channel'], body: Body<'/v1/account/channels/{channel}', 'put'>) =>
+      this.#request<Ok<'/v1/account/channels/{channel}', 'put'>>({ method: 'PUT', path: `/v1/account/channels/${enc(channel)}`, body }),
   };
 
   /** Staff routes: construct the client with the deployment's staff token as apiKey. */
   readonly admin = {
-    createAccount: (body: Body<'/v1/admin/accounts', 'post', F.CreateAccount> = {}) =>
-      this.#request<Ok<'/v1/admin/accounts', 'post', F.CreatedAccount>>({ method: 'POST', path: '/v1/admin/accounts', body }),
-    suspend: (id: string) =>
-      this.#request<Ok<'/v1/admin/accounts/{id}/suspend', 'post', F.LooseObject>>({ method: 'POST', path: `/v1/admin/accounts/${enc(id)}/suspend`, resendable: true }),
-    unsuspend: (id: string) =>
-      this.#request<Ok<'/v1/admin/accounts/{id}/unsuspend', 'post', F.LooseObject>>({ method: 'POST', path: `/v1/admin/accounts/${enc(id)}/unsuspend`, resendable: true }),
+    createAccount: (body: Body<'/v1/admin/accounts', 'post'> = {}) =>
+      this.#request<Ok<'/v1/admin/accounts', 'post'>>({ method: 'POST', path: '/v1/admin/accounts', body }),
+    suspend: (id: PathParams<'/v1/admin/accounts/{id}/suspend', 'post'>['id']) =>
+      this.#request<Ok<'/v1/admin/accounts/{id}/suspend', 'post'>>({ method: 'POST', path: `/v1/admin/accounts/${enc(id)}/suspend`, resendable: true }),
+    unsuspend: (id: PathParams<'/v1/admin/accounts/{id}/unsuspend', 'post'>['id']) =>
+      this.#request<Ok<'/v1/admin/accounts/{id}/unsuspend', 'post'>>({ method: 'POST', path: `/v1/admin/accounts/${enc(id)}/unsuspend`, resendable: true }),
   };
 
   /** The OpenAPI document this deployment serves. */
-  openapi = () => this.#request<Ok<'/v1/openapi.json', 'get', F.LooseObject>>({ method: 'GET', path: '/v1/openapi.json' });
+  openapi = () => this.#request<Ok<'/v1/openapi.json', 'get'>>({ method: 'GET', path: '/v1/openapi.json' });
 
   /**
    * Every item of a list, page after page (`next_cursor`), e.g.
@@ -362,6 +410,3 @@ export class Postbox {
     return `${this.#baseUrl}${path}${search ? `?${search}` : ''}`;
   }
 }
-
-/** A list answer without the single-message form GET /v1/messages gives for an idempotency_key. */
-type PageOf<T> = [Extract<T, { next_cursor: unknown }>] extends [never] ? T : Extract<T, { next_cursor: unknown }>;

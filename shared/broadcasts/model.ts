@@ -3,10 +3,8 @@
 import type { ItemKey } from '../db/keys';
 import type { BroadcastStats, BroadcastView } from './schemas';
 
-export const broadcastStatuses = ['draft', 'scheduled', 'sending', 'sent', 'cancelled', 'failed'] as const;
-export type BroadcastStatus = (typeof broadcastStatuses)[number];
-export const messageTypes = ['transactional', 'marketing'] as const;
-export type MessageType = (typeof messageTypes)[number];
+export { broadcastStatuses, messageTypes, type BroadcastStatus, type MessageType } from './schemas';
+import type { BroadcastStatus, MessageType } from './schemas';
 
 export interface BroadcastItem extends ItemKey {
   entity: 'broadcast';

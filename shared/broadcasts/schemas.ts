@@ -2,7 +2,11 @@
 // (Broadcast, BroadcastStats).
 import * as z from 'zod';
 import { parseMailbox } from '../email/address';
-import { broadcastStatuses, messageTypes } from './model';
+
+export const broadcastStatuses = ['draft', 'scheduled', 'sending', 'sent', 'cancelled', 'failed'] as const;
+export type BroadcastStatus = (typeof broadcastStatuses)[number];
+export const messageTypes = ['transactional', 'marketing'] as const;
+export type MessageType = (typeof messageTypes)[number];
 
 /** The spec leaves the maximum open; recorded in docs/api-decisions.md. Counted before de-duplication. */
 export const MAX_BULK_RECIPIENTS = 10_000;

@@ -2,7 +2,6 @@
 // body (the same ones the handler parses with), each status it can answer with its schema, the
 // error codes it can return, and examples. functions/openapi/document.ts turns the route table and
 // these contracts into the OpenAPI document; nothing else describes the API, so it cannot drift.
-import * as zod from 'zod';
 import type { z } from 'zod';
 import type { ErrorCode } from '../errors';
 
@@ -61,14 +60,4 @@ export interface RouteContract {
 /** Contracts by route key, `METHOD /path` as in functions/manifest.ts. */
 export type Contracts = Record<string, RouteContract>;
 
-/** `limit` and `cursor`, as every list takes them (shared/pagination). */
-export const pageQuery = zod
-  .object({
-    limit: zod.string().optional().meta({ description: 'Items per page, 1 to 100 (default 50; larger values are capped, others ignored)' }),
-    cursor: zod.string().optional().meta({ description: 'The next_cursor of the page before; bound to the account, the list and its filters' }),
-  })
-  .strict();
-
-/** A list page: `{<name>: [...], next_cursor}`. */
-export const listOf = <T extends zod.ZodType>(name: string, item: T) =>
-  zod.object({ [name]: zod.array(item), next_cursor: zod.string().nullable().meta({ description: 'Pass as cursor for the next page; null on the last page' }) }).strict();
+export { listOf, pageQuery } from '../pagination/schemas';

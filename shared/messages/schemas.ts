@@ -4,7 +4,7 @@
 import * as z from 'zod';
 import { channels } from '../accounts/service';
 import type { ErrorCode } from '../errors';
-import { pageQuery } from '../http/contract';
+import { pageQuery } from '../pagination/schemas';
 
 const object = z.record(z.string(), z.unknown());
 const timestamp = z.string().meta({ description: 'RFC 3339 UTC timestamp with milliseconds' });

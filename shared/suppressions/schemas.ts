@@ -4,7 +4,7 @@
 import * as z from 'zod';
 import { channels } from '../accounts/schemas';
 import { isValidAddress, normalizeAddress } from '../email/address';
-import { pageQuery } from '../http/contract';
+import { pageQuery } from '../pagination/schemas';
 
 export const channelSchema = z.enum(channels);
 export const suppressionStateSchema = z.enum(['suppressed', 'unsubscribed']);
