@@ -15,8 +15,8 @@
 //   address but no MX, every other name does not exist. Webhook endpoints may be private
 //   addresses (WEBHOOK_ALLOW_PRIVATE): http://127.0.0.1:<port> and https://localhost/… are accepted.
 // - A JSON body is sent as JSON (a string body too, JSON-encoded). A multipart body is an object,
-//   each property one part; a string property is a file part named after it (image/svg+xml when it
-//   starts with `<`, text/plain otherwise).
+//   each property one part: `{filename, content_type, content}` is a file part; a string is a file
+//   part named after its field (image/svg+xml when it starts with `<`, text/plain otherwise).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,8 +84,12 @@ function encodeBody(contentType: string, value: unknown): { headers: Record<stri
   const form = new FormData();
   const parts = value !== null && typeof value === 'object' ? Object.entries(value as Record<string, unknown>) : [['file', value] as const];
   for (const [name, part] of parts) {
-    if (typeof part === 'string') form.append(name, new Blob([part], { type: part.trimStart().startsWith('<') ? 'image/svg+xml' : 'text/plain' }), name);
-    else form.append(name, JSON.stringify(part));
+    const file = part as { filename?: string; content_type?: string; content?: unknown } | null;
+    if (file !== null && typeof file === 'object' && typeof file.content === 'string') {
+      form.append(name, new Blob([file.content], { type: file.content_type ?? 'application/octet-stream' }), file.filename ?? name);
+    } else if (typeof part === 'string') {
+      form.append(name, new Blob([part], { type: part.trimStart().startsWith('<') ? 'image/svg+xml' : 'text/plain' }), name);
+    } else form.append(name, JSON.stringify(part));
   }
   return { headers: {}, body: form };
 }

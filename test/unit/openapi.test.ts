@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { documentPath, renderDocument } from '../../bin/openapi';
 import { functions } from '../../functions/manifest';
 import { errorStatus } from '../../shared/errors';
-import { credentialNames, deref, documentedCodes, examplesOf, fixtureNames, fixturesIn, operationsOf, pathParams, type Json } from '../support/openapi';
+import { credentialNames, deref, documentedCodes, examplesOf, fixtureNames, fixturesIn, operationsOf, pathParams, schemaValidator, type Json } from '../support/openapi';
 
 let fresh: string;
 let doc: Json;
@@ -39,6 +39,32 @@ describe('docs/openapi.json', () => {
 
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
+  });
+});
+
+describe('schemas', () => {
+  it('each compiles as JSON Schema 2020-12 (what the contract test checks answers with)', () => {
+    const compile = schemaValidator(doc);
+    const broken: string[] = [];
+    const tryCompile = (where: string, schema: Json | undefined): void => {
+      if (!schema) return;
+      try {
+        compile(deref(doc, schema));
+      } catch (error) {
+        broken.push(`${where}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    };
+    for (const o of operationsOf(doc)) {
+      for (const p of (o.op.parameters ?? []) as Json[]) tryCompile(`${o.key} parameter ${String(deref(doc, p).name)}`, deref(doc, p).schema);
+      for (const [type, media] of Object.entries((o.op.requestBody ? deref(doc, o.op.requestBody).content : {}) as Record<string, Json>)) tryCompile(`${o.key} body ${type}`, media.schema);
+      for (const [status, r] of Object.entries(o.op.responses as Json)) {
+        const response = deref(doc, r as Json);
+        for (const [type, media] of Object.entries((response.content ?? {}) as Record<string, Json>)) tryCompile(`${o.key} ${status} ${type}`, media.schema);
+        for (const [name, h] of Object.entries((response.headers ?? {}) as Record<string, Json>)) tryCompile(`${o.key} ${status} header ${name}`, deref(doc, h).schema);
+      }
+    }
+
+    expect(broken).toEqual([]);
   });
 });
 
