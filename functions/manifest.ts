@@ -222,6 +222,19 @@ export const functions: readonly FunctionDef[] = [
     timeoutSeconds: 10,
   },
   {
+    name: 'docs',
+    entry: 'functions/docs/http.ts',
+    handler: 'handler',
+    http: [
+      { method: 'GET', path: '/v1/openapi.json', access: PUBLIC, summary: 'The OpenAPI 3.1 document of this API (public, cacheable)' },
+      { method: 'GET', path: '/docs', access: PUBLIC, summary: 'The API reference, rendered from the document (public)' },
+    ],
+    // The table: public routes are limited per client IP.
+    needs: { table: 'readwrite' },
+    memoryMb: 256,
+    timeoutSeconds: 5,
+  },
+  {
     name: 'fallback',
     entry: 'functions/fallback/http.ts',
     handler: 'handler',

@@ -3,13 +3,14 @@ import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing } from '../../shared/http/lists';
 import { json } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
-import { cancelScheduled, getMessage, getMessageByIdempotencyKey, listMessages, listQuery } from '../../shared/messages/query';
+import { cancelScheduled, getMessage, getMessageByIdempotencyKey, listMessages } from '../../shared/messages/query';
+import { listMessagesQuery } from '../../shared/messages/schemas';
 import { parseLimit } from '../../shared/pagination';
 
 export const handler = createHttpHandler(functionNamed('messages'), {
   'GET /v1/messages': async (req, c) => {
     const { accountId } = authOf(req);
-    const { idempotency_key, limit, cursor, ...filters } = parseInput(listQuery, req.query, 'query');
+    const { idempotency_key, limit, cursor, ...filters } = parseInput(listMessagesQuery, req.query, 'query');
     if (idempotency_key !== undefined) return json(200, await getMessageByIdempotencyKey(c.store, accountId, idempotency_key));
     return listed('messages', await listMessages(listing(c), accountId, filters, { limit: parseLimit(limit), cursor }));
   },

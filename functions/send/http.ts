@@ -4,7 +4,7 @@ import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { errorResult, json } from '../../shared/http/respond';
 import type { HttpResult } from '../../shared/http/types';
 import { parseInput } from '../../shared/http/validate';
-import { MAX_BATCH, validateBody } from '../../shared/messages/schemas';
+import { MAX_BATCH, validateBody, type BatchItemResult, type SendErrorCode } from '../../shared/messages/schemas';
 import { acceptSends, suppressedError, type SendOutcome } from '../../shared/messages/send';
 import { validateAddress } from '../../shared/messages/validate';
 
@@ -20,15 +20,21 @@ function sendAnswer(outcome: SendOutcome): HttpResult {
   }
 }
 
-/** One item of a batch answer: what the single send would answer, as `response` or `error`. */
-function batchItem(outcome: SendOutcome): { success: true; response: unknown } | { success: false; error: unknown } {
+/**
+ * An item's error object. The send path throws only the codes of sendErrorCodes (the list the
+ * document gives; the whole-request codes, such as unauthorized, fail the request instead).
+ */
+const itemError = (error: ApiError): Extract<BatchItemResult, { success: false }>['error'] => ({ ...error.toBody(), code: error.code as SendErrorCode });
+
+/** One item of a batch answer (batchItemResult): what the single send would answer, as `response` or `error`. */
+function batchItem(outcome: SendOutcome): BatchItemResult {
   switch (outcome.kind) {
     case 'accepted':
       return { success: true, response: outcome.message };
     case 'suppressed':
-      return { success: false, error: suppressedError(outcome.message).toBody() };
+      return { success: false, error: itemError(suppressedError(outcome.message)) };
     case 'rejected':
-      return { success: false, error: outcome.error.toBody() };
+      return { success: false, error: itemError(outcome.error) };
   }
 }
 

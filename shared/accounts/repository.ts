@@ -2,9 +2,7 @@
 // module, and account creation (shared/accounts/service.ts) calls api-keys, never the reverse.
 import { keys, type ItemKey } from '../db/keys';
 import { wrote, type Store } from '../db/store';
-import type { Channel } from './schemas';
-
-export type AccountStatus = 'active' | 'suspended';
+import type { AccountStatus, Channel } from './schemas';
 
 export interface AccountItem extends ItemKey {
   entity: 'account';

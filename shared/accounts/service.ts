@@ -3,18 +3,22 @@ import type { Store } from '../db/store';
 import { ApiError, NotFoundError } from '../errors';
 import { verifiedKeys } from '../api-keys/cache';
 import { createKey, type KeyDeps } from '../api-keys/service';
-import { AccountRepository, type AccountItem, type AccountStatus } from './repository';
-import { channels, type Channel, type CreateAccountBody } from './schemas';
+import { AccountRepository, type AccountItem } from './repository';
+import {
+  channels,
+  type AccountStatus,
+  type AccountStatusView,
+  type AccountVerification,
+  type Channel,
+  type ChannelStateView,
+  type CreateAccountBody,
+  type CreatedAccount,
+} from './schemas';
 
 // The area's vocabulary, where the rest of the code base has always found it.
 export { channelBody, channels, createAccountBody, type Channel } from './schemas';
-export type { AccountItem, AccountStatus } from './repository';
-
-export interface CreatedAccount {
-  account_id: string;
-  admin_key: string;
-  test_admin_key: string;
-}
+export type { AccountStatus, AccountVerification, CreatedAccount, ReadinessStatus } from './schemas';
+export type { AccountItem } from './repository';
 
 export async function createAccount(deps: KeyDeps, body: CreateAccountBody): Promise<CreatedAccount> {
   const id = deps.ids.next('acct');
@@ -42,22 +46,13 @@ export async function setAccountStatus(
   deps: Pick<KeyDeps, 'store' | 'clock'>,
   accountId: string,
   status: AccountStatus,
-): Promise<{ account_id: string; status: AccountStatus }> {
+): Promise<AccountStatusView> {
   const found = await new AccountRepository(deps.store).setStatus(accountId, status, deps.clock.now().toISOString());
   if (!found) throw new NotFoundError('account');
   // Keys verified in this process carry the account: drop them so the change holds at once here
   // (other processes re-read within the cache's bound, docs/api-decisions.md).
   verifiedKeys.forgetAccount(accountId);
   return { account_id: accountId, status };
-}
-
-export type ReadinessStatus = 'verified' | 'pending' | 'sandbox' | 'registered' | 'ready' | 'not_configured';
-
-export interface AccountVerification {
-  account_id: string;
-  sandbox_mode: boolean;
-  shared_email_sender: string;
-  channels: Array<{ channel: Channel; status: ReadinessStatus; verified: boolean }>;
 }
 
 /**
@@ -97,7 +92,7 @@ export async function setChannelEnabled(
   accountId: string,
   channel: string,
   enabled: boolean,
-): Promise<{ channel: Channel; enabled: boolean }> {
+): Promise<ChannelStateView> {
   if (!(channels as readonly string[]).includes(channel)) throw new NotFoundError('channel');
   if (!switchableChannels.includes(channel as Channel)) {
     throw new ApiError('channel_not_enabled', `channel ${channel} has no provider in this deployment`);

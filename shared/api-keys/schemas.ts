@@ -14,24 +14,31 @@ export const createKeyBody = z
 export type CreateKeyBody = z.infer<typeof createKeyBody>;
 
 /** List form: never holds the secret or its hash. */
-export interface ApiKeyView {
-  id: string;
-  key_prefix: string;
-  scope: Scope;
-  name: string;
-  is_revoked: boolean;
-  test_mode: boolean;
-  last_used_at: string | null;
-  request_count: number;
-  created_at: string;
-}
+export const apiKeyView = z
+  .object({
+    id: z.string(),
+    key_prefix: z.string().meta({ description: 'The first characters of the secret, to tell keys apart' }),
+    scope: scopeSchema,
+    name: z.string(),
+    is_revoked: z.boolean(),
+    test_mode: z.boolean(),
+    last_used_at: z.string().nullable().meta({ description: 'Written at most once a minute per key' }),
+    request_count: z.number().int(),
+    created_at: z.string(),
+  })
+  .strict();
+export type ApiKeyView = z.infer<typeof apiKeyView>;
 
-export interface CreatedApiKeyView {
-  id: string;
-  key: string;
-  key_prefix: string;
-  scope: Scope;
-  name: string;
-  test_mode: boolean;
-  created_at: string;
-}
+/** A new or rotated key: the only answer that holds its secret. */
+export const createdApiKeyView = z
+  .object({
+    id: z.string(),
+    key: z.string().meta({ description: 'The secret, shown once: store it now' }),
+    key_prefix: z.string(),
+    scope: scopeSchema,
+    name: z.string(),
+    test_mode: z.boolean(),
+    created_at: z.string(),
+  })
+  .strict();
+export type CreatedApiKeyView = z.infer<typeof createdApiKeyView>;

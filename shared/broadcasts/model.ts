@@ -1,8 +1,10 @@
-// The stored broadcast, its recipient chunks, and the wire forms (Broadcast, BroadcastStats).
+// The stored broadcast, its recipient chunks, and how they become the wire forms (Broadcast,
+// BroadcastStats), whose zod schemas are in ./schemas.ts.
 import type { ItemKey } from '../db/keys';
+import type { BroadcastStats, BroadcastView } from './schemas';
 
-export type BroadcastStatus = 'draft' | 'scheduled' | 'sending' | 'sent' | 'cancelled' | 'failed';
-export type MessageType = 'transactional' | 'marketing';
+export { broadcastStatuses, messageTypes, type BroadcastStatus, type MessageType } from './schemas';
+import type { BroadcastStatus, MessageType } from './schemas';
 
 export interface BroadcastItem extends ItemKey {
   entity: 'broadcast';
@@ -44,21 +46,7 @@ export interface RecipientChunkItem extends ItemKey {
   recipients: string[];
 }
 
-/** The spec's Broadcast: the stored item without its content, keys and bookkeeping. */
-export type BroadcastView = Pick<
-  BroadcastItem,
-  'id' | 'name' | 'status' | 'from_email' | 'message_type' | 'audience_list_id' | 'scheduled_at' | 'total_recipients' | 'sent_count' | 'failed_count' | 'created_at'
->;
-
-export interface BroadcastStats {
-  total: number;
-  sent: number;
-  delivered: number;
-  bounced: number;
-  complained: number;
-  opened: number;
-  failed: number;
-}
+export type { BroadcastStats, BroadcastView } from './schemas';
 
 export const toBroadcastView = (item: Pick<BroadcastItem, keyof BroadcastView>): BroadcastView => ({
   id: item.id,

@@ -1,6 +1,12 @@
-// Wire shapes of the bulk send request (BulkSendRequest in the spec).
+// Wire shapes of the bulk send request (BulkSendRequest in the spec) and of the broadcast answers
+// (Broadcast, BroadcastStats).
 import * as z from 'zod';
 import { parseMailbox } from '../email/address';
+
+export const broadcastStatuses = ['draft', 'scheduled', 'sending', 'sent', 'cancelled', 'failed'] as const;
+export type BroadcastStatus = (typeof broadcastStatuses)[number];
+export const messageTypes = ['transactional', 'marketing'] as const;
+export type MessageType = (typeof messageTypes)[number];
 
 /** The spec leaves the maximum open; recorded in docs/api-decisions.md. Counted before de-duplication. */
 export const MAX_BULK_RECIPIENTS = 10_000;
@@ -24,7 +30,7 @@ export const bulkSendBody = z
     body_html: z.string().optional(),
     body_text: z.string().optional(),
     template_id: z.string().min(1).max(256).optional(),
-    message_type: z.enum(['transactional', 'marketing']).optional(),
+    message_type: z.enum(messageTypes).optional(),
     audience_list_id: z.string().min(1).max(256).optional(),
     recipients: z
       .array(recipient)
@@ -38,3 +44,40 @@ export const bulkSendBody = z
   .strict();
 
 export type BulkSendBody = z.infer<typeof bulkSendBody>;
+
+/** The spec's Broadcast: the stored item without its content, keys and bookkeeping. */
+export const broadcastView = z
+  .object({
+    id: z.string().meta({ description: 'The broadcast id, bcast_…' }),
+    name: z.string().meta({ description: 'As given, or the subject' }),
+    status: z.enum(broadcastStatuses).meta({
+      description: 'A bulk send is sending on creation, then sent once every recipient was handled, or failed when nothing was accepted and something failed',
+    }),
+    from_email: z.string().meta({ description: 'As the request gave it' }),
+    message_type: z.enum(messageTypes),
+    audience_list_id: z.string().nullable(),
+    scheduled_at: z.string().nullable(),
+    total_recipients: z.number().int().meta({ description: 'Unique normalized recipients, invalid addresses included' }),
+    sent_count: z.number().int().meta({ description: 'Recipients whose send was accepted' }),
+    failed_count: z.number().int().meta({ description: 'Recipients whose send was refused; suppressed and invalid recipients are skipped, not failed' }),
+    created_at: z.string(),
+  })
+  .strict();
+export type BroadcastView = z.infer<typeof broadcastView>;
+
+export const broadcastStats = z
+  .object({
+    total: z.number().int(),
+    sent: z.number().int(),
+    delivered: z.number().int().meta({ description: 'Not attributed to broadcasts yet: always 0' }),
+    bounced: z.number().int().meta({ description: 'Not attributed to broadcasts yet: always 0' }),
+    complained: z.number().int().meta({ description: 'Not attributed to broadcasts yet: always 0' }),
+    opened: z.number().int().meta({ description: 'Not attributed to broadcasts yet: always 0' }),
+    failed: z.number().int(),
+  })
+  .strict();
+export type BroadcastStats = z.infer<typeof broadcastStats>;
+
+/** GET /v1/broadcasts/{id}. */
+export const broadcastDetailView = z.object({ broadcast: broadcastView, stats: broadcastStats }).strict();
+export type BroadcastDetailView = z.infer<typeof broadcastDetailView>;

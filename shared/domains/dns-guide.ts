@@ -2,40 +2,11 @@
 // records to publish written the way that provider's dashboard asks for them.
 import { RetryableError } from '../errors';
 import type { Dns } from '../ports/dns';
-import type { DnsRecord, DomainItem, VerificationStatus } from './repository';
+import type { DomainItem } from './repository';
+import type { DnsGuide, DnsProvider } from './schemas';
 
-export interface DnsProvider {
-  id: string;
-  name: string;
-  /** The provider's own instructions for adding DNS records. */
-  docs_url: string;
-  dashboard_url: string;
-  /** True when the records can be published through an API we already hold credentials for. */
-  supports_api: boolean;
-  /** True when records may be proxied by default: the DKIM CNAMEs must be set to DNS only. */
-  unproxy_hint: boolean;
-  /** The dashboard's label for the record's name field. */
-  record_name_label: string;
-  /** The dashboard's label for the record's value field. */
-  record_value_label: string;
-}
-
-export interface DnsGuideRecord extends DnsRecord {
-  /** The name relative to the zone apex; '@' for the apex itself. */
-  host: string;
-}
-
-export interface DnsGuide {
-  domain: string;
-  zone_apex: string;
-  provider: DnsProvider;
-  records: DnsGuideRecord[];
-  mail_from_domain: string;
-  dkim_status: VerificationStatus;
-  spf_status: VerificationStatus;
-  dmarc_status: VerificationStatus;
-  txt_status: VerificationStatus;
-}
+// The wire forms are inferred from their zod shapes in ./schemas.
+export type { DnsGuide, DnsGuideRecord, DnsProvider } from './schemas';
 
 interface ProviderEntry extends DnsProvider {
   /** Matched against each name server host, lower-cased and without the trailing dot. */

@@ -1,25 +1,13 @@
 // Sending domains: the records a domain must publish, the rules on names, and the wire forms.
 import { domainOf } from '../email/address';
-import type { DnsRecord, DomainItem, VerificationStatus } from './repository';
+import type { DnsRecord, DomainItem } from './repository';
+import type { DomainView } from './schemas';
 
 // The stored shapes live with the repository; callers keep importing them from here.
 export type { DnsRecord, DomainItem, VerificationStatus } from './repository';
 
-export interface DomainView {
-  id: string;
-  domain: string;
-  dkim_status: VerificationStatus;
-  spf_status: VerificationStatus;
-  dmarc_status: VerificationStatus;
-  txt_status: VerificationStatus;
-  dns_records: DnsRecord[];
-  mail_from_domain: string;
-  from_name: string | null;
-  /** True only for the built-in sandbox domain. */
-  sandbox: boolean;
-  created_at: string;
-  updated_at: string;
-}
+/** The wire form of a domain: inferred from its zod shape in ./schemas. */
+export type { DomainView } from './schemas';
 
 export const MAX_DOMAINS = 100;
 export const MAIL_FROM_LABEL = 'send';

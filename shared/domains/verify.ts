@@ -6,21 +6,11 @@ import type { Clock } from '../ports/clock';
 import type { Dns } from '../ports/dns';
 import { isFullyVerified } from './model';
 import { DomainRepository, type DnsRecord, type VerificationStatus } from './repository';
+import type { DomainVerification, VerificationResult } from './schemas';
 import { getDomainItem } from './service';
 
-export interface VerificationResult {
-  field: 'dkim_status' | 'spf_status' | 'dmarc_status';
-  type: DnsRecord['type'];
-  name: string;
-  status: VerificationStatus;
-  detail: string;
-}
-
-export interface DomainVerification {
-  domain: string;
-  fully_verified: boolean;
-  results: VerificationResult[];
-}
+// The wire forms are inferred from their zod shapes in ./schemas.
+export type { DomainVerification, VerificationResult } from './schemas';
 
 const bare = (name: string): string => name.trim().toLowerCase().replace(/\.$/, '');
 

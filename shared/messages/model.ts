@@ -1,24 +1,12 @@
-// The stored shape of a message and its wire forms.
+// The stored shape of a message and its wire forms (whose zod schemas are in ./schemas.ts).
+import type { z } from 'zod';
 import type { Channel } from '../accounts/service';
 import { keys, type ItemKey, type MessageListKey } from '../db/keys';
+import type { eventSource, eventType, messageStatus, messageSummaryView, messageView, timelineEventView } from './schemas';
 
-export type MessageStatus =
-  | 'queued'
-  | 'scheduled'
-  | 'canceled'
-  | 'sent'
-  | 'delivered'
-  | 'opened'
-  | 'clicked'
-  | 'delivery_delayed'
-  | 'bounced'
-  | 'complained'
-  | 'failed'
-  | 'suppressed'
-  | 'unsubscribed';
-
-export type EventType = Exclude<MessageStatus, 'queued' | 'scheduled' | 'canceled'>;
-export type EventSource = 'worker' | 'router' | 'ses' | 'sns';
+export type MessageStatus = z.infer<typeof messageStatus>;
+export type EventType = z.infer<typeof eventType>;
+export type EventSource = z.infer<typeof eventSource>;
 
 /**
  * What a message says, from whom and to what, as it was accepted: everything of a message that
@@ -75,39 +63,16 @@ export interface MessageContentItem extends ItemKey {
   content_gz: Uint8Array;
 }
 
-export interface TimelineEvent {
-  id: string;
-  type: EventType;
-  message_id: string;
-  account_id: string;
-  source: EventSource;
-  provider_event_id: string;
-  payload: Record<string, unknown>;
-  occurred_at: string;
-  created_at: string;
-}
+/** A timeline event as the API shows it (shared/messages/schemas.ts). */
+export type TimelineEvent = z.infer<typeof timelineEventView>;
 
 export interface TimelineEventItem extends TimelineEvent, ItemKey {
   entity: 'message_event';
 }
 
-export interface MessageSummary {
-  id: string;
-  channel: Channel;
-  status: MessageStatus;
-  message_type: string;
-  created_at: string;
-}
-
-export interface MessageView extends MessageSummary {
-  idempotency_key: string;
-  provider_message_id: string;
-  updated_at: string;
-  test_mode: boolean;
-  scheduled_at: string | null;
-  events: TimelineEvent[];
-}
-
+/** The wire views (shared/messages/schemas.ts): the list's summary and the full message. */
+export type MessageSummary = z.infer<typeof messageSummaryView>;
+export type MessageView = z.infer<typeof messageView>;
 
 export const toSummary = (m: Pick<MessageItem, keyof MessageSummary>): MessageSummary => ({
   id: m.id,

@@ -1,6 +1,4 @@
 // Reading messages: the filtered list, one message with its timeline, and cancelling a scheduled one.
-import * as z from 'zod';
-import { channels } from '../accounts/service';
 import type { Store } from '../db/store';
 import { NotFoundError } from '../errors';
 import { idBounds } from '../ids';
@@ -8,18 +6,8 @@ import type { Page, PageInput } from '../pagination';
 import type { Scheduler } from '../ports/scheduler';
 import { toMessageView, toSummary, type MessageSummary, type MessageView } from './model';
 import { IdempotencyRepository, MessageRepository } from './repository';
+import type { CanceledView, ListMessagesQuery } from './schemas';
 
-export const listQuery = z.object({
-  channel: z.enum(channels).optional(),
-  status: z.string().min(1).max(40).optional(),
-  from: z.iso.datetime({ offset: true }).optional(),
-  to: z.iso.datetime({ offset: true }).optional(),
-  idempotency_key: z.string().min(1).max(256).optional(),
-  limit: z.string().optional(),
-  cursor: z.string().optional(),
-});
-
-export type ListQuery = z.infer<typeof listQuery>;
 
 export async function getMessage(store: Store, accountId: string, messageId: string): Promise<MessageView> {
   const { message, events } = await new MessageRepository(store).getWithTimeline(messageId);
@@ -56,7 +44,7 @@ const LAST_ISO_MS = Date.parse('9999-12-31T23:59:59.999Z');
 export async function listMessages(
   deps: { store: Store; cursorSecret: string },
   accountId: string,
-  query: Omit<ListQuery, 'idempotency_key' | 'limit' | 'cursor'>,
+  query: Omit<ListMessagesQuery, 'idempotency_key' | 'limit' | 'cursor'>,
   page: PageInput,
 ): Promise<Page<MessageSummary>> {
   // Both bounds are inclusive on created_at. An id's time is read a little after created_at (the
@@ -86,7 +74,7 @@ export async function cancelScheduled(
   deps: { store: Store; scheduler: Scheduler; clock: { now(): Date } },
   caller: { accountId: string; testMode: boolean },
   messageId: string,
-): Promise<{ id: string; status: 'canceled' }> {
+): Promise<CanceledView> {
   const canceled = await new MessageRepository(deps.store).cancelScheduled(caller.accountId, messageId, deps.clock.now().toISOString(), caller.testMode);
   if (!canceled) throw new NotFoundError('pending scheduled message');
   // The status change is what stops the send; removing the schedule only saves a wasted wake-up.

@@ -2,13 +2,9 @@
 import { domainOf, isValidAddress, normalizeAddress } from '../email/address';
 import { ApiError, RetryableError } from '../errors';
 import type { Dns } from '../ports/dns';
+import type { Validation } from './schemas';
 
-export interface Validation {
-  email: string;
-  valid: boolean;
-  /** Empty when valid; otherwise invalid_syntax, no_mail_records or dns_unavailable. */
-  reason: string;
-}
+export type { Validation };
 
 export async function validateAddress(deps: { dns: Dns; config: { validationEnabled: boolean } }, email: string): Promise<Validation> {
   if (!deps.config.validationEnabled) throw new ApiError('validation_not_configured', 'address validation is not enabled in this deployment');

@@ -7,13 +7,14 @@ import { InvalidRequestError, NotFoundError } from '../errors';
 import { mapPage, pageRequest, type Page } from '../pagination';
 import type { Clock } from '../ports/clock';
 import { SuppressionRepository, toSuppressionView, type SuppressionEntry, type SuppressionItem } from './repository';
-import type {
-  CreateSuppressionBody,
-  ImportResult,
-  ImportSuppressionsBody,
-  RemoveSuppressionQuery,
-  SuppressionState,
-  SuppressionView,
+import {
+  MAX_IMPORT_ENTRIES,
+  type CreateSuppressionBody,
+  type ImportResult,
+  type ImportSuppressionsBody,
+  type RemoveSuppressionQuery,
+  type SuppressionState,
+  type SuppressionView,
 } from './schemas';
 
 /** Email addresses are trimmed and lower-cased; other channels' recipients are trimmed. */
@@ -52,7 +53,7 @@ export async function findSuppressed(store: Store, accountId: string, channel: C
 /** Recorded in docs/api-decisions.md. */
 export const MANUAL_REASON = 'manual';
 export const IMPORT_REASON = 'import';
-export const MAX_IMPORT_ENTRIES = 10_000;
+export { MAX_IMPORT_ENTRIES };
 
 interface SuppressionDeps {
   store: Store;

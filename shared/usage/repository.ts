@@ -3,16 +3,11 @@
 import { channels, type Channel } from '../accounts/schemas';
 import { keys, type ItemKey } from '../db/keys';
 import type { Store } from '../db/store';
+import type { ChannelUsage } from './schemas';
 
 type ChannelCounters = Partial<Record<`send_count_${Channel}` | `cost_micros_${Channel}`, number>>;
 
 export type UsageItem = ItemKey & ChannelCounters & { entity: 'usage'; account_id: string; period: string };
-
-export interface ChannelUsage {
-  channel: Channel;
-  send_count: number;
-  cost_micros: number;
-}
 
 const countAttr = (channel: Channel) => `send_count_${channel}` as const;
 const costAttr = (channel: Channel) => `cost_micros_${channel}` as const;

@@ -1,22 +1,15 @@
 // Usage per account and calendar month (UTC): live sends counted when the provider accepts them,
 // with an internal cost estimate for spend caps. Test-mode and suppressed sends never count.
-import * as z from 'zod';
 import type { Channel } from '../accounts/schemas';
 import type { Store } from '../db/store';
 import type { Clock } from '../ports/clock';
-import { UsageRepository, type ChannelUsage } from './repository';
+import { UsageRepository } from './repository';
+import type { Usage } from './schemas';
+
+// The query schema the route parses with, where it has always been found.
+export { usageQuery, type Usage } from './schemas';
 
 export const periodOf = (at: Date | string): string => new Date(at).toISOString().slice(0, 7);
-
-export const usageQuery = z
-  .object({ period: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'expected YYYY-MM').optional() });
-
-export interface Usage {
-  period: string;
-  total_send_count: number;
-  total_cost_micros: number;
-  channels: ChannelUsage[];
-}
 
 export async function recordSend(store: Store, accountId: string, channel: Channel, at: string, costMicros: number): Promise<void> {
   await new UsageRepository(store).addSend(accountId, periodOf(at), channel, costMicros);

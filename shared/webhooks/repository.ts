@@ -5,7 +5,8 @@ import {  keys, type ItemKey, keyQueries, type KeyQuery } from '../db/keys';
 import { wrote, type Store } from '../db/store';
 import { isId } from '../ids';
 import { queryPage, type Page, type PageRequest } from '../pagination';
-import type { DeliveryStatus, DeliveryView, SubscribableType, SubscriptionView } from './model';
+import type { DeliveryStatus, SubscribableType } from './model';
+import type { DeliveryView, SubscriptionView } from './schemas';
 
 export interface SubscriptionItem extends ItemKey {
   entity: 'webhook';

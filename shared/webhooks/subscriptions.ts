@@ -10,7 +10,7 @@ import type { Clock } from '../ports/clock';
 import type { HttpClient } from '../ports/http-client';
 import type { Secrets } from '../ports/secrets';
 import { open, seal } from '../secret-box';
-import { matches, type DeliveryView, type SubscriptionView } from './model';
+import { matches } from './model';
 import {
   DeliveryRepository,
   SubscriptionRepository,
@@ -20,7 +20,7 @@ import {
   type SubscriptionChanges,
   type SubscriptionItem,
 } from './repository';
-import type { CreateWebhookBody, SubscriptionWithSecretView, UpdateWebhookBody } from './schemas';
+import type { CreateWebhookBody, DeliveryView, SubscriptionView, SubscriptionWithSecretView, UpdateWebhookBody } from './schemas';
 
 /** Recorded in docs/api-decisions.md: bounds the fan-out cost of one event. */
 export const MAX_SUBSCRIPTIONS = 20;

@@ -11,12 +11,18 @@ export const toolMarker = (tool: string): string => `(needs ${tool})`;
 
 /** True when `tool` is an executable file in one of PATH's directories. */
 export function onPath(tool: string, path = process.env.PATH ?? ''): boolean {
+  return whereOnPath(tool, path) !== undefined;
+}
+
+/** The first executable file named `tool` in PATH's directories, as a path; undefined when none. */
+export function whereOnPath(tool: string, path = process.env.PATH ?? ''): string | undefined {
   return path
     .split(delimiter)
     .filter((dir) => dir !== '')
-    .some((dir) => {
+    .map((dir) => join(dir, tool))
+    .find((file) => {
       try {
-        accessSync(join(dir, tool), constants.X_OK);
+        accessSync(file, constants.X_OK);
         return true;
       } catch {
         return false;

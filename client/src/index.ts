@@ -1,0 +1,412 @@
+// @postbox/client: a thin typed wrapper over fetch. Types come from the OpenAPI document
+// (schema.d.ts, generated; types.ts reads them by path and method); the only runtime needs are
+// fetch and, for verifySignature, WebCrypto.
+//
+// Retries: 429, 503, 409 idempotency_key_in_use and other 5xx are sent again, up to maxRetries,
+// with the very same body (so the same idempotency_key: the service answers a repeat with the
+// first answer and sends nothing twice), after Retry-After when the answer gives it, else after an
+// exponential backoff with jitter. A 5xx other than 503, or no answer at all, may come after the
+// work was done: those are sent again only when repeating the request is harmless (GET, PUT,
+// DELETE, the sends, whose items carry idempotency keys, and the upserts), never for a create
+// such as a new key or a new webhook.
+import { PostboxError } from './errors';
+import type { Body, ItemOf, Ok, PageOf, PathParams, Query } from './types';
+
+export { PostboxError } from './errors';
+export type { ClientErrorCode, ErrorCode, PostboxErrorInit } from './errors';
+export { verifySignature } from './signature';
+export type { VerifySignatureInput, WebhookHeaders } from './signature';
+export type { Body, HttpMethod, ItemOf, KnownErrorCode, MethodOf, Ok, Operation, PageOf, PathParams, Query } from './types';
+export type { components, operations, paths } from './types';
+export type {
+  AccountVerification,
+  BatchItemResult,
+  BimiState,
+  Broadcast,
+  BroadcastsPage,
+  BroadcastWithStats,
+  BulkSendRequest,
+  CanceledMessage,
+  Channel,
+  CreateAccount,
+  CreatedAccount,
+  CreateSuppression,
+  CreateWebhook,
+  DeliveriesPage,
+  DnsRecord,
+  Domain,
+  DomainVerification,
+  ErrorBody,
+  ImportResult,
+  ImportSuppressions,
+  Message,
+  MessagesPage,
+  MessagesQuery,
+  MessageSummary,
+  PageQuery,
+  RemoveSuppression,
+  SendRequest,
+  SendResponse,
+  Suppression,
+  SuppressionsPage,
+  SuppressionsQuery,
+  TestRecipient,
+  TestRecipientsPage,
+  TimelineEvent,
+  UpdateWebhook,
+  Usage,
+  ValidateRequest,
+  ValidateResult,
+  Webhook,
+  WebhookDelivery,
+  WebhookEventType,
+  WebhooksPage,
+  WebhookWithSecret,
+} from './types';
+
+export interface PostboxOptions {
+  /** An API key (sk_live_…, sk_test_…); the staff token for the `admin` routes. */
+  apiKey: string;
+  /** Where the API is served, e.g. https://api.example.com or http://localhost:3000. */
+  baseUrl: string;
+  /** Default: the global fetch. */
+  fetch?: typeof fetch;
+  /** Further attempts after the first on a retryable answer; default 2. */
+  maxRetries?: number;
+  /** Per attempt, answer body included; default 30000. */
+  timeoutMs?: number;
+  /** Ceiling of the backoff between attempts when the answer gives no Retry-After; default 8000. */
+  maxBackoffMs?: number;
+  /**
+   * A Retry-After longer than this is not waited for: the error is thrown at once, carrying
+   * `retryAfter` (a daily limit asks to wait until tomorrow). Default 60.
+   */
+  maxRetryAfterSeconds?: number;
+  /** For tests: how the client waits between attempts. */
+  sleep?: (ms: number) => Promise<void>;
+  /** For tests: the jitter's randomness, in [0, 1). */
+  random?: () => number;
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+interface Call {
+  method: Method;
+  path: string;
+  query?: object;
+  body?: unknown;
+  /** Repeating it after no answer cannot do anything twice. */
+  resendable?: boolean;
+}
+
+const enc = encodeURIComponent;
+const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function retryAfterSeconds(value: string | null, now: number): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+/**
+ * 429 and 503 are refusals before the work (a limiter, a shed request) and 409
+ * idempotency_key_in_use asks to come back: always sent again. Another 5xx may come after the
+ * work was done, so it is sent again only when repeating the request is harmless.
+ */
+const retryable = (error: PostboxError, resendable: boolean): boolean =>
+  error.status === 429 || error.status === 503 || (error.status === 409 && error.code === 'idempotency_key_in_use') || (error.status >= 500 && resendable);
+
+export class Postbox {
+  readonly #apiKey: string;
+  readonly #baseUrl: string;
+  readonly #fetch: typeof fetch;
+  readonly #maxRetries: number;
+  readonly #timeoutMs: number;
+  readonly #maxBackoffMs: number;
+  readonly #maxRetryAfterSeconds: number;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #random: () => number;
+
+  constructor(options: PostboxOptions) {
+    if (!options.apiKey) throw new TypeError('Postbox: apiKey is required');
+    if (!options.baseUrl) throw new TypeError('Postbox: baseUrl is required');
+    this.#apiKey = options.apiKey;
+    this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
+    const f = options.fetch ?? globalThis.fetch;
+    if (typeof f !== 'function') throw new TypeError('Postbox: no fetch in this runtime; pass options.fetch');
+    // Called unbound: some runtimes refuse a fetch called with another `this`.
+    this.#fetch = (input, init) => f(input, init);
+    this.#maxRetries = Math.max(0, options.maxRetries ?? 2);
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#maxBackoffMs = options.maxBackoffMs ?? 8_000;
+    this.#maxRetryAfterSeconds = options.maxRetryAfterSeconds ?? 60;
+    this.#sleep = options.sleep ?? defaultSleep;
+    this.#random = options.random ?? Math.random;
+  }
+
+  // ---- Sending ------------------------------------------------------------------------------
+
+  /** Sends one message; a repeat with the same idempotency_key and body answers the first result. */
+  send = (body: Body<'/v1/send', 'post'>) => this.#request<Ok<'/v1/send', 'post'>>({ method: 'POST', path: '/v1/send', body, resendable: true });
+
+  /** Up to 1000 sends, each on its own: the answer holds one result per item, in order. */
+  sendBatch = (items: Body<'/v1/send/batch', 'post'>) =>
+    this.#request<Ok<'/v1/send/batch', 'post'>>({ method: 'POST', path: '/v1/send/batch', body: items, resendable: true });
+
+  /** A bulk email to inline recipients, fanned out asynchronously (a broadcast, 202). */
+  sendBulk = (body: Body<'/v1/send/bulk', 'post'>) => this.#request<Ok<'/v1/send/bulk', 'post'>>({ method: 'POST', path: '/v1/send/bulk', body });
+
+  /** Checks an address: syntax and a domain that takes mail. */
+  validate = (body: Body<'/v1/validate', 'post'>) =>
+    this.#request<Ok<'/v1/validate', 'post'>>({ method: 'POST', path: '/v1/validate', body, resendable: true });
+
+  // ---- Resources ----------------------------------------------------------------------------
+
+  readonly messages = {
+    /** Newest first; walk every page with `paginate(postbox.messages.list, query)`. */
+    list: (query?: Omit<Query<'/v1/messages', 'get'>, 'idempotency_key'>) =>
+      this.#request<PageOf<Ok<'/v1/messages', 'get'>>>({ method: 'GET', path: '/v1/messages', query }),
+    /** A message with its event timeline. */
+    get: (id: PathParams<'/v1/messages/{id}', 'get'>['id']) =>
+      this.#request<Ok<'/v1/messages/{id}', 'get'>>({ method: 'GET', path: `/v1/messages/${enc(id)}` }),
+    /** The message a send with this idempotency_key made, with its timeline. */
+    getByIdempotencyKey: (idempotencyKey: NonNullable<Query<'/v1/messages', 'get'>['idempotency_key']>) =>
+      this.#request<Exclude<Ok<'/v1/messages', 'get'>, PageOf<Ok<'/v1/messages', 'get'>>>>({
+        method: 'GET',
+        path: '/v1/messages',
+        query: { idempotency_key: idempotencyKey } satisfies Query<'/v1/messages', 'get'>,
+      }),
+    /** Cancels a scheduled message before it is sent. */
+    cancel: (id: PathParams<'/v1/messages/{id}/cancel', 'post'>['id']) =>
+      this.#request<Ok<'/v1/messages/{id}/cancel', 'post'>>({ method: 'POST', path: `/v1/messages/${enc(id)}/cancel`, resendable: true }),
+  };
+
+  readonly suppressions = {
+    list: (query?: Query<'/v1/suppressions', 'get'>) => this.#request<Ok<'/v1/suppressions', 'get'>>({ method: 'GET', path: '/v1/suppressions', query }),
+    add: (body: Body<'/v1/suppressions', 'post'>) =>
+      this.#request<Ok<'/v1/suppressions', 'post'>>({ method: 'POST', path: '/v1/suppressions', body, resendable: true }),
+    remove: (query: Query<'/v1/suppressions', 'delete'>) =>
+      this.#request<Ok<'/v1/suppressions', 'delete'>>({ method: 'DELETE', path: '/v1/suppressions', query }),
+    /** Upserts up to 10000 entries: a repeat is safe. */
+    import: (body: Body<'/v1/suppressions/import', 'post'>) =>
+      this.#request<Ok<'/v1/suppressions/import', 'post'>>({ method: 'POST', path: '/v1/suppressions/import', body, resendable: true }),
+  };
+
+  readonly domains = {
+    list: () => this.#request<Ok<'/v1/domains', 'get'>>({ method: 'GET', path: '/v1/domains' }),
+    create: (body: Body<'/v1/domains', 'post'>) => this.#request<Ok<'/v1/domains', 'post'>>({ method: 'POST', path: '/v1/domains', body }),
+    get: (domain: PathParams<'/v1/domains/{domain}', 'get'>['domain']) =>
+      this.#request<Ok<'/v1/domains/{domain}', 'get'>>({ method: 'GET', path: `/v1/domains/${enc(domain)}` }),
+    remove: (domain: PathParams<'/v1/domains/{domain}', 'delete'>['domain']) =>
+      this.#request<Ok<'/v1/domains/{domain}', 'delete'>>({ method: 'DELETE', path: `/v1/domains/${enc(domain)}` }),
+    verify: (domain: PathParams<'/v1/domains/{domain}/verify', 'post'>['domain']) =>
+      this.#request<Ok<'/v1/domains/{domain}/verify', 'post'>>({ method: 'POST', path: `/v1/domains/${enc(domain)}/verify`, resendable: true }),
+    setFromName: (domain: PathParams<'/v1/domains/{domain}/from-name', 'put'>['domain'], body: Body<'/v1/domains/{domain}/from-name', 'put'>) =>
+      this.#request<Ok<'/v1/domains/{domain}/from-name', 'put'>>({ method: 'PUT', path: `/v1/domains/${enc(domain)}/from-name`, body }),
+    /** The DNS setup guide for the domain's DNS provider. */
+    dnsSetup: (domain: PathParams<'/v1/domains/{domain}/dns-setup', 'get'>['domain']) =>
+      this.#request<Ok<'/v1/domains/{domain}/dns-setup', 'get'>>({ method: 'GET', path: `/v1/domains/${enc(domain)}/dns-setup` }),
+    /** The records as a zone file fragment (text). */
+    zoneFile: (domain: PathParams<'/v1/domains/{domain}/dns-setup/zonefile', 'get'>['domain']) =>
+      this.#request<Ok<'/v1/domains/{domain}/dns-setup/zonefile', 'get'>>({ method: 'GET', path: `/v1/domains/${enc(domain)}/dns-setup/zonefile` }),
+    bimi: {
+      get: (domain: PathParams<'/v1/domains/{domain}/bimi', 'get'>['domain']) =>
+        this.#request<Ok<'/v1/domains/{domain}/bimi', 'get'>>({ method: 'GET', path: `/v1/domains/${enc(domain)}/bimi` }),
+      setLogoUrl: (domain: PathParams<'/v1/domains/{domain}/bimi', 'put'>['domain'], body: Body<'/v1/domains/{domain}/bimi', 'put'>) =>
+        this.#request<Ok<'/v1/domains/{domain}/bimi', 'put'>>({ method: 'PUT', path: `/v1/domains/${enc(domain)}/bimi`, body }),
+      /** Uploads an SVG Tiny PS logo (at most 1 MiB), served from this API for mailbox providers. */
+      uploadLogo: (domain: PathParams<'/v1/domains/{domain}/bimi/logo', 'post'>['domain'], svg: string | Blob) => {
+        const form = new FormData();
+        form.append('file', typeof svg === 'string' ? new Blob([svg], { type: 'image/svg+xml' }) : svg, 'logo.svg');
+        return this.#request<Ok<'/v1/domains/{domain}/bimi/logo', 'post'>>({ method: 'POST', path: `/v1/domains/${enc(domain)}/bimi/logo`, body: form, resendable: true });
+      },
+    },
+  };
+
+  readonly testRecipients = {
+    list: (query?: Query<'/v1/test-recipients', 'get'>) =>
+      this.#request<Ok<'/v1/test-recipients', 'get'>>({ method: 'GET', path: '/v1/test-recipients', query }),
+    /** Registers a sandbox test recipient (at most 3); it gets a one-time link to confirm. */
+    add: (body: Body<'/v1/test-recipients', 'post'>) => this.#request<Ok<'/v1/test-recipients', 'post'>>({ method: 'POST', path: '/v1/test-recipients', body }),
+    remove: (id: PathParams<'/v1/test-recipients/{id}', 'delete'>['id']) =>
+      this.#request<Ok<'/v1/test-recipients/{id}', 'delete'>>({ method: 'DELETE', path: `/v1/test-recipients/${enc(id)}` }),
+    /** What the one-time link in the confirmation mail does (a public route: the key is sent, not needed). */
+    verify: (token: Query<'/v1/test-recipients/verify', 'get'>['token']) =>
+      this.#request<Ok<'/v1/test-recipients/verify', 'get'>>({
+        method: 'GET',
+        path: '/v1/test-recipients/verify',
+        query: { token } satisfies Query<'/v1/test-recipients/verify', 'get'>,
+      }),
+  };
+
+  readonly webhooks = {
+    /** The answer holds the signing_secret, once: keep it for verifySignature. */
+    create: (body: Body<'/v1/webhooks', 'post'>) => this.#request<Ok<'/v1/webhooks', 'post'>>({ method: 'POST', path: '/v1/webhooks', body }),
+    list: (query?: Query<'/v1/webhooks', 'get'>) => this.#request<Ok<'/v1/webhooks', 'get'>>({ method: 'GET', path: '/v1/webhooks', query }),
+    get: (id: PathParams<'/v1/webhooks/{id}', 'get'>['id']) => this.#request<Ok<'/v1/webhooks/{id}', 'get'>>({ method: 'GET', path: `/v1/webhooks/${enc(id)}` }),
+    /** Only the fields given change. */
+    update: (id: PathParams<'/v1/webhooks/{id}', 'put'>['id'], body: Body<'/v1/webhooks/{id}', 'put'>) =>
+      this.#request<Ok<'/v1/webhooks/{id}', 'put'>>({ method: 'PUT', path: `/v1/webhooks/${enc(id)}`, body }),
+    remove: (id: PathParams<'/v1/webhooks/{id}', 'delete'>['id']) =>
+      this.#request<Ok<'/v1/webhooks/{id}', 'delete'>>({ method: 'DELETE', path: `/v1/webhooks/${enc(id)}` }),
+    /** A new signing secret, shown once in the answer. */
+    rotateSecret: (id: PathParams<'/v1/webhooks/{id}/rotate-secret', 'post'>['id']) =>
+      this.#request<Ok<'/v1/webhooks/{id}/rotate-secret', 'post'>>({ method: 'POST', path: `/v1/webhooks/${enc(id)}/rotate-secret` }),
+    /** The delivery log, most recent first. */
+    deliveries: (id: PathParams<'/v1/webhooks/{id}/deliveries', 'get'>['id'], query?: Query<'/v1/webhooks/{id}/deliveries', 'get'>) =>
+      this.#request<Ok<'/v1/webhooks/{id}/deliveries', 'get'>>({ method: 'GET', path: `/v1/webhooks/${enc(id)}/deliveries`, query }),
+  };
+
+  readonly keys = {
+    list: (query?: Query<'/v1/keys', 'get'>) => this.#request<Ok<'/v1/keys', 'get'>>({ method: 'GET', path: '/v1/keys', query }),
+    /** The answer holds the secret, once. */
+    create: (body: Body<'/v1/keys', 'post'> = {}) => this.#request<Ok<'/v1/keys', 'post'>>({ method: 'POST', path: '/v1/keys', body }),
+    /** A new secret for the same key id; the old one stops working at once. */
+    rotate: (id: PathParams<'/v1/keys/{id}/rotate', 'post'>['id']) =>
+      this.#request<Ok<'/v1/keys/{id}/rotate', 'post'>>({ method: 'POST', path: `/v1/keys/${enc(id)}/rotate` }),
+    /** Revokes for good. */
+    revoke: (id: PathParams<'/v1/keys/{id}', 'delete'>['id']) => this.#request<Ok<'/v1/keys/{id}', 'delete'>>({ method: 'DELETE', path: `/v1/keys/${enc(id)}` }),
+  };
+
+  readonly broadcasts = {
+    list: (query?: Query<'/v1/broadcasts', 'get'>) => this.#request<Ok<'/v1/broadcasts', 'get'>>({ method: 'GET', path: '/v1/broadcasts', query }),
+    get: (id: PathParams<'/v1/broadcasts/{id}', 'get'>['id']) => this.#request<Ok<'/v1/broadcasts/{id}', 'get'>>({ method: 'GET', path: `/v1/broadcasts/${enc(id)}` }),
+  };
+
+  readonly usage = {
+    /** Sends and estimated cost of a period, YYYY-MM (default the current one). */
+    get: (query?: Query<'/v1/usage', 'get'>) => this.#request<Ok<'/v1/usage', 'get'>>({ method: 'GET', path: '/v1/usage', query }),
+  };
+
+  readonly account = {
+    /** Per-channel sending readiness; any key may ask. */
+    verification: () => this.#request<Ok<'/v1/account/verification', 'get'>>({ method: 'GET', path: '/v1/account/verification' }),
+    setChannel: (channel: PathParams<'/v1/account/channels/{channel}', 'put'>['channel'], body: Body<'/v1/account/channels/{channel}', 'put'>) =>
+      this.#request<Ok<'/v1/account/channels/{channel}', 'put'>>({ method: 'PUT', path: `/v1/account/channels/${enc(channel)}`, body }),
+  };
+
+  /** Staff routes: construct the client with the deployment's staff token as apiKey. */
+  readonly admin = {
+    createAccount: (body: Body<'/v1/admin/accounts', 'post'> = {}) =>
+      this.#request<Ok<'/v1/admin/accounts', 'post'>>({ method: 'POST', path: '/v1/admin/accounts', body }),
+    suspend: (id: PathParams<'/v1/admin/accounts/{id}/suspend', 'post'>['id']) =>
+      this.#request<Ok<'/v1/admin/accounts/{id}/suspend', 'post'>>({ method: 'POST', path: `/v1/admin/accounts/${enc(id)}/suspend`, resendable: true }),
+    unsuspend: (id: PathParams<'/v1/admin/accounts/{id}/unsuspend', 'post'>['id']) =>
+      this.#request<Ok<'/v1/admin/accounts/{id}/unsuspend', 'post'>>({ method: 'POST', path: `/v1/admin/accounts/${enc(id)}/unsuspend`, resendable: true }),
+  };
+
+  /** The OpenAPI document this deployment serves. */
+  openapi = () => this.#request<Ok<'/v1/openapi.json', 'get'>>({ method: 'GET', path: '/v1/openapi.json' });
+
+  /**
+   * Every item of a list, page after page (`next_cursor`), e.g.
+   * `for await (const m of postbox.paginate(postbox.messages.list, { channel: 'email' }))`.
+   * A list with a path parameter: `postbox.paginate((q) => postbox.webhooks.deliveries(id, q))`.
+   */
+  async *paginate<Q extends object, P extends { next_cursor: string | null }>(
+    list: (query?: Q) => Promise<P>,
+    query?: Omit<Q, 'cursor'>,
+  ): AsyncGenerator<ItemOf<Omit<P, 'next_cursor'>>, void, undefined> {
+    let cursor: string | undefined;
+    do {
+      const page = await list({ ...(query ?? {}), ...(cursor === undefined ? {} : { cursor }) } as Q);
+      for (const [key, value] of Object.entries(page)) {
+        if (key !== 'next_cursor' && Array.isArray(value)) yield* value as Array<ItemOf<Omit<P, 'next_cursor'>>>;
+      }
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor !== undefined);
+  }
+
+  // ---- Transport ----------------------------------------------------------------------------
+
+  async #request<T>(call: Call): Promise<T> {
+    const url = this.#url(call.path, call.query);
+    const headers: Record<string, string> = { authorization: `Bearer ${this.#apiKey}`, accept: 'application/json' };
+    // Serialized once: every attempt sends these exact bytes, so the same idempotency keys.
+    let body: string | FormData | undefined;
+    if (call.body instanceof FormData) body = call.body;
+    else if (call.body !== undefined) {
+      body = JSON.stringify(call.body);
+      headers['content-type'] = 'application/json';
+    }
+    const resendable = call.resendable === true || call.method !== 'POST';
+
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await this.#attempt(url, { method: call.method, headers, body });
+      if (outcome.ok) return outcome.value as T;
+      const error = outcome.error;
+      if (attempt >= this.#maxRetries) throw error;
+      if (error.status === 0) {
+        if (!resendable) throw error;
+        await this.#sleep(this.#backoffMs(attempt));
+        continue;
+      }
+      if (!retryable(error, resendable)) throw error;
+      if (error.retryAfter !== undefined) {
+        if (error.retryAfter > this.#maxRetryAfterSeconds) throw error;
+        await this.#sleep(error.retryAfter * 1000);
+      } else {
+        await this.#sleep(this.#backoffMs(attempt));
+      }
+    }
+  }
+
+  /** One attempt, answer body read within the timeout. */
+  async #attempt(url: string, init: { method: Method; headers: Record<string, string>; body: string | FormData | undefined }): Promise<{ ok: true; value: unknown } | { ok: false; error: PostboxError }> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.#timeoutMs);
+    try {
+      const res = await this.#fetch(url, { ...init, signal: controller.signal });
+      const text = await res.text();
+      const requestId = res.headers.get('x-request-id') ?? undefined;
+      const type = res.headers.get('content-type') ?? '';
+      if (res.ok) {
+        if (res.status === 204 || text === '') return { ok: true, value: undefined };
+        return { ok: true, value: type.includes('json') ? JSON.parse(text) : text };
+      }
+      return { ok: false, error: this.#errorOf(res.status, text, requestId, res.headers.get('retry-after')) };
+    } catch (cause) {
+      const code = timedOut ? 'timeout' : 'connection_error';
+      const message = timedOut ? `no answer within ${this.#timeoutMs} ms` : `request failed: ${(cause as Error)?.message ?? String(cause)}`;
+      return { ok: false, error: new PostboxError({ code, message, status: 0, cause }) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #errorOf(status: number, text: string, requestId: string | undefined, retryAfterHeader: string | null): PostboxError {
+    const retryAfter = retryAfterSeconds(retryAfterHeader, Date.now());
+    let envelope: { error?: { code?: unknown; message?: unknown } } | undefined;
+    try {
+      envelope = JSON.parse(text) as typeof envelope;
+    } catch {
+      envelope = undefined;
+    }
+    const code = envelope?.error?.code;
+    if (typeof code === 'string') {
+      const message = typeof envelope?.error?.message === 'string' ? envelope.error.message : code;
+      return new PostboxError({ code, message, status, requestId, retryAfter });
+    }
+    return new PostboxError({ code: 'unexpected_response', message: `HTTP ${status}: ${text.slice(0, 200)}`, status, requestId, retryAfter });
+  }
+
+  #backoffMs(attempt: number): number {
+    const ceiling = Math.min(this.#maxBackoffMs, 500 * 2 ** attempt);
+    return Math.round(ceiling * (0.5 + this.#random() * 0.5));
+  }
+
+  #url(path: string, query: object | undefined): string {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query ?? {})) {
+      if (value === undefined || value === null) continue;
+      params.append(name, String(value));
+    }
+    const search = params.toString();
+    return `${this.#baseUrl}${path}${search ? `?${search}` : ''}`;
+  }
+}

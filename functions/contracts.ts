@@ -1,0 +1,30 @@
+// Every route's contract (shared/http/contract.ts), by route key: what the OpenAPI document is
+// built from. Each area keeps its own beside its route table, in functions/<area>/contract.ts.
+import type { Contracts } from '../shared/http/contract';
+import { contracts as account } from './account/contract';
+import { contracts as admin } from './admin/contract';
+import { contracts as bimi } from './bimi/contract';
+import { contracts as broadcasts } from './broadcasts/contract';
+import { contracts as docs } from './docs/contract';
+import { contracts as domains } from './domains/contract';
+import { contracts as keys } from './keys/contract';
+import { contracts as messages } from './messages/contract';
+import { contracts as send } from './send/contract';
+import { contracts as suppressions } from './suppressions/contract';
+import { contracts as testRecipients } from './test-recipients/contract';
+import { contracts as webhooks } from './webhooks/contract';
+
+export const contracts: Contracts = {
+  ...account,
+  ...admin,
+  ...bimi,
+  ...broadcasts,
+  ...docs,
+  ...domains,
+  ...keys,
+  ...messages,
+  ...send,
+  ...suppressions,
+  ...testRecipients,
+  ...webhooks,
+};
