@@ -11,6 +11,8 @@ const el = (tag, attrs = {}, ...kids) => {
   return n;
 };
 const schemaText = (s) => JSON.stringify(s, null, 2);
+// Markdown's inline code only: `x` becomes <code>x</code>; everything else stays text.
+const prose = (text) => el('p', {}, ...String(text).split('`').map((part, i) => (i % 2 ? el('code', {}, part) : part)));
 function describeParams(params) {
   const rows = params.map((p) => el('tr', {}, el('td', {}, el('code', {}, p.name)), el('td', {}, p.in), el('td', {}, p.required ? 'required' : 'optional'), el('td', {}, p.description || p.schema?.description || '')));
   return el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, 'Parameter'), el('th', {}, 'In'), el('th', {}, ''), el('th', {}, 'About'))), el('tbody', {}, ...rows));
@@ -20,7 +22,7 @@ function describeOperation(path, method, op) {
   const section = el('section', { id, class: 'op' });
   section.append(el('h3', {}, el('span', { class: 'method ' + method }, method.toUpperCase()), ' ', el('code', {}, path)));
   section.append(el('p', {}, op.summary || ''));
-  if (op.description) section.append(el('p', {}, op.description));
+  if (op.description) section.append(prose(op.description));
   const access = op['x-postbox-access'] || {};
   section.append(el('p', { class: 'meta' }, access.kind === 'api_key' ? 'API key with scope ' + access.scopes.join(' or ') + (access.modes === 'live_only' ? ', live keys only' : ', live or test') : access.kind === 'public' ? 'Public: no key' : 'Staff token'));
   if (op.parameters?.length) section.append(describeParams(op.parameters));
@@ -37,7 +39,7 @@ fetch('/v1/openapi.json').then((r) => r.json()).then((doc) => {
   document.title = doc.info.title + ' reference';
   const main = document.getElementById('main');
   const nav = document.getElementById('nav');
-  main.append(el('h1', {}, doc.info.title + ' ' + doc.info.version), el('p', {}, doc.info.description));
+  main.append(el('h1', {}, doc.info.title + ' ' + doc.info.version), prose(doc.info.description));
   const byTag = new Map();
   for (const [path, methods] of Object.entries(doc.paths)) for (const [method, op] of Object.entries(methods)) {
     const tag = (op.tags || ['other'])[0];
