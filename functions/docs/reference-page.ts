@@ -11,8 +11,8 @@ const el = (tag, attrs = {}, ...kids) => {
   return n;
 };
 const schemaText = (s) => JSON.stringify(s, null, 2);
-// Markdown's inline code only: `x` becomes <code>x</code>; everything else stays text.
-const prose = (text) => el('p', {}, ...String(text).split('`').map((part, i) => (i % 2 ? el('code', {}, part) : part)));
+// Markdown's inline code only: text between backticks becomes code; everything else stays text.
+const prose = (text) => el('p', {}, ...String(text).split(String.fromCharCode(96)).map((part, i) => (i % 2 ? el('code', {}, part) : part)));
 function describeParams(params) {
   const rows = params.map((p) => el('tr', {}, el('td', {}, el('code', {}, p.name)), el('td', {}, p.in), el('td', {}, p.required ? 'required' : 'optional'), el('td', {}, p.description || p.schema?.description || '')));
   return el('table', {}, el('thead', {}, el('tr', {}, el('th', {}, 'Parameter'), el('th', {}, 'In'), el('th', {}, ''), el('th', {}, 'About'))), el('tbody', {}, ...rows));
