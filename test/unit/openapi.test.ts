@@ -4,6 +4,7 @@
 // OpenAPI 3.1, or when an example or an error code could not be what the service answers.
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import openapiTS, { astToString } from 'openapi-typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { documentPath, renderDocument } from '../../bin/openapi';
 import { functions } from '../../functions/manifest';
@@ -24,6 +25,12 @@ describe('docs/openapi.json', () => {
     const committed = readFileSync(documentPath, 'utf8');
 
     expect(committed === fresh ? 'current' : 'the committed file is stale: run npm run openapi').toBe('current');
+  });
+
+  it("is what the typed client's types were generated from (client/src/schema.d.ts)", async () => {
+    const fresh = astToString(await openapiTS(new URL(`file://${documentPath}`)));
+    const committed = readFileSync(new URL('../../client/src/schema.d.ts', import.meta.url), 'utf8');
+    expect(committed.endsWith(fresh) ? 'current' : 'the client types are stale: run npm run client:types').toBe('current');
   });
 
   it('has an operation for every route of the manifest, with its method', () => {
