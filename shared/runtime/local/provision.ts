@@ -13,10 +13,10 @@ import { table } from '../../db/keys';
  * Waits for the table to be ACTIVE: dynalite answers CreateTable before the table takes writes
  * (with createTableMs 0 a moment later), and a write in between finds no table.
  */
-async function untilActive(client: DynamoDBClient, tableName: string): Promise<void> {
+async function untilActive(client: DynamoDBClient, tableName: string): Promise<string[]> {
   for (let attempt = 0; attempt < 500; attempt++) {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (Table?.TableStatus === 'ACTIVE') return;
+    if (Table?.TableStatus === 'ACTIVE') return (Table.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName ?? '');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   throw new Error(`table ${tableName} did not become ACTIVE`);
@@ -24,7 +24,14 @@ async function untilActive(client: DynamoDBClient, tableName: string): Promise<v
 
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
   try {
-    await untilActive(client, tableName);
+    const present = await untilActive(client, tableName);
+    // dynalite cannot add an index to a table (UpdateTable only changes throughput), so a data
+    // directory made before an index existed cannot be upgraded in place: say so at start rather
+    // than fail on the first query that needs it.
+    const missing = Object.values(table.indexes).filter((i) => !present.includes(i.name)).map((i) => i.name);
+    if (missing.length > 0) {
+      throw new Error(`the table in this data directory lacks the ${missing.join(', ')} index (it was made by an older Postbox); move the directory aside or delete it, then start again`);
+    }
     return;
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
