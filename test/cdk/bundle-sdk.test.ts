@@ -14,7 +14,8 @@ const require = createRequire(import.meta.url);
 const outdir = mkdtempSync(join(tmpdir(), 'postbox-sdk-rewrites-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-const CLIENTS = ['client-dynamodb', 'client-s3', 'client-sesv2', 'client-sqs', 'client-scheduler', 'client-secrets-manager'] as const;
+/** The SDK clients the bundles carry (shared/runtime/container.ts). */
+const CLIENTS = ['client-dynamodb', 'client-sesv2', 'client-sqs', 'client-scheduler', 'client-secrets-manager'] as const;
 const packageDir = (name: string): string => dirname(require.resolve(`@aws-sdk/${name}/package.json`));
 const schemaModule = (client: string): string => join(packageDir(client), 'dist-es', 'schemas', 'schemas_0.js');
 
