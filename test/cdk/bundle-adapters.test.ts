@@ -1,10 +1,10 @@
 // Every function bundle, built through the real CDK path as `cdk deploy` builds it, carries only
 // the AWS clients its manifest needs grant (the stack passes the needs to esbuild as build flags,
 // lib/bundling.ts, and the composition root's branches for the other adapters are dropped), never
-// the SDK's credential chain or the S3 client (objects go through signed requests of our own,
-// shared/adapters/aws/s3-object-store.ts), and every API function's bundle stays within its gzip
-// budget. Sizes are deterministic; import times are measured by bench/benchmarks/bundles.ts, not
-// asserted here.
+// the SDK's credential chain, the S3 client (objects go through signed requests of our own,
+// shared/adapters/aws/s3-object-store.ts) or the SDK's event-stream support, and every API
+// function's bundle stays within its gzip budget. Sizes are deterministic; import times are
+// measured by bench/benchmarks/bundles.ts, not asserted here.
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { App } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionNamed, functions } from '../../functions/manifest';
 import { AppStack } from '../../lib/app-stack';
-import { adapterFlags } from '../../lib/bundling';
+import { adapterFlags, NO_EVENT_STREAMS } from '../../lib/bundling';
 import type { FunctionDef } from '../../shared/platform';
 
 const outdir = mkdtempSync(join(tmpdir(), 'postbox-cdk-bundles-'));
@@ -30,6 +30,9 @@ const CLIENTS = {
 /** The S3 client, which no bundle carries any more; and our own S3 adapter, by the words of its one plain error. */
 const S3_CLIENT = '"com.amazonaws.s3"';
 const S3_ADAPTER = 'no bucket is configured for this function';
+
+/** The SDK's event-stream codec (an error message of its own), which the build replaces by a plain error. */
+const EVENT_STREAM_CODEC = 'Provided message too short to accommodate event stream message overhead';
 
 /** What the SDK's credential chain beyond the environment carries (web identity, process, container credentials, SSO). */
 const CREDENTIAL_CHAIN = ['AWS_WEB_IDENTITY_TOKEN_FILE', 'credential_process', 'AWS_CONTAINER_CREDENTIALS_FULL_URI', 'sso_start_url'];
@@ -94,6 +97,13 @@ describe('function bundles', () => {
   it.each(functions.map((def) => [def.name] as const))('%s takes its credentials from the Lambda environment, without the SDK credential chain', (name) => {
     const bundle = bundles.get(name)!;
     expect(CREDENTIAL_CHAIN.filter((marker) => bundle.includes(marker))).toEqual([]);
+  });
+
+  it.each(functions.map((def) => [def.name, def] as const))('%s carries no event-stream support of the SDK', (name, def) => {
+    const bundle = bundles.get(name)!;
+    expect(bundle.includes(EVENT_STREAM_CODEC)).toBe(false);
+    // Any function with an SDK client (all but the catch-all) has the rewritten import in its place.
+    expect(bundle.includes(NO_EVENT_STREAMS)).toBe(Object.keys(def.needs).length > 0);
   });
 
   it.each(functions.filter(isApi).map((def) => [def.name] as const))('%s, behind the API, stays within its gzip budget', (name) => {
