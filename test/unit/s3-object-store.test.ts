@@ -21,7 +21,8 @@ interface Received {
   body: Buffer;
 }
 
-type Answer = { status: number; headers?: Record<string, string>; body?: string | Buffer };
+/** What the server answers next; `hang` holds the request without an answer, `cut` starts one and drops the connection. */
+type Answer = { status: number; headers?: Record<string, string>; body?: string | Buffer; hang?: boolean; cut?: boolean };
 
 let server: Server;
 let endpoint: string;
@@ -35,6 +36,12 @@ beforeAll(async () => {
     req.on('end', () => {
       received.push({ method: req.method!, path: req.url!, headers: req.headers, body: Buffer.concat(chunks) });
       const answer = answers.shift() ?? { status: 500, body: '<Error><Code>NoAnswerScripted</Code></Error>' };
+      if (answer.hang) return;
+      if (answer.cut) {
+        res.writeHead(answer.status, { 'content-length': '1000' });
+        res.write('partial', () => res.destroy());
+        return;
+      }
       res.writeHead(answer.status, answer.headers ?? {});
       res.end(answer.body);
     });
@@ -44,6 +51,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
@@ -175,6 +183,28 @@ describe('S3ObjectStore', () => {
     // Assess: three signed attempts, then the connection error itself.
     expect(error).toMatchObject({ code: 'ECONNREFUSED' });
     expect(calls).toBe(3);
+  });
+
+  it('gives up on an attempt S3 does not answer, and tries again', async () => {
+    // Prepare: two requests held unanswered, then an answer.
+    answers.push({ status: 200, hang: true }, { status: 200, hang: true }, { status: 200, headers: { 'content-type': 'text/plain' }, body: 'late' });
+    // Act
+    const object = await store({ timeoutMs: 100 }).get('k');
+    // Assess
+    expect(object).toEqual({ body: Buffer.from('late'), contentType: 'text/plain' });
+    expect(received).toHaveLength(3);
+  });
+
+  it('fails with its timeout when no attempt is answered', async () => {
+    answers.push(...Array.from({ length: 3 }, () => ({ status: 200, hang: true })));
+    await expect(store({ timeoutMs: 100 }).get('k')).rejects.toMatchObject({ code: 'S3_TIMEOUT' });
+    expect(received).toHaveLength(3);
+  });
+
+  it('tries again when an answer is cut off midway', async () => {
+    answers.push({ status: 200, cut: true }, { status: 200, headers: { 'content-type': 'text/plain' }, body: 'whole' });
+    await expect(store().get('k')).resolves.toEqual({ body: Buffer.from('whole'), contentType: 'text/plain' });
+    expect(received).toHaveLength(2);
   });
 
   it('takes its credentials from a provider, without a session token when there is none', async () => {

@@ -176,6 +176,10 @@ export class S3ObjectStore implements ObjectStore {
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
           res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
           res.on('error', reject);
+          // Cut off mid-answer (the timeout below, a dropped connection): a connection error, tried again.
+          res.on('close', () => {
+            if (!res.complete) reject(Object.assign(new Error(`S3 ${method} ${key}: the answer was cut off`), { code: 'ECONNRESET' }));
+          });
         },
       );
       req.on('timeout', () => req.destroy(Object.assign(new Error(`S3 ${method} ${key}: no answer within ${timeoutMs} ms`), { code: 'S3_TIMEOUT' })));
