@@ -64,9 +64,10 @@ export function adapterFlags(needs: Needs): Record<string, string> {
 }
 
 // Three generated patterns in the pinned SDK keep code in every bundle that no function runs; the
-// plugin below rewrites them as the modules load, changing no value the code reads
-// (test/cdk/bundle-sdk.test.ts checks them against the real modules, so an SDK update that
-// changes them is noticed).
+// plugin below rewrites them as the modules load, changing no value the code reads (the second
+// puts a plain error where no bundled client goes) (test/cdk/bundle-sdk.test.ts checks them against
+// the real modules, and that no bundled client streams, so an SDK update that changes them is
+// noticed).
 //
 // 1. Every SDK client describes its service in one generated module of schema literals (all its
 //    operations, their shapes and errors; S3's is 140 KB). esbuild drops the literals nobody uses
@@ -74,11 +75,14 @@ export function adapterFlags(needs: Needs): Record<string, string> {
 //    run code for all it knows, so every schema of the service stayed in any bundle that sent one
 //    of its commands. The keys are the module's own string constants (`const _hH = "httpHeader";`);
 //    written in as those strings they leave only the schemas reached from the commands used.
-// 2. The HTTP protocol of @smithy/core loads its event-stream support with `await import()` (for
-//    operations that stream events, which no function here calls). Inside a bundle a module
-//    reached that way is kept whole and wrapped to run on first use, and so is everything it
-//    imports: 150 modules of @smithy/core in every bundle, none of them trimmed, all of them run
-//    through lazy-init wrappers. Imported statically instead, esbuild trims and inlines them.
+// 2. The HTTP protocol of @smithy/core loads its event-stream support with `await import()`, for
+//    operations that stream events. None of the clients bundled here has one (no member of their
+//    schemas is streaming: test/cdk/bundle-sdk.test.ts), yet inside a bundle a module reached that
+//    way is kept whole, with everything it imports: 150 modules of @smithy/core behind lazy-init
+//    wrappers. Made static, esbuild trimmed them, but the event-stream codec and its serde still
+//    stayed in every bundle (13.6 KiB minified, 4.2 KB of gzip). The import is replaced by a
+//    plain error, so none of it is bundled; an operation that did stream events would fail with
+//    that error instead of running.
 // 3. Each client reads its own package.json for one field, `version` (for its user agent), and a
 //    JSON module is bundled whole: dependencies, scripts and all, 2.5 KB a client.
 const SDK_SCHEMA_MODULE = /[\\/]node_modules[\\/]@aws-sdk[\\/]client-[a-z0-9-]+[\\/]dist-es[\\/]schemas[\\/]schemas_\d+\.js$/;
@@ -101,14 +105,13 @@ export function inlineSchemaKeys(source: string): { source: string; inlined: num
 
 const SMITHY_HTTP_PROTOCOL = /[\\/]node_modules[\\/]@smithy[\\/]core[\\/]dist-es[\\/]submodules[\\/]protocols[\\/]HttpProtocol\.js$/;
 const EVENT_STREAMS_IMPORT = 'const { EventStreamSerde, eventStreamSerdeProvider } = await import("@smithy/core/event-streams");';
+export const NO_EVENT_STREAMS = 'event streams are not in this bundle (lib/bundling.ts): no function here calls an operation that streams events';
 
-/** HttpProtocol.js with its one dynamic import made static; unchanged (`rewritten: false`) if the SDK no longer has it. */
-export function staticEventStreamsImport(source: string): { source: string; rewritten: boolean } {
+/** HttpProtocol.js with its one dynamic import, of event-stream support, replaced by a plain error; unchanged (`rewritten: false`) if the SDK no longer has it. */
+export function dropEventStreams(source: string): { source: string; rewritten: boolean } {
   if (!source.includes(EVENT_STREAMS_IMPORT)) return { source, rewritten: false };
-  const rewritten =
-    'import { EventStreamSerde as __EventStreamSerde, eventStreamSerdeProvider as __eventStreamSerdeProvider } from "@smithy/core/event-streams";\n' +
-    source.replace(EVENT_STREAMS_IMPORT, 'const EventStreamSerde = __EventStreamSerde, eventStreamSerdeProvider = __eventStreamSerdeProvider;');
-  return { source: rewritten, rewritten: true };
+  const replacement = `const { EventStreamSerde, eventStreamSerdeProvider } = (() => { throw new Error(${JSON.stringify(NO_EVENT_STREAMS)}); })();`;
+  return { source: source.replace(EVENT_STREAMS_IMPORT, replacement), rewritten: true };
 }
 
 const SDK_CLIENT_PACKAGE_JSON = /[\\/]node_modules[\\/]@aws-sdk[\\/]client-[a-z0-9-]+[\\/]package\.json$/;
@@ -122,7 +125,7 @@ export const sdkTreeShaking: Plugin = {
   name: 'postbox-sdk-tree-shaking',
   setup(esbuild) {
     esbuild.onLoad({ filter: SDK_SCHEMA_MODULE }, async ({ path }) => ({ contents: inlineSchemaKeys(await readFile(path, 'utf8')).source, loader: 'js' }));
-    esbuild.onLoad({ filter: SMITHY_HTTP_PROTOCOL }, async ({ path }) => ({ contents: staticEventStreamsImport(await readFile(path, 'utf8')).source, loader: 'js' }));
+    esbuild.onLoad({ filter: SMITHY_HTTP_PROTOCOL }, async ({ path }) => ({ contents: dropEventStreams(await readFile(path, 'utf8')).source, loader: 'js' }));
     esbuild.onLoad({ filter: SDK_CLIENT_PACKAGE_JSON }, async ({ path }) => ({ contents: clientPackageVersion(await readFile(path, 'utf8')), loader: 'json' }));
   },
 };

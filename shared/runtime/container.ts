@@ -11,12 +11,12 @@
 // waiters), while a static import lets esbuild keep only what is used. Unbundled (npm start,
 // tests) the flags are undefined and every adapter is available.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { EventBridgeScheduler } from '../adapters/aws/event-bridge-scheduler';
+import { defaultProvider as lambdaCredentials } from '../adapters/aws/lambda-credentials';
 import { S3ObjectStore } from '../adapters/aws/s3-object-store';
 import { loadSecrets } from '../adapters/aws/secrets-manager';
 import { SesIdentities } from '../adapters/aws/ses-identities';
@@ -123,7 +123,9 @@ export async function buildContainer(config: RuntimeConfig, replace: Replacement
   const objects = (): ObjectStore => {
     if (config.objects.kind === 'files') return new FileObjectStore(config.objects.root);
     if (typeof POSTBOX_WITH_S3 === 'undefined' || POSTBOX_WITH_S3) {
-      return new S3ObjectStore(new S3Client(aws), config.objects.bucket);
+      // Signed requests of its own, not an SDK client (s3-object-store.ts); objects are used only in
+      // AWS, where the credentials are the Lambda environment's.
+      return new S3ObjectStore({ bucket: config.objects.bucket, region: config.region, credentials: config.credentials ?? lambdaCredentials() });
     }
     return unavailable('objects');
   };

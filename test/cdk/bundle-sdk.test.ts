@@ -1,6 +1,7 @@
 // The rewrites lib/bundling.ts applies to the pinned SDK as it bundles it change no value the code
-// reads, and still find what they rewrite: an SDK update that changes the generated code shows up
-// here, not as bundles quietly growing back.
+// reads (the one that drops event-stream support leaves a plain error where no bundled client goes),
+// and still find what they rewrite: an SDK update that changes the generated code, or a client
+// that streams, shows up here, not as bundles quietly growing back or failing in AWS.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -8,13 +9,14 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { clientPackageVersion, inlineSchemaKeys, sdkTreeShaking, staticEventStreamsImport } from '../../lib/bundling';
+import { clientPackageVersion, dropEventStreams, inlineSchemaKeys, NO_EVENT_STREAMS, sdkTreeShaking } from '../../lib/bundling';
 
 const require = createRequire(import.meta.url);
 const outdir = mkdtempSync(join(tmpdir(), 'postbox-sdk-rewrites-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-const CLIENTS = ['client-dynamodb', 'client-s3', 'client-sesv2', 'client-sqs', 'client-scheduler', 'client-secrets-manager'] as const;
+/** The SDK clients the bundles carry (shared/runtime/container.ts). */
+const CLIENTS = ['client-dynamodb', 'client-sesv2', 'client-sqs', 'client-scheduler', 'client-secrets-manager'] as const;
 const packageDir = (name: string): string => dirname(require.resolve(`@aws-sdk/${name}/package.json`));
 const schemaModule = (client: string): string => join(packageDir(client), 'dist-es', 'schemas', 'schemas_0.js');
 
@@ -47,12 +49,26 @@ describe('the SDK rewrites of the Lambda bundles', () => {
     expect(inlineSchemaKeys(source)).toEqual({ source: 'const _a = "x";\nlet _b = "y";\nexport var A$ = [3, { "x": 1, [_b]: 2, [_c]: 3 }];', inlined: 1 });
   });
 
-  it('find the one dynamic import of event-stream support in @smithy/core and make it static', () => {
-    const file = join(dirname(require.resolve('@smithy/core/package.json')), 'dist-es', 'submodules', 'protocols', 'HttpProtocol.js');
-    const { source, rewritten } = staticEventStreamsImport(readFileSync(file, 'utf8'));
+  const httpProtocol = (): string => join(dirname(require.resolve('@smithy/core/package.json')), 'dist-es', 'submodules', 'protocols', 'HttpProtocol.js');
+
+  it('find the one dynamic import of event-stream support in @smithy/core and put a plain error in its place', () => {
+    const { source, rewritten } = dropEventStreams(readFileSync(httpProtocol(), 'utf8'));
     expect(rewritten).toBe(true);
     expect(source).not.toContain('import(');
-    expect(source).toMatch(/^import \{ EventStreamSerde as __EventStreamSerde, eventStreamSerdeProvider as __eventStreamSerdeProvider \} from "@smithy\/core\/event-streams";$/m);
+    expect(source).not.toContain('@smithy/core/event-streams');
+    expect(source).toContain(JSON.stringify(NO_EVENT_STREAMS));
+  });
+
+  it('leave an operation that would stream events failing with that error', async () => {
+    // Prepare: the protocol module bundled as the functions bundle it.
+    const { HttpProtocol } = (await load(httpProtocol(), true)) as { HttpProtocol: { prototype: { loadEventStreamCapability(): Promise<unknown> } } };
+    // Act, Assess
+    await expect(HttpProtocol.prototype.loadEventStreamCapability.call({})).rejects.toThrow(NO_EVENT_STREAMS);
+  });
+
+  it.each(CLIENTS)('can drop event streams because no operation of %s streams anything', (client) => {
+    // A streaming member (an event stream, or a streamed blob) carries the `streaming` trait in the schemas.
+    expect(readFileSync(schemaModule(client), 'utf8')).not.toMatch(/\bstreaming\b/);
   });
 
   it.each(CLIENTS)('keep the version of %s, the one field of its package.json its code reads', (client) => {
