@@ -1,6 +1,7 @@
-// The body of an emulator's worker thread (plain JavaScript: tsx's loader does not reach worker
-// threads). It starts one emulator on loopback, posts { port } once it listens, and closes it when
-// told to. Being a thread of the runtime's process, it dies with the process, kill -9 included:
+// The body of an emulator worker thread (plain JavaScript: tsx's loader does not reach worker
+// threads). It starts the emulators it is given on loopback (the runtime puts the store and the
+// queue emulator in one thread: a thread is a V8 heap of its own, tens of MiB, and the queue
+// emulator needs little CPU), posts { ports } once they all listen, and closes them when told to. Being a thread of the runtime's process, it dies with the process, kill -9 included:
 // no orphan is left behind and nothing else can keep writing to the store's LevelDB directory.
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -29,11 +30,21 @@ const starters = {
   },
 };
 
-const { kind, options } = workerData;
-const server = await starters[kind](options);
-parentPort.postMessage({ port: server.address().port });
-parentPort.on('message', (message) => {
+/** @type {Array<{ kind: string; options: any }>} */
+const emulators = workerData.emulators;
+const servers = [];
+for (const { kind, options } of emulators) servers.push(await starters[kind](options));
+parentPort.postMessage({ ports: servers.map((server) => server.address().port) });
+parentPort.on('message', async (message) => {
   if (message !== 'close') return;
-  server.closeAllConnections?.();
-  server.close(() => process.exit(0));
+  await Promise.all(
+    servers.map(
+      (server) =>
+        new Promise((resolve) => {
+          server.closeAllConnections?.();
+          server.close(() => resolve(undefined));
+        }),
+    ),
+  );
+  process.exit(0);
 });
