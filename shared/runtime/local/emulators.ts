@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server, ServerResponse } from 'node:http';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { MESSAGE_ID_HEADER } from '../../ports/mailer';
 
 const require = createRequire(import.meta.url);
@@ -40,7 +40,7 @@ const THREAD_FILE = new URL('./emulator-thread.mjs', import.meta.url);
  * shorter scavenges and keeps tens of MiB out of the process's RSS. The old generation keeps V8's
  * default limit: an emulator that ran out would take the runtime down with it.
  */
-const THREAD_LIMITS = { maxYoungGenerationSizeMb: 12 };
+const THREAD_LIMITS = { maxYoungGenerationSizeMb: 8 };
 
 type ThreadKind = 'dynalite' | 'sqs';
 
@@ -48,9 +48,13 @@ type ThreadKind = 'dynalite' | 'sqs';
  * Starts emulators of emulator-thread.mjs together in one worker thread; resolves once they all
  * listen, with one Running each (closing any of them ends the thread, and so all of them).
  */
-function startInThread(emulators: ReadonlyArray<{ kind: ThreadKind; options: Record<string, unknown> }>, thread: ThreadOptions): Promise<Running[]> {
+function startInThread(
+  emulators: ReadonlyArray<{ kind: ThreadKind; options: Record<string, unknown>; channel?: MessagePort }>,
+  thread: ThreadOptions,
+): Promise<Running[]> {
   const name = emulators.map((e) => e.kind).join('+');
-  const worker = new Worker(THREAD_FILE, { workerData: { emulators }, name: `postbox-${name}`, resourceLimits: THREAD_LIMITS });
+  const transferList = emulators.flatMap((e) => (e.channel ? [e.channel] : []));
+  const worker = new Worker(THREAD_FILE, { workerData: { emulators }, transferList, name: `postbox-${name}`, resourceLimits: THREAD_LIMITS });
   let closing = false;
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   const close = async (): Promise<void> => {
@@ -110,19 +114,21 @@ export async function startSqs(options: { port?: number } & ThreadOptions = {}):
 /**
  * The store (dynalite on LevelDB under `path`) and the queue emulator together in one worker
  * thread, as the runtime runs them: one V8 heap instead of two, and the queue emulator's little
- * CPU beside the store's. Closing either closes both.
+ * CPU beside the store's. Closing either closes both. `storeChannel` is a MessagePort the store
+ * also answers requests on (channel-handler.ts), besides its TCP endpoint.
  */
-export async function startStoreAndQueues(options: { path: string } & ThreadOptions): Promise<{ store: Running; sqs: Running }> {
+export async function startStoreAndQueues(options: { path: string } & ThreadOptions): Promise<{ store: Running; sqs: Running; storeChannel: MessagePort }> {
   mkdirSync(options.path, { recursive: true });
   const sqsPort = await freePort(LOOPBACK);
+  const { port1, port2 } = new MessageChannel();
   const [store, sqs] = await startInThread(
     [
-      { kind: 'dynalite', options: { path: options.path, port: 0 } },
+      { kind: 'dynalite', options: { path: options.path, port: 0 }, channel: port2 },
       { kind: 'sqs', options: { port: sqsPort } },
     ],
     options,
   );
-  return { store: store as Running, sqs: sqs as Running };
+  return { store: store as Running, sqs: sqs as Running, storeChannel: port1 };
 }
 
 export interface RunningSes extends Running {

@@ -14,7 +14,7 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 export interface HeapOptions {
   /** The young generation's size (both semi-spaces together, MiB) past which it stops growing (default 8). */
   youngMb?: number;
-  /** How much the old generation may grow past what a full collection kept, in percent (default 30). */
+  /** How much the old generation may grow past what a full collection kept, in percent (default 20). */
   growingPercent?: number;
   /** Period of the young generation probe (default 1000 ms). */
   probeMs?: number;
@@ -25,7 +25,7 @@ const youngBytes = (): number => getHeapSpaceStatistics().reduce((sum, s) => (s.
 /** Applies the limits to this process; returns a stop for the probe (the flags stay). */
 export function keepHeapSmall(options: HeapOptions = {}): () => void {
   const limit = (options.youngMb ?? 8) * 1024 * 1024;
-  setFlagsFromString(`--heap-growing-percent=${options.growingPercent ?? 30}`);
+  setFlagsFromString(`--heap-growing-percent=${options.growingPercent ?? 20}`);
   let held = false;
   const probe = (): void => {
     const full = youngBytes() >= limit;

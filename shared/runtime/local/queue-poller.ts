@@ -96,12 +96,22 @@ export class QueuePoller {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.loops = Array.from({ length: Math.max(1, this.options.lanes ?? 1) }, () => this.run());
+    this.loops = Array.from({ length: Math.max(1, this.options.lanes ?? 1) }, (_, lane) => this.run(lane));
   }
 
   async stop(): Promise<void> {
     this.running = false;
+    this.wakeLanes();
     await Promise.all(this.loops);
+  }
+
+  /** Lanes other than the first that found the queue empty, waiting for it to have messages again. */
+  private parked: Array<() => void> = [];
+
+  private wakeLanes(): void {
+    const parked = this.parked;
+    this.parked = [];
+    for (const wake of parked) wake();
   }
 
   /** Receives and handles one batch; returns how many messages it saw. */
@@ -122,6 +132,8 @@ export class QueuePoller {
     );
     const all = received.Messages ?? [];
     if (all.length === 0) return 0;
+    // There is work: the lanes that found none start receiving again.
+    this.wakeLanes();
     const messages = all.filter((m) => !this.handling.has(m.MessageId as string));
     if (messages.length === 0) return all.length;
     for (const m of messages) this.handling.add(m.MessageId as string);
@@ -158,11 +170,16 @@ export class QueuePoller {
     if (dead.length > 0) await this.options.onDeadLettered?.(dead.map((r) => ({ queue: queue.name, body: r.body })));
   }
 
-  private async run(): Promise<void> {
+  /**
+   * One lane's loop. On an empty queue only the first lane keeps asking (every idleMs); the others
+   * wait until a receive finds messages, so an idle queue costs one receive per pause, not one per lane.
+   */
+  private async run(lane: number): Promise<void> {
     while (this.running) {
       try {
         const seen = this.options.turn ? await this.options.turn(() => this.pollOnce()) : await this.pollOnce();
-        if (seen === 0) await new Promise((resolve) => setTimeout(resolve, this.options.idleMs ?? 100));
+        if (seen === 0 && lane > 0 && this.running) await new Promise<void>((resolve) => this.parked.push(resolve));
+        else if (seen === 0) await new Promise((resolve) => setTimeout(resolve, this.options.idleMs ?? 100));
       } catch (error) {
         if (!this.running) break;
         this.options.logger.warn('queue poll failed; retrying', { queue: this.options.queue.name, error: describeError(error) });
