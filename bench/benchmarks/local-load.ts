@@ -205,6 +205,7 @@ export const localLoad: Benchmark = {
         }
       }
       const drainedS = (performance.now() - sendStarted) / 1000;
+      const sendPeakKiB = peakKiB;
 
       // (d) and (e): 1000 sequential PutItems straight to the runtime's store, then one 1000-item
       // batch of test-mode sends from a fresh account subscribed to `delivered`: the batch's wall
@@ -262,7 +263,7 @@ export const localLoad: Benchmark = {
         '',
         `- Store GetItem alone: p50 ${fmt(storeP50, 2)} ms, p99 ${fmt(percentile(store.latenciesMs, 99), 2)} ms (${fmtInt(store.latenciesMs.length)} calls). **Reads p50 ÷ GetItem p50 = ${fmt(percentile(readOk, 50) / storeP50, 1)}** (target ≤ 4); reads p99 ${fmt(percentile(readOk, 99), 0)} ms (target ≤ 250).`,
         `- send → delivered: p50 ${fmt(percentile(deliveredMs, 50) / 1000, 2)} s, p99 ${fmt(percentile(deliveredMs, 99) / 1000, 2)} s over ${deliveredMs.length} messages (target p50 ≤ 2 s)${notFinal.length ? `; ${notFinal.length} not delivered within 90 s (${notFinal.slice(0, 3).join(', ')}…)` : ''}; the sample was all delivered ${fmt(drainedS, 1)} s after the first send.`,
-        `- Peak RSS: ${fmt(peakKiB / 1024, 0)} MiB (${fmt(readPeakKiB / 1024, 0)} MiB by the end of the reads; target ≤ 300).`,
+        `- Peak RSS: ${fmt(peakKiB / 1024, 0)} MiB (${fmt(readPeakKiB / 1024, 0)} MiB by the end of the reads, ${fmt(sendPeakKiB / 1024, 0)} MiB by the time the sends were delivered, the rest in the batch and its webhooks; target ≤ 300).`,
         `- ${fmtInt(S.batchItems)} sequential PutItems of ${S.putItemBytes}-byte items straight to the runtime's store: ${fmt(puts.windowMs / 1000, 2)} s (p50 ${fmt(percentile(puts.latenciesMs, 50), 2)} ms each). One ${fmtInt(S.batchItems)}-item POST /v1/send/batch (test mode): ${batch.status}, ${fmtInt(batchAccepted)} accepted, ${fmt(batch.ms / 1000, 2)} s${batchTries > 1 ? ` (after ${batchTries - 1} answers 503 while the consumers were behind)` : ''}. **Batch ÷ sequential puts = ${fmt(batchRatio, 2)}** (target ≤ 0.5).`,
         `- Webhooks for the batch's ${fmtInt(batchAccepted)} simulated deliveries (one subscription to \`delivered\`, a loopback receiver answering 200 at once): ${fmtInt(arrivals.length)} event ids arrived, ${fmtInt(hooksInTime)} within ${S.webhookWaitMs / 1000} s of the batch request, the last ${fmt(lastArrivalS, 1)} s after it; **${duplicates} arrived more than once** (target: all within 60 s, none twice).`,
         '',
