@@ -7,8 +7,10 @@
 //  - --heap-growing-percent: the old generation grows by this much past what survived a full
 //    collection before the next one (a little more collecting, a much lower peak);
 //  - --semi-space-growth-factor: 1 stops the young generation growing. It is let grow to
-//    `youngMb` and then held there, by a probe that switches the factor between V8's 2 and 1.
+//    `youngMb` and then held there: after every collection (a `gc` performance entry) the factor
+//    is set to 1 while one more doubling would pass `youngMb`, and back to V8's 2 below that.
 // The worker threads' heaps are bounded where they are created (emulators.ts, resourceLimits).
+import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
 export interface HeapOptions {
@@ -16,24 +18,24 @@ export interface HeapOptions {
   youngMb?: number;
   /** How much the old generation may grow past what a full collection kept, in percent (default 20). */
   growingPercent?: number;
-  /** Period of the young generation probe (default 1000 ms). */
-  probeMs?: number;
 }
 
 const youngBytes = (): number => getHeapSpaceStatistics().reduce((sum, s) => (s.space_name === 'new_space' ? sum + s.space_size : sum), 0);
 
-/** Applies the limits to this process; returns a stop for the probe (the flags stay). */
+/** Applies the limits to this process; returns a stop for the young generation's watch (the flags stay). */
 export function keepHeapSmall(options: HeapOptions = {}): () => void {
   const limit = (options.youngMb ?? 8) * 1024 * 1024;
   setFlagsFromString(`--heap-growing-percent=${options.growingPercent ?? 20}`);
-  let held = false;
-  const probe = (): void => {
-    const full = youngBytes() >= limit;
-    if (full === held) return;
-    setFlagsFromString(`--semi-space-growth-factor=${full ? 1 : 2}`);
-    held = full;
+  let held: boolean | undefined;
+  const check = (): void => {
+    // V8 grows the young generation by doubling it, at a collection.
+    const hold = youngBytes() * 2 > limit;
+    if (hold === held) return;
+    setFlagsFromString(`--semi-space-growth-factor=${hold ? 1 : 2}`);
+    held = hold;
   };
-  probe();
-  const timer = setInterval(probe, options.probeMs ?? 1000).unref();
-  return () => clearInterval(timer);
+  check();
+  const observer = new PerformanceObserver(check);
+  observer.observe({ entryTypes: ['gc'] });
+  return () => observer.disconnect();
 }
