@@ -267,7 +267,6 @@ export const localLoad: Benchmark = {
         `- ${fmtInt(S.batchItems)} sequential PutItems of ${S.putItemBytes}-byte items straight to the runtime's store: ${fmt(puts.windowMs / 1000, 2)} s (p50 ${fmt(percentile(puts.latenciesMs, 50), 2)} ms each). One ${fmtInt(S.batchItems)}-item POST /v1/send/batch (test mode): ${batch.status}, ${fmtInt(batchAccepted)} accepted, ${fmt(batch.ms / 1000, 2)} s${batchTries > 1 ? ` (after ${batchTries - 1} answers 503 while the consumers were behind)` : ''}. **Batch ÷ sequential puts = ${fmt(batchRatio, 2)}** (target ≤ 0.5).`,
         `- Webhooks for the batch's ${fmtInt(batchAccepted)} simulated deliveries (one subscription to \`delivered\`, a loopback receiver answering 200 at once): ${fmtInt(arrivals.length)} event ids arrived, ${fmtInt(hooksInTime)} within ${S.webhookWaitMs / 1000} s of the batch request, the last ${fmt(lastArrivalS, 1)} s after it; **${duplicates} arrived more than once** (target: all within 60 s, none twice).`,
         '',
-        '',
         'Targets (issue 11, point 3):',
         '',
         `- (a) reads p50 ≤ 4× GetItem p50 and p99 ≤ 250 ms: ${fmt(readRatio, 1)}× and ${fmt(readP99, 0)} ms, **${readRatio <= 4 && readP99 <= 250 ? 'met' : 'not met'}**.`,
