@@ -1,7 +1,9 @@
-// The body of an emulator's worker thread (plain JavaScript: tsx's loader does not reach worker
-// threads). It starts one emulator on loopback, posts { port } once it listens, and closes it when
-// told to. Being a thread of the runtime's process, it dies with the process, kill -9 included:
+// The body of an emulator worker thread (plain JavaScript: tsx's loader does not reach worker
+// threads). It starts the emulators it is given on loopback (the runtime puts the store and the
+// queue emulator in one thread: a thread is a V8 heap of its own, tens of MiB, and the queue
+// emulator needs little CPU), posts { ports } once they all listen, and closes them when told to. Being a thread of the runtime's process, it dies with the process, kill -9 included:
 // no orphan is left behind and nothing else can keep writing to the store's LevelDB directory.
+import { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 
@@ -29,11 +31,68 @@ const starters = {
   },
 };
 
-const { kind, options } = workerData;
-const server = await starters[kind](options);
-parentPort.postMessage({ port: server.address().port });
-parentPort.on('message', (message) => {
+/**
+ * Serves HTTP requests that come as messages on `port` with the server's own request listener,
+ * through the smallest stand-ins of node:http's request and response that the emulator uses (it
+ * reads method, url, headers and the body's events; it sets a status and headers and ends with a
+ * body). What a loopback TCP connection costs both threads per call (a write and a read system call
+ * each way, the HTTP parser twice) is left out; the emulator answers exactly as over HTTP.
+ * Message in: { id, method, url, headers, body }; out: { id, statusCode, headers, body }.
+ */
+function serveChannel(server, port) {
+  const [listener] = server.listeners('request');
+  port.on('message', ({ id, method, url, headers, body }) => {
+    const req = Object.assign(new EventEmitter(), { method, url, headers, httpVersion: '1.1' });
+    const res = {
+      statusCode: 200,
+      headers: {},
+      headersSent: false,
+      setHeader(name, value) {
+        this.headers[name.toLowerCase()] = String(value);
+      },
+      getHeader(name) {
+        return this.headers[name.toLowerCase()];
+      },
+      writeHead(statusCode, extra) {
+        this.statusCode = statusCode;
+        for (const [name, value] of Object.entries(extra ?? {})) this.setHeader(name, value);
+        return this;
+      },
+      end(chunk) {
+        this.headersSent = true;
+        const out = chunk === undefined ? '' : typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+        port.postMessage({ id, statusCode: this.statusCode, headers: this.headers, body: out });
+      },
+    };
+    try {
+      listener(req, res);
+      if (body) req.emit('data', Buffer.from(body, 'utf8'));
+      req.emit('end');
+    } catch (error) {
+      port.postMessage({ id, statusCode: 500, headers: {}, body: JSON.stringify({ __type: 'InternalFailure', message: String(error?.message ?? error) }) });
+    }
+  });
+}
+
+/** @type {Array<{ kind: string; options: any; channel?: import('node:worker_threads').MessagePort }>} */
+const emulators = workerData.emulators;
+const servers = [];
+for (const { kind, options, channel } of emulators) {
+  const server = await starters[kind](options);
+  if (channel) serveChannel(server, channel);
+  servers.push(server);
+}
+parentPort.postMessage({ ports: servers.map((server) => server.address().port) });
+parentPort.on('message', async (message) => {
   if (message !== 'close') return;
-  server.closeAllConnections?.();
-  server.close(() => process.exit(0));
+  await Promise.all(
+    servers.map(
+      (server) =>
+        new Promise((resolve) => {
+          server.closeAllConnections?.();
+          server.close(() => resolve(undefined));
+        }),
+    ),
+  );
+  process.exit(0);
 });

@@ -1,6 +1,6 @@
 // The embedded AWS stand-ins of the local runtime. The store (dynalite) and the queue emulator
-// each run in a worker thread of their own, so their CPU work never holds up the API's event loop
-// and, being threads, they die with the process (kill -9 included) and leave no orphan writing to
+// run in a worker thread (the runtime puts both in one; tests may start either alone), so their
+// CPU work never holds up the API's event loop and, being threads, they die with the process (kill -9 included) and leave no orphan writing to
 // the data dir. The SES emulator stays on the main thread: the SES simulator looks up the mail it
 // holds synchronously (sentMail) and it takes one call per message. All of them listen on loopback
 // and nowhere else, whatever HOST says: none of them asks for credentials, and the SES emulator's
@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server, ServerResponse } from 'node:http';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { MESSAGE_ID_HEADER } from '../../ports/mailer';
 
 const require = createRequire(import.meta.url);
@@ -33,11 +33,37 @@ export interface ThreadOptions {
 
 const THREAD_FILE = new URL('./emulator-thread.mjs', import.meta.url);
 
-/** Starts an emulator of emulator-thread.mjs in a worker thread; resolves once it listens. */
-function startInThread(kind: 'dynalite' | 'sqs', options: Record<string, unknown>, thread: ThreadOptions): Promise<Running> {
-  const worker = new Worker(THREAD_FILE, { workerData: { kind, options }, name: `postbox-${kind}` });
+/**
+ * V8 sizes a heap for a whole application by default: each thread's young generation may grow to
+ * 3 × 16 MiB under a high allocation rate, and the emulators allocate fast (a JSON body in, a JSON
+ * body out, every call) while keeping little. A smaller young generation costs them more frequent,
+ * shorter scavenges and keeps tens of MiB out of the process's RSS. The old generation keeps V8's
+ * default limit: an emulator that ran out would take the runtime down with it.
+ */
+const THREAD_LIMITS = { maxYoungGenerationSizeMb: 8 };
+
+type ThreadKind = 'dynalite' | 'sqs';
+
+/**
+ * Starts emulators of emulator-thread.mjs together in one worker thread; resolves once they all
+ * listen, with one Running each (closing any of them ends the thread, and so all of them).
+ */
+function startInThread(
+  emulators: ReadonlyArray<{ kind: ThreadKind; options: Record<string, unknown>; channel?: MessagePort }>,
+  thread: ThreadOptions,
+): Promise<Running[]> {
+  const name = emulators.map((e) => e.kind).join('+');
+  const transferList = emulators.flatMap((e) => (e.channel ? [e.channel] : []));
+  const worker = new Worker(THREAD_FILE, { workerData: { emulators }, transferList, name: `postbox-${name}`, resourceLimits: THREAD_LIMITS });
   let closing = false;
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  const close = async (): Promise<void> => {
+    if (!closing) {
+      closing = true;
+      worker.postMessage('close');
+    }
+    await exited;
+  };
   return new Promise((resolve, reject) => {
     const failed = (error: Error): void => {
       if (closing) return;
@@ -45,14 +71,9 @@ function startInThread(kind: 'dynalite' | 'sqs', options: Record<string, unknown
       thread.onFailure?.(error);
     };
     worker.once('error', failed);
-    worker.once('exit', (code) => failed(new Error(`the ${kind} thread exited (code ${code})`)));
-    worker.once('message', ({ port }: { port: number }) => {
-      const close = async (): Promise<void> => {
-        closing = true;
-        worker.postMessage('close');
-        await exited;
-      };
-      resolve({ endpoint: `http://${LOOPBACK}:${port}`, port, threadId: worker.threadId, close });
+    worker.once('exit', (code) => failed(new Error(`the ${name} thread exited (code ${code})`)));
+    worker.once('message', ({ ports }: { ports: number[] }) => {
+      resolve(ports.map((port) => ({ endpoint: `http://${LOOPBACK}:${port}`, port, threadId: worker.threadId, close })));
     });
   });
 }
@@ -78,14 +99,36 @@ function listen(server: Server, host: string, port: number): Promise<number> {
 /** dynalite on LevelDB under `path` (in memory when omitted), in a worker thread. */
 export async function startDynalite(options: { path?: string; port?: number } & ThreadOptions = {}): Promise<Running> {
   if (options.path) mkdirSync(options.path, { recursive: true });
-  return startInThread('dynalite', { path: options.path, port: options.port ?? 0 }, options);
+  const [store] = await startInThread([{ kind: 'dynalite', options: { path: options.path, port: options.port ?? 0 } }], options);
+  return store as Running;
 }
 
 /** local-aws-sqs (queues in memory), in a worker thread. */
 export async function startSqs(options: { port?: number } & ThreadOptions = {}): Promise<Running> {
   // local-aws-sqs listens as it is created; find a free port first when asked for any.
   const port = options.port || (await freePort(LOOPBACK));
-  return startInThread('sqs', { port }, options);
+  const [sqs] = await startInThread([{ kind: 'sqs', options: { port } }], options);
+  return sqs as Running;
+}
+
+/**
+ * The store (dynalite on LevelDB under `path`) and the queue emulator together in one worker
+ * thread, as the runtime runs them: one V8 heap instead of two, and the queue emulator's little
+ * CPU beside the store's. Closing either closes both. `storeChannel` is a MessagePort the store
+ * also answers requests on (channel-handler.ts), besides its TCP endpoint.
+ */
+export async function startStoreAndQueues(options: { path: string } & ThreadOptions): Promise<{ store: Running; sqs: Running; storeChannel: MessagePort }> {
+  mkdirSync(options.path, { recursive: true });
+  const sqsPort = await freePort(LOOPBACK);
+  const { port1, port2 } = new MessageChannel();
+  const [store, sqs] = await startInThread(
+    [
+      { kind: 'dynalite', options: { path: options.path, port: 0 }, channel: port2 },
+      { kind: 'sqs', options: { port: sqsPort } },
+    ],
+    options,
+  );
+  return { store: store as Running, sqs: sqs as Running, storeChannel: port1 };
 }
 
 export interface RunningSes extends Running {

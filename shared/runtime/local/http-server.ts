@@ -95,7 +95,7 @@ export function createLocalHttpServer(
   const { admission } = options;
   const logShedding = admission ? shedLogger(admission, logger) : () => undefined;
   const server = createServer((req, res) => {
-    const refusal = admission?.admit();
+    const refusal = admission?.admit((req.method ?? 'GET').toUpperCase());
     if (refusal) {
       logShedding();
       const error = new ApiError('service_unavailable', 'the service is overloaded; retry after the number of seconds in Retry-After', {

@@ -40,6 +40,11 @@ export interface PollerOptions {
   /** Pause after an empty receive (default 100 ms). */
   idleMs?: number;
   /**
+   * Receive-handle-delete passes of this queue that may run at once (default 1), as Lambda runs
+   * several batches of one queue at once. Each lane is its own loop; `turn` bounds them all.
+   */
+  lanes?: number;
+  /**
    * Each receive-handle-delete pass runs inside this, which may hold it back (the local runtime's
    * Admission bounds consumer batches and lets a busy API go first). Default: runs it at once.
    */
@@ -75,7 +80,13 @@ function toRecord(message: Message, options: PollerOptions): SQSRecord {
 
 export class QueuePoller {
   private running = false;
-  private loop: Promise<void> | undefined;
+  private loops: Array<Promise<void>> = [];
+  /**
+   * Messages a lane is handling now. A batch slower than the visibility timeout lets its messages
+   * be received again while it still works on them; another lane that receives one of them leaves
+   * it alone (neither handles nor deletes it), so no message is handled twice at once.
+   */
+  private readonly handling = new Set<string>();
 
   constructor(
     private readonly sqs: SQSClient,
@@ -85,12 +96,22 @@ export class QueuePoller {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.loop = this.run();
+    this.loops = Array.from({ length: Math.max(1, this.options.lanes ?? 1) }, (_, lane) => this.run(lane));
   }
 
   async stop(): Promise<void> {
     this.running = false;
-    await this.loop;
+    this.wakeLanes();
+    await Promise.all(this.loops);
+  }
+
+  /** Lanes other than the first that found the queue empty, waiting for it to have messages again. */
+  private parked: Array<() => void> = [];
+
+  private wakeLanes(): void {
+    const parked = this.parked;
+    this.parked = [];
+    for (const wake of parked) wake();
   }
 
   /** Receives and handles one batch; returns how many messages it saw. */
@@ -109,8 +130,23 @@ export class QueuePoller {
         MessageAttributeNames: ['All'],
       }),
     );
-    const messages = received.Messages ?? [];
-    if (messages.length === 0) return 0;
+    const all = received.Messages ?? [];
+    if (all.length === 0) return 0;
+    // There is work: the lanes that found none start receiving again.
+    this.wakeLanes();
+    const messages = all.filter((m) => !this.handling.has(m.MessageId as string));
+    if (messages.length === 0) return all.length;
+    for (const m of messages) this.handling.add(m.MessageId as string);
+    try {
+      await this.handle(messages);
+    } finally {
+      for (const m of messages) this.handling.delete(m.MessageId as string);
+    }
+    return all.length;
+  }
+
+  private async handle(messages: Message[]): Promise<void> {
+    const { url, queue } = this.options;
     const records = messages.map((m) => toRecord(m, this.options));
     let failedIds: Set<string>;
     try {
@@ -132,14 +168,18 @@ export class QueuePoller {
     }
     const dead = records.filter((r) => failedIds.has(r.messageId) && Number(r.attributes.ApproximateReceiveCount) >= queue.maxReceiveCount);
     if (dead.length > 0) await this.options.onDeadLettered?.(dead.map((r) => ({ queue: queue.name, body: r.body })));
-    return messages.length;
   }
 
-  private async run(): Promise<void> {
+  /**
+   * One lane's loop. On an empty queue only the first lane keeps asking (every idleMs); the others
+   * wait until a receive finds messages, so an idle queue costs one receive per pause, not one per lane.
+   */
+  private async run(lane: number): Promise<void> {
     while (this.running) {
       try {
         const seen = this.options.turn ? await this.options.turn(() => this.pollOnce()) : await this.pollOnce();
-        if (seen === 0) await new Promise((resolve) => setTimeout(resolve, this.options.idleMs ?? 100));
+        if (seen === 0 && lane > 0 && this.running) await new Promise<void>((resolve) => this.parked.push(resolve));
+        else if (seen === 0) await new Promise((resolve) => setTimeout(resolve, this.options.idleMs ?? 100));
       } catch (error) {
         if (!this.running) break;
         this.options.logger.warn('queue poll failed; retrying', { queue: this.options.queue.name, error: describeError(error) });

@@ -1,23 +1,29 @@
 // `npm start`: the whole service on one machine. Embedded store, queue and SES emulators on
 // loopback, the same handler exports behind node:http, queue pollers and the local scheduler.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { queues, secretNames, type FunctionDef, type SecretName } from '../../platform';
+import { queues, secretNames, type FunctionDef, type QueueName, type SecretName } from '../../platform';
 import { createAccount } from '../../accounts/service';
+import { SesMailer } from '../../adapters/aws/ses-mailer';
+import { SqsQueue } from '../../adapters/aws/sqs-queue';
 import { JournaledQueue } from '../../adapters/local/journaled-queue';
 import { SimulatedSesFeedback } from '../../adapters/local/ses-feedback';
 import { StoreScheduler } from '../../adapters/local/store-scheduler';
 import { randomBase62 } from '../../crypto';
+import { Store } from '../../db/store';
 import type { LocalSettings, RuntimeConfig } from '../config';
 import { buildContainer, installContainer, type Container } from '../container';
 import { createLogger, describeError, type Logger } from '../logger';
-import { startDynalite, startSes, startSqs, type Running } from './emulators';
+import { startSes, startSqs, startStoreAndQueues, type Running } from './emulators';
 import { Admission, type AdmissionOptions } from './admission';
+import { Backlog } from './backlog';
+import { ChannelHttpHandler } from './channel-handler';
 import { createLocalHttpServer, type HttpLambda } from './http-server';
 import { ensureQueues, ensureTable } from './provision';
 import { QueuePoller, type QueueHandler } from './queue-poller';
@@ -29,6 +35,36 @@ const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
 export const LOCAL_TABLE = 'postbox';
 const REGION = 'us-east-1';
 const DUMMY_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+/**
+ * Batches of one queue that may be handled at once (QueuePoller's lanes; Admission bounds them all
+ * together). The send worker handles a batch's messages one after the other and waits on the store
+ * and the SES emulator most of the time, so it gets the most.
+ */
+const CONSUMER_LANES: Partial<Record<QueueName, number>> = { send: 6, 'ses-events': 4, webhooks: 3 };
+
+/**
+ * A client of an emulator, made lighter than the SDK makes it for AWS: the emulators read the
+ * shape of the Authorization header and never check a signature, so SigV4's work on every call (a
+ * canonical request, a SHA-256 of the body, HMACs) is CPU the main thread spends for nothing, and
+ * a fixed well-formed header replaces it; the User-Agent (built on every call), the Lambda
+ * trace-id header and the SDK's own logging middleware are dropped. Together about a fifth of the
+ * main thread's cost of a store call.
+ */
+function forEmulator<C extends { middlewareStack: { remove(name: string): boolean } }>(client: C): C {
+  for (const name of ['getUserAgentMiddleware', 'recursionDetectionMiddleware', 'loggerMiddleware']) client.middlewareStack.remove(name);
+  return client;
+}
+
+function emulatorSigner(service: string) {
+  return {
+    sign: async <R extends { headers: Record<string, string> }>(request: R): Promise<R> => {
+      const now = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '');
+      request.headers['x-amz-date'] = now;
+      request.headers.authorization = `AWS4-HMAC-SHA256 Credential=local/${now.slice(0, 8)}/${REGION}/${service}/aws4_request, SignedHeaders=host;x-amz-date, Signature=0`;
+      return request;
+    },
+  };
+}
 
 export interface Bootstrap {
   account_id: string;
@@ -110,19 +146,29 @@ export async function startLocalRuntime(
 
   try {
     let dynamodbEndpoint = settings.dynamodbEndpoint;
+    let sqs: Running;
+    let storeChannel: ChannelHttpHandler | undefined;
     if (!dynamodbEndpoint) {
-      const dynalite: Running = await startDynalite({ path: join(dataDir, 'dynamodb'), onFailure: emulatorFailed('store') });
-      stops.push(dynalite.close);
-      dynamodbEndpoint = dynalite.endpoint;
+      // One thread for both: the thread, not the emulator, is what costs memory.
+      const started = await startStoreAndQueues({ path: join(dataDir, 'dynamodb'), onFailure: emulatorFailed('store and queue emulator') });
+      stops.push(started.store.close);
+      dynamodbEndpoint = started.store.endpoint;
+      sqs = started.sqs;
+      storeChannel = new ChannelHttpHandler(started.storeChannel);
+    } else {
+      sqs = await startSqs({ onFailure: emulatorFailed('queue emulator') });
+      stops.push(sqs.close);
     }
-    const sqs = await startSqs({ onFailure: emulatorFailed('queue emulator') });
-    stops.push(sqs.close);
     const ses = await startSes({ port: settings.sesPort, mailFile: join(dataDir, 'ses-mail.jsonl') });
     stops.push(ses.close);
 
     const common = { region: REGION, credentials: DUMMY_CREDENTIALS };
-    const dynamo = new DynamoDBClient({ ...common, endpoint: dynamodbEndpoint });
-    const sqsClient = new SQSClient({ ...common, endpoint: sqs.endpoint });
+    // As the composition root makes them, but lighter towards the emulators (forEmulator); a store
+    // the user pointed us at (DYNAMODB_ENDPOINT) gets the SDK's own client.
+    const dynamo = settings.dynamodbEndpoint
+      ? new DynamoDBClient({ ...common, endpoint: dynamodbEndpoint, maxAttempts: 5 })
+      : forEmulator(new DynamoDBClient({ ...common, endpoint: dynamodbEndpoint, maxAttempts: 5, signer: emulatorSigner('dynamodb'), requestHandler: storeChannel as never }));
+    const sqsClient = forEmulator(new SQSClient({ ...common, endpoint: sqs.endpoint, signer: emulatorSigner('sqs') }));
     await ensureTable(dynamo, LOCAL_TABLE);
     const provisioned = await ensureQueues(sqsClient);
 
@@ -147,12 +193,20 @@ export async function startLocalRuntime(
       // The local stand-in of the visibility timeout is the retry delay: a job comes back after it.
       dispatchLeaseMs: Math.max(1, settings.queueRetryDelaySeconds) * 1000,
     };
-    const container = await buildContainer(config, { logger });
+    // The composition root's own adapters, over the lighter clients.
+    const container = await buildContainer(config, {
+      logger,
+      store: new Store(dynamo, LOCAL_TABLE),
+      queue: new SqsQueue(sqsClient, provisioned.urls),
+      mailer: new SesMailer(forEmulator(new SESv2Client({ ...common, endpoint: ses.endpoint, signer: emulatorSigner('ses') })), config.sesConfigurationSet),
+    });
     // local-aws-sqs keeps its queues in memory: the journal puts back what the last run left
     // waiting, before anything polls or sends, and every send from here on goes through it.
     const journal = JournaledQueue.open(join(dataDir, 'queue-journal.jsonl'), container.queue, { clock: container.clock, logger });
     await journal.replay({ sqs: sqsClient, urls: provisioned.urls, dlqUrls: provisioned.dlqUrls });
-    container.queue = journal;
+    // What is queued and not yet finished: Admission stops taking new work while it is too much.
+    const backlog = new Backlog();
+    container.queue = backlog.counting(journal);
     // Mail the emulator accepts comes back as an SES Delivery notification, through the same
     // events queue and ingest function as in AWS.
     container.mailer = new SimulatedSesFeedback(container.mailer, { queue: container.queue, clock: container.clock, logger, sentMail: ses.sentMail });
@@ -165,8 +219,7 @@ export async function startLocalRuntime(
     config.claimsExpiredBy = claimsExpiredBy;
     await recoverAcceptances(container, { leaseEndingBy: claimsExpiredBy });
 
-    const admission = new Admission(options.admission).start();
-    stops.push(async () => admission.stop());
+    const admission = new Admission({ backlog, ...options.admission }).start();
     for (const fn of functions.filter((f) => f.queue)) {
       const queue = queues.find((q) => q.name === fn.queue);
       if (!queue) throw new Error(`function ${fn.name} consumes unknown queue ${fn.queue}`);
@@ -178,9 +231,18 @@ export async function startLocalRuntime(
         handler: await loadFunction<QueueHandler>(fn),
         retryDelaySeconds: settings.queueRetryDelaySeconds,
         logger,
+        // Several batches of a queue at once, as Lambda scales a queue's consumers; Admission bounds
+        // them all together. Fan-out pages are one message a batch and rare.
+        lanes: CONSUMER_LANES[queue.name] ?? 1,
         turn: (pass) => admission.consumerTurn(pass),
-        onDeleted: (records) => journal.acknowledge(records),
-        onDeadLettered: (records) => journal.deadLettered(records),
+        onDeleted: (records) => {
+          journal.acknowledge(records);
+          backlog.finished(records);
+        },
+        onDeadLettered: (records) => {
+          journal.deadLettered(records);
+          backlog.finished(records);
+        },
       });
       poller.start();
       stops.push(() => poller.stop());
