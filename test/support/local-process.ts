@@ -75,7 +75,9 @@ export async function apiOnce(base: string, method: string, path: string, key?: 
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+  // JSON answers parsed; a page or a file (the reference page, a zone file) kept as its text.
+  const json = (res.headers.get('content-type') ?? '').startsWith('application/json');
+  return { status: res.status, headers: res.headers, body: text ? (json ? JSON.parse(text) : text) : undefined };
 }
 
 /**
