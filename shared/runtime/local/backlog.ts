@@ -28,12 +28,15 @@ export class Backlog {
   }
 
   /**
-   * The queue port, counting what it sends. Counted before the send (a poller may finish a message
-   * before the send's answer is back) and taken back if the send fails.
+   * The queue port, counting what it sends to the queues this runtime consumes (`consumed`; a
+   * queue nobody here polls, as when a benchmark drives the consumers itself, is not this
+   * runtime's backlog). Counted before the send (a poller may finish a message before the send's
+   * answer is back) and taken back if the send fails.
    */
-  counting(inner: Queue): Queue {
+  counting(inner: Queue, consumed: ReadonlySet<QueueName>): Queue {
     return {
       send: async (queue: QueueName, body: unknown, options?: { delaySeconds?: number }) => {
+        if (!consumed.has(queue)) return inner.send(queue, body, options);
         const key = (options?.delaySeconds ?? 0) > 0 ? JSON.stringify(body) : undefined;
         if (key === undefined) this.count++;
         else this.delayed.set(key, (this.delayed.get(key) ?? 0) + 1);
@@ -46,6 +49,7 @@ export class Backlog {
         }
       },
       sendBatch: async (queue: QueueName, bodies: readonly unknown[]) => {
+        if (!consumed.has(queue)) return inner.sendBatch(queue, bodies);
         this.count += bodies.length;
         try {
           await inner.sendBatch(queue, bodies);

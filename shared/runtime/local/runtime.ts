@@ -206,7 +206,7 @@ export async function startLocalRuntime(
     await journal.replay({ sqs: sqsClient, urls: provisioned.urls, dlqUrls: provisioned.dlqUrls });
     // What is queued and not yet finished: Admission stops taking new work while it is too much.
     const backlog = new Backlog();
-    container.queue = backlog.counting(journal);
+    container.queue = backlog.counting(journal, new Set(functions.flatMap((f) => (f.queue ? [f.queue] : []))));
     // Mail the emulator accepts comes back as an SES Delivery notification, through the same
     // events queue and ingest function as in AWS.
     container.mailer = new SimulatedSesFeedback(container.mailer, { queue: container.queue, clock: container.clock, logger, sentMail: ses.sentMail });
