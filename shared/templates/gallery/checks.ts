@@ -1,0 +1,184 @@
+// Checks the gallery's tests use now and the template preview will use later: what breaks in mail
+// clients, which variables a template uses and which of them a render would leave empty, CSS
+// inlining and the plain-text part. Pure functions: no I/O, no state.
+import { convert } from 'html-to-text';
+import juice from 'juice';
+import Mustache from 'mustache';
+
+/** Gmail clips a message body larger than 102 KB behind a "View entire message" link. */
+export const GMAIL_CLIP_BYTES = 102 * 1024;
+
+export type MailClientWarningCode = 'missing_text_part' | 'image_missing_alt' | 'script_tag' | 'body_too_large';
+
+export interface MailClientWarning {
+  readonly code: MailClientWarningCode;
+  readonly message: string;
+  /** 1-based line in the HTML, where the problem has one. */
+  readonly line?: number;
+}
+
+const lineAt = (source: string, index: number): number => {
+  let line = 1;
+  for (let i = 0; i < index; i++) if (source.charCodeAt(i) === 10) line++;
+  return line;
+};
+
+// A tag with its attributes; a quoted attribute value may hold '>'.
+const IMG_TAG = /<img\b(?:[^>"']|"[^"]*"|'[^']*')*>/gi;
+const ALT_ATTRIBUTE = /\salt(?=[\s=/>])/i;
+const SCRIPT_TAG = /<script\b/gi;
+
+/** What in this HTML (and its text part) breaks or degrades in common mail clients. */
+export function mailClientWarnings(html: string, text?: string | null): MailClientWarning[] {
+  const warnings: MailClientWarning[] = [];
+  if (text === undefined || text === null || text.trim() === '') {
+    warnings.push({ code: 'missing_text_part', message: 'The message has no plain-text part; some clients and spam filters expect one.' });
+  }
+  for (const m of html.matchAll(IMG_TAG)) {
+    if (!ALT_ATTRIBUTE.test(m[0])) {
+      warnings.push({ code: 'image_missing_alt', message: 'An image has no alt attribute; screen readers and clients that block images show nothing for it.', line: lineAt(html, m.index) });
+    }
+  }
+  for (const m of html.matchAll(SCRIPT_TAG)) {
+    warnings.push({ code: 'script_tag', message: 'A <script> element: mail clients strip scripts and spam filters score them.', line: lineAt(html, m.index) });
+  }
+  const bytes = Buffer.byteLength(html, 'utf8');
+  if (bytes > GMAIL_CLIP_BYTES) {
+    warnings.push({ code: 'body_too_large', message: `The HTML body is ${(bytes / 1024).toFixed(1)} KB; Gmail clips bodies over 102 KB.` });
+  }
+  return warnings;
+}
+
+/** The parts of a template that Mustache renders. */
+export interface TemplateSource {
+  readonly subject?: string | null;
+  readonly body_html?: string | null;
+  readonly body_text?: string | null;
+  readonly variables?: readonly { readonly name: string; readonly default_value?: string | null }[];
+}
+
+type TemplateField = 'subject' | 'body_html' | 'body_text';
+const FIELDS: readonly TemplateField[] = ['subject', 'body_html', 'body_text'];
+
+export interface VariableUse {
+  readonly name: string;
+  readonly field: TemplateField;
+  /** 1-based line of its first use in that field. */
+  readonly line: number;
+}
+
+// Mustache.parse tokens: [type, value, start, end, children?, ...]. Types: 'text', 'name' ({{ x }}),
+// '&' and '{' (unescaped), '#' (section), '^' (inverted section), '>' (partial), '!' (comment), '='.
+type Token = [string, string, number, number, Token[]?, ...unknown[]];
+
+const parse = (source: string): Token[] => Mustache.parse(source) as unknown as Token[];
+const isVariable = (type: string): boolean => type === 'name' || type === '&' || type === '{' || type === '#' || type === '^';
+const rootName = (value: string): string => value.split('.')[0] ?? value;
+
+/**
+ * The top-level variables a template uses, in order of first use: names outside any section and
+ * the names of sections themselves (a dotted name counts as its first part). Names inside a
+ * section belong to that section's items (Mustache looks them up there first), so they are not
+ * listed here; `unresolvedVariables` checks them against real values.
+ */
+export function usedVariables(template: TemplateSource): VariableUse[] {
+  const seen = new Map<string, VariableUse>();
+  for (const field of FIELDS) {
+    const source = template[field];
+    if (!source) continue;
+    for (const token of parse(source)) {
+      if (!isVariable(token[0]) || token[1] === '.') continue;
+      const name = rootName(token[1]);
+      if (!seen.has(name)) seen.set(name, { name, field, line: lineAt(source, token[2]) });
+    }
+  }
+  return [...seen.values()];
+}
+
+/** Mustache's lookup: the innermost context in which the whole dotted path resolves. */
+function lookup(stack: readonly unknown[], name: string): { found: boolean; value: unknown } {
+  if (name === '.') return { found: true, value: stack[stack.length - 1] };
+  const parts = name.split('.');
+  for (let i = stack.length - 1; i >= 0; i--) {
+    let value: unknown = stack[i];
+    let found = true;
+    for (const part of parts) {
+      if (value !== null && typeof value === 'object' && part in value) value = (value as Record<string, unknown>)[part];
+      else {
+        found = false;
+        break;
+      }
+    }
+    if (found) return { found: true, value };
+  }
+  return { found: false, value: undefined };
+}
+
+const hasValue = (r: { found: boolean; value: unknown }): boolean => r.found && r.value !== undefined && r.value !== null;
+
+/**
+ * Variables a render with these values would leave without a value: used by the template (walking
+ * sections as Mustache does, each list item in turn) with nothing in `vars` and no default. One
+ * entry per name, at its first use. Partials are not followed. Throws Mustache's error on a
+ * template that does not parse.
+ */
+export function unresolvedVariables(template: TemplateSource, vars: Readonly<Record<string, unknown>>): VariableUse[] {
+  const root: Record<string, unknown> = {};
+  for (const v of template.variables ?? []) if (v.default_value !== undefined && v.default_value !== null) root[v.name] = v.default_value;
+  Object.assign(root, vars);
+  const missing = new Map<string, VariableUse>();
+
+  const walk = (tokens: readonly Token[], stack: readonly unknown[], field: TemplateField, source: string): void => {
+    for (const token of tokens) {
+      const [type, name] = token;
+      if (!isVariable(type)) continue;
+      const found = lookup(stack, name);
+      const children = token[4] ?? [];
+      if (!hasValue(found)) {
+        if (!missing.has(name)) missing.set(name, { name, field, line: lineAt(source, token[2]) });
+        // An inverted section still renders when its value is missing.
+        if (type === '^') walk(children, stack, field, source);
+        continue;
+      }
+      const value = found.value;
+      if (type === '#') {
+        if (Array.isArray(value)) for (const item of value) walk(children, [...stack, item], field, source);
+        else if (typeof value === 'function') continue;
+        else if (typeof value === 'object') walk(children, [...stack, value], field, source);
+        else if (value) walk(children, stack, field, source);
+      } else if (type === '^') {
+        if (!value || (Array.isArray(value) && value.length === 0)) walk(children, stack, field, source);
+      }
+    }
+  };
+
+  for (const field of FIELDS) {
+    const source = template[field];
+    if (source) walk(parse(source), [root], field, source);
+  }
+  return [...missing.values()];
+}
+
+/**
+ * The <style> rules written into style attributes, so clients that strip <style> still show
+ * them; media queries stay in a <style> block. Mustache tags survive, so a template can be
+ * inlined once, when it is written, and rendered many times.
+ */
+export function inlineCss(html: string): string {
+  return juice(html);
+}
+
+/** The plain-text part for an HTML body: links kept as URLs, data tables as columns. */
+export function textPart(html: string): string {
+  return convert(html, {
+    wordwrap: 78,
+    selectors: [
+      // html-to-text 10 names the option hideLinkHrefIfSameAsText (there is no hideLinkBracketsIfTextEqualsHref).
+      { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
+      { selector: 'img', format: 'skip' },
+      { selector: '.preheader', format: 'skip' },
+      { selector: 'table.data', format: 'dataTable', options: { uppercaseHeaderCells: false } },
+      { selector: 'td', format: 'block' },
+    ],
+  }).trim();
+}
