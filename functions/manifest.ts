@@ -164,6 +164,22 @@ export const functions: readonly FunctionDef[] = [
     timeoutSeconds: 10,
   },
   {
+    name: 'templates',
+    entry: 'functions/templates/http.ts',
+    handler: 'handler',
+    http: [
+      { method: 'POST', path: '/v1/templates', access: SEND, summary: 'Create a template (Mustache; checked on write); version 1' },
+      { method: 'GET', path: '/v1/templates', access: SEND_OR_READ, summary: 'List templates, newest first' },
+      { method: 'GET', path: '/v1/templates/{id}', access: SEND_OR_READ, summary: 'A template; ?version=N for an earlier version' },
+      { method: 'PUT', path: '/v1/templates/{id}', access: SEND, summary: 'Change a template; content or variables make a new version' },
+      { method: 'DELETE', path: '/v1/templates/{id}', access: SEND, summary: 'Delete a template; sends with its id answer 404' },
+      { method: 'POST', path: '/v1/templates/{id}/render', access: SEND_OR_READ, summary: 'Render the current version with vars; sends nothing' },
+    ],
+    needs: { table: 'readwrite', secrets: ['cursor-signing-key'] },
+    memoryMb: 512,
+    timeoutSeconds: 10,
+  },
+  {
     name: 'webhook-worker',
     entry: 'functions/webhooks/deliver-webhook.ts',
     handler: 'handler',

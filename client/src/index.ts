@@ -31,6 +31,7 @@ export type {
   CreateAccount,
   CreatedAccount,
   CreateSuppression,
+  CreateTemplate,
   CreateWebhook,
   DeliveriesPage,
   DnsRecord,
@@ -45,14 +46,19 @@ export type {
   MessageSummary,
   PageQuery,
   RemoveSuppression,
+  RenderedTemplate,
   SendRequest,
   SendResponse,
   Suppression,
   SuppressionsPage,
   SuppressionsQuery,
+  Template,
+  TemplatesPage,
+  TemplateSummary,
   TestRecipient,
   TestRecipientsPage,
   TimelineEvent,
+  UpdateTemplate,
   UpdateWebhook,
   Usage,
   ValidateRequest,
@@ -238,6 +244,23 @@ export class Postbox {
         path: '/v1/test-recipients/verify',
         query: { token } satisfies Query<'/v1/test-recipients/verify', 'get'>,
       }),
+  };
+
+  readonly templates = {
+    /** Version 1 of a new template; 400 invalid_template names the part, line and problem. */
+    create: (body: Body<'/v1/templates', 'post'>) => this.#request<Ok<'/v1/templates', 'post'>>({ method: 'POST', path: '/v1/templates', body }),
+    list: (query?: Query<'/v1/templates', 'get'>) => this.#request<Ok<'/v1/templates', 'get'>>({ method: 'GET', path: '/v1/templates', query }),
+    /** The current version, or `{ version: '2' }` for an earlier one. */
+    get: (id: PathParams<'/v1/templates/{id}', 'get'>['id'], query?: Query<'/v1/templates/{id}', 'get'>) =>
+      this.#request<Ok<'/v1/templates/{id}', 'get'>>({ method: 'GET', path: `/v1/templates/${enc(id)}`, query }),
+    /** A change to subject, bodies or variables answers the new version. */
+    update: (id: PathParams<'/v1/templates/{id}', 'put'>['id'], body: Body<'/v1/templates/{id}', 'put'>) =>
+      this.#request<Ok<'/v1/templates/{id}', 'put'>>({ method: 'PUT', path: `/v1/templates/${enc(id)}`, body }),
+    remove: (id: PathParams<'/v1/templates/{id}', 'delete'>['id']) =>
+      this.#request<Ok<'/v1/templates/{id}', 'delete'>>({ method: 'DELETE', path: `/v1/templates/${enc(id)}` }),
+    /** Renders the current version with `vars`; sends nothing. */
+    render: (id: PathParams<'/v1/templates/{id}/render', 'post'>['id'], body: Body<'/v1/templates/{id}/render', 'post'>) =>
+      this.#request<Ok<'/v1/templates/{id}/render', 'post'>>({ method: 'POST', path: `/v1/templates/${enc(id)}/render`, body }),
   };
 
   readonly webhooks = {

@@ -102,6 +102,12 @@ export type BimiState = Ok<'/v1/domains/{domain}/bimi', 'get'>;
 export type TestRecipientsPage = Ok<'/v1/test-recipients', 'get'>;
 export type TestRecipient = TestRecipientsPage['test_recipients'][number];
 
+export type Template = Ok<'/v1/templates/{id}', 'get'>;
+export type TemplatesPage = Ok<'/v1/templates', 'get'>;
+export type TemplateSummary = TemplatesPage['templates'][number];
+export type CreateTemplate = Body<'/v1/templates', 'post'>;
+export type UpdateTemplate = Body<'/v1/templates/{id}', 'put'>;
+export type RenderedTemplate = Ok<'/v1/templates/{id}/render', 'post'>;
 export type WebhooksPage = Ok<'/v1/webhooks', 'get'>;
 export type Webhook = Ok<'/v1/webhooks/{id}', 'get'>;
 export type WebhookWithSecret = Ok<'/v1/webhooks', 'post'>;

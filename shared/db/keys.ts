@@ -52,7 +52,9 @@ export type Entity =
   | 'webhook'
   | 'webhook_delivery'
   | 'broadcast'
-  | 'broadcast_recipients';
+  | 'broadcast_recipients'
+  | 'template'
+  | 'template_version';
 
 export interface IndexKey {
   gsi2pk: string;
@@ -154,6 +156,16 @@ export const keys = {
   broadcastPrefix: 'BCAST#',
   /** One slice of a broadcast's recipient list; the index is zero-padded so chunks sort in order. */
   broadcastRecipients: (broadcastId: string, chunk: number): ItemKey => ({ pk: `BCAST#${broadcastId}`, sk: `RCPT#${String(chunk).padStart(5, '0')}` }),
+
+  /**
+   * A template with its current version's content, in its account's partition (the list reads
+   * them newest first by id). Earlier versions are immutable items in the template's own partition.
+   */
+  template: (accountId: string, templateId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `TMPL#${templateId}` }),
+  templatePrefix: 'TMPL#',
+  /** One version of a template, written once when a later version supersedes it; zero-padded so versions sort. */
+  templateVersion: (templateId: string, version: number): ItemKey => ({ pk: `TMPL#${templateId}`, sk: `V#${String(version).padStart(10, '0')}` }),
+  templateVersionsPartition: (templateId: string): string => `TMPL#${templateId}`,
 
   usage: (accountId: string, period: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `USAGE#${period}` }),
 

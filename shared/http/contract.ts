@@ -20,7 +20,8 @@ export interface RouteExample {
   name: string;
   /**
    * Values may name a fixture the contract test makes first, as `{{name}}` (test/e2e/openapi-contract.test.ts
-   * lists them): an id, a domain, a key.
+   * lists them): an id, a domain, a key. No spaces: a Mustache tag in a template body is written
+   * `{{ name }}` and is sent as it is.
    */
   params?: Record<string, string>;
   query?: Record<string, string>;

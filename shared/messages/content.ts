@@ -65,12 +65,14 @@ const contentOf = (m: Partial<MessageContent>): Partial<MessageContent> => ({
   body_html: m.body_html,
   body_text: m.body_text,
   data: m.data,
+  template_id: m.template_id,
+  template_version: m.template_version,
   destination: m.destination,
   metadata: m.metadata,
 });
 
 const withoutContent = (message: NewMessage): NewMessage => {
-  const { from: _from, subject: _subject, body_html: _html, body_text: _text, data: _data, destination: _destination, metadata: _metadata, ...rest } = message;
+  const { from: _from, subject: _subject, body_html: _html, body_text: _text, data: _data, template_id: _template, template_version: _version, destination: _destination, metadata: _metadata, ...rest } = message;
   return rest;
 };
 

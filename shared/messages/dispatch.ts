@@ -11,6 +11,7 @@ import type { Logger } from '../runtime/logger';
 import { findSuppression, suppress } from '../suppressions/service';
 import { recordSend } from '../usage/service';
 import { ContentMissingError, loadContent } from './content';
+import { textOfHtml } from '../templates/text';
 import type { SendJob } from './messages';
 import type { MessageItem } from './model';
 import { MessageRepository } from './repository';
@@ -150,7 +151,8 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
       to: message.recipient,
       subject: content.subject,
       html: content.body_html,
-      text: content.body_text,
+      // A template without a text part: made here from the rendered HTML (shared/templates/text.ts).
+      text: content.body_text ?? (content.template_id !== undefined && content.body_html !== undefined ? textOfHtml(content.body_html) : undefined),
       messageId: message.id,
       accountId: message.account_id,
     }));

@@ -22,6 +22,9 @@ export interface MessageContent {
   body_text?: string;
   /** The webhook channel's payload.data. */
   data?: unknown;
+  /** The template the email was rendered from, and its version then (a later edit never changes what was sent). */
+  template_id?: string;
+  template_version?: number;
   destination: Record<string, unknown>;
   metadata?: Record<string, unknown>;
 }

@@ -22,6 +22,7 @@ import { admitTestSend } from '../test-recipients/sandbox';
 import { checkSandboxRecipient, loadSenderContext, resolveSender, type SenderContext } from './sender';
 import { sendRequest, type SendRequest, type SendResponse } from './schemas';
 import { handOn } from './hand-on';
+import { renderForSend, templateNotFound } from '../templates/render';
 
 export interface SendDeps {
   store: Store;
@@ -64,6 +65,9 @@ interface Prepared {
   data?: unknown;
   /** A sandbox send to a verified test recipient: counts toward its daily limit. */
   countsAsTestSend: boolean;
+  /** The template and version the content was rendered from. */
+  template_id?: string;
+  template_version?: number;
 }
 
 /**
@@ -97,10 +101,26 @@ function fieldError(index: number | undefined, issue: { path: PropertyKey[]; mes
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
 
-/** Templates arrive with their own issue; until then no template id can be found. */
-function resolveContent(request: SendRequest): { subject: string; html?: string; text?: string } {
-  if (request.template_id !== undefined) throw new ApiError('template_not_found', `template ${request.template_id} not found`);
+type Content = { subject: string; html?: string; text?: string; template_id?: string; template_version?: number };
+
+/**
+ * The email's content: the inline payload, or with `template_id` the account's template rendered
+ * with `template_vars` instead (shared/templates/render.ts: Mustache only, nothing heavier on this
+ * path). The spec makes payload a required field, so one sent beside template_id is not an error;
+ * the template replaces its subject and bodies.
+ */
+async function resolveContent(store: Store, accountId: string, request: SendRequest): Promise<Content> {
   const payload = request.payload ?? {};
+  if (request.template_id !== undefined) {
+    const rendered = await renderForSend(store, accountId, request.template_id, request.template_vars ?? {});
+    return {
+      subject: rendered.subject,
+      html: text(rendered.body_html),
+      text: text(rendered.body_text),
+      template_id: rendered.template_id,
+      template_version: rendered.template_version,
+    };
+  }
   const subject = text(payload.subject);
   const html = text(payload.body_html);
   const plain = text(payload.body_text);
@@ -113,13 +133,13 @@ function resolveContent(request: SendRequest): { subject: string; html?: string;
 /** The channels this deployment can send; the others answer channel_not_enabled. */
 const SENDABLE = new Set(['email', 'webhook']);
 
-type Target = Pick<Prepared, 'recipient' | 'from' | 'subject' | 'html' | 'text' | 'data' | 'countsAsTestSend'>;
+type Target = Pick<Prepared, 'recipient' | 'from' | 'subject' | 'html' | 'text' | 'data' | 'countsAsTestSend' | 'template_id' | 'template_version'>;
 
-async function prepareEmail(ctx: SenderContext, request: SendRequest, testMode: boolean): Promise<Target> {
+async function prepareEmail(deps: SendDeps, ctx: SenderContext, request: SendRequest, testMode: boolean): Promise<Target> {
   const email = request.destination.email;
   const recipient = typeof email === 'string' ? normalizeAddress(email) : '';
   if (!isValidAddress(recipient)) throw new ApiError('invalid_destination', 'email needs destination.email holding a valid address');
-  const content = resolveContent(request);
+  const content = await resolveContent(deps.store, ctx.account.id, request);
   const from = resolveSender(ctx, request.metadata?.from_email);
   const sandbox = await checkSandboxRecipient(ctx, recipient, testMode);
   return { recipient, from, ...content, countsAsTestSend: sandbox === 'test_recipient' };
@@ -131,7 +151,8 @@ async function prepareWebhook(deps: SendDeps, request: SendRequest): Promise<Tar
   if (typeof url !== 'string' || url.length > 2048) throw new ApiError('invalid_destination', 'webhook needs destination.url holding an https URL');
   const checked = await deps.http.check(url);
   if (!checked.ok) throw new ApiError('invalid_destination', `destination.url: ${checked.reason}`);
-  if (request.template_id !== undefined) throw new ApiError('template_not_found', `template ${request.template_id} not found`);
+  // Templates render email; no webhook template exists.
+  if (request.template_id !== undefined) throw templateNotFound(request.template_id);
   const data = request.payload?.data;
   if (data === undefined) throw new ApiError('invalid_channel_payload', 'webhook needs payload.data');
   return { recipient: checked.url, from: '', subject: '', data, countsAsTestSend: false };
@@ -146,7 +167,7 @@ async function prepare(deps: SendDeps, ctx: SenderContext, testMode: boolean, ra
   if (!account.enabled_channels.includes(request.channel) || !SENDABLE.has(request.channel)) {
     throw new ApiError('channel_not_enabled', `channel ${request.channel} is not enabled for this account`);
   }
-  const target = request.channel === 'webhook' ? await prepareWebhook(deps, request) : await prepareEmail(ctx, request, testMode);
+  const target = request.channel === 'webhook' ? await prepareWebhook(deps, request) : await prepareEmail(deps, ctx, request, testMode);
   let scheduledAt: Date | undefined;
   if (request.scheduled_at !== undefined) {
     scheduledAt = new Date(request.scheduled_at);
@@ -325,6 +346,8 @@ async function store(deps: SendDeps, records: IdempotencyRepository, sender: Sen
     body_html: p.html,
     body_text: p.text,
     data: p.data,
+    template_id: p.template_id,
+    template_version: p.template_version,
     destination: p.request.destination,
     metadata: p.request.metadata,
     scheduled_at: p.scheduledAt?.toISOString(),

@@ -234,6 +234,18 @@ const fixtures: Record<string, (account: Account, values: Record<string, string>
     const made = await account.call('staff', 'POST', '/v1/admin/accounts', { name: `spare ${uniqueToken()}` }, 201, '{{account_id}}');
     values.account_id = (made.json as { account_id: string }).account_id;
   },
+  // An email template with one required variable, first_name.
+  template_id: async (account, values) => {
+    const body = {
+      name: `contract ${uniqueToken()}`,
+      channel: 'email',
+      subject: 'Hello {{ first_name }}',
+      body_html: '<p>Hello {{ first_name }}, <a href="https://example.com/start">get started</a>.</p>',
+      variables: [{ name: 'first_name', required: true, sample: 'Ada' }],
+    };
+    const made = await account.call('send', 'POST', '/v1/templates', body, 201, '{{template_id}}');
+    values.template_id = (made.json as { id: string }).id;
+  },
   suppressed_email: async (account, values) => {
     const recipient = `suppressed-${uniqueToken()}@example.com`;
     await account.call('send', 'POST', '/v1/suppressions', { channel: 'email', recipient, reason: 'contract test' }, 201, '{{suppressed_email}}');

@@ -24,6 +24,7 @@ export const fixtureNames = [
   'broadcast_id',
   'account_id',
   'suppressed_email',
+  'template_id',
 ] as const;
 export type FixtureName = (typeof fixtureNames)[number];
 
@@ -60,11 +61,17 @@ export function operationsOf(doc: Json): Operation[] {
 
 export const examplesOf = (op: Json): Example[] => (op['x-postbox-examples'] ?? []) as Example[];
 
+/**
+ * A fixture is named `{{name}}`, lowercase and without spaces: a Mustache tag in an example (a
+ * template body) is written with spaces, `{{ first_name }}`, and is left alone.
+ */
+const FIXTURE = /\{\{([a-z][a-z0-9_]*)\}\}/g;
+
 /** The `{{name}}`s a value names, anywhere inside it (strings, array items, object values). */
 export function fixturesIn(value: unknown): string[] {
   const found = new Set<string>();
   const walk = (v: unknown): void => {
-    if (typeof v === 'string') for (const m of v.matchAll(/\{\{\s*([^}]*?)\s*\}\}/g)) found.add(m[1]!);
+    if (typeof v === 'string') for (const m of v.matchAll(FIXTURE)) found.add(m[1]!);
     else if (Array.isArray(v)) v.forEach(walk);
     else if (v && typeof v === 'object') Object.values(v).forEach(walk);
   };
@@ -74,7 +81,7 @@ export function fixturesIn(value: unknown): string[] {
 
 /** Replaces every `{{name}}` in strings inside `value` with `values[name]`. */
 export function substitute<T>(value: T, values: Record<string, string>): T {
-  if (typeof value === 'string') return value.replace(/\{\{\s*([^}]*?)\s*\}\}/g, (_, name: string) => values[name] ?? `{{${name}}}`) as T;
+  if (typeof value === 'string') return value.replace(FIXTURE, (_, name: string) => values[name] ?? `{{${name}}}`) as T;
   if (Array.isArray(value)) return value.map((v) => substitute(v, values)) as T;
   if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, values)])) as T;
   return value;

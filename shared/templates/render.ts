@@ -1,0 +1,68 @@
+// Rendering a stored template: what POST /v1/templates/{id}/render and every send with
+// `template_id` share. On the send path: Mustache only (shared/templates/engine.ts), never
+// html-to-text or juice; a template without a text part gets one from the send worker.
+import type { Store } from '../db/store';
+import { ApiError } from '../errors';
+import { renderTemplate, toView } from './engine';
+import { TemplateRepository, unpackContent, type TemplateItem, type VersionContent } from './repository';
+
+export interface Rendered {
+  subject: string;
+  body_html: string;
+  /** Null when the template has no text part. */
+  body_text: string | null;
+}
+
+export const templateNotFound = (templateId: string): ApiError => new ApiError('template_not_found', `template ${templateId} not found`);
+
+/** The account's template, or 404 template_not_found (another account's is not found either). */
+export async function ownedTemplate(store: Store, accountId: string, templateId: string): Promise<TemplateItem> {
+  const item = await new TemplateRepository(store).get(accountId, templateId);
+  if (!item) throw templateNotFound(templateId);
+  return item;
+}
+
+/**
+ * Renders one version with the given values. A required variable with no value (absent or null)
+ * is 400 missing_variable naming every such variable; an optional one takes its default_value,
+ * and with `samples` (the render route, never a send) its sample. A render that throws or runs
+ * past the engine's bounds is 422 template_error.
+ */
+export function renderContent(content: VersionContent, vars: Record<string, unknown>, options: { samples: boolean }): Rendered {
+  const values: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(vars)) if (value !== null && value !== undefined) values[name] = value;
+  const missing: string[] = [];
+  for (const variable of content.variables) {
+    if (values[variable.name] !== undefined) continue;
+    if (variable.required) missing.push(variable.name);
+    else if (variable.default_value !== null) values[variable.name] = variable.default_value;
+    else if (options.samples && variable.sample !== null) values[variable.name] = variable.sample;
+  }
+  if (missing.length > 0) {
+    throw new ApiError('missing_variable', `required template variable${missing.length > 1 ? 's' : ''} missing: ${missing.join(', ')}`);
+  }
+  const view = toView(values);
+  return {
+    // A subject is one header line: a value with line breaks must not fold it.
+    subject: renderTemplate(content.subject, view, 'subject', { html: false }).replace(/[\r\n]+/g, ' '),
+    body_html: renderTemplate(content.body_html, view, 'body_html', { html: true }),
+    body_text: content.body_text === null ? null : renderTemplate(content.body_text, view, 'body_text', { html: false }),
+  };
+}
+
+/**
+ * What a send with `template_id` mails: the account's template at its current version, rendered
+ * with `template_vars`. 404 template_not_found for a template the account does not hold (deleted,
+ * another account's); 422 template_error for an inactive one.
+ */
+export async function renderForSend(
+  store: Store,
+  accountId: string,
+  templateId: string,
+  vars: Record<string, unknown>,
+): Promise<Rendered & { template_id: string; template_version: number }> {
+  const item = await ownedTemplate(store, accountId, templateId);
+  if (!item.is_active) throw new ApiError('template_error', `template ${templateId} is inactive; activate it (PUT is_active: true) to send with it`);
+  const rendered = renderContent(unpackContent(item.content_gz), vars, { samples: false });
+  return { ...rendered, template_id: item.id, template_version: item.version };
+}
