@@ -11,6 +11,7 @@ import { contracts as keys } from './keys/contract';
 import { contracts as messages } from './messages/contract';
 import { contracts as send } from './send/contract';
 import { contracts as suppressions } from './suppressions/contract';
+import { contracts as templateGallery } from './template-gallery/contract';
 import { contracts as templates } from './templates/contract';
 import { contracts as testRecipients } from './test-recipients/contract';
 import { contracts as webhooks } from './webhooks/contract';
@@ -26,6 +27,7 @@ export const contracts: Contracts = {
   ...messages,
   ...send,
   ...suppressions,
+  ...templateGallery,
   ...templates,
   ...testRecipients,
   ...webhooks,

@@ -238,6 +238,16 @@ export const functions: readonly FunctionDef[] = [
     timeoutSeconds: 10,
   },
   {
+    // Its own function: the 20 built-in templates are data the templates API need not carry.
+    name: 'template-gallery',
+    entry: 'functions/template-gallery/http.ts',
+    handler: 'handler',
+    http: [{ method: 'GET', path: '/v1/templates/gallery', access: SEND_OR_READ, summary: 'The 20 built-in templates to start from, with sample variables' }],
+    needs: { table: 'readwrite' },
+    memoryMb: 256,
+    timeoutSeconds: 5,
+  },
+  {
     name: 'docs',
     entry: 'functions/docs/http.ts',
     handler: 'handler',

@@ -248,6 +248,8 @@ export class Postbox {
 
   readonly templates = {
     /** Version 1 of a new template; 400 invalid_template names the part, line and problem. */
+    /** The 20 built-in templates to start from, each with sample variables. */
+    gallery: () => this.#request<Ok<'/v1/templates/gallery', 'get'>>({ method: 'GET', path: '/v1/templates/gallery' }),
     create: (body: Body<'/v1/templates', 'post'>) => this.#request<Ok<'/v1/templates', 'post'>>({ method: 'POST', path: '/v1/templates', body }),
     list: (query?: Query<'/v1/templates', 'get'>) => this.#request<Ok<'/v1/templates', 'get'>>({ method: 'GET', path: '/v1/templates', query }),
     /** The current version, or `{ version: '2' }` for an earlier one. */

@@ -141,3 +141,17 @@ export const renderedView = z
   .strict();
 
 export type RenderedView = z.infer<typeof renderedView>;
+
+/** A built-in gallery template, as GET /v1/templates/gallery lists it (the spec's fields). */
+export const galleryTemplateView = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    category: z.string(),
+    description: z.string(),
+    subject: z.string().meta({ description: 'Mustache, like a stored template' }),
+    body_html: z.string().meta({ description: 'Mustache; responsive, every image with alt text' }),
+    sample_variables: z.record(z.string(), z.unknown()).meta({ description: 'Values that render it fully: a starting point for template_vars' }),
+  })
+  .strict();
+export type GalleryTemplateView = z.infer<typeof galleryTemplateView>;

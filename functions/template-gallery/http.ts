@@ -1,0 +1,12 @@
+// The built-in gallery: 20 hand-written templates to start from (shared/templates/gallery).
+import { createHttpHandler } from '../../shared/http/pipeline';
+import { json } from '../../shared/http/respond';
+import { galleryEntry, galleryTemplates } from '../../shared/templates/gallery';
+import type { GalleryTemplateView } from '../../shared/templates/schemas';
+import { functionNamed } from '../manifest';
+
+const templates: GalleryTemplateView[] = galleryTemplates.map(galleryEntry);
+
+export const handler = createHttpHandler(functionNamed('template-gallery'), {
+  'GET /v1/templates/gallery': async () => json(200, { templates }),
+});
