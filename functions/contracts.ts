@@ -10,6 +10,7 @@ import { contracts as domains } from './domains/contract';
 import { contracts as keys } from './keys/contract';
 import { contracts as messages } from './messages/contract';
 import { contracts as send } from './send/contract';
+import { contracts as snippets } from './snippets/contract';
 import { contracts as suppressions } from './suppressions/contract';
 import { contracts as templateGallery } from './template-gallery/contract';
 import { contracts as templates } from './templates/contract';
@@ -26,6 +27,7 @@ export const contracts: Contracts = {
   ...keys,
   ...messages,
   ...send,
+  ...snippets,
   ...suppressions,
   ...templateGallery,
   ...templates,

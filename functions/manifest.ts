@@ -248,6 +248,23 @@ export const functions: readonly FunctionDef[] = [
     timeoutSeconds: 5,
   },
   {
+    // Its own function, so the templates bundle does not grow. Literal paths win over
+    // /v1/templates/{id} in API Gateway and in the local matcher alike.
+    name: 'snippets',
+    entry: 'functions/snippets/http.ts',
+    handler: 'handler',
+    http: [
+      { method: 'POST', path: '/v1/templates/snippets', access: SEND, summary: 'Create a snippet, a partial templates include as {{> name }}' },
+      { method: 'GET', path: '/v1/templates/snippets', access: SEND_OR_READ, summary: 'List snippets, newest first' },
+      { method: 'GET', path: '/v1/templates/snippets/{id}', access: SEND_OR_READ, summary: 'A snippet' },
+      { method: 'PATCH', path: '/v1/templates/snippets/{id}', access: SEND, summary: 'Change a snippet; a rename is refused while a template includes it' },
+      { method: 'DELETE', path: '/v1/templates/snippets/{id}', access: SEND, summary: 'Delete a snippet; refused while a template includes it' },
+    ],
+    needs: { table: 'readwrite', secrets: ['cursor-signing-key'] },
+    memoryMb: 256,
+    timeoutSeconds: 10,
+  },
+  {
     name: 'docs',
     entry: 'functions/docs/http.ts',
     handler: 'handler',

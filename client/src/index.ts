@@ -31,6 +31,7 @@ export type {
   CreateAccount,
   CreatedAccount,
   CreateSuppression,
+  CreateSnippet,
   CreateTemplate,
   CreateWebhook,
   DeliveriesPage,
@@ -49,6 +50,8 @@ export type {
   RenderedTemplate,
   SendRequest,
   SendResponse,
+  Snippet,
+  SnippetsPage,
   Suppression,
   SuppressionsPage,
   SuppressionsQuery,
@@ -58,6 +61,7 @@ export type {
   TestRecipient,
   TestRecipientsPage,
   TimelineEvent,
+  UpdateSnippet,
   UpdateTemplate,
   UpdateWebhook,
   Usage,
@@ -94,7 +98,7 @@ export interface PostboxOptions {
   random?: () => number;
 }
 
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 interface Call {
   method: Method;
@@ -247,9 +251,9 @@ export class Postbox {
   };
 
   readonly templates = {
-    /** Version 1 of a new template; 400 invalid_template names the part, line and problem. */
     /** The 20 built-in templates to start from, each with sample variables. */
     gallery: () => this.#request<Ok<'/v1/templates/gallery', 'get'>>({ method: 'GET', path: '/v1/templates/gallery' }),
+    /** Version 1 of a new template; 400 invalid_template names the part, line and problem. */
     create: (body: Body<'/v1/templates', 'post'>) => this.#request<Ok<'/v1/templates', 'post'>>({ method: 'POST', path: '/v1/templates', body }),
     list: (query?: Query<'/v1/templates', 'get'>) => this.#request<Ok<'/v1/templates', 'get'>>({ method: 'GET', path: '/v1/templates', query }),
     /** The current version, or `{ version: '2' }` for an earlier one. */
@@ -263,6 +267,19 @@ export class Postbox {
     /** Renders the current version with `vars`; sends nothing. */
     render: (id: PathParams<'/v1/templates/{id}/render', 'post'>['id'], body: Body<'/v1/templates/{id}/render', 'post'>) =>
       this.#request<Ok<'/v1/templates/{id}/render', 'post'>>({ method: 'POST', path: `/v1/templates/${enc(id)}/render`, body }),
+    /** Snippets: partials templates include as `{{> name }}`; a rename or delete is 409 while a template includes one. */
+    snippets: {
+      create: (body: Body<'/v1/templates/snippets', 'post'>) =>
+        this.#request<Ok<'/v1/templates/snippets', 'post'>>({ method: 'POST', path: '/v1/templates/snippets', body }),
+      list: (query?: Query<'/v1/templates/snippets', 'get'>) =>
+        this.#request<Ok<'/v1/templates/snippets', 'get'>>({ method: 'GET', path: '/v1/templates/snippets', query }),
+      get: (id: PathParams<'/v1/templates/snippets/{id}', 'get'>['id']) =>
+        this.#request<Ok<'/v1/templates/snippets/{id}', 'get'>>({ method: 'GET', path: `/v1/templates/snippets/${enc(id)}` }),
+      update: (id: PathParams<'/v1/templates/snippets/{id}', 'patch'>['id'], body: Body<'/v1/templates/snippets/{id}', 'patch'>) =>
+        this.#request<Ok<'/v1/templates/snippets/{id}', 'patch'>>({ method: 'PATCH', path: `/v1/templates/snippets/${enc(id)}`, body }),
+      remove: (id: PathParams<'/v1/templates/snippets/{id}', 'delete'>['id']) =>
+        this.#request<Ok<'/v1/templates/snippets/{id}', 'delete'>>({ method: 'DELETE', path: `/v1/templates/snippets/${enc(id)}` }),
+    },
   };
 
   readonly webhooks = {

@@ -6,7 +6,7 @@ import type { components, operations, paths } from './schema';
 
 export type { components, operations, paths };
 
-export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** The methods the document lists for a path. */
 export type MethodOf<P extends keyof paths> = {
@@ -108,6 +108,10 @@ export type TemplateSummary = TemplatesPage['templates'][number];
 export type CreateTemplate = Body<'/v1/templates', 'post'>;
 export type UpdateTemplate = Body<'/v1/templates/{id}', 'put'>;
 export type RenderedTemplate = Ok<'/v1/templates/{id}/render', 'post'>;
+export type Snippet = Ok<'/v1/templates/snippets/{id}', 'get'>;
+export type SnippetsPage = Ok<'/v1/templates/snippets', 'get'>;
+export type CreateSnippet = Body<'/v1/templates/snippets', 'post'>;
+export type UpdateSnippet = Body<'/v1/templates/snippets/{id}', 'patch'>;
 export type WebhooksPage = Ok<'/v1/webhooks', 'get'>;
 export type Webhook = Ok<'/v1/webhooks/{id}', 'get'>;
 export type WebhookWithSecret = Ok<'/v1/webhooks', 'post'>;

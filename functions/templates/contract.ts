@@ -17,7 +17,7 @@ const templateId = z.object({ id: z.string().meta({ description: 'The template i
 const SYNTAX = [
   'Templates are [Mustache](https://mustache.github.io/mustache.5.html): `{{ name }}` is HTML-escaped in body_html, `{{{ name }}}` is not,',
   '`{{# list }}…{{/ list }}` and `{{^ name }}…{{/ name }}` are sections and inverted sections; subject and body_text are never escaped.',
-  'Each write checks the template: an unclosed section, a partial (`{{> name }}`: no snippets exist yet), or, once `variables` is given,',
+  'Each write checks the template: an unclosed section, a partial (`{{> name }}`) that is not one of the account’s snippets, or, once `variables` is given,',
   'a variable the subject or a body uses at top level that `variables` does not list is 400 `invalid_template`, whose message names the part, the line and the problem.',
   'Without body_text, a send makes the text part from the rendered body_html (links kept as `text [url]`).',
 ].join('\n');

@@ -54,7 +54,9 @@ export type Entity =
   | 'broadcast'
   | 'broadcast_recipients'
   | 'template'
-  | 'template_version';
+  | 'template_version'
+  | 'snippet'
+  | 'snippet_name';
 
 export interface IndexKey {
   gsi2pk: string;
@@ -166,6 +168,15 @@ export const keys = {
   /** One version of a template, written once when a later version supersedes it; zero-padded so versions sort. */
   templateVersion: (templateId: string, version: number): ItemKey => ({ pk: `TMPL#${templateId}`, sk: `V#${String(version).padStart(10, '0')}` }),
   templateVersionsPartition: (templateId: string): string => `TMPL#${templateId}`,
+
+  /** A snippet (a partial templates include by name), in its account's partition, listed newest first by id. */
+  snippet: (accountId: string, snippetId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `SNIP#${snippetId}` }),
+  snippetPrefix: 'SNIP#',
+  /**
+   * A snippet's name, lowercased: one per name and account, so names are unique case-insensitively.
+   * It records which templates include the snippet (shared/templates/snippets-repository.ts).
+   */
+  snippetName: (accountId: string, lowerName: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `SNIPNAME#${lowerName}` }),
 
   usage: (accountId: string, period: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `USAGE#${period}` }),
 

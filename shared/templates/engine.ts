@@ -84,17 +84,32 @@ const thrown = (error: Error): never => {
 /** The top-level variable a tag name refers to (`user.name` → `user`); undefined for `.`. */
 const variableOf = (name: string): string | undefined => (name === '.' ? undefined : name.split('.')[0]);
 
+/** The partials (`{{> name }}`) a part calls, anywhere in it (sections included), lowercased: snippet names are case-insensitive. */
+export function partialsOf(source: string, field: string): Set<string> {
+  const found = new Set<string>();
+  const walk = (tokens: Token[]): void => {
+    for (const token of tokens) {
+      if (token[0] === '>') found.add(token[1].toLowerCase());
+      if ((token[0] === '#' || token[0] === '^') && token[4]) walk(token[4]);
+    }
+  };
+  walk(parse(source, field));
+  return found;
+}
+
 /**
- * Checks one part of a template on write: it must parse, call no partial (no snippet exists to
- * resolve one), and, when `declared` is given, use only declared variables. Names inside a `{{#
- * section}}` may be fields of the section's items and are not checked; names inside an inverted
- * section are. Throws 400 invalid_template naming the field, the line and the problem.
+ * Checks one part of a template on write: it must parse, call only partials that are snippets of
+ * the account (`snippets`, lowercased names; a part without `snippets` may call none), and, when `declared` is given, use
+ * only declared variables. Names inside a `{{# section}}` may be fields of the section's items and
+ * are not checked; names inside an inverted section are. Throws 400 invalid_template naming the
+ * field, the line and the problem.
  */
-export function checkTemplate(source: string, field: string, declared?: ReadonlySet<string>): void {
+export function checkTemplate(source: string, field: string, declared?: ReadonlySet<string>, snippets?: ReadonlySet<string>): void {
   const walk = (tokens: Token[], topLevel: boolean): void => {
     for (const token of tokens) {
       const [type, name, start] = token;
-      if (type === '>') throw invalid(field, lineAt(source, start), `partial "${name}" is not a snippet of this account`);
+      if (type === '>' && !snippets) throw invalid(field, lineAt(source, start), `partial "${name}": only body_html and body_text may include snippets`);
+      if (type === '>' && !snippets?.has(name.toLowerCase())) throw invalid(field, lineAt(source, start), `partial "${name}" is not a snippet of this account`);
       if (declared && topLevel && (type === 'name' || type === '&' || type === '#' || type === '^')) {
         const variable = variableOf(name);
         if (variable !== undefined && !declared.has(variable)) {
@@ -105,6 +120,20 @@ export function checkTemplate(source: string, field: string, declared?: Readonly
     }
   };
   walk(parse(source, field), true);
+}
+
+/**
+ * Checks a snippet's part on write: it must parse and call no partial. Snippets do not nest, so
+ * partials can never form a cycle and a template's snippets are exactly the partials it names.
+ */
+export function checkSnippet(source: string, field: string): void {
+  const walk = (tokens: Token[]): void => {
+    for (const token of tokens) {
+      if (token[0] === '>') throw invalid(field, lineAt(source, token[2]), `partial "${token[1]}": a snippet cannot include another snippet`);
+      if ((token[0] === '#' || token[0] === '^') && token[4]) walk(token[4]);
+    }
+  };
+  walk(parse(source, field));
 }
 
 /** A render that could not finish: answered 422 template_error. */
@@ -134,11 +163,17 @@ const plain = (value: unknown): string => String(value);
 
 /**
  * Renders one part. `html` escapes `{{ name }}` for HTML (`{{{ name }}}` never); subjects and text
- * parts are rendered without escaping. `view` must come from toView. A render that produces more
+ * parts are rendered without escaping. `view` must come from toView; `partials` gives a snippet's
+ * body by its lowercased name (an unknown one stops the render). A render that produces more
  * than MAX_RENDER_BYTES or visits more than MAX_RENDER_STEPS tokens (sections nested over long
  * lists) stops with TemplateRenderError, as does anything else that throws while rendering.
  */
-export function renderTemplate(source: string, view: unknown, field: string, options: { html: boolean }): string {
+export function renderTemplate(
+  source: string,
+  view: unknown,
+  field: string,
+  options: { html: boolean; partials?: (name: string) => string | undefined },
+): string {
   const writer = newWriter();
   let bytes = 0;
   let steps = 0;
@@ -164,7 +199,15 @@ export function renderTemplate(source: string, view: unknown, field: string, opt
     };
   }
   try {
-    return writer.render(source, view, undefined, options.html ? undefined : { escape: plain });
+    const partials = options.partials;
+    const lookup = partials
+      ? (name: string): string => {
+          const body = partials(name.toLowerCase());
+          if (body === undefined) throw new TemplateRenderError(`${field}: partial "${name}" is not a snippet of this account`);
+          return body;
+        }
+      : undefined;
+    return writer.render(source, view, lookup, options.html ? undefined : { escape: plain });
   } catch (error) {
     if (error instanceof TemplateRenderError) throw error;
     throw new TemplateRenderError(`${field}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });

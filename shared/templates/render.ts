@@ -5,6 +5,13 @@ import type { Store } from '../db/store';
 import { ApiError } from '../errors';
 import { renderTemplate, toView } from './engine';
 import { TemplateRepository, unpackContent, type TemplateItem, type VersionContent } from './repository';
+import { SnippetRepository } from './snippets-repository';
+
+/** A template's snippets as partials, by lowercased name: each body's own part. */
+export interface Partials {
+  html: (name: string) => string | undefined;
+  text: (name: string) => string | undefined;
+}
 
 export interface Rendered {
   subject: string;
@@ -23,12 +30,31 @@ export async function ownedTemplate(store: Store, accountId: string, templateId:
 }
 
 /**
+ * The snippets a template's current version includes, at their current bodies (a template version
+ * pins which snippets it includes, not their content). In a text part, a snippet without body_text
+ * includes its body_html as written. Undefined when it includes none.
+ */
+export async function snippetPartials(store: Store, item: Pick<TemplateItem, 'account_id' | 'snippets'>): Promise<Partials | undefined> {
+  const uses = Object.entries(item.snippets ?? {});
+  if (uses.length === 0) return undefined;
+  const byId = new Map((await new SnippetRepository(store).many(item.account_id, uses.map(([, id]) => id))).map((s) => [s.id, s]));
+  const named = new Map(uses.flatMap(([name, id]) => (byId.has(id) ? [[name, byId.get(id)!] as const] : [])));
+  return {
+    html: (name) => named.get(name)?.body_html,
+    text: (name) => {
+      const snippet = named.get(name);
+      return snippet ? (snippet.body_text ?? snippet.body_html) : undefined;
+    },
+  };
+}
+
+/**
  * Renders one version with the given values. A required variable with no value (absent or null)
  * is 400 missing_variable naming every such variable; an optional one takes its default_value,
  * and with `samples` (the render route, never a send) its sample. A render that throws or runs
  * past the engine's bounds is 422 template_error.
  */
-export function renderContent(content: VersionContent, vars: Record<string, unknown>, options: { samples: boolean }): Rendered {
+export function renderContent(content: VersionContent, vars: Record<string, unknown>, options: { samples: boolean; partials?: Partials }): Rendered {
   const values: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(vars)) if (value !== null && value !== undefined) values[name] = value;
   const missing: string[] = [];
@@ -45,8 +71,8 @@ export function renderContent(content: VersionContent, vars: Record<string, unkn
   return {
     // A subject is one header line: a value with line breaks must not fold it.
     subject: renderTemplate(content.subject, view, 'subject', { html: false }).replace(/[\r\n]+/g, ' '),
-    body_html: renderTemplate(content.body_html, view, 'body_html', { html: true }),
-    body_text: content.body_text === null ? null : renderTemplate(content.body_text, view, 'body_text', { html: false }),
+    body_html: renderTemplate(content.body_html, view, 'body_html', { html: true, partials: options.partials?.html }),
+    body_text: content.body_text === null ? null : renderTemplate(content.body_text, view, 'body_text', { html: false, partials: options.partials?.text }),
   };
 }
 
@@ -63,6 +89,6 @@ export async function renderForSend(
 ): Promise<Rendered & { template_id: string; template_version: number }> {
   const item = await ownedTemplate(store, accountId, templateId);
   if (!item.is_active) throw new ApiError('template_error', `template ${templateId} is inactive; activate it (PUT is_active: true) to send with it`);
-  const rendered = renderContent(unpackContent(item.content_gz), vars, { samples: false });
+  const rendered = renderContent(unpackContent(item.content_gz), vars, { samples: false, partials: await snippetPartials(store, item) });
   return { ...rendered, template_id: item.id, template_version: item.version };
 }

@@ -34,6 +34,10 @@ export interface TemplateItem extends ItemKey {
   created_at: string;
   updated_at: string;
   content_gz: Uint8Array;
+  /** The snippets the current version includes (lowercased name → snippet id); absent when none. */
+  snippets?: Record<string, string>;
+  /** The token of the write that made the current version: its snippets' marks (shared/templates/usage.ts). */
+  snippet_mark?: string;
 }
 
 export interface TemplateVersionItem extends ItemKey {
@@ -108,7 +112,13 @@ export class TemplateRepository {
    * then moves the template on, if it is still at the version `current` holds. False when another
    * write moved it first or it was deleted meanwhile.
    */
-  async addVersion(current: TemplateItem, content: VersionContent, changes: TemplateChanges, updatedAt: string): Promise<boolean> {
+  async addVersion(
+    current: TemplateItem,
+    content: VersionContent,
+    changes: TemplateChanges,
+    updatedAt: string,
+    uses: { snippets?: Record<string, string>; snippet_mark?: string } = {},
+  ): Promise<boolean> {
     const history: TemplateVersionItem = {
       ...keys.templateVersion(current.id, current.version),
       entity: 'template_version',
@@ -120,7 +130,7 @@ export class TemplateRepository {
     };
     // Unconditional: whoever writes it copies the same stored version.
     await this.store.put(history);
-    const set = setting({ ...changes, version: current.version + 1, content_gz: packContent(content), updated_at: updatedAt });
+    const set = setting({ ...changes, version: current.version + 1, content_gz: packContent(content), updated_at: updatedAt, ...uses });
     return wrote(
       this.store.update(keys.template(current.account_id, current.id), {
         ...set,

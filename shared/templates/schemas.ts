@@ -155,3 +155,38 @@ export const galleryTemplateView = z
   })
   .strict();
 export type GalleryTemplateView = z.infer<typeof galleryTemplateView>;
+
+/** Characters of a snippet's body_html or body_text: both stay well inside one DynamoDB item. */
+export const MAX_SNIPPET_BODY_LENGTH = 50_000;
+
+/** What `{{> name }}` calls: unique per account regardless of case. */
+const snippetName = z
+  .string()
+  .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/, 'must be 1 to 64 letters, digits, _, . or -, starting with a letter, digit or _')
+  .meta({ description: 'What templates write as `{{> name }}`; unique per account regardless of case' });
+const snippetHtml = z.string().min(1, 'must not be empty').max(MAX_SNIPPET_BODY_LENGTH).meta({ description: 'Mustache, included by `{{> name }}` in a template’s body_html; may not include another snippet' });
+const snippetText = z
+  .string()
+  .max(MAX_SNIPPET_BODY_LENGTH)
+  .nullable()
+  .meta({ description: 'Included by `{{> name }}` in a template’s body_text; when null, body_text includes body_html as written' });
+
+export const createSnippetBody = z.object({ name: snippetName, body_html: snippetHtml, body_text: snippetText.optional() }).strict();
+export type CreateSnippetBody = z.infer<typeof createSnippetBody>;
+
+/** Partial: only the fields sent change. A rename is refused (409 conflict) while a template includes the snippet. */
+export const updateSnippetBody = z.object({ name: snippetName.optional(), body_html: snippetHtml.optional(), body_text: snippetText.optional() }).strict();
+export type UpdateSnippetBody = z.infer<typeof updateSnippetBody>;
+
+export const snippetView = z
+  .object({
+    id: z.string().meta({ description: 'The snippet id, snip_…' }),
+    account_id: z.string(),
+    name: z.string(),
+    body_html: z.string(),
+    body_text: z.string().nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .strict();
+export type SnippetView = z.infer<typeof snippetView>;

@@ -6,7 +6,7 @@ import type { Ids } from '../ids';
 import { mapPage, pageRequest, type Page, type PageInput } from '../pagination';
 import type { Clock } from '../ports/clock';
 import { checkTemplate } from './engine';
-import { ownedTemplate, renderContent, templateNotFound, type Rendered } from './render';
+import { ownedTemplate, renderContent, snippetPartials, templateNotFound, type Rendered } from './render';
 import { packContent, TemplateRepository, unpackContent, type NewTemplate, type TemplateChanges, type TemplateItem, type VersionContent } from './repository';
 import type {
   CreateTemplateBody,
@@ -17,6 +17,7 @@ import type {
   TemplateView,
   UpdateTemplateBody,
 } from './schemas';
+import { markUses, resolveSnippets, unmarkUses, type SnippetUses } from './usage';
 
 export interface TemplateDeps {
   store: Store;
@@ -44,11 +45,13 @@ function versionContent(
   parts: { subject: string; body_html: string; body_text: string | null },
   variables: TemplateVariable[],
   variablesGiven: boolean,
+  snippets: SnippetUses,
 ): { content: VersionContent; packed: Uint8Array } {
   const declared = variablesGiven ? new Set(variables.map((v) => v.name)) : undefined;
+  const known = new Set(Object.keys(snippets));
   checkTemplate(parts.subject, 'subject', declared);
-  checkTemplate(parts.body_html, 'body_html', declared);
-  if (parts.body_text !== null) checkTemplate(parts.body_text, 'body_text', declared);
+  checkTemplate(parts.body_html, 'body_html', declared, known);
+  if (parts.body_text !== null) checkTemplate(parts.body_text, 'body_text', declared, known);
   const content: VersionContent = { ...parts, variables };
   const packed = packContent(content);
   if (packed.length > MAX_STORED_VERSION_BYTES) {
@@ -82,10 +85,42 @@ const toSummary = (item: TemplateItem): TemplateSummaryView => ({
   created_at: item.created_at,
 });
 
+/**
+ * Checks a version against the account's snippets and marks the snippets it includes
+ * (shared/templates/usage.ts). A snippet renamed or deleted between the check and its mark is
+ * checked again without it, which names it as unknown with its line.
+ */
+async function checkedVersion(
+  deps: TemplateDeps,
+  accountId: string,
+  templateId: string,
+  parts: { subject: string; body_html: string; body_text: string | null },
+  variables: TemplateVariable[],
+  variablesGiven: boolean,
+): Promise<{ content: VersionContent; packed: Uint8Array; snippets: SnippetUses; token: string }> {
+  const snippets = await resolveSnippets(deps.store, accountId, parts);
+  const checked = versionContent(parts, variables, variablesGiven, snippets);
+  const token = deps.ids.next('tmpl').slice('tmpl_'.length);
+  const lost = await markUses(deps.store, accountId, templateId, token, snippets);
+  if (lost !== undefined) {
+    const { [lost]: _gone, ...rest } = snippets;
+    versionContent(parts, variables, variablesGiven, rest);
+    throw new ApiError('conflict', `snippet "${lost}" was changed meanwhile; try again`); // not reached: the check above names it
+  }
+  return { ...checked, snippets, token };
+}
+
 export async function createTemplate(deps: TemplateDeps, accountId: string, body: CreateTemplateBody): Promise<TemplateView> {
   const variables = (body.variables ?? []).map(toVariable);
-  const { content, packed } = versionContent({ subject: body.subject, body_html: body.body_html, body_text: body.body_text ?? null }, variables, body.variables !== undefined);
   const id = deps.ids.next('tmpl');
+  const { content, packed, snippets, token } = await checkedVersion(
+    deps,
+    accountId,
+    id,
+    { subject: body.subject, body_html: body.body_html, body_text: body.body_text ?? null },
+    variables,
+    body.variables !== undefined,
+  );
   const now = deps.clock.now().toISOString();
   const item: NewTemplate = {
     id,
@@ -97,9 +132,14 @@ export async function createTemplate(deps: TemplateDeps, accountId: string, body
     created_at: now,
     updated_at: now,
     content_gz: packed,
+    snippets,
+    snippet_mark: token,
   };
   // Ids are fresh ULIDs: a collision is a broken id source, not a user's conflict.
-  if (!(await new TemplateRepository(deps.store).create(item))) throw new Error(`template ${id} exists already`);
+  if (!(await new TemplateRepository(deps.store).create(item))) {
+    await unmarkUses(deps.store, accountId, id, token, Object.keys(snippets));
+    throw new Error(`template ${id} exists already`);
+  }
   return toView(item, content);
 }
 
@@ -149,10 +189,13 @@ export async function updateTemplate(deps: TemplateDeps, accountId: string, temp
         JSON.stringify(variables) === JSON.stringify(was.variables.map(toVariable));
       if (!same) {
         // Variables listed once keep being checked: a body edit must use only the listed ones.
-        const { content } = versionContent(parts, variables, body.variables !== undefined || variables.length > 0);
-        if (await templates.addVersion(current, content, changes, now)) {
+        const { content, snippets, token } = await checkedVersion(deps, accountId, templateId, parts, variables, body.variables !== undefined || variables.length > 0);
+        if (await templates.addVersion(current, content, changes, now, { snippets, snippet_mark: token })) {
+          // The superseded version's marks go; its snippets may be renamed or deleted now, unless this version includes them too.
+          await unmarkUses(deps.store, accountId, templateId, current.snippet_mark, Object.keys(current.snippets ?? {}));
           return { id: templateId, name: changes.name ?? current.name, version: current.version + 1 };
         }
+        await unmarkUses(deps.store, accountId, templateId, token, Object.keys(snippets));
         continue; // another write moved the template (or deleted it): read it again
       }
     }
@@ -167,7 +210,11 @@ export async function updateTemplate(deps: TemplateDeps, accountId: string, temp
 /** Deletes the template; later sends and reads with its id answer 404 template_not_found. */
 export async function deleteTemplate(deps: { store: Store }, accountId: string, templateId: string): Promise<void> {
   const templates = new TemplateRepository(deps.store);
-  if (!(await templates.remove(accountId, templateId))) throw templateNotFound(templateId);
+  const current = await templates.get(accountId, templateId);
+  if (!current || !(await templates.remove(accountId, templateId))) throw templateNotFound(templateId);
+  // Its snippets may be renamed or deleted now (a version written meanwhile left marks that the
+  // snippet's rename or delete finds stale: their template is gone).
+  await unmarkUses(deps.store, accountId, templateId, current.snippet_mark, Object.keys(current.snippets ?? {}));
   // Its earlier versions go with it; they are unreachable once the template item is gone.
   await templates.removeVersions(templateId);
 }
@@ -175,5 +222,5 @@ export async function deleteTemplate(deps: { store: Store }, accountId: string, 
 /** POST /v1/templates/{id}/render: the current version rendered, nothing sent. Samples fill what values and defaults do not. */
 export async function renderStoredTemplate(store: Store, accountId: string, templateId: string, vars: Record<string, unknown>): Promise<Rendered> {
   const item = await ownedTemplate(store, accountId, templateId);
-  return renderContent(unpackContent(item.content_gz), vars, { samples: true });
+  return renderContent(unpackContent(item.content_gz), vars, { samples: true, partials: await snippetPartials(store, item) });
 }

@@ -246,6 +246,12 @@ const fixtures: Record<string, (account: Account, values: Record<string, string>
     const made = await account.call('send', 'POST', '/v1/templates', body, 201, '{{template_id}}');
     values.template_id = (made.json as { id: string }).id;
   },
+  // A snippet with its own name; no template includes it, so it may be renamed and deleted.
+  snippet_id: async (account, values) => {
+    const body = { name: `contract_${uniqueToken()}`, body_html: '<p>Sent by {{ company }}</p>' };
+    const made = await account.call('send', 'POST', '/v1/templates/snippets', body, 201, '{{snippet_id}}');
+    values.snippet_id = (made.json as { id: string }).id;
+  },
   suppressed_email: async (account, values) => {
     const recipient = `suppressed-${uniqueToken()}@example.com`;
     await account.call('send', 'POST', '/v1/suppressions', { channel: 'email', recipient, reason: 'contract test' }, 201, '{{suppressed_email}}');

@@ -25,6 +25,7 @@ export const fixtureNames = [
   'account_id',
   'suppressed_email',
   'template_id',
+  'snippet_id',
 ] as const;
 export type FixtureName = (typeof fixtureNames)[number];
 
