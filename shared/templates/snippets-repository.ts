@@ -26,6 +26,8 @@ export interface SnippetNameItem extends ItemKey {
   entity: 'snippet_name';
   account_id: string;
   snippet_id: string;
+  /** When the name was taken (epoch ms): a claim whose snippet never got written can be taken over once it is old. */
+  claimed_at?: number;
   /** Marks of the template writes that include this snippet: `<template id>#<write token>`. Absent when none. */
   used_by?: Set<string>;
 }
@@ -57,9 +59,24 @@ export class SnippetRepository {
   }
 
   /** Takes a name for a snippet; false when another snippet holds it (this one may take it again). */
-  claimName(accountId: string, lowerName: string, snippetId: string): Promise<boolean> {
-    const item: SnippetNameItem = { ...keys.snippetName(accountId, lowerName), entity: 'snippet_name', account_id: accountId, snippet_id: snippetId };
+  claimName(accountId: string, lowerName: string, snippetId: string, nowMs: number): Promise<boolean> {
+    const item: SnippetNameItem = { ...keys.snippetName(accountId, lowerName), entity: 'snippet_name', account_id: accountId, snippet_id: snippetId, claimed_at: nowMs };
     return wrote(this.store.put(item, { expression: 'attribute_not_exists(pk) OR snippet_id = :id', values: { ':id': snippetId } }));
+  }
+
+  /**
+   * Takes over a name whose holder is stale (its snippet was never written, or holds another name
+   * now: a create or rename that died between its two writes), only if nobody changed the claim
+   * since it was read, it was made before `claimedBefore`, and no template includes it.
+   */
+  takeOverName(accountId: string, lowerName: string, stale: SnippetNameItem, snippetId: string, nowMs: number, claimedBefore: number): Promise<boolean> {
+    const item: SnippetNameItem = { ...keys.snippetName(accountId, lowerName), entity: 'snippet_name', account_id: accountId, snippet_id: snippetId, claimed_at: nowMs };
+    return wrote(
+      this.store.put(item, {
+        expression: 'snippet_id = :old AND attribute_not_exists(used_by) AND (attribute_not_exists(claimed_at) OR claimed_at < :before)',
+        values: { ':old': stale.snippet_id, ':before': claimedBefore },
+      }),
+    );
   }
 
   /** Gives a name up: only while this snippet holds it and no template includes it. False otherwise (or when it is gone). */

@@ -47,12 +47,31 @@ async function owned(store: Store, accountId: string, snippetId: string): Promis
   return item;
 }
 
+/** How old a name claim must be before a request may decide its create or rename died. */
+export const STALE_NAME_CLAIM_MS = 60_000;
+
+/**
+ * Takes a name for `snippetId`: at once when free (or already this snippet's), else by taking
+ * over a claim a dead request left: its snippet does not exist or holds another name, and the
+ * claim is older than STALE_NAME_CLAIM_MS (a live request writes its snippet within milliseconds).
+ */
+async function takeName(deps: SnippetDeps, accountId: string, lowerName: string, snippetId: string): Promise<boolean> {
+  const snippets = new SnippetRepository(deps.store);
+  const nowMs = deps.clock.now().getTime();
+  if (await snippets.claimName(accountId, lowerName, snippetId, nowMs)) return true;
+  const held = await snippets.nameItem(accountId, lowerName);
+  if (!held) return snippets.claimName(accountId, lowerName, snippetId, nowMs);
+  const holder = await snippets.get(accountId, held.snippet_id);
+  if (holder && holder.name.toLowerCase() === lowerName) return false;
+  return snippets.takeOverName(accountId, lowerName, held, snippetId, nowMs, nowMs - STALE_NAME_CLAIM_MS);
+}
+
 export async function createSnippet(deps: SnippetDeps, accountId: string, body: CreateSnippetBody): Promise<SnippetView> {
   checkBodies(body);
   const snippets = new SnippetRepository(deps.store);
   const id = deps.ids.next('snip');
   // The name first: a second snippet can never hold it, even for a moment.
-  if (!(await snippets.claimName(accountId, body.name.toLowerCase(), id))) throw nameTaken(body.name);
+  if (!(await takeName(deps, accountId, body.name.toLowerCase(), id))) throw nameTaken(body.name);
   const now = deps.clock.now().toISOString();
   const item = { id, account_id: accountId, name: body.name, body_html: body.body_html, body_text: body.body_text ?? null, created_at: now, updated_at: now };
   if (!(await snippets.create(item))) throw new Error(`snippet ${id} exists already`); // fresh ULIDs do not collide
@@ -99,7 +118,7 @@ export async function updateSnippet(deps: SnippetDeps, accountId: string, snippe
   const name = body.name ?? current.name;
   const renamed = name.toLowerCase() !== current.name.toLowerCase();
   if (renamed) {
-    if (!(await snippets.claimName(accountId, name.toLowerCase(), snippetId))) throw nameTaken(name);
+    if (!(await takeName(deps, accountId, name.toLowerCase(), snippetId))) throw nameTaken(name);
     try {
       await releaseName(deps, accountId, current, 'rename');
     } catch (error) {

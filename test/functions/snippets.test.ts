@@ -12,6 +12,7 @@ import type { SendJob } from '../../shared/messages/messages';
 import type { MessageItem } from '../../shared/messages/model';
 import { MessageRepository } from '../../shared/messages/repository';
 import { SnippetRepository } from '../../shared/templates/snippets-repository';
+import { STALE_NAME_CLAIM_MS } from '../../shared/templates/snippets';
 import { MARK_LEASE_MS } from '../../shared/templates/usage';
 import { type TestContainer } from '../support/container';
 import { underNeeds } from '../support/grants';
@@ -318,5 +319,29 @@ describe('templates including snippets', () => {
     expectError(await remove(snippet.id), 'conflict', 409, new RegExp(tmpl.id));
     c.clock.advance(MARK_LEASE_MS + 1);
     expect((await remove(snippet.id)).status).toBe(204);
+  });
+});
+
+describe('a name left taken by a create that died between its two writes', () => {
+  const orphan = (name: string, claimedAt: number) =>
+    c.store.put({ ...keys.snippetName(account.account_id, name.toLowerCase()), entity: 'snippet_name', account_id: account.account_id, snippet_id: 'snip_01deadrequest000000000000', claimed_at: claimedAt });
+
+  it('is taken over once the claim is older than a live create could be', async () => {
+    await orphan('Footer', c.clock.now().getTime());
+    c.clock.advance(STALE_NAME_CLAIM_MS + 1);
+
+    const res = await create({ name: 'footer', body_html: '<p>Acme</p>' });
+
+    expect(res.status).toBe(201);
+    expect((await c.store.get<{ snippet_id: string }>(keys.snippetName(account.account_id, 'footer')))?.snippet_id).toBe(res.body.id);
+  });
+
+  it('is not taken while the claim is fresh: that create may still be writing its snippet', async () => {
+    await orphan('Header', c.clock.now().getTime());
+
+    const res = await create({ name: 'Header', body_html: '<p>Acme</p>' });
+
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('conflict');
   });
 });
