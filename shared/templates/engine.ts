@@ -14,12 +14,20 @@ export const MAX_RENDER_STEPS = 1_000_000;
 /** Parsed templates kept per process, least recently used out first. */
 const CACHE_ENTRIES = 200;
 
-/** A bounded cache of parsed templates (Mustache's own cache grows without bound). */
+/**
+ * A bounded cache of parsed templates (Mustache's own cache grows without bound). Mustache keys it
+ * by the source text itself (plus the tags), partials included: a template version's content never
+ * changes, so a version is parsed once per process, and a new version or an edited snippet is new
+ * text, never served stale.
+ */
 class TokenCache {
   private readonly entries = new Map<string, unknown>();
+  /** Lookups that found nothing: each is one parse. */
+  misses = 0;
   get(key: string): unknown {
     const found = this.entries.get(key);
-    if (found !== undefined) {
+    if (found === undefined) this.misses++;
+    else {
       this.entries.delete(key);
       this.entries.set(key, found);
     }
@@ -29,12 +37,21 @@ class TokenCache {
     this.entries.set(key, value);
     if (this.entries.size > CACHE_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
   }
+  get size(): number {
+    return this.entries.size;
+  }
   clear(): void {
     this.entries.clear();
   }
 }
 
 const cache = new TokenCache();
+
+/** The cache's size and how many parses it has let through: for tests and bench/benchmarks/templates.ts. */
+export const templateCacheStats = (): { entries: number; parses: number } => ({ entries: cache.size, parses: cache.misses });
+
+/** Empties the cache (the benchmark's uncached comparison). */
+export const clearTemplateCache = (): void => cache.clear();
 
 function newWriter(): Mustache.Writer {
   const writer = new Mustache.Writer();
