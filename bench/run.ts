@@ -10,6 +10,7 @@ import { apiPipeline } from './benchmarks/api-pipeline';
 import { bundles } from './benchmarks/bundles';
 import { localLoad } from './benchmarks/local-load';
 import { sending } from './benchmarks/sending';
+import { templates } from './benchmarks/templates';
 import { webhooks } from './benchmarks/webhooks';
 import { fmt } from './lib/measure';
 
@@ -24,7 +25,7 @@ export interface Benchmark {
   run(ctx: BenchContext): Promise<string>;
 }
 
-const benchmarks: readonly Benchmark[] = [apiPipeline, sending, webhooks, localLoad, bundles];
+const benchmarks: readonly Benchmark[] = [apiPipeline, sending, templates, webhooks, localLoad, bundles];
 const WATCHDOG_MS = 480_000;
 
 const ctx: BenchContext = {
