@@ -544,7 +544,7 @@ export interface paths {
         put?: never;
         /**
          * Bulk email to inline recipients; fans out asynchronously (202)
-         * @description One email to many recipients, answered at once with the broadcast to poll (`status: sending`); the sends fan out asynchronously. Content is inline (`subject` plus `body_html` or `body_text`, together at most 256 KiB) or `template_id`; recipients are inline `recipients` (at most 10000 entries, counted before de-duplication) or `audience_list_id`, never both. Checked before anything is stored: the shape, the content, the recipients, the `scheduled_at` window and the sender rules of a single send (`from_email` must be the shared sender while the account is in the sandbox, else an address on a verified domain of the account). Recipients are normalized and de-duplicated; invalid addresses and suppressed or unsubscribed recipients are skipped, not failed. Each recipient's send is idempotent within the broadcast and runs through the single-send rules (sandbox recipients included). Until templates and contact lists exist, `template_id` is 404 `template_not_found` and `audience_list_id` 404 `not_found`. A retry of this call creates another broadcast (there is no request-level idempotency key yet). `send_now` is accepted and ignored here.
+         * @description One email to many recipients, answered at once with the broadcast to poll (`status: sending`); the sends fan out asynchronously. Content is inline (`subject` plus `body_html` or `body_text`, together at most 256 KiB) or `template_id`; recipients are inline `recipients` (at most 10000 entries, counted before de-duplication) or `audience_list_id`, never both. Checked before anything is stored: the shape, the content, the recipients, the `scheduled_at` window and the sender rules of a single send (`from_email` must be the shared sender while the account is in the sandbox, else an address on a verified domain of the account). Recipients are normalized and de-duplicated; invalid addresses and suppressed or unsubscribed recipients are skipped, not failed. Each recipient's send is idempotent within the broadcast and runs through the single-send rules (sandbox recipients included). With `template_id` (the account's template; another account's or an unknown one is 404 `template_not_found`, an inactive one 422 `template_error`) the template's current version is pinned when the broadcast is created, so an edit during the fan-out changes no later recipient, and each recipient's message is rendered with that recipient's `data` as its variables and records `template_id` and `template_version`; a recipient whose `data` lacks a required variable is not sent and counts in `failed_count` (`missing_variable`). Until contact lists exist, `audience_list_id` is 404 `not_found`. A retry of this call creates another broadcast (there is no request-level idempotency key yet). `send_now` is accepted and ignored here.
          */
         post: operations["sendBulk"];
         delete?: never;
@@ -1907,7 +1907,7 @@ export interface operations {
                         broadcasts: {
                             /** @description The broadcast id, bcast_… */
                             id: string;
-                            /** @description As given, or the subject */
+                            /** @description As given, or the subject (the template's name with template_id) */
                             name: string;
                             /**
                              * @description A bulk send is sending on creation, then sent once every recipient was handled, or failed when nothing was accepted and something failed
@@ -2064,7 +2064,7 @@ export interface operations {
                         broadcast: {
                             /** @description The broadcast id, bcast_… */
                             id: string;
-                            /** @description As given, or the subject */
+                            /** @description As given, or the subject (the template's name with template_id) */
                             name: string;
                             /**
                              * @description A bulk send is sending on creation, then sent once every recipient was handled, or failed when nothing was accepted and something failed
@@ -5737,12 +5737,14 @@ export interface operations {
                     subject?: string;
                     body_html?: string;
                     body_text?: string;
+                    /** @description Instead of inline content: the account's template, its current version pinned for the whole fan-out, rendered per recipient with their `data`; 404 template_not_found, 422 template_error when inactive */
                     template_id?: string;
                     /** @enum {string} */
                     message_type?: "transactional" | "marketing";
                     audience_list_id?: string;
                     recipients?: {
                         email: string;
+                        /** @description This recipient's template variables (with template_id; ignored with inline content), at most 16 KiB as JSON */
                         data?: {
                             [key: string]: unknown;
                         };
@@ -5767,7 +5769,7 @@ export interface operations {
                     "application/json": {
                         /** @description The broadcast id, bcast_… */
                         id: string;
-                        /** @description As given, or the subject */
+                        /** @description As given, or the subject (the template's name with template_id) */
                         name: string;
                         /**
                          * @description A bulk send is sending on creation, then sent once every recipient was handled, or failed when nothing was accepted and something failed
@@ -5875,7 +5877,7 @@ export interface operations {
                     } & components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description domain_not_verified, from_not_verified, invalid_schedule, no_verified_domain */
+            /** @description domain_not_verified, from_not_verified, invalid_schedule, no_verified_domain, template_error */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5885,7 +5887,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "domain_not_verified" | "from_not_verified" | "invalid_schedule" | "no_verified_domain";
+                            code?: "domain_not_verified" | "from_not_verified" | "invalid_schedule" | "no_verified_domain" | "template_error";
                             /** @constant */
                             status?: 422;
                         };

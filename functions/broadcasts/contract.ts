@@ -19,12 +19,16 @@ export const contracts: Contracts = {
       '(`from_email` must be the shared sender while the account is in the sandbox, else an address on a verified domain of the account). ',
       'Recipients are normalized and de-duplicated; invalid addresses and suppressed or unsubscribed recipients are skipped, not failed. ',
       'Each recipient\'s send is idempotent within the broadcast and runs through the single-send rules (sandbox recipients included). ',
-      'Until templates and contact lists exist, `template_id` is 404 `template_not_found` and `audience_list_id` 404 `not_found`. ',
+      'With `template_id` (the account\'s template; another account\'s or an unknown one is 404 `template_not_found`, an inactive one 422 `template_error`) ',
+      'the template\'s current version is pinned when the broadcast is created, so an edit during the fan-out changes no later recipient, ',
+      'and each recipient\'s message is rendered with that recipient\'s `data` as its variables and records `template_id` and `template_version`; ',
+      'a recipient whose `data` lacks a required variable is not sent and counts in `failed_count` (`missing_variable`). ',
+      'Until contact lists exist, `audience_list_id` is 404 `not_found`. ',
       'A retry of this call creates another broadcast (there is no request-level idempotency key yet). `send_now` is accepted and ignored here.',
     ].join(''),
     body: bulkSendBody,
     responses: { 202: { description: 'The broadcast, sending', schema: broadcastView } },
-    errors: ['not_found', 'template_not_found', 'invalid_schedule', 'from_not_verified', 'domain_not_verified', 'no_verified_domain'],
+    errors: ['not_found', 'template_not_found', 'template_error', 'invalid_schedule', 'from_not_verified', 'domain_not_verified', 'no_verified_domain'],
     examples: [
       {
         name: 'inline content to inline recipients',
@@ -32,7 +36,12 @@ export const contracts: Contracts = {
         status: 202,
       },
       {
-        name: 'a template (templates do not exist yet)',
+        name: 'a template rendered per recipient with their data',
+        body: { from_email: SHARED_SENDER, template_id: '{{template_id}}', recipients: [{ email: '{{owner_email}}', data: { first_name: 'Ada' } }] },
+        status: 202,
+      },
+      {
+        name: 'a template the account does not have',
         body: { from_email: SHARED_SENDER, template_id: 'tmpl_missing', recipients: [{ email: '{{owner_email}}' }] },
         status: 404,
       },

@@ -1,5 +1,6 @@
 // One fanout job: the recipients of one chunk become sends through acceptSends, so every rule of a
-// single send (sender, sandbox, suppression, idempotency, scheduling) holds per recipient. Each
+// single send (sender, sandbox, suppression, idempotency, scheduling) holds per recipient; a
+// template broadcast renders its pinned template version per recipient with their own data. Each
 // recipient's idempotency key is derived from the broadcast, so a re-run sends nothing twice; the
 // chunk's counts are added in the same conditional write that marks the chunk done, so a re-run
 // does not count twice either.
@@ -9,7 +10,8 @@ import type { SendRequest } from '../messages/schemas';
 import { RetryableError } from '../errors';
 import { acceptSends, type SendDeps } from '../messages/send';
 import type { FanOutJob } from './messages';
-import type { BroadcastItem } from './model';
+import type { BroadcastItem, RecipientChunkItem } from './model';
+import { pinnedRenderer } from '../templates/render';
 import { BroadcastRepository } from './repository';
 
 /** Items per acceptSends call: bounds the parallel claims and one call's batched writes. */
@@ -34,25 +36,34 @@ export function recipientIdempotencyKey(broadcastId: string, recipient: string):
   return key.length <= MAX_IDEMPOTENCY_KEY ? key : `bulk_${broadcastId}_sha256_${sha256Hex(recipient)}`;
 }
 
-/** The send of one recipient; built only from stored fields, so every re-run builds the same body. */
-function sendRequestFor(broadcast: BroadcastItem, recipient: string): SendRequest {
+/**
+ * The send of one recipient; built only from stored fields, so every re-run builds the same body.
+ * A template broadcast sends its template with the recipient's `data` as template_vars.
+ */
+function sendRequestFor(broadcast: BroadcastItem, recipient: string, data: Record<string, unknown> | null | undefined): SendRequest {
+  const content: Pick<SendRequest, 'payload' | 'template_id' | 'template_vars'> = broadcast.template
+    ? { template_id: broadcast.template.id, template_vars: data ?? {} }
+    : {
+        payload: {
+          subject: broadcast.subject,
+          ...(broadcast.body_html !== undefined ? { body_html: broadcast.body_html } : {}),
+          ...(broadcast.body_text !== undefined ? { body_text: broadcast.body_text } : {}),
+        },
+      };
   return {
     channel: 'email',
     idempotency_key: recipientIdempotencyKey(broadcast.id, recipient),
     message_type: broadcast.message_type,
     destination: { email: recipient },
-    payload: {
-      subject: broadcast.subject,
-      ...(broadcast.body_html !== undefined ? { body_html: broadcast.body_html } : {}),
-      ...(broadcast.body_text !== undefined ? { body_text: broadcast.body_text } : {}),
-    },
+    ...content,
     metadata: { from_email: broadcast.from_email },
     ...(broadcast.scheduled_at ? { scheduled_at: broadcast.scheduled_at } : {}),
   };
 }
 
 /** Sends the chunk's recipients in calls of SENDS_PER_CALL and counts the outcomes. */
-async function sendChunk(deps: SendDeps, broadcast: BroadcastItem, recipients: readonly string[]): Promise<{ tally: Tally; failures: Record<string, number> }> {
+async function sendChunk(deps: SendDeps, broadcast: BroadcastItem, chunk: RecipientChunkItem): Promise<{ tally: Tally; failures: Record<string, number> }> {
+  const { recipients } = chunk;
   const tally: Tally = { sent: 0, skipped: 0, failed: 0 };
   const failures: Record<string, number> = {};
   const account = await getAccount(deps.store, broadcast.account_id);
@@ -62,9 +73,11 @@ async function sendChunk(deps: SendDeps, broadcast: BroadcastItem, recipients: r
     return { tally: { ...tally, failed: recipients.length }, failures };
   }
   const sender = { accountId: broadcast.account_id, keyId: broadcast.key_id, testMode: broadcast.test_mode };
+  // The version pinned at creation, not the template's current one.
+  const render = broadcast.template ? await pinnedRenderer(deps.store, broadcast.account_id, broadcast.template) : undefined;
   for (let i = 0; i < recipients.length; i += SENDS_PER_CALL) {
-    const requests = recipients.slice(i, i + SENDS_PER_CALL).map((r) => sendRequestFor(broadcast, r));
-    const outcomes = await acceptSends(deps, sender, requests, { batch: true });
+    const requests = recipients.slice(i, i + SENDS_PER_CALL).map((r, j) => sendRequestFor(broadcast, r, chunk.data?.[i + j]));
+    const outcomes = await acceptSends(deps, sender, requests, { batch: true, render });
     // A run of this chunk that died moments ago still holds some keys: count the chunk once they lapse.
     if (outcomes.some((o) => o.kind === 'rejected' && o.error.code === 'idempotency_key_in_use')) {
       throw new RetryableError(`broadcast ${broadcast.id}: an earlier run of this chunk still holds some sends; retried later`);
@@ -74,6 +87,8 @@ async function sendChunk(deps: SendDeps, broadcast: BroadcastItem, recipients: r
       // The spec's bulk rule: suppressed and unsubscribed recipients are skipped, not failed.
       else if (outcome.kind === 'suppressed') tally.skipped++;
       else {
+        // Refused for this recipient alone, e.g. missing_variable when its data lacks a required
+        // template variable: failed, with the code in the chunk's failures.
         tally.failed++;
         failures[outcome.error.code] = (failures[outcome.error.code] ?? 0) + 1;
       }
@@ -105,7 +120,7 @@ export async function fanOutChunk(deps: SendDeps, job: FanOutJob): Promise<FanOu
   const chunk = await broadcasts.getChunk(job.broadcast_id, job.chunk);
   if (!chunk) return { kind: 'missing' };
 
-  const { tally, failures } = await sendChunk(deps, broadcast, chunk.recipients);
+  const { tally, failures } = await sendChunk(deps, broadcast, chunk);
   const updated = await broadcasts.countChunk(job.account_id, job.broadcast_id, job.chunk, tally, deps.clock.now().toISOString());
   if (!updated) {
     // A concurrent run of the same job counted it first (or the broadcast was removed).

@@ -1,6 +1,7 @@
 // The stored broadcast, its recipient chunks, and how they become the wire forms (Broadcast,
 // BroadcastStats), whose zod schemas are in ./schemas.ts.
 import type { ItemKey } from '../db/keys';
+import type { PinnedTemplate } from '../templates/render';
 import type { BroadcastStats, BroadcastView } from './schemas';
 
 export { broadcastStatuses, messageTypes, type BroadcastStatus, type MessageType } from './schemas';
@@ -17,9 +18,15 @@ export interface BroadcastItem extends ItemKey {
   message_type: MessageType;
   audience_list_id: string | null;
   scheduled_at: string | null;
-  subject: string;
+  /** Inline content; absent when the broadcast sends a template. */
+  subject?: string;
   body_html?: string;
   body_text?: string;
+  /**
+   * The template version the broadcast sends, copied at creation: every recipient is rendered from
+   * it with their own `data`, whatever happens to the template during the fan-out.
+   */
+  template?: PinnedTemplate;
   /** Unique normalized recipients, invalid addresses included. */
   total_recipients: number;
   sent_count: number;
@@ -44,6 +51,8 @@ export interface RecipientChunkItem extends ItemKey {
   chunk: number;
   /** Normalized, valid, unique across the broadcast. */
   recipients: string[];
+  /** Template broadcasts only: each recipient's `data` (their template variables), by position; null for none. */
+  data?: Array<Record<string, unknown> | null>;
 }
 
 export type { BroadcastStats, BroadcastView } from './schemas';

@@ -35,17 +35,18 @@ export class BroadcastRepository {
     );
   }
 
-  /** The recipient list in slices of at most `size`, stored under chunk numbers 0, 1, 2… */
-  putChunks(accountId: string, broadcastId: string, chunks: readonly string[][]): Promise<void> {
+  /** The recipient list in slices, stored under chunk numbers 0, 1, 2… (with each recipient's data for a template broadcast). */
+  putChunks(accountId: string, broadcastId: string, chunks: ReadonlyArray<Pick<RecipientChunkItem, 'recipients' | 'data'>>): Promise<void> {
     return this.store.batchPut(
       chunks.map(
-        (recipients, chunk): RecipientChunkItem => ({
+        ({ recipients, data }, chunk): RecipientChunkItem => ({
           ...keys.broadcastRecipients(broadcastId, chunk),
           entity: 'broadcast_recipients',
           broadcast_id: broadcastId,
           account_id: accountId,
           chunk,
           recipients,
+          ...(data ? { data } : {}),
         }),
       ),
     );

@@ -14,8 +14,10 @@ export const MAX_BULK_RECIPIENTS = 10_000;
 const recipient = z
   .object({
     email: z.string().max(320),
-    /** Per-recipient template variables; unused until templates exist. */
-    data: z.record(z.string(), z.unknown()).optional(),
+    data: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({ description: "This recipient's template variables (with template_id; ignored with inline content), at most 16 KiB as JSON" }),
   })
   .strict();
 
@@ -29,7 +31,15 @@ export const bulkSendBody = z
     subject: z.string().max(998).optional(),
     body_html: z.string().optional(),
     body_text: z.string().optional(),
-    template_id: z.string().min(1).max(256).optional(),
+    template_id: z
+      .string()
+      .min(1)
+      .max(256)
+      .optional()
+      .meta({
+        description:
+          "Instead of inline content: the account's template, its current version pinned for the whole fan-out, rendered per recipient with their `data`; 404 template_not_found, 422 template_error when inactive",
+      }),
     message_type: z.enum(messageTypes).optional(),
     audience_list_id: z.string().min(1).max(256).optional(),
     recipients: z
@@ -49,7 +59,7 @@ export type BulkSendBody = z.infer<typeof bulkSendBody>;
 export const broadcastView = z
   .object({
     id: z.string().meta({ description: 'The broadcast id, bcast_…' }),
-    name: z.string().meta({ description: 'As given, or the subject' }),
+    name: z.string().meta({ description: "As given, or the subject (the template's name with template_id)" }),
     status: z.enum(broadcastStatuses).meta({
       description: 'A bulk send is sending on creation, then sent once every recipient was handled, or failed when nothing was accepted and something failed',
     }),

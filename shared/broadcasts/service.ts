@@ -14,6 +14,8 @@ import type { Queue } from '../ports/queue';
 import type { FanOutJob } from './messages';
 import { toBroadcastStats, toBroadcastView, type BroadcastStats, type BroadcastView } from './model';
 import { BroadcastRepository, type NewBroadcast } from './repository';
+import type { RecipientChunkItem } from './model';
+import { checkActive, ownedTemplate, pinTemplate, type PinnedTemplate } from '../templates/render';
 import type { BulkSendBody } from './schemas';
 import { SCHEDULE_FUTURE_MS, SCHEDULE_PAST_MS } from '../messages/send';
 
@@ -34,6 +36,10 @@ export interface BroadcastSender {
 
 /** 500 addresses of at most 254 characters stay well under DynamoDB's 400 KB item limit. */
 export const RECIPIENTS_PER_CHUNK = 500;
+/** A recipient chunk with data stays under this, well below DynamoDB's 400 KB item limit. */
+export const CHUNK_BYTES = 300 * 1024;
+/** One recipient's `data` as JSON; bounded so that it always fits a chunk. Recorded in docs/api-decisions.md. */
+export const MAX_RECIPIENT_DATA_BYTES = 16 * 1024;
 /** Content is stored on the broadcast and on every message; bounded so both items fit. */
 export const MAX_CONTENT_BYTES = 256 * 1024;
 // The scheduling window of single sends (shared/messages/send.ts), checked once for the whole bulk.
@@ -41,18 +47,31 @@ export const MAX_CONTENT_BYTES = 256 * 1024;
 const filled = (value: string | undefined): string | undefined => (value !== undefined && value.trim() !== '' ? value : undefined);
 
 interface Content {
-  subject: string;
+  subject?: string;
   html?: string;
   text?: string;
+  /** With template_id: the template's current version, pinned for the whole fan-out. */
+  template?: PinnedTemplate;
+  /** The broadcast's default name: the subject, or the template's name. */
+  name: string;
 }
 
-/** Inline content or a template, never both and never neither. Templates do not exist yet. */
-function resolveContent(body: BulkSendBody): Content {
+/**
+ * Inline content or a template, never both and never neither. A template is refused as a single
+ * send refuses it (404 template_not_found for one the account does not hold, 422 template_error
+ * for an inactive one) and its current version is pinned; required variables are checked per
+ * recipient, when the fan-out renders each one with its own `data`.
+ */
+async function resolveContent(store: Store, accountId: string, body: BulkSendBody): Promise<Content> {
   const inline = body.subject !== undefined || body.body_html !== undefined || body.body_text !== undefined;
   if (inline && body.template_id !== undefined) {
     throw new InvalidRequestError('body: give inline content (subject, body_html, body_text) or template_id, not both');
   }
-  if (body.template_id !== undefined) throw new ApiError('template_not_found', `template ${body.template_id} not found`);
+  if (body.template_id !== undefined) {
+    const item = await ownedTemplate(store, accountId, body.template_id);
+    checkActive(item);
+    return { template: pinTemplate(item), name: item.name };
+  }
   const subject = filled(body.subject);
   const html = filled(body.body_html);
   const text = filled(body.body_text);
@@ -61,12 +80,14 @@ function resolveContent(body: BulkSendBody): Content {
   }
   const bytes = Buffer.byteLength(subject) + Buffer.byteLength(html ?? '') + Buffer.byteLength(text ?? '');
   if (bytes > MAX_CONTENT_BYTES) throw new InvalidRequestError(`body: subject, body_html and body_text together must be at most ${MAX_CONTENT_BYTES} bytes`);
-  return { subject, html, text };
+  return { subject, html, text, name: subject };
 }
 
 interface Audience {
   /** Unique normalized valid addresses, in request order. */
   valid: string[];
+  /** Each valid address's `data` (its first entry's), by position; null for none. */
+  data: Array<Record<string, unknown> | null>;
   /** Unique normalized entries that are not addresses: skipped, counted in total_recipients. */
   invalid: number;
 }
@@ -78,10 +99,19 @@ function resolveAudience(body: BulkSendBody): Audience {
   }
   if (body.audience_list_id !== undefined) throw new NotFoundError(`contact list ${body.audience_list_id}`);
   if (body.recipients === undefined) throw new InvalidRequestError('body: recipients or audience_list_id is required');
-  const unique = new Set(body.recipients.map((r) => normalizeAddress(r.email)));
-  const valid = [...unique].filter(isValidAddress);
+  // A repeated address keeps its first entry, data included.
+  const unique = new Map<string, Record<string, unknown> | null>();
+  body.recipients.forEach((r, i) => {
+    const address = normalizeAddress(r.email);
+    if (unique.has(address)) return;
+    if (body.template_id !== undefined && r.data !== undefined && Buffer.byteLength(JSON.stringify(r.data)) > MAX_RECIPIENT_DATA_BYTES) {
+      throw new InvalidRequestError(`body.recipients.${i}.data: at most ${MAX_RECIPIENT_DATA_BYTES} bytes as JSON`);
+    }
+    unique.set(address, r.data ?? null);
+  });
+  const valid = [...unique.keys()].filter(isValidAddress);
   if (valid.length === 0) throw new InvalidRequestError('body.recipients: no entry holds a valid email address');
-  return { valid, invalid: unique.size - valid.length };
+  return { valid, data: valid.map((address) => unique.get(address) ?? null), invalid: unique.size - valid.length };
 }
 
 function checkSchedule(scheduledAt: string | undefined, now: Date): void {
@@ -92,9 +122,28 @@ function checkSchedule(scheduledAt: string | undefined, now: Date): void {
   }
 }
 
-function chunksOf<T>(list: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
+type Chunk = Pick<RecipientChunkItem, 'recipients' | 'data'>;
+
+/**
+ * Slices of at most RECIPIENTS_PER_CHUNK recipients; with `data` (a template broadcast) a slice
+ * also closes before its addresses and data pass CHUNK_BYTES, so every chunk item fits.
+ */
+function chunksOf(audience: Audience, withData: boolean): Chunk[] {
+  const out: Chunk[] = [];
+  let current: Chunk | undefined;
+  let bytes = 0;
+  audience.valid.forEach((recipient, i) => {
+    const data = audience.data[i] ?? null;
+    const size = Buffer.byteLength(recipient) + (withData && data ? Buffer.byteLength(JSON.stringify(data)) : 0) + 8;
+    if (!current || current.recipients.length >= RECIPIENTS_PER_CHUNK || (withData && bytes + size > CHUNK_BYTES)) {
+      current = withData ? { recipients: [], data: [] } : { recipients: [] };
+      out.push(current);
+      bytes = 0;
+    }
+    current.recipients.push(recipient);
+    current.data?.push(data);
+    bytes += size;
+  });
   return out;
 }
 
@@ -106,7 +155,7 @@ async function checkSender(deps: BroadcastDeps, accountId: string, fromEmail: st
 }
 
 export async function createBulkSend(deps: BroadcastDeps, sender: BroadcastSender, body: BulkSendBody): Promise<BroadcastView> {
-  const content = resolveContent(body);
+  const content = await resolveContent(deps.store, sender.accountId, body);
   const audience = resolveAudience(body);
   const now = deps.clock.now();
   checkSchedule(body.scheduled_at, now);
@@ -114,11 +163,11 @@ export async function createBulkSend(deps: BroadcastDeps, sender: BroadcastSende
 
   const id = deps.ids.next('bcast');
   const nowIso = now.toISOString();
-  const chunks = chunksOf(audience.valid, RECIPIENTS_PER_CHUNK);
+  const chunks = chunksOf(audience, content.template !== undefined);
   const broadcast: NewBroadcast = {
     id,
     account_id: sender.accountId,
-    name: body.name ?? content.subject,
+    name: body.name ?? content.name,
     status: 'sending',
     from_email: body.from_email.trim(),
     message_type: body.message_type ?? 'transactional',
@@ -127,6 +176,7 @@ export async function createBulkSend(deps: BroadcastDeps, sender: BroadcastSende
     subject: content.subject,
     body_html: content.html,
     body_text: content.text,
+    template: content.template,
     total_recipients: audience.valid.length + audience.invalid,
     sent_count: 0,
     failed_count: 0,

@@ -22,7 +22,7 @@ import { admitTestSend } from '../test-recipients/sandbox';
 import { checkSandboxRecipient, loadSenderContext, resolveSender, type SenderContext } from './sender';
 import { sendRequest, type SendRequest, type SendResponse } from './schemas';
 import { handOn } from './hand-on';
-import { renderForSend, templateNotFound } from '../templates/render';
+import { renderForSend, templateNotFound, type TemplateRenderer } from '../templates/render';
 
 export interface SendDeps {
   store: Store;
@@ -109,10 +109,10 @@ type Content = { subject: string; html?: string; text?: string; template_id?: st
  * path). The spec makes payload a required field, so one sent beside template_id is not an error;
  * the template replaces its subject and bodies.
  */
-async function resolveContent(store: Store, accountId: string, request: SendRequest): Promise<Content> {
+async function resolveContent(render: TemplateRenderer, request: SendRequest): Promise<Content> {
   const payload = request.payload ?? {};
   if (request.template_id !== undefined) {
-    const rendered = await renderForSend(store, accountId, request.template_id, request.template_vars ?? {});
+    const rendered = await render(request.template_id, request.template_vars ?? {});
     return {
       subject: rendered.subject,
       html: text(rendered.body_html),
@@ -135,11 +135,11 @@ const SENDABLE = new Set(['email', 'webhook']);
 
 type Target = Pick<Prepared, 'recipient' | 'from' | 'subject' | 'html' | 'text' | 'data' | 'countsAsTestSend' | 'template_id' | 'template_version'>;
 
-async function prepareEmail(deps: SendDeps, ctx: SenderContext, request: SendRequest, testMode: boolean): Promise<Target> {
+async function prepareEmail(render: TemplateRenderer, ctx: SenderContext, request: SendRequest, testMode: boolean): Promise<Target> {
   const email = request.destination.email;
   const recipient = typeof email === 'string' ? normalizeAddress(email) : '';
   if (!isValidAddress(recipient)) throw new ApiError('invalid_destination', 'email needs destination.email holding a valid address');
-  const content = await resolveContent(deps.store, ctx.account.id, request);
+  const content = await resolveContent(render, request);
   const from = resolveSender(ctx, request.metadata?.from_email);
   const sandbox = await checkSandboxRecipient(ctx, recipient, testMode);
   return { recipient, from, ...content, countsAsTestSend: sandbox === 'test_recipient' };
@@ -158,7 +158,15 @@ async function prepareWebhook(deps: SendDeps, request: SendRequest): Promise<Tar
   return { recipient: checked.url, from: '', subject: '', data, countsAsTestSend: false };
 }
 
-async function prepare(deps: SendDeps, ctx: SenderContext, testMode: boolean, raw: unknown, index: number | undefined, now: Date): Promise<Prepared> {
+async function prepare(
+  deps: SendDeps,
+  ctx: SenderContext,
+  render: TemplateRenderer,
+  testMode: boolean,
+  raw: unknown,
+  index: number | undefined,
+  now: Date,
+): Promise<Prepared> {
   const { account } = ctx;
   const parsed = sendRequest.safeParse(raw);
   if (!parsed.success) throw fieldError(index, parsed.error.issues[0] ?? { path: [], message: 'invalid request' });
@@ -167,7 +175,7 @@ async function prepare(deps: SendDeps, ctx: SenderContext, testMode: boolean, ra
   if (!account.enabled_channels.includes(request.channel) || !SENDABLE.has(request.channel)) {
     throw new ApiError('channel_not_enabled', `channel ${request.channel} is not enabled for this account`);
   }
-  const target = request.channel === 'webhook' ? await prepareWebhook(deps, request) : await prepareEmail(deps, ctx, request, testMode);
+  const target = request.channel === 'webhook' ? await prepareWebhook(deps, request) : await prepareEmail(render, ctx, request, testMode);
   let scheduledAt: Date | undefined;
   if (request.scheduled_at !== undefined) {
     scheduledAt = new Date(request.scheduled_at);
@@ -194,9 +202,15 @@ async function prepare(deps: SendDeps, ctx: SenderContext, testMode: boolean, ra
 
 /**
  * Accepts sends and returns one outcome per item, in order. `index` is set for batches so that
- * field errors name the item (body.3.destination).
+ * field errors name the item (body.3.destination). `render` replaces how a `template_id` is
+ * rendered (a broadcast's pinned version); by default the template's current version.
  */
-export async function acceptSends(deps: SendDeps, sender: Sender, items: readonly unknown[], options: { batch: boolean }): Promise<SendOutcome[]> {
+export async function acceptSends(
+  deps: SendDeps,
+  sender: Sender,
+  items: readonly unknown[],
+  options: { batch: boolean; render?: TemplateRenderer },
+): Promise<SendOutcome[]> {
   const account = sender.account ?? (await getAccount(deps.store, sender.accountId));
   if (!account) throw new ApiError('unauthorized', 'unknown account');
   const now = deps.clock.now();
@@ -204,9 +218,10 @@ export async function acceptSends(deps: SendDeps, sender: Sender, items: readonl
   const outcomes = new Array<SendOutcome | undefined>(items.length);
   const records = new IdempotencyRepository(deps.store);
   const ctx = await loadSenderContext(deps.store, account, deps.config.sharedEmailSender);
+  const render: TemplateRenderer = options.render ?? ((templateId, vars) => renderForSend(deps.store, account.id, templateId, vars));
 
   const prepared = await inParallel(items.map((raw, i) => ({ raw, i })), 32, ({ raw, i }) =>
-    prepare(deps, ctx, sender.testMode, raw, options.batch ? i : undefined, now).catch((error: unknown) => {
+    prepare(deps, ctx, render, sender.testMode, raw, options.batch ? i : undefined, now).catch((error: unknown) => {
       if (error instanceof ApiError) {
         outcomes[i] = rejected(error);
         return undefined;

@@ -81,14 +81,53 @@ export function renderContent(content: VersionContent, vars: Record<string, unkn
  * with `template_vars`. 404 template_not_found for a template the account does not hold (deleted,
  * another account's); 422 template_error for an inactive one.
  */
+export type RenderedForSend = Rendered & { template_id: string; template_version: number };
+
+/** How a send renders its `template_id`: renderForSend, or a broadcast's pinned version (pinnedRenderer). */
+export type TemplateRenderer = (templateId: string, vars: Record<string, unknown>) => Promise<RenderedForSend>;
+
+/** One template version as a broadcast pins it at creation: its content and the snippets it includes. */
+export interface PinnedTemplate {
+  id: string;
+  version: number;
+  content_gz: Uint8Array;
+  snippets?: Record<string, string>;
+}
+
+export const pinTemplate = (item: TemplateItem): PinnedTemplate => ({
+  id: item.id,
+  version: item.version,
+  content_gz: item.content_gz,
+  ...(item.snippets ? { snippets: item.snippets } : {}),
+});
+
+/**
+ * Renders a pinned version, whatever the template holds now (a later edit, deactivation or
+ * deletion changes nothing); its snippets at their current bodies, as renderForSend does. Another
+ * template id is 404 template_not_found.
+ */
+export async function pinnedRenderer(store: Store, accountId: string, pinned: PinnedTemplate): Promise<TemplateRenderer> {
+  const content = unpackContent(pinned.content_gz);
+  const partials = await snippetPartials(store, { account_id: accountId, snippets: pinned.snippets });
+  return async (templateId, vars) => {
+    if (templateId !== pinned.id) throw templateNotFound(templateId);
+    return { ...renderContent(content, vars, { samples: false, partials }), template_id: pinned.id, template_version: pinned.version };
+  };
+}
+
+/** An inactive template is refused on every send path. */
+export function checkActive(item: TemplateItem): void {
+  if (!item.is_active) throw new ApiError('template_error', `template ${item.id} is inactive; activate it (PUT is_active: true) to send with it`);
+}
+
 export async function renderForSend(
   store: Store,
   accountId: string,
   templateId: string,
   vars: Record<string, unknown>,
-): Promise<Rendered & { template_id: string; template_version: number }> {
+): Promise<RenderedForSend> {
   const item = await ownedTemplate(store, accountId, templateId);
-  if (!item.is_active) throw new ApiError('template_error', `template ${templateId} is inactive; activate it (PUT is_active: true) to send with it`);
+  checkActive(item);
   const rendered = renderContent(unpackContent(item.content_gz), vars, { samples: false, partials: await snippetPartials(store, item) });
   return { ...rendered, template_id: item.id, template_version: item.version };
 }

@@ -1,6 +1,7 @@
 // POST /v1/send/bulk, the fanout consumer and the broadcast reads, through the real handlers:
 // request-time refusals (content, recipients, schedule, sender rules), one accepted message per
-// unique recipient, suppressed recipients skipped, re-runs that send and count nothing twice.
+// unique recipient, suppressed recipients skipped, re-runs that send and count nothing twice, and
+// template broadcasts rendered per recipient from the version pinned at creation.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler as fanOutRaw } from '../../functions/broadcasts/fan-out';
 import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
@@ -126,6 +127,13 @@ describe('POST /v1/send/bulk', () => {
     ['a subject without a body', { body_html: undefined, body_text: '  ' }, 400, 'invalid_request', /content/],
     ['inline content and a template_id', { template_id: 'tmpl_1' }, 400, 'invalid_request', /not both/],
     ['an unknown template_id', { subject: undefined, body_html: undefined, body_text: undefined, template_id: 'tmpl_1' }, 404, 'template_not_found', /tmpl_1/],
+    [
+      'a well-formed template id that names nothing',
+      { subject: undefined, body_html: undefined, body_text: undefined, template_id: 'tmpl_01jz0000000000000000000000' },
+      404,
+      'template_not_found',
+      /tmpl_01jz/,
+    ],
     ['an unknown audience_list_id', { recipients: undefined, audience_list_id: 'list_1' }, 404, 'not_found', /^contact list list_1 not found$/],
     ['both recipients and audience_list_id', { audience_list_id: 'list_1' }, 400, 'invalid_request', /not both/],
     ['neither recipients nor audience_list_id', { recipients: undefined }, 400, 'invalid_request', /required/],
@@ -319,5 +327,131 @@ describe('GET /v1/broadcasts/{id}', () => {
     expect(foreign.status).toBe(404);
     expect(foreign.body.error).toEqual({ code: 'not_found', message: 'broadcast not found', status: 404 });
     expect(malformed.status).toBe(404);
+  });
+});
+
+describe('bulk send with template_id', () => {
+  const template = {
+    name: 'Monthly note',
+    channel: 'email',
+    subject: 'Hi {{ first_name }}',
+    body_html: '<p>Hello {{ first_name }}, your plan is {{ plan }}.</p>',
+    body_text: 'Hello {{ first_name }}, your plan is {{ plan }}.',
+    variables: [
+      { name: 'first_name', required: true, sample: 'Ada' },
+      { name: 'plan', default_value: 'free' },
+    ],
+  };
+  const makeTemplate = async (key = sendKey, body: Record<string, unknown> = template): Promise<string> => {
+    const res = await call({ method: 'POST', path: '/v1/templates', key, body });
+    expect(res.status).toBe(201);
+    return res.body.id;
+  };
+  const byTemplate = (templateId: string, recipients: unknown[], over: Record<string, unknown> = {}) =>
+    bulk({ subject: undefined, body_html: undefined, body_text: undefined, name: undefined, template_id: templateId, recipients, ...over });
+
+  it("renders each recipient's message with that recipient's own data and records the template and its version", async () => {
+    const templateId = await makeTemplate();
+    const recipients = [
+      { email: 'ada@example.com', data: { first_name: 'Ada', plan: 'pro' } },
+      { email: 'bob@example.com', data: { first_name: 'Bob' } },
+      { email: ' ADA@example.com ', data: { first_name: 'Not Ada' } },
+    ];
+
+    const res = await post(byTemplate(templateId, recipients));
+    await runAll();
+
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ name: 'Monthly note', status: 'sending', total_recipients: 2 });
+    const ada = await messageTo(res.body.id, 'ada@example.com');
+    const bob = await messageTo(res.body.id, 'bob@example.com');
+    expect(ada).toMatchObject({
+      status: 'queued',
+      subject: 'Hi Ada',
+      body_html: '<p>Hello Ada, your plan is pro.</p>',
+      body_text: 'Hello Ada, your plan is pro.',
+      template_id: templateId,
+      template_version: 1,
+    });
+    expect(bob).toMatchObject({ subject: 'Hi Bob', body_html: '<p>Hello Bob, your plan is free.</p>', template_id: templateId, template_version: 1 });
+    expect((await get(res.body.id)).body.broadcast).toMatchObject({ status: 'sent', sent_count: 2, failed_count: 0 });
+  });
+
+  it('counts a recipient whose data lacks a required variable as failed (missing_variable) and sends the others', async () => {
+    const templateId = await makeTemplate();
+    const recipients = [{ email: 'ada@example.com', data: { first_name: 'Ada' } }, { email: 'bob@example.com', data: { plan: 'pro' } }, { email: 'cy@example.com' }];
+    const { body: broadcast } = await post(byTemplate(templateId, recipients));
+
+    await runAll();
+
+    expect(sendJobs()).toHaveLength(1);
+    expect(await messageTo(broadcast.id, 'bob@example.com')).toBeUndefined();
+    expect(await messageTo(broadcast.id, 'cy@example.com')).toBeUndefined();
+    const res = await get(broadcast.id);
+    expect(res.body.broadcast).toMatchObject({ status: 'sent', sent_count: 1, failed_count: 2 });
+    expect(res.body.stats).toMatchObject({ total: 3, sent: 1, failed: 2 });
+    // The consumer's log line names the per-recipient failure codes.
+    const logged = c.logs.filter((l) => l.msg === 'broadcast chunk sent' && (l.job as FanOutJob).broadcast_id === broadcast.id);
+    expect(logged).toEqual([expect.objectContaining({ sent: 1, failed: 2, failures: { missing_variable: 2 } })]);
+  });
+
+  it("answers 404 template_not_found for another account's template, and 422 template_error for an inactive one, storing nothing", async () => {
+    const other = await createAccount(c, { email: 'other@example.com' });
+    const foreign = await makeTemplate(other.admin_key);
+    const inactive = await makeTemplate();
+    expect((await call({ method: 'PUT', path: `/v1/templates/${inactive}`, key: sendKey, body: { is_active: false } })).status).toBe(200);
+
+    const notFound = await post(byTemplate(foreign, [{ email: 'ada@example.com', data: { first_name: 'Ada' } }]));
+    const refused = await post(byTemplate(inactive, [{ email: 'ada@example.com', data: { first_name: 'Ada' } }]));
+
+    expect(notFound.status).toBe(404);
+    expect(notFound.body.error).toEqual({ code: 'template_not_found', message: `template ${foreign} not found`, status: 404 });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.code).toBe('template_error');
+    expect(fanOutJobs()).toHaveLength(0);
+    expect((await list()).body.broadcasts).toEqual([]);
+  });
+
+  it('refuses a recipient data over 16 KiB', async () => {
+    const templateId = await makeTemplate();
+
+    const res = await post(byTemplate(templateId, [{ email: 'ada@example.com', data: { first_name: 'x'.repeat(17_000) } }]));
+
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(/^body\.recipients\.0\.data: /);
+  });
+
+  it('keeps rendering the version pinned at creation when the template is edited, deactivated or deleted mid-fan-out', async () => {
+    const templateId = await makeTemplate();
+    const recipients = addresses(1001).map((r, i) => ({ ...r, data: { first_name: `U${i}` } }));
+    const { body: broadcast } = await post(byTemplate(templateId, recipients));
+    const [first, second, third] = fanOutJobs();
+
+    await runJob(first);
+    const edit = await call({ method: 'PUT', path: `/v1/templates/${templateId}`, key: sendKey, body: { subject: 'Changed {{ first_name }}', is_active: false } });
+    await runJob(second);
+    const removed = await call({ method: 'DELETE', path: `/v1/templates/${templateId}`, key: sendKey });
+    await runJob(third);
+
+    expect(edit.status).toBe(200);
+    expect(edit.body.version).toBe(2);
+    expect(removed.status).toBe(200);
+    expect(await messageTo(broadcast.id, 'user0@example.com')).toMatchObject({ subject: 'Hi U0', template_version: 1 });
+    expect(await messageTo(broadcast.id, 'user500@example.com')).toMatchObject({ subject: 'Hi U500', template_id: templateId, template_version: 1 });
+    expect(await messageTo(broadcast.id, 'user1000@example.com')).toMatchObject({ subject: 'Hi U1000', template_id: templateId, template_version: 1 });
+    expect((await get(broadcast.id)).body.broadcast).toMatchObject({ status: 'sent', sent_count: 1001, failed_count: 0 });
+  });
+
+  it('splits recipients with large data into chunks that fit an item', async () => {
+    const templateId = await makeTemplate();
+    const recipients = addresses(60).map((r) => ({ ...r, data: { first_name: 'x'.repeat(15_000) } }));
+
+    const { body: broadcast } = await post(byTemplate(templateId, recipients));
+
+    const jobs = fanOutJobs();
+    expect(jobs.length).toBeGreaterThan(1);
+    const chunks = await Promise.all(jobs.map((j) => c.store.get<RecipientChunkItem>(keys.broadcastRecipients(broadcast.id, j.chunk))));
+    expect(chunks.flatMap((ch) => ch?.recipients ?? [])).toHaveLength(60);
+    for (const ch of chunks) expect(ch?.data).toHaveLength(ch?.recipients.length ?? -1);
   });
 });
