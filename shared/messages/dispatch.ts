@@ -11,7 +11,7 @@ import type { Logger } from '../runtime/logger';
 import { findSuppression, suppress } from '../suppressions/service';
 import { recordSend } from '../usage/service';
 import { ContentMissingError, loadContent } from './content';
-import { textOfHtml } from '../templates/text';
+import { inlineStyles, textOfHtml } from '../templates/text';
 import type { SendJob } from './messages';
 import type { MessageItem } from './model';
 import { MessageRepository } from './repository';
@@ -146,13 +146,15 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
   let providerMessageId: string;
   try {
     const content = await loadContent({ objects: deps.objects, messages }, message);
+    // A template's CSS is inlined as it is sent (shared/templates/text.ts); inline content is sent as given.
+    const fromTemplate = content.template_id !== undefined;
     ({ providerMessageId } = await deps.mailer.send({
       from: content.from,
       to: message.recipient,
       subject: content.subject,
-      html: content.body_html,
+      html: fromTemplate && content.body_html !== undefined ? inlineStyles(content.body_html) : content.body_html,
       // A template without a text part: made here from the rendered HTML (shared/templates/text.ts).
-      text: content.body_text ?? (content.template_id !== undefined && content.body_html !== undefined ? textOfHtml(content.body_html) : undefined),
+      text: content.body_text ?? (fromTemplate && content.body_html !== undefined ? textOfHtml(content.body_html) : undefined),
       messageId: message.id,
       accountId: message.account_id,
     }));

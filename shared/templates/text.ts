@@ -4,6 +4,7 @@
 // function's bundle has room for (test/cdk/bundle-adapters.test.ts), so neither the send API nor
 // the templates API carries it.
 import { convert } from 'html-to-text';
+import juice from 'juice';
 
 const OPTIONS = {
   wordwrap: false as const,
@@ -23,4 +24,14 @@ const OPTIONS = {
 /** The text part of an HTML body: its text and links. */
 export function textOfHtml(html: string): string {
   return convert(html, OPTIONS).trim();
+}
+
+/**
+ * A rendered template's HTML with its `<style>` rules copied onto the elements they match (juice
+ * 11.1.1), so mail clients that strip `<style>` (Gmail's web client in some views, many webmail
+ * clients) still show it. Done by the send worker at send time, for the same bundle reason as the
+ * text part: the `<style>` block stays for clients that honour media queries.
+ */
+export function inlineStyles(html: string): string {
+  return juice(html, { removeStyleTags: false, preserveMediaQueries: true });
 }

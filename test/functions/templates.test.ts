@@ -382,6 +382,31 @@ describe('sending with template_id', () => {
     expect(await loadContent({ objects: c.objects, messages: new MessageRepository(c.store) }, later)).toMatchObject({ subject: 'Changed Bo', template_version: 2 });
   });
 
+  it("mails a template's CSS inlined onto its elements, keeping the style block for clients that read it", async () => {
+    const styled = await made({
+      name: 'styled',
+      channel: 'email',
+      subject: 'Hi {{ n }}',
+      body_html: '<html><head><style>p.lead { color: #123456; } @media (max-width: 600px) { p.lead { font-size: 18px; } }</style></head><body><p class="lead">Hello {{ n }}</p></body></html>',
+    });
+    const res = await send({ template_id: styled.id, template_vars: { n: 'Ada' } });
+    expect(res.status).toBe(201);
+
+    await mailedOf(res.body.id);
+    const html = c.mailed.at(-1)!.html!;
+    expect(html).toMatch(/<p class="lead" style="color: #123456;">Hello Ada<\/p>/);
+    expect(html).toContain('@media (max-width: 600px)');
+  });
+
+  it('mails inline content as given: only templates are inlined', async () => {
+    const body_html = '<html><head><style>p { color: red; }</style></head><body><p>Hi</p></body></html>';
+    const res = await send({ payload: { subject: 'Inline', body_html } });
+    expect(res.status).toBe(201);
+
+    await mailedOf(res.body.id);
+    expect(c.mailed.at(-1)!.html).toBe(body_html);
+  });
+
   it('answers each template error as the spec names it', async () => {
     const template = await made();
     expectError(await send({ template_id: template.id, template_vars: {} }), 'missing_variable', 400, /first_name/);
