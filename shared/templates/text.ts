@@ -7,10 +7,12 @@ import { convert } from 'html-to-text';
 import juice from 'juice';
 
 const OPTIONS = {
-  wordwrap: false as const,
+  // Lines of at most 78 characters, as mail wants them.
+  wordwrap: 78,
   selectors: [
     { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
     { selector: 'img', format: 'skip' },
+    { selector: '.preheader', format: 'skip' },
     { selector: 'h1', options: { uppercase: false } },
     { selector: 'h2', options: { uppercase: false } },
     { selector: 'h3', options: { uppercase: false } },
@@ -18,20 +20,22 @@ const OPTIONS = {
     { selector: 'h5', options: { uppercase: false } },
     { selector: 'h6', options: { uppercase: false } },
     { selector: 'table', options: { uppercaseHeaderCells: false } },
+    { selector: 'table.data', format: 'dataTable', options: { uppercaseHeaderCells: false } },
+    { selector: 'td', format: 'block' },
   ],
 };
 
-/** The text part of an HTML body: its text and links. */
+/** The text part of an HTML body: its text and links (URLs kept), data tables as columns. */
 export function textOfHtml(html: string): string {
   return convert(html, OPTIONS).trim();
 }
 
 /**
- * A rendered template's HTML with its `<style>` rules copied onto the elements they match (juice
- * 11.1.1), so mail clients that strip `<style>` (Gmail's web client in some views, many webmail
- * clients) still show it. Done by the send worker at send time, for the same bundle reason as the
- * text part: the `<style>` block stays for clients that honour media queries.
+ * HTML with its `<style>` rules copied onto the elements they match (juice 11.1.1), so mail
+ * clients that strip `<style>` still show them; media queries stay in a `<style>` block. Mustache
+ * tags survive. The send worker inlines a template's HTML as it sends, for the same bundle reason
+ * as the text part.
  */
 export function inlineStyles(html: string): string {
-  return juice(html, { removeStyleTags: false, preserveMediaQueries: true });
+  return juice(html);
 }

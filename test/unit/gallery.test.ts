@@ -2,7 +2,8 @@
 // renders from its own samples with nothing missing and nothing a mail client would trip over.
 import Mustache from 'mustache';
 import { describe, expect, it } from 'vitest';
-import { GMAIL_CLIP_BYTES, inlineCss, mailClientWarnings, textPart, unresolvedVariables, usedVariables } from '../../shared/templates/gallery/checks';
+import { GMAIL_CLIP_BYTES, mailClientWarnings, unresolvedVariables, usedVariables } from '../../shared/templates/gallery/checks';
+import { inlineStyles as inlineCss, textOfHtml as textPart } from '../../shared/templates/text';
 import { galleryTemplates } from '../../shared/templates/gallery/index';
 
 const render = (source: string, vars: Readonly<Record<string, unknown>>): string => Mustache.render(source, vars);

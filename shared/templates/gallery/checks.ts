@@ -1,8 +1,6 @@
 // Checks the gallery's tests use now and the template preview will use later: what breaks in mail
 // clients, which variables a template uses and which of them a render would leave empty, CSS
 // inlining and the plain-text part. Pure functions: no I/O, no state.
-import { convert } from 'html-to-text';
-import juice from 'juice';
 import Mustache from 'mustache';
 
 /** Gmail clips a message body larger than 102 KB behind a "View entire message" link. */
@@ -157,28 +155,4 @@ export function unresolvedVariables(template: TemplateSource, vars: Readonly<Rec
     if (source) walk(parse(source), [root], field, source);
   }
   return [...missing.values()];
-}
-
-/**
- * The <style> rules written into style attributes, so clients that strip <style> still show
- * them; media queries stay in a <style> block. Mustache tags survive, so a template can be
- * inlined once, when it is written, and rendered many times.
- */
-export function inlineCss(html: string): string {
-  return juice(html);
-}
-
-/** The plain-text part for an HTML body: links kept as URLs, data tables as columns. */
-export function textPart(html: string): string {
-  return convert(html, {
-    wordwrap: 78,
-    selectors: [
-      // html-to-text 10 names the option hideLinkHrefIfSameAsText (there is no hideLinkBracketsIfTextEqualsHref).
-      { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
-      { selector: 'img', format: 'skip' },
-      { selector: '.preheader', format: 'skip' },
-      { selector: 'table.data', format: 'dataTable', options: { uppercaseHeaderCells: false } },
-      { selector: 'td', format: 'block' },
-    ],
-  }).trim();
 }
