@@ -20,7 +20,7 @@ const S = { singleSends: 3, batchItems: 1000, batches: 3, floorWarmupMs: 150, fl
  * writes per item (its claims overlap CLAIM_CONCURRENCY at a time, which the round-trip model
  * cannot see), plus 40 ms per object store PUT, CLAIM_CONCURRENCY of them at once.
  */
-const ASSUMED_MS = { apiPerBatchItem: 5, objectPut: 40 };
+const ASSUMED_MS = { apiPerBatchItem: 5, objectPut: MODEL_MS.latency.objectsPut ?? 40 };
 
 /** Modelled ms of each invocation of `queue` the send made, from the calls inside its window. */
 const invocationMs = (s: Single, queue: string): number[] =>
@@ -327,7 +327,7 @@ function floorSection(): string[] {
     ['Steady single sends, 20 KB HTML', parts(true, 1), { ...writes(1), ...content }, 10],
     ['400-item batch, 20 KB HTML', parts(true, 1 / 400), { ...writes(1 / 400), ...content }, 6],
   ];
-  const sumOf = (o: Record<string, number>) => Object.values(o).reduce((a, b) => a + b, 0);
+  const sumOf = (o: Record<string, number>) => sum(Object.values(o));
   return [
     '### The floor of this design',
     '',

@@ -133,7 +133,7 @@ export function unitsOf(call: PortCall): Units {
       return { ...u, requests: 1 };
     case 'store.delete':
       // Charged by the item deleted (at least one unit), and its index entries go with it.
-      add(failed ? writeCost(before, undefined, true) : writeCost(before, undefined, false));
+      add(writeCost(before, undefined, failed));
       return { ...u, requests: 1 };
     case 'store.query': {
       const items = ((call.result as { items?: Plain[] } | undefined)?.items ?? []) as Plain[];

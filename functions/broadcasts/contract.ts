@@ -1,12 +1,13 @@
 import * as z from 'zod';
 import { broadcastDetailView, broadcastView, bulkSendBody } from '../../shared/broadcasts/schemas';
 import { listOf, pageQuery, type Contracts } from '../../shared/http/contract';
+import { DEFAULT_SHARED_EMAIL_SENDER } from '../../shared/runtime/env-names';
 
 const broadcastId = z.object({ id: z.string().meta({ description: 'The broadcast id, bcast_…' }) });
 
 // The sandbox's shared sender when SHARED_EMAIL_SENDER is not set (shared/runtime/env-names.ts): the
 // one from_email a new (sandbox) account may use.
-const SHARED_SENDER = 'onboarding@sandbox.postbox.dev';
+const SHARED_SENDER = DEFAULT_SHARED_EMAIL_SENDER;
 
 export const contracts: Contracts = {
   'POST /v1/send/bulk': {

@@ -35,7 +35,7 @@ function describeOperation(path, method, op) {
   }
   return section;
 }
-fetch('/v1/openapi.json').then((r) => r.json()).then((doc) => {
+fetch('/v1/openapi.json').then((r) => r.json().then((body) => { if (!r.ok) throw new Error(body?.error?.message ?? 'HTTP ' + r.status); return body; })).then((doc) => {
   document.title = doc.info.title + ' reference';
   const main = document.getElementById('main');
   const nav = document.getElementById('nav');

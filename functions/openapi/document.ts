@@ -5,6 +5,7 @@
 import * as z from 'zod';
 import { errorStatus, type ErrorCode } from '../../shared/errors';
 import type { Contracts, RouteContract } from '../../shared/http/contract';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../../shared/pagination';
 import type { Access, FunctionDef, HttpRoute } from '../../shared/platform';
 
 type Json = Record<string, unknown>;
@@ -101,11 +102,11 @@ function parameters(route: HttpRoute, contract: RouteContract): Json[] {
 }
 
 function operation(fn: FunctionDef, route: HttpRoute, contract: RouteContract): Json {
-  const keyed = route.access.kind === 'key' || route.access.kind === 'any_key';
   const responses: Json = {};
   for (const [status, spec] of Object.entries(contract.responses)) {
     const headers: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
-    if (keyed) for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) headers[h] = { $ref: `#/components/headers/${h}` };
+    // Every route passes a limiter: keyed routes the account's, public and staff routes the client IP's.
+    for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) headers[h] = { $ref: `#/components/headers/${h}` };
     if (spec.secret) headers['Cache-Control'] = { $ref: '#/components/headers/Cache-Control' };
     responses[status] = {
       description: spec.description,
@@ -125,7 +126,7 @@ function operation(fn: FunctionDef, route: HttpRoute, contract: RouteContract): 
     tags: [fn.name],
     security: security(route.access),
     'x-postbox-access': accessExtension(route.access),
-    ...(contract.paginated ? { 'x-postbox-paginated': { limit: 'query limit, 1 to 100, default 20', cursor: 'query cursor, the next_cursor of the page before; null on the last page' } } : {}),
+    ...(contract.paginated ? { 'x-postbox-paginated': { limit: `query limit, 1 to ${MAX_LIMIT}, default ${DEFAULT_LIMIT}`, cursor: 'query cursor, the next_cursor of the page before; null on the last page' } } : {}),
     ...(contract.idempotent ? { 'x-postbox-idempotent': 'Each send carries an idempotency_key: a retry with the same key and body gets the first answer again, a different body 409 idempotency_key_reused, while the first is still in flight 409 idempotency_key_in_use with Retry-After.' } : {}),
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(contract.body

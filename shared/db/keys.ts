@@ -13,15 +13,16 @@ export const table = {
      */
     byLookup: { name: 'by-lookup', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: [] as readonly string[] },
     /**
-     * Filtered lists inside an account (suppressions), most recently changed first. Only what the
-     * list shows and filters on is projected.
-     */
-    /**
      * An account's messages, newest first by id. Only what never changes after acceptance is
      * projected (what the key condition and the channel and created_at filters read), so a status
      * change writes the table item alone: the list reads each page's statuses from the table.
      */
     byMessage: { name: 'by-message', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: ['channel', 'created_at'] as readonly string[] },
+    /**
+     * Filtered lists inside an account (suppressions), most recently changed first. Only what the
+     * list shows and filters on is projected; `id`, `status` and `message_type` are left from when
+     * messages were listed here too (changing a projection replaces the index in a deployed stack).
+     */
     byFilter: {
       name: 'by-filter',
       partitionKey: 'gsi2pk',

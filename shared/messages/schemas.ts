@@ -4,6 +4,7 @@
 import * as z from 'zod';
 import { channels } from '../accounts/service';
 import type { ErrorCode } from '../errors';
+import { messageTypes } from '../broadcasts/schemas';
 import { pageQuery } from '../pagination/schemas';
 
 const object = z.record(z.string(), z.unknown());
@@ -14,7 +15,7 @@ export const sendRequest = z
   .object({
     channel: z.enum(channels),
     idempotency_key: z.string().min(1).max(256).meta({ description: 'Unique per logical send; a retry with the same key and body gets the first answer again' }),
-    message_type: z.enum(['transactional', 'marketing']).optional().meta({ description: 'Default transactional' }),
+    message_type: z.enum(messageTypes).optional().meta({ description: 'Default transactional' }),
     destination: object.meta({ description: 'email: {email}; webhook: {url} (https). Extra keys allowed' }),
     payload: object.optional().meta({ description: 'email: {subject, body_html and/or body_text}; webhook: {data}. Extra keys allowed' }),
     template_id: z.string().min(1).optional().meta({ description: 'Email: render this template of the account (its current version) instead of an inline payload; 404 template_not_found, 422 template_error (inactive, or the render failed), 400 missing_variable' }),
@@ -159,7 +160,7 @@ export const messageSummaryView = z
     id: z.string(),
     channel: z.enum(channels),
     status: messageStatus,
-    message_type: z.enum(['transactional', 'marketing']),
+    message_type: z.enum(messageTypes),
     created_at: timestamp,
   })
   .strict();

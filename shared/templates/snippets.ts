@@ -3,7 +3,7 @@
 // Snippets do not include other snippets. A rename or delete is refused (409 conflict) while a
 // template's current version includes the snippet (shared/templates/usage.ts).
 import type { Store } from '../db/store';
-import { ApiError } from '../errors';
+import { ApiError, NotFoundError } from '../errors';
 import type { Ids } from '../ids';
 import { mapPage, pageRequest, type Page, type PageInput } from '../pagination';
 import type { Clock } from '../ports/clock';
@@ -31,7 +31,7 @@ const toView = (item: NewSnippet): SnippetView => ({
   updated_at: item.updated_at,
 });
 
-const notFound = (snippetId: string): ApiError => new ApiError('not_found', `snippet ${snippetId} not found`);
+const notFound = (snippetId: string): ApiError => new NotFoundError(`snippet ${snippetId}`);
 const nameTaken = (name: string): ApiError => new ApiError('conflict', `a snippet named "${name}" exists already (names are unique regardless of case)`);
 const inUse = (name: string, templates: string[], doing: string): ApiError =>
   new ApiError('conflict', `snippet "${name}" is included by template${templates.length > 1 ? 's' : ''} ${templates.join(', ')}; remove {{> ${name} }} from ${templates.length > 1 ? 'them' : 'it'} before you ${doing} it`);

@@ -27,6 +27,29 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+describe('the docs routes, refused or asked for headers only', () => {
+  it('answers HEAD with the headers of GET and no body', async () => {
+    for (const path of ['/docs', '/v1/openapi.json']) {
+      const get = await admitted(() => fetch(`${runtime.url}${path}`), `GET ${path}`);
+      const head = await admitted(() => fetch(`${runtime.url}${path}`, { method: 'HEAD' }), `HEAD ${path}`);
+      expect(head.status).toBe(200);
+      expect(await head.text()).toBe('');
+      expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
+      expect(head.headers.get('cache-control')).toBe('public, max-age=300');
+    }
+  });
+
+  it('refuses another method with 405 and Allow, and an unknown path with 404, in the envelope', async () => {
+    const post = await admitted(() => fetch(`${runtime.url}/docs`, { method: 'POST' }), 'POST /docs');
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toContain('GET');
+    expect((await post.json()).error).toMatchObject({ code: 'method_not_allowed', status: 405 });
+    const yaml = await admitted(() => fetch(`${runtime.url}/v1/openapi.yaml`), 'GET /v1/openapi.yaml');
+    expect(yaml.status).toBe(404);
+    expect((await yaml.json()).error).toMatchObject({ code: 'not_found', status: 404 });
+  });
+});
+
 describe('GET /docs', () => {
   it('answers HTML under a Content-Security-Policy that runs only its own script and reaches only its origin', async () => {
     const res = await admitted(() => fetch(`${runtime.url}/docs`), 'GET /docs');

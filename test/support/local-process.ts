@@ -88,7 +88,7 @@ export async function apiOnce(base: string, method: string, path: string, key?: 
  * mails shares the code; a test that reached it here would fail on the wait, naming the request.
  */
 async function throttled(res: ApiResponse | Response): Promise<boolean> {
-  const body = () => (res instanceof Response ? res.clone().json() : Promise.resolve(res.body));
+  const body = () => (res instanceof Response ? res.clone().json().catch(() => undefined) : Promise.resolve(res.body));
   // The local runtime sheds load before any route runs (503 service_unavailable): as safe to resend.
   if (res.status === 503) return (await body())?.error?.code === 'service_unavailable';
   if (res.status !== 429 || res.headers.get('x-ratelimit-remaining') !== '0') return false;

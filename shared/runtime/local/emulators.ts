@@ -86,16 +86,6 @@ function closer(server: Server): () => Promise<void> {
     });
 }
 
-function listen(server: Server, host: string, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
-}
-
 /** dynalite on LevelDB under `path` (in memory when omitted), in a worker thread. */
 export async function startDynalite(options: { path?: string; port?: number } & ThreadOptions = {}): Promise<Running> {
   if (options.path) mkdirSync(options.path, { recursive: true });

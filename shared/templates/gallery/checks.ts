@@ -2,6 +2,7 @@
 // clients, which variables a template uses and which of them a render would leave empty, CSS
 // inlining and the plain-text part. Pure functions: no I/O, no state.
 import Mustache from 'mustache';
+import { lineAt } from '../engine';
 
 /** Gmail clips a message body larger than 102 KB behind a "View entire message" link. */
 export const GMAIL_CLIP_BYTES = 102 * 1024;
@@ -15,11 +16,6 @@ export interface MailClientWarning {
   readonly line?: number;
 }
 
-const lineAt = (source: string, index: number): number => {
-  let line = 1;
-  for (let i = 0; i < index; i++) if (source.charCodeAt(i) === 10) line++;
-  return line;
-};
 
 // A tag with its attributes; a quoted attribute value may hold '>'.
 const IMG_TAG = /<img\b(?:[^>"']|"[^"]*"|'[^']*')*>/gi;
