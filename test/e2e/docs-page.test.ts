@@ -43,10 +43,10 @@ describe('the docs routes, refused or asked for headers only', () => {
     const post = await admitted(() => fetch(`${runtime.url}/docs`, { method: 'POST' }), 'POST /docs');
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toContain('GET');
-    expect((await post.json()).error).toMatchObject({ code: 'method_not_allowed', status: 405 });
+    expect(((await post.json()) as { error: unknown }).error).toMatchObject({ code: 'method_not_allowed', status: 405 });
     const yaml = await admitted(() => fetch(`${runtime.url}/v1/openapi.yaml`), 'GET /v1/openapi.yaml');
     expect(yaml.status).toBe(404);
-    expect((await yaml.json()).error).toMatchObject({ code: 'not_found', status: 404 });
+    expect(((await yaml.json()) as { error: unknown }).error).toMatchObject({ code: 'not_found', status: 404 });
   });
 });
 
