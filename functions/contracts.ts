@@ -13,6 +13,7 @@ import { contracts as send } from './send/contract';
 import { contracts as snippets } from './snippets/contract';
 import { contracts as suppressions } from './suppressions/contract';
 import { contracts as templateGallery } from './template-gallery/contract';
+import { contracts as templateRender } from './template-render/contract';
 import { contracts as templates } from './templates/contract';
 import { contracts as testRecipients } from './test-recipients/contract';
 import { contracts as webhooks } from './webhooks/contract';
@@ -30,6 +31,7 @@ export const contracts: Contracts = {
   ...snippets,
   ...suppressions,
   ...templateGallery,
+  ...templateRender,
   ...templates,
   ...testRecipients,
   ...webhooks,

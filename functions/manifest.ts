@@ -173,7 +173,6 @@ export const functions: readonly FunctionDef[] = [
       { method: 'GET', path: '/v1/templates/{id}', access: SEND_OR_READ, summary: 'A template; ?version=N for an earlier version' },
       { method: 'PUT', path: '/v1/templates/{id}', access: SEND, summary: 'Change a template; content or variables make a new version' },
       { method: 'DELETE', path: '/v1/templates/{id}', access: SEND, summary: 'Delete a template; sends with its id answer 404' },
-      { method: 'POST', path: '/v1/templates/{id}/render', access: SEND_OR_READ, summary: 'Render the current version with vars; sends nothing' },
     ],
     needs: { table: 'readwrite', secrets: ['cursor-signing-key'] },
     memoryMb: 512,
@@ -235,6 +234,20 @@ export const functions: readonly FunctionDef[] = [
     ],
     needs: { table: 'readwrite', secrets: ['staff-token'] },
     memoryMb: 512,
+    timeoutSeconds: 10,
+  },
+  {
+    // Its own function: showing a template as mailed takes the CSS inliner and the HTML-to-text
+    // converter (juice, html-to-text), which the templates and send APIs must not carry.
+    name: 'template-render',
+    entry: 'functions/template-render/http.ts',
+    handler: 'handler',
+    http: [
+      { method: 'POST', path: '/v1/templates/preview', access: SEND_OR_READ, summary: 'Preview a template that is not stored: rendered, with its warnings and errors' },
+      { method: 'POST', path: '/v1/templates/{id}/render', access: SEND_OR_READ, summary: 'Render the current version with vars, as mailed; sends nothing' },
+    ],
+    needs: { table: 'readwrite' },
+    memoryMb: 1024,
     timeoutSeconds: 10,
   },
   {

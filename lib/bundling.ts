@@ -44,8 +44,12 @@ export const lambdaBundling = {
    * bundle. In Lambda only its first link, the environment, ever answers; that link is all the
    * stand-in does (shared/adapters/aws/lambda-credentials.ts). Unbundled (npm start, tests) the
    * SDK's own chain runs.
+   *
+   * cheerio (juice's parser, shared/templates/text.ts) becomes its htmlparser2-only build: juice
+   * always passes `xml` options, with which cheerio parses with htmlparser2 and never with parse5,
+   * so its parse5, undici and encoding-sniffing code (~700 KB gzip in the send worker) never ran.
    */
-  alias: { '@aws-sdk/credential-provider-node': './shared/adapters/aws/lambda-credentials.ts' },
+  alias: { '@aws-sdk/credential-provider-node': './shared/adapters/aws/lambda-credentials.ts', cheerio: 'cheerio/slim' },
 } as const;
 
 /**

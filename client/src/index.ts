@@ -264,9 +264,12 @@ export class Postbox {
       this.#request<Ok<'/v1/templates/{id}', 'put'>>({ method: 'PUT', path: `/v1/templates/${enc(id)}`, body }),
     remove: (id: PathParams<'/v1/templates/{id}', 'delete'>['id']) =>
       this.#request<Ok<'/v1/templates/{id}', 'delete'>>({ method: 'DELETE', path: `/v1/templates/${enc(id)}` }),
-    /** Renders the current version with `vars`; sends nothing. */
+    /** Renders the current version with `vars`, as mailed (CSS inlined, a text part); sends nothing. */
     render: (id: PathParams<'/v1/templates/{id}/render', 'post'>['id'], body: Body<'/v1/templates/{id}/render', 'post'>) =>
       this.#request<Ok<'/v1/templates/{id}/render', 'post'>>({ method: 'POST', path: `/v1/templates/${enc(id)}/render`, body }),
+    /** Renders a template that is not stored; its problems come back in `warnings` and `errors`, not as an error answer. */
+    preview: (body: Body<'/v1/templates/preview', 'post'>) =>
+      this.#request<Ok<'/v1/templates/preview', 'post'>>({ method: 'POST', path: '/v1/templates/preview', body }),
     /** Snippets: partials templates include as `{{> name }}`; a rename or delete is 409 while a template includes one. */
     snippets: {
       create: (body: Body<'/v1/templates/snippets', 'post'>) =>

@@ -646,6 +646,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/templates/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a template that is not stored: rendered, with its warnings and errors
+         * @description Renders a template that is not stored, with `variables` as its values; the account’s snippets are its partials. Nothing is stored.
+         *     The request answers 200 even when the template is broken: what a template write would refuse (a syntax error, a partial that is not a snippet of the account)
+         *     or a send could not render is in `errors`, each with its part and line; what renders but may surprise is in `warnings`: a variable with no value,
+         *     an image without alt text, a `<script>`, an HTML body over 102 KB once inlined (Gmail clips it), a message with no plain text. At most 100 of each are listed.
+         *     The HTML is what a send mails: rendered, with the CSS of its `<style>` blocks inlined onto the elements (the blocks stay, for media queries); without body_text, the text part is made from the rendered HTML (links kept as `text [url]`).
+         */
+        post: operations["previewTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/templates/snippets": {
         parameters: {
             query?: never;
@@ -734,9 +758,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Render the current version with vars; sends nothing
+         * Render the current version with vars, as mailed; sends nothing
          * @description Renders the current version with `vars` and sends nothing. A variable without a value takes its `default_value`, else its `sample`;
          *     a required one with neither a value is 400 `missing_variable`. A render that fails (or produces more than 5 MiB) is 422 `template_error`.
+         *     The HTML is what a send mails: rendered, with the CSS of its `<style>` blocks inlined onto the elements (the blocks stay, for media queries); without body_text, the text part is made from the rendered HTML (links kept as `text [url]`).
          */
         post: operations["renderTemplate"];
         delete?: never;
@@ -7063,6 +7088,191 @@ export interface operations {
             };
         };
     };
+    previewTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    subject: string;
+                    body_html: string;
+                    /** @description The plain-text part; when absent or null, a send makes it from the rendered body_html (links kept) */
+                    body_text?: string | null;
+                    /** @description Values of the variables the template uses (as `template_vars` on a send); a variable left without one is a warning */
+                    variables?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The rendered subject, HTML and text, with the problems found */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The rendered subject; null when it could not be rendered (see errors) */
+                        subject: string | null;
+                        /** @description The HTML as a send mails it: rendered, CSS inlined; null when body_html could not be rendered */
+                        html: string | null;
+                        /** @description The text part as a send mails it: body_text rendered, or made from the rendered HTML when there is none; null when it could not be rendered */
+                        text: string | null;
+                        /** @description What renders but may surprise: variables without a value, what mail clients handle badly */
+                        warnings: {
+                            /** @description errors: `syntax_error`, `unknown_partial`, `partial_not_allowed`, `too_many_snippets`, `render_failed`; warnings: `missing_variable`, `missing_text_part`, `image_missing_alt`, `script_tag`, `body_too_large` */
+                            code: string;
+                            /** @description The part it is in: subject, body_html, body_text, or snippets.<name> for an included snippet */
+                            field: string;
+                            /** @description 1-based line in that part; null for a problem of the whole message (its size, its text part) */
+                            line: number | null;
+                            message: string;
+                        }[];
+                        /** @description What a template write would refuse (400 invalid_template) or a send could not render (422 template_error) */
+                        errors: {
+                            /** @description errors: `syntax_error`, `unknown_partial`, `partial_not_allowed`, `too_many_snippets`, `render_failed`; warnings: `missing_variable`, `missing_text_part`, `image_missing_alt`, `script_tag`, `body_too_large` */
+                            code: string;
+                            /** @description The part it is in: subject, body_html, body_text, or snippets.<name> for an included snippet */
+                            field: string;
+                            /** @description 1-based line in that part; null for a problem of the whole message (its size, its text part) */
+                            line: number | null;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listSnippets: {
         parameters: {
             query?: {
@@ -8416,7 +8626,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The rendered subject and parts */
+            /** @description The rendered subject and parts, as mailed */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8428,9 +8638,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         subject: string;
+                        /** @description As a send mails it: rendered, with the CSS of its <style> blocks inlined onto the elements */
                         body_html: string;
-                        /** @description The template’s text part rendered; null when it has none (a send then makes it from the rendered body_html, links kept) */
-                        body_text: string | null;
+                        /** @description The template’s text part rendered, or, when it has none, the text a send makes from the rendered body_html (links kept) */
+                        body_text: string;
                     };
                 };
             };

@@ -2,8 +2,6 @@ import * as z from 'zod';
 import { listOf, pageQuery, type Contracts } from '../../shared/http/contract';
 import {
   createTemplateBody,
-  renderedView,
-  renderTemplateBody,
   templateDeletedView,
   templateQuery,
   templateSummaryView,
@@ -95,22 +93,6 @@ export const contracts: Contracts = {
     examples: [
       { name: 'delete', params: { id: '{{template_id}}' }, status: 200 },
       { name: 'no such template', params: { id: 'tmpl_missing' }, status: 404 },
-    ],
-  },
-  'POST /v1/templates/{id}/render': {
-    operationId: 'renderTemplate',
-    description: [
-      'Renders the current version with `vars` and sends nothing. A variable without a value takes its `default_value`, else its `sample`;',
-      'a required one with neither a value is 400 `missing_variable`. A render that fails (or produces more than 5 MiB) is 422 `template_error`.',
-    ].join('\n'),
-    params: templateId,
-    body: renderTemplateBody,
-    responses: { 200: { description: 'The rendered subject and parts', schema: renderedView } },
-    errors: ['template_not_found', 'missing_variable', 'template_error'],
-    examples: [
-      { name: 'render', params: { id: '{{template_id}}' }, body: { vars: { first_name: 'Grace' } }, status: 200 },
-      { name: 'an unknown field', params: { id: '{{template_id}}' }, body: { variables: {} }, status: 400 },
-      { name: 'no such template', params: { id: 'tmpl_missing' }, body: { vars: {} }, status: 404 },
     ],
   },
 };

@@ -3,8 +3,8 @@ import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';
 import { json } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
-import { createTemplateBody, renderTemplateBody, templateQuery, updateTemplateBody } from '../../shared/templates/schemas';
-import { createTemplate, deleteTemplate, listTemplates, readTemplate, renderStoredTemplate, updateTemplate } from '../../shared/templates/service';
+import { createTemplateBody, templateQuery, updateTemplateBody } from '../../shared/templates/schemas';
+import { createTemplate, deleteTemplate, listTemplates, readTemplate, updateTemplate } from '../../shared/templates/service';
 
 export const handler = createHttpHandler(functionNamed('templates'), {
   'POST /v1/templates': async (req, c) => {
@@ -23,9 +23,5 @@ export const handler = createHttpHandler(functionNamed('templates'), {
   'DELETE /v1/templates/{id}': async (req, c) => {
     await deleteTemplate(c, authOf(req).accountId, req.params.id ?? '');
     return json(200, { message: 'template deleted' });
-  },
-  'POST /v1/templates/{id}/render': async (req, c) => {
-    const body = parseInput(renderTemplateBody, req.body ?? {});
-    return json(200, await renderStoredTemplate(c.store, authOf(req).accountId, req.params.id ?? '', body.vars ?? {}));
   },
 });

@@ -11,7 +11,7 @@ import type { Logger } from '../runtime/logger';
 import { findSuppression, suppress } from '../suppressions/service';
 import { recordSend } from '../usage/service';
 import { ContentMissingError, loadContent } from './content';
-import { inlineStyles, textOfHtml } from '../templates/text';
+import { asMailed } from '../templates/text';
 import type { SendJob } from './messages';
 import type { MessageItem } from './model';
 import { MessageRepository } from './repository';
@@ -146,15 +146,16 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
   let providerMessageId: string;
   try {
     const content = await loadContent({ objects: deps.objects, messages }, message);
-    // A template's CSS is inlined as it is sent (shared/templates/text.ts); inline content is sent as given.
-    const fromTemplate = content.template_id !== undefined;
+    // A template's HTML is mailed with its CSS inlined and, without a text part, one made from it
+    // (shared/templates/text.ts); inline content is sent as given.
+    const parts =
+      content.template_id !== undefined && content.body_html !== undefined ? asMailed(content.body_html, content.body_text) : { html: content.body_html, text: content.body_text };
     ({ providerMessageId } = await deps.mailer.send({
       from: content.from,
       to: message.recipient,
       subject: content.subject,
-      html: fromTemplate && content.body_html !== undefined ? inlineStyles(content.body_html) : content.body_html,
-      // A template without a text part: made here from the rendered HTML (shared/templates/text.ts).
-      text: content.body_text ?? (fromTemplate && content.body_html !== undefined ? textOfHtml(content.body_html) : undefined),
+      html: parts.html,
+      text: parts.text,
       messageId: message.id,
       accountId: message.account_id,
     }));

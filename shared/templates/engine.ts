@@ -6,7 +6,7 @@ import Mustache from 'mustache';
 import { ApiError } from '../errors';
 
 /** A parsed template's tokens: [type, value, start, end, children?, …]. */
-type Token = [string, string, number, number, Token[]?, number?];
+export type Token = [string, string, number, number, Token[]?, number?];
 
 /** How much output one render may produce, and how many tokens it may visit (nested sections multiply both). */
 export const MAX_RENDER_BYTES = 5 * 1024 * 1024;
@@ -66,14 +66,40 @@ export function lineAt(source: string, index: number): number {
   return line;
 }
 
-const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-function invalid(field: string, line: number, problem: string): ApiError {
-  return new ApiError('invalid_template', `${field} line ${line}: ${problem}`);
+/** lineAt for many indexes of one source: the line starts found once, each lookup a binary search. */
+export function lineFinder(source: string): (index: number) => number {
+  const starts = [0];
+  for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) starts.push(i + 1);
+  return (index) => {
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if (starts[mid]! <= index) low = mid;
+      else high = mid - 1;
+    }
+    return low + 1;
+  };
 }
 
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** 400 invalid_template, naming the part, the line and the problem (which the preview lists one by one). */
+export class InvalidTemplateError extends ApiError {
+  constructor(
+    readonly field: string,
+    readonly line: number,
+    readonly problem: string,
+  ) {
+    super('invalid_template', `${field} line ${line}: ${problem}`);
+    this.name = 'InvalidTemplateError';
+  }
+}
+
+const invalid = (field: string, line: number, problem: string): InvalidTemplateError => new InvalidTemplateError(field, line, problem);
+
 /** Parses a template, turning Mustache's parse errors (character offsets) into invalid_template naming the line. */
-function parse(source: string, field: string): Token[] {
+export function parse(source: string, field: string): Token[] {
   try {
     return newWriter().parse(source) as Token[];
   } catch (error) {
@@ -101,17 +127,23 @@ const thrown = (error: Error): never => {
 /** The top-level variable a tag name refers to (`user.name` → `user`); undefined for `.`. */
 const variableOf = (name: string): string | undefined => (name === '.' ? undefined : name.split('.')[0]);
 
-/** The partials (`{{> name }}`) a part calls, anywhere in it (sections included), lowercased: snippet names are case-insensitive. */
-export function partialsOf(source: string, field: string): Set<string> {
-  const found = new Set<string>();
+/** Each partial call (`{{> name }}`) of a part, anywhere in it (sections included), in order, with its line. Throws InvalidTemplateError when the part does not parse. */
+export function partialCalls(source: string, field: string): { name: string; line: number }[] {
+  const calls: { name: string; line: number }[] = [];
+  const lineOf = lineFinder(source);
   const walk = (tokens: Token[]): void => {
     for (const token of tokens) {
-      if (token[0] === '>') found.add(token[1].toLowerCase());
+      if (token[0] === '>') calls.push({ name: token[1], line: lineOf(token[2]) });
       if ((token[0] === '#' || token[0] === '^') && token[4]) walk(token[4]);
     }
   };
   walk(parse(source, field));
-  return found;
+  return calls;
+}
+
+/** The partials (`{{> name }}`) a part calls, anywhere in it (sections included), lowercased: snippet names are case-insensitive. */
+export function partialsOf(source: string, field: string): Set<string> {
+  return new Set(partialCalls(source, field).map((call) => call.name.toLowerCase()));
 }
 
 /**

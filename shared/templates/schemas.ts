@@ -135,12 +135,53 @@ export const templateDeletedView = z.object({ message: z.string() }).strict();
 export const renderedView = z
   .object({
     subject: z.string(),
-    body_html: z.string(),
-    body_text: z.string().nullable().meta({ description: 'The template’s text part rendered; null when it has none (a send then makes it from the rendered body_html, links kept)' }),
+    body_html: z.string().meta({ description: 'As a send mails it: rendered, with the CSS of its <style> blocks inlined onto the elements' }),
+    body_text: z.string().meta({ description: 'The template’s text part rendered, or, when it has none, the text a send makes from the rendered body_html (links kept)' }),
   })
   .strict();
 
 export type RenderedView = z.infer<typeof renderedView>;
+
+/** POST /v1/templates/preview: a template that is not stored, with the values to render it with. */
+export const previewTemplateBody = z
+  .object({
+    subject,
+    body_html: bodyHtml,
+    body_text: bodyText.optional(),
+    variables: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({ description: 'Values of the variables the template uses (as `template_vars` on a send); a variable left without one is a warning' }),
+  })
+  .strict();
+export type PreviewTemplateBody = z.infer<typeof previewTemplateBody>;
+
+export const previewProblem = z
+  .object({
+    code: z.string().meta({
+      description:
+        'errors: `syntax_error`, `unknown_partial`, `partial_not_allowed`, `too_many_snippets`, `render_failed`; warnings: `missing_variable`, `missing_text_part`, `image_missing_alt`, `script_tag`, `body_too_large`',
+    }),
+    field: z.string().meta({ description: 'The part it is in: subject, body_html, body_text, or snippets.<name> for an included snippet' }),
+    line: z.number().int().nullable().meta({ description: '1-based line in that part; null for a problem of the whole message (its size, its text part)' }),
+    message: z.string(),
+  })
+  .strict();
+export type PreviewProblem = z.infer<typeof previewProblem>;
+
+export const previewView = z
+  .object({
+    subject: z.string().nullable().meta({ description: 'The rendered subject; null when it could not be rendered (see errors)' }),
+    html: z.string().nullable().meta({ description: 'The HTML as a send mails it: rendered, CSS inlined; null when body_html could not be rendered' }),
+    text: z
+      .string()
+      .nullable()
+      .meta({ description: 'The text part as a send mails it: body_text rendered, or made from the rendered HTML when there is none; null when it could not be rendered' }),
+    warnings: z.array(previewProblem).meta({ description: 'What renders but may surprise: variables without a value, what mail clients handle badly' }),
+    errors: z.array(previewProblem).meta({ description: 'What a template write would refuse (400 invalid_template) or a send could not render (422 template_error)' }),
+  })
+  .strict();
+export type PreviewView = z.infer<typeof previewView>;
 
 /** A built-in gallery template, as GET /v1/templates/gallery lists it (the spec's fields). */
 export const galleryTemplateView = z

@@ -6,7 +6,7 @@ import type { Ids } from '../ids';
 import { mapPage, pageRequest, type Page, type PageInput } from '../pagination';
 import type { Clock } from '../ports/clock';
 import { checkTemplate } from './engine';
-import { ownedTemplate, renderContent, snippetPartials, templateNotFound, type Rendered } from './render';
+import { ownedTemplate, templateNotFound } from './render';
 import { packContent, TemplateRepository, unpackContent, type NewTemplate, type TemplateChanges, type TemplateItem, type VersionContent } from './repository';
 import type {
   CreateTemplateBody,
@@ -219,8 +219,3 @@ export async function deleteTemplate(deps: { store: Store }, accountId: string, 
   await templates.removeVersions(templateId);
 }
 
-/** POST /v1/templates/{id}/render: the current version rendered, nothing sent. Samples fill what values and defaults do not. */
-export async function renderStoredTemplate(store: Store, accountId: string, templateId: string, vars: Record<string, unknown>): Promise<Rendered> {
-  const item = await ownedTemplate(store, accountId, templateId);
-  return renderContent(unpackContent(item.content_gz), vars, { samples: true, partials: await snippetPartials(store, item) });
-}

@@ -1,10 +1,13 @@
-// The plain-text part of a template send whose template has none, made from the rendered HTML by
-// the send worker (html-to-text 10.0.1; links kept as `text [url]`, images left out, headings as
-// written). Only the worker imports it: html-to-text weighs ~50 KB gzipped, more than any API
-// function's bundle has room for (test/cdk/bundle-adapters.test.ts), so neither the send API nor
-// the templates API carries it.
+// What a template's rendered HTML becomes as it is mailed: its CSS inlined (juice) and, when the
+// template has no text part, a text part made from the HTML (html-to-text 10.0.1; links kept as
+// `text [url]`, images left out, headings as written). The send worker, the render route and the
+// preview (functions/template-render) import it; together the two libraries weigh more than the
+// 150 KB budget of the other API functions leaves room for (test/cdk/bundle-adapters.test.ts), so
+// the send API and the templates API never import this module.
 import { convert } from 'html-to-text';
-import juice from 'juice';
+// The client entry: the same inliner without remote-resource fetching; lib/bundling.ts gives its
+// cheerio the htmlparser2-only build, which is the parser juice's options choose anyway.
+import juice from 'juice/client';
 
 const OPTIONS = {
   // Lines of at most 78 characters, as mail wants them.
@@ -38,4 +41,9 @@ export function textOfHtml(html: string): string {
  */
 export function inlineStyles(html: string): string {
   return juice(html);
+}
+
+/** A rendered template as mailed: its HTML with the CSS inlined, and its text part or one made from the HTML. */
+export function asMailed(html: string, text: string | null | undefined): { html: string; text: string } {
+  return { html: inlineStyles(html), text: text ?? textOfHtml(html) };
 }

@@ -37,8 +37,16 @@ const EVENT_STREAM_CODEC = 'Provided message too short to accommodate event stre
 /** What the SDK's credential chain beyond the environment carries (web identity, process, container credentials, SSO). */
 const CREDENTIAL_CHAIN = ['AWS_WEB_IDENTITY_TOKEN_FILE', 'credential_process', 'AWS_CONTAINER_CREDENTIALS_FULL_URI', 'sso_start_url'];
 
-/** Issue 11's budget for the functions behind the API: 150 KB of gzip, for every one of them. */
+/** Issue 11's budget for the functions behind the API: 150 KB of gzip, for every one of them but those below. */
 const API_GZIP_BUDGET = 150_000;
+
+/**
+ * template-render shows a template as mailed, so it carries the CSS inliner and the HTML-to-text
+ * converter issue 13 asks for (juice and html-to-text, ~120 KB gzip with their parser and entity
+ * tables, deduplicated by package.json's overrides); it is off the send path and rarely cold, and
+ * its budget is stated here rather than its libraries left out (docs/api-decisions.md).
+ */
+const GZIP_BUDGETS: Record<string, number> = { 'template-render': 250_000 };
 
 const isApi = (def: FunctionDef): boolean => (def.http?.length ?? 0) > 0;
 const bundles = new Map<string, string>();
@@ -107,6 +115,6 @@ describe('function bundles', () => {
   });
 
   it.each(functions.filter(isApi).map((def) => [def.name] as const))('%s, behind the API, stays within its gzip budget', (name) => {
-    expect(gzipSync(bundles.get(name)!).length).toBeLessThanOrEqual(API_GZIP_BUDGET);
+    expect(gzipSync(bundles.get(name)!).length).toBeLessThanOrEqual(GZIP_BUDGETS[name] ?? API_GZIP_BUDGET);
   });
 });

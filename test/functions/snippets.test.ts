@@ -158,6 +158,17 @@ describe('GET /v1/templates/snippets and /v1/templates/snippets/{id}', () => {
     expect((await get(first.id, sendKey)).status).toBe(200);
   });
 
+  it('refuses a cursor that is not one it issued, a tampered one and another account’s, with 400 naming the cursor', async () => {
+    await made();
+    c.clock.advance(1000);
+    await made({ name: 'header', body_html: '<h1>Acme</h1>' });
+    const cursor = (await list({ limit: '1' })).body.next_cursor as string;
+    expectInvalid(await list({ cursor: 'nonsense' }), 'cursor');
+    expectInvalid(await list({ cursor: `${cursor.slice(0, -2)}${cursor.endsWith('AA') ? 'BB' : 'AA'}` }), 'cursor');
+    const other = await createAccount(c, { email: 'other@example.com' });
+    expectInvalid(await list({ cursor }, other.admin_key), 'cursor');
+  });
+
   it("answers 404 not_found for an unknown id, a malformed one and another account's snippet, whose list it never shows", async () => {
     const mine = await made();
     const other = await createAccount(c, { email: 'other@example.com' });

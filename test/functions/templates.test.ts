@@ -10,6 +10,9 @@ import type { SendJob } from '../../shared/messages/messages';
 import type { MessageItem } from '../../shared/messages/model';
 import { MessageRepository } from '../../shared/messages/repository';
 import { TemplateRepository } from '../../shared/templates/repository';
+import { updateTemplate, VERSION_TRIES } from '../../shared/templates/service';
+import { SnippetRepository } from '../../shared/templates/snippets-repository';
+import type { Store } from '../../shared/db/store';
 import { type TestContainer } from '../support/container';
 import { underNeeds } from '../support/grants';
 import { sqsEvent, sqsRecord } from '../support/sqs';
@@ -281,7 +284,46 @@ describe('TemplateRepository.addVersion', () => {
   });
 });
 
+describe('updateTemplate under concurrent writers', () => {
+  it(`re-applies its fields over each winner, and after ${VERSION_TRIES} lost races answers 409 conflict with nothing of its own left behind`, async () => {
+    expect((await request({ method: 'POST', path: '/v1/templates/snippets', key: sendKey, body: { name: 'footer', body_html: '<p>f</p>' } })).status).toBe(201);
+    const template = await made();
+    const templates = new TemplateRepository(c.store);
+    // Before each of this writer's version writes, another writer takes the next version first.
+    let raced = 0;
+    const racing = new Proxy(c.store, {
+      get(target, property, receiver) {
+        if (property !== 'update') return Reflect.get(target, property, receiver);
+        return async (...args: Parameters<Store['update']>) => {
+          const [key] = args;
+          if (String(key.sk) === keys.template(account.account_id, template.id).sk && String(key.pk) === keys.template(account.account_id, template.id).pk) {
+            const winner = (await templates.get(account.account_id, template.id))!;
+            raced++;
+            await templates.addVersion(winner, { subject: `winner ${raced}`, body_html: '<p>w</p>', body_text: null, variables: [] }, {}, c.clock.now().toISOString());
+          }
+          return target.update(...args);
+        };
+      },
+    });
+
+    const loser = updateTemplate({ store: racing, clock: c.clock, ids: c.ids }, account.account_id, template.id, { body_html: '<p>{{ first_name }}</p>{{> footer }}' });
+
+    await expect(loser).rejects.toMatchObject({ code: 'conflict', status: 409 });
+    expect(raced).toBe(VERSION_TRIES);
+    const now = await get(template.id);
+    expect(now.body).toMatchObject({ version: 1 + VERSION_TRIES, subject: `winner ${VERSION_TRIES}`, body_html: '<p>w</p>' });
+    // The loser's marks on the snippet it would have included are gone: it can be deleted.
+    expect((await new SnippetRepository(c.store).nameItem(account.account_id, 'footer'))!.used_by).toBeUndefined();
+  });
+});
+
 describe('DELETE /v1/templates/{id}', () => {
+  it('answers 403 forbidden to a read key, and the template stays', async () => {
+    const template = await made();
+    expectError(await remove(template.id, readKey), 'forbidden', 403);
+    expect((await get(template.id)).status).toBe(200);
+  });
+
   it('deletes the template and its versions; reads and sends with it answer 404', async () => {
     const template = await made();
     await update(template.id, { subject: 'v2 {{ first_name }}' });
@@ -305,7 +347,7 @@ describe('DELETE /v1/templates/{id}', () => {
 });
 
 describe('POST /v1/templates/{id}/render', () => {
-  it('renders with values, defaults and samples; escapes HTML in body_html only; no text part when the template has none', async () => {
+  it('renders with values, defaults and samples; escapes HTML in body_html only; a text part made from the HTML when the template has none', async () => {
     const template = await made({ ...welcome, body_html: `${welcome.body_html}\n{{{ first_name }}}` });
     const res = await render(template.id, { vars: { first_name: 'Ada <3 & Bo' } });
 
@@ -315,7 +357,10 @@ describe('POST /v1/templates/{id}/render', () => {
     expect(res.body.body_html).toContain('Your plan: free.');
     expect(res.body.body_html).toContain('<li>a tip</li>');
     expect(res.body.body_html).toContain('\nAda <3 & Bo');
-    expect(res.body.body_text).toBeNull();
+    // As a send mails it: made from the HTML, its link kept.
+    expect(res.body.body_text).toContain('Hello Ada <3 & Bo');
+    expect(res.body.body_text).toContain('Get started [https://example.com/start?u=Ada <3 & Bo]');
+    expect(res.body.body_text).not.toContain('<li>');
     expect(c.sent).toEqual([]);
     expect(c.mailed).toEqual([]);
   });

@@ -2,9 +2,10 @@
 // renders from its own samples with nothing missing and nothing a mail client would trip over.
 import Mustache from 'mustache';
 import { describe, expect, it } from 'vitest';
-import { GMAIL_CLIP_BYTES, mailClientWarnings, unresolvedVariables, usedVariables } from '../../shared/templates/gallery/checks';
+import { GMAIL_CLIP_BYTES, mailClientWarnings, unresolvedVariables, usedVariables } from '../../shared/templates/checks';
 import { inlineStyles as inlineCss, textOfHtml as textPart } from '../../shared/templates/text';
 import { galleryTemplates } from '../../shared/templates/gallery/index';
+import { previewContent } from '../../shared/templates/preview';
 
 const render = (source: string, vars: Readonly<Record<string, unknown>>): string => Mustache.render(source, vars);
 const decode = (s: string): string =>
@@ -67,6 +68,14 @@ describe('the gallery', () => {
       expect(subject).not.toContain('{{');
       expect(mailClientWarnings(html, textPart(html))).toEqual([]);
       expect(mailClientWarnings(inlined, textPart(inlined))).toEqual([]);
+    });
+
+    it('previews from its samples with no warning and no error (POST /v1/templates/preview’s rules)', () => {
+      const previewed = previewContent({ subject: t.subject, body_html: t.body_html, variables: { ...t.sample_variables } }, new Map());
+      expect(previewed.errors).toEqual([]);
+      expect(previewed.warnings).toEqual([]);
+      expect(previewed.html).toBe(inlined);
+      expect(previewed.text).toBe(textPart(html));
     });
 
     it('stays under Gmail’s clipping size after inlining', () => {

@@ -1,5 +1,5 @@
 // The built-in gallery: 20 starting points a team copies into its own templates. Data only; the
-// GET /v1/templates/gallery route serves it and the checks in ./checks.ts test it.
+// GET /v1/templates/gallery route serves it and the checks in ../checks.ts (the preview's) test it.
 import { accountAlert, goodbye, loginAlert, magicLink, passwordReset, verifyEmail } from './account';
 import { invoice, paymentFailed, receipt, trialEnding } from './billing';
 import { backInStock, orderConfirmation, shippingUpdate } from './commerce';
