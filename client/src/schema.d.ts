@@ -661,7 +661,7 @@ export interface paths {
          *     The request answers 200 even when the template is broken: what a template write would refuse (a syntax error, a partial that is not a snippet of the account)
          *     or a send could not render is in `errors`, each with its part and line; what renders but may surprise is in `warnings`: a variable with no value,
          *     an image without alt text, a `<script>`, an HTML body over 102 KB once inlined (Gmail clips it), a message with no plain text. At most 100 of each are listed.
-         *     The HTML is what a send mails: rendered, with the CSS of its `<style>` blocks inlined onto the elements (the blocks stay, for media queries); without body_text, the text part is made from the rendered HTML (links kept as `text [url]`).
+         *     The HTML is what a send mails: rendered, with the CSS of its `<style>` blocks inlined onto the elements (what cannot be inlined, such as media queries, stays in a `<style>` block); without body_text, the text part is made from the rendered HTML (links kept as `text [url]`).
          */
         post: operations["previewTemplate"];
         delete?: never;
@@ -761,7 +761,7 @@ export interface paths {
          * Render the current version with vars, as mailed; sends nothing
          * @description Renders the current version with `vars` and sends nothing. A variable without a value takes its `default_value`, else its `sample`;
          *     a required one with neither a value is 400 `missing_variable`. A render that fails (or produces more than 5 MiB) is 422 `template_error`.
-         *     The HTML is what a send mails: rendered, with the CSS of its `<style>` blocks inlined onto the elements (the blocks stay, for media queries); without body_text, the text part is made from the rendered HTML (links kept as `text [url]`).
+         *     The HTML is what a send mails: rendered, with the CSS of its `<style>` blocks inlined onto the elements (what cannot be inlined, such as media queries, stays in a `<style>` block); without body_text, the text part is made from the rendered HTML (links kept as `text [url]`).
          */
         post: operations["renderTemplate"];
         delete?: never;
@@ -8638,7 +8638,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         subject: string;
-                        /** @description As a send mails it: rendered, with the CSS of its <style> blocks inlined onto the elements */
+                        /** @description As a send mails it: rendered, with the CSS of its <style> blocks inlined onto the elements (media queries stay in a <style> block) */
                         body_html: string;
                         /** @description The template’s text part rendered, or, when it has none, the text a send makes from the rendered body_html (links kept) */
                         body_text: string;
