@@ -15,7 +15,7 @@ export const MAX_VALUE_LENGTH = 1000;
 const timestamp = z.string().meta({ description: 'RFC 3339 UTC timestamp with milliseconds' });
 
 /** A data key: what a template's `{{ name }}` can refer to at a broadcast, and what `data.<key>` names in a filter. */
-export const DATA_KEY = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+export const DATA_KEY = /^(?!__proto__$)[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 
 export const email = z
   .string()
