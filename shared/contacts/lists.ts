@@ -39,24 +39,10 @@ async function liveList(store: Store, accountId: string, listId: string): Promis
  * A dynamic list's member estimate: exact when the account's contacts fit in COUNT_BUDGET,
  * otherwise the share of the contacts read that match, times the account's contact count.
  */
-export async function countMatches(deps: { store: Store }, list: ContactListItem): Promise<number> {
+export async function countMatches(deps: { store: Store }, list: ContactListItem, budget: WalkBudget = COUNT_BUDGET): Promise<number> {
   const repo = new ContactRepository(deps.store);
-  let read = 0;
-  let matched = 0;
-  const out = await repo.walkContacts(
-    list.account_id,
-    { secret: 'unused', scope: { accountId: list.account_id, collection: 'count' }, limit: Number.MAX_SAFE_INTEGER - 1 },
-    async (items) => {
-      for (const c of items) {
-        if (!isLive(c)) continue;
-        read += 1;
-        if (matchesFilter(c, list.filter!)) matched += 1;
-      }
-      return [];
-    },
-    COUNT_BUDGET,
-  );
-  if (out.nextCursor === null || read === 0) return matched;
+  const { read, matched, complete } = await repo.countContacts(list.account_id, (c) => matchesFilter(c, list.filter!), budget);
+  if (complete || read === 0) return matched;
   const total = Math.max(read, await repo.contactCount(list.account_id));
   return Math.round((matched / read) * total);
 }
@@ -90,8 +76,9 @@ export async function createList(deps: ListDeps, accountId: string, body: Create
     created_at: now,
     updated_at: now,
   };
-  if (!(await repo.createList(item))) throw new Error(`list ${id} exists already`); // fresh ULIDs do not collide
-  return toListView(await fresh(deps, { ...item, pk: '', sk: '', entity: 'contact_list' }));
+  const stored = await repo.createList(item);
+  if (!stored) throw new Error(`list ${id} exists already`); // fresh ULIDs do not collide
+  return toListView(await fresh(deps, stored));
 }
 
 export async function listLists(deps: ListDeps & { cursorSecret: string }, accountId: string, page: PageInput): Promise<Page<ListView>> {

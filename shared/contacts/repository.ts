@@ -175,6 +175,27 @@ export class ContactRepository {
     return walkPage<ContactItem, U>(this.store, keyQueries.accountItems(accountId, keys.contactPrefix), page, select, budget);
   }
 
+  /**
+   * Reads the account's live contacts newest first, at most `budget`, and counts those `matches`
+   * accepts; `complete` when it read them all.
+   */
+  async countContacts(accountId: string, matches: (c: ContactItem) => boolean, budget: WalkBudget): Promise<{ read: number; matched: number; complete: boolean }> {
+    let read = 0;
+    let matched = 0;
+    let startKey: Record<string, unknown> | undefined;
+    for (let page = 0; page < budget.pages; page++) {
+      const out = await this.store.query<ContactItem>({ ...keyQueries.accountItems(accountId, keys.contactPrefix), limit: budget.pageSize, startKey, consistent: false });
+      for (const c of out.items) {
+        if (c.deleted_at !== undefined) continue;
+        read += 1;
+        if (matches(c)) matched += 1;
+      }
+      if (!out.lastKey) return { read, matched, complete: true };
+      startKey = out.lastKey;
+    }
+    return { read, matched, complete: false };
+  }
+
   // --- address claims ---
 
   emailItem(accountId: string, email: string): Promise<ContactEmailItem | undefined> {
@@ -222,8 +243,10 @@ export class ContactRepository {
     return this.store.batchGet<ContactListItem>(valid.map((id) => keys.contactList(accountId, id)));
   }
 
-  createList(item: NewContactList): Promise<boolean> {
-    return wrote(this.store.create<ContactListItem>({ ...keys.contactList(item.account_id, item.id), entity: 'contact_list', ...item }));
+  /** The stored list; undefined when one with this id exists already. */
+  async createList(item: NewContactList): Promise<ContactListItem | undefined> {
+    const stored: ContactListItem = { ...keys.contactList(item.account_id, item.id), entity: 'contact_list', ...item };
+    return (await wrote(this.store.create(stored))) ? stored : undefined;
   }
 
   /** A page of the account's lists, newest first, without those being deleted. */

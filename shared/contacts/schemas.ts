@@ -26,7 +26,12 @@ export const email = z
 
 const personName = z.string().trim().max(MAX_NAME_LENGTH).nullable();
 
-const dataValue = z.union([z.string().max(MAX_DATA_BYTES), z.number(), z.boolean()]);
+/** A number DynamoDB can store: its range is 1E-130 to 9.9E+125 in magnitude. */
+const storableNumber = z
+  .number()
+  .refine((n) => n === 0 || (Math.abs(n) >= 1e-128 && Math.abs(n) <= 1e125), 'must be 0 or between 1e-128 and 1e125 in magnitude');
+
+const dataValue = z.union([z.string().max(MAX_DATA_BYTES), storableNumber, z.boolean()]);
 
 export const contactData = z
   .record(z.string(), z.unknown())
@@ -113,7 +118,7 @@ export const filterCondition = z
   .object({
     field: z.string().regex(FIELD, 'must be email, first_name, last_name, created_at or data.<key>').meta({ description: 'email, first_name, last_name, created_at or data.<key>' }),
     op: z.enum(filterOps),
-    value: z.union([z.string().max(MAX_VALUE_LENGTH), z.number(), z.boolean()]).optional().meta({ description: 'Required except for exists and not_exists' }),
+    value: z.union([z.string().max(MAX_VALUE_LENGTH), storableNumber, z.boolean()]).optional().meta({ description: 'Required except for exists and not_exists' }),
   })
   .strict()
   .superRefine((c, ctx) => checkCondition(c, ctx));

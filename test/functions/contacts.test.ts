@@ -83,6 +83,8 @@ describe('POST /v1/contacts', () => {
     expectInvalid(await create({ email, data: { tags: ['a'] } }), 'body.data.tags');
     expectInvalid(await create({ email, data: { gone: null } }), 'body.data.gone');
     expectInvalid(await create({ email, data: { 'has space': 'x' } }), 'body.data.has space');
+    expectInvalid(await create({ email, data: { big: 1e300 } }), 'body.data.big');
+    expectInvalid(await create({ email, data: { tiny: -1e-300 } }), 'body.data.tiny');
     expectInvalid(await create({ email, data: ['a'] }), 'body.data');
     expectInvalid(await create({ email, data: 'plan=pro' }), 'body.data');
     const many = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i]));

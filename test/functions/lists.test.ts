@@ -4,7 +4,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
-import { COUNT_MAX_AGE_MS } from '../../shared/contacts/lists';
+import { COUNT_MAX_AGE_MS, countMatches } from '../../shared/contacts/lists';
 import { PENDING_STALE_MS } from '../../shared/contacts/members';
 import { ContactRepository, type ContactItem } from '../../shared/contacts/repository';
 import { CONTACT_WALK } from '../../shared/contacts/views';
@@ -259,8 +259,17 @@ describe('members of a dynamic list', () => {
     const second = await members(list.id, { limit: '5', cursor: first.body.next_cursor });
     expect(second.body.contacts.map((x: { email: string }) => x.email)).toEqual(['c0@example.com']);
     expect(second.body.next_cursor).toBeNull();
-    // The estimate scales the share it read by the account's contact count (these were written around the API, so only the share is known).
-    expect((await get(list.id)).body.member_count).toBeGreaterThanOrEqual(0);
+  });
+
+  it('estimates past the count budget: the share of the contacts read that match, times the account’s contact count', async () => {
+    for (let i = 0; i < 10; i++) await contact(`c${i}@example.com`, { data: { plan: i % 2 === 0 ? 'pro' : 'free' } });
+    const list = await dynamicList();
+    expect(list.member_count).toBe(5);
+    const stored = (await new ContactRepository(c.store).getList(account.account_id, list.id))!;
+    // The newest 4 contacts hold 2 pro ones: half of 10.
+    expect(await countMatches(c, stored, { pageSize: 2, pages: 2 })).toBe(5);
+    expect(await countMatches(c, stored, { pageSize: 3, pages: 1 })).toBe(3); // 1 of 3: 10 / 3, rounded
+    expect(await countMatches(c, stored, { pageSize: 20, pages: 1 })).toBe(5);
   });
 });
 
