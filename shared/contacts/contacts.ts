@@ -194,7 +194,9 @@ export async function deleteContact(deps: ContactDeps, accountId: string, contac
   const current = await repo.getContact(accountId, contactId);
   if (!current) throw contactNotFound(contactId);
   if (await repo.markContactDeleted(accountId, contactId, deps.clock.now().toISOString())) await repo.moveContactCount(accountId, -1);
-  for (const listId of current.list_ids ?? []) await removeMember(deps, accountId, listId, contactId);
+  // Read again after the mark: from then on no add can put a list on the contact, so these are all of them.
+  const marked = (await repo.getContact(accountId, contactId)) ?? current;
+  for (const listId of marked.list_ids ?? []) await removeMember(deps, accountId, listId, contactId);
   await repo.releaseEmail(accountId, current.email, contactId);
   await repo.removeContact(accountId, contactId);
 }

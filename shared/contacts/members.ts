@@ -70,7 +70,12 @@ export async function addMember(deps: MemberDeps, accountId: string, listId: str
     await repo.undoCount(accountId, listId, 1, token);
     throw new NotFoundError(`contact ${contactId}`);
   }
-  await repo.endCount(accountId, listId, token);
+  if (!(await repo.endAdd(accountId, listId, token))) {
+    // The list's delete began meanwhile, and its sweep may have passed this membership already.
+    await repo.dropListFromContact(accountId, contactId, listId);
+    await repo.dropMember(accountId, listId, contactId);
+    throw new NotFoundError(`list ${listId}`);
+  }
 }
 
 const addPending = (list: ContactListItem, contactId: string, op: string): string | undefined =>

@@ -328,6 +328,20 @@ export class ContactRepository {
     );
   }
 
+  /**
+   * Forgets a finished add's token, only while the list is live; false when it is being deleted or
+   * gone (the add must then take its membership back: the delete's sweep may have passed it).
+   */
+  endAdd(accountId: string, listId: string, token: string): Promise<boolean> {
+    return wrote(
+      this.store.update(keys.contactList(accountId, listId), {
+        expression: 'DELETE pending :token',
+        values: { ':token': one(token) },
+        condition: 'attribute_exists(pk) AND attribute_not_exists(deleted_at)',
+      }),
+    );
+  }
+
   /** Forgets a finished write's token; nothing when the list is gone. */
   async endCount(accountId: string, listId: string, token: string): Promise<void> {
     await wrote(

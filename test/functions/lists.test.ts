@@ -360,3 +360,47 @@ describe('membership writes a crash cut short', () => {
     expect((await members(news.id)).body.contacts).toEqual([]);
   });
 });
+
+describe('races with deletes', () => {
+  it('an add that meets a list delete begun meanwhile takes its membership back and answers 404', async () => {
+    const news = await staticList();
+    const ada = await contact('ada@example.com');
+    const repo = new ContactRepository(c.store);
+    const create = c.store.create.bind(c.store);
+    // The delete marks the list (and its sweep passes) right after the add wrote its membership.
+    c.store.create = async (item) => {
+      await create(item);
+      if ((item as { entity?: string }).entity === 'list_member') await repo.markListDeleted(account.account_id, news.id, c.clock.now().toISOString());
+    };
+    try {
+      expectError(await add(news.id, { contact_id: ada.id }), 'not_found', 404, new RegExp(news.id));
+    } finally {
+      c.store.create = create;
+    }
+    expect(await repo.member(account.account_id, news.id, ada.id)).toBeUndefined();
+    expect((await getContact(ada.id)).body.list_ids).toEqual([]);
+    expect((await remove(news.id)).status).toBe(204);
+  });
+
+  it('a contact delete takes the contact out of a list an add put it in just before the mark', async () => {
+    const news = await staticList();
+    const ada = await contact('ada@example.com');
+    const update = c.store.update.bind(c.store);
+    let raced = false;
+    c.store.update = (async (key, change) => {
+      if (!raced && change.expression === 'SET deleted_at = :now') {
+        raced = true;
+        expect((await add(news.id, { contact_id: ada.id })).status).toBe(201);
+      }
+      return update(key, change);
+    }) as typeof c.store.update;
+    try {
+      expect((await request({ method: 'DELETE', path: `/v1/contacts/${ada.id}`, key: sendKey })).status).toBe(204);
+    } finally {
+      c.store.update = update;
+    }
+    expect(raced).toBe(true);
+    expect((await get(news.id)).body.member_count).toBe(0);
+    expect(await new ContactRepository(c.store).member(account.account_id, news.id, ada.id)).toBeUndefined();
+  });
+});
