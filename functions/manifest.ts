@@ -302,6 +302,18 @@ export const functions: readonly FunctionDef[] = [
     timeoutSeconds: 29,
   },
   {
+    name: 'uploads',
+    entry: 'functions/uploads/http.ts',
+    handler: 'handler',
+    http: [
+      { method: 'POST', path: '/v1/uploads', access: SEND, body: 'raw', summary: 'Store a file (CSV, text or JSON, at most 2 MiB) for a later import' },
+    ],
+    // The bucket: uploads are stored there under the account's prefix.
+    needs: { table: 'readwrite', bucket: 'readwrite' },
+    memoryMb: 512,
+    timeoutSeconds: 15,
+  },
+  {
     name: 'docs',
     entry: 'functions/docs/http.ts',
     handler: 'handler',

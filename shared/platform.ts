@@ -33,6 +33,12 @@ export interface HttpRoute {
   path: string;
   access: Access;
   summary: string;
+  /**
+   * How the pipeline reads the body. Default `json`: parsed as JSON unless it is an upload
+   * (multipart, an image, octet-stream). `raw`: never parsed; the route reads `rawBody` and its
+   * Content-Type itself (a file sent as the body, e.g. text/csv).
+   */
+  body?: 'json' | 'raw';
 }
 
 export type QueueName = 'send' | 'fanout' | 'webhooks' | 'ses-events';

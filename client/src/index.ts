@@ -364,6 +364,19 @@ export class Postbox {
     get: (id: PathParams<'/v1/broadcasts/{id}', 'get'>['id']) => this.#request<Ok<'/v1/broadcasts/{id}', 'get'>>({ method: 'GET', path: `/v1/broadcasts/${enc(id)}` }),
   };
 
+  readonly uploads = {
+    /**
+     * Stores a file (CSV, text or JSON, at most 2 MiB) for a contact import and answers its key.
+     * A string is sent as `upload.csv` (text/csv) unless `filename` and `contentType` say otherwise.
+     */
+    create: (file: string | Blob, options: { filename?: string; contentType?: string } = {}) => {
+      const form = new FormData();
+      const blob = typeof file === 'string' ? new Blob([file], { type: options.contentType ?? 'text/csv' }) : file;
+      form.append('file', blob, options.filename ?? 'upload.csv');
+      return this.#request<Ok<'/v1/uploads', 'post'>>({ method: 'POST', path: '/v1/uploads', body: form });
+    },
+  };
+
   readonly usage = {
     /** Sends and estimated cost of a period, YYYY-MM (default the current one). */
     get: (query?: Query<'/v1/usage', 'get'>) => this.#request<Ok<'/v1/usage', 'get'>>({ method: 'GET', path: '/v1/usage', query }),

@@ -130,7 +130,15 @@ function operation(fn: FunctionDef, route: HttpRoute, contract: RouteContract): 
     ...(contract.idempotent ? { 'x-postbox-idempotent': 'Each send carries an idempotency_key: a retry with the same key and body gets the first answer again, a different body 409 idempotency_key_reused, while the first is still in flight 409 idempotency_key_in_use with Retry-After.' } : {}),
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(contract.body
-      ? { requestBody: { required: true, content: { [contract.bodyContentType ?? 'application/json']: { schema: jsonSchema(contract.body, 'input') } } } }
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              [contract.bodyContentType ?? 'application/json']: { schema: jsonSchema(contract.body, 'input') },
+              ...Object.fromEntries(Object.entries(contract.otherBodies ?? {}).map(([type, schema]) => [type, { schema: jsonSchema(schema, 'input') }])),
+            },
+          },
+        }
       : {}),
     responses,
     'x-postbox-examples': contract.examples,

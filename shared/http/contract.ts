@@ -42,6 +42,11 @@ export interface RouteContract {
   body?: z.ZodType;
   /** Default application/json. */
   bodyContentType?: string;
+  /**
+   * Other content types the same body may come as, each with its schema: a file sent raw as
+   * `text/csv` or as a `multipart/form-data` form. Examples are sent as `bodyContentType`.
+   */
+  otherBodies?: Record<string, z.ZodType>;
   /** The answers that are not errors, by status. */
   responses: Record<number, ResponseSpec>;
   /**

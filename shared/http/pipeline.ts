@@ -1,7 +1,7 @@
 // The request pipeline every HTTP function runs, as middy middlewares: the envelope (request id,
 // and the one place that turns anything thrown into the error envelope), the container, the
-// request, credentials (suspension, rate limit, scope, key mode), path ids, the JSON body; then
-// the route.
+// request, credentials (suspension, rate limit, scope, key mode), path ids, the JSON body (or the
+// raw bytes alone, for a route declared `body: 'raw'`); then the route.
 //
 // Store round trips of an authenticated request on a warm path: the limiter's one conditional
 // write, then the route's own. The key and its account come from this process's cache of
@@ -238,12 +238,13 @@ const pathIds = (): Step => ({
   before: ({ context }) => checkParams(context.request!.params),
 });
 
-const body = (): Step => ({
+/** The bytes always; JSON too unless the route takes its body raw (`body: 'raw'` in the manifest). */
+const body = (declared: ReadonlyMap<string, HttpRoute>): Step => ({
   name: 'body',
   before: ({ event, context }) => {
     const request = context.request!;
     request.rawBody = rawBodyOf(event);
-    request.body = parseBody(request.rawBody, request.headers['content-type']);
+    request.body = declared.get(context.routeKey)!.body === 'raw' ? undefined : parseBody(request.rawBody, request.headers['content-type']);
   },
 });
 
@@ -268,7 +269,7 @@ export function createHttpHandler(
     .use(routeRequest(declared))
     .use(credentials(declared))
     .use(pathIds())
-    .use(body())
+    .use(body(declared))
     .handler((_event, context) => routes[context.routeKey]!(context.request!, context.container!));
   return async (event) => (await handler(event, {} as PipelineContext)) as APIGatewayProxyStructuredResultV2;
 }

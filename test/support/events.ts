@@ -11,6 +11,8 @@ export interface HttpEventInput {
   key?: string;
   body?: unknown;
   rawBody?: string;
+  /** rawBody is base64, as API Gateway sends a binary body. */
+  base64?: boolean;
   query?: Record<string, string>;
   headers?: Record<string, string>;
   sourceIp?: string;
@@ -47,7 +49,7 @@ export function httpEvent(input: HttpEventInput): APIGatewayProxyEventV2 {
       timeEpoch: Date.now(),
     },
     body: input.rawBody ?? (input.body === undefined ? undefined : JSON.stringify(input.body)),
-    isBase64Encoded: false,
+    isBase64Encoded: input.base64 ?? false,
   };
 }
 
