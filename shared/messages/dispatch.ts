@@ -155,7 +155,7 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
       to: message.recipient,
       subject: content.subject,
       html: parts.html,
-      text: parts.text,
+      text: parts.text ?? undefined,
       messageId: message.id,
       accountId: message.account_id,
     }));
