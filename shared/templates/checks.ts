@@ -16,19 +16,15 @@ export interface MailClientWarning {
   readonly line?: number;
 }
 
-
 // A tag with its attributes; a quoted attribute value may hold '>'.
 const IMG_TAG = /<img\b(?:[^>"']|"[^"]*"|'[^']*')*>/gi;
 const ALT_ATTRIBUTE = /\salt(?=[\s=/>])/i;
 const SCRIPT_TAG = /<script\b/gi;
 
-/** What in this HTML (and its text part) breaks or degrades in common mail clients. */
-export function mailClientWarnings(html: string, text?: string | null): MailClientWarning[] {
+/** Elements of this HTML that mail clients handle badly (images without alt text, scripts), each with its line. */
+export function markupWarnings(html: string): MailClientWarning[] {
   const warnings: MailClientWarning[] = [];
   const lineAt = lineFinder(html);
-  if (text === undefined || text === null || text.trim() === '') {
-    warnings.push({ code: 'missing_text_part', message: 'The message has no plain-text part; some clients and spam filters expect one.' });
-  }
   for (const m of html.matchAll(IMG_TAG)) {
     if (!ALT_ATTRIBUTE.test(m[0])) {
       warnings.push({ code: 'image_missing_alt', message: 'An image has no alt attribute; screen readers and clients that block images show nothing for it.', line: lineAt(m.index) });
@@ -37,10 +33,25 @@ export function mailClientWarnings(html: string, text?: string | null): MailClie
   for (const m of html.matchAll(SCRIPT_TAG)) {
     warnings.push({ code: 'script_tag', message: 'A <script> element: mail clients strip scripts and spam filters score them.', line: lineAt(m.index) });
   }
+  return warnings;
+}
+
+/** An HTML body past Gmail's clipping size, or undefined. */
+export function sizeWarning(html: string): MailClientWarning | undefined {
   const bytes = Buffer.byteLength(html, 'utf8');
-  if (bytes > GMAIL_CLIP_BYTES) {
-    warnings.push({ code: 'body_too_large', message: `The HTML body is ${(bytes / 1024).toFixed(1)} KB; Gmail clips bodies over 102 KB.` });
+  if (bytes <= GMAIL_CLIP_BYTES) return undefined;
+  return { code: 'body_too_large', message: `The HTML body is ${(bytes / 1024).toFixed(1)} KB; Gmail clips bodies over 102 KB.` };
+}
+
+/** What in this HTML (and its text part) breaks or degrades in common mail clients. */
+export function mailClientWarnings(html: string, text?: string | null): MailClientWarning[] {
+  const warnings: MailClientWarning[] = [];
+  if (text === undefined || text === null || text.trim() === '') {
+    warnings.push({ code: 'missing_text_part', message: 'The message has no plain-text part; some clients and spam filters expect one.' });
   }
+  warnings.push(...markupWarnings(html));
+  const size = sizeWarning(html);
+  if (size) warnings.push(size);
   return warnings;
 }
 
@@ -52,7 +63,7 @@ export interface TemplateSource {
   readonly variables?: readonly { readonly name: string; readonly default_value?: string | null }[];
 }
 
-type TemplateField = 'subject' | 'body_html' | 'body_text';
+export type TemplateField = 'subject' | 'body_html' | 'body_text';
 const FIELDS: readonly TemplateField[] = ['subject', 'body_html', 'body_text'];
 
 export interface VariableUse {

@@ -4,7 +4,7 @@
 // juice and html-to-text (shared/templates/text.ts) and live in a function of their own
 // (functions/template-render), away from the send and templates APIs.
 import type { Store } from '../db/store';
-import { mailClientWarnings, unresolvedVariables } from './checks';
+import { markupWarnings, sizeWarning, unresolvedVariables, type TemplateField } from './checks';
 import { InvalidTemplateError, partialCalls, renderTemplate, TemplateRenderError, toView } from './engine';
 import { ownedTemplate, renderContent, snippetPartials } from './render';
 import { unpackContent } from './repository';
@@ -21,8 +21,6 @@ export interface SnippetBodies {
   html: string;
   text: string | null;
 }
-
-type Part = 'subject' | 'body_html' | 'body_text';
 
 /**
  * POST /v1/templates/{id}/render: the current version rendered with `vars` (defaults, then
@@ -75,10 +73,10 @@ export function previewContent(input: PreviewTemplateBody, snippets: ReadonlyMap
   const errors: PreviewProblem[] = [];
   const warnings: PreviewProblem[] = [];
   const vars = input.variables ?? {};
-  const sources: Record<Part, string | null> = { subject: input.subject, body_html: input.body_html, body_text: input.body_text ?? null };
+  const sources: Record<TemplateField, string | null> = { subject: input.subject, body_html: input.body_html, body_text: input.body_text ?? null };
 
   // 1. Each part must parse and call only snippets of the account (bodies only, at most 20 of them).
-  const parsed = new Set<Part>();
+  const parsed = new Set<TemplateField>();
   /** Snippets the HTML includes (known ones), and every snippet name either body calls. */
   const called = new Set<string>();
   const included = new Set<string>();
@@ -126,7 +124,7 @@ export function previewContent(input: PreviewTemplateBody, snippets: ReadonlyMap
 
   // 3. Render what parses, as a send would; an unknown partial renders empty (it is listed above).
   const view = toView(vars);
-  const render = (field: Part, options: { html: boolean; partials?: (name: string) => string | undefined }): string | null => {
+  const render = (field: TemplateField, options: { html: boolean; partials?: (name: string) => string | undefined }): string | null => {
     const source = sources[field];
     if (source === null || !parsed.has(field)) return null;
     const partials = options.partials;
@@ -146,9 +144,7 @@ export function previewContent(input: PreviewTemplateBody, snippets: ReadonlyMap
 
   // 4. What mail clients handle badly: in the source (with its lines), then in the message as mailed.
   const clientWarnings = (field: string, source: string): void => {
-    for (const w of mailClientWarnings(source, 'text')) {
-      if (w.code === 'image_missing_alt' || w.code === 'script_tag') warnings.push({ code: w.code, field, line: w.line ?? null, message: w.message });
-    }
+    for (const w of markupWarnings(source)) warnings.push({ code: w.code, field, line: w.line ?? null, message: w.message });
   };
   clientWarnings('body_html', input.body_html);
   for (const name of called) clientWarnings(`snippets.${name}`, snippets.get(name)!.html);
@@ -163,15 +159,14 @@ export function previewContent(input: PreviewTemplateBody, snippets: ReadonlyMap
           : 'body_text renders empty; some clients and spam filters expect a plain-text part.',
     });
   }
-  if (html !== null) {
-    for (const w of mailClientWarnings(html, 'text')) if (w.code === 'body_too_large') warnings.push({ code: w.code, field: 'body_html', line: null, message: w.message });
-  }
+  const size = html === null ? undefined : sizeWarning(html);
+  if (size) warnings.push({ code: size.code, field: 'body_html', line: null, message: size.message });
 
   return { subject, html, text, warnings: warnings.slice(0, MAX_PROBLEMS), errors: errors.slice(0, MAX_PROBLEMS) };
 }
 
 /** Inlining or making the text part, which a hostile HTML could make fail: an error of the preview, not a 500. */
-function finished(field: Part, make: () => string, errors: PreviewProblem[]): string | null {
+function finished(field: TemplateField, make: () => string, errors: PreviewProblem[]): string | null {
   try {
     return make();
   } catch (error) {
