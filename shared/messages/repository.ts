@@ -164,12 +164,23 @@ export class MessageRepository {
    * Moves the status to `status` as of `at`, unless an event newer than `at` already set it, the
    * status is not one of `onlyFrom` (when given), or the message is gone: false then.
    */
-  moveStatus(messageId: string, change: { status: EventType; at: string; now: string; providerMessageId?: string; onlyFrom?: readonly MessageStatus[] }): Promise<boolean> {
+  /**
+   * Moves the status to a newer event's: `onlyFrom` limits the statuses it may leave, and a status
+   * in `alwaysFrom` is left whatever its time (a handoff gives way to any report on it).
+   */
+  moveStatus(
+    messageId: string,
+    change: { status: EventType; at: string; now: string; providerMessageId?: string; onlyFrom?: readonly MessageStatus[]; alwaysFrom?: readonly MessageStatus[] },
+  ): Promise<boolean> {
     const set = ['#status = :status', 'status_at = :at', 'updated_at = :now'];
     const values: Record<string, unknown> = { ':status': change.status, ':at': change.at, ':now': change.now };
     const from = (change.onlyFrom ?? []).map((status, i) => {
       values[`:from${i}`] = status;
       return `:from${i}`;
+    });
+    const always = (change.alwaysFrom ?? []).map((status, i) => {
+      values[`:always${i}`] = status;
+      return `:always${i}`;
     });
     if (change.providerMessageId) {
       set.push('provider_message_id = :pmid');
@@ -178,7 +189,7 @@ export class MessageRepository {
     return wrote(
       this.store.update(keys.message(messageId), {
         expression: `SET ${set.join(', ')}`,
-        condition: `attribute_exists(#pk) AND (attribute_not_exists(status_at) OR status_at <= :at)${from.length > 0 ? ` AND #status IN (${from.join(', ')})` : ''}`,
+        condition: `attribute_exists(#pk) AND (attribute_not_exists(status_at) OR status_at <= :at${always.length > 0 ? ` OR #status IN (${always.join(', ')})` : ''})${from.length > 0 ? ` AND #status IN (${from.join(', ')})` : ''}`,
         names: { '#pk': table.partitionKey, '#status': 'status' },
         values,
       }),

@@ -65,8 +65,14 @@ export async function recordEvent(
 async function applyStatus(messages: MessageRepository, event: TimelineEvent, now: string, providerMessageId: string | undefined): Promise<void> {
   // `sent` is the handoff: it moves a message that is still waiting, never one the provider has
   // already reported on (a send retried after a crash records its handoff after the delivery).
-  const onlyFrom = event.type === 'sent' ? (['queued', 'scheduled'] as const) : undefined;
-  const moved = await messages.moveStatus(event.message_id, { status: event.type, at: event.occurred_at, now, providerMessageId, onlyFrom });
+  // Any other signal is a report on the message: it replaces a waiting or handed-off status
+  // whatever their times, since a handoff recorded by a redelivered send job carries that attempt's
+  // time, which can be after the time the provider gives its report. Reports among themselves
+  // follow occurred_at.
+  const moved =
+    event.type === 'sent'
+      ? await messages.moveStatus(event.message_id, { status: event.type, at: event.occurred_at, now, providerMessageId, onlyFrom: ['queued', 'scheduled'] })
+      : await messages.moveStatus(event.message_id, { status: event.type, at: event.occurred_at, now, providerMessageId, alwaysFrom: ['queued', 'scheduled', 'sent'] });
   // An older event arriving late joins the timeline without moving the status; the provider
   // message id it carries is still worth keeping.
   if (!moved && providerMessageId) await messages.setProviderMessageId(event.message_id, providerMessageId);

@@ -133,6 +133,19 @@ describe('out of order', () => {
       ['bounced', later(10)],
     ]);
   });
+
+  it('lets a provider report replace sent even when it is timed before the handoff (a redelivered send job recorded sent late)', async () => {
+    // The worker's second attempt found the mail already with SES and recorded the handoff at its
+    // own time, after the time SES gives the delivery: the report still decides the status.
+    const sent = await seedSentMessage(c);
+    await c.store.update(keys.message(sent.message.id), { expression: 'SET status_at = :late', values: { ':late': later(20) } });
+
+    await handler(sqsEvent([sqsRecord(snsWrap(deliveryNotification(sent.target, { at: later(3) })))]));
+
+    const { message } = await timelineOf(sent);
+    expect(message?.status).toBe('delivered');
+    expect(message?.status_at).toBe(later(3));
+  });
 });
 
 describe('bounces and complaints', () => {
