@@ -57,7 +57,8 @@ export type Entity =
   | 'template'
   | 'template_version'
   | 'snippet'
-  | 'snippet_name';
+  | 'snippet_name'
+  | 'contact_import';
 
 export interface IndexKey {
   gsi2pk: string;
@@ -178,6 +179,9 @@ export const keys = {
    * It records which templates include the snippet (shared/templates/snippets-repository.ts).
    */
   snippetName: (accountId: string, lowerName: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `SNIPNAME#${lowerName}` }),
+
+  /** A contact import with its progress, in its account's partition (shared/imports/repository.ts). */
+  contactImport: (accountId: string, importId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `IMPORT#${importId}` }),
 
   usage: (accountId: string, period: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `USAGE#${period}` }),
 
