@@ -69,12 +69,14 @@ export class ContactImportRepository {
   /**
    * Records what chunk `plan.chunk` will do before its contacts are written, so a run that dies
    * during the writes is counted as planned when the chunk is re-run. Undefined when the import
-   * is no longer at that chunk (another run moved it on).
+   * is no longer at that chunk, or another run stored its plan first (that run, or a retry of it
+   * reading its plan, carries on).
    */
   async beginChunk(accountId: string, importId: string, plan: ChunkPlan, now: string): Promise<ContactImportItem | undefined> {
     const write = this.store.update<ContactImportItem>(keys.contactImport(accountId, importId), {
       expression: 'SET pending = :plan, updated_at = :now',
-      condition: '#status = :processing AND next_chunk = :chunk',
+      // A plan already stored is another run's, perhaps with its writes done: that one is kept.
+      condition: '#status = :processing AND next_chunk = :chunk AND attribute_not_exists(pending)',
       names: { '#status': 'status' },
       values: { ':plan': plan, ':now': now, ':processing': 'processing', ':chunk': plan.chunk },
     });

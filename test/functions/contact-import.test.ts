@@ -8,7 +8,7 @@ import { createAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
 import type { ContactRow } from '../../shared/imports/csv';
 import type { ImportJob } from '../../shared/imports/messages';
-import type { ContactImportItem } from '../../shared/imports/repository';
+import { ContactImportRepository, type ContactImportItem } from '../../shared/imports/repository';
 import { CHUNK_ROWS, CHUNKS_PER_JOB } from '../../shared/imports/service';
 import { useContactImportTarget, type ContactImportTarget, type UpsertOutcome } from '../../shared/imports/target';
 import { type TestContainer } from '../support/container';
@@ -249,6 +249,18 @@ describe('the import', () => {
     expect(contacts.contactsOf(accountId).size).toBe(CHUNK_ROWS + 10);
     expect(contacts.creations).toBe(CHUNK_ROWS + 10);
     expect((await stored(started.body.id))?.pending).toBeUndefined();
+  });
+
+  it('stores one plan per chunk: a second run that meets another run’s plan of the chunk stands back', async () => {
+    const started = await start({ object_key: await upload(CSV) });
+    const imports = new ContactImportRepository(c.store);
+    const plan = { chunk: 0, total: 5, created: 2, updated: 0, skipped: 3, errors: [] };
+    const now = c.clock.now().toISOString();
+
+    expect(await imports.beginChunk(accountId, started.body.id, plan, now)).toMatchObject({ pending: plan });
+    expect(await imports.beginChunk(accountId, started.body.id, { ...plan, created: 0, skipped: 5 }, now)).toBeUndefined();
+    expect(await imports.beginChunk(accountId, started.body.id, { ...plan, chunk: 1 }, now)).toBeUndefined();
+    expect((await stored(started.body.id))?.pending).toEqual(plan);
   });
 
   it('does nothing for a job of a finished import, or one another run moved on', async () => {
