@@ -40,8 +40,7 @@ export const contracts: Contracts = {
     responses: { 202: { description: 'The import, processing', schema: startedImportView } },
     errors: ['not_found'],
     examples: [
-      { name: 'another account’s upload', body: { object_key: 'uploads/acct_01hzzzzzzzzzzzzzzzzzzzzzzz/upl_01hzzzzzzzzzzzzzzzzzzzzzzz.csv' }, status: 403 },
-      { name: 'an upload that does not exist', body: { object_key: 'uploads/{{account_id}}/upl_00000000000000000000000000.csv' }, status: 404 },
+      { name: 'a key under another account’s uploads', body: { object_key: 'uploads/{{account_id}}/upl_00000000000000000000000000.csv' }, status: 403 },
       { name: 'no object_key', body: {}, status: 400 },
     ],
   },
