@@ -1,7 +1,7 @@
 // Imports queue consumer: each record says "carry on with this contact import"; the import's
 // stored progress says from where. A failed run is retried from its last finished chunk.
 import { importJob } from '../../shared/imports/messages';
-import { giveUpImport, runImportJob } from '../../shared/imports/service';
+import { giveUpImport, runImportJob } from '../../shared/imports/run';
 import { contactImportTarget } from '../../shared/imports/target';
 import { consume } from '../../shared/runtime/consume';
 

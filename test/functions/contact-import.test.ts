@@ -9,7 +9,7 @@ import { keys } from '../../shared/db/keys';
 import type { ContactRow } from '../../shared/imports/csv';
 import type { ImportJob } from '../../shared/imports/messages';
 import { ContactImportRepository, type ContactImportItem } from '../../shared/imports/repository';
-import { CHUNK_ROWS, CHUNKS_PER_JOB } from '../../shared/imports/service';
+import { CHUNK_ROWS, CHUNKS_PER_JOB } from '../../shared/imports/run';
 import { useContactImportTarget, type ContactImportTarget, type UpsertOutcome } from '../../shared/imports/target';
 import { type TestContainer } from '../support/container';
 import { underNeeds } from '../support/grants';
