@@ -5,6 +5,7 @@ import { contracts as account } from './account/contract';
 import { contracts as admin } from './admin/contract';
 import { contracts as bimi } from './bimi/contract';
 import { contracts as broadcasts } from './broadcasts/contract';
+import { contracts as contacts } from './contacts/contract';
 import { contracts as docs } from './docs/contract';
 import { contracts as domains } from './domains/contract';
 import { contracts as keys } from './keys/contract';
@@ -24,6 +25,7 @@ export const contracts: Contracts = {
   ...admin,
   ...bimi,
   ...broadcasts,
+  ...contacts,
   ...docs,
   ...domains,
   ...keys,

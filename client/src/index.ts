@@ -20,6 +20,7 @@ export type { Body, HttpMethod, ItemOf, KnownErrorCode, MethodOf, Ok, Operation,
 export type { components, operations, paths } from './types';
 export type {
   AccountVerification,
+  AddListMember,
   BatchItemResult,
   BimiState,
   Broadcast,
@@ -28,6 +29,13 @@ export type {
   BulkSendRequest,
   CanceledMessage,
   Channel,
+  Contact,
+  ContactList,
+  ContactListsPage,
+  ContactsPage,
+  ContactsQuery,
+  CreateContact,
+  CreateContactList,
   CreateAccount,
   CreatedAccount,
   CreateSuppression,
@@ -41,6 +49,7 @@ export type {
   ErrorBody,
   ImportResult,
   ImportSuppressions,
+  ListFilter,
   Message,
   MessagesPage,
   MessagesQuery,
@@ -61,6 +70,8 @@ export type {
   TestRecipient,
   TestRecipientsPage,
   TimelineEvent,
+  UpdateContact,
+  UpdateContactList,
   UpdateSnippet,
   UpdateTemplate,
   UpdateWebhook,
@@ -283,6 +294,40 @@ export class Postbox {
       remove: (id: PathParams<'/v1/templates/snippets/{id}', 'delete'>['id']) =>
         this.#request<Ok<'/v1/templates/snippets/{id}', 'delete'>>({ method: 'DELETE', path: `/v1/templates/snippets/${enc(id)}` }),
     },
+  };
+
+  readonly contacts = {
+    /** Addresses are normalized and unique per account (409 duplicate_contact); `list_ids` must be static lists of the account. */
+    create: (body: Body<'/v1/contacts', 'post'>) => this.#request<Ok<'/v1/contacts', 'post'>>({ method: 'POST', path: '/v1/contacts', body }),
+    /** Newest first; `email`, `list_id` or a prefix `q`. A filtered page may be short with a next_cursor: walk with `paginate`. */
+    list: (query?: Query<'/v1/contacts', 'get'>) => this.#request<Ok<'/v1/contacts', 'get'>>({ method: 'GET', path: '/v1/contacts', query }),
+    get: (id: PathParams<'/v1/contacts/{id}', 'get'>['id']) => this.#request<Ok<'/v1/contacts/{id}', 'get'>>({ method: 'GET', path: `/v1/contacts/${enc(id)}` }),
+    /** Only the fields given change; `data` is replaced whole. */
+    update: (id: PathParams<'/v1/contacts/{id}', 'patch'>['id'], body: Body<'/v1/contacts/{id}', 'patch'>) =>
+      this.#request<Ok<'/v1/contacts/{id}', 'patch'>>({ method: 'PATCH', path: `/v1/contacts/${enc(id)}`, body }),
+    /** The contact leaves every list. */
+    remove: (id: PathParams<'/v1/contacts/{id}', 'delete'>['id']) =>
+      this.#request<Ok<'/v1/contacts/{id}', 'delete'>>({ method: 'DELETE', path: `/v1/contacts/${enc(id)}` }),
+  };
+
+  readonly lists = {
+    /** A static list, or a dynamic one with a filter. */
+    create: (body: Body<'/v1/lists', 'post'>) => this.#request<Ok<'/v1/lists', 'post'>>({ method: 'POST', path: '/v1/lists', body }),
+    list: (query?: Query<'/v1/lists', 'get'>) => this.#request<Ok<'/v1/lists', 'get'>>({ method: 'GET', path: '/v1/lists', query }),
+    get: (id: PathParams<'/v1/lists/{id}', 'get'>['id']) => this.#request<Ok<'/v1/lists/{id}', 'get'>>({ method: 'GET', path: `/v1/lists/${enc(id)}` }),
+    /** The name, and a dynamic list's filter. */
+    update: (id: PathParams<'/v1/lists/{id}', 'patch'>['id'], body: Body<'/v1/lists/{id}', 'patch'>) =>
+      this.#request<Ok<'/v1/lists/{id}', 'patch'>>({ method: 'PATCH', path: `/v1/lists/${enc(id)}`, body }),
+    /** The contacts stay. */
+    remove: (id: PathParams<'/v1/lists/{id}', 'delete'>['id']) => this.#request<Ok<'/v1/lists/{id}', 'delete'>>({ method: 'DELETE', path: `/v1/lists/${enc(id)}` }),
+    /** `{ contact_id }` or `{ email }` (the contact is created when absent); 409 duplicate_member for a member. */
+    addMember: (id: PathParams<'/v1/lists/{id}/members', 'post'>['id'], body: Body<'/v1/lists/{id}/members', 'post'>) =>
+      this.#request<Ok<'/v1/lists/{id}/members', 'post'>>({ method: 'POST', path: `/v1/lists/${enc(id)}/members`, body }),
+    /** A static list's members, or the contacts a dynamic list matches now; walk with `paginate`. */
+    members: (id: PathParams<'/v1/lists/{id}/members', 'get'>['id'], query?: Query<'/v1/lists/{id}/members', 'get'>) =>
+      this.#request<Ok<'/v1/lists/{id}/members', 'get'>>({ method: 'GET', path: `/v1/lists/${enc(id)}/members`, query }),
+    removeMember: (id: PathParams<'/v1/lists/{id}/members/{contact_id}', 'delete'>['id'], contactId: PathParams<'/v1/lists/{id}/members/{contact_id}', 'delete'>['contact_id']) =>
+      this.#request<Ok<'/v1/lists/{id}/members/{contact_id}', 'delete'>>({ method: 'DELETE', path: `/v1/lists/${enc(id)}/members/${enc(contactId)}` }),
   };
 
   readonly webhooks = {

@@ -4,7 +4,7 @@ import { previewTemplateBody, previewView, renderedView, renderTemplateBody } fr
 
 const templateId = z.object({ id: z.string().meta({ description: 'The template id, tmpl_…' }) });
 
-const AS_MAILED = 'The HTML is what a send mails: rendered, with the CSS of its `<style>` blocks inlined onto the elements (the blocks stay, for media queries); without body_text, the text part is made from the rendered HTML (links kept as `text [url]`).';
+const AS_MAILED = 'The HTML is what a send mails: rendered, with the CSS of its `<style>` blocks inlined onto the elements (what cannot be inlined, such as media queries, stays in a `<style>` block); without body_text, the text part is made from the rendered HTML (links kept as `text [url]`).';
 
 export const contracts: Contracts = {
   'POST /v1/templates/preview': {

@@ -58,6 +58,11 @@ export type Entity =
   | 'template_version'
   | 'snippet'
   | 'snippet_name'
+  | 'contact'
+  | 'contact_email'
+  | 'contact_count'
+  | 'contact_list'
+  | 'list_member'
   | 'contact_import';
 
 export interface IndexKey {
@@ -180,6 +185,22 @@ export const keys = {
    */
   snippetName: (accountId: string, lowerName: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `SNIPNAME#${lowerName}` }),
 
+  /** A contact, in its account's partition, listed newest first by id. */
+  contact: (accountId: string, contactId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `CONTACT#${contactId}` }),
+  contactPrefix: 'CONTACT#',
+  /** A contact's address, normalized: one per address and account, so addresses are unique (shared/contacts/repository.ts). */
+  contactEmail: (accountId: string, email: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `CONTACTEMAIL#${email}` }),
+  /** An approximate count of the account's contacts: what a dynamic list's member estimate scales by. */
+  contactCount: (accountId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: 'CONTACTCOUNT' }),
+  /** A contact list (static or dynamic), in its account's partition, listed newest first by id. */
+  contactList: (accountId: string, listId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `LIST#${listId}` }),
+  contactListPrefix: 'LIST#',
+  /**
+   * One contact's membership of one static list, in the list's own partition: "is X a member" and
+   * "add X" are single-item operations, and the members are one Query, newest contact first.
+   */
+  listMember: (accountId: string, listId: string, contactId: string): ItemKey => ({ pk: `LISTMEMBERS#${accountId}#${listId}`, sk: `MEMBER#${contactId}` }),
+  listMembersPartition: (accountId: string, listId: string): string => `LISTMEMBERS#${accountId}#${listId}`,
   /** A contact import with its progress, in its account's partition (shared/imports/repository.ts). */
   contactImport: (accountId: string, importId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `IMPORT#${importId}` }),
 

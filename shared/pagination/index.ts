@@ -137,6 +137,48 @@ export async function queryPage<T extends object = Item, U extends object = T>(
   return { items, nextCursor };
 }
 
+/** How much of the store a filtered walk may read for one page: `pages` queries of `pageSize` items each. */
+export interface WalkBudget {
+  pageSize: number;
+  pages: number;
+}
+
+/**
+ * One page of a walk that filters in memory (a dynamic list's matcher, a prefix search): like
+ * queryPage, but it stops after `budget.pages` store queries. A page cut short by the budget may
+ * hold fewer than `limit` items (even none) and still have a next_cursor, which resumes the walk
+ * right after the last item read; next_cursor is null only at the end of the walk. `select` keeps
+ * and turns store items into what is listed, in order, keeping the query's key attributes.
+ */
+export async function walkPage<T extends object = Item, U extends object = T>(
+  store: Store,
+  query: Omit<QueryRequest, 'limit' | 'startKey'>,
+  page: PageRequest,
+  select: (items: T[]) => Promise<U[]>,
+  budget: WalkBudget,
+): Promise<Page<U>> {
+  let startKey = page.cursor ? decodeCursor(page.secret, page.scope, page.cursor) : undefined;
+  const names = [table.partitionKey, table.sortKey, ...keyNamesOfIndex(query.index)];
+  const keyOf = (item: object): Record<string, unknown> => Object.fromEntries(names.map((n) => [n, (item as Item)[n]]));
+  const collected: U[] = [];
+  let resumeAt: Record<string, unknown> | undefined;
+  for (let read = 0; ; read++) {
+    if (read >= budget.pages) {
+      resumeAt = startKey;
+      break;
+    }
+    const out = await store.query<T>({ ...query, limit: budget.pageSize, startKey });
+    collected.push(...(out.items.length > 0 ? await select(out.items) : []));
+    if (collected.length > page.limit || !out.lastKey) {
+      if (collected.length > page.limit) resumeAt = keyOf(collected[page.limit - 1] as U);
+      break;
+    }
+    startKey = out.lastKey;
+  }
+  const items = collected.slice(0, page.limit);
+  return { items, nextCursor: resumeAt ? encodeCursor(page.secret, page.scope, resumeAt) : null };
+}
+
 function keyNamesOfIndex(index: string | undefined): string[] {
   const found = Object.values(table.indexes).find((i) => i.name === index);
   return found ? [found.partitionKey, found.sortKey] : [];

@@ -135,7 +135,7 @@ export const templateDeletedView = z.object({ message: z.string() }).strict();
 export const renderedView = z
   .object({
     subject: z.string(),
-    body_html: z.string().meta({ description: 'As a send mails it: rendered, with the CSS of its <style> blocks inlined onto the elements' }),
+    body_html: z.string().meta({ description: 'As a send mails it: rendered, with the CSS of its <style> blocks inlined onto the elements (media queries stay in a <style> block)' }),
     body_text: z.string().meta({ description: 'The template’s text part rendered, or, when it has none, the text a send makes from the rendered body_html (links kept)' }),
   })
   .strict();

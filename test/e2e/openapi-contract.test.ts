@@ -252,6 +252,31 @@ const fixtures: Record<string, (account: Account, values: Record<string, string>
     const made = await account.call('send', 'POST', '/v1/templates/snippets', body, 201, '{{snippet_id}}');
     values.snippet_id = (made.json as { id: string }).id;
   },
+  // A contact with an address of its own (in no list).
+  contact_id: async (account, values) => {
+    const body = { email: `contact-${uniqueToken()}@example.com`, first_name: 'Ada', data: { plan: 'pro' } };
+    const made = await account.call('send', 'POST', '/v1/contacts', body, 201, '{{contact_id}}');
+    values.contact_id = (made.json as { id: string }).id;
+    values.contact_email = (made.json as { email: string }).email;
+  },
+  contact_email: (account, values) => fixtures.contact_id!(account, values),
+  // A static list.
+  list_id: async (account, values) => {
+    const made = await account.call('send', 'POST', '/v1/lists', { name: `contract ${uniqueToken()}`, type: 'static' }, 201, '{{list_id}}');
+    values.list_id = (made.json as { id: string }).id;
+  },
+  // A dynamic list: the contacts on the pro plan.
+  dynamic_list_id: async (account, values) => {
+    const filter = { match: 'all', conditions: [{ field: 'data.plan', op: 'eq', value: 'pro' }] };
+    const made = await account.call('send', 'POST', '/v1/lists', { name: `contract ${uniqueToken()}`, type: 'dynamic', filter }, 201, '{{dynamic_list_id}}');
+    values.dynamic_list_id = (made.json as { id: string }).id;
+  },
+  // A contact that is a member of the example's static list ({{list_id}}, made first when the example has none).
+  member_id: async (account, values) => {
+    if (values.list_id === undefined) await fixtures.list_id!(account, values);
+    const made = await account.call('send', 'POST', '/v1/contacts', { email: `member-${uniqueToken()}@example.com`, list_ids: [values.list_id] }, 201, '{{member_id}}');
+    values.member_id = (made.json as { id: string }).id;
+  },
   suppressed_email: async (account, values) => {
     const recipient = `suppressed-${uniqueToken()}@example.com`;
     await account.call('send', 'POST', '/v1/suppressions', { channel: 'email', recipient, reason: 'contract test' }, 201, '{{suppressed_email}}');

@@ -12,7 +12,8 @@ import type { SendJob } from '../../shared/messages/messages';
 import type { MessageItem } from '../../shared/messages/model';
 import { MessageRepository } from '../../shared/messages/repository';
 import { SnippetRepository } from '../../shared/templates/snippets-repository';
-import { STALE_NAME_CLAIM_MS } from '../../shared/templates/snippets';
+import { STALE_NAME_CLAIM_MS, updateSnippet } from '../../shared/templates/snippets';
+import type { Store } from '../../shared/db/store';
 import { MARK_LEASE_MS } from '../../shared/templates/usage';
 import { type TestContainer } from '../support/container';
 import { underNeeds } from '../support/grants';
@@ -216,6 +217,34 @@ describe('PATCH /v1/templates/snippets/{id}', () => {
     expectError(await update(snippet.id, { body_text: '{{> header }}' }), 'invalid_template', 400, /^body_text line 1/);
     expectError(await update(snippet.id, { body_html: 'x' }, readKey), 'forbidden', 403);
     expect((await get(snippet.id)).body).toEqual(snippet);
+  });
+});
+
+describe('updateSnippet racing another rename', () => {
+  it('answers 409 conflict when the snippet was renamed between its read and its write, and gives back the name it took', async () => {
+    const snippet = await made();
+    const key = keys.snippet(account.account_id, snippet.id);
+    let raced = false;
+    // Just before this update writes the snippet, another request renames it.
+    const racing = new Proxy(c.store, {
+      get(target, property, receiver) {
+        if (property !== 'update') return Reflect.get(target, property, receiver);
+        return async (...args: Parameters<Store['update']>) => {
+          if (!raced && args[0].pk === key.pk && args[0].sk === key.sk) {
+            raced = true;
+            await updateSnippet(c, account.account_id, snippet.id, { name: 'winner' });
+          }
+          return target.update(...args);
+        };
+      },
+    });
+
+    await expect(updateSnippet({ ...c, store: racing }, account.account_id, snippet.id, { name: 'loser' })).rejects.toMatchObject({ code: 'conflict', status: 409 });
+    expect((await get(snippet.id)).body.name).toBe('winner');
+    // The loser's name is free again; the winner's is held.
+    expect(await new SnippetRepository(c.store).nameItem(account.account_id, 'loser')).toBeUndefined();
+    expect((await create({ name: 'loser', body_html: '<p>x</p>' })).status).toBe(201);
+    expectError(await create({ name: 'Winner', body_html: '<p>x</p>' }), 'conflict', 409);
   });
 });
 

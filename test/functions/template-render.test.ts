@@ -215,7 +215,7 @@ describe('POST /v1/templates/preview', () => {
 });
 
 describe('POST /v1/templates/{id}/render, as mailed', () => {
-  it('inlines the CSS of the <style> blocks onto the elements, keeping the blocks for media queries', async () => {
+  it('inlines the CSS of the <style> blocks onto the elements, keeping media queries in a <style> block', async () => {
     const created = await createTemplate({
       name: 'styled',
       channel: 'email',

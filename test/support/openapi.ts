@@ -26,6 +26,11 @@ export const fixtureNames = [
   'suppressed_email',
   'template_id',
   'snippet_id',
+  'contact_id',
+  'contact_email',
+  'list_id',
+  'dynamic_list_id',
+  'member_id',
 ] as const;
 export type FixtureName = (typeof fixtureNames)[number];
 

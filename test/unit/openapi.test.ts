@@ -7,6 +7,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { documentPath, renderDocument } from '../../bin/openapi';
+import { contracts } from '../../functions/contracts';
 import { functions } from '../../functions/manifest';
 import { errorStatus } from '../../shared/errors';
 import { credentialNames, deref, documentedCodes, examplesOf, fixtureNames, fixturesIn, operationsOf, pathParams, schemaValidator, type Json } from '../support/openapi';
@@ -128,6 +129,10 @@ describe('examples', () => {
 
 describe('error responses', () => {
   it('list only codes of shared/errors.ts, each with the status it is answered under', () => {
+    // Where the spec answers a code with another status (invalid_request as 422), the route's contract says so.
+    const declared = new Set(
+      Object.entries(contracts).flatMap(([key, contract]) => contract.errors.flatMap((e) => (typeof e === 'string' ? [] : [`${key} ${e.status} ${e.code}`]))),
+    );
     const wrong: string[] = [];
     for (const o of operationsOf(doc)) {
       for (const [status, response] of Object.entries(o.op.responses as Json)) {
@@ -138,7 +143,7 @@ describe('error responses', () => {
         for (const code of codes) {
           const expected = (errorStatus as Record<string, number>)[code];
           if (expected === undefined) wrong.push(`${o.key} ${status}: ${code} is not in shared/errors.ts`);
-          else if (expected !== Number(status)) wrong.push(`${o.key} ${status}: ${code} is answered with ${expected}`);
+          else if (expected !== Number(status) && !declared.has(`${o.key} ${status} ${code}`)) wrong.push(`${o.key} ${status}: ${code} is answered with ${expected}`);
         }
       }
     }

@@ -1,0 +1,202 @@
+// Contacts: the use cases behind /v1/contacts. Addresses are normalized by the schemas and unique
+// per account: each live contact holds a claim item keyed by its address, taken before the
+// contact is written (the store has no transactions), so two contacts can never hold one address,
+// even for a moment; a claim whose contact never got written is taken over once it is stale.
+import type { Store } from '../db/store';
+import { ApiError, InvalidRequestError, NotFoundError } from '../errors';
+import type { Ids } from '../ids';
+import { pageRequest, type Page, type PageInput } from '../pagination';
+import type { Clock } from '../ports/clock';
+import { matchesFilter, matchesPrefix } from './filter';
+import { addMember, removeMember } from './members';
+import { ContactRepository, type ContactItem, type ContactListItem, type ListMemberItem, type NewContact } from './repository';
+import { email as emailSchema, type ContactView, type CreateContactBody, type UpdateContactBody } from './schemas';
+import { CONTACT_WALK, MEMBER_WALK, isLive, toContactView } from './views';
+
+export interface ContactDeps {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+}
+
+/** How old an address claim must be before a request may decide its create or change died. */
+export const STALE_EMAIL_CLAIM_MS = 60_000;
+
+export const contactNotFound = (contactId: string): ApiError => new NotFoundError(`contact ${contactId}`);
+const duplicate = (email: string): ApiError => new ApiError('duplicate_contact', `a contact with the address ${email} exists already`);
+export const listNotFound = (listId: string): ApiError => new NotFoundError(`list ${listId}`);
+export const dynamicRefused = (listId: string, what: string): ApiError =>
+  new InvalidRequestError(`list ${listId} is dynamic: ${what} (its members are the contacts its filter matches)`, { status: 422 });
+
+/** A live contact of the account; 404 otherwise (another account's, deleted, never issued). */
+export async function liveContact(store: Store, accountId: string, contactId: string): Promise<ContactItem> {
+  const item = await new ContactRepository(store).getContact(accountId, contactId);
+  if (!isLive(item)) throw contactNotFound(contactId);
+  return item;
+}
+
+/**
+ * Takes an address for `contactId`: at once when free (or already this contact's), else by
+ * taking over a claim a dead request left (its contact does not exist, holds another address, or
+ * is being deleted), once older than STALE_EMAIL_CLAIM_MS unless its contact is being deleted.
+ */
+async function takeEmail(deps: ContactDeps, accountId: string, email: string, contactId: string): Promise<boolean> {
+  const repo = new ContactRepository(deps.store);
+  const nowMs = deps.clock.now().getTime();
+  if (await repo.claimEmail(accountId, email, contactId, nowMs)) return true;
+  const held = await repo.emailItem(accountId, email);
+  if (!held) return repo.claimEmail(accountId, email, contactId, nowMs);
+  const holder = await repo.getContact(accountId, held.contact_id);
+  if (isLive(holder) && holder.email === email) return false;
+  const dying = holder?.deleted_at !== undefined;
+  if (!dying && held.claimed_at >= nowMs - STALE_EMAIL_CLAIM_MS) return false;
+  return repo.takeOverEmail(accountId, email, held.contact_id, contactId, nowMs);
+}
+
+/** The live static lists with these ids, in order: 404 naming the first that is not one of the account's, 422 for a dynamic one. */
+export async function staticLists(store: Store, accountId: string, listIds: readonly string[]): Promise<ContactListItem[]> {
+  const unique = [...new Set(listIds)];
+  const found = new Map((await new ContactRepository(store).listsByIds(accountId, unique)).map((l) => [l.id, l]));
+  return unique.map((id) => {
+    const list = found.get(id);
+    if (!isLive(list)) throw listNotFound(id);
+    if (list.type === 'dynamic') throw dynamicRefused(id, 'contacts cannot be added to it');
+    return list;
+  });
+}
+
+/** Writes a new contact (its address first); 409 duplicate_contact when a live contact has the address. */
+export async function writeContact(deps: ContactDeps, accountId: string, body: Omit<CreateContactBody, 'list_ids'>): Promise<NewContact> {
+  const repo = new ContactRepository(deps.store);
+  const id = deps.ids.next('ctc');
+  if (!(await takeEmail(deps, accountId, body.email, id))) throw duplicate(body.email);
+  const now = deps.clock.now().toISOString();
+  const item = {
+    id,
+    account_id: accountId,
+    email: body.email,
+    first_name: body.first_name ?? null,
+    last_name: body.last_name ?? null,
+    data: body.data ?? {},
+    unsubscribed: body.unsubscribed ?? false,
+    created_at: now,
+    updated_at: now,
+  };
+  if (!(await repo.createContact(item))) throw new Error(`contact ${id} exists already`); // fresh ULIDs do not collide
+  await repo.moveContactCount(accountId, 1);
+  return item;
+}
+
+/**
+ * Creates a contact, and adds it to the static lists in `list_ids`, all checked first (404 for a
+ * list that is not the account's, 422 for a dynamic one). The memberships follow the contact one
+ * by one, each complete on its own (shared/contacts/members.ts).
+ */
+export async function createContact(deps: ContactDeps, accountId: string, body: CreateContactBody): Promise<ContactView> {
+  const lists = await staticLists(deps.store, accountId, body.list_ids ?? []);
+  const { list_ids: _lists, ...fields } = body;
+  const item = await writeContact(deps, accountId, fields);
+  for (const list of lists) await addMember(deps, accountId, list.id, item.id);
+  return readContact(deps.store, accountId, item.id);
+}
+
+export async function readContact(store: Store, accountId: string, contactId: string): Promise<ContactView> {
+  return toContactView(await liveContact(store, accountId, contactId));
+}
+
+export interface ContactFilters {
+  email?: string;
+  list_id?: string;
+  q?: string;
+}
+
+/**
+ * A page of the account's contacts, newest first. `email` is one read through the address claim;
+ * `list_id` walks a static list's memberships or, for a dynamic list, the account's contacts
+ * through its filter; `q` is a prefix of the email or a name, matched on a walk of the contacts
+ * (or the list) that reads at most CONTACT_WALK (MEMBER_WALK) per page.
+ */
+export async function listContacts(deps: { store: Store; cursorSecret: string }, accountId: string, filters: ContactFilters, page: PageInput): Promise<Page<ContactView>> {
+  const repo = new ContactRepository(deps.store);
+  const request = pageRequest(deps, { accountId, collection: 'contacts', filters: { ...filters } }, page);
+  const list = filters.list_id === undefined ? undefined : await repo.getList(accountId, filters.list_id);
+  if (filters.list_id !== undefined && !isLive(list)) throw listNotFound(filters.list_id);
+  const wanted = (c: ContactItem): boolean =>
+    isLive(c) && (filters.q === undefined || matchesPrefix(c, filters.q)) && (list?.type !== 'dynamic' || matchesFilter(c, list.filter!));
+
+  if (filters.email !== undefined) {
+    const parsed = emailSchema.safeParse(filters.email);
+    if (!parsed.success) return { items: [], nextCursor: null };
+    const held = await repo.emailItem(accountId, parsed.data);
+    const contact = held ? await repo.getContact(accountId, held.contact_id) : undefined;
+    const inList = list?.type !== 'static' || (contact?.list_ids?.has(list.id) ?? false);
+    const found = contact && contact.email === parsed.data && wanted(contact) && inList ? [toContactView(contact)] : [];
+    return { items: found, nextCursor: null };
+  }
+  if (list?.type === 'static') {
+    const out = await repo.members(accountId, list.id, request, (members) => hydrate(repo, accountId, members, wanted), MEMBER_WALK);
+    return { items: out.items.map((m) => toContactView(m.contact)), nextCursor: out.nextCursor };
+  }
+  const out = await repo.walkContacts(accountId, request, async (items) => items.filter(wanted), CONTACT_WALK);
+  return { items: out.items.map(toContactView), nextCursor: out.nextCursor };
+}
+
+/** Each membership with its contact, in order, keeping the membership's key (the cursor's). Memberships of contacts gone or unwanted drop out. */
+export async function hydrate(
+  repo: ContactRepository,
+  accountId: string,
+  members: ListMemberItem[],
+  wanted: (c: ContactItem) => boolean,
+): Promise<Array<{ pk: string; sk: string; contact: ContactItem }>> {
+  const contacts = new Map((await repo.contactsByIds(accountId, members.map((m) => m.contact_id))).map((c) => [c.id, c]));
+  return members.flatMap((m) => {
+    const contact = contacts.get(m.contact_id);
+    return contact && wanted(contact) ? [{ pk: m.pk, sk: m.sk, contact }] : [];
+  });
+}
+
+/**
+ * Partial update. An address change takes the new address first (409 duplicate_contact when a
+ * live contact has it), writes the contact while its address is still the one read, then gives
+ * the old address up.
+ */
+export async function updateContact(deps: ContactDeps, accountId: string, contactId: string, body: UpdateContactBody): Promise<ContactView> {
+  const repo = new ContactRepository(deps.store);
+  const current = await liveContact(deps.store, accountId, contactId);
+  const email = body.email ?? current.email;
+  const moved = email !== current.email;
+  if (moved && !(await takeEmail(deps, accountId, email, contactId))) throw duplicate(email);
+  const updated = await repo.updateContact(accountId, contactId, current.email, {
+    email,
+    first_name: body.first_name === undefined ? current.first_name : body.first_name,
+    last_name: body.last_name === undefined ? current.last_name : body.last_name,
+    data: body.data ?? current.data,
+    unsubscribed: body.unsubscribed ?? current.unsubscribed,
+    updated_at: deps.clock.now().toISOString(),
+  });
+  if (!updated) {
+    if (moved) await repo.releaseEmail(accountId, email, contactId);
+    if (!isLive(await repo.getContact(accountId, contactId))) throw contactNotFound(contactId);
+    throw new ApiError('conflict', `contact ${contactId} changed its address meanwhile; read it and try again`);
+  }
+  if (moved) await repo.releaseEmail(accountId, current.email, contactId);
+  return toContactView(updated);
+}
+
+/**
+ * Deletes a contact: marked deleted first (every read treats it as gone from then on), then taken
+ * out of each list it is a member of (each count moved), its address given up, and the item
+ * removed. Each step is idempotent, so a DELETE repeated after a crash finishes the job (and
+ * answers 204 again while the contact item is there).
+ */
+export async function deleteContact(deps: ContactDeps, accountId: string, contactId: string): Promise<void> {
+  const repo = new ContactRepository(deps.store);
+  const current = await repo.getContact(accountId, contactId);
+  if (!current) throw contactNotFound(contactId);
+  if (await repo.markContactDeleted(accountId, contactId, deps.clock.now().toISOString())) await repo.moveContactCount(accountId, -1);
+  // Read again after the mark: from then on no add can put a list on the contact, so these are all of them.
+  const marked = (await repo.getContact(accountId, contactId)) ?? current;
+  for (const listId of marked.list_ids ?? []) await removeMember(deps, accountId, listId, contactId);
+  await repo.releaseEmail(accountId, current.email, contactId);
+  await repo.removeContact(accountId, contactId);
+}

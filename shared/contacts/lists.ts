@@ -1,0 +1,195 @@
+// Contact lists: the use cases behind /v1/lists. A static list holds the contacts added to it (one
+// membership item each, its count kept on the list item: shared/contacts/members.ts); a dynamic
+// list holds the contacts its filter matches, decided when it is read, never stored, and its
+// member_count is an estimate recounted when read once older than COUNT_MAX_AGE_MS.
+import type { Store } from '../db/store';
+import { ApiError, InvalidRequestError } from '../errors';
+import type { Ids } from '../ids';
+import { mapPage, pageRequest, type Page, type PageInput, type WalkBudget } from '../pagination';
+import type { Clock } from '../ports/clock';
+import { dynamicRefused, hydrate, liveContact, listNotFound, writeContact, type ContactDeps } from './contacts';
+import { matchesFilter } from './filter';
+import { addMember, removeMember, settlePending } from './members';
+import { ContactRepository, type ContactItem, type ContactListItem } from './repository';
+import type { AddMemberBody, ContactView, CreateListBody, ListView, UpdateListBody } from './schemas';
+import { CONTACT_WALK, MEMBER_WALK, isLive, toContactView, toListView } from './views';
+
+export interface ListDeps {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+}
+
+/** A dynamic list's estimate is recounted when read once it is older than this. */
+export const COUNT_MAX_AGE_MS = 5 * 60_000;
+/** A recount reads at most this many contacts (5 queries of 1000); past that it scales the share it matched by the account's contact count. */
+export const COUNT_BUDGET: WalkBudget = { pageSize: 1000, pages: 5 };
+/** A page of GET /v1/lists recounts at most this many stale dynamic lists; the others keep their last estimate and counted_at. */
+export const RECOUNTS_PER_PAGE = 2;
+/** A list delete removes its memberships this many at a time. */
+const DELETE_BATCH = 100;
+
+async function liveList(store: Store, accountId: string, listId: string): Promise<ContactListItem> {
+  const item = await new ContactRepository(store).getList(accountId, listId);
+  if (!isLive(item)) throw listNotFound(listId);
+  return item;
+}
+
+/**
+ * A dynamic list's member estimate: exact when the account's contacts fit in COUNT_BUDGET,
+ * otherwise the share of the contacts read that match, times the account's contact count.
+ */
+export async function countMatches(deps: { store: Store }, list: ContactListItem, budget: WalkBudget = COUNT_BUDGET): Promise<number> {
+  const repo = new ContactRepository(deps.store);
+  const { read, matched, complete } = await repo.countContacts(list.account_id, (c) => matchesFilter(c, list.filter!), budget);
+  if (complete || read === 0) return matched;
+  const total = Math.max(read, await repo.contactCount(list.account_id));
+  return Math.round((matched / read) * total);
+}
+
+/** The list as shown: a static list's dead writes settled, a dynamic list's stale estimate recounted (when `recount`). */
+async function fresh(deps: ListDeps, list: ContactListItem, recount = true): Promise<ContactListItem> {
+  const repo = new ContactRepository(deps.store);
+  if (list.type === 'static') {
+    if (!(await settlePending(deps, list))) return list;
+    return (await repo.getList(list.account_id, list.id)) ?? list;
+  }
+  const countedMs = list.counted_at ? Date.parse(list.counted_at) : Number.NaN;
+  const now = deps.clock.now();
+  if (!recount || countedMs >= now.getTime() - COUNT_MAX_AGE_MS) return list;
+  const count = await countMatches(deps, list);
+  return (await repo.recordCount(list.account_id, list.id, count, now.toISOString())) ?? list;
+}
+
+export async function createList(deps: ListDeps, accountId: string, body: CreateListBody): Promise<ListView> {
+  const repo = new ContactRepository(deps.store);
+  const id = deps.ids.next('lst');
+  const now = deps.clock.now().toISOString();
+  const item = {
+    id,
+    account_id: accountId,
+    name: body.name,
+    type: body.type,
+    filter: body.type === 'dynamic' ? (body.filter ?? null) : null,
+    member_count: 0,
+    counted_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+  const stored = await repo.createList(item);
+  if (!stored) throw new Error(`list ${id} exists already`); // fresh ULIDs do not collide
+  return toListView(await fresh(deps, stored));
+}
+
+export async function listLists(deps: ListDeps & { cursorSecret: string }, accountId: string, page: PageInput): Promise<Page<ListView>> {
+  const out = await new ContactRepository(deps.store).lists(accountId, pageRequest(deps, { accountId, collection: 'lists' }, page));
+  let recounts = 0;
+  const items: ContactListItem[] = [];
+  for (const list of out.items) {
+    const stale = list.type === 'dynamic' && !(Date.parse(list.counted_at ?? '') >= deps.clock.now().getTime() - COUNT_MAX_AGE_MS);
+    const recount = stale && recounts < RECOUNTS_PER_PAGE;
+    if (recount) recounts += 1;
+    items.push(await fresh(deps, list, recount));
+  }
+  return mapPage({ items, nextCursor: out.nextCursor }, toListView);
+}
+
+export async function readList(deps: ListDeps, accountId: string, listId: string): Promise<ListView> {
+  return toListView(await fresh(deps, await liveList(deps.store, accountId, listId)));
+}
+
+/** Partial update: the name, and a dynamic list's filter (its estimate is recounted at once). 422 for a filter on a static list. */
+export async function updateList(deps: ListDeps, accountId: string, listId: string, body: UpdateListBody): Promise<ListView> {
+  const repo = new ContactRepository(deps.store);
+  const current = await liveList(deps.store, accountId, listId);
+  if (body.filter !== undefined && current.type === 'static') throw new InvalidRequestError(`list ${listId} is static: it has no filter`, { status: 422 });
+  const updated = await repo.updateList(accountId, listId, {
+    name: body.name ?? current.name,
+    filter: body.filter ?? current.filter,
+    updated_at: deps.clock.now().toISOString(),
+    ...(body.filter !== undefined ? { counted_at: null } : {}),
+  });
+  if (!updated) throw listNotFound(listId);
+  return toListView(await fresh(deps, updated));
+}
+
+/**
+ * Deletes a list; its contacts stay. The list is marked deleted first, so from then on every read
+ * treats it as gone and no membership can be added; then its memberships are removed a batch at a
+ * time (each: the id out of the contact's list_ids, then the membership), then the list item.
+ * Every step is idempotent: a DELETE repeated after a crash (the list answers 404 to every other
+ * route meanwhile) finishes the job and answers 204.
+ */
+export async function deleteList(deps: ListDeps, accountId: string, listId: string): Promise<void> {
+  const repo = new ContactRepository(deps.store);
+  const marked = await repo.markListDeleted(accountId, listId, deps.clock.now().toISOString());
+  if (!marked) throw listNotFound(listId);
+  if (marked.type === 'static') {
+    for (;;) {
+      const batch = await repo.firstMembers(accountId, listId, DELETE_BATCH);
+      if (batch.length === 0) break;
+      await Promise.all(
+        batch.map(async (m) => {
+          await repo.dropListFromContact(accountId, m.contact_id, listId);
+          await repo.dropMember(accountId, listId, m.contact_id);
+        }),
+      );
+    }
+  }
+  await repo.removeList(accountId, listId);
+}
+
+/**
+ * Adds a contact to a static list, by id or by address (the contact is created when the account
+ * has none with it). 409 duplicate_member when it is a member already; 422 on a dynamic list.
+ */
+export async function addToList(deps: ContactDeps, accountId: string, listId: string, body: AddMemberBody): Promise<ContactView> {
+  const list = await liveList(deps.store, accountId, listId);
+  if (list.type === 'dynamic') throw dynamicRefused(listId, 'contacts cannot be added to it');
+  const contactId = body.contact_id ?? (await contactByEmail(deps, accountId, body.email!));
+  await liveContact(deps.store, accountId, contactId);
+  await addMember(deps, accountId, listId, contactId);
+  return toContactView(await liveContact(deps.store, accountId, contactId));
+}
+
+/** The live contact with this address, created when there is none. */
+async function contactByEmail(deps: ContactDeps, accountId: string, email: string): Promise<string> {
+  const repo = new ContactRepository(deps.store);
+  const held = await repo.emailItem(accountId, email);
+  const holder = held ? await repo.getContact(accountId, held.contact_id) : undefined;
+  if (isLive(holder) && holder.email === email) return holder.id;
+  try {
+    return (await writeContact(deps, accountId, { email })).id;
+  } catch (error) {
+    // Created by a concurrent request meanwhile: that contact is the one.
+    if (!(error instanceof ApiError && error.code === 'duplicate_contact')) throw error;
+    const again = await repo.emailItem(accountId, email);
+    if (!again) throw error;
+    return again.contact_id;
+  }
+}
+
+/**
+ * A page of a list's members, newest contact first: a static list's memberships; for a dynamic
+ * list, a walk of the account's contacts through its filter, reading at most CONTACT_WALK per
+ * page (a page may be short, even empty, with a next_cursor: keep walking until it is null).
+ */
+export async function listMembers(deps: { store: Store; cursorSecret: string }, accountId: string, listId: string, page: PageInput): Promise<Page<ContactView>> {
+  const repo = new ContactRepository(deps.store);
+  const list = await liveList(deps.store, accountId, listId);
+  const request = pageRequest(deps, { accountId, collection: 'list-members', filters: { list_id: listId } }, page);
+  if (list.type === 'static') {
+    const out = await repo.members(accountId, listId, request, (members) => hydrate(repo, accountId, members, (c) => isLive(c)), MEMBER_WALK);
+    return { items: out.items.map((m) => toContactView(m.contact)), nextCursor: out.nextCursor };
+  }
+  const matches = (c: ContactItem): boolean => isLive(c) && matchesFilter(c, list.filter!);
+  const out = await repo.walkContacts(accountId, request, async (items) => items.filter(matches), CONTACT_WALK);
+  return mapPage(out, toContactView);
+}
+
+/** Takes a contact out of a static list: 404 when it is not a member, 422 on a dynamic list. */
+export async function removeFromList(deps: ListDeps, accountId: string, listId: string, contactId: string): Promise<void> {
+  const list = await liveList(deps.store, accountId, listId);
+  if (list.type === 'dynamic') throw dynamicRefused(listId, 'contacts cannot be removed from it');
+  if (!(await removeMember(deps, accountId, listId, contactId))) throw new ApiError('not_found', `contact ${contactId} is not a member of list ${listId}`);
+}

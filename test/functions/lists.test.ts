@@ -1,0 +1,406 @@
+// Lists through the handler: static and dynamic lists, filters checked on write, member counts
+// (exact for static lists, an estimate for dynamic ones), members added, listed and removed, list
+// deletes, every failure case; and what a crashed membership write or list delete leaves behind.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
+import { keys } from '../../shared/db/keys';
+import { COUNT_MAX_AGE_MS, countMatches } from '../../shared/contacts/lists';
+import { PENDING_STALE_MS } from '../../shared/contacts/members';
+import { ContactRepository, type ContactItem } from '../../shared/contacts/repository';
+import { CONTACT_WALK } from '../../shared/contacts/views';
+import { type TestContainer } from '../support/container';
+import { useTestbed } from '../support/testbed';
+
+let c: TestContainer;
+let account: CreatedAccount;
+let readKey: string;
+let sendKey: string;
+
+const bed = useTestbed({ scopedKeys: true });
+beforeEach(() => {
+  ({ c, account, readKey, sendKey } = bed);
+});
+
+const request = bed.request;
+const createContact = (body: unknown, key = sendKey) => request({ method: 'POST', path: '/v1/contacts', key, body });
+const getContact = (id: string, key = readKey) => request({ method: 'GET', path: `/v1/contacts/${id}`, key });
+const create = (body: unknown, key = sendKey) => request({ method: 'POST', path: '/v1/lists', key, body });
+const lists = (query: Record<string, string> = {}, key = readKey) => request({ method: 'GET', path: '/v1/lists', key, query });
+const get = (id: string, key = readKey) => request({ method: 'GET', path: `/v1/lists/${id}`, key });
+const update = (id: string, body: unknown, key = sendKey) => request({ method: 'PATCH', path: `/v1/lists/${id}`, key, body });
+const remove = (id: string, key = sendKey) => request({ method: 'DELETE', path: `/v1/lists/${id}`, key });
+const add = (id: string, body: unknown, key = sendKey) => request({ method: 'POST', path: `/v1/lists/${id}/members`, key, body });
+const members = (id: string, query: Record<string, string> = {}, key = readKey) => request({ method: 'GET', path: `/v1/lists/${id}/members`, key, query });
+const drop = (id: string, contactId: string, key = sendKey) => request({ method: 'DELETE', path: `/v1/lists/${id}/members/${contactId}`, key });
+
+const pro = { match: 'all', conditions: [{ field: 'data.plan', op: 'eq', value: 'pro' }] };
+
+async function contact(email: string, extra: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const res = await createContact({ email, ...extra });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body;
+}
+
+async function made(body: Record<string, unknown>): Promise<Record<string, any>> {
+  const res = await create(body);
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body;
+}
+
+const staticList = (name = 'Newsletter') => made({ name, type: 'static' });
+const dynamicList = (filter: unknown = pro, name = 'Pro') => made({ name, type: 'dynamic', filter });
+
+function expectInvalid(res: { status: number; body: any }, field: string): void {
+  expect(res.status, JSON.stringify(res.body)).toBe(400);
+  expect(res.body.error).toMatchObject({ code: 'invalid_request', status: 400 });
+  expect(res.body.error.message.startsWith(`${field}:`), res.body.error.message).toBe(true);
+}
+
+function expectError(res: { status: number; body: any }, code: string, status: number, message?: RegExp): void {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body.error).toMatchObject({ code, status });
+  if (message) expect(res.body.error.message).toMatch(message);
+}
+
+describe('POST /v1/lists', () => {
+  it('creates a static list (exact count, no filter) and a dynamic one (counted at once)', async () => {
+    await contact('ada@example.com', { data: { plan: 'pro' } });
+    const news = await staticList();
+    expect(news).toEqual({
+      id: expect.stringMatching(/^lst_[0-9a-z]{26}$/),
+      name: 'Newsletter',
+      type: 'static',
+      filter: null,
+      member_count: 0,
+      counted_at: null,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+    const dynamic = await dynamicList();
+    expect(dynamic).toMatchObject({ type: 'dynamic', filter: pro, member_count: 1, counted_at: c.clock.now().toISOString() });
+  });
+
+  it('checks the filter on write, naming the bad condition', async () => {
+    const cond = (extra: Record<string, unknown>) => ({ field: 'email', op: 'eq', value: 'a@example.com', ...extra });
+    const withConditions = (...conditions: unknown[]) => create({ name: 'Odd', type: 'dynamic', filter: { match: 'all', conditions } });
+    expectInvalid(await withConditions(cond({}), cond({}), cond({ op: 'like' })), 'body.filter.conditions.2.op');
+    expectInvalid(await withConditions(cond({ field: 'phone' })), 'body.filter.conditions.0.field');
+    expectInvalid(await withConditions(cond({ field: 'data.' })), 'body.filter.conditions.0.field');
+    expectInvalid(await withConditions(cond({ value: undefined })), 'body.filter.conditions.0.value');
+    expectInvalid(await withConditions(cond({ op: 'exists' })), 'body.filter.conditions.0.value');
+    expectInvalid(await withConditions(cond({ op: 'gt' })), 'body.filter.conditions.0.op');
+    expectInvalid(await withConditions(cond({ field: 'data.seats', op: 'gt', value: '10' })), 'body.filter.conditions.0.value');
+    expectInvalid(await withConditions(cond({ field: 'data.plan', op: 'contains', value: 3 })), 'body.filter.conditions.0.value');
+    expectInvalid(await withConditions(cond({ field: 'data.plan', op: 'starts_with', value: '' })), 'body.filter.conditions.0.value');
+    expectInvalid(await withConditions(cond({ field: 'first_name', value: 3 })), 'body.filter.conditions.0.value');
+    expectInvalid(await withConditions(cond({ field: 'created_at', op: 'gt', value: 'yesterday' })), 'body.filter.conditions.0.value');
+    expectInvalid(await withConditions(cond({ field: 'created_at', op: 'contains', value: '2026' })), 'body.filter.conditions.0.op');
+    expectInvalid(await withConditions(cond({ value: { a: 1 } })), 'body.filter.conditions.0.value');
+    expectInvalid(await withConditions(cond({ extra: 1 })), 'body.filter.conditions.0');
+    expectInvalid(await withConditions(), 'body.filter.conditions');
+    expectInvalid(await withConditions(...Array.from({ length: 21 }, () => cond({}))), 'body.filter.conditions');
+    expect((await withConditions(...Array.from({ length: 20 }, () => cond({})))).status).toBe(201);
+    expectInvalid(await create({ name: 'Odd', type: 'dynamic', filter: { match: 'some', conditions: [cond({})] } }), 'body.filter.match');
+    expectInvalid(await create({ name: 'Odd', type: 'dynamic' }), 'body.filter');
+    expectInvalid(await create({ name: 'Odd', type: 'static', filter: pro }), 'body.filter');
+    expectInvalid(await create({ name: 'Odd', type: 'smart' }), 'body.type');
+    expectInvalid(await create({ name: ' ', type: 'static' }), 'body.name');
+    expectInvalid(await create({ type: 'static' }), 'body.name');
+    expectError(await create({ name: 'Mine', type: 'static' }, readKey), 'forbidden', 403);
+  });
+});
+
+describe('GET /v1/lists and /v1/lists/{id}', () => {
+  it('lists newest first with counts, a page at a time', async () => {
+    const one = await staticList('One');
+    const two = await dynamicList(pro, 'Two');
+    const three = await staticList('Three');
+    const page = await lists({ limit: '2' });
+    expect(page.body.lists).toEqual([three, two]);
+    expect((await lists({ limit: '2', cursor: page.body.next_cursor })).body).toEqual({ lists: [one], next_cursor: null });
+    expectInvalid(await lists({ cursor: 'nope' }), 'cursor');
+    expect((await get(one.id, sendKey)).body).toEqual(one);
+  });
+
+  it("answers 404 for an unknown id, a malformed one and another account's list on every route", async () => {
+    const mine = await staticList();
+    const ada = await contact('ada@example.com', { list_ids: [mine.id] });
+    const other = await createAccount(c, { email: 'other@example.com' });
+    expectError(await get(mine.id, other.admin_key), 'not_found', 404);
+    expectError(await get('lst_01hzzzzzzzzzzzzzzzzzzzzzzz'), 'not_found', 404);
+    expectError(await get('nope'), 'not_found', 404);
+    expectError(await update(mine.id, { name: 'X' }, other.admin_key), 'not_found', 404);
+    expectError(await members(mine.id, {}, other.admin_key), 'not_found', 404);
+    expectError(await add(mine.id, { email: 'x@example.com' }, other.admin_key), 'not_found', 404);
+    expectError(await drop(mine.id, ada.id, other.admin_key), 'not_found', 404);
+    expectError(await remove(mine.id, other.admin_key), 'not_found', 404);
+    expect((await lists({}, other.admin_key)).body.lists).toEqual([]);
+    // Their contact is not ours to add.
+    const theirs = (await createContact({ email: 'theirs@example.com' }, other.admin_key)).body;
+    expectError(await add(mine.id, { contact_id: theirs.id }), 'not_found', 404, new RegExp(theirs.id));
+    expect((await get(mine.id)).body.member_count).toBe(1);
+  });
+});
+
+describe('PATCH /v1/lists/{id}', () => {
+  it('renames, changes a dynamic filter (recounted at once), refuses a filter on a static list with 422', async () => {
+    await contact('ada@example.com', { data: { plan: 'pro', seats: 12 } });
+    await contact('bob@example.com', { data: { plan: 'free', seats: 30 } });
+    const news = await staticList();
+    const renamed = await update(news.id, { name: 'Weekly' });
+    expect(renamed.body).toEqual({ ...news, name: 'Weekly', updated_at: expect.any(String) });
+    expectError(await update(news.id, { filter: pro }), 'invalid_request', 422);
+    const dynamic = await dynamicList();
+    expect(dynamic.member_count).toBe(1);
+    const wider = await update(dynamic.id, { filter: { match: 'any', conditions: [{ field: 'data.seats', op: 'gt', value: 10 }] } });
+    expect(wider.body).toMatchObject({ member_count: 2, name: 'Pro' });
+    expectInvalid(await update(dynamic.id, { type: 'static' }), 'body');
+    expectInvalid(await update(dynamic.id, { filter: { match: 'all', conditions: [{ field: 'email', op: 'nope' }] } }), 'body.filter.conditions.0.op');
+    expectError(await update(dynamic.id, { name: 'X' }, readKey), 'forbidden', 403);
+  });
+});
+
+describe('members of a static list', () => {
+  it('adds by id and by address (creating the contact), lists newest first, counts exactly, removes', async () => {
+    const news = await staticList();
+    const ada = await contact('ada@example.com');
+    const added = await add(news.id, { contact_id: ada.id });
+    expect(added.status).toBe(201);
+    expect(added.body).toEqual({ ...ada, list_ids: [news.id] });
+    const bob = await add(news.id, { email: ' Bob@Example.com' });
+    expect(bob.status).toBe(201);
+    expect(bob.body).toMatchObject({ email: 'bob@example.com', list_ids: [news.id] });
+    // By the address of a contact that exists: that contact.
+    const cat = await contact('cat@example.com');
+    expect((await add(news.id, { email: 'CAT@example.com' })).body.id).toBe(cat.id);
+    expect((await get(news.id)).body.member_count).toBe(3);
+
+    const page = await members(news.id, { limit: '2' });
+    expect(page.body.contacts.map((x: { email: string }) => x.email)).toEqual(['cat@example.com', 'bob@example.com']);
+    const rest = await members(news.id, { limit: '2', cursor: page.body.next_cursor });
+    expect(rest.body).toEqual({ contacts: [{ ...ada, list_ids: [news.id] }], next_cursor: null });
+
+    expect((await drop(news.id, bob.body.id)).status).toBe(204);
+    expect((await getContact(bob.body.id)).body.list_ids).toEqual([]);
+    expect((await get(news.id)).body.member_count).toBe(2);
+    expectError(await drop(news.id, bob.body.id), 'not_found', 404, /not a member/);
+    expectError(await drop(news.id, 'ctc_01hzzzzzzzzzzzzzzzzzzzzzzz'), 'not_found', 404);
+    expectError(await drop(news.id, 'nope'), 'not_found', 404);
+  });
+
+  it('answers 409 duplicate_member for a member, and the count does not move', async () => {
+    const news = await staticList();
+    const ada = await contact('ada@example.com', { list_ids: [news.id] });
+    expectError(await add(news.id, { contact_id: ada.id }), 'duplicate_member', 409);
+    expectError(await add(news.id, { email: 'ada@example.com' }), 'duplicate_member', 409);
+    expect((await get(news.id)).body.member_count).toBe(1);
+    expect((await get(news.id)).body).not.toHaveProperty('pending');
+  });
+
+  it('refuses bad bodies, unknown contacts, read keys', async () => {
+    const news = await staticList();
+    const ada = await contact('ada@example.com');
+    expectInvalid(await add(news.id, {}), 'body.contact_id');
+    expectInvalid(await add(news.id, { contact_id: ada.id, email: 'ada@example.com' }), 'body.contact_id');
+    expectInvalid(await add(news.id, { email: 'nobody' }), 'body.email');
+    expectError(await add(news.id, { contact_id: 'ctc_01hzzzzzzzzzzzzzzzzzzzzzzz' }), 'not_found', 404);
+    expectError(await add(news.id, { contact_id: 'nope' }), 'not_found', 404);
+    expectError(await add(news.id, { contact_id: ada.id }, readKey), 'forbidden', 403);
+    expectError(await drop(news.id, ada.id, readKey), 'forbidden', 403);
+    expect((await members(news.id, {}, sendKey)).status).toBe(200);
+    expect((await get(news.id)).body.member_count).toBe(0);
+  });
+});
+
+describe('members of a dynamic list', () => {
+  it('are the contacts its filter matches when read, never stored; adds and removes are 422', async () => {
+    const list = await dynamicList();
+    const ada = await contact('ada@example.com', { data: { plan: 'pro' } });
+    const bob = await contact('bob@example.com', { data: { plan: 'free' } });
+    expect((await members(list.id)).body).toEqual({ contacts: [ada], next_cursor: null });
+    const upgraded = (await request({ method: 'PATCH', path: `/v1/contacts/${bob.id}`, key: sendKey, body: { data: { plan: 'PRO' } } })).body;
+    expect((await members(list.id)).body.contacts).toEqual([upgraded, ada]);
+    expect(upgraded.list_ids).toEqual([]);
+    expectError(await add(list.id, { contact_id: ada.id }), 'invalid_request', 422, /dynamic/);
+    expectError(await add(list.id, { email: 'new@example.com' }), 'invalid_request', 422);
+    expectError(await drop(list.id, ada.id), 'invalid_request', 422);
+    expect((await request({ method: 'GET', path: '/v1/contacts', key: readKey, query: { email: 'new@example.com' } })).body.contacts).toEqual([]);
+  });
+
+  it('keeps its estimate until it is older than the bound, then recounts when read', async () => {
+    await contact('ada@example.com', { data: { plan: 'pro' } });
+    const list = await dynamicList();
+    expect(list.member_count).toBe(1);
+    await contact('bob@example.com', { data: { plan: 'pro' } });
+    expect((await get(list.id)).body).toMatchObject({ member_count: 1, counted_at: list.counted_at });
+    c.clock.advance(COUNT_MAX_AGE_MS);
+    const recounted = (await get(list.id)).body;
+    expect(recounted.member_count).toBe(2);
+    expect(recounted.counted_at > list.counted_at).toBe(true);
+    await contact('cat@example.com', { data: { plan: 'pro' } });
+    c.clock.advance(COUNT_MAX_AGE_MS);
+    expect((await lists()).body.lists[0]).toMatchObject({ id: list.id, member_count: 3 });
+  });
+
+  it('walks the contacts with a bounded budget per page: short pages carry a cursor that resumes the walk', async () => {
+    const list = await dynamicList({ match: 'all', conditions: [{ field: 'data.vip', op: 'eq', value: true }] });
+    // More contacts than one page's walk reads; the only match is the oldest, so the first page finds nothing.
+    const now = c.clock.now().getTime();
+    const total = CONTACT_WALK.pageSize * CONTACT_WALK.pages + 50;
+    const items: ContactItem[] = Array.from({ length: total }, (_, i) => {
+      const id = `ctc_${String(i).padStart(26, '0')}`;
+      const at = new Date(now - (total - i) * 1000).toISOString();
+      return { ...keys.contact(account.account_id, id), entity: 'contact', id, account_id: account.account_id, email: `c${i}@example.com`, first_name: null, last_name: null, data: i === 0 ? { vip: true } : ({} as Record<string, boolean>), unsubscribed: false, created_at: at, updated_at: at };
+    });
+    await c.store.batchPut(items);
+    const first = await members(list.id, { limit: '5' });
+    expect(first.body.contacts).toEqual([]);
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    const second = await members(list.id, { limit: '5', cursor: first.body.next_cursor });
+    expect(second.body.contacts.map((x: { email: string }) => x.email)).toEqual(['c0@example.com']);
+    expect(second.body.next_cursor).toBeNull();
+  });
+
+  it('estimates past the count budget: the share of the contacts read that match, times the account’s contact count', async () => {
+    for (let i = 0; i < 10; i++) await contact(`c${i}@example.com`, { data: { plan: i % 2 === 0 ? 'pro' : 'free' } });
+    const list = await dynamicList();
+    expect(list.member_count).toBe(5);
+    const stored = (await new ContactRepository(c.store).getList(account.account_id, list.id))!;
+    // The newest 4 contacts hold 2 pro ones: half of 10.
+    expect(await countMatches(c, stored, { pageSize: 2, pages: 2 })).toBe(5);
+    expect(await countMatches(c, stored, { pageSize: 3, pages: 1 })).toBe(3); // 1 of 3: 10 / 3, rounded
+    expect(await countMatches(c, stored, { pageSize: 20, pages: 1 })).toBe(5);
+  });
+});
+
+describe('DELETE /v1/lists/{id}', () => {
+  it('deletes a list; its contacts stay and lose its id', async () => {
+    const news = await staticList();
+    const keep = await staticList('Keep');
+    const ada = await contact('ada@example.com', { list_ids: [news.id, keep.id] });
+    expectError(await remove(news.id, readKey), 'forbidden', 403);
+    expect((await remove(news.id)).status).toBe(204);
+    expectError(await get(news.id), 'not_found', 404);
+    expectError(await remove(news.id), 'not_found', 404);
+    expect((await getContact(ada.id)).body.list_ids).toEqual([keep.id]);
+    expect(await new ContactRepository(c.store).member(account.account_id, news.id, ada.id)).toBeUndefined();
+    expect((await lists()).body.lists.map((l: { id: string }) => l.id)).toEqual([keep.id]);
+    const dynamic = await dynamicList();
+    expect((await remove(dynamic.id)).status).toBe(204);
+    expectError(await members(dynamic.id), 'not_found', 404);
+  });
+
+  it('finishes a delete a crash cut short: the marked list is gone for every read and write, and a repeated DELETE completes it', async () => {
+    const news = await staticList();
+    const ada = await contact('ada@example.com', { list_ids: [news.id] });
+    const repo = new ContactRepository(c.store);
+    await repo.markListDeleted(account.account_id, news.id, c.clock.now().toISOString());
+    expectError(await get(news.id), 'not_found', 404);
+    expectError(await members(news.id), 'not_found', 404);
+    expectError(await add(news.id, { email: 'bob@example.com' }), 'not_found', 404);
+    expectError(await update(news.id, { name: 'X' }), 'not_found', 404);
+    expect((await lists()).body.lists).toEqual([]);
+    expectError(await createContact({ email: 'bob@example.com', list_ids: [news.id] }), 'not_found', 404);
+    expect((await remove(news.id)).status).toBe(204);
+    expect(await repo.getList(account.account_id, news.id)).toBeUndefined();
+    expect((await getContact(ada.id)).body.list_ids).toEqual([]);
+  });
+});
+
+describe('membership writes a crash cut short', () => {
+  it('an add that died after its membership is finished by a read of the list once stale', async () => {
+    const news = await staticList();
+    const ada = await contact('ada@example.com');
+    const repo = new ContactRepository(c.store);
+    const token = `+${ada.id}|0123456789abcdef|${c.clock.now().getTime()}`;
+    await repo.beginCount(account.account_id, news.id, 1, token);
+    await repo.putMember({ account_id: account.account_id, list_id: news.id, contact_id: ada.id, op: '0123456789abcdef', created_at: c.clock.now().toISOString() });
+    // Fresh: the add may still be running; a removal waits for it.
+    expect((await get(news.id)).body.member_count).toBe(1);
+    expectError(await drop(news.id, ada.id), 'conflict', 409);
+    c.clock.advance(PENDING_STALE_MS + 1);
+    expect((await get(news.id)).body.member_count).toBe(1);
+    expect((await getContact(ada.id)).body.list_ids).toEqual([news.id]);
+    expect((await repo.getList(account.account_id, news.id))?.pending).toBeUndefined();
+    expect((await drop(news.id, ada.id)).status).toBe(204);
+    expect((await get(news.id)).body.member_count).toBe(0);
+  });
+
+  it('an add that died before its membership is undone: the count moves back', async () => {
+    const news = await staticList();
+    const ada = await contact('ada@example.com');
+    const repo = new ContactRepository(c.store);
+    await repo.beginCount(account.account_id, news.id, 1, `+${ada.id}|0123456789abcdef|${c.clock.now().getTime()}`);
+    c.clock.advance(PENDING_STALE_MS + 1);
+    expect((await lists()).body.lists[0]).toMatchObject({ id: news.id, member_count: 0 });
+    expect((await add(news.id, { contact_id: ada.id })).status).toBe(201);
+    expect((await get(news.id)).body.member_count).toBe(1);
+  });
+
+  it('a removal that died after it counted is finished once stale; one that died before is taken over', async () => {
+    const news = await staticList();
+    const ada = await contact('ada@example.com', { list_ids: [news.id] });
+    const bob = await contact('bob@example.com', { list_ids: [news.id] });
+    const repo = new ContactRepository(c.store);
+    const nowMs = c.clock.now().getTime();
+    const adaMember = (await repo.member(account.account_id, news.id, ada.id))!;
+    const token = `-${ada.id}|${adaMember.op}|${nowMs}`;
+    await repo.markRemoving(account.account_id, news.id, ada.id, adaMember.op, token, nowMs);
+    await repo.beginCount(account.account_id, news.id, -1, token);
+    const bobMember = (await repo.member(account.account_id, news.id, bob.id))!;
+    await repo.markRemoving(account.account_id, news.id, bob.id, bobMember.op, `-${bob.id}|${bobMember.op}|${nowMs}`, nowMs);
+    // While fresh, a second removal of bob is refused as "not a member" being removed.
+    expectError(await drop(news.id, bob.id), 'not_found', 404);
+    c.clock.advance(PENDING_STALE_MS + 1);
+    expect((await get(news.id)).body.member_count).toBe(1);
+    expect((await getContact(ada.id)).body.list_ids).toEqual([]);
+    expect(await repo.member(account.account_id, news.id, ada.id)).toBeUndefined();
+    expect((await drop(news.id, bob.id)).status).toBe(204);
+    expect((await get(news.id)).body.member_count).toBe(0);
+    expect((await members(news.id)).body.contacts).toEqual([]);
+  });
+});
+
+describe('races with deletes', () => {
+  it('an add that meets a list delete begun meanwhile takes its membership back and answers 404', async () => {
+    const news = await staticList();
+    const ada = await contact('ada@example.com');
+    const repo = new ContactRepository(c.store);
+    const create = c.store.create.bind(c.store);
+    // The delete marks the list (and its sweep passes) right after the add wrote its membership.
+    c.store.create = async (item) => {
+      await create(item);
+      if ((item as { entity?: string }).entity === 'list_member') await repo.markListDeleted(account.account_id, news.id, c.clock.now().toISOString());
+    };
+    try {
+      expectError(await add(news.id, { contact_id: ada.id }), 'not_found', 404, new RegExp(news.id));
+    } finally {
+      c.store.create = create;
+    }
+    expect(await repo.member(account.account_id, news.id, ada.id)).toBeUndefined();
+    expect((await getContact(ada.id)).body.list_ids).toEqual([]);
+    expect((await remove(news.id)).status).toBe(204);
+  });
+
+  it('a contact delete takes the contact out of a list an add put it in just before the mark', async () => {
+    const news = await staticList();
+    const ada = await contact('ada@example.com');
+    const update = c.store.update.bind(c.store);
+    let raced = false;
+    c.store.update = (async (key, change) => {
+      if (!raced && change.expression === 'SET deleted_at = :now') {
+        raced = true;
+        expect((await add(news.id, { contact_id: ada.id })).status).toBe(201);
+      }
+      return update(key, change);
+    }) as typeof c.store.update;
+    try {
+      expect((await request({ method: 'DELETE', path: `/v1/contacts/${ada.id}`, key: sendKey })).status).toBe(204);
+    } finally {
+      c.store.update = update;
+    }
+    expect(raced).toBe(true);
+    expect((await get(news.id)).body.member_count).toBe(0);
+    expect(await new ContactRepository(c.store).member(account.account_id, news.id, ada.id)).toBeUndefined();
+  });
+});
