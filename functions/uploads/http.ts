@@ -6,7 +6,7 @@ import { json } from '../../shared/http/respond';
 import type { HttpRequest } from '../../shared/http/types';
 import { startImportBody } from '../../shared/imports/schemas';
 import { readImport, startImport } from '../../shared/imports/service';
-import { contactImportTarget } from '../../shared/imports/target';
+import { contactImportTarget } from '../../shared/imports/contacts-target';
 import { parseInput } from '../../shared/http/validate';
 import { storeUpload, type UploadFile } from '../../shared/uploads/service';
 import { functionNamed } from '../manifest';

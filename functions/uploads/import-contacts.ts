@@ -2,7 +2,7 @@
 // stored progress says from where. A failed run is retried from its last finished chunk.
 import { importJob } from '../../shared/imports/messages';
 import { giveUpImport, runImportJob } from '../../shared/imports/run';
-import { contactImportTarget } from '../../shared/imports/target';
+import { contactImportTarget } from '../../shared/imports/contacts-target';
 import { consume } from '../../shared/runtime/consume';
 
 export const handler = consume('imports', importJob, async (job, { container: c, finalAttempt }) => {

@@ -29,9 +29,10 @@ export type ImportRunResult =
 
 /** What one chunk does: the rows' errors and the target's plan for the valid ones. */
 async function planChunk(target: ContactImportTarget, item: ContactImportItem, chunk: number, rows: readonly CsvRow[], total: number): Promise<ChunkPlan> {
-  const errors = rows.flatMap((r) => ('error' in r ? [{ row: r.row, message: r.error }] : []));
-  const contacts = rows.flatMap((r) => ('contact' in r ? [r.contact] : []));
-  const outcomes = contacts.length > 0 ? await target.planUpsert(item.account_id, contacts, item.list_id) : [];
+  const valid = rows.flatMap((r) => ('contact' in r ? [r] : []));
+  const outcomes = valid.length > 0 ? await target.planUpsert(item.account_id, valid.map((r) => r.contact), item.list_id) : [];
+  const refused = new Map(outcomes.flatMap((o, i) => (typeof o === 'object' ? [[valid[i]!.row, o.refused] as const] : [])));
+  const errors = rows.flatMap((r) => ('error' in r ? [{ row: r.row, message: r.error }] : refused.has(r.row) ? [{ row: r.row, message: refused.get(r.row)! }] : []));
   const created = outcomes.filter((o) => o === 'created').length;
   const updated = outcomes.filter((o) => o === 'updated').length;
   return { chunk, total, created, updated, skipped: rows.length - created - updated, errors };

@@ -1,7 +1,8 @@
 // POST /v1/contacts/import, GET /v1/contacts/imports/{id} and the imports consumer, through the real
-// handlers, against a contacts double behind shared/imports/target.ts (shared/contacts is built
-// beside this slice and wired in when both land): counts, row errors, updates, repeats, a crash
-// between a chunk's writes and its progress, cross-account reads, and a 30,000-row file.
+// handlers, against a contacts double behind shared/imports/target.ts (the real shared/contacts
+// target is test/functions/contact-import-contacts.test.ts's): counts, row errors, updates,
+// repeats, a crash between a chunk's writes and its progress, cross-account reads, and a
+// 30,000-row file.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler as importContactsRaw } from '../../functions/uploads/import-contacts';
 import { createAccount } from '../../shared/accounts/service';
@@ -10,7 +11,8 @@ import type { ContactRow } from '../../shared/imports/csv';
 import type { ImportJob } from '../../shared/imports/messages';
 import { ContactImportRepository, type ContactImportItem } from '../../shared/imports/repository';
 import { CHUNK_ROWS, CHUNKS_PER_JOB } from '../../shared/imports/run';
-import { useContactImportTarget, type ContactImportTarget, type UpsertOutcome } from '../../shared/imports/target';
+import { contactsTarget, useContactImportTarget } from '../../shared/imports/contacts-target';
+import type { ContactImportTarget, UpsertOutcome } from '../../shared/imports/target';
 import { type TestContainer } from '../support/container';
 import { underNeeds } from '../support/grants';
 import { sqsEvent, sqsRecord } from '../support/sqs';
@@ -79,9 +81,7 @@ class MemoryContacts implements ContactImportTarget {
 
 let contacts: MemoryContacts;
 beforeAll(() => useContactImportTarget(() => contacts));
-afterAll(() => useContactImportTarget(() => {
-  throw new Error('no contacts target outside this file');
-}));
+afterAll(() => useContactImportTarget((container) => contactsTarget(container)));
 
 const bed = useTestbed({ scopedKeys: true });
 let c: TestContainer;
