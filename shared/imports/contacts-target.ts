@@ -63,7 +63,7 @@ export function contactsTarget(deps: ContactDeps & MemberDeps): ContactImportTar
     const holder = claim ? await repo.getContact(accountId, claim.contact_id) : undefined;
     return isLive(holder) && holder.email === email ? holder : undefined;
   };
-  const fieldsOf = (c: ContactItem, listId: string | undefined): Fields => ({
+  const fieldsOf = (c: Pick<ContactItem, 'first_name' | 'last_name' | 'data' | 'list_ids'>, listId: string | undefined): Fields => ({
     first_name: c.first_name,
     last_name: c.last_name,
     data: c.data ?? {},
@@ -107,13 +107,13 @@ export function contactsTarget(deps: ContactDeps & MemberDeps): ContactImportTar
 
     async upsertContacts(accountId, rows, listId) {
       const outcomes = await each(accountId, rows, listId, async (email, indexes) => {
-        let holder = await holderOf(accountId, email);
+        let holder: Pick<ContactItem, 'id' | 'first_name' | 'last_name' | 'data' | 'list_ids' | 'unsubscribed'> | undefined = await holderOf(accountId, email);
         const { outcomes: got, final } = walk(holder ? fieldsOf(holder, listId) : undefined, indexes.map((i) => rows[i]!), listId);
         if (!final) return got; // every row of the address refused
         if (!holder) {
           try {
-            const made = await writeContact(deps, accountId, { email, first_name: final.first_name, last_name: final.last_name, data: final.data });
-            holder = (await repo.getContact(accountId, made.id))!;
+            // Written with the row's values and in no list yet: what it holds is known without a read.
+            holder = await writeContact(deps, accountId, { email, first_name: final.first_name, last_name: final.last_name, data: final.data });
           } catch (error) {
             if (!(error instanceof ApiError && error.code === 'duplicate_contact')) throw error;
             // Written meanwhile (another run of this chunk, or a request), or a claim a dead write left: retried.
