@@ -228,7 +228,7 @@ export interface paths {
          *     under its header as written (1 to 64 letters, digits, _ or -, at most 50 columns); values stay strings, and empty cells change nothing.
          *     A contact whose email exists is updated (data keys merged), never refused as `duplicate_contact`; with `list_id` every contact is added to that static list.
          *     A bad row is skipped and reported with its row number (the header is row 1); a header without `email`, a header twice or broken quoting fails the whole import before anything is written.
-         *     Importing the same file again changes nothing. A key outside this account’s uploads is 403 `forbidden`; one of its own that names no file, or a `list_id` that is not a static list of the account, is 404.
+         *     Importing the same file again changes nothing. A key outside this account’s uploads is 403 `forbidden`; one of its own that names no file is 404; a `list_id` the account does not have is 404, a dynamic list 422 `invalid_request` (as `POST /v1/contacts` answers `list_ids`).
          */
         post: operations["importContacts"];
         delete?: never;
@@ -2987,6 +2987,23 @@ export interface operations {
                             code?: "payload_too_large";
                             /** @constant */
                             status?: 413;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description invalid_request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                            /** @constant */
+                            status?: 422;
                         };
                     } & components["schemas"]["ErrorEnvelope"];
                 };

@@ -34,11 +34,11 @@ export const contracts: Contracts = {
       'under its header as written (1 to 64 letters, digits, _ or -, at most 50 columns); values stay strings, and empty cells change nothing.',
       'A contact whose email exists is updated (data keys merged), never refused as `duplicate_contact`; with `list_id` every contact is added to that static list.',
       'A bad row is skipped and reported with its row number (the header is row 1); a header without `email`, a header twice or broken quoting fails the whole import before anything is written.',
-      'Importing the same file again changes nothing. A key outside this account’s uploads is 403 `forbidden`; one of its own that names no file, or a `list_id` that is not a static list of the account, is 404.',
+      'Importing the same file again changes nothing. A key outside this account’s uploads is 403 `forbidden`; one of its own that names no file is 404; a `list_id` the account does not have is 404, a dynamic list 422 `invalid_request` (as `POST /v1/contacts` answers `list_ids`).',
     ].join('\n'),
     body: startImportBody,
     responses: { 202: { description: 'The import, processing', schema: startedImportView } },
-    errors: ['not_found'],
+    errors: ['not_found', { code: 'invalid_request', status: 422 }],
     examples: [
       { name: 'a key under another account’s uploads', body: { object_key: 'uploads/{{account_id}}/upl_00000000000000000000000000.csv' }, status: 403 },
       { name: 'no object_key', body: {}, status: 400 },

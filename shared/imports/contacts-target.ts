@@ -94,9 +94,9 @@ export function contactsTarget(deps: ContactDeps & MemberDeps): ContactImportTar
   };
 
   return {
-    async staticListExists(accountId, listId) {
+    async listKind(accountId, listId) {
       const [list] = await repo.listsByIds(accountId, [listId]);
-      return list !== undefined && list.deleted_at === undefined && list.type === 'static';
+      return list !== undefined && list.deleted_at === undefined ? list.type : undefined;
     },
 
     planUpsert: (accountId, rows, listId) =>

@@ -1,7 +1,7 @@
 // Contact imports, the API's side: POST /v1/contacts/import stores the import and queues it, and
 // GET reads its progress. The imports consumer runs it (./run.ts), which is also the only code
 // that parses CSV, so the API bundle carries no CSV parser.
-import { ApiError, NotFoundError } from '../errors';
+import { ApiError, InvalidRequestError, NotFoundError } from '../errors';
 import type { Ids } from '../ids';
 import type { Clock } from '../ports/clock';
 import type { ObjectStore } from '../ports/object-store';
@@ -35,13 +35,16 @@ export function toImportView(item: ContactImportItem): ImportView {
   };
 }
 
-/** 403 for a key outside the account's uploads, 404 for one inside that names nothing, 404 for a list that is not a static list of the account. */
+/** 403 for a key outside the account's uploads, 404 for one inside that names nothing; list_id: 404 when the account has no such list, 422 when it is dynamic. */
 export async function startImport(deps: ImportDeps, target: ContactImportTarget, accountId: string, body: StartImportBody): Promise<ImportView> {
   const owned = uploadKeyOwnedBy(accountId, body.object_key);
   if (owned === 'outside') throw new ApiError('forbidden', 'object_key is not one of this account’s uploads; use the key POST /v1/uploads answered');
   if (owned === 'unknown' || !(await deps.objects.get(body.object_key))) throw new NotFoundError('upload');
-  if (body.list_id !== undefined && !(await target.staticListExists(accountId, body.list_id))) {
-    throw new ApiError('not_found', `list ${body.list_id} not found, or not a static list (contacts are added to static lists only)`);
+  if (body.list_id !== undefined) {
+    // As POST /v1/contacts answers list_ids: 404 for a list the account lacks, 422 for a dynamic one.
+    const kind = await target.listKind(accountId, body.list_id);
+    if (!kind) throw new NotFoundError(`list ${body.list_id}`);
+    if (kind === 'dynamic') throw new InvalidRequestError(`list ${body.list_id} is dynamic: contacts cannot be added to it (its members are the contacts its filter matches)`, { status: 422 });
   }
   const imports = new ContactImportRepository(deps.store);
   const item = await imports.create({

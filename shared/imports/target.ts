@@ -10,8 +10,8 @@ import type { ContactRow } from './csv';
 export type UpsertOutcome = 'created' | 'updated' | 'unchanged' | { refused: string };
 
 export interface ContactImportTarget {
-  /** True when listId names a static list of the account (not a dynamic one, not another account's). */
-  staticListExists(accountId: string, listId: string): Promise<boolean>;
+  /** The kind of the account's list listId; undefined when it has none (another account's included). */
+  listKind(accountId: string, listId: string): Promise<'static' | 'dynamic' | undefined>;
   /**
    * Read only: what upsertContacts would do with each row, in order; a later row with the same
    * email sees what the earlier one would have written. `unchanged`: the contact exists with these

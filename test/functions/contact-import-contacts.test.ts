@@ -116,7 +116,9 @@ describe('a contact import into shared/contacts', () => {
     const dynamic = made.body;
     const uploaded = await bed.request({ method: 'POST', path: '/v1/uploads', key: bed.sendKey, rawBody: 'email\na@example.com\n', headers: { 'content-type': 'text/csv' } });
     const res = await send('POST', '/v1/contacts/import', { object_key: uploaded.body.key, list_id: dynamic.id });
-    expect(res.status).toBe(404);
-    expect(res.body.error.message).toMatch(/not a static list/);
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'invalid_request', status: 422, message: expect.stringMatching(/is dynamic/) });
+    const missing = await send('POST', '/v1/contacts/import', { object_key: uploaded.body.key, list_id: 'lst_00000000000000000000000000' });
+    expect(missing.status).toBe(404);
   });
 });

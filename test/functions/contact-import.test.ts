@@ -64,7 +64,7 @@ class MemoryContacts implements ContactImportTarget {
     });
   }
 
-  staticListExists = async (accountId: string, listId: string) => this.staticLists.has(`${accountId}/${listId}`);
+  listKind = async (accountId: string, listId: string) => (this.staticLists.has(`${accountId}/${listId}`) ? ('static' as const) : undefined);
 
   planUpsert = async (accountId: string, rows: readonly ContactRow[], listId?: string) => this.walk(accountId, rows, listId, new Map(this.contactsOf(accountId)));
 
@@ -167,7 +167,7 @@ describe('POST /v1/contacts/import', () => {
 
   it('takes list_id only for a static list of the account', async () => {
     const key = await upload(CSV);
-    expectError(await start({ object_key: key, list_id: 'list_nope' }), 'not_found', 404, /static list/);
+    expectError(await start({ object_key: key, list_id: 'list_nope' }), 'not_found', 404, /list list_nope not found/);
     contacts.staticLists.add(`${accountId}/list_vip`);
     const body = await imported(CSV, { list_id: 'list_vip' });
     expect(body).toMatchObject({ status: 'completed', created: 2 });
