@@ -8,6 +8,7 @@ import { arch, cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { apiPipeline } from './benchmarks/api-pipeline';
 import { bundles } from './benchmarks/bundles';
+import { imports } from './benchmarks/imports';
 import { localLoad } from './benchmarks/local-load';
 import { sending } from './benchmarks/sending';
 import { templates } from './benchmarks/templates';
@@ -25,7 +26,7 @@ export interface Benchmark {
   run(ctx: BenchContext): Promise<string>;
 }
 
-const benchmarks: readonly Benchmark[] = [apiPipeline, sending, templates, webhooks, localLoad, bundles];
+const benchmarks: readonly Benchmark[] = [apiPipeline, sending, templates, imports, webhooks, localLoad, bundles];
 const WATCHDOG_MS = 480_000;
 
 const ctx: BenchContext = {

@@ -41,7 +41,7 @@ export interface HttpRoute {
   body?: 'json' | 'raw';
 }
 
-export type QueueName = 'send' | 'fanout' | 'webhooks' | 'ses-events';
+export type QueueName = 'send' | 'fanout' | 'webhooks' | 'ses-events' | 'imports';
 export const secretNames = ['cursor-signing-key', 'staff-token', 'data-encryption-key'] as const;
 export type SecretName = (typeof secretNames)[number];
 
@@ -93,6 +93,7 @@ export const queues: readonly QueueDef[] = [
   { name: 'fanout', visibilityTimeoutSeconds: 900, maxReceiveCount: 3, batchSize: 1, maxBatchingWindowSeconds: 0, summary: 'broadcast fan-out pages' },
   { name: 'webhooks', visibilityTimeoutSeconds: 240, maxReceiveCount: 5, batchSize: 10, maxBatchingWindowSeconds: 0, summary: 'webhook delivery attempts' },
   { name: 'ses-events', visibilityTimeoutSeconds: 180, maxReceiveCount: 5, batchSize: 10, maxBatchingWindowSeconds: 1, summary: 'SES event notifications via SNS' },
+  { name: 'imports', visibilityTimeoutSeconds: 720, maxReceiveCount: 5, batchSize: 1, maxBatchingWindowSeconds: 0, summary: 'contact imports, a run of chunks each' },
 ];
 
 export function routeKey(route: Pick<HttpRoute, 'method' | 'path'>): string {

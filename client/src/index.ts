@@ -377,6 +377,14 @@ export class Postbox {
     },
   };
 
+  readonly contactImports = {
+    /** Imports an uploaded CSV in the background (202); follow it with `get`. */
+    start: (body: Body<'/v1/contacts/import', 'post'>) => this.#request<Ok<'/v1/contacts/import', 'post'>>({ method: 'POST', path: '/v1/contacts/import', body }),
+    /** Status, counts and the first 100 row errors. */
+    get: (id: PathParams<'/v1/contacts/imports/{id}', 'get'>['id']) =>
+      this.#request<Ok<'/v1/contacts/imports/{id}', 'get'>>({ method: 'GET', path: `/v1/contacts/imports/${enc(id)}` }),
+  };
+
   readonly usage = {
     /** Sends and estimated cost of a period, YYYY-MM (default the current one). */
     get: (query?: Query<'/v1/usage', 'get'>) => this.#request<Ok<'/v1/usage', 'get'>>({ method: 'GET', path: '/v1/usage', query }),

@@ -1,8 +1,13 @@
-// Uploads: a file stored for later use by the account (a contact import reads it by its key).
+// Uploads: a file stored for later use by the account, and the contact import that reads one (it
+// runs in the background: functions/uploads/import-contacts.ts).
 import { parseMultipart, MalformedMultipartError } from '../../shared/bimi/multipart';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { json } from '../../shared/http/respond';
 import type { HttpRequest } from '../../shared/http/types';
+import { startImportBody } from '../../shared/imports/schemas';
+import { readImport, startImport } from '../../shared/imports/service';
+import { contactImportTarget } from '../../shared/imports/contacts-target';
+import { parseInput } from '../../shared/http/validate';
 import { storeUpload, type UploadFile } from '../../shared/uploads/service';
 import { functionNamed } from '../manifest';
 
@@ -17,4 +22,9 @@ function fileOf(req: HttpRequest): UploadFile {
 
 export const handler = createHttpHandler(functionNamed('uploads'), {
   'POST /v1/uploads': async (req, c) => json(201, await storeUpload(c, authOf(req).accountId, fileOf(req))),
+  'POST /v1/contacts/import': async (req, c) => {
+    const { id, status } = await startImport(c, contactImportTarget(c), authOf(req).accountId, parseInput(startImportBody, req.body));
+    return json(202, { id, status });
+  },
+  'GET /v1/contacts/imports/{id}': async (req, c) => json(200, await readImport(c.store, authOf(req).accountId, req.params.id ?? '')),
 });

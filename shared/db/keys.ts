@@ -62,7 +62,8 @@ export type Entity =
   | 'contact_email'
   | 'contact_count'
   | 'contact_list'
-  | 'list_member';
+  | 'list_member'
+  | 'contact_import';
 
 export interface IndexKey {
   gsi2pk: string;
@@ -200,6 +201,8 @@ export const keys = {
    */
   listMember: (accountId: string, listId: string, contactId: string): ItemKey => ({ pk: `LISTMEMBERS#${accountId}#${listId}`, sk: `MEMBER#${contactId}` }),
   listMembersPartition: (accountId: string, listId: string): string => `LISTMEMBERS#${accountId}#${listId}`,
+  /** A contact import with its progress, in its account's partition (shared/imports/repository.ts). */
+  contactImport: (accountId: string, importId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `IMPORT#${importId}` }),
 
   usage: (accountId: string, period: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `USAGE#${period}` }),
 

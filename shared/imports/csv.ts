@@ -28,8 +28,13 @@ export type CsvRow = { row: number; contact: ContactRow } | { row: number; error
 
 /** The file cannot be read as a contact CSV at all; the message says why and where. */
 export class CsvFileError extends Error {
-  constructor(message: string, options: { cause?: unknown } = {}) {
-    super(message, options);
+  constructor(
+    /** The row the problem is on (1 for the header). */
+    readonly row: number,
+    detail: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(`row ${row}: ${detail}`, options);
     this.name = 'CsvFileError';
   }
 }
@@ -44,21 +49,21 @@ function columnsOf(header: readonly string[]): Column[] {
   const columns = header.map((raw, i): Column => {
     const name = raw.trim();
     const at = i + 1;
-    if (name === '') throw new CsvFileError(`row 1: column ${at} has no name; every column needs a header`);
+    if (name === '') throw new CsvFileError(1, `column ${at} has no name; every column needs a header`);
     const reserved = RESERVED[name.toLowerCase()];
     const id = reserved ?? name;
     const earlier = seen.get(id.toLowerCase());
-    if (earlier !== undefined) throw new CsvFileError(`row 1: the header "${name}" appears twice (columns ${earlier} and ${at})`);
+    if (earlier !== undefined) throw new CsvFileError(1, `the header "${name}" appears twice (columns ${earlier} and ${at})`);
     seen.set(id.toLowerCase(), at);
     if (reserved) return { kind: reserved } as Column;
     if (!DATA_KEY.test(name)) {
-      throw new CsvFileError(`row 1: column ${at} "${name.slice(0, 80)}" cannot be a data key: 1 to 64 letters, digits, _ or -, starting with a letter or _`);
+      throw new CsvFileError(1, `column ${at} "${name.slice(0, 80)}" cannot be a data key: 1 to 64 letters, digits, _ or -, starting with a letter or _`);
     }
     return { kind: 'data', key: name };
   });
-  if (!columns.some((c) => c.kind === 'email')) throw new CsvFileError('row 1: the header has no "email" column');
+  if (!columns.some((c) => c.kind === 'email')) throw new CsvFileError(1, 'the header has no "email" column');
   const dataColumns = columns.filter((c) => c.kind === 'data').length;
-  if (dataColumns > MAX_DATA_KEYS) throw new CsvFileError(`row 1: ${dataColumns} data columns; a contact holds at most ${MAX_DATA_KEYS} data keys`);
+  if (dataColumns > MAX_DATA_KEYS) throw new CsvFileError(1, `${dataColumns} data columns; a contact holds at most ${MAX_DATA_KEYS} data keys`);
   return columns;
 }
 
@@ -89,8 +94,7 @@ function parseRecords(bytes: Buffer, toRow?: number): string[][] {
     return parse(bytes, { bom: true, relax_column_count: true, skip_empty_lines: false, ...(toRow ? { to: toRow } : {}) }) as string[][];
   } catch (error) {
     const { records, message } = error as { records?: number; message?: string };
-    const where = typeof records === 'number' ? `row ${records + 1}: ` : '';
-    throw new CsvFileError(`${where}${message ?? 'the file is not valid CSV'}`, { cause: error });
+    throw new CsvFileError(typeof records === 'number' ? records + 1 : 1, message ?? 'the file is not valid CSV', { cause: error });
   }
 }
 
@@ -101,7 +105,7 @@ function parseRecords(bytes: Buffer, toRow?: number): string[][] {
 export function readContactCsv(bytes: Buffer, options: { toRow?: number } = {}): CsvRow[] {
   const records = parseRecords(bytes, options.toRow);
   const [header, ...body] = records;
-  if (!header || header.every((f) => f.trim() === '')) throw new CsvFileError('row 1: the file has no header row');
+  if (!header || header.every((f) => f.trim() === '')) throw new CsvFileError(1, 'the file has no header row');
   const columns = columnsOf(header);
   const rows: CsvRow[] = [];
   body.forEach((fields, i) => {

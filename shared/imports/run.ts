@@ -1,0 +1,100 @@
+// Contact imports, the consumer's side: one job reads the uploaded CSV and writes it a chunk of
+// CHUNK_ROWS rows at a time, carrying on in a new job after CHUNKS_PER_JOB chunks, so no request
+// and no single job holds the whole import.
+//
+// Across a crash: each chunk's plan (its counts and errors) is stored before its contacts are
+// written, and the import moves to the next chunk only after they are, conditional on the chunk
+// it read. A run that dies re-does at most one chunk; contact writes are upserts by email, so the
+// re-run creates nothing twice, and its counts are the stored plan's, so nothing is counted twice.
+import { CsvFileError, readContactCsv, type CsvRow } from './csv';
+import type { ImportJob } from './messages';
+import { ContactImportRepository, type ChunkPlan, type ContactImportItem } from './repository';
+import { MAX_REPORTED_ERRORS, type ImportError } from './schemas';
+import type { ImportDeps } from './service';
+import type { ContactImportTarget } from './target';
+
+/** Rows a chunk writes: small enough to redo after a crash, large enough to batch well. */
+export const CHUNK_ROWS = 500;
+/** Chunks one job writes before it hands on to the next (each job parses the file once). */
+export const CHUNKS_PER_JOB = 20;
+
+export type ImportRunResult =
+  | { kind: 'missing' }
+  | { kind: 'finished'; status: ContactImportItem['status'] }
+  /** Another run of the import moved it on first; that run carries on. */
+  | { kind: 'superseded' }
+  | { kind: 'continued'; nextChunk: number }
+  | { kind: 'completed'; item: ContactImportItem }
+  | { kind: 'failed'; errors: ImportError[] };
+
+/** What one chunk does: the rows' errors and the target's plan for the valid ones. */
+async function planChunk(target: ContactImportTarget, item: ContactImportItem, chunk: number, rows: readonly CsvRow[], total: number): Promise<ChunkPlan> {
+  const valid = rows.flatMap((r) => ('contact' in r ? [r] : []));
+  const outcomes = valid.length > 0 ? await target.planUpsert(item.account_id, valid.map((r) => r.contact), item.list_id) : [];
+  const refused = new Map(outcomes.flatMap((o, i) => (typeof o === 'object' ? [[valid[i]!.row, o.refused] as const] : [])));
+  const errors = rows.flatMap((r) => ('error' in r ? [{ row: r.row, message: r.error }] : refused.has(r.row) ? [{ row: r.row, message: refused.get(r.row)! }] : []));
+  const created = outcomes.filter((o) => o === 'created').length;
+  const updated = outcomes.filter((o) => o === 'updated').length;
+  return { chunk, total, created, updated, skipped: rows.length - created - updated, errors };
+}
+
+/** Writes one chunk; the import as it stands after, or undefined when another run was there first. */
+async function runChunk(deps: ImportDeps, target: ContactImportTarget, item: ContactImportItem, chunk: number, rows: readonly CsvRow[], last: boolean, total: number): Promise<ContactImportItem | undefined> {
+  const imports = new ContactImportRepository(deps.store);
+  let current: ContactImportItem | undefined = item;
+  // A plan stored by a run that died during this chunk's writes is kept: its counts are the true ones.
+  let plan = item.pending?.chunk === chunk ? item.pending : undefined;
+  if (!plan) {
+    plan = await planChunk(target, item, chunk, rows, total);
+    current = await imports.beginChunk(item.account_id, item.id, plan, deps.clock.now().toISOString());
+    if (!current) return undefined;
+  }
+  const contacts = rows.flatMap((r) => ('contact' in r ? [r.contact] : []));
+  if (contacts.length > 0) await target.upsertContacts(item.account_id, contacts, item.list_id);
+  const errors = [...current.errors, ...plan.errors].slice(0, MAX_REPORTED_ERRORS);
+  return imports.commitChunk(current, plan, errors, last, deps.clock.now().toISOString());
+}
+
+/**
+ * One job of an import: from its stored next chunk, up to CHUNKS_PER_JOB chunks, then the next
+ * job is queued (or the import is completed). A file the import cannot read fails it with why.
+ */
+export async function runImportJob(deps: ImportDeps, target: ContactImportTarget, job: ImportJob): Promise<ImportRunResult> {
+  const imports = new ContactImportRepository(deps.store);
+  let item = await imports.get(job.account_id, job.import_id);
+  if (!item) return { kind: 'missing' };
+  if (item.status !== 'processing') return { kind: 'finished', status: item.status };
+  const fail = async (errors: ImportError[]): Promise<ImportRunResult> => {
+    await imports.fail(item!.account_id, item!.id, errors, deps.clock.now().toISOString());
+    return { kind: 'failed', errors };
+  };
+  const file = await deps.objects.get(item.object_key);
+  if (!file) return fail([{ row: 0, message: 'the uploaded file is gone' }]);
+  let rows: CsvRow[];
+  try {
+    rows = readContactCsv(file.body);
+  } catch (error) {
+    if (error instanceof CsvFileError) return fail([{ row: error.row, message: `${error.message.replace(/^row \d+: /, '')}; nothing was imported` }]);
+    throw error;
+  }
+  const chunks = Math.max(1, Math.ceil(rows.length / CHUNK_ROWS));
+  const stop = Math.min(chunks, item.next_chunk + CHUNKS_PER_JOB);
+  for (let chunk = item.next_chunk; chunk < stop; chunk++) {
+    const slice = rows.slice(chunk * CHUNK_ROWS, (chunk + 1) * CHUNK_ROWS);
+    const next: ContactImportItem | undefined = await runChunk(deps, target, item, chunk, slice, chunk === chunks - 1, rows.length);
+    if (!next) return { kind: 'superseded' };
+    item = next;
+  }
+  if (item.status === 'completed') return { kind: 'completed', item };
+  await deps.queue.send('imports', job);
+  return { kind: 'continued', nextChunk: item.next_chunk };
+}
+
+/** The job's last receive failed too: the import stops as failed, keeping what it wrote and counted. */
+export async function giveUpImport(deps: ImportDeps, job: ImportJob, reason: string): Promise<void> {
+  const imports = new ContactImportRepository(deps.store);
+  const item = await imports.get(job.account_id, job.import_id);
+  if (!item || item.status !== 'processing') return;
+  const errors = [...item.errors, { row: 0, message: `the import stopped after repeated failures (${reason}); ${Math.min(item.next_chunk * CHUNK_ROWS, item.total)} of ${item.total} rows were written` }].slice(-MAX_REPORTED_ERRORS);
+  await imports.fail(job.account_id, job.import_id, errors, deps.clock.now().toISOString());
+}
