@@ -40,6 +40,7 @@ export const contracts: Contracts = {
     responses: { 202: { description: 'The import, processing', schema: startedImportView } },
     errors: ['not_found', { code: 'invalid_request', status: 422 }],
     examples: [
+      { name: 'an uploaded CSV', body: { object_key: '{{upload_key}}' }, status: 202 },
       { name: 'a key under another account’s uploads', body: { object_key: 'uploads/{{account_id}}/upl_00000000000000000000000000.csv' }, status: 403 },
       { name: 'no object_key', body: {}, status: 400 },
     ],
@@ -52,6 +53,9 @@ export const contracts: Contracts = {
     params: importParams,
     responses: { 200: { description: 'The import', schema: importView } },
     errors: [],
-    examples: [{ name: 'no such import', params: { id: 'imp_00000000000000000000000000' }, status: 404, as: 'read' }],
+    examples: [
+      { name: 'an import', params: { id: '{{import_id}}' }, status: 200, as: 'read' },
+      { name: 'no such import', params: { id: 'imp_00000000000000000000000000' }, status: 404, as: 'read' },
+    ],
   },
 };

@@ -277,6 +277,19 @@ const fixtures: Record<string, (account: Account, values: Record<string, string>
     const made = await account.call('send', 'POST', '/v1/contacts', { email: `member-${uniqueToken()}@example.com`, list_ids: [values.list_id] }, 201, '{{member_id}}');
     values.member_id = (made.json as { id: string }).id;
   },
+  // A CSV of two contacts stored with POST /v1/uploads.
+  upload_key: async (account, values) => {
+    const csv = `email,first_name\nimport-${uniqueToken()}@example.com,Ada\nimport-${uniqueToken()}@example.com,Grace\n`;
+    const made = await account.request('send', 'POST', '/v1/uploads', { contentType: 'text/csv', value: csv });
+    if (made.status !== 201) throw new Error(`making {{upload_key}}: POST /v1/uploads answered ${made.status} (expected 201): ${made.text}`);
+    values.upload_key = (made.json as { key: string }).key;
+  },
+  // An import of {{upload_key}} (made first when the example has none).
+  import_id: async (account, values) => {
+    if (values.upload_key === undefined) await fixtures.upload_key!(account, values);
+    const made = await account.call('send', 'POST', '/v1/contacts/import', { object_key: values.upload_key }, 202, '{{import_id}}');
+    values.import_id = (made.json as { id: string }).id;
+  },
   suppressed_email: async (account, values) => {
     const recipient = `suppressed-${uniqueToken()}@example.com`;
     await account.call('send', 'POST', '/v1/suppressions', { channel: 'email', recipient, reason: 'contract test' }, 201, '{{suppressed_email}}');

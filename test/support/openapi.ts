@@ -31,6 +31,8 @@ export const fixtureNames = [
   'list_id',
   'dynamic_list_id',
   'member_id',
+  'upload_key',
+  'import_id',
 ] as const;
 export type FixtureName = (typeof fixtureNames)[number];
 
