@@ -297,7 +297,8 @@ export const functions: readonly FunctionDef[] = [
       { method: 'GET', path: '/v1/lists/{id}/members', access: SEND_OR_READ, summary: "A list's members; a dynamic list's are the contacts its filter matches now" },
       { method: 'DELETE', path: '/v1/lists/{id}/members/{contact_id}', access: SEND, summary: 'Take a contact out of a static list' },
     ],
-    needs: { table: 'readwrite', secrets: ['cursor-signing-key'] },
+    // The imports queue: a list delete longer than one request's share leaves the rest to a job there.
+    needs: { table: 'readwrite', secrets: ['cursor-signing-key'], sendTo: ['imports'] },
     memoryMb: 512,
     timeoutSeconds: 29,
   },
@@ -320,7 +321,8 @@ export const functions: readonly FunctionDef[] = [
     entry: 'functions/uploads/import-contacts.ts',
     handler: 'handler',
     queue: 'imports',
-    // The bucket: reads the uploaded CSV. Each job writes up to 20 chunks of 500 rows, then queues the next.
+    // The bucket: reads the uploaded CSV. Each job writes up to 20 chunks of 500 rows, then queues the
+    // next; a list-removal job removes up to 20,000 memberships of a deleted list, then queues the next.
     needs: { table: 'readwrite', bucket: 'read', sendTo: ['imports'] },
     memoryMb: 1024,
     timeoutSeconds: 120,

@@ -93,7 +93,7 @@ export const queues: readonly QueueDef[] = [
   { name: 'fanout', visibilityTimeoutSeconds: 900, maxReceiveCount: 3, batchSize: 1, maxBatchingWindowSeconds: 0, summary: 'broadcast fan-out pages' },
   { name: 'webhooks', visibilityTimeoutSeconds: 240, maxReceiveCount: 5, batchSize: 10, maxBatchingWindowSeconds: 0, summary: 'webhook delivery attempts' },
   { name: 'ses-events', visibilityTimeoutSeconds: 180, maxReceiveCount: 5, batchSize: 10, maxBatchingWindowSeconds: 1, summary: 'SES event notifications via SNS' },
-  { name: 'imports', visibilityTimeoutSeconds: 720, maxReceiveCount: 5, batchSize: 1, maxBatchingWindowSeconds: 0, summary: 'contact imports, a run of chunks each' },
+  { name: 'imports', visibilityTimeoutSeconds: 720, maxReceiveCount: 5, batchSize: 1, maxBatchingWindowSeconds: 0, summary: 'contact imports, a run of chunks each; the rest of long list deletes' },
 ];
 
 export function routeKey(route: Pick<HttpRoute, 'method' | 'path'>): string {

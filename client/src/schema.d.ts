@@ -549,7 +549,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a list; its contacts stay
-         * @description The contacts stay; the list leaves their `list_ids`.
+         * @description The contacts stay; the list leaves their `list_ids`. The list answers 404 at once; a list of more than 1,000 members leaves the rest of its removal to a background job, and until it is done the contacts it has not reached yet still show the list in `list_ids`.
          */
         delete: operations["deleteList"];
         options?: never;

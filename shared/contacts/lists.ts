@@ -7,8 +7,10 @@ import { ApiError, InvalidRequestError } from '../errors';
 import type { Ids } from '../ids';
 import { mapPage, pageRequest, type Page, type PageInput, type WalkBudget } from '../pagination';
 import type { Clock } from '../ports/clock';
+import type { Queue } from '../ports/queue';
 import { dynamicRefused, hydrate, liveContact, listNotFound, writeContact, type ContactDeps } from './contacts';
 import { matchesFilter } from './filter';
+import type { ListRemovalJob } from './messages';
 import { addMember, removeMember, settlePending } from './members';
 import { ContactRepository, type ContactItem, type ContactListItem } from './repository';
 import type { AddMemberBody, ContactView, CreateListBody, ListView, UpdateListBody } from './schemas';
@@ -28,6 +30,10 @@ export const COUNT_BUDGET: WalkBudget = { pageSize: 1000, pages: 5 };
 export const RECOUNTS_PER_PAGE = 2;
 /** A list delete removes its memberships this many at a time. */
 const DELETE_BATCH = 100;
+/** A DELETE removes at most this many memberships itself; a job on the imports queue removes the rest. */
+export const DELETE_IN_REQUEST = 1_000;
+/** One list-removal job removes at most this many memberships, then queues the next job. */
+export const DELETE_PER_JOB = 20_000;
 
 async function liveList(store: Store, accountId: string, listId: string): Promise<ContactListItem> {
   const item = await new ContactRepository(store).getList(accountId, listId);
@@ -117,26 +123,54 @@ export async function updateList(deps: ListDeps, accountId: string, listId: stri
  * Deletes a list; its contacts stay. The list is marked deleted first, so from then on every read
  * treats it as gone and no membership can be added; then its memberships are removed a batch at a
  * time (each: the id out of the contact's list_ids, then the membership), then the list item.
- * Every step is idempotent: a DELETE repeated after a crash (the list answers 404 to every other
- * route meanwhile) finishes the job and answers 204.
+ * The request removes at most DELETE_IN_REQUEST memberships; a longer list is handed to a job on
+ * the imports queue (continueListDelete), which removes the rest and then the list, so the work of
+ * one request stays bounded whatever the list's size. Every step is idempotent: a DELETE repeated
+ * after a crash (the list answers 404 to every other route meanwhile) carries on where it stopped.
  */
-export async function deleteList(deps: ListDeps, accountId: string, listId: string): Promise<void> {
+export async function deleteList(deps: ListDeps & { queue: Queue }, accountId: string, listId: string, inRequest = DELETE_IN_REQUEST): Promise<void> {
   const repo = new ContactRepository(deps.store);
   const marked = await repo.markListDeleted(accountId, listId, deps.clock.now().toISOString());
   if (!marked) throw listNotFound(listId);
-  if (marked.type === 'static') {
-    for (;;) {
-      const batch = await repo.firstMembers(accountId, listId, DELETE_BATCH);
-      if (batch.length === 0) break;
-      await Promise.all(
-        batch.map(async (m) => {
-          await repo.dropListFromContact(accountId, m.contact_id, listId);
-          await repo.dropMember(accountId, listId, m.contact_id);
-        }),
-      );
-    }
+  if (marked.type === 'static' && !(await removeMembers(repo, accountId, listId, inRequest))) {
+    const job: ListRemovalJob = { account_id: accountId, list_id: listId };
+    await deps.queue.send('imports', job);
+    return;
   }
   await repo.removeList(accountId, listId);
+}
+
+/**
+ * A job of a list delete that had more memberships than one request removes: up to
+ * DELETE_PER_JOB more, then the list item, or the next job. `gone` when the list was already
+ * removed (a repeated job); a list that is not marked deleted is never touched.
+ */
+export async function continueListDelete(deps: { store: Store; queue: Queue }, job: ListRemovalJob, perJob = DELETE_PER_JOB): Promise<'removed' | 'continued' | 'gone'> {
+  const repo = new ContactRepository(deps.store);
+  const list = await repo.getList(job.account_id, job.list_id);
+  if (!list || list.deleted_at === undefined) return 'gone';
+  if (!(await removeMembers(repo, job.account_id, job.list_id, perJob))) {
+    await deps.queue.send('imports', job);
+    return 'continued';
+  }
+  await repo.removeList(job.account_id, job.list_id);
+  return 'removed';
+}
+
+/** Removes up to `budget` memberships of a list being deleted; true when none is left. */
+async function removeMembers(repo: ContactRepository, accountId: string, listId: string, budget: number): Promise<boolean> {
+  for (let removed = 0; removed < budget; ) {
+    const batch = await repo.firstMembers(accountId, listId, Math.min(DELETE_BATCH, budget - removed));
+    if (batch.length === 0) return true;
+    await Promise.all(
+      batch.map(async (m) => {
+        await repo.dropListFromContact(accountId, m.contact_id, listId);
+        await repo.dropMember(accountId, listId, m.contact_id);
+      }),
+    );
+    removed += batch.length;
+  }
+  return (await repo.firstMembers(accountId, listId, 1)).length === 0;
 }
 
 /**

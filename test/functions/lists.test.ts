@@ -4,7 +4,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
-import { COUNT_MAX_AGE_MS, countMatches } from '../../shared/contacts/lists';
+import { COUNT_MAX_AGE_MS, continueListDelete, countMatches, deleteList } from '../../shared/contacts/lists';
+import { handler as contactJobs } from '../../functions/uploads/import-contacts';
+import { sqsEvent, sqsRecord } from '../support/sqs';
 import { PENDING_STALE_MS } from '../../shared/contacts/members';
 import { ContactRepository, type ContactItem } from '../../shared/contacts/repository';
 import { CONTACT_WALK } from '../../shared/contacts/views';
@@ -304,6 +306,49 @@ describe('DELETE /v1/lists/{id}', () => {
     expect((await remove(news.id)).status).toBe(204);
     expect(await repo.getList(account.account_id, news.id)).toBeUndefined();
     expect((await getContact(ada.id)).body.list_ids).toEqual([]);
+  });
+});
+
+describe('a list longer than one request removes', () => {
+  it('answers once the list is marked and a share removed; jobs on the imports queue remove the rest, then the list', async () => {
+    const news = await staticList();
+    const keep = await staticList('Keep');
+    const people: Array<Record<string, any>> = [];
+    for (let i = 0; i < 7; i++) people.push(await contact(`reader${i}@example.com`, { list_ids: [news.id, keep.id] }));
+    const listIdsOf = async () => Promise.all(people.map(async (p) => (await getContact(p.id)).body.list_ids));
+    c.sent.length = 0;
+
+    // A request that may remove 3 memberships: the list is gone for every read at once, 4 remain.
+    await deleteList(c, account.account_id, news.id, 3);
+    expectError(await get(news.id), 'not_found', 404);
+    const repo = new ContactRepository(c.store);
+    expect(await repo.firstMembers(account.account_id, news.id, 100)).toHaveLength(4);
+    // Until the job reaches them, the contacts not yet removed still name the list.
+    expect((await listIdsOf()).filter((ids) => ids.includes(news.id))).toHaveLength(4);
+    const job = { account_id: account.account_id, list_id: news.id };
+    expect(c.sent).toEqual([{ queue: 'imports', body: job, delaySeconds: undefined }]);
+
+    // A job with room for 2 queues the next one.
+    expect(await continueListDelete(c, job, 2)).toBe('continued');
+    expect(await repo.firstMembers(account.account_id, news.id, 100)).toHaveLength(2);
+    expect(c.sent.slice(1)).toEqual([{ queue: 'imports', body: job, delaySeconds: undefined }]);
+
+    // The imports queue's consumer removes the rest and the list; a repeated job finds nothing to do.
+    expect(await contactJobs(sqsEvent([sqsRecord(job)]))).toEqual({ batchItemFailures: [] });
+    expect(await repo.firstMembers(account.account_id, news.id, 100)).toEqual([]);
+    expect(await listIdsOf()).toEqual(people.map(() => [keep.id]));
+    expect(await repo.getList(account.account_id, news.id)).toBeUndefined();
+    expect((await members(keep.id)).body.contacts).toHaveLength(7);
+    expect(await continueListDelete(c, job)).toBe('gone');
+    expect(c.sent).toHaveLength(2);
+  });
+
+  it('leaves a list that is not being deleted alone, whatever a job says', async () => {
+    const news = await staticList();
+    const ada = await contact('ada@example.com', { list_ids: [news.id] });
+    expect(await continueListDelete(c, { account_id: account.account_id, list_id: news.id })).toBe('gone');
+    expect((await getContact(ada.id)).body.list_ids).toEqual([news.id]);
+    expect((await get(news.id)).body.member_count).toBe(1);
   });
 });
 
