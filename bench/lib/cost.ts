@@ -1,6 +1,7 @@
 // What port calls cost in AWS: requests, DynamoDB on-demand request units (from item sizes, by
 // DynamoDB's documented rules) and dollars at list prices. Memory sizes are the manifest's.
 import { functions } from '../../functions/manifest';
+import { storedItemBytes } from '../../shared/db/item-size';
 import { table } from '../../shared/db/keys';
 import type { PortCall } from './runtime';
 
@@ -39,19 +40,8 @@ export const consumerOf = (queue: string): string => functions.find((f) => f.que
 type Plain = Record<string, unknown>;
 const utf8 = (s: string): number => Buffer.byteLength(s, 'utf8');
 
-/** DynamoDB's size of one attribute value, in bytes. */
-function valueSize(value: unknown): number {
-  if (value === null || value === undefined || typeof value === 'boolean') return 1;
-  if (typeof value === 'string') return utf8(value);
-  if (typeof value === 'number') return Math.ceil(String(Math.abs(value)).replace('.', '').replace(/^0+/, '').length / 2) + 1;
-  if (value instanceof Uint8Array) return value.byteLength;
-  if (Array.isArray(value)) return 3 + value.reduce<number>((n, v) => n + 1 + valueSize(v), 0);
-  if (typeof value === 'object') return 3 + itemSize(value as Plain) + Object.keys(value).length;
-  return utf8(String(value));
-}
-
-export const itemSize = (item: Plain | undefined): number =>
-  Object.entries(item ?? {}).reduce((n, [k, v]) => (v === undefined ? n : n + utf8(k) + valueSize(v)), 0);
+/** An item's size as DynamoDB counts it (shared/db/item-size.ts); none is 0. */
+export const itemSize = (item: Plain | undefined): number => storedItemBytes(item ?? {});
 
 const writeUnits = (bytes: number): number => Math.max(1, Math.ceil(bytes / 1024));
 const readUnits = (bytes: number, consistent: boolean): number => Math.max(1, Math.ceil(bytes / 4096)) / (consistent ? 1 : 2);

@@ -11,7 +11,8 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { ApiError } from '../errors';
 import { isId } from '../ids';
 import type { ObjectStore } from '../ports/object-store';
-import { storedItemBytes, type MessageContent, type MessageItem } from './model';
+import { type MessageContent, type MessageItem } from './model';
+import { storedItemBytes } from '../db/item-size';
 import type { MessageRepository, NewMessage } from './repository';
 import type { SendRequest } from './schemas';
 

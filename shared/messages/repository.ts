@@ -7,7 +7,8 @@ import { keys, table, type ItemKey, keyQueries, type MessageListKey, OUTBOX_SHAR
 import { wrote, type Store } from '../db/store';
 import { queryPage, type Page, type PageRequest } from '../pagination';
 import { LEASE_MS, type IdempotencyItem, type NewIdempotencyRecord } from './idempotency';
-import { storedItemBytes, type EventType, type MessageContentItem, type MessageItem, type MessageStatus, type TimelineEvent, type TimelineEventItem } from './model';
+import { type EventType, type MessageContentItem, type MessageItem, type MessageStatus, type TimelineEvent, type TimelineEventItem } from './model';
+import { storedItemBytes } from '../db/item-size';
 
 export type NewMessage = Omit<MessageItem, keyof ItemKey | keyof MessageListKey | 'entity'>;
 

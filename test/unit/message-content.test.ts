@@ -20,7 +20,8 @@ import {
   STATUS_ITEM_BYTES,
   STATUS_ITEM_ROOM,
 } from '../../shared/messages/content';
-import { storedItemBytes, type MessageItem } from '../../shared/messages/model';
+import { storedItemBytes } from '../../shared/db/item-size';
+import { type MessageItem } from '../../shared/messages/model';
 import type { ObjectStore } from '../../shared/ports/object-store';
 import type { NewMessage } from '../../shared/messages/repository';
 
