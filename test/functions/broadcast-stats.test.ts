@@ -290,7 +290,7 @@ describe('a crash between the counting writes', () => {
     const deps = { store: c.store, clock: c.clock };
 
     await countBroadcastEvent(deps, ada, 'opened');
-    // A duplicate that read no marker yet: forced by counting on a copy of the message whose marker read is skipped.
+    // A duplicate that read the marker before the first made it: its marker read (the count's first store read) answers none.
     const getMarker = vi.spyOn(c.store, 'get').mockImplementationOnce(async () => undefined);
     await expect(countBroadcastEvent(deps, ada, 'opened')).rejects.toThrow('connection reset');
     getMarker.mockRestore();
