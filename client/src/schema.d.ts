@@ -173,7 +173,7 @@ export interface paths {
         };
         /**
          * A broadcast with its send counts
-         * @description A broadcast of the account with its counts; another account's id is 404. `stats` counts `sent` and `failed`; `delivered`, `bounced`, `complained` and `opened` stay 0 until events are attributed to broadcasts.
+         * @description A broadcast of the account with its counts; another account's id is 404. `stats` come from the timelines of the broadcast's messages as events arrive: each message counts once per type (a duplicate notification or a second open adds nothing); `total` is the fan-out's, and `failed` adds the recipients the fan-out refused.
          */
         get: operations["getBroadcast"];
         put?: never;
@@ -2345,16 +2345,19 @@ export interface operations {
                             created_at: string;
                         };
                         stats: {
+                            /** @description Unique normalized recipients, invalid addresses included: the fan-out's total_recipients */
                             total: number;
+                            /** @description Messages of this broadcast with a `sent` event (the provider accepted the handoff) on their timeline, each counted once however often the signal came; Broadcast.sent_count counts the sends the fan-out accepted */
                             sent: number;
-                            /** @description Not attributed to broadcasts yet: always 0 */
+                            /** @description Messages of this broadcast with a `delivered` event on their timeline, each counted once however often the signal came */
                             delivered: number;
-                            /** @description Not attributed to broadcasts yet: always 0 */
+                            /** @description Messages of this broadcast with a `bounced` event on their timeline, each counted once however often the signal came, hard or soft */
                             bounced: number;
-                            /** @description Not attributed to broadcasts yet: always 0 */
+                            /** @description Messages of this broadcast with a `complained` event on their timeline, each counted once however often the signal came */
                             complained: number;
-                            /** @description Not attributed to broadcasts yet: always 0 */
+                            /** @description Messages of this broadcast with an `opened` event on their timeline, each counted once however often the signal came: unique opens */
                             opened: number;
+                            /** @description Messages of this broadcast with a `failed` event on their timeline, each counted once however often the signal came, plus the recipients the fan-out refused (Broadcast.failed_count), who got no message */
                             failed: number;
                         };
                     };

@@ -70,8 +70,9 @@ export const contracts: Contracts = {
   'GET /v1/broadcasts/{id}': {
     operationId: 'getBroadcast',
     description:
-      'A broadcast of the account with its counts; another account\'s id is 404. `stats` counts `sent` and `failed`; ' +
-      '`delivered`, `bounced`, `complained` and `opened` stay 0 until events are attributed to broadcasts.',
+      'A broadcast of the account with its counts; another account\'s id is 404. `stats` come from the timelines of the ' +
+      "broadcast's messages as events arrive: each message counts once per type (a duplicate notification or a second open " +
+      'adds nothing); `total` is the fan-out\'s, and `failed` adds the recipients the fan-out refused.',
     params: broadcastId,
     responses: { 200: { description: 'The broadcast and its stats', schema: broadcastDetailView } },
     errors: [],

@@ -11,5 +11,5 @@ export const handler = createHttpHandler(functionNamed('broadcasts'), {
   'GET /v1/broadcasts': async (req, c) => {
     return listed('broadcasts', await listBroadcasts(listing(c), authOf(req).accountId, pageOf(req)));
   },
-  'GET /v1/broadcasts/{id}': async (req, c) => json(200, await readBroadcast(c.store, authOf(req).accountId, req.params.id ?? '')),
+  'GET /v1/broadcasts/{id}': async (req, c) => json(200, await readBroadcast(c, authOf(req).accountId, req.params.id ?? '')),
 });

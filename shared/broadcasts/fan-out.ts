@@ -77,7 +77,7 @@ async function sendChunk(deps: SendDeps, broadcast: BroadcastItem, chunk: Recipi
   const render = broadcast.template ? await pinnedRenderer(deps.store, broadcast.account_id, broadcast.template) : undefined;
   for (let i = 0; i < recipients.length; i += SENDS_PER_CALL) {
     const requests = recipients.slice(i, i + SENDS_PER_CALL).map((r, j) => sendRequestFor(broadcast, r, chunk.data?.[i + j]));
-    const outcomes = await acceptSends(deps, sender, requests, { batch: true, render });
+    const outcomes = await acceptSends(deps, sender, requests, { batch: true, render, broadcastId: broadcast.id });
     // A run of this chunk that died moments ago still holds some keys: count the chunk once they lapse.
     if (outcomes.some((o) => o.kind === 'rejected' && o.error.code === 'idempotency_key_in_use')) {
       throw new RetryableError(`broadcast ${broadcast.id}: an earlier run of this chunk still holds some sends; retried later`);

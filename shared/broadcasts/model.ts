@@ -3,6 +3,7 @@
 import type { ItemKey } from '../db/keys';
 import type { PinnedTemplate } from '../templates/render';
 import type { BroadcastStats, BroadcastView } from './schemas';
+import type { BroadcastCounts } from './stats';
 
 export { broadcastStatuses, messageTypes, type BroadcastStatus, type MessageType } from './schemas';
 import type { BroadcastStatus, MessageType } from './schemas';
@@ -72,15 +73,17 @@ export const toBroadcastView = (item: Pick<BroadcastItem, keyof BroadcastView>):
 });
 
 /**
- * Delivery outcomes (delivered, bounced, complained, opened) are not counted per broadcast yet:
- * they would need the event ingester to know the broadcast of a message. Recorded as a known gap.
+ * The stats: `total` from the fan-out (every unique recipient, invalid ones included); the rest from
+ * the timeline, counted once per message (shared/broadcasts/stats.ts). `failed` adds the recipients
+ * the fan-out refused (failed_count), who got no message and so no timeline. Recorded in
+ * docs/api-decisions.md.
  */
-export const toBroadcastStats = (item: BroadcastItem): BroadcastStats => ({
+export const toBroadcastStats = (item: Pick<BroadcastItem, 'total_recipients' | 'failed_count'>, counts: BroadcastCounts): BroadcastStats => ({
   total: item.total_recipients,
-  sent: item.sent_count,
-  delivered: 0,
-  bounced: 0,
-  complained: 0,
-  opened: 0,
-  failed: item.failed_count,
+  sent: counts.sent,
+  delivered: counts.delivered,
+  bounced: counts.bounced,
+  complained: counts.complained,
+  opened: counts.opened,
+  failed: item.failed_count + counts.failed,
 });

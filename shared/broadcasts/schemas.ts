@@ -75,15 +75,19 @@ export const broadcastView = z
   .strict();
 export type BroadcastView = z.infer<typeof broadcastView>;
 
+const once = (what: string): string => `Messages of this broadcast with ${what} on their timeline, each counted once however often the signal came`;
+
 export const broadcastStats = z
   .object({
-    total: z.number().int(),
-    sent: z.number().int(),
-    delivered: z.number().int().meta({ description: 'Not attributed to broadcasts yet: always 0' }),
-    bounced: z.number().int().meta({ description: 'Not attributed to broadcasts yet: always 0' }),
-    complained: z.number().int().meta({ description: 'Not attributed to broadcasts yet: always 0' }),
-    opened: z.number().int().meta({ description: 'Not attributed to broadcasts yet: always 0' }),
-    failed: z.number().int(),
+    total: z.number().int().meta({ description: 'Unique normalized recipients, invalid addresses included: the fan-out\'s total_recipients' }),
+    sent: z.number().int().meta({ description: `${once('a `sent` event (the provider accepted the handoff)')}; Broadcast.sent_count counts the sends the fan-out accepted` }),
+    delivered: z.number().int().meta({ description: once('a `delivered` event') }),
+    bounced: z.number().int().meta({ description: `${once('a `bounced` event')}, hard or soft` }),
+    complained: z.number().int().meta({ description: once('a `complained` event') }),
+    opened: z.number().int().meta({ description: `${once('an `opened` event')}: unique opens` }),
+    failed: z.number().int().meta({
+      description: `${once('a `failed` event')}, plus the recipients the fan-out refused (Broadcast.failed_count), who got no message`,
+    }),
   })
   .strict();
 export type BroadcastStats = z.infer<typeof broadcastStats>;

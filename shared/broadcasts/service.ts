@@ -14,6 +14,7 @@ import type { Queue } from '../ports/queue';
 import type { FanOutJob } from './messages';
 import { toBroadcastStats, toBroadcastView, type BroadcastStats, type BroadcastView } from './model';
 import { BroadcastRepository, type NewBroadcast } from './repository';
+import { readBroadcastCounts, type StatsDeps } from './stats';
 import type { RecipientChunkItem } from './model';
 import { checkActive, ownedTemplate, pinTemplate, type PinnedTemplate } from '../templates/render';
 import type { BulkSendBody } from './schemas';
@@ -205,8 +206,8 @@ export async function listBroadcasts(
 }
 
 /** Another account's broadcast is reported as absent. */
-export async function readBroadcast(store: Store, accountId: string, broadcastId: string): Promise<{ broadcast: BroadcastView; stats: BroadcastStats }> {
-  const item = isId(broadcastId, 'bcast') ? await new BroadcastRepository(store).get(accountId, broadcastId) : undefined;
+export async function readBroadcast(deps: StatsDeps, accountId: string, broadcastId: string): Promise<{ broadcast: BroadcastView; stats: BroadcastStats }> {
+  const item = isId(broadcastId, 'bcast') ? await new BroadcastRepository(deps.store).get(accountId, broadcastId) : undefined;
   if (!item) throw new NotFoundError('broadcast');
-  return { broadcast: toBroadcastView(item), stats: toBroadcastStats(item) };
+  return { broadcast: toBroadcastView(item), stats: toBroadcastStats(item, await readBroadcastCounts(deps, accountId, broadcastId)) };
 }

@@ -54,6 +54,8 @@ export type Entity =
   | 'webhook_delivery'
   | 'broadcast'
   | 'broadcast_recipients'
+  | 'broadcast_stat_shard'
+  | 'broadcast_stat_marker'
   | 'template'
   | 'template_version'
   | 'snippet'
@@ -165,6 +167,20 @@ export const keys = {
   broadcastPrefix: 'BCAST#',
   /** One slice of a broadcast's recipient list; the index is zero-padded so chunks sort in order. */
   broadcastRecipients: (broadcastId: string, chunk: number): ItemKey => ({ pk: `BCAST#${broadcastId}`, sk: `RCPT#${String(chunk).padStart(5, '0')}` }),
+  /**
+   * One of a broadcast's stat counter shards (shared/broadcasts/stats.ts): a small item per shard,
+   * each its own partition, so the events of a large broadcast spread their writes; never the
+   * broadcast item, which holds the content.
+   */
+  broadcastStatShard: (accountId: string, broadcastId: string, shard: number): ItemKey => ({
+    pk: `BSTATS#${accountId}#${broadcastId}#${String(shard).padStart(2, '0')}`,
+    sk: 'BSTATS',
+  }),
+  /**
+   * The mark that a broadcast message's event type is counted: once per message and type. In the
+   * message's partition, sorted before the timeline (`EVT#…`), so the timeline read passes it over.
+   */
+  broadcastStatMarker: (messageId: string, type: string): ItemKey => ({ pk: `MSG#${messageId}`, sk: `BSTAT#${type}` }),
 
   /**
    * A template with its current version's content, in its account's partition (the list reads

@@ -46,7 +46,7 @@ const later = (iso: string, ms: number): string => new Date(new Date(iso).getTim
 
 /** Test mode: nothing leaves; the recipient's local part picks the outcome. */
 async function simulate(deps: DispatchDeps, message: MessageItem, now: string): Promise<void> {
-  const ref = { id: message.id, account_id: message.account_id };
+  const ref = { id: message.id, account_id: message.account_id, broadcast_id: message.broadcast_id };
   const providerMessageId = `test_${message.id}`;
   await recordEvent(deps, ref, { type: 'sent', source: 'worker', providerEventId: workerEventId(message.id, 'sent'), payload: { provider_message_id: providerMessageId }, occurredAt: now }, { providerMessageId });
   const local = message.recipient.slice(0, message.recipient.lastIndexOf('@'));
@@ -68,7 +68,7 @@ async function simulate(deps: DispatchDeps, message: MessageItem, now: string): 
  * and the timeline say what happened.
  */
 async function postWebhookMessage(deps: DispatchDeps, message: MessageItem, now: string, attempt: { finalAttempt: boolean }): Promise<DispatchResult> {
-  const ref = { id: message.id, account_id: message.account_id };
+  const ref = { id: message.id, account_id: message.account_id, broadcast_id: message.broadcast_id };
   const event = (type: 'delivered' | 'failed', payload: Record<string, unknown>) =>
     recordEvent(deps, ref, { type, source: 'worker', providerEventId: workerEventId(message.id, type), payload, occurredAt: now });
   if (message.test_mode) {
@@ -108,7 +108,7 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
     return 'skipped';
   }
   const now = deps.clock.now().toISOString();
-  const ref = { id: message.id, account_id: message.account_id };
+  const ref = { id: message.id, account_id: message.account_id, broadcast_id: message.broadcast_id };
   if (message.dispatched_at && message.provider_message_id && !message.test_mode) {
     // An earlier attempt reached the provider and stopped before recording it; a provider event
     // has since told us the provider's id. Record the handoff (once) instead of losing it.

@@ -53,6 +53,11 @@ export interface MessageItem extends ItemKey, MessageListKey, Partial<MessageCon
   /** The content is on the message's content item (keys.messageContent). */
   content_item?: true;
   scheduled_at?: string;
+  /**
+   * The broadcast whose fan-out sent it (never taken from a request body): its events are counted
+   * in that broadcast's stats (shared/broadcasts/stats.ts). Not on the wire.
+   */
+  broadcast_id?: string;
   provider_message_id?: string;
   dispatched_at?: string;
   created_at: string;

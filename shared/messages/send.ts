@@ -209,7 +209,12 @@ export async function acceptSends(
   deps: SendDeps,
   sender: Sender,
   items: readonly unknown[],
-  options: { batch: boolean; render?: TemplateRenderer },
+  options: {
+    batch: boolean;
+    render?: TemplateRenderer;
+    /** The broadcast whose fan-out sends these (internal; a request body never sets it): stored on each message. */
+    broadcastId?: string;
+  },
 ): Promise<SendOutcome[]> {
   const account = sender.account ?? (await getAccount(deps.store, sender.accountId));
   if (!account) throw new ApiError('unauthorized', 'unknown account');
@@ -298,7 +303,7 @@ export async function acceptSends(
     outcomes[p.index] = first.digest === p.digest && firstOutcome ? firstOutcome : keyReused();
   }
 
-  await store(deps, records, sender, fresh, nowIso);
+  await store(deps, records, sender, fresh, nowIso, options.broadcastId);
   return outcomes.map((o) => o as SendOutcome);
 }
 
@@ -340,7 +345,14 @@ type Fresh = { p: Prepared; item: IdempotencyItem; resumed: boolean };
  * the claims whose message was not stored are released, so a retry starts afresh rather than
  * replaying an id that does not exist.
  */
-async function store(deps: SendDeps, records: IdempotencyRepository, sender: Sender, fresh: readonly Fresh[], nowIso: string): Promise<void> {
+async function store(
+  deps: SendDeps,
+  records: IdempotencyRepository,
+  sender: Sender,
+  fresh: readonly Fresh[],
+  nowIso: string,
+  broadcastId: string | undefined,
+): Promise<void> {
   if (fresh.length === 0) return;
   const repository = new MessageRepository(deps.store);
   const resumed = fresh.filter((f) => f.resumed);
@@ -366,6 +378,7 @@ async function store(deps: SendDeps, records: IdempotencyRepository, sender: Sen
     destination: p.request.destination,
     metadata: p.request.metadata,
     scheduled_at: p.scheduledAt?.toISOString(),
+    broadcast_id: broadcastId,
     created_at: item.created_at,
     updated_at: nowIso,
   }));

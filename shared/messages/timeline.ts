@@ -1,5 +1,6 @@
 // The append-only timeline. Each signal is stored once, keyed by its provider_event_id, and the
 // message status follows the newest event by occurred_at whatever order events arrive in.
+import { countBroadcastEvent } from '../broadcasts/stats';
 import { sha256Hex } from '../crypto';
 import type { Store } from '../db/store';
 import type { Ids } from '../ids';
@@ -35,7 +36,8 @@ export interface Recorded {
  */
 export async function recordEvent(
   deps: { store: Store; clock: Clock; ids: Ids; queue: Queue },
-  message: Pick<MessageItem, 'id' | 'account_id'>,
+  /** With its broadcast_id when a broadcast sent it: the event is counted in that broadcast's stats. */
+  message: Pick<MessageItem, 'id' | 'account_id' | 'broadcast_id'>,
   input: NewEvent,
   extra: { providerMessageId?: string } = {},
 ): Promise<Recorded> {
@@ -54,6 +56,10 @@ export async function recordEvent(
   };
   const created = await messages.addEvent(event);
   const recorded = created ? event : ((await messages.getEvent(message.id, input.providerEventId)) ?? event);
+  // Counted for a duplicate too (once per message and type, so a repeat settles and adds nothing),
+  // and before the status moves: every retry a crash here leads to (a redelivered signal, a send
+  // job whose message is still waiting) comes back through this line.
+  await countBroadcastEvent(deps, message, recorded.type);
   // Applied for a duplicate too: a delivery that died between storing the event and moving the
   // status finishes the move when the signal comes again (the move is conditional, so repeating it
   // changes nothing otherwise).
