@@ -40,7 +40,8 @@ export const functions: readonly FunctionDef[] = [
       { method: 'POST', path: '/v1/validate', access: SEND_OR_READ, summary: 'Check an address: syntax and a domain that takes mail' },
     ],
     // The bucket: content too large for the message item is written there (shared/messages/content.ts).
-    needs: { table: 'readwrite', sendTo: ['send'], scheduler: true, bucket: 'readwrite' },
+    // The unsubscribe key: a marketing template's {{ unsubscribe_url }} (shared/unsubscribe/links.ts).
+    needs: { table: 'readwrite', sendTo: ['send'], scheduler: true, bucket: 'readwrite', secrets: ['unsubscribe-signing-key'] },
     memoryMb: 1024,
     timeoutSeconds: 29,
   },
@@ -49,8 +50,9 @@ export const functions: readonly FunctionDef[] = [
     entry: 'functions/send/send-message.ts',
     handler: 'handler',
     queue: 'send',
-    // The bucket: reads back content too large for the message item.
-    needs: { table: 'readwrite', sesSend: true, sendTo: ['webhooks'], bucket: 'read' },
+    // The bucket: reads back content too large for the message item. The unsubscribe key and
+    // links: marketing mail's List-Unsubscribe header (shared/unsubscribe/links.ts).
+    needs: { table: 'readwrite', sesSend: true, sendTo: ['webhooks'], bucket: 'read', secrets: ['unsubscribe-signing-key'], links: true },
     memoryMb: 512,
     timeoutSeconds: 30,
   },
@@ -205,8 +207,9 @@ export const functions: readonly FunctionDef[] = [
     entry: 'functions/broadcasts/fan-out.ts',
     handler: 'handler',
     queue: 'fanout',
-    // The bucket: each recipient's send writes content too large for its message item there.
-    needs: { table: 'readwrite', sendTo: ['send', 'fanout', 'webhooks'], scheduler: true, bucket: 'readwrite' },
+    // The bucket: each recipient's send writes content too large for its message item there. The
+    // unsubscribe key and links: a marketing template's {{ unsubscribe_url }}.
+    needs: { table: 'readwrite', sendTo: ['send', 'fanout', 'webhooks'], scheduler: true, bucket: 'readwrite', secrets: ['unsubscribe-signing-key'], links: true },
     memoryMb: 1024,
     timeoutSeconds: 120,
   },
@@ -324,6 +327,20 @@ export const functions: readonly FunctionDef[] = [
     needs: { table: 'readwrite', bucket: 'read', sendTo: ['imports'] },
     memoryMb: 1024,
     timeoutSeconds: 120,
+  },
+  {
+    // The one-click unsubscribe link of marketing mail: public, the signed token is the credential.
+    name: 'unsubscribe',
+    entry: 'functions/unsubscribe/http.ts',
+    handler: 'handler',
+    http: [
+      { method: 'GET', path: '/v1/unsubscribe/{token}', access: PUBLIC, summary: 'The unsubscribe link: a page whose button unsubscribes; changes nothing (public)' },
+      { method: 'POST', path: '/v1/unsubscribe/{token}', access: PUBLIC, body: 'raw', summary: 'One-click unsubscribe (RFC 8058): the recipient stops getting mail on the channel (public)' },
+    ],
+    // The table: public routes are limited per client IP.
+    needs: { table: 'readwrite', secrets: ['unsubscribe-signing-key'] },
+    memoryMb: 512,
+    timeoutSeconds: 10,
   },
   {
     name: 'docs',

@@ -17,6 +17,8 @@ import type { MessageItem } from './model';
 import { MessageRepository } from './repository';
 import { recordEvent, routerEventId, workerEventId } from './timeline';
 import type { HttpClient } from '../ports/http-client';
+import type { Secrets } from '../ports/secrets';
+import { unsubscribeHeaders } from '../unsubscribe/links';
 
 export interface DispatchDeps {
   store: Store;
@@ -28,7 +30,9 @@ export interface DispatchDeps {
   /** Where content too large for the message item is kept (shared/messages/content.ts). */
   objects: ObjectStore;
   logger: Logger;
-  config: { emailCostMicros: number; dispatchLeaseMs?: number };
+  /** Keys the unsubscribe links of marketing mail (shared/unsubscribe/links.ts). */
+  secrets: Pick<Secrets, 'get'>;
+  config: { emailCostMicros: number; dispatchLeaseMs?: number; publicBaseUrl?: string };
 }
 
 /**
@@ -158,6 +162,8 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
       text: parts.text ?? undefined,
       messageId: message.id,
       accountId: message.account_id,
+      // Marketing mail carries the one-click unsubscribe (RFC 8058); transactional mail none.
+      ...(message.message_type === 'marketing' ? { headers: unsubscribeHeaders(deps, message, content.from) } : {}),
     }));
   } catch (error) {
     // Missing content is as final as a provider's refusal: retrying cannot bring it back.

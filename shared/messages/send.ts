@@ -23,6 +23,8 @@ import { checkSandboxRecipient, loadSenderContext, resolveSender, type SenderCon
 import { sendRequest, type SendRequest, type SendResponse } from './schemas';
 import { handOn } from './hand-on';
 import { renderForSend, templateNotFound, type TemplateRenderer } from '../templates/render';
+import type { Secrets } from '../ports/secrets';
+import { UNSUBSCRIBE_VARIABLE, unsubscribeUrl } from '../unsubscribe/links';
 
 export interface SendDeps {
   store: Store;
@@ -35,7 +37,9 @@ export interface SendDeps {
   /** Content too large for the message item (shared/messages/content.ts). */
   objects: ObjectStore;
   logger: Logger;
-  config: { sharedEmailSender: string; validationEnabled: boolean; claimsExpiredBy?: number };
+  /** Keys the `{{ unsubscribe_url }}` of marketing templates (shared/unsubscribe/links.ts). */
+  secrets: Pick<Secrets, 'get'>;
+  config: { sharedEmailSender: string; validationEnabled: boolean; claimsExpiredBy?: number; publicBaseUrl?: string };
 }
 
 export interface Sender {
@@ -53,6 +57,8 @@ export const CLAIM_CONCURRENCY = 16;
 
 interface Prepared {
   index: number;
+  /** The message id, taken before rendering: a marketing template's unsubscribe link names it. */
+  id: string;
   request: SendRequest;
   digest: string;
   recipient: string;
@@ -109,10 +115,12 @@ type Content = { subject: string; html?: string; text?: string; template_id?: st
  * path). The spec makes payload a required field, so one sent beside template_id is not an error;
  * the template replaces its subject and bodies.
  */
-async function resolveContent(render: TemplateRenderer, request: SendRequest): Promise<Content> {
+async function resolveContent(render: TemplateRenderer, request: SendRequest, unsubscribe: () => string): Promise<Content> {
   const payload = request.payload ?? {};
   if (request.template_id !== undefined) {
-    const rendered = await render(request.template_id, request.template_vars ?? {});
+    // A marketing template gets its message's own unsubscribe link, over any value sent for it.
+    const vars = request.message_type === 'marketing' ? { ...request.template_vars, [UNSUBSCRIBE_VARIABLE]: unsubscribe() } : (request.template_vars ?? {});
+    const rendered = await render(request.template_id, vars);
     return {
       subject: rendered.subject,
       html: text(rendered.body_html),
@@ -135,11 +143,11 @@ const SENDABLE = new Set(['email', 'webhook']);
 
 type Target = Pick<Prepared, 'recipient' | 'from' | 'subject' | 'html' | 'text' | 'data' | 'countsAsTestSend' | 'template_id' | 'template_version'>;
 
-async function prepareEmail(render: TemplateRenderer, ctx: SenderContext, request: SendRequest, testMode: boolean): Promise<Target> {
+async function prepareEmail(deps: SendDeps, render: TemplateRenderer, ctx: SenderContext, request: SendRequest, testMode: boolean, id: string): Promise<Target> {
   const email = request.destination.email;
   const recipient = typeof email === 'string' ? normalizeAddress(email) : '';
   if (!isValidAddress(recipient)) throw new ApiError('invalid_destination', 'email needs destination.email holding a valid address');
-  const content = await resolveContent(render, request);
+  const content = await resolveContent(render, request, () => unsubscribeUrl(deps, { id, account_id: ctx.account.id, channel: 'email', recipient }));
   const from = resolveSender(ctx, request.metadata?.from_email);
   const sandbox = await checkSandboxRecipient(ctx, recipient, testMode);
   return { recipient, from, ...content, countsAsTestSend: sandbox === 'test_recipient' };
@@ -175,7 +183,8 @@ async function prepare(
   if (!account.enabled_channels.includes(request.channel) || !SENDABLE.has(request.channel)) {
     throw new ApiError('channel_not_enabled', `channel ${request.channel} is not enabled for this account`);
   }
-  const target = request.channel === 'webhook' ? await prepareWebhook(deps, request) : await prepareEmail(render, ctx, request, testMode);
+  const id = deps.ids.next('msg');
+  const target = request.channel === 'webhook' ? await prepareWebhook(deps, request) : await prepareEmail(deps, render, ctx, request, testMode, id);
   let scheduledAt: Date | undefined;
   if (request.scheduled_at !== undefined) {
     scheduledAt = new Date(request.scheduled_at);
@@ -197,7 +206,7 @@ async function prepare(
       deps.logger.warn('recipient check got no DNS answer; sending anyway', { domain: domainOf(recipient), error });
     }
   }
-  return { index: index ?? 0, request, digest: bodyDigest(raw), ...target, scheduledAt };
+  return { index: index ?? 0, id, request, digest: bodyDigest(raw), ...target, scheduledAt };
 }
 
 /**
@@ -246,7 +255,7 @@ export async function acceptSends(
   }
 
   const claims = await inParallel(firsts, CLAIM_CONCURRENCY, async (p) => {
-    const id = deps.ids.next('msg');
+    const { id } = p;
     const response: SendResponse = {
       id,
       status: p.scheduledAt ? 'scheduled' : 'queued',
