@@ -34,6 +34,9 @@ export interface UnsubscribeDeps {
 /** The suppression an unsubscribe leaves (docs/api-decisions.md). */
 export const UNSUBSCRIBED_REASON = 'unsubscribed';
 
+/** Statuses any report replaces (shared/messages/timeline.ts applyStatus). */
+const WAITING = new Set(['queued', 'scheduled', 'sent']);
+
 const invalidToken = (): ApiError => new ApiError('invalid_token', 'this unsubscribe link is not valid; use the link from the message as it was mailed');
 
 /** The marketing message the token was issued for; 400 invalid_token for anything else. */
@@ -69,9 +72,15 @@ export async function unsubscribe(deps: UnsubscribeDeps, token: string, via: Uns
   const existing = await findSuppression(deps.store, accountId, channel, recipient);
   if (existing?.state !== 'unsubscribed') await suppress(deps, accountId, { channel, recipient, state: 'unsubscribed', reason: UNSUBSCRIBED_REASON });
   if (channel === 'email') await markContact(deps, accountId, recipient);
-  const now = deps.clock.now().toISOString();
   // The worker's dedup key for the type: one event per message however often the link is used.
-  await recordEvent(deps, message, { type: 'unsubscribed', source: 'worker', providerEventId: workerEventId(message.id, 'unsubscribed'), payload: { via }, occurredAt: now });
+  const providerEventId = workerEventId(message.id, 'unsubscribed');
+  const recorded = await new MessageRepository(deps.store).getEvent(message.id, providerEventId);
+  // Recorded, and the status has taken it (or a later report): a repeat writes nothing. Otherwise
+  // record it, or finish what a request that died after storing the event left (the status move).
+  const settled = recorded !== undefined && !WAITING.has(message.status) && (message.status_at ?? '') >= recorded.occurred_at;
+  if (!settled) {
+    await recordEvent(deps, message, { type: 'unsubscribed', source: 'worker', providerEventId, payload: { via }, occurredAt: deps.clock.now().toISOString() });
+  }
   const account = await getAccount(deps.store, accountId);
   return { channel, recipient, unsubscribed: true, sender: account?.name ?? '' };
 }
