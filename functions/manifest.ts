@@ -40,8 +40,7 @@ export const functions: readonly FunctionDef[] = [
       { method: 'POST', path: '/v1/validate', access: SEND_OR_READ, summary: 'Check an address: syntax and a domain that takes mail' },
     ],
     // The bucket: content too large for the message item is written there (shared/messages/content.ts).
-    // The unsubscribe key: a marketing template's {{ unsubscribe_url }} (shared/unsubscribe/links.ts).
-    needs: { table: 'readwrite', sendTo: ['send'], scheduler: true, bucket: 'readwrite', secrets: ['unsubscribe-signing-key'] },
+    needs: { table: 'readwrite', sendTo: ['send'], scheduler: true, bucket: 'readwrite' },
     memoryMb: 1024,
     timeoutSeconds: 29,
   },
@@ -51,7 +50,7 @@ export const functions: readonly FunctionDef[] = [
     handler: 'handler',
     queue: 'send',
     // The bucket: reads back content too large for the message item. The unsubscribe key and
-    // links: marketing mail's List-Unsubscribe header (shared/unsubscribe/links.ts).
+    // links: marketing mail's unsubscribe link, in its headers and body (shared/unsubscribe/).
     needs: { table: 'readwrite', sesSend: true, sendTo: ['webhooks'], bucket: 'read', secrets: ['unsubscribe-signing-key'], links: true },
     memoryMb: 512,
     timeoutSeconds: 30,
@@ -207,9 +206,8 @@ export const functions: readonly FunctionDef[] = [
     entry: 'functions/broadcasts/fan-out.ts',
     handler: 'handler',
     queue: 'fanout',
-    // The bucket: each recipient's send writes content too large for its message item there. The
-    // unsubscribe key and links: a marketing template's {{ unsubscribe_url }}.
-    needs: { table: 'readwrite', sendTo: ['send', 'fanout', 'webhooks'], scheduler: true, bucket: 'readwrite', secrets: ['unsubscribe-signing-key'], links: true },
+    // The bucket: each recipient's send writes content too large for its message item there.
+    needs: { table: 'readwrite', sendTo: ['send', 'fanout', 'webhooks'], scheduler: true, bucket: 'readwrite' },
     memoryMb: 1024,
     timeoutSeconds: 120,
   },

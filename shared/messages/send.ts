@@ -23,8 +23,7 @@ import { checkSandboxRecipient, loadSenderContext, resolveSender, type SenderCon
 import { sendRequest, type SendRequest, type SendResponse } from './schemas';
 import { handOn } from './hand-on';
 import { renderForSend, templateNotFound, type TemplateRenderer } from '../templates/render';
-import type { Secrets } from '../ports/secrets';
-import { UNSUBSCRIBE_VARIABLE, unsubscribeUrl } from '../unsubscribe/links';
+import { UNSUBSCRIBE_PLACEHOLDER, UNSUBSCRIBE_VARIABLE } from '../unsubscribe/variable';
 
 export interface SendDeps {
   store: Store;
@@ -37,9 +36,7 @@ export interface SendDeps {
   /** Content too large for the message item (shared/messages/content.ts). */
   objects: ObjectStore;
   logger: Logger;
-  /** Keys the `{{ unsubscribe_url }}` of marketing templates (shared/unsubscribe/links.ts). */
-  secrets: Pick<Secrets, 'get'>;
-  config: { sharedEmailSender: string; validationEnabled: boolean; claimsExpiredBy?: number; publicBaseUrl?: string };
+  config: { sharedEmailSender: string; validationEnabled: boolean; claimsExpiredBy?: number };
 }
 
 export interface Sender {
@@ -57,8 +54,6 @@ export const CLAIM_CONCURRENCY = 16;
 
 interface Prepared {
   index: number;
-  /** The message id, taken before rendering: a marketing template's unsubscribe link names it. */
-  id: string;
   request: SendRequest;
   digest: string;
   recipient: string;
@@ -115,11 +110,12 @@ type Content = { subject: string; html?: string; text?: string; template_id?: st
  * path). The spec makes payload a required field, so one sent beside template_id is not an error;
  * the template replaces its subject and bodies.
  */
-async function resolveContent(render: TemplateRenderer, request: SendRequest, unsubscribe: () => string): Promise<Content> {
+async function resolveContent(render: TemplateRenderer, request: SendRequest): Promise<Content> {
   const payload = request.payload ?? {};
   if (request.template_id !== undefined) {
-    // A marketing template gets its message's own unsubscribe link, over any value sent for it.
-    const vars = request.message_type === 'marketing' ? { ...request.template_vars, [UNSUBSCRIBE_VARIABLE]: unsubscribe() } : (request.template_vars ?? {});
+    // A marketing template's {{ unsubscribe_url }} is its message's own link, over any value sent
+    // for it: a placeholder here, the link once the send worker mails it (shared/unsubscribe/variable.ts).
+    const vars = request.message_type === 'marketing' ? { ...request.template_vars, [UNSUBSCRIBE_VARIABLE]: UNSUBSCRIBE_PLACEHOLDER } : (request.template_vars ?? {});
     const rendered = await render(request.template_id, vars);
     return {
       subject: rendered.subject,
@@ -143,11 +139,11 @@ const SENDABLE = new Set(['email', 'webhook']);
 
 type Target = Pick<Prepared, 'recipient' | 'from' | 'subject' | 'html' | 'text' | 'data' | 'countsAsTestSend' | 'template_id' | 'template_version'>;
 
-async function prepareEmail(deps: SendDeps, render: TemplateRenderer, ctx: SenderContext, request: SendRequest, testMode: boolean, id: string): Promise<Target> {
+async function prepareEmail(render: TemplateRenderer, ctx: SenderContext, request: SendRequest, testMode: boolean): Promise<Target> {
   const email = request.destination.email;
   const recipient = typeof email === 'string' ? normalizeAddress(email) : '';
   if (!isValidAddress(recipient)) throw new ApiError('invalid_destination', 'email needs destination.email holding a valid address');
-  const content = await resolveContent(render, request, () => unsubscribeUrl(deps, { id, account_id: ctx.account.id, channel: 'email', recipient }));
+  const content = await resolveContent(render, request);
   const from = resolveSender(ctx, request.metadata?.from_email);
   const sandbox = await checkSandboxRecipient(ctx, recipient, testMode);
   return { recipient, from, ...content, countsAsTestSend: sandbox === 'test_recipient' };
@@ -183,8 +179,7 @@ async function prepare(
   if (!account.enabled_channels.includes(request.channel) || !SENDABLE.has(request.channel)) {
     throw new ApiError('channel_not_enabled', `channel ${request.channel} is not enabled for this account`);
   }
-  const id = deps.ids.next('msg');
-  const target = request.channel === 'webhook' ? await prepareWebhook(deps, request) : await prepareEmail(deps, render, ctx, request, testMode, id);
+  const target = request.channel === 'webhook' ? await prepareWebhook(deps, request) : await prepareEmail(render, ctx, request, testMode);
   let scheduledAt: Date | undefined;
   if (request.scheduled_at !== undefined) {
     scheduledAt = new Date(request.scheduled_at);
@@ -206,7 +201,7 @@ async function prepare(
       deps.logger.warn('recipient check got no DNS answer; sending anyway', { domain: domainOf(recipient), error });
     }
   }
-  return { index: index ?? 0, id, request, digest: bodyDigest(raw), ...target, scheduledAt };
+  return { index: index ?? 0, request, digest: bodyDigest(raw), ...target, scheduledAt };
 }
 
 /**
@@ -255,7 +250,7 @@ export async function acceptSends(
   }
 
   const claims = await inParallel(firsts, CLAIM_CONCURRENCY, async (p) => {
-    const { id } = p;
+    const id = deps.ids.next('msg');
     const response: SendResponse = {
       id,
       status: p.scheduledAt ? 'scheduled' : 'queued',

@@ -18,7 +18,7 @@ import type {
   UpdateTemplateBody,
 } from './schemas';
 import { markUses, resolveSnippets, unmarkUses, type SnippetUses } from './usage';
-import { UNSUBSCRIBE_VARIABLE } from '../unsubscribe/links';
+import { UNSUBSCRIBE_VARIABLE } from '../unsubscribe/variable';
 
 export interface TemplateDeps {
   store: Store;

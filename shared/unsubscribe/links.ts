@@ -9,9 +9,6 @@ import { unsubscribeToken, type UnsubscribeRef } from './token';
 /** The secret unsubscribe tokens are keyed with; the functions that make or check links need it. */
 export const UNSUBSCRIBE_SECRET = 'unsubscribe-signing-key';
 
-/** The variable a marketing template may use for the link (docs/api-decisions.md). */
-export const UNSUBSCRIBE_VARIABLE = 'unsubscribe_url';
-
 export interface LinkDeps {
   secrets: Pick<Secrets, 'get'>;
   config: { publicBaseUrl?: string };
