@@ -14,7 +14,8 @@ import { createAccount, type CreatedAccount } from '../../shared/accounts/servic
 import { ContactRepository } from '../../shared/contacts/repository';
 import { keys } from '../../shared/db/keys';
 import type { MessageItem } from '../../shared/messages/model';
-import { readTimeline } from '../../shared/messages/timeline';
+import { MessageRepository } from '../../shared/messages/repository';
+import { readTimeline, workerEventId } from '../../shared/messages/timeline';
 import type { OutboundEmail } from '../../shared/ports/mailer';
 import { findSuppression, suppress } from '../../shared/suppressions/service';
 import { unsubscribeToken } from '../../shared/unsubscribe/token';
@@ -361,6 +362,58 @@ describe('POST /v1/unsubscribe/{token}', () => {
     expect(await contactOf(account.account_id, contactId)).toEqual(contact);
     expect(await c.store.get<MessageItem>(keys.message(id))).toEqual(message);
     expect(await unsubscribedEvents(id)).toHaveLength(1);
+  });
+
+  it('answers two at once as one: both 200, one event', async () => {
+    const { id, mail } = await sendAndDispatch();
+
+    const [a, b] = await Promise.all([oneClick(tokenOf(mail)), oneClick(tokenOf(mail))]);
+
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(await unsubscribedEvents(id)).toHaveLength(1);
+  });
+
+  it('finishes what a request that died after the suppression left: the contact and the event', async () => {
+    // Prepare: the suppression written, then the request died.
+    const contactId = await createContact('ada@example.com');
+    const { id, mail } = await sendAndDispatch();
+    await suppress(c, account.account_id, { channel: 'email', recipient: 'ada@example.com', state: 'unsubscribed', reason: 'unsubscribed' });
+
+    // Act: the link is used again.
+    const res = await oneClick(tokenOf(mail));
+
+    // Assess
+    expect(res.status).toBe(200);
+    expect(await contactOf(account.account_id, contactId)).toMatchObject({ unsubscribed: true });
+    expect(await unsubscribedEvents(id)).toHaveLength(1);
+    expect((await c.store.get<MessageItem>(keys.message(id)))?.status).toBe('unsubscribed');
+  });
+
+  it('finishes what a request that died after storing the event left: the status move', async () => {
+    // Prepare: everything written but the message's status.
+    const { id, mail } = await sendAndDispatch();
+    await suppress(c, account.account_id, { channel: 'email', recipient: 'ada@example.com', state: 'unsubscribed', reason: 'unsubscribed' });
+    const at = c.clock.now().toISOString();
+    await new MessageRepository(c.store).addEvent({
+      id: 'evt_01jabcdefghjkmnpqrstvwxyz0',
+      type: 'unsubscribed',
+      message_id: id,
+      account_id: account.account_id,
+      source: 'worker',
+      provider_event_id: workerEventId(id, 'unsubscribed'),
+      payload: { via: 'one_click' },
+      occurred_at: at,
+      created_at: at,
+    });
+    expect((await c.store.get<MessageItem>(keys.message(id)))?.status).toBe('sent');
+
+    // Act
+    const res = await oneClick(tokenOf(mail));
+
+    // Assess
+    expect(res.status).toBe(200);
+    expect(await c.store.get<MessageItem>(keys.message(id))).toMatchObject({ status: 'unsubscribed', status_at: at });
+    expect(await unsubscribedEvents(id)).toEqual([expect.objectContaining({ id: 'evt_01jabcdefghjkmnpqrstvwxyz0' })]);
   });
 
   it('turns a suppression for another reason into unsubscribed', async () => {
