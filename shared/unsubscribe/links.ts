@@ -20,9 +20,12 @@ function baseUrlOf(deps: LinkDeps): string {
   return deps.config.publicBaseUrl;
 }
 
-export function unsubscribeUrl(deps: LinkDeps, ref: UnsubscribeRef): string {
-  return `${baseUrlOf(deps)}/v1/unsubscribe/${unsubscribeToken(deps.secrets.get(UNSUBSCRIBE_SECRET), ref)}`;
+function linkOf(deps: LinkDeps, ref: UnsubscribeRef): { token: string; url: string } {
+  const token = unsubscribeToken(deps.secrets.get(UNSUBSCRIBE_SECRET), ref);
+  return { token, url: `${baseUrlOf(deps)}/v1/unsubscribe/${token}` };
 }
+
+export const unsubscribeUrl = (deps: LinkDeps, ref: UnsubscribeRef): string => linkOf(deps, ref).url;
 
 /**
  * `List-Unsubscribe: <https link>, <mailto:unsub+token@sender domain>` and
@@ -31,8 +34,8 @@ export function unsubscribeUrl(deps: LinkDeps, ref: UnsubscribeRef): string {
  * mailed there yet (inbound mail is a later issue), so the https link is the one that acts.
  */
 export function unsubscribeHeaders(deps: LinkDeps, ref: UnsubscribeRef, from: string): MailHeader[] {
-  const token = unsubscribeToken(deps.secrets.get(UNSUBSCRIBE_SECRET), ref);
-  const links = [`<${baseUrlOf(deps)}/v1/unsubscribe/${token}>`];
+  const { token, url } = linkOf(deps, ref);
+  const links = [`<${url}>`];
   const sender = parseMailbox(from);
   if (sender) links.push(`<mailto:unsub+${token}@${domainOf(sender.address)}?subject=unsubscribe>`);
   return [
