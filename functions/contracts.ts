@@ -17,6 +17,7 @@ import { contracts as templateGallery } from './template-gallery/contract';
 import { contracts as templateRender } from './template-render/contract';
 import { contracts as templates } from './templates/contract';
 import { contracts as testRecipients } from './test-recipients/contract';
+import { contracts as unsubscribe } from './unsubscribe/contract';
 import { contracts as uploads } from './uploads/contract';
 import { contracts as webhooks } from './webhooks/contract';
 
@@ -37,6 +38,7 @@ export const contracts: Contracts = {
   ...templateRender,
   ...templates,
   ...testRecipients,
+  ...unsubscribe,
   ...uploads,
   ...webhooks,
 };

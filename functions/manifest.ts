@@ -49,8 +49,9 @@ export const functions: readonly FunctionDef[] = [
     entry: 'functions/send/send-message.ts',
     handler: 'handler',
     queue: 'send',
-    // The bucket: reads back content too large for the message item.
-    needs: { table: 'readwrite', sesSend: true, sendTo: ['webhooks'], bucket: 'read' },
+    // The bucket: reads back content too large for the message item. The unsubscribe key and
+    // links: marketing mail's unsubscribe link, in its headers and body (shared/unsubscribe/).
+    needs: { table: 'readwrite', sesSend: true, sendTo: ['webhooks'], bucket: 'read', secrets: ['unsubscribe-signing-key'], links: true },
     memoryMb: 512,
     timeoutSeconds: 30,
   },
@@ -326,6 +327,20 @@ export const functions: readonly FunctionDef[] = [
     needs: { table: 'readwrite', bucket: 'read', sendTo: ['imports'] },
     memoryMb: 1024,
     timeoutSeconds: 120,
+  },
+  {
+    // The one-click unsubscribe link of marketing mail: public, the signed token is the credential.
+    name: 'unsubscribe',
+    entry: 'functions/unsubscribe/http.ts',
+    handler: 'handler',
+    http: [
+      { method: 'GET', path: '/v1/unsubscribe/{token}', access: PUBLIC, summary: 'The unsubscribe link: a page whose button unsubscribes; changes nothing (public)' },
+      { method: 'POST', path: '/v1/unsubscribe/{token}', access: PUBLIC, body: 'raw', summary: 'One-click unsubscribe (RFC 8058): the recipient stops getting mail on the channel (public)' },
+    ],
+    // The table: public routes are limited per client IP.
+    needs: { table: 'readwrite', secrets: ['unsubscribe-signing-key'] },
+    memoryMb: 512,
+    timeoutSeconds: 10,
   },
   {
     name: 'docs',

@@ -76,6 +76,8 @@ export class AppStack extends Stack {
       const routeTarget = { name: def.name, fn: target.fn };
       for (const route of def.http ?? []) this.api.addRoute(route, routeTarget);
       if (def.defaultRoute) this.api.addDefaultRoute(routeTarget);
+      // A consumer that mails links (unsubscribe links of marketing mail) learns the origin too.
+      if (def.needs.links) target.fn.addEnvironment(envNames.publicBaseUrl, this.api.publicBaseUrl);
       if (def.queue) consumeQueue(target, queues, def.queue);
       if (def.every) runEvery(this, target, def.every.minutes);
     }

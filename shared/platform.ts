@@ -42,7 +42,7 @@ export interface HttpRoute {
 }
 
 export type QueueName = 'send' | 'fanout' | 'webhooks' | 'ses-events' | 'imports';
-export const secretNames = ['cursor-signing-key', 'staff-token', 'data-encryption-key'] as const;
+export const secretNames = ['cursor-signing-key', 'staff-token', 'data-encryption-key', 'unsubscribe-signing-key'] as const;
 export type SecretName = (typeof secretNames)[number];
 
 export interface QueueDef {
@@ -67,6 +67,11 @@ export interface Needs {
   sesIdentities?: boolean;
   scheduler?: boolean;
   bucket?: 'read' | 'readwrite';
+  /**
+   * Builds links on the public origin (PUBLIC_BASE_URL) outside a request, e.g. a queue consumer
+   * mailing unsubscribe links. Every function behind the API has the origin anyway.
+   */
+  links?: boolean;
 }
 
 export interface FunctionDef {

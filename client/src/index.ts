@@ -261,6 +261,16 @@ export class Postbox {
       }),
   };
 
+  /** The unsubscribe link of a marketing message (public routes: the token is the credential). */
+  readonly unsubscribe = {
+    /** What the link would do; changes nothing. */
+    show: (token: PathParams<'/v1/unsubscribe/{token}', 'get'>['token']) =>
+      this.#request<Ok<'/v1/unsubscribe/{token}', 'get'>>({ method: 'GET', path: `/v1/unsubscribe/${enc(token)}` }),
+    /** Unsubscribes the message's recipient on its channel; a repeat changes nothing. */
+    confirm: (token: PathParams<'/v1/unsubscribe/{token}', 'post'>['token']) =>
+      this.#request<Ok<'/v1/unsubscribe/{token}', 'post'>>({ method: 'POST', path: `/v1/unsubscribe/${enc(token)}`, resendable: true }),
+  };
+
   readonly templates = {
     /** The 20 built-in templates to start from, each with sample variables. */
     gallery: () => this.#request<Ok<'/v1/templates/gallery', 'get'>>({ method: 'GET', path: '/v1/templates/gallery' }),

@@ -1028,6 +1028,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/unsubscribe/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The unsubscribe link: a page whose button unsubscribes; changes nothing (public)
+         * @description The unsubscribe link of a marketing message (its `List-Unsubscribe` header and the `{{ unsubscribe_url }}` of a marketing template). It changes nothing: mail scanners follow links. A browser gets a confirmation page whose button POSTs to the same address; the JSON says whether the recipient is unsubscribed now. Answered by content negotiation: when `Accept` ranks `text/html` above `application/json` (a browser) the answer is a small HTML page, `text/html; charset=utf-8` (or 400 "Link not valid" for an invalid token), served with `Cache-Control: no-store`, `Referrer-Policy: no-referrer` and a `default-src 'none'` policy; otherwise (no `Accept`, `*\/*`, `application/json`) it is the JSON documented here. A token that is malformed, changed in any character, or not one Postbox issued is 400 `invalid_token`. No API key: the token is the credential, and it can touch only the message it was issued for. Limited per client IP.
+         */
+        get: operations["showUnsubscribe"];
+        put?: never;
+        /**
+         * One-click unsubscribe (RFC 8058): the recipient stops getting mail on the channel (public)
+         * @description One-click unsubscribe (RFC 8058): what a mail client posts for `List-Unsubscribe-Post: List-Unsubscribe=One-Click`, and what the confirmation page’s button posts. The recipient of the message is unsubscribed on its channel: the suppression entry becomes `unsubscribed` (reason `unsubscribed`; created if absent, whatever suppressed the address before), the account’s contact with that address is marked `unsubscribed: true`, and the message’s timeline gets one `unsubscribed` event (no webhook: it is not a subscribable type). Idempotent: a repeat changes nothing and answers 200 again. Answered by content negotiation: when `Accept` ranks `text/html` above `application/json` (a browser) the answer is a small HTML page, `text/html; charset=utf-8` (or 400 "Link not valid" for an invalid token), served with `Cache-Control: no-store`, `Referrer-Policy: no-referrer` and a `default-src 'none'` policy; otherwise (no `Accept`, `*\/*`, `application/json`) it is the JSON documented here. A token that is malformed, changed in any character, or not one Postbox issued is 400 `invalid_token`. No API key: the token is the credential, and it can touch only the message it was issued for. Limited per client IP.
+         */
+        post: operations["unsubscribe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/uploads": {
         parameters: {
             query?: never;
@@ -12250,6 +12274,273 @@ export interface operations {
                             code?: "not_found";
                             /** @constant */
                             status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    showUnsubscribe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the link would do (JSON; a browser gets the confirmation page) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The channel the recipient leaves
+                         * @enum {string}
+                         */
+                        channel: "email" | "sms" | "push" | "voice" | "webhook";
+                        /** @description The address the message went to */
+                        recipient: string;
+                        /** @description Whether the recipient is unsubscribed on the channel now (a GET only reads it) */
+                        unsubscribed: boolean;
+                    };
+                };
+            };
+            /** @description invalid_token */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_token";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    unsubscribe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": string;
+            };
+        };
+        responses: {
+            /** @description Unsubscribed (JSON; a browser gets a page) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The channel the recipient leaves
+                         * @enum {string}
+                         */
+                        channel: "email" | "sms" | "push" | "voice" | "webhook";
+                        /** @description The address the message went to */
+                        recipient: string;
+                        /** @description Whether the recipient is unsubscribed on the channel now (a GET only reads it) */
+                        unsubscribed: boolean;
+                    };
+                };
+            };
+            /** @description invalid_request, invalid_token */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request" | "invalid_token";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                            /** @constant */
+                            status?: 413;
                         };
                     } & components["schemas"]["ErrorEnvelope"];
                 };

@@ -4,6 +4,7 @@ import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';
 import { json, noContent } from '../../shared/http/respond';
 import type { HttpResult } from '../../shared/http/types';
+import { prefersHtml } from '../../shared/http/negotiate';
 import { parseInput } from '../../shared/http/validate';
 import { invalidLinkPage, verifiedPage } from '../../shared/test-recipients/pages';
 import { createTestRecipientBody } from '../../shared/test-recipients/schemas';
@@ -25,25 +26,7 @@ const PAGE_HEADERS: Record<string, string> = {
 
 const htmlPage = (status: number, body: string): HttpResult => ({ status, body, headers: PAGE_HEADERS });
 
-/**
- * True when the Accept header ranks text/html above application/json (a browser following the
- * link); API clients, `*\/*` and no header at all get JSON.
- */
-export function prefersHtml(accept: string | undefined): boolean {
-  if (!accept) return false;
-  const ranges = accept.split(',').map((part) => {
-    const [type = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());
-    const q = params.find((p) => p.startsWith('q='));
-    const weight = q ? Number(q.slice(2)) : 1;
-    return { type, q: Number.isFinite(weight) ? weight : 0 };
-  });
-  const weightOf = (media: string): number => {
-    const family = `${media.split('/')[0]}/*`;
-    const match = ranges.find((r) => r.type === media) ?? ranges.find((r) => r.type === family) ?? ranges.find((r) => r.type === '*/*');
-    return match?.q ?? 0;
-  };
-  return weightOf('text/html') > weightOf('application/json');
-}
+export { prefersHtml };
 
 export const handler = createHttpHandler(functionNamed('test-recipients'), {
   'GET /v1/test-recipients': async (req, c) => {

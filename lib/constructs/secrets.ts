@@ -28,7 +28,7 @@ export class AppSecrets extends Construct {
     acknowledge(
       this,
       'AwsSolutions-SMG4',
-      'No rotation Lambda: rotating the cursor signing key would invalidate every outstanding pagination cursor, and the staff token is handed to operators out of band, so both are rotated by hand with put-secret-value when needed.',
+      'No rotation Lambda: rotating the cursor signing key would invalidate every outstanding pagination cursor, rotating the unsubscribe signing key every unsubscribe link in mail already sent, and the staff token is handed to operators out of band, so they are rotated by hand with put-secret-value when needed.',
     );
   }
 

@@ -6,7 +6,7 @@ import type { Ids } from '../ids';
 import type { Clock } from '../ports/clock';
 import type { ObjectStore } from '../ports/object-store';
 import type { Queue } from '../ports/queue';
-import { PermanentSendError, type Mailer } from '../ports/mailer';
+import { PermanentSendError, type Mailer, type OutboundEmail } from '../ports/mailer';
 import type { Logger } from '../runtime/logger';
 import { findSuppression, suppress } from '../suppressions/service';
 import { recordSend } from '../usage/service';
@@ -17,6 +17,9 @@ import type { MessageItem } from './model';
 import { MessageRepository } from './repository';
 import { recordEvent, routerEventId, workerEventId } from './timeline';
 import type { HttpClient } from '../ports/http-client';
+import type { Secrets } from '../ports/secrets';
+import { unsubscribeHeaders, unsubscribeUrl } from '../unsubscribe/links';
+import { fillUnsubscribeUrl } from '../unsubscribe/variable';
 
 export interface DispatchDeps {
   store: Store;
@@ -28,7 +31,9 @@ export interface DispatchDeps {
   /** Where content too large for the message item is kept (shared/messages/content.ts). */
   objects: ObjectStore;
   logger: Logger;
-  config: { emailCostMicros: number; dispatchLeaseMs?: number };
+  /** Keys the unsubscribe links of marketing mail (shared/unsubscribe/links.ts). */
+  secrets: Pick<Secrets, 'get'>;
+  config: { emailCostMicros: number; dispatchLeaseMs?: number; publicBaseUrl?: string };
 }
 
 /**
@@ -97,6 +102,17 @@ async function postWebhookMessage(deps: DispatchDeps, message: MessageItem, now:
 }
 
 /**
+ * Marketing mail carries its one-click unsubscribe (RFC 8058 headers) and, where a template used
+ * `{{ unsubscribe_url }}`, the same link in place of the placeholder it rendered at acceptance.
+ * Transactional mail gets neither.
+ */
+function withUnsubscribe(deps: DispatchDeps, message: MessageItem, email: OutboundEmail): OutboundEmail {
+  const url = unsubscribeUrl(deps, message);
+  const fill = (part: string | undefined) => (part === undefined ? undefined : fillUnsubscribeUrl(part, url));
+  return { ...email, subject: fillUnsubscribeUrl(email.subject, url), html: fill(email.html), text: fill(email.text), headers: unsubscribeHeaders(deps, message, email.from) };
+}
+
+/**
  * Sends one message. Throws for failures worth retrying (the queue redelivers); on the last
  * attempt (`finalAttempt`) a retryable failure is recorded as `failed` instead of being lost.
  */
@@ -150,15 +166,8 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
     // (shared/templates/text.ts); inline content is sent as given.
     const parts =
       content.template_id !== undefined && content.body_html !== undefined ? asMailed(content.body_html, content.body_text) : { html: content.body_html, text: content.body_text };
-    ({ providerMessageId } = await deps.mailer.send({
-      from: content.from,
-      to: message.recipient,
-      subject: content.subject,
-      html: parts.html,
-      text: parts.text ?? undefined,
-      messageId: message.id,
-      accountId: message.account_id,
-    }));
+    const email = { from: content.from, to: message.recipient, subject: content.subject, html: parts.html, text: parts.text ?? undefined, messageId: message.id, accountId: message.account_id };
+    ({ providerMessageId } = await deps.mailer.send(message.message_type === 'marketing' ? withUnsubscribe(deps, message, email) : email));
   } catch (error) {
     // Missing content is as final as a provider's refusal: retrying cannot bring it back.
     if (!(error instanceof PermanentSendError || error instanceof ContentMissingError) && !attempt.finalAttempt) {

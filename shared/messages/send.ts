@@ -23,6 +23,7 @@ import { checkSandboxRecipient, loadSenderContext, resolveSender, type SenderCon
 import { sendRequest, type SendRequest, type SendResponse } from './schemas';
 import { handOn } from './hand-on';
 import { renderForSend, templateNotFound, type TemplateRenderer } from '../templates/render';
+import { UNSUBSCRIBE_PLACEHOLDER, UNSUBSCRIBE_VARIABLE } from '../unsubscribe/variable';
 
 export interface SendDeps {
   store: Store;
@@ -112,7 +113,10 @@ type Content = { subject: string; html?: string; text?: string; template_id?: st
 async function resolveContent(render: TemplateRenderer, request: SendRequest): Promise<Content> {
   const payload = request.payload ?? {};
   if (request.template_id !== undefined) {
-    const rendered = await render(request.template_id, request.template_vars ?? {});
+    // A marketing template's {{ unsubscribe_url }} is its message's own link, over any value sent
+    // for it: a placeholder here, the link once the send worker mails it (shared/unsubscribe/variable.ts).
+    const vars = request.message_type === 'marketing' ? { ...request.template_vars, [UNSUBSCRIBE_VARIABLE]: UNSUBSCRIBE_PLACEHOLDER } : (request.template_vars ?? {});
+    const rendered = await render(request.template_id, vars);
     return {
       subject: rendered.subject,
       html: text(rendered.body_html),

@@ -8,6 +8,13 @@ export interface OutboundEmail {
   /** Our message id travels as a message tag so provider events find their way back. */
   messageId: string;
   accountId: string;
+  /** Headers besides the provider's own, e.g. List-Unsubscribe on marketing mail. */
+  headers?: readonly MailHeader[];
+}
+
+export interface MailHeader {
+  name: string;
+  value: string;
 }
 
 export interface Mailer {

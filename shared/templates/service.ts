@@ -18,6 +18,7 @@ import type {
   UpdateTemplateBody,
 } from './schemas';
 import { markUses, resolveSnippets, unmarkUses, type SnippetUses } from './usage';
+import { UNSUBSCRIBE_VARIABLE } from '../unsubscribe/variable';
 
 export interface TemplateDeps {
   store: Store;
@@ -47,7 +48,8 @@ function versionContent(
   variablesGiven: boolean,
   snippets: SnippetUses,
 ): { content: VersionContent; packed: Uint8Array } {
-  const declared = variablesGiven ? new Set(variables.map((v) => v.name)) : undefined;
+  // unsubscribe_url is given by the send itself (a marketing message's own link): never listed.
+  const declared = variablesGiven ? new Set([...variables.map((v) => v.name), UNSUBSCRIBE_VARIABLE]) : undefined;
   const known = new Set(Object.keys(snippets));
   checkTemplate(parts.subject, 'subject', declared);
   checkTemplate(parts.body_html, 'body_html', declared, known);

@@ -62,8 +62,19 @@ describe('PUBLIC_BASE_URL', () => {
     expect(() => synth({ publicBaseUrl: 'https://mail.example.com/?x=1' })).toThrow(/publicBaseUrl/);
   });
 
-  it('is not given to queue consumers, which build no links', () => {
-    expect(consumers.length).toBeGreaterThan(0);
-    for (const f of consumers) expect(envOf(resources, f.name)).not.toHaveProperty(envNames.publicBaseUrl);
+  it('is not given to queue consumers that build no links', () => {
+    const linkless = consumers.filter((f) => !f.needs.links);
+    expect(linkless.length).toBeGreaterThan(0);
+    for (const f of linkless) expect(envOf(resources, f.name)).not.toHaveProperty(envNames.publicBaseUrl);
+  });
+
+  it('is given to the consumers that mail links (needs.links), the configured origin included', () => {
+    const linking = consumers.filter((f) => f.needs.links).map((f) => f.name);
+    expect(linking).toEqual(['send-worker']);
+    const custom = synth({ publicBaseUrl: 'https://mail.example.com' });
+    for (const name of linking) {
+      expect(envOf(resources, name)[envNames.publicBaseUrl]).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^ApiHttpApi[0-9A-F]+$/), 'ApiEndpoint'] });
+      expect(envOf(custom.resources, name)[envNames.publicBaseUrl]).toBe('https://mail.example.com');
+    }
   });
 });

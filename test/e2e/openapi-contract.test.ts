@@ -27,6 +27,7 @@ import { startRuntimeProcess, type RuntimeProcess } from '../support/local-proce
 import { deref, examplesOf, fixturesIn, operationsOf, schemaValidator, substitute, type CredentialName, type Example, type Json, type Operation } from '../support/openapi';
 import { Pacer, refusedBeforeRoute } from '../support/pacer';
 import { startHttpReceiver, type Receiver } from '../support/receivers';
+import { unsubscribeToken } from '../../shared/unsubscribe/token';
 
 const doc = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8')) as Json;
 const operations = operationsOf(doc);
@@ -289,6 +290,13 @@ const fixtures: Record<string, (account: Account, values: Record<string, string>
     if (values.upload_key === undefined) await fixtures.upload_key!(account, values);
     const made = await account.call('send', 'POST', '/v1/contacts/import', { object_key: values.upload_key }, 202, '{{import_id}}');
     values.import_id = (made.json as { id: string }).id;
+  },
+  // The unsubscribe token of a marketing message sent live to the account's own address, signed
+  // with the runtime's unsubscribe key (DATA_DIR/secrets.json), as its List-Unsubscribe link says.
+  unsubscribe_token: async (account, values) => {
+    const sent = await account.call('send', 'POST', '/v1/send', email(account, `fixture-${uniqueToken()}`, { message_type: 'marketing' }), 201, '{{unsubscribe_token}}');
+    const secret = (JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8')) as Record<string, string>)['unsubscribe-signing-key']!;
+    values.unsubscribe_token = unsubscribeToken(secret, { id: (sent.json as { id: string }).id, account_id: account.id, channel: 'email', recipient: account.email });
   },
   suppressed_email: async (account, values) => {
     const recipient = `suppressed-${uniqueToken()}@example.com`;

@@ -31,6 +31,7 @@ export const TEST_SECRETS = {
   'cursor-signing-key': 'test-cursor-key-0123456789',
   'staff-token': 'st_test_staff_token_value',
   'data-encryption-key': Buffer.alloc(32, 7).toString('base64'),
+  'unsubscribe-signing-key': 'test-unsubscribe-key-0123456789',
 } as const;
 
 export async function createTestContainer(options: { start?: string } = {}): Promise<TestContainer> {

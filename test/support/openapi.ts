@@ -33,6 +33,7 @@ export const fixtureNames = [
   'member_id',
   'upload_key',
   'import_id',
+  'unsubscribe_token',
 ] as const;
 export type FixtureName = (typeof fixtureNames)[number];
 

@@ -29,7 +29,11 @@ export class SesMailer implements Mailer {
           FromEmailAddress: email.from,
           Destination: { ToAddresses: [email.to] },
           Content: {
-            Simple: { Subject: { Data: email.subject, Charset: 'UTF-8' }, Body: body, Headers: [{ Name: MESSAGE_ID_HEADER, Value: email.messageId }] },
+            Simple: {
+              Subject: { Data: email.subject, Charset: 'UTF-8' },
+              Body: body,
+              Headers: [{ Name: MESSAGE_ID_HEADER, Value: email.messageId }, ...(email.headers ?? []).map((h) => ({ Name: h.name, Value: h.value }))],
+            },
           },
           ConfigurationSetName: this.configurationSet,
           EmailTags: [

@@ -93,6 +93,7 @@ const newSecret: Record<SecretName, () => string> = {
   'cursor-signing-key': () => randomBase62(48),
   'staff-token': () => `st_${randomBase62(40)}`,
   'data-encryption-key': () => randomBytes(32).toString('base64'),
+  'unsubscribe-signing-key': () => randomBase62(48),
 };
 
 /** DATA_DIR/secrets.json, created on first start; secrets added by later versions are filled in. */
