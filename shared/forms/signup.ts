@@ -5,7 +5,6 @@ import { parseMultipart } from '../bimi/multipart';
 import { MAX_NAME_LENGTH } from '../contacts/schemas';
 import { isValidAddress, normalizeAddress } from '../email/address';
 import { InvalidRequestError } from '../errors';
-import { parseJsonBody } from '../http/json-body';
 import type { FormItem } from './repository';
 import { HONEYPOT_FIELD, MAX_DATA_VALUE_LENGTH, MAX_EMAIL_LENGTH } from './schemas';
 import type { Signup } from './subscribe';
@@ -39,7 +38,14 @@ function put(flat: Flat, key: string, value: string): void {
 }
 
 function fromJson(text: string): Flat {
-  const value = parseJsonBody(text);
+  // JSON.parse copes with any depth; what follows takes only strings two levels down, so neither
+  // a deep value nor a number out of range gets further than a 400.
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new InvalidRequestError('body: malformed JSON', { cause: error });
+  }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new InvalidRequestError('body: a JSON object is required');
   const flat: Flat = Object.create(null) as Flat;
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {

@@ -31,6 +31,7 @@ export const fixtureNames = [
   'list_id',
   'dynamic_list_id',
   'member_id',
+  'form_id',
 ] as const;
 export type FixtureName = (typeof fixtureNames)[number];
 
