@@ -21,6 +21,9 @@ export interface Signup {
   data: Record<string, string>;
 }
 
+/** Reads of an address whose claim another request holds, before answering 503. */
+const CLAIM_REREADS = 3;
+
 const busy = (email: string): ApiError =>
   new ApiError('service_unavailable', `the address ${email} is being written by another request; try again shortly`, { headers: { 'retry-after': '1' } });
 
@@ -67,7 +70,8 @@ export async function subscribe(
     } catch (error) {
       // Written meanwhile by another sign-up (or request) for the address: that contact is the one.
       if (!(error instanceof ApiError && error.code === 'duplicate_contact')) throw error;
-      holder = await holderOf(repo, accountId, signup.email);
+      // The other writer may be between its claim and its contact: a few more reads give it time.
+      for (let read = 0; read < CLAIM_REREADS && !holder; read++) holder = await holderOf(repo, accountId, signup.email);
       if (!holder) throw busy(signup.email);
       lists = holder.list_ids;
     }

@@ -7,6 +7,7 @@ import { functionNamed } from '../../functions/manifest';
 import { handler } from '../../functions/forms/http';
 import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
 import { createKey } from '../../shared/api-keys/service';
+import { ContactRepository } from '../../shared/contacts/repository';
 import { keys } from '../../shared/db/keys';
 import { prefersHtml } from '../../shared/forms/negotiate';
 import { FormRepository } from '../../shared/forms/repository';
@@ -390,6 +391,21 @@ describe('POST /v1/forms/{id}/submit without double opt-in', () => {
     expect(await contactByEmail('grace@example.com')).toHaveLength(1);
     expect((await members(listId)).map((m) => m.email).sort()).toEqual(['ada@example.com', 'grace@example.com']);
     expect(await memberCount(listId)).toBe(2);
+  });
+
+  it('answers 503 with Retry-After while the address is claimed by a contact another request has not written, and signs up once the claim is stale', async () => {
+    const { id, listId } = await makeForm();
+    // What a create that died after its claim leaves: the address held by a contact that does not exist.
+    await new ContactRepository(c.store).claimEmail(account.account_id, 'ada@example.com', 'ctc_01jzzzzzzzzzzzzzzzzzzzzzzz', c.clock.now().getTime());
+
+    const busy = await submit(id, { email: 'ada@example.com', first_name: 'Ada' });
+    expectError(busy, 503, 'service_unavailable');
+    expect(busy.headers['retry-after']).toBe('1');
+    c.clock.advance(61_000);
+    expect((await submit(id, { email: 'ada@example.com', first_name: 'Ada' })).status).toBe(202);
+
+    expect(await contactByEmail('ada@example.com')).toHaveLength(1);
+    expect(await memberCount(listId)).toBe(1);
   });
 
   it('updates an existing contact: given names replace, data keys merge, unsubscribed stays', async () => {
