@@ -466,11 +466,8 @@ export interface paths {
         put?: never;
         /**
          * Create a sign-up form bound to a static list
-         * @description A form signs people up to one static list of the account: its `fields` (email always, plus `first_name`, `last_name` and `data.<key>` inputs, each with a label and a required flag),
-         *     whether a sign-up must confirm its address first (`double_opt_in`), and where the hosted page sends the browser afterwards (`redirect_url`, https).
-         *     Its public routes: `page_url` (a hosted page), `config_url` (JSON for an embed) and `submit_url`.
-         *     A `list_id` that is not a live list of the account is 404; a dynamic list is 422 (it takes no members). Test-mode keys read forms but cannot write them:
-         *     a form makes this deployment mail strangers (confirmation links).
+         * @description A form signs people up to one static list: its `fields` (email always, plus `first_name`, `last_name`, `data.<key>`), `double_opt_in` and `redirect_url` (https).
+         *     A list the account lacks is 404, a dynamic one 422. Test-mode keys cannot write forms (a form makes the deployment mail strangers).
          */
         post: operations["createForm"];
         delete?: never;
@@ -579,12 +576,10 @@ export interface paths {
         put?: never;
         /**
          * Sign up through a form, JSON or form-encoded (public; 202)
-         * @description Public: signs an address up through the form, as JSON or form-encoded (`data.<key>` for a data field; multipart is read too). Answered 202 with `Access-Control-Allow-Origin: *`.
-         *     Without double opt-in the contact (found by its address, or created) takes the given names and data and joins the list at once. With double opt-in nothing joins until the address
-         *     follows the one-time link mailed to it (7 days): at most 3 such mails per address and account an hour, a sign-up past that is answered alike and mails nothing.
-         *     A filled honeypot (`website`) is answered like a success and stores nothing. Signing up twice never makes a second contact or membership.
-         *     A browser's form post (form-encoded, `Accept` preferring `text/html`) gets a thank-you page (202) or a 303 to the form's `redirect_url`, and a refused one the form again with its errors (400);
-         *     a form-encoded post that asks for JSON gets JSON. An input the form does not have, a missing required one or a bad address is 400 naming it; a form whose list is gone is 404. Limited per client IP.
+         * @description Public: signs an address up, JSON or form-encoded (`data.<key>` for a data field; multipart too); 202, with `Access-Control-Allow-Origin: *`.
+         *     Without double opt-in the contact joins the list at once; with it, a one-time link (7 days) is mailed, at most 3 times per address and account an hour.
+         *     A filled honeypot (`website`) is answered as a success and stores nothing; a repeat makes no second contact or membership.
+         *     A browser form post gets a page (202, 400 with the errors) or a 303 to `redirect_url`. Unknown inputs, missing required ones or a bad address are 400.
          */
         post: operations["submitForm"];
         delete?: never;
@@ -5865,11 +5860,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description What the account calls the form; also the page heading unless `title` is given */
+                    /** @description Also the page heading unless `title` is given */
                     name: string;
                     /** @description The static list a sign-up joins (lst_…) */
                     list_id: string;
-                    /** @description The inputs, in order, at most 20; default one email input. Email is always there (added first when left out) and always required */
+                    /** @description At most 20, in order; email is always there and required */
                     fields?: {
                         /** @description What the input fills: `email`, `first_name`, `last_name` or `data.<key>` of the contact */
                         key: string;
@@ -5878,9 +5873,9 @@ export interface operations {
                         /** @description Default false; always true for email */
                         required?: boolean;
                     }[];
-                    /** @description Default false. When true a sign-up joins the list only once the address confirms through a mailed link */
+                    /** @description Default false: a sign-up joins only once its mailed link is confirmed */
                     double_opt_in?: boolean;
-                    /** @description Where the hosted page sends the browser after a sign-up (303); default null: a thank-you page */
+                    /** @description Where the hosted page redirects after a sign-up (303); default null */
                     redirect_url?: string | null;
                     /** @description The heading of the hosted page; default the name */
                     title?: string | null;
@@ -5888,9 +5883,9 @@ export interface operations {
                     description?: string | null;
                     /** @description The button; default "Subscribe" */
                     submit_label?: string;
-                    /** @description Shown after a sign-up; default a message that says whether to check the inbox */
+                    /** @description Shown after a sign-up; default null (a standard message) */
                     success_message?: string | null;
-                    /** @description The page's language (its `lang`); default "en". Labels and texts are yours to write in it */
+                    /** @description The page's `lang`; default "en" */
                     language?: string;
                 };
             };
@@ -6496,11 +6491,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description What the account calls the form; also the page heading unless `title` is given */
+                    /** @description Also the page heading unless `title` is given */
                     name: string;
                     /** @description The static list a sign-up joins (lst_…) */
                     list_id: string;
-                    /** @description The inputs, in order, at most 20; default one email input. Email is always there (added first when left out) and always required */
+                    /** @description At most 20, in order; email is always there and required */
                     fields?: {
                         /** @description What the input fills: `email`, `first_name`, `last_name` or `data.<key>` of the contact */
                         key: string;
@@ -6509,9 +6504,9 @@ export interface operations {
                         /** @description Default false; always true for email */
                         required?: boolean;
                     }[];
-                    /** @description Default false. When true a sign-up joins the list only once the address confirms through a mailed link */
+                    /** @description Default false: a sign-up joins only once its mailed link is confirmed */
                     double_opt_in?: boolean;
-                    /** @description Where the hosted page sends the browser after a sign-up (303); default null: a thank-you page */
+                    /** @description Where the hosted page redirects after a sign-up (303); default null */
                     redirect_url?: string | null;
                     /** @description The heading of the hosted page; default the name */
                     title?: string | null;
@@ -6519,9 +6514,9 @@ export interface operations {
                     description?: string | null;
                     /** @description The button; default "Subscribe" */
                     submit_label?: string;
-                    /** @description Shown after a sign-up; default a message that says whether to check the inbox */
+                    /** @description Shown after a sign-up; default null (a standard message) */
                     success_message?: string | null;
-                    /** @description The page's language (its `lang`); default "en". Labels and texts are yours to write in it */
+                    /** @description The page's `lang`; default "en" */
                     language?: string;
                 };
             };

@@ -18,11 +18,8 @@ const formId = z.object({ id: z.string().meta({ description: 'The form id, frm_â
 const dynamicRefused = { code: 'invalid_request', status: 422 } as const;
 
 const FORMS = [
-  'A form signs people up to one static list of the account: its `fields` (email always, plus `first_name`, `last_name` and `data.<key>` inputs, each with a label and a required flag),',
-  'whether a sign-up must confirm its address first (`double_opt_in`), and where the hosted page sends the browser afterwards (`redirect_url`, https).',
-  'Its public routes: `page_url` (a hosted page), `config_url` (JSON for an embed) and `submit_url`.',
-  'A `list_id` that is not a live list of the account is 404; a dynamic list is 422 (it takes no members). Test-mode keys read forms but cannot write them:',
-  'a form makes this deployment mail strangers (confirmation links).',
+  'A form signs people up to one static list: its `fields` (email always, plus `first_name`, `last_name`, `data.<key>`), `double_opt_in` and `redirect_url` (https).',
+  'A list the account lacks is 404, a dynamic one 422. Test-mode keys cannot write forms (a form makes the deployment mail strangers).',
 ].join('\n');
 
 const unknownToken = '0123456789abcdefghijABCDEFGHIJ0123456789';
@@ -132,12 +129,10 @@ export const contracts: Contracts = {
   'POST /v1/forms/{id}/submit': {
     operationId: 'submitForm',
     description: [
-      'Public: signs an address up through the form, as JSON or form-encoded (`data.<key>` for a data field; multipart is read too). Answered 202 with `Access-Control-Allow-Origin: *`.',
-      'Without double opt-in the contact (found by its address, or created) takes the given names and data and joins the list at once. With double opt-in nothing joins until the address',
-      'follows the one-time link mailed to it (7 days): at most 3 such mails per address and account an hour, a sign-up past that is answered alike and mails nothing.',
-      'A filled honeypot (`website`) is answered like a success and stores nothing. Signing up twice never makes a second contact or membership.',
-      'A browser\'s form post (form-encoded, `Accept` preferring `text/html`) gets a thank-you page (202) or a 303 to the form\'s `redirect_url`, and a refused one the form again with its errors (400);',
-      'a form-encoded post that asks for JSON gets JSON. An input the form does not have, a missing required one or a bad address is 400 naming it; a form whose list is gone is 404. Limited per client IP.',
+      'Public: signs an address up, JSON or form-encoded (`data.<key>` for a data field; multipart too); 202, with `Access-Control-Allow-Origin: *`.',
+      'Without double opt-in the contact joins the list at once; with it, a one-time link (7 days) is mailed, at most 3 times per address and account an hour.',
+      'A filled honeypot (`website`) is answered as a success and stores nothing; a repeat makes no second contact or membership.',
+      'A browser form post gets a page (202, 400 with the errors) or a 303 to `redirect_url`. Unknown inputs, missing required ones or a bad address are 400.',
     ].join('\n'),
     params: formId,
     body: submitBody,

@@ -73,22 +73,22 @@ const fields = z
 /** POST /v1/forms and PUT /v1/forms/{id} (a PUT replaces the whole form: what it omits takes its default). */
 export const formBody = z
   .object({
-    name: z.string().trim().min(1).max(MAX_NAME_LENGTH).meta({ description: 'What the account calls the form; also the page heading unless `title` is given' }),
+    name: z.string().trim().min(1).max(MAX_NAME_LENGTH).meta({ description: 'Also the page heading unless `title` is given' }),
     list_id: z.string().min(1).max(64).meta({ description: 'The static list a sign-up joins (lst_…)' }),
-    fields: fields.optional().meta({ description: `The inputs, in order, at most ${MAX_FORM_FIELDS}; default one email input. Email is always there (added first when left out) and always required` }),
-    double_opt_in: z.boolean().optional().meta({ description: 'Default false. When true a sign-up joins the list only once the address confirms through a mailed link' }),
+    fields: fields.optional().meta({ description: `At most ${MAX_FORM_FIELDS}, in order; email is always there and required` }),
+    double_opt_in: z.boolean().optional().meta({ description: 'Default false: a sign-up joins only once its mailed link is confirmed' }),
     redirect_url: z
       .string()
       .max(2000)
       .refine(isHttpsUrl, 'must be an https URL without credentials')
       .nullable()
       .optional()
-      .meta({ description: 'Where the hosted page sends the browser after a sign-up (303); default null: a thank-you page' }),
+      .meta({ description: 'Where the hosted page redirects after a sign-up (303); default null' }),
     title: z.string().trim().min(1).max(MAX_NAME_LENGTH).nullable().optional().meta({ description: 'The heading of the hosted page; default the name' }),
     description: z.string().trim().min(1).max(1000).nullable().optional().meta({ description: 'A paragraph under the heading; default none' }),
     submit_label: z.string().trim().min(1).max(50).optional().meta({ description: 'The button; default "Subscribe"' }),
-    success_message: z.string().trim().min(1).max(500).nullable().optional().meta({ description: 'Shown after a sign-up; default a message that says whether to check the inbox' }),
-    language: z.string().regex(LANGUAGE, 'a language tag such as en or de-CH').optional().meta({ description: 'The page\'s language (its `lang`); default "en". Labels and texts are yours to write in it' }),
+    success_message: z.string().trim().min(1).max(500).nullable().optional().meta({ description: 'Shown after a sign-up; default null (a standard message)' }),
+    language: z.string().regex(LANGUAGE, 'a language tag such as en or de-CH').optional().meta({ description: 'The page\'s `lang`; default "en"' }),
   })
   .strict();
 export type FormBody = z.infer<typeof formBody>;
