@@ -2,6 +2,7 @@
 // config, page and sign-up, and the double opt-in link, over the embedded store.
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { functionNamed } from '../../functions/manifest';
 import { handler } from '../../functions/forms/http';
@@ -756,6 +757,44 @@ describe('double opt-in', () => {
     expectError(await confirm(token), 400, 'invalid_token');
     await signUp(id);
     expect(c.mailed).toHaveLength(1);
+  });
+});
+
+describe('hostile sign-ups on a real form', () => {
+  const value = fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('a'.repeat(600), '', ' ', 'ada@example.com', '\u0000', '<script>', '__proto__'), fc.jsonValue({ maxDepth: 2 }));
+  const key = fc.oneof(fc.constantFrom('email', 'first_name', 'last_name', 'data', 'website', 'data.company', '__proto__', 'constructor'), fc.string({ maxLength: 12 }));
+  const body = fc.oneof(
+    fc.dictionary(key, value, { maxKeys: 6 }).map((v) => ({ contentType: 'application/json', raw: JSON.stringify(v) })),
+    fc.dictionary(key, fc.string({ maxLength: 30 }), { maxKeys: 6 }).map((v) => ({ contentType: FORM_POST, raw: new URLSearchParams(v).toString() })),
+    fc.tuple(fc.constantFrom('application/json', FORM_POST, 'multipart/form-data; boundary=b', 'text/plain'), fc.string({ maxLength: 80 })).map(([contentType, raw]) => ({ contentType, raw })),
+  );
+
+  it('answers every body with 202 or the envelope, never a 5xx, and never more than one contact per address', async () => {
+    const { id, listId } = await makeForm();
+    await fc.assert(
+      fc.asyncProperty(body, fc.constantFrom(undefined, BROWSER_ACCEPT, 'application/json'), async ({ contentType, raw: rawBody }, accept) => {
+        const res = await raw({ method: 'POST', path: `/v1/forms/${id}/submit`, rawBody, headers: { 'content-type': contentType, ...(accept ? { accept } : {}) } });
+        const status = res.statusCode ?? 0;
+        expect(status, res.body).toBeLessThan(500);
+        const html = String(res.headers?.['content-type'] ?? '').startsWith('text/html');
+        if (status >= 400 && !html) expect(JSON.parse(res.body ?? '').error).toEqual({ code: expect.any(String), message: expect.any(String), status });
+        if (html) expect(res.body).not.toMatch(/<script>/);
+      }),
+      { numRuns: 60, seed: Number(process.env.FUZZ_SEED ?? 20261123), endOnFailure: true },
+    );
+    const listed = await members(listId);
+    expect(new Set(listed.map((m) => m.email)).size).toBe(listed.length);
+  });
+
+  it('answers every confirmation body with the envelope, never a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(body, async ({ contentType, raw: rawBody }) => {
+        const res = await raw({ method: 'POST', path: '/v1/forms/confirm', rawBody, headers: { 'content-type': contentType } });
+        expect(res.statusCode).toBe(400);
+        expect(['invalid_request', 'invalid_token']).toContain(JSON.parse(res.body ?? '').error.code);
+      }),
+      { numRuns: 40, seed: Number(process.env.FUZZ_SEED ?? 20261123), endOnFailure: true },
+    );
   });
 });
 
