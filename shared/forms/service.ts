@@ -11,15 +11,14 @@ import type { Store } from '../db/store';
 import { formatMailbox, parseMailbox } from '../email/address';
 import { ApiError, NotFoundError } from '../errors';
 import { isId, type Ids } from '../ids';
-import { mapPage, pageRequest, type Page, type PageInput } from '../pagination';
+import { pageRequest, type Page, type PageInput } from '../pagination';
 import type { Clock } from '../ports/clock';
 import { PermanentSendError, type Mailer } from '../ports/mailer';
 import { admit } from '../rate-limit/service';
 import type { Logger } from '../runtime/logger';
 import { confirmationMail } from './mail';
-import { FormRepository, type FormItem } from './repository';
-import type { ConfirmedView, FormBody, FormConfigView, FormView, PendingSignupView, SubmitResult } from './schemas';
-import { HONEYPOT_FIELD } from './schemas';
+import { FormRepository, type FormItem, type FormTokenItem } from './repository';
+import { HONEYPOT_FIELD, type ConfirmedView, type FormBody, type FormConfigView, type FormView, type PendingSignupView, type SubmitResult } from './schemas';
 import { subscribe, type Signup } from './subscribe';
 
 /** A confirmation link works once, for 7 days. */
@@ -135,8 +134,7 @@ export async function readForm(store: Store, accountId: string, formId: string):
 }
 
 export async function listForms(deps: { store: Store; cursorSecret: string }, accountId: string, page: PageInput): Promise<Page<FormItem>> {
-  const out = await new FormRepository(deps.store).list(accountId, pageRequest(deps, { accountId, collection: 'forms' }, page));
-  return mapPage(out, (item) => item);
+  return new FormRepository(deps.store).list(accountId, pageRequest(deps, { accountId, collection: 'forms' }, page));
 }
 
 /** Replaces the whole form: what the body omits takes its default. */
@@ -227,7 +225,7 @@ export async function submitSignup(deps: PublicFormDeps, form: FormItem, signup:
 
 interface Pending {
   digest: string;
-  token: NonNullable<Awaited<ReturnType<FormRepository['getToken']>>>;
+  token: FormTokenItem;
   form: FormItem;
 }
 
