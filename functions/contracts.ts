@@ -8,6 +8,7 @@ import { contracts as broadcasts } from './broadcasts/contract';
 import { contracts as contacts } from './contacts/contract';
 import { contracts as docs } from './docs/contract';
 import { contracts as domains } from './domains/contract';
+import { contracts as forms } from './forms/contract';
 import { contracts as keys } from './keys/contract';
 import { contracts as messages } from './messages/contract';
 import { contracts as send } from './send/contract';
@@ -29,6 +30,7 @@ export const contracts: Contracts = {
   ...contacts,
   ...docs,
   ...domains,
+  ...forms,
   ...keys,
   ...messages,
   ...send,

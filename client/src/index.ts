@@ -340,6 +340,29 @@ export class Postbox {
       this.#request<Ok<'/v1/lists/{id}/members/{contact_id}', 'delete'>>({ method: 'DELETE', path: `/v1/lists/${enc(id)}/members/${enc(contactId)}` }),
   };
 
+  readonly forms = {
+    /** A sign-up form bound to a static list (404 for a list the account lacks, 422 for a dynamic one). A live key is needed. */
+    create: (body: Body<'/v1/forms', 'post'>) => this.#request<Ok<'/v1/forms', 'post'>>({ method: 'POST', path: '/v1/forms', body }),
+    list: (query?: Query<'/v1/forms', 'get'>) => this.#request<Ok<'/v1/forms', 'get'>>({ method: 'GET', path: '/v1/forms', query }),
+    get: (id: PathParams<'/v1/forms/{id}', 'get'>['id']) => this.#request<Ok<'/v1/forms/{id}', 'get'>>({ method: 'GET', path: `/v1/forms/${enc(id)}` }),
+    /** Replaces the whole form: what the body leaves out takes its default. */
+    replace: (id: PathParams<'/v1/forms/{id}', 'put'>['id'], body: Body<'/v1/forms/{id}', 'put'>) =>
+      this.#request<Ok<'/v1/forms/{id}', 'put'>>({ method: 'PUT', path: `/v1/forms/${enc(id)}`, body }),
+    remove: (id: PathParams<'/v1/forms/{id}', 'delete'>['id']) => this.#request<Ok<'/v1/forms/{id}', 'delete'>>({ method: 'DELETE', path: `/v1/forms/${enc(id)}` }),
+    /** The public configuration an embed draws the form from (a public route: the key is sent, not needed). */
+    config: (id: PathParams<'/v1/forms/{id}/config', 'get'>['id']) =>
+      this.#request<Ok<'/v1/forms/{id}/config', 'get'>>({ method: 'GET', path: `/v1/forms/${enc(id)}/config` }),
+    /** Signs an address up (public; 202). Safe to repeat: a second sign-up makes no second contact or membership. */
+    submit: (id: PathParams<'/v1/forms/{id}/submit', 'post'>['id'], body: Body<'/v1/forms/{id}/submit', 'post'>) =>
+      this.#request<Ok<'/v1/forms/{id}/submit', 'post'>>({ method: 'POST', path: `/v1/forms/${enc(id)}/submit`, body, resendable: true }),
+    /** The pending sign-up a confirmation link's token names (public; confirms nothing). */
+    describeConfirmation: (token: Query<'/v1/forms/confirm', 'get'>['token']) =>
+      this.#request<Ok<'/v1/forms/confirm', 'get'>>({ method: 'GET', path: '/v1/forms/confirm', query: { token } satisfies Query<'/v1/forms/confirm', 'get'> }),
+    /** Confirms a double opt-in sign-up with its mailed token (public); a used token is 400 invalid_token. */
+    confirm: (body: Body<'/v1/forms/confirm', 'post'>) =>
+      this.#request<Ok<'/v1/forms/confirm', 'post'>>({ method: 'POST', path: '/v1/forms/confirm', body, resendable: true }),
+  };
+
   readonly webhooks = {
     /** The answer holds the signing_secret, once: keep it for verifySignature. */
     create: (body: Body<'/v1/webhooks', 'post'>) => this.#request<Ok<'/v1/webhooks', 'post'>>({ method: 'POST', path: '/v1/webhooks', body }),

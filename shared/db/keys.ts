@@ -65,7 +65,10 @@ export type Entity =
   | 'contact_count'
   | 'contact_list'
   | 'list_member'
-  | 'contact_import';
+  | 'contact_import'
+  | 'form'
+  | 'form_ref'
+  | 'form_token';
 
 export interface IndexKey {
   gsi2pk: string;
@@ -219,6 +222,16 @@ export const keys = {
   listMembersPartition: (accountId: string, listId: string): string => `LISTMEMBERS#${accountId}#${listId}`,
   /** A contact import with its progress, in its account's partition (shared/imports/repository.ts). */
   contactImport: (accountId: string, importId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `IMPORT#${importId}` }),
+
+  /** A hosted sign-up form, in its account's partition, listed newest first by id (shared/forms/repository.ts). */
+  form: (accountId: string, formId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `FORM#${formId}` }),
+  formPrefix: 'FORM#',
+  /** Which account a form belongs to: what the public form routes, which know only the id, read first. */
+  formRef: (formId: string): ItemKey => ({ pk: `FORMREF#${formId}`, sk: 'FORMREF' }),
+  /** A pending double opt-in sign-up, looked up by the SHA-256 of its confirmation link's token. */
+  formToken: (tokenDigest: string): ItemKey => ({ pk: `FORMTOKEN#${tokenDigest}`, sk: 'FORMTOKEN' }),
+  /** Rate-limit subject of the confirmation mails sent to one address for one account. */
+  formConfirmMails: (accountId: string, email: string): string => `formmail#${accountId}#${email}`,
 
   usage: (accountId: string, period: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `USAGE#${period}` }),
 

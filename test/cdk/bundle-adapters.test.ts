@@ -46,7 +46,12 @@ const API_GZIP_BUDGET = 150_000;
  * tables, deduplicated by package.json's overrides); it is off the send path and rarely cold, and
  * its budget is stated here rather than its libraries left out (docs/api-decisions.md).
  */
-const GZIP_BUDGETS: Record<string, number> = { 'template-render': 250_000 };
+const GZIP_BUDGETS: Record<string, number> = {
+  'template-render': 250_000,
+  // docs serves the OpenAPI document from its bundle: the API budget is for its code, and the
+  // document, which grows with every route, comes on top at its own gzip size.
+  docs: API_GZIP_BUDGET + gzipSync(JSON.stringify(JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8')))).length,
+};
 
 const isApi = (def: FunctionDef): boolean => (def.http?.length ?? 0) > 0;
 const bundles = new Map<string, string>();

@@ -298,6 +298,13 @@ const fixtures: Record<string, (account: Account, values: Record<string, string>
     const secret = (JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8')) as Record<string, string>)['unsubscribe-signing-key']!;
     values.unsubscribe_token = unsubscribeToken(secret, { id: (sent.json as { id: string }).id, account_id: account.id, channel: 'email', recipient: account.email });
   },
+  // A sign-up form (single opt-in, email and first name) on the example's static list ({{list_id}}, made first when the example has none).
+  form_id: async (account, values) => {
+    if (values.list_id === undefined) await fixtures.list_id!(account, values);
+    const body = { name: `contract ${uniqueToken()}`, list_id: values.list_id, fields: [{ key: 'email', label: 'Email' }, { key: 'first_name', label: 'First name' }] };
+    const made = await account.call('send', 'POST', '/v1/forms', body, 201, '{{form_id}}');
+    values.form_id = (made.json as { id: string }).id;
+  },
   suppressed_email: async (account, values) => {
     const recipient = `suppressed-${uniqueToken()}@example.com`;
     await account.call('send', 'POST', '/v1/suppressions', { channel: 'email', recipient, reason: 'contract test' }, 201, '{{suppressed_email}}');

@@ -21,6 +21,10 @@ const LIVE_ONLY = [
   'POST /v1/test-recipients',
   'DELETE /v1/test-recipients/{id}',
   'PUT /v1/account/channels/{channel}',
+  // A form makes the deployment mail strangers (confirmation links): set up with a live key only.
+  'POST /v1/forms',
+  'PUT /v1/forms/{id}',
+  'DELETE /v1/forms/{id}',
 ];
 
 /** Path values that name nothing the account has, so no allowed call changes anything. */

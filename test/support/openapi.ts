@@ -34,6 +34,7 @@ export const fixtureNames = [
   'upload_key',
   'import_id',
   'unsubscribe_token',
+  'form_id',
 ] as const;
 export type FixtureName = (typeof fixtureNames)[number];
 
