@@ -54,6 +54,7 @@ export type Entity =
   | 'webhook_delivery'
   | 'broadcast'
   | 'broadcast_recipients'
+  | 'broadcast_content'
   | 'template'
   | 'template_version'
   | 'snippet'
@@ -165,6 +166,8 @@ export const keys = {
   broadcastPrefix: 'BCAST#',
   /** One slice of a broadcast's recipient list; the index is zero-padded so chunks sort in order. */
   broadcastRecipients: (broadcastId: string, chunk: number): ItemKey => ({ pk: `BCAST#${broadcastId}`, sk: `RCPT#${String(chunk).padStart(5, '0')}` }),
+  /** A broadcast's content (inline parts or the pinned template), apart from the often-written broadcast item. */
+  broadcastContent: (broadcastId: string, version: number): ItemKey => ({ pk: `BCAST#${broadcastId}`, sk: `CONTENT#${version}` }),
 
   /**
    * A template with its current version's content, in its account's partition (the list reads
