@@ -1,4 +1,5 @@
-// Storage of broadcasts: the broadcast with its running counts, and its recipient list in chunks.
+// Storage of broadcasts: the broadcast (status, running counts, walk progress: small, since every
+// chunk count rewrites it), its content items (one per version), and its recipient list in chunks.
 import { keys, table, type ItemKey } from '../db/keys';
 import { wrote, type Store } from '../db/store';
 import { listAccountItems, type Page, type PageRequest } from '../pagination';

@@ -1,7 +1,9 @@
-// Bulk sends (POST /v1/send/bulk) and broadcast reads. A bulk send is refused up front for
-// everything that would fail every recipient alike (content, recipients source, schedule, sender
-// rules); what it accepts is stored as a broadcast plus recipient chunks, and each chunk is handed
-// to the fanout queue. shared/broadcasts/fan-out.ts turns a chunk into sends.
+// Creating broadcasts (POST /v1/send/bulk, POST /v1/broadcasts) and reading them. A broadcast is
+// refused up front for everything that would fail every recipient alike (content, recipients
+// source, schedule, sender rules); what is accepted is stored as its content item, its recipient
+// chunks (inline recipients; a list audience is walked at fan-out, shared/broadcasts/audience.ts)
+// and the broadcast, then a sending one is handed on (shared/broadcasts/start.ts). The moves after
+// creation are in ./lifecycle.ts; shared/broadcasts/fan-out.ts turns a chunk into sends.
 import { getAccount } from '../accounts/service';
 import type { Store } from '../db/store';
 import { isValidAddress, normalizeAddress } from '../email/address';
