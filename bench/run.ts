@@ -1,12 +1,14 @@
 // `npm run bench`: runs every benchmark in bench/benchmarks/ one after the other, each on a local
 // runtime of its own, and writes their markdown sections to bench/results.md (overwritten on every
-// run, and printed). Loopback only; stops by itself. Absolute numbers are this machine's: each
+// run, and printed). `npm run bench -- broadcasts imports` runs only the named modules (file names
+// in bench/benchmarks/) and replaces just their sections in bench/results.md. Loopback only; stops by itself. Absolute numbers are this machine's: each
 // benchmark states its figures against the store's own speed measured in the same run.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { arch, cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { apiPipeline } from './benchmarks/api-pipeline';
+import { broadcasts } from './benchmarks/broadcasts';
 import { bundles } from './benchmarks/bundles';
 import { imports } from './benchmarks/imports';
 import { lists } from './benchmarks/lists';
@@ -27,10 +29,21 @@ export interface Benchmark {
   run(ctx: BenchContext): Promise<string>;
 }
 
-const all: readonly Benchmark[] = [apiPipeline, sending, templates, imports, lists, webhooks, localLoad, bundles];
-/** `npm run bench -- lists imports`: only the benchmarks whose names contain a word given; printed, results.md left alone. */
-const only = process.argv.slice(2).map((w) => w.toLowerCase());
-const benchmarks = only.length === 0 ? all : all.filter((b) => only.some((w) => b.name.toLowerCase().includes(w)));
+/** Every benchmark by its module's file name, in the order a full run takes them. */
+const registry: Readonly<Record<string, Benchmark>> = {
+  'api-pipeline': apiPipeline,
+  sending,
+  templates,
+  imports,
+  lists,
+  broadcasts,
+  webhooks,
+  'local-load': localLoad,
+  bundles,
+};
+const selected = process.argv.slice(2).filter((a) => a !== '--');
+for (const name of selected) if (!registry[name]) throw new Error(`bench: no benchmark ${name}; one of ${Object.keys(registry).join(', ')}`);
+const benchmarks: readonly Benchmark[] = selected.length > 0 ? selected.map((name) => registry[name]!) : Object.values(registry);
 const WATCHDOG_MS = 900_000;
 
 const ctx: BenchContext = {
@@ -76,15 +89,29 @@ async function main(): Promise<void> {
     // Arithmetic on the design, not a measurement: kept in its own file and carried over.
     readFileSync(fileURLToPath(new URL('./scale-on-paper.md', import.meta.url)), 'utf8'),
   ].join('\n');
-  if (only.length > 0) {
+  const file = fileURLToPath(new URL('./results.md', import.meta.url));
+  if (selected.length > 0) {
+    // A partial run: only its sections change in the file a full run wrote.
+    let kept = readFileSync(file, 'utf8');
+    for (const section of sections) kept = replaceSection(kept, section);
+    writeFileSync(file, kept);
     process.stdout.write(sections.join('\n\n') + '\n');
-    ctx.log('a selection of benchmarks: bench/results.md left as it was');
+    ctx.log(`replaced ${sections.length} section(s) in ${file}`);
     return;
   }
-  const file = fileURLToPath(new URL('./results.md', import.meta.url));
   writeFileSync(file, markdown);
   process.stdout.write(markdown);
   ctx.log(`wrote ${file}`);
+}
+
+/** The file with the section of the same `## ` heading replaced, or the section added before "Scale on paper". */
+function replaceSection(file: string, section: string): string {
+  const heading = section.split('\n', 1)[0]!;
+  const parts = file.split(/(?=^## )/m);
+  const at = parts.findIndex((p) => p.split('\n', 1)[0] === heading);
+  if (at >= 0) parts[at] = `${section.trimEnd()}\n\n`;
+  else parts.splice(Math.max(1, parts.findIndex((p) => p.startsWith('## Scale on paper'))), 0, `${section.trimEnd()}\n\n`);
+  return parts.join('');
 }
 
 setTimeout(() => {

@@ -193,11 +193,16 @@ export const functions: readonly FunctionDef[] = [
     entry: 'functions/broadcasts/http.ts',
     handler: 'handler',
     http: [
-      { method: 'POST', path: '/v1/send/bulk', access: SEND, summary: 'Bulk email to inline recipients; fans out asynchronously (202)' },
+      { method: 'POST', path: '/v1/send/bulk', access: SEND, summary: 'Bulk email to inline recipients or a contact list; fans out asynchronously (202)' },
       { method: 'GET', path: '/v1/broadcasts', access: SEND_OR_READ, summary: 'List broadcasts, newest first' },
       { method: 'GET', path: '/v1/broadcasts/{id}', access: SEND_OR_READ, summary: 'A broadcast with its send counts' },
+      { method: 'POST', path: '/v1/broadcasts', access: SEND, summary: 'Create a broadcast: draft, scheduled (scheduled_at) or sending (send_now)' },
+      { method: 'PATCH', path: '/v1/broadcasts/{id}', access: SEND, summary: 'Edit a draft broadcast' },
+      { method: 'POST', path: '/v1/broadcasts/{id}/send', access: SEND, summary: 'Send a draft or scheduled broadcast now (202)' },
+      { method: 'POST', path: '/v1/broadcasts/{id}/cancel', access: SEND, summary: 'Cancel a draft or scheduled broadcast' },
     ],
-    needs: { table: 'readwrite', sendTo: ['fanout'], secrets: ['cursor-signing-key'] },
+    // The scheduler: a scheduled broadcast starts from its schedule, which a cancel removes.
+    needs: { table: 'readwrite', sendTo: ['fanout'], scheduler: true, secrets: ['cursor-signing-key'] },
     memoryMb: 512,
     timeoutSeconds: 29,
   },

@@ -175,7 +175,7 @@ export class Postbox {
   sendBatch = (items: Body<'/v1/send/batch', 'post'>) =>
     this.#request<Ok<'/v1/send/batch', 'post'>>({ method: 'POST', path: '/v1/send/batch', body: items, resendable: true });
 
-  /** A bulk email to inline recipients, fanned out asynchronously (a broadcast, 202). */
+  /** A bulk email to inline recipients or a contact list, fanned out asynchronously (a broadcast, 202). */
   sendBulk = (body: Body<'/v1/send/bulk', 'post'>) => this.#request<Ok<'/v1/send/bulk', 'post'>>({ method: 'POST', path: '/v1/send/bulk', body });
 
   /** Checks an address: syntax and a domain that takes mail. */
@@ -395,6 +395,17 @@ export class Postbox {
   readonly broadcasts = {
     list: (query?: Query<'/v1/broadcasts', 'get'>) => this.#request<Ok<'/v1/broadcasts', 'get'>>({ method: 'GET', path: '/v1/broadcasts', query }),
     get: (id: PathParams<'/v1/broadcasts/{id}', 'get'>['id']) => this.#request<Ok<'/v1/broadcasts/{id}', 'get'>>({ method: 'GET', path: `/v1/broadcasts/${enc(id)}` }),
+    /** A draft, unless `send_now` (sending) or `scheduled_at` (scheduled). */
+    create: (body: Body<'/v1/broadcasts', 'post'>) => this.#request<Ok<'/v1/broadcasts', 'post'>>({ method: 'POST', path: '/v1/broadcasts', body }),
+    /** Edits a draft; null clears a field. */
+    update: (id: PathParams<'/v1/broadcasts/{id}', 'patch'>['id'], body: Body<'/v1/broadcasts/{id}', 'patch'>) =>
+      this.#request<Ok<'/v1/broadcasts/{id}', 'patch'>>({ method: 'PATCH', path: `/v1/broadcasts/${enc(id)}`, body }),
+    /** A draft or scheduled broadcast starts sending now (202). */
+    send: (id: PathParams<'/v1/broadcasts/{id}/send', 'post'>['id']) =>
+      this.#request<Ok<'/v1/broadcasts/{id}/send', 'post'>>({ method: 'POST', path: `/v1/broadcasts/${enc(id)}/send` }),
+    /** A draft or scheduled broadcast becomes cancelled; 409 otherwise. */
+    cancel: (id: PathParams<'/v1/broadcasts/{id}/cancel', 'post'>['id']) =>
+      this.#request<Ok<'/v1/broadcasts/{id}/cancel', 'post'>>({ method: 'POST', path: `/v1/broadcasts/${enc(id)}/cancel` }),
   };
 
   readonly uploads = {

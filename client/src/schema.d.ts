@@ -157,7 +157,11 @@ export interface paths {
          */
         get: operations["listBroadcasts"];
         put?: never;
-        post?: never;
+        /**
+         * Create a broadcast: draft, scheduled (scheduled_at) or sending (send_now)
+         * @description A broadcast from the same body as POST /v1/send/bulk, checked by the same rules before anything is stored. It is a `draft` (edit it with PATCH, send it with /send, cancel it) unless `send_now` is true (`sending`: the fan-out starts at once) or `scheduled_at` is given (`scheduled`: the scheduler starts the fan-out at that time, 1 minute in the past to 90 days ahead, else 422 `invalid_schedule`); both together are 400. A list audience is read when the fan-out runs, not now.
+         */
+        post: operations["createBroadcast"];
         delete?: never;
         options?: never;
         head?: never;
@@ -178,6 +182,50 @@ export interface paths {
         get: operations["getBroadcast"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Edit a draft broadcast
+         * @description Edits a draft: the fields sent replace the stored ones and null clears an optional one (to switch between inline content and `template_id`, or between `recipients` and `audience_list_id`). The draft as edited must pass the creation rules again; a template is pinned again at its current version. Any status but `draft` is 409 `conflict`, and so is an edit that loses a race to another edit or a send. `scheduled_at` and `send_now` are not edits: send a draft with POST /v1/broadcasts/{id}/send.
+         */
+        patch: operations["updateBroadcast"];
+        trace?: never;
+    };
+    "/v1/broadcasts/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a draft or scheduled broadcast
+         * @description A draft or scheduled broadcast becomes `cancelled` and never sends (a scheduled one's schedule is removed, and a schedule that fires anyway finds it cancelled). Any other status is 409 `conflict` (the spec leaves that code open: docs/api-decisions.md).
+         */
+        post: operations["cancelBroadcast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/broadcasts/{id}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a draft or scheduled broadcast now (202)
+         * @description A draft, or a scheduled broadcast ahead of its time, starts sending now (202; the fan-out runs asynchronously). A scheduled broadcast sent this way loses its schedule and its `scheduled_at` becomes null. The sender rules are checked again. Any other status is 409 `conflict`.
+         */
+        post: operations["sendBroadcast"];
         delete?: never;
         options?: never;
         head?: never;
@@ -874,8 +922,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Bulk email to inline recipients; fans out asynchronously (202)
-         * @description One email to many recipients, answered at once with the broadcast to poll (`status: sending`); the sends fan out asynchronously. Content is inline (`subject` plus `body_html` or `body_text`, together at most 256 KiB) or `template_id`; recipients are inline `recipients` (at most 10000 entries, counted before de-duplication) or `audience_list_id`, never both. Checked before anything is stored: the shape, the content, the recipients, the `scheduled_at` window and the sender rules of a single send (`from_email` must be the shared sender while the account is in the sandbox, else an address on a verified domain of the account). Recipients are normalized and de-duplicated; invalid addresses and suppressed or unsubscribed recipients are skipped, not failed. Each recipient's send is idempotent within the broadcast and runs through the single-send rules (sandbox recipients included). With `template_id` (the account's template; another account's or an unknown one is 404 `template_not_found`, an inactive one 422 `template_error`) the template's current version is pinned when the broadcast is created, so an edit during the fan-out changes no later recipient, and each recipient's message is rendered with that recipient's `data` as its variables and records `template_id` and `template_version`; a recipient whose `data` lacks a required variable is not sent and counts in `failed_count` (`missing_variable`). Until contact lists exist, `audience_list_id` is 404 `not_found`. A retry of this call creates another broadcast (there is no request-level idempotency key yet). `send_now` is accepted and ignored here.
+         * Bulk email to inline recipients or a contact list; fans out asynchronously (202)
+         * @description One email to many recipients, answered at once with the broadcast to poll (`status: sending`); the sends fan out asynchronously. Content is inline (`subject` plus `body_html` or `body_text`, together at most 256 KiB) or `template_id`; recipients are inline `recipients` (at most 10000 entries, counted before de-duplication) or `audience_list_id`, never both. Checked before anything is stored: the shape, the content, the recipients, the `scheduled_at` window and the sender rules of a single send (`from_email` must be the shared sender while the account is in the sandbox, else an address on a verified domain of the account). Recipients are normalized and de-duplicated; invalid addresses and suppressed or unsubscribed recipients are skipped, not failed. Each recipient's send is idempotent within the broadcast and runs through the single-send rules (sandbox recipients included). With `template_id` (the account's template; another account's or an unknown one is 404 `template_not_found`, an inactive one 422 `template_error`) the template's current version is pinned when the broadcast is created, so an edit during the fan-out changes no later recipient, and each recipient's message is rendered with that recipient's `data` as its variables and records `template_id` and `template_version`; a recipient whose `data` lacks a required variable is not sent and counts in `failed_count` (`missing_variable`). `audience_list_id` names a static or dynamic contact list of the account (404 `not_found` otherwise); it is read page by page during the fan-out, not in this request, so `total_recipients` grows as the walk goes; unsubscribed contacts are skipped, and with `template_id` a contact's variables are its `data` plus `email`, `first_name` and `last_name`. A retry of this call creates another broadcast (there is no request-level idempotency key yet). `send_now` is accepted and ignored here; `scheduled_at` schedules each recipient's message (the broadcast itself fans out at once).
          */
         post: operations["sendBulk"];
         delete?: never;
@@ -2330,7 +2378,7 @@ export interface operations {
                             /** @description As given, or the subject (the template's name with template_id) */
                             name: string;
                             /**
-                             * @description A bulk send is sending on creation, then sent once every recipient was handled, or failed when nothing was accepted and something failed
+                             * @description draft, scheduled (sends at scheduled_at) or sending on creation; sending becomes sent once every recipient was handed to the send pipeline or skipped, or failed when the fan-out cannot finish (list deleted, account suspended) or nothing was accepted and something failed; draft and scheduled can be cancelled
                              * @enum {string}
                              */
                             status: "draft" | "scheduled" | "sending" | "sent" | "cancelled" | "failed";
@@ -2347,6 +2395,10 @@ export interface operations {
                             /** @description Recipients whose send was refused; suppressed and invalid recipients are skipped, not failed */
                             failed_count: number;
                             created_at: string;
+                            /** @description When it became sent, failed or cancelled; null before */
+                            completed_at: string | null;
+                            /** @description Why the fan-out could not finish (failed only), e.g. the audience list was deleted */
+                            failure_reason: string | null;
                         }[];
                         /** @description Pass as cursor for the next page; null on the last page */
                         next_cursor: string | null;
@@ -2459,6 +2511,237 @@ export interface operations {
             };
         };
     };
+    createBroadcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    from_email: string;
+                    name?: string;
+                    subject?: string;
+                    body_html?: string;
+                    body_text?: string;
+                    /** @description Instead of inline content: the account's template, its current version pinned for the whole fan-out, rendered per recipient with their `data`; 404 template_not_found, 422 template_error when inactive */
+                    template_id?: string;
+                    /** @enum {string} */
+                    message_type?: "transactional" | "marketing";
+                    audience_list_id?: string;
+                    recipients?: {
+                        email: string;
+                        /** @description This recipient's template variables (with template_id; ignored with inline content), at most 16 KiB as JSON */
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                    /** Format: date-time */
+                    scheduled_at?: string;
+                    send_now?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The broadcast: draft, scheduled or sending */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The broadcast id, bcast_… */
+                        id: string;
+                        /** @description As given, or the subject (the template's name with template_id) */
+                        name: string;
+                        /**
+                         * @description draft, scheduled (sends at scheduled_at) or sending on creation; sending becomes sent once every recipient was handed to the send pipeline or skipped, or failed when the fan-out cannot finish (list deleted, account suspended) or nothing was accepted and something failed; draft and scheduled can be cancelled
+                         * @enum {string}
+                         */
+                        status: "draft" | "scheduled" | "sending" | "sent" | "cancelled" | "failed";
+                        /** @description As the request gave it */
+                        from_email: string;
+                        /** @enum {string} */
+                        message_type: "transactional" | "marketing";
+                        audience_list_id: string | null;
+                        scheduled_at: string | null;
+                        /** @description Unique normalized recipients, invalid addresses included */
+                        total_recipients: number;
+                        /** @description Recipients whose send was accepted */
+                        sent_count: number;
+                        /** @description Recipients whose send was refused; suppressed and invalid recipients are skipped, not failed */
+                        failed_count: number;
+                        created_at: string;
+                        /** @description When it became sent, failed or cancelled; null before */
+                        completed_at: string | null;
+                        /** @description Why the fan-out could not finish (failed only), e.g. the audience list was deleted */
+                        failure_reason: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found, template_not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found" | "template_not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description domain_not_verified, from_not_verified, invalid_schedule, no_verified_domain, template_error */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "domain_not_verified" | "from_not_verified" | "invalid_schedule" | "no_verified_domain" | "template_error";
+                            /** @constant */
+                            status?: 422;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getBroadcast: {
         parameters: {
             query?: never;
@@ -2487,7 +2770,7 @@ export interface operations {
                             /** @description As given, or the subject (the template's name with template_id) */
                             name: string;
                             /**
-                             * @description A bulk send is sending on creation, then sent once every recipient was handled, or failed when nothing was accepted and something failed
+                             * @description draft, scheduled (sends at scheduled_at) or sending on creation; sending becomes sent once every recipient was handed to the send pipeline or skipped, or failed when the fan-out cannot finish (list deleted, account suspended) or nothing was accepted and something failed; draft and scheduled can be cancelled
                              * @enum {string}
                              */
                             status: "draft" | "scheduled" | "sending" | "sent" | "cancelled" | "failed";
@@ -2504,6 +2787,10 @@ export interface operations {
                             /** @description Recipients whose send was refused; suppressed and invalid recipients are skipped, not failed */
                             failed_count: number;
                             created_at: string;
+                            /** @description When it became sent, failed or cancelled; null before */
+                            completed_at: string | null;
+                            /** @description Why the fan-out could not finish (failed only), e.g. the audience list was deleted */
+                            failure_reason: string | null;
                         };
                         stats: {
                             /** @description Unique normalized recipients, invalid addresses included: the fan-out's total_recipients */
@@ -2571,6 +2858,617 @@ export interface operations {
                             code?: "not_found";
                             /** @constant */
                             status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateBroadcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    from_email?: string;
+                    name?: string | null;
+                    subject?: string | null;
+                    body_html?: string | null;
+                    body_text?: string | null;
+                    template_id?: string | null;
+                    /** @enum {string} */
+                    message_type?: "transactional" | "marketing";
+                    audience_list_id?: string | null;
+                    recipients?: {
+                        email: string;
+                        /** @description This recipient's template variables (with template_id; ignored with inline content), at most 16 KiB as JSON */
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    }[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The draft as edited */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The broadcast id, bcast_… */
+                        id: string;
+                        /** @description As given, or the subject (the template's name with template_id) */
+                        name: string;
+                        /**
+                         * @description draft, scheduled (sends at scheduled_at) or sending on creation; sending becomes sent once every recipient was handed to the send pipeline or skipped, or failed when the fan-out cannot finish (list deleted, account suspended) or nothing was accepted and something failed; draft and scheduled can be cancelled
+                         * @enum {string}
+                         */
+                        status: "draft" | "scheduled" | "sending" | "sent" | "cancelled" | "failed";
+                        /** @description As the request gave it */
+                        from_email: string;
+                        /** @enum {string} */
+                        message_type: "transactional" | "marketing";
+                        audience_list_id: string | null;
+                        scheduled_at: string | null;
+                        /** @description Unique normalized recipients, invalid addresses included */
+                        total_recipients: number;
+                        /** @description Recipients whose send was accepted */
+                        sent_count: number;
+                        /** @description Recipients whose send was refused; suppressed and invalid recipients are skipped, not failed */
+                        failed_count: number;
+                        created_at: string;
+                        /** @description When it became sent, failed or cancelled; null before */
+                        completed_at: string | null;
+                        /** @description Why the fan-out could not finish (failed only), e.g. the audience list was deleted */
+                        failure_reason: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found, template_not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found" | "template_not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description domain_not_verified, from_not_verified, no_verified_domain, template_error */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "domain_not_verified" | "from_not_verified" | "no_verified_domain" | "template_error";
+                            /** @constant */
+                            status?: 422;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cancelBroadcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The broadcast, cancelled */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The broadcast id, bcast_… */
+                        id: string;
+                        /** @description As given, or the subject (the template's name with template_id) */
+                        name: string;
+                        /**
+                         * @description draft, scheduled (sends at scheduled_at) or sending on creation; sending becomes sent once every recipient was handed to the send pipeline or skipped, or failed when the fan-out cannot finish (list deleted, account suspended) or nothing was accepted and something failed; draft and scheduled can be cancelled
+                         * @enum {string}
+                         */
+                        status: "draft" | "scheduled" | "sending" | "sent" | "cancelled" | "failed";
+                        /** @description As the request gave it */
+                        from_email: string;
+                        /** @enum {string} */
+                        message_type: "transactional" | "marketing";
+                        audience_list_id: string | null;
+                        scheduled_at: string | null;
+                        /** @description Unique normalized recipients, invalid addresses included */
+                        total_recipients: number;
+                        /** @description Recipients whose send was accepted */
+                        sent_count: number;
+                        /** @description Recipients whose send was refused; suppressed and invalid recipients are skipped, not failed */
+                        failed_count: number;
+                        created_at: string;
+                        /** @description When it became sent, failed or cancelled; null before */
+                        completed_at: string | null;
+                        /** @description Why the fan-out could not finish (failed only), e.g. the audience list was deleted */
+                        failure_reason: string | null;
+                    };
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    sendBroadcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The broadcast, sending */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The broadcast id, bcast_… */
+                        id: string;
+                        /** @description As given, or the subject (the template's name with template_id) */
+                        name: string;
+                        /**
+                         * @description draft, scheduled (sends at scheduled_at) or sending on creation; sending becomes sent once every recipient was handed to the send pipeline or skipped, or failed when the fan-out cannot finish (list deleted, account suspended) or nothing was accepted and something failed; draft and scheduled can be cancelled
+                         * @enum {string}
+                         */
+                        status: "draft" | "scheduled" | "sending" | "sent" | "cancelled" | "failed";
+                        /** @description As the request gave it */
+                        from_email: string;
+                        /** @enum {string} */
+                        message_type: "transactional" | "marketing";
+                        audience_list_id: string | null;
+                        scheduled_at: string | null;
+                        /** @description Unique normalized recipients, invalid addresses included */
+                        total_recipients: number;
+                        /** @description Recipients whose send was accepted */
+                        sent_count: number;
+                        /** @description Recipients whose send was refused; suppressed and invalid recipients are skipped, not failed */
+                        failed_count: number;
+                        created_at: string;
+                        /** @description When it became sent, failed or cancelled; null before */
+                        completed_at: string | null;
+                        /** @description Why the fan-out could not finish (failed only), e.g. the audience list was deleted */
+                        failure_reason: string | null;
+                    };
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description domain_not_verified, from_not_verified, no_verified_domain */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "domain_not_verified" | "from_not_verified" | "no_verified_domain";
+                            /** @constant */
+                            status?: 422;
                         };
                     } & components["schemas"]["ErrorEnvelope"];
                 };
@@ -10454,7 +11352,7 @@ export interface operations {
                         /** @description As given, or the subject (the template's name with template_id) */
                         name: string;
                         /**
-                         * @description A bulk send is sending on creation, then sent once every recipient was handled, or failed when nothing was accepted and something failed
+                         * @description draft, scheduled (sends at scheduled_at) or sending on creation; sending becomes sent once every recipient was handed to the send pipeline or skipped, or failed when the fan-out cannot finish (list deleted, account suspended) or nothing was accepted and something failed; draft and scheduled can be cancelled
                          * @enum {string}
                          */
                         status: "draft" | "scheduled" | "sending" | "sent" | "cancelled" | "failed";
@@ -10471,6 +11369,10 @@ export interface operations {
                         /** @description Recipients whose send was refused; suppressed and invalid recipients are skipped, not failed */
                         failed_count: number;
                         created_at: string;
+                        /** @description When it became sent, failed or cancelled; null before */
+                        completed_at: string | null;
+                        /** @description Why the fan-out could not finish (failed only), e.g. the audience list was deleted */
+                        failure_reason: string | null;
                     };
                 };
             };

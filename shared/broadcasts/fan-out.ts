@@ -10,7 +10,7 @@ import type { SendRequest } from '../messages/schemas';
 import { RetryableError } from '../errors';
 import { acceptSends, type SendDeps } from '../messages/send';
 import type { FanOutJob } from './messages';
-import type { BroadcastItem, RecipientChunkItem } from './model';
+import type { BroadcastContent, BroadcastItem, RecipientChunkItem } from './model';
 import { pinnedRenderer } from '../templates/render';
 import { BroadcastRepository } from './repository';
 
@@ -28,7 +28,9 @@ export type FanOutResult =
   | { kind: 'counted'; tally: Tally; failures: Record<string, number> }
   | { kind: 'already_counted' }
   /** The broadcast or chunk is gone: nothing to do, and a retry would not change that. */
-  | { kind: 'missing' };
+  | { kind: 'missing' }
+  /** The broadcast is no longer sending (it failed): the chunk sends nothing. */
+  | { kind: 'stopped'; status: string };
 
 /** bulk_<broadcast id>_<recipient>; a digest stands in for an address too long to fit the key. */
 export function recipientIdempotencyKey(broadcastId: string, recipient: string): string {
@@ -57,7 +59,8 @@ function sendRequestFor(broadcast: BroadcastItem, recipient: string, data: Recor
     destination: { email: recipient },
     ...content,
     metadata: { from_email: broadcast.from_email },
-    ...(broadcast.scheduled_at ? { scheduled_at: broadcast.scheduled_at } : {}),
+    // A bulk send's scheduled_at schedules each message; a broadcast's has passed when it fans out.
+    ...(broadcast.scheduled_at && broadcast.schedule_mode === 'messages' ? { scheduled_at: broadcast.scheduled_at } : {}),
   };
 }
 
@@ -66,12 +69,6 @@ async function sendChunk(deps: SendDeps, broadcast: BroadcastItem, chunk: Recipi
   const { recipients } = chunk;
   const tally: Tally = { sent: 0, skipped: 0, failed: 0 };
   const failures: Record<string, number> = {};
-  const account = await getAccount(deps.store, broadcast.account_id);
-  if (!account || account.status === 'suspended') {
-    // Nothing more goes out for an account that is gone or suspended; its recipients count as failed.
-    failures[account ? 'account_suspended' : 'unknown_account'] = recipients.length;
-    return { tally: { ...tally, failed: recipients.length }, failures };
-  }
   const sender = { accountId: broadcast.account_id, keyId: broadcast.key_id, testMode: broadcast.test_mode };
   // The version pinned at creation, not the template's current one.
   const render = broadcast.template ? await pinnedRenderer(deps.store, broadcast.account_id, broadcast.template) : undefined;
@@ -101,11 +98,35 @@ async function sendChunk(deps: SendDeps, broadcast: BroadcastItem, chunk: Recipi
  * sending → sent once every chunk is counted; → failed when no recipient was accepted and at least
  * one failed. A broadcast whose recipients were all skipped is `sent`: nothing went wrong.
  */
-async function finishIfComplete(deps: SendDeps, broadcasts: BroadcastRepository, broadcast: BroadcastItem): Promise<void> {
+export async function finishIfComplete(deps: { clock: SendDeps['clock'] }, broadcasts: BroadcastRepository, broadcast: BroadcastItem): Promise<void> {
   if (broadcast.status !== 'sending' || (broadcast.chunks_done?.size ?? 0) < broadcast.chunk_count) return;
-  const status = broadcast.sent_count === 0 && broadcast.failed_count > 0 ? 'failed' : 'sent';
+  // A list audience's chunk count is known only once its walk has ended.
+  if (broadcast.audience_list_id !== null && !broadcast.walk_done) return;
+  const now = deps.clock.now().toISOString();
   // False when a concurrent chunk finished it first: nothing left to do.
-  await broadcasts.finish(broadcast.account_id, broadcast.id, status, deps.clock.now().toISOString());
+  if (broadcast.sent_count === 0 && broadcast.failed_count > 0) {
+    await broadcasts.fail(broadcast.account_id, broadcast.id, `no recipient's send was accepted: all ${broadcast.failed_count} were refused`, now);
+  } else {
+    await broadcasts.finish(broadcast.account_id, broadcast.id, 'sent', now);
+  }
+}
+
+/**
+ * Why nothing more can go out for the broadcast's account, if so: the fan-out stops there and the
+ * broadcast is failed with that reason (chunks already sent stay sent).
+ */
+export async function accountStop(deps: Pick<SendDeps, 'store'>, accountId: string): Promise<string | undefined> {
+  const account = await getAccount(deps.store, accountId);
+  if (!account) return 'the account is gone';
+  if (account.status === 'suspended') return 'the account is suspended';
+  return undefined;
+}
+
+/** What the broadcast sends: its content item, or the content an earlier version kept on the broadcast item. */
+export async function contentOf(broadcasts: BroadcastRepository, broadcast: BroadcastItem): Promise<BroadcastContent> {
+  const item = await broadcasts.getContent(broadcast.id, broadcast.content_version ?? 0);
+  if (item) return { subject: item.subject, body_html: item.body_html, body_text: item.body_text, template: item.template };
+  return { subject: broadcast.subject, body_html: broadcast.body_html, body_text: broadcast.body_text, template: broadcast.template };
 }
 
 export async function fanOutChunk(deps: SendDeps, job: FanOutJob): Promise<FanOutResult> {
@@ -117,10 +138,16 @@ export async function fanOutChunk(deps: SendDeps, job: FanOutJob): Promise<FanOu
     await finishIfComplete(deps, broadcasts, broadcast);
     return { kind: 'already_counted' };
   }
+  if (broadcast.status !== 'sending') return { kind: 'stopped', status: broadcast.status };
   const chunk = await broadcasts.getChunk(job.broadcast_id, job.chunk);
   if (!chunk) return { kind: 'missing' };
+  const stop = await accountStop(deps, broadcast.account_id);
+  if (stop) {
+    await broadcasts.fail(broadcast.account_id, broadcast.id, stop, deps.clock.now().toISOString());
+    return { kind: 'stopped', status: 'failed' };
+  }
 
-  const { tally, failures } = await sendChunk(deps, broadcast, chunk);
+  const { tally, failures } = await sendChunk(deps, { ...broadcast, ...(await contentOf(broadcasts, broadcast)) }, chunk);
   const updated = await broadcasts.countChunk(job.account_id, job.broadcast_id, job.chunk, tally, deps.clock.now().toISOString());
   if (!updated) {
     // A concurrent run of the same job counted it first (or the broadcast was removed).
@@ -130,4 +157,20 @@ export async function fanOutChunk(deps: SendDeps, job: FanOutJob): Promise<FanOu
   }
   await finishIfComplete(deps, broadcasts, updated);
   return { kind: 'counted', tally, failures };
+}
+
+/**
+ * Runs a job of the broadcast; when it throws on its last receive, the broadcast cannot finish
+ * its fan-out: it is failed with why (if still sending), and the job goes on to the DLQ.
+ */
+export async function failOnLastAttempt(deps: Pick<SendDeps, 'store' | 'clock'>, job: { account_id: string; broadcast_id: string }, finalAttempt: boolean, run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } catch (error) {
+    if (finalAttempt) {
+      // The error itself is logged by the consumer; the broadcast says only what happened.
+      await new BroadcastRepository(deps.store).fail(job.account_id, job.broadcast_id, 'a fan-out step failed repeatedly', deps.clock.now().toISOString());
+    }
+    throw error;
+  }
 }

@@ -55,13 +55,35 @@ export const bulkSendBody = z
 
 export type BulkSendBody = z.infer<typeof bulkSendBody>;
 
+/**
+ * PATCH /v1/broadcasts/{id}: a draft's fields; the ones sent replace the stored ones, and null
+ * clears an optional one (so content or audience can switch kind). scheduled_at and send_now are
+ * not edits of a draft: POST /v1/broadcasts/{id}/send sends it (docs/api-decisions.md).
+ */
+export const updateBroadcastBody = z
+  .object({
+    from_email: bulkSendBody.shape.from_email.optional(),
+    name: bulkSendBody.shape.name.unwrap().nullable().optional(),
+    subject: z.string().max(998).nullable().optional(),
+    body_html: z.string().nullable().optional(),
+    body_text: z.string().nullable().optional(),
+    template_id: z.string().min(1).max(256).nullable().optional(),
+    message_type: z.enum(messageTypes).optional(),
+    audience_list_id: z.string().min(1).max(256).nullable().optional(),
+    recipients: bulkSendBody.shape.recipients.unwrap().nullable().optional(),
+  })
+  .strict();
+
+export type UpdateBroadcastBody = z.infer<typeof updateBroadcastBody>;
+
 /** The spec's Broadcast: the stored item without its content, keys and bookkeeping. */
 export const broadcastView = z
   .object({
     id: z.string().meta({ description: 'The broadcast id, bcast_…' }),
     name: z.string().meta({ description: "As given, or the subject (the template's name with template_id)" }),
     status: z.enum(broadcastStatuses).meta({
-      description: 'A bulk send is sending on creation, then sent once every recipient was handled, or failed when nothing was accepted and something failed',
+      description:
+        'draft, scheduled (sends at scheduled_at) or sending on creation; sending becomes sent once every recipient was handed to the send pipeline or skipped, or failed when the fan-out cannot finish (list deleted, account suspended) or nothing was accepted and something failed; draft and scheduled can be cancelled',
     }),
     from_email: z.string().meta({ description: 'As the request gave it' }),
     message_type: z.enum(messageTypes),
@@ -71,6 +93,8 @@ export const broadcastView = z
     sent_count: z.number().int().meta({ description: 'Recipients whose send was accepted' }),
     failed_count: z.number().int().meta({ description: 'Recipients whose send was refused; suppressed and invalid recipients are skipped, not failed' }),
     created_at: z.string(),
+    completed_at: z.string().nullable().meta({ description: 'When it became sent, failed or cancelled; null before' }),
+    failure_reason: z.string().nullable().meta({ description: 'Why the fan-out could not finish (failed only), e.g. the audience list was deleted' }),
   })
   .strict();
 export type BroadcastView = z.infer<typeof broadcastView>;

@@ -8,7 +8,7 @@
 // leaves a state that reads treat correctly and a later request finishes (shared/contacts/members.ts,
 // docs/api-decisions.md "Contacts and lists").
 import { keys, keyQueries, type ItemKey } from '../db/keys';
-import { wrote, type Store } from '../db/store';
+import { wrote, type QueryResult, type Store } from '../db/store';
 import { isId } from '../ids';
 import { queryPage, walkPage, type Page, type PageRequest, type WalkBudget } from '../pagination';
 import type { DataValue } from './filter';
@@ -397,6 +397,16 @@ export class ContactRepository {
   /** A page of a static list's memberships, newest contact first, as `select` turns them into what is listed. */
   members<U extends object>(accountId: string, listId: string, page: PageRequest, select: (items: ListMemberItem[]) => Promise<U[]>, budget: WalkBudget): Promise<Page<U>> {
     return walkPage<ListMemberItem, U>(this.store, keyQueries.partition(keys.listMembersPartition(accountId, listId)), page, select, budget);
+  }
+
+  /** A broadcast's audience walk: up to `limit` memberships of a list from `startKey` (a store key), in the list's order. */
+  memberPage(accountId: string, listId: string, startKey: Record<string, unknown> | undefined, limit: number): Promise<QueryResult<ListMemberItem>> {
+    return this.store.query<ListMemberItem>({ ...keyQueries.partition(keys.listMembersPartition(accountId, listId)), ascending: true, limit, startKey });
+  }
+
+  /** A broadcast's audience walk of a dynamic list: up to `limit` of the account's contacts from `startKey`, oldest first. */
+  contactPage(accountId: string, startKey: Record<string, unknown> | undefined, limit: number): Promise<QueryResult<ContactItem>> {
+    return this.store.query<ContactItem>({ ...keyQueries.accountItems(accountId, keys.contactPrefix), ascending: true, limit, startKey, consistent: false });
   }
 
   /** The next memberships of a list from its start (for a delete, which removes them as it goes). */

@@ -56,6 +56,7 @@ export type Entity =
   | 'broadcast_recipients'
   | 'broadcast_stat_shard'
   | 'broadcast_stat_marker'
+  | 'broadcast_content'
   | 'template'
   | 'template_version'
   | 'snippet'
@@ -184,6 +185,8 @@ export const keys = {
    * message's partition, sorted before the timeline (`EVT#…`), so the timeline read passes it over.
    */
   broadcastStatMarker: (messageId: string, type: string): ItemKey => ({ pk: `MSG#${messageId}`, sk: `BSTAT#${type}` }),
+  /** A broadcast's content (inline parts or the pinned template), apart from the often-written broadcast item. */
+  broadcastContent: (broadcastId: string, version: number): ItemKey => ({ pk: `BCAST#${broadcastId}`, sk: `CONTENT#${version}` }),
 
   /**
    * A template with its current version's content, in its account's partition (the list reads

@@ -230,6 +230,12 @@ const fixtures: Record<string, (account: Account, values: Record<string, string>
     const made = await account.call('send', 'POST', '/v1/send/bulk', body, 202, '{{broadcast_id}}');
     values.broadcast_id = (made.json as { id: string }).id;
   },
+  // A draft broadcast (inline content, one inline recipient), to edit, send or cancel.
+  draft_broadcast_id: async (account, values) => {
+    const body = { from_email: await sharedSenderOf(account), subject: 'contract draft', body_text: 'hello', recipients: [{ email: account.email }] };
+    const made = await account.call('send', 'POST', '/v1/broadcasts', body, 201, '{{draft_broadcast_id}}');
+    values.draft_broadcast_id = (made.json as { id: string }).id;
+  },
   // Another account, for the staff routes.
   account_id: async (account, values) => {
     const made = await account.call('staff', 'POST', '/v1/admin/accounts', { name: `spare ${uniqueToken()}` }, 201, '{{account_id}}');

@@ -47,7 +47,8 @@ const post = (body: unknown, key = sendKey) => call({ method: 'POST', path: '/v1
 const get = (id: string, key = readKey) => call({ method: 'GET', path: `/v1/broadcasts/${id}`, key });
 const list = (query: Record<string, string> = {}, key = readKey) => call({ method: 'GET', path: '/v1/broadcasts', key, query });
 
-const fanOutJobs = (): FanOutJob[] => c.sent.filter((s) => s.queue === 'fanout').map((s) => s.body as FanOutJob);
+// The chunk jobs (the fanout queue also carries each start's delayed safety net: see broadcasts-lifecycle.test.ts).
+const fanOutJobs = (): FanOutJob[] => c.sent.filter((s) => s.queue === 'fanout' && 'chunk' in (s.body as object)).map((s) => s.body as FanOutJob);
 const sendJobs = () => c.sent.filter((s) => s.queue === 'send');
 const runJob = (job: unknown) => fanOut(sqsEvent([sqsRecord(job)]));
 async function runAll(): Promise<void> {
@@ -82,6 +83,8 @@ describe('POST /v1/send/bulk', () => {
       sent_count: 0,
       failed_count: 0,
       created_at: c.clock.now().toISOString(),
+      completed_at: null,
+      failure_reason: null,
     });
     expect(fanOutJobs()).toEqual([{ broadcast_id: res.body.id, account_id: account.account_id, chunk: 0 }]);
     expect(sendJobs()).toHaveLength(0);
@@ -140,7 +143,7 @@ describe('POST /v1/send/bulk', () => {
       'template_not_found',
       /tmpl_01jz/,
     ],
-    ['an unknown audience_list_id', { recipients: undefined, audience_list_id: 'list_1' }, 404, 'not_found', /^contact list list_1 not found$/],
+    ['an unknown audience_list_id', { recipients: undefined, audience_list_id: 'list_1' }, 404, 'not_found', /^list list_1 not found$/],
     ['both recipients and audience_list_id', { audience_list_id: 'list_1' }, 400, 'invalid_request', /not both/],
     ['neither recipients nor audience_list_id', { recipients: undefined }, 400, 'invalid_request', /required/],
     ['an empty recipients list', { recipients: [] }, 400, 'invalid_request', /^body\.recipients: /],
@@ -184,7 +187,7 @@ describe('fanout consumer', () => {
     const res = await get(broadcast.id);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      broadcast: { ...broadcast, status: 'sent', total_recipients: 4, sent_count: 2, failed_count: 0 },
+      broadcast: { ...broadcast, status: 'sent', total_recipients: 4, sent_count: 2, failed_count: 0, completed_at: c.clock.now().toISOString() },
       // No send job ran yet: the stats' sent counts `sent` events (test/functions/broadcast-stats.test.ts).
       stats: { total: 4, sent: 0, delivered: 0, bounced: 0, complained: 0, opened: 0, failed: 0 },
     });

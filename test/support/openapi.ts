@@ -22,6 +22,7 @@ export const fixtureNames = [
   'webhook_id',
   'test_recipient_id',
   'broadcast_id',
+  'draft_broadcast_id',
   'account_id',
   'suppressed_email',
   'template_id',
