@@ -141,7 +141,7 @@ export const contracts: Contracts = {
       202: { description: 'Signed up, or a confirmation link mailed (a browser\'s form post gets a page)', schema: submitResult },
       303: { description: 'A browser\'s form post, when the form has a redirect_url: Location is the redirect_url' },
     },
-    errors: ['not_found', 'service_unavailable'],
+    errors: ['not_found', 'recipient_not_verified', 'service_unavailable'],
     examples: [
       { name: 'sign up', params: { id: '{{form_id}}' }, body: { email: 'signup-{{unique}}@example.com', first_name: 'Ada' }, status: 202 },
       { name: 'the honeypot filled', params: { id: '{{form_id}}' }, body: { email: 'bot-{{unique}}@example.com', website: 'http://spam.example' }, status: 202 },

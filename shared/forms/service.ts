@@ -2,6 +2,7 @@
 // through a form (at once, or with double opt-in once a mailed one-time link is confirmed). The
 // link's token is shown only in the mail; the store holds its SHA-256, and the lookup by digest is
 // the comparison, so no token is ever compared character by character.
+import { getAccount } from '../accounts/service';
 import { staticLists } from '../contacts/contacts';
 import { ContactRepository } from '../contacts/repository';
 import { isLive } from '../contacts/views';
@@ -14,7 +15,9 @@ import { isId, type Ids } from '../ids';
 import { pageRequest, type Page, type PageInput } from '../pagination';
 import type { Clock } from '../ports/clock';
 import { PermanentSendError, type Mailer } from '../ports/mailer';
+import { checkSandboxRecipient, loadSenderContext } from '../messages/sender';
 import { admit } from '../rate-limit/service';
+import { findSuppression } from '../suppressions/service';
 import type { Logger } from '../runtime/logger';
 import { confirmationMail } from './mail';
 import { FormRepository, type FormItem, type FormTokenItem } from './repository';
@@ -189,6 +192,16 @@ export async function submitSignup(deps: PublicFormDeps, form: FormItem, signup:
     return { status: 'subscribed', message };
   }
   const from = sharedSender(deps.config);
+  // The confirmation mail is the account's mail to a stranger: the send rules that protect
+  // recipients hold for it too. In sandbox mode it goes only where a send could (403
+  // recipient_not_verified otherwise), and a suppressed address gets no mail (answered alike).
+  const account = await getAccount(deps.store, form.account_id);
+  if (!account || account.status === 'suspended') throw closed(form.id);
+  await checkSandboxRecipient(await loadSenderContext(deps.store, account, deps.config.sharedEmailSender), signup.email, false);
+  if (await findSuppression(deps.store, form.account_id, 'email', signup.email)) {
+    deps.logger.info('confirmation mail not sent: the address is on the suppression list', { accountId: form.account_id, formId: form.id });
+    return { status: 'pending_confirmation', message };
+  }
   const decision = await admit(deps, keys.formConfirmMails(form.account_id, signup.email), CONFIRM_MAILS_PER_HOUR, HOUR_MS);
   if (!decision.allowed) {
     deps.logger.info('confirmation mail not sent: the address had its hourly share', { accountId: form.account_id, formId: form.id });

@@ -20,7 +20,8 @@ let key: string;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'postbox-form-page-'));
-  runtime = await startRuntimeProcess({ DATA_DIR: dataDir });
+  // The confirmation mail obeys the sandbox: the address that confirms is the account's own.
+  runtime = await startRuntimeProcess({ DATA_DIR: dataDir, ACCOUNT_EMAIL: 'confirm-me@example.com' });
   key = (JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { admin_key: string }).admin_key;
 });
 afterAll(async () => {

@@ -565,6 +565,33 @@ describe('double opt-in', () => {
     expect(`${c.mailed[0]?.text}${c.mailed[0]?.html}`).not.toContain('evil');
   });
 
+  it('mails no link to a suppressed address, and answers alike', async () => {
+    const { id } = await makeForm({ double_opt_in: true });
+    expect((await request({ method: 'POST', path: '/v1/suppressions', key: admin(), body: { channel: 'email', recipient: 'gone@example.com', reason: 'complaint' } })).status).toBe(201);
+
+    const res = await signUp(id, 'gone@example.com');
+
+    expect(res.status).toBe(202);
+    expect(res.body.status).toBe('pending_confirmation');
+    expect(c.mailed).toEqual([]);
+    expect(await contactByEmail('gone@example.com')).toEqual([]);
+  });
+
+  it('holds a sandboxed account to the sandbox: a link only to its own address or a verified test recipient, 403 recipient_not_verified otherwise', async () => {
+    const sandboxed = await createAccount(c, { email: 'founder@example.com' });
+    const listId = await createList('static', sandboxed.admin_key);
+    const made = await create({ name: 'Beta list', list_id: listId, fields: FIELDS, double_opt_in: true }, sandboxed.admin_key);
+    expect(made.status).toBe(201);
+
+    const stranger = await signUp(made.body.id, 'stranger@example.com');
+    expect(stranger.status).toBe(403);
+    expect(stranger.body.error).toMatchObject({ code: 'recipient_not_verified', status: 403 });
+    expect(c.mailed).toEqual([]);
+
+    expect((await signUp(made.body.id, 'founder@example.com')).status).toBe(202);
+    expect(c.mailed.map((m) => m.to)).toEqual(['founder@example.com']);
+  });
+
   it('stores only the SHA-256 of the token', async () => {
     const { id } = await makeForm({ double_opt_in: true });
     await signUp(id);
