@@ -8522,6 +8522,23 @@ export interface operations {
                     } & components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description rate_limit_exceeded */
             429: {
                 headers: {
@@ -8678,6 +8695,23 @@ export interface operations {
                             code?: "account_suspended" | "forbidden";
                             /** @constant */
                             status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
                         };
                     } & components["schemas"]["ErrorEnvelope"];
                 };

@@ -29,7 +29,7 @@ export const contracts: Contracts = {
     params: domainParams,
     body: enableInboundBody,
     responses: { 200: { description: 'The setting and the MX record', schema: inboundSettingView } },
-    errors: ['domain_not_ready'],
+    errors: ['domain_not_ready', 'not_found'],
     examples: [
       { name: 'enable', params: { domain: '{{inbound_domain}}' }, body: { enabled: true }, status: 200 },
       { name: 'a domain not verified yet', params: { domain: '{{domain}}' }, body: { enabled: true }, status: 422 },
@@ -52,7 +52,7 @@ export const contracts: Contracts = {
     ].join('\n'),
     body: createRouteBody,
     responses: { 201: { description: 'The route with its signing secret, shown once', schema: routeWithSecretView, secret: true } },
-    errors: ['domain_not_ready', 'conflict'],
+    errors: ['domain_not_ready', 'not_found', 'conflict'],
     examples: [
       { name: 'a webhook route', body: { domain: '{{inbound_domain}}', match_prefix: 'support', destination_type: 'webhook', forward_url: 'https://93.184.215.14/inbound' }, status: 201 },
       { name: 'an email route', body: { domain: '{{inbound_domain}}', match_prefix: '', destination_type: 'email', forward_address: 'team@example.com' }, status: 201 },
@@ -65,7 +65,7 @@ export const contracts: Contracts = {
     operationId: 'listInboundRoutes',
     description: `The account's inbound routes, oldest first; never a secret. ${GATED}`,
     responses: { 200: { description: 'Every route of the account', schema: routeListView } },
-    errors: [],
+    errors: ['not_found'],
     examples: [
       { name: 'the routes', status: 200 },
       { name: 'read key', status: 200, as: 'read' },
@@ -76,7 +76,7 @@ export const contracts: Contracts = {
     description: `A route of the account, without its secret; another account's id is 404. ${GATED}`,
     params: routeId,
     responses: { 200: { description: 'The route', schema: routeView } },
-    errors: [],
+    errors: ['not_found'],
     examples: [
       { name: 'a route', params: { id: '{{inbound_route_id}}' }, status: 200 },
       { name: 'no such route', params: { id: 'inr_missing' }, status: 404 },
@@ -92,7 +92,7 @@ export const contracts: Contracts = {
     params: routeId,
     body: updateRouteBody,
     responses: { 200: { description: 'The route as changed', schema: routeView } },
-    errors: ['conflict'],
+    errors: ['not_found', 'conflict'],
     examples: [
       { name: 'pause', params: { id: '{{inbound_route_id}}' }, body: { active: false }, status: 200 },
       { name: 'to an email route', params: { id: '{{inbound_route_id}}' }, body: { destination_type: 'email', forward_address: 'team@example.com' }, status: 200 },
@@ -106,7 +106,7 @@ export const contracts: Contracts = {
     description: `Removes the route for good. ${GATED}`,
     params: routeId,
     responses: { 204: { description: 'Deleted' } },
-    errors: [],
+    errors: ['not_found'],
     examples: [
       { name: 'delete', params: { id: '{{inbound_route_id}}' }, status: 204 },
       { name: 'no such route', params: { id: 'inr_missing' }, status: 404 },
