@@ -8,6 +8,7 @@ import { GuardedHttp } from '../../shared/adapters/guarded-http';
 import { hmacSha256 } from '../../shared/crypto';
 import { keys } from '../../shared/db/keys';
 import { forwardInbound, forwardedText, type ForwardableEmail } from '../../shared/inbound-routes/forward';
+import { MAX_ATTEMPTS } from '../../shared/webhooks/deliver';
 import { MessageRepository } from '../../shared/messages/repository';
 import { suppress } from '../../shared/suppressions/service';
 import type { DeliveryItem } from '../../shared/webhooks/repository';
@@ -150,6 +151,51 @@ describe('webhook routes', () => {
     await bed.request({ method: 'PUT', path: `/v1/inbound/routes/${route.id}`, key: bed.account.admin_key, body: { active: false } });
     expect(await forwardInbound(bed.c, inbound('only@acme.test'))).toEqual({ kind: 'unrouted' });
     expect(bed.c.sent).toEqual([]);
+  });
+});
+
+describe('webhook route retries', () => {
+  /** Runs the next due attempt: from the queue (moving the clock by its delay) or, past 15 minutes, from the scheduler. */
+  async function nextAttempt(routeId: string, deliveryId: string): Promise<boolean> {
+    const queued = bed.c.sent.findIndex((s) => s.queue === 'webhooks');
+    if (queued >= 0) {
+      const [job] = bed.c.sent.splice(queued, 1);
+      bed.c.clock.advance((job?.delaySeconds ?? 0) * 1000);
+      await deliverWebhook(sqsEvent([sqsRecord(job?.body)]));
+      return true;
+    }
+    const next = (await delivery(routeId, deliveryId))?.next_retry_at;
+    if (!next) return false;
+    bed.c.clock.set(new Date(Date.parse(next) + 1000));
+    if ((await bed.c.scheduler.fireDue(bed.c.clock.now(), bed.c.queue)) === 0) return false;
+    return nextAttempt(routeId, deliveryId);
+  }
+
+  it('gives up after 12 attempts, through the scheduler past 15 minutes, and keeps the route active', async () => {
+    const route = await makeRoute({ match_prefix: 'flaky', destination_type: 'webhook', forward_url: `${receiver.url}/flaky` });
+    receiver.reply({ status: 500 });
+    const out = (await forwardInbound(bed.c, inbound('flaky@acme.test'))) as { delivery_id: string };
+    let attempts = 0;
+    while (attempts < 40 && (await nextAttempt(route.id, out.delivery_id))) attempts++;
+    // The scheduler is the file's: retries other tests left due may fire too, to their own paths.
+    expect(receiver.requests.filter((r) => r.path === '/flaky')).toHaveLength(MAX_ATTEMPTS);
+    expect(await delivery(route.id, out.delivery_id)).toMatchObject({ status: 'exhausted', attempt_count: MAX_ATTEMPTS, response_status: 500 });
+    const stored = await bed.request({ method: 'GET', path: `/v1/inbound/routes/${route.id}`, key: bed.account.admin_key });
+    expect(stored.body.active).toBe(true);
+  });
+
+  it('holds a paused route\'s attempt without spending it, and delivers once it is active again', async () => {
+    const route = await makeRoute({ match_prefix: 'later', destination_type: 'webhook', forward_url: `${receiver.url}/later` });
+    const out = (await forwardInbound(bed.c, inbound('later@acme.test'))) as { delivery_id: string };
+    await bed.request({ method: 'PUT', path: `/v1/inbound/routes/${route.id}`, key: bed.account.admin_key, body: { active: false } });
+    await nextAttempt(route.id, out.delivery_id);
+    expect(receiver.requests.filter((r) => r.path === '/later')).toHaveLength(0);
+    expect(await delivery(route.id, out.delivery_id)).toMatchObject({ status: 'pending', attempt_count: 0 });
+    expect(bed.c.sent.find((s) => s.queue === 'webhooks')?.delaySeconds).toBe(900);
+    await bed.request({ method: 'PUT', path: `/v1/inbound/routes/${route.id}`, key: bed.account.admin_key, body: { active: true } });
+    await nextAttempt(route.id, out.delivery_id);
+    expect(receiver.requests.filter((r) => r.path === '/later')).toHaveLength(1);
+    expect(await delivery(route.id, out.delivery_id)).toMatchObject({ status: 'succeeded', attempt_count: 1 });
   });
 });
 
