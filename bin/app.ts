@@ -9,10 +9,13 @@ if (!/^[a-z][a-z0-9-]{0,20}$/.test(stage)) {
   throw new Error(`Context "stage" must be lower-case letters, digits and dashes; got "${stage}"`);
 }
 const sharedEmailSender: unknown = app.node.tryGetContext('sharedEmailSender');
+// `-c inbound=true` where SES receives mail: receipt rules and the inbound routes.
+const inbound = String(app.node.tryGetContext('inbound') ?? 'false') === 'true';
 
 new AppStack(app, `Postbox-${stage}`, {
   stage,
   sharedEmailSender: typeof sharedEmailSender === 'string' ? sharedEmailSender : undefined,
+  inbound,
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
 

@@ -9,6 +9,7 @@ import { contracts as contacts } from './contacts/contract';
 import { contracts as docs } from './docs/contract';
 import { contracts as domains } from './domains/contract';
 import { contracts as forms } from './forms/contract';
+import { contracts as inboundRoutes } from './inbound-routes/contract';
 import { contracts as keys } from './keys/contract';
 import { contracts as messages } from './messages/contract';
 import { contracts as send } from './send/contract';
@@ -31,6 +32,7 @@ export const contracts: Contracts = {
   ...docs,
   ...domains,
   ...forms,
+  ...inboundRoutes,
   ...keys,
   ...messages,
   ...send,

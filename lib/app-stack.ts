@@ -12,6 +12,7 @@ import { queues as manifestQueues, type FunctionDef, type QueueDef, type QueueNa
 import { DEFAULT_SHARED_EMAIL_SENDER, envNames } from '../shared/runtime/env-names';
 import { Api } from './constructs/api';
 import { DataTable } from './constructs/data-table';
+import { InboundMail } from './constructs/inbound';
 import { MailEvents } from './constructs/mail-events';
 import { ManifestFunction } from './constructs/manifest-function';
 import { pascalCase } from './constructs/names';
@@ -31,6 +32,8 @@ export interface AppStackProps extends StackProps {
   queues?: readonly QueueDef[];
   /** The sandbox sender address (SHARED_EMAIL_SENDER). */
   sharedEmailSender?: string;
+  /** SES receiving (context `-c inbound=true`, only where SES receives mail): receipt rules and the inbound routes. */
+  inbound?: boolean;
 }
 
 export class AppStack extends Stack {
@@ -38,6 +41,8 @@ export class AppStack extends Stack {
   readonly shared: SharedResources;
   /** Manifest name → its function construct. */
   readonly functions = new Map<string, ManifestFunction>();
+  /** SES receiving; undefined without `inbound`, or while the stack has no inbound queue. */
+  readonly inbound?: InboundMail;
 
   constructor(scope: Construct, id: string, props: AppStackProps) {
     super(scope, id, { description: `Postbox messaging API (${props.stage})`, ...props });
@@ -57,11 +62,14 @@ export class AppStack extends Stack {
     const { shared } = this;
     this.api = new Api(this, 'Api', { stage: props.stage, logRetention: LOG_RETENTION });
 
-    const environment = {
+    const environment: Record<string, string> = {
       [envNames.runtime]: 'aws',
       [envNames.logLevel]: 'info',
       [envNames.sharedEmailSender]: props.sharedEmailSender ?? DEFAULT_SHARED_EMAIL_SENDER,
     };
+    this.inbound = props.inbound ? this.receiveMail(queues, props.queues ?? manifestQueues, props.stage) : undefined;
+    // The deployment-gated inbound routes answer only where the stack receives mail.
+    if (this.inbound) environment.INBOUND_ENABLED = 'true';
 
     assertSingleDefaultRoute(functionDefs);
     for (const def of functionDefs) {
@@ -82,9 +90,20 @@ export class AppStack extends Stack {
       if (def.every) runEvery(this, target, def.every.minutes);
     }
 
+    if (this.inbound) new CfnOutput(this, 'InboundRuleSet', { value: this.inbound.ruleSet.receiptRuleSetName, description: 'Activate it: aws ses set-active-receipt-rule-set --rule-set-name <value>' });
     new CfnOutput(this, 'TableName', { value: shared.table.table.tableName });
     new CfnOutput(this, 'BucketName', { value: shared.storage.bucket.bucketName });
     new CfnOutput(this, 'SesConfigurationSet', { value: shared.mail.configurationSetName });
+  }
+
+  /**
+   * The receipt rules, fed into the queue named `inbound` (the inbound worker's). Until that queue
+   * is defined there is nothing to notify, so no rules are made.
+   */
+  private receiveMail(queues: Queues, definitions: readonly QueueDef[], stage: string): InboundMail | undefined {
+    const inboundQueue = definitions.find((q) => (q.name as string) === 'inbound');
+    if (!inboundQueue) return undefined;
+    return new InboundMail(this, 'InboundMail', { bucket: this.shared.storage.bucket, queue: queues.queue(inboundQueue.name), stage });
   }
 }
 

@@ -363,6 +363,25 @@ export class Postbox {
       this.#request<Ok<'/v1/forms/confirm', 'post'>>({ method: 'POST', path: '/v1/forms/confirm', body, resendable: true }),
   };
 
+  /** Inbound email settings (deployment-gated: 404 where inbound is off). */
+  readonly inbound = {
+    /** Turns inbound on or off for a domain (its id or name); answers the MX record to publish. 422 domain_not_ready unless verified. */
+    setDomainInbound: (domain: PathParams<'/v1/domains/{domain}/inbound', 'post'>['domain'], body: Body<'/v1/domains/{domain}/inbound', 'post'>) =>
+      this.#request<Ok<'/v1/domains/{domain}/inbound', 'post'>>({ method: 'POST', path: `/v1/domains/${enc(domain)}/inbound`, body }),
+    routes: {
+      /** The route with its signing secret, shown once. */
+      create: (body: Body<'/v1/inbound/routes', 'post'>) => this.#request<Ok<'/v1/inbound/routes', 'post'>>({ method: 'POST', path: '/v1/inbound/routes', body }),
+      list: () => this.#request<Ok<'/v1/inbound/routes', 'get'>>({ method: 'GET', path: '/v1/inbound/routes' }),
+      get: (id: PathParams<'/v1/inbound/routes/{id}', 'get'>['id']) =>
+        this.#request<Ok<'/v1/inbound/routes/{id}', 'get'>>({ method: 'GET', path: `/v1/inbound/routes/${enc(id)}` }),
+      /** Only the fields sent change. */
+      update: (id: PathParams<'/v1/inbound/routes/{id}', 'put'>['id'], body: Body<'/v1/inbound/routes/{id}', 'put'>) =>
+        this.#request<Ok<'/v1/inbound/routes/{id}', 'put'>>({ method: 'PUT', path: `/v1/inbound/routes/${enc(id)}`, body }),
+      remove: (id: PathParams<'/v1/inbound/routes/{id}', 'delete'>['id']) =>
+        this.#request<Ok<'/v1/inbound/routes/{id}', 'delete'>>({ method: 'DELETE', path: `/v1/inbound/routes/${enc(id)}` }),
+    },
+  };
+
   readonly webhooks = {
     /** The answer holds the signing_secret, once: keep it for verifySignature. */
     create: (body: Body<'/v1/webhooks', 'post'>) => this.#request<Ok<'/v1/webhooks', 'post'>>({ method: 'POST', path: '/v1/webhooks', body }),

@@ -69,7 +69,8 @@ export type Entity =
   | 'contact_import'
   | 'form'
   | 'form_ref'
-  | 'form_token';
+  | 'form_token'
+  | 'inbound_route';
 
 export interface IndexKey {
   gsi2pk: string;
@@ -235,6 +236,10 @@ export const keys = {
   formToken: (tokenDigest: string): ItemKey => ({ pk: `FORMTOKEN#${tokenDigest}`, sk: 'FORMTOKEN' }),
   /** Rate-limit subject of the confirmation mails sent to one address for one account. */
   formConfirmMails: (accountId: string, email: string): string => `formmail#${accountId}#${email}`,
+
+  /** An inbound route (shared/inbound-routes/repository.ts), in its account's partition; outside `INB#`. */
+  inboundRoute: (accountId: string, routeId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `INBROUTE#${routeId}` }),
+  inboundRoutePrefix: 'INBROUTE#',
 
   usage: (accountId: string, period: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `USAGE#${period}` }),
 

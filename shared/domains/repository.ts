@@ -34,6 +34,8 @@ export interface DomainItem extends ItemKey {
   from_name?: string | null;
   bimi?: BimiSettings;
   verified_at?: string;
+  /** Inbound email on (POST /v1/domains/{domain}/inbound): the SMTP listener and routes take the domain. */
+  inbound_enabled?: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -128,6 +130,17 @@ export class DomainRepository {
       condition: 'attribute_exists(pk)',
     });
     return (await wrote(write)) ? write : undefined;
+  }
+
+  /** Turns inbound email on or off; false when the domain is gone. */
+  setInboundEnabled(accountId: string, domain: string, enabled: boolean, now: string): Promise<boolean> {
+    return wrote(
+      this.store.update(keys.domain(accountId, domain), {
+        expression: 'SET inbound_enabled = :on, updated_at = :now',
+        condition: 'attribute_exists(pk)',
+        values: { ':on': enabled, ':now': now },
+      }),
+    );
   }
 
   /** The account holding a domain name, across the deployment. */

@@ -1,5 +1,6 @@
 // The webhooks queue's payloads: an event to fan out to its subscriptions, or one delivery attempt.
 import * as z from 'zod';
+import { routeAttemptJob } from '../inbound-routes/messages';
 import { subscribableTypes } from './model';
 
 /** The webhook request body, exactly as the spec's envelope (keys in the order they are sent). */
@@ -25,7 +26,8 @@ export const attemptJob = z.object({
   attempt: z.number().int().positive(),
 });
 
-export const webhookJob = z.discriminatedUnion('kind', [eventJob, attemptJob]);
+// route_attempt: an inbound route's webhook forward rides the same queue and retry schedule.
+export const webhookJob = z.discriminatedUnion('kind', [eventJob, attemptJob, routeAttemptJob]);
 
 export type EventJob = z.infer<typeof eventJob>;
 export type AttemptJob = z.infer<typeof attemptJob>;

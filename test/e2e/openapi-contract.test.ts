@@ -311,6 +311,26 @@ const fixtures: Record<string, (account: Account, values: Record<string, string>
     const made = await account.call('send', 'POST', '/v1/forms', body, 201, '{{form_id}}');
     values.form_id = (made.json as { id: string }).id;
   },
+  // A domain with inbound email on: registered, its records published on the loopback DNS server,
+  // verified through the API (which takes the account out of the sandbox), then enabled.
+  inbound_domain: async (account, values) => {
+    const name = `${uniqueToken()}.example.com`;
+    const added = await account.call('admin', 'POST', '/v1/domains', { domain: name }, 201, '{{inbound_domain}}');
+    for (const record of (added.json as { dns_records: Array<{ type: string; name: string; value: string }> }).dns_records) {
+      if (record.type === 'CNAME') dns.publish(record.name, { cname: record.value });
+      if (record.type === 'TXT') dns.publish(record.name, { txt: [record.value] });
+    }
+    await account.call('admin', 'POST', `/v1/domains/${name}/verify`, undefined, 200, '{{inbound_domain}}');
+    await account.call('admin', 'POST', `/v1/domains/${name}/inbound`, { enabled: true }, 200, '{{inbound_domain}}');
+    values.inbound_domain = name;
+  },
+  // A webhook route forwarding to the loopback receiver, on the example's {{inbound_domain}} (made first when the example has none).
+  inbound_route_id: async (account, values) => {
+    if (values.inbound_domain === undefined) await fixtures.inbound_domain!(account, values);
+    const body = { domain: values.inbound_domain, match_prefix: `route-${uniqueToken()}`.toLowerCase(), destination_type: 'webhook', forward_url: `${receiver.url}/inbound` };
+    const made = await account.call('send', 'POST', '/v1/inbound/routes', body, 201, '{{inbound_route_id}}');
+    values.inbound_route_id = (made.json as { id: string }).id;
+  },
   suppressed_email: async (account, values) => {
     const recipient = `suppressed-${uniqueToken()}@example.com`;
     await account.call('send', 'POST', '/v1/suppressions', { channel: 'email', recipient, reason: 'contract test' }, 201, '{{suppressed_email}}');

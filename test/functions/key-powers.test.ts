@@ -25,6 +25,11 @@ const LIVE_ONLY = [
   'POST /v1/forms',
   'PUT /v1/forms/{id}',
   'DELETE /v1/forms/{id}',
+  // Inbound: which domains receive mail, and where routes forward live mail (a URL or an address).
+  'POST /v1/domains/{domain}/inbound',
+  'POST /v1/inbound/routes',
+  'PUT /v1/inbound/routes/{id}',
+  'DELETE /v1/inbound/routes/{id}',
 ];
 
 /** Path values that name nothing the account has, so no allowed call changes anything. */

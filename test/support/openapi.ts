@@ -36,6 +36,8 @@ export const fixtureNames = [
   'import_id',
   'unsubscribe_token',
   'form_id',
+  'inbound_domain',
+  'inbound_route_id',
 ] as const;
 export type FixtureName = (typeof fixtureNames)[number];
 

@@ -8,7 +8,7 @@ describe('readLocalSettings', () => {
 
   it('reads every variable', () => {
     const s = readLocalSettings({ HOST: '0.0.0.0', PORT: '8080', DATA_DIR: '/tmp/x', SES_PORT: '0', DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', LOG_LEVEL: 'warn', SCHEDULER_TICK_MS: '250', QUEUE_RETRY_DELAY_SECONDS: '0', SHARED_EMAIL_SENDER: 'a@b.c' });
-    expect(s).toEqual({ host: '0.0.0.0', port: 8080, dataDir: '/tmp/x', sesPort: 0, dynamodbEndpoint: 'http://127.0.0.1:9', logLevel: 'warn', schedulerTickMs: 250, queueRetryDelaySeconds: 0, sharedEmailSender: 'a@b.c', dnsServers: [], validationEnabled: true, emailCostMicros: 100, accountEmail: 'you@example.com', webhookAllowPrivate: false });
+    expect(s).toEqual({ host: '0.0.0.0', port: 8080, dataDir: '/tmp/x', sesPort: 0, dynamodbEndpoint: 'http://127.0.0.1:9', logLevel: 'warn', schedulerTickMs: 250, queueRetryDelaySeconds: 0, sharedEmailSender: 'a@b.c', dnsServers: [], validationEnabled: true, emailCostMicros: 100, accountEmail: 'you@example.com', webhookAllowPrivate: false, inboundEnabled: true, inboundSmtpPort: 2525 });
   });
 
   it.each([{ PORT: 'http' }, { PORT: '70000' }, { LOG_LEVEL: 'loud' }, { DYNAMODB_ENDPOINT: 'not a url' }])('rejects %j with a ConfigError naming it', (env) => {
@@ -81,5 +81,18 @@ describe('readRuntimeKind', () => {
     expect(readRuntimeKind({ RUNTIME: 'aws' })).toBe('aws');
     expect(readRuntimeKind({})).toBe('local');
     expect(readRuntimeKind({ RUNTIME: 'AWS ' })).toBe('local');
+  });
+});
+
+describe('inbound settings', () => {
+  it('are on locally unless INBOUND_ENABLED says otherwise, with the listener on 2525 (0 picks a port)', () => {
+    expect(readLocalSettings({})).toMatchObject({ inboundEnabled: true, inboundSmtpPort: 2525 });
+    expect(readLocalSettings({ INBOUND_ENABLED: 'false', INBOUND_SMTP_PORT: '0' })).toMatchObject({ inboundEnabled: false, inboundSmtpPort: 0 });
+    expect(() => readLocalSettings({ INBOUND_ENABLED: 'maybe' })).toThrow(/INBOUND_ENABLED/);
+  });
+
+  it('are off in AWS unless the stack turns them on', () => {
+    expect(readAwsConfig({ TABLE_NAME: 't' }).inboundEnabled).toBe(false);
+    expect(readAwsConfig({ TABLE_NAME: 't', INBOUND_ENABLED: 'true' }).inboundEnabled).toBe(true);
   });
 });

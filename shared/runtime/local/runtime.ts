@@ -191,6 +191,8 @@ export async function startLocalRuntime(
       emailCostMicros: settings.emailCostMicros,
       webhookAllowPrivate: settings.webhookAllowPrivate,
       publicBaseUrl: settings.publicBaseUrl,
+      inboundEnabled: settings.inboundEnabled,
+      inboundSmtpHost: settings.host,
       // The local stand-in of the visibility timeout is the retry delay: a job comes back after it.
       dispatchLeaseMs: Math.max(1, settings.queueRetryDelaySeconds) * 1000,
     };
