@@ -69,7 +69,10 @@ export type Entity =
   | 'contact_import'
   | 'form'
   | 'form_ref'
-  | 'form_token';
+  | 'form_token'
+  | 'inbound_email'
+  | 'inbound_content'
+  | 'inbound_receipt';
 
 export interface IndexKey {
   gsi2pk: string;
@@ -235,6 +238,14 @@ export const keys = {
   formToken: (tokenDigest: string): ItemKey => ({ pk: `FORMTOKEN#${tokenDigest}`, sk: 'FORMTOKEN' }),
   /** Rate-limit subject of the confirmation mails sent to one address for one account. */
   formConfirmMails: (accountId: string, email: string): string => `formmail#${accountId}#${email}`,
+
+  /** A received email (list form), in its account's partition, listed newest first by id (shared/inbound/repository.ts). */
+  inboundEmail: (accountId: string, inboundId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `INB#${inboundId}` }),
+  inboundEmailPrefix: 'INB#',
+  /** What only the full form shows (text, html, headers), apart from the list's items; sorts outside `INB#`. */
+  inboundContent: (accountId: string, inboundId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `INBCONTENT#${inboundId}` }),
+  /** One per received message and recipient (digest of Message-ID or SES id, and recipient): a redelivery finds its inbound id. */
+  inboundReceipt: (digest: string): ItemKey => ({ pk: `INBRCPT#${digest}`, sk: 'INBRCPT' }),
 
   usage: (accountId: string, period: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `USAGE#${period}` }),
 

@@ -42,7 +42,15 @@ export interface RuntimeConfig {
    * request's Host or X-Forwarded-* headers. Unset only in functions that make no links.
    */
   publicBaseUrl?: string;
+  /**
+   * Inbound email (INBOUND_ENABLED): off, the inbound routes answer 404 as the spec's
+   * deployment-gated routes do. Unset counts as off.
+   */
+  inboundEnabled?: boolean;
 }
+
+/** SES receiving's limit on a message, headers included: 40 MB. */
+export const INBOUND_MAX_BYTES = 40 * 1024 * 1024;
 
 type Env = Record<string, string | undefined>;
 
@@ -118,6 +126,8 @@ export function readAwsConfig(env: Env = process.env): RuntimeConfig {
       DNS_SERVERS: dnsServers(),
       VALIDATION_ENABLED: flag(),
       EMAIL_COST_MICROS: costMicros(),
+      // The stack sets it where SES receives mail (CDK context `inbound`); off otherwise.
+      INBOUND_ENABLED: z.enum(['true', 'false', '1', '0']).default('false').transform((v) => v === 'true' || v === '1'),
     })
     .safeParse(env);
   if (!base.success) fail('AWS', base.error);
@@ -148,6 +158,7 @@ export function readAwsConfig(env: Env = process.env): RuntimeConfig {
     webhookAllowPrivate: false,
     // The stack hands it to every function behind a route; queue consumers make no links yet.
     publicBaseUrl: v[envNames.publicBaseUrl],
+    inboundEnabled: v.INBOUND_ENABLED,
   };
 }
 
@@ -173,6 +184,12 @@ export interface LocalSettings {
   webhookAllowPrivate: boolean;
   /** PUBLIC_BASE_URL; when unset the runtime uses its own address, http://HOST:PORT. */
   publicBaseUrl?: string;
+  /** INBOUND_ENABLED: the inbound routes and the SMTP listener (on by default locally). */
+  inboundEnabled: boolean;
+  /** INBOUND_SMTP_PORT of the SMTP listener playing SES receiving; 0 picks a free one. */
+  inboundSmtpPort: number;
+  /** INBOUND_MAX_BYTES: the largest message the listener takes (SES's 40 MB); tests lower it. */
+  inboundMaxBytes: number;
 }
 
 /** Settings of `npm start` (bin/local.ts). */
@@ -195,6 +212,9 @@ export function readLocalSettings(env: Env = process.env): LocalSettings {
       ACCOUNT_EMAIL: z.email().default('you@example.com'),
       WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false', '1', '0']).default('false').transform((v) => v === 'true' || v === '1'),
       PUBLIC_BASE_URL: publicBaseUrl().optional(),
+      INBOUND_ENABLED: flag(),
+      INBOUND_SMTP_PORT: port.default(2525),
+      INBOUND_MAX_BYTES: z.coerce.number().int().min(1024).max(INBOUND_MAX_BYTES).default(INBOUND_MAX_BYTES),
     })
     .safeParse(env);
   if (!parsed.success) fail('local', parsed.error);
@@ -215,5 +235,8 @@ export function readLocalSettings(env: Env = process.env): LocalSettings {
     accountEmail: v.ACCOUNT_EMAIL,
     webhookAllowPrivate: v.WEBHOOK_ALLOW_PRIVATE,
     ...(v.PUBLIC_BASE_URL ? { publicBaseUrl: v.PUBLIC_BASE_URL } : {}),
+    inboundEnabled: v.INBOUND_ENABLED,
+    inboundSmtpPort: v.INBOUND_SMTP_PORT,
+    inboundMaxBytes: v.INBOUND_MAX_BYTES,
   };
 }
