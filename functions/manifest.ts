@@ -190,6 +190,7 @@ export const functions: readonly FunctionDef[] = [
   },
   {
     // Received mail (issue 16): reads. The routes answer 404 unless INBOUND_ENABLED (spec: deployment-gated).
+    // Table writes: the pipeline's rate limiter and key checks write, as on every key route.
     name: 'inbound',
     entry: 'functions/inbound/http.ts',
     handler: 'handler',
@@ -199,7 +200,7 @@ export const functions: readonly FunctionDef[] = [
       { method: 'GET', path: '/v1/inbound/{id}/raw', access: SEND_OR_READ, summary: 'The received message as it arrived (message/rfc822)' },
       { method: 'GET', path: '/v1/inbound/{id}/attachments/{index}', access: SEND_OR_READ, summary: "One attachment's bytes, by its 0-based index" },
     ],
-    needs: { table: 'read', secrets: ['cursor-signing-key'], bucket: 'read' },
+    needs: { table: 'readwrite', secrets: ['cursor-signing-key'], bucket: 'read' },
     memoryMb: 512,
     timeoutSeconds: 10,
   },

@@ -408,6 +408,16 @@ export class Postbox {
       this.#request<Ok<'/v1/broadcasts/{id}/cancel', 'post'>>({ method: 'POST', path: `/v1/broadcasts/${enc(id)}/cancel` }),
   };
 
+  /** Received mail (where the deployment has inbound enabled; 404 otherwise). */
+  readonly inbound = {
+    /** Newest first, without the bodies. */
+    list: (query?: Query<'/v1/inbound', 'get'>) => this.#request<Ok<'/v1/inbound', 'get'>>({ method: 'GET', path: '/v1/inbound', query }),
+    /** The full form: text, html (as received), headers, rfc_message_id. */
+    get: (id: PathParams<'/v1/inbound/{id}', 'get'>['id']) => this.#request<Ok<'/v1/inbound/{id}', 'get'>>({ method: 'GET', path: `/v1/inbound/${enc(id)}` }),
+    /** The message as received, read as text (an 8-bit message loses its non-UTF-8 bytes: fetch the route itself for the bytes). */
+    raw: (id: PathParams<'/v1/inbound/{id}/raw', 'get'>['id']) => this.#request<string>({ method: 'GET', path: `/v1/inbound/${enc(id)}/raw` }),
+  };
+
   readonly uploads = {
     /**
      * Stores a file (CSV, text or JSON, at most 2 MiB) for a contact import and answers its key.

@@ -4,7 +4,7 @@ import type { Store } from '../db/store';
 import { NotFoundError } from '../errors';
 import { mapPage, pageRequest, type Page, type PageInput } from '../pagination';
 import type { ObjectStore, StoredObject } from '../ports/object-store';
-import { attachmentKey } from './receive';
+import { attachmentKey } from './object-keys';
 import { InboundRepository, type InboundContent, type InboundEmailItem } from './repository';
 import type { InboundEmailSummary, InboundEmailView } from './schemas';
 

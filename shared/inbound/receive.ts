@@ -14,6 +14,7 @@ import type { Logger } from '../runtime/logger';
 import { publishEvent } from '../webhooks/deliver';
 import { domainOfAddress, inboundDomainOf } from './domains';
 import type { ReceiptNotification } from './messages';
+import { attachmentKey, contentKey } from './object-keys';
 import { parseMessage, type ParsedMessage } from './parse';
 import { InboundRepository, type InboundContent, type InboundEmailItem } from './repository';
 import { threadIdOf } from './thread';
@@ -32,8 +33,6 @@ const INLINE_CONTENT_BYTES = 64 * 1024;
 /** The webhook payload's text is cut here: a queue message (and SQS's 256 KB) carries the envelope. */
 export const PAYLOAD_TEXT_CHARS = 32 * 1024;
 
-export const attachmentKey = (rawKey: string, index: number): string => `${rawKey}#attachments/${index}`;
-const contentKey = (rawKey: string): string => `${rawKey}#content.json`;
 
 async function collect(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];

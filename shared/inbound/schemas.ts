@@ -25,8 +25,7 @@ export const inboundEmailSummary = z
     size_bytes: z.number().int().min(0),
     received_at: z.string(),
     thread_id: z.string(),
-  })
-  .meta({ id: 'InboundEmailSummary' });
+  });
 
 export const inboundEmailView = inboundEmailSummary
   .extend({
@@ -36,8 +35,7 @@ export const inboundEmailView = inboundEmailSummary
       description: 'By lowercased name, values as received (encoded words not decoded); a repeated header is an array in order',
     }),
     rfc_message_id: z.string().nullable(),
-  })
-  .meta({ id: 'InboundEmail' });
+  });
 
 export type InboundEmailSummary = z.infer<typeof inboundEmailSummary>;
 export type InboundEmailView = z.infer<typeof inboundEmailView>;
