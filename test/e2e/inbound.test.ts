@@ -378,3 +378,21 @@ describe('the inbound read routes', () => {
     }
   });
 });
+
+describe('INBOUND_ENABLED=false', () => {
+  it('starts no SMTP listener and answers 404 on the inbound routes', async () => {
+    const offDir = mkdtempSync(join(tmpdir(), 'postbox-inbound-off-'));
+    const off = await startLocalRuntime(readLocalSettings({ HOST: '127.0.0.1', PORT: '0', SES_PORT: '0', INBOUND_SMTP_PORT: '0', INBOUND_ENABLED: 'false', DATA_DIR: offDir, LOG_LEVEL: 'silent' }), functions, {
+      logger: createLogger('silent'),
+    });
+    try {
+      expect(off.smtpUrl).toBeUndefined();
+      const res = await api(off.url, 'GET', '/v1/inbound', off.bootstrap.admin_key);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+    } finally {
+      await off.close();
+      rmSync(offDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
