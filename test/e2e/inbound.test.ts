@@ -4,7 +4,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import iconv from 'iconv-lite';
@@ -303,6 +303,31 @@ describe('the local SMTP listener', () => {
   it('refuses a message over the size limit with 552', async () => {
     const big = message({ From: `alice@${SENDER}`, To: `hello@${DOMAIN}`, Subject: 'Too big' }, `${'x'.repeat(998)}\r\n`.repeat(Math.ceil(MAX_BYTES / 1000) + 10));
     await expect(deliver(big)).rejects.toMatchObject({ responseCode: 552 });
+  });
+
+  it('refuses with 552 a message whose MAIL FROM declared no size, counting it as it streams', async () => {
+    const socket = connect(smtpPort, '127.0.0.1');
+    let heard = '';
+    socket.on('data', (d: Buffer) => (heard += d.toString()));
+    const reply = (code: string): Promise<void> => waitFor(() => new RegExp(`^${code} `, 'm').test(heard) && ((heard = ''), true), { what: () => `SMTP ${code}, heard: ${heard}` }).then(() => undefined);
+    try {
+      await reply('220');
+      socket.write(`EHLO mx.${SENDER}\r\n`);
+      await reply('250');
+      socket.write(`MAIL FROM:<alice@${SENDER}>\r\n`);
+      await reply('250');
+      socket.write(`RCPT TO:<hello@${DOMAIN}>\r\n`);
+      await reply('250');
+      socket.write('DATA\r\n');
+      await reply('354');
+      socket.write(`Subject: Streamed too big\r\n\r\n`);
+      const line = `${'y'.repeat(998)}\r\n`;
+      for (let sent = 0; sent < MAX_BYTES * 2; sent += line.length) socket.write(line);
+      socket.write('.\r\n');
+      await reply('552');
+    } finally {
+      socket.destroy();
+    }
   });
 
   it('delivers email.received, signed, with the inbound id as message_id and payload.id', async () => {

@@ -143,6 +143,8 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
     size: maxBytes,
+    // A laptop's share: more senders than this at once wait for a connection, as at any busy MX.
+    maxClients: 64,
     logger: false,
     onRcptTo(address, _session, callback) {
       const domain = domainOfAddress(address.address);
