@@ -11,6 +11,7 @@ import { apiPipeline } from './benchmarks/api-pipeline';
 import { broadcasts } from './benchmarks/broadcasts';
 import { bundles } from './benchmarks/bundles';
 import { imports } from './benchmarks/imports';
+import { inbound } from './benchmarks/inbound';
 import { lists } from './benchmarks/lists';
 import { localLoad } from './benchmarks/local-load';
 import { sending } from './benchmarks/sending';
@@ -38,6 +39,7 @@ const registry: Readonly<Record<string, Benchmark>> = {
   lists,
   broadcasts,
   webhooks,
+  inbound,
   'local-load': localLoad,
   bundles,
 };

@@ -41,7 +41,7 @@ export interface HttpRoute {
   body?: 'json' | 'raw';
 }
 
-export type QueueName = 'send' | 'fanout' | 'webhooks' | 'ses-events' | 'imports';
+export type QueueName = 'send' | 'fanout' | 'webhooks' | 'ses-events' | 'imports' | 'inbound';
 export const secretNames = ['cursor-signing-key', 'staff-token', 'data-encryption-key', 'unsubscribe-signing-key'] as const;
 export type SecretName = (typeof secretNames)[number];
 
@@ -99,6 +99,8 @@ export const queues: readonly QueueDef[] = [
   { name: 'webhooks', visibilityTimeoutSeconds: 240, maxReceiveCount: 5, batchSize: 10, maxBatchingWindowSeconds: 0, summary: 'webhook delivery attempts' },
   { name: 'ses-events', visibilityTimeoutSeconds: 180, maxReceiveCount: 5, batchSize: 10, maxBatchingWindowSeconds: 1, summary: 'SES event notifications via SNS' },
   { name: 'imports', visibilityTimeoutSeconds: 720, maxReceiveCount: 5, batchSize: 1, maxBatchingWindowSeconds: 0, summary: 'contact imports, a run of chunks each; the rest of long list deletes' },
+  // One message a batch: a message may be 40 MB, parsed one at a time within the worker's memory.
+  { name: 'inbound', visibilityTimeoutSeconds: 720, maxReceiveCount: 5, batchSize: 1, maxBatchingWindowSeconds: 0, summary: 'received mail: SES receipt notifications (S3 action via SNS) of raw messages in the bucket' },
 ];
 
 export function routeKey(route: Pick<HttpRoute, 'method' | 'path'>): string {

@@ -97,7 +97,7 @@ async function startRuntime(projectRoot: string, dataDir: string): Promise<{ chi
   const extra = (process.env.POSTBOX_LOAD_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...extra, '--import', 'tsx', 'bin/local.ts'], {
     cwd: projectRoot,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', SES_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'error', WEBHOOK_ALLOW_PRIVATE: 'true', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', SES_PORT: '0', INBOUND_SMTP_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'error', WEBHOOK_ALLOW_PRIVATE: 'true', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

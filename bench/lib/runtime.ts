@@ -125,7 +125,7 @@ export interface BenchRuntime {
 /** The HTTP functions on a local runtime of their own (fresh DATA_DIR); the queue consumers run here. */
 export async function startBenchRuntime(env: Record<string, string> = {}): Promise<BenchRuntime> {
   const dataDir = mkdtempSync(join(tmpdir(), 'postbox-bench-'));
-  const settings = readLocalSettings({ HOST: '127.0.0.1', PORT: '0', SES_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env });
+  const settings = readLocalSettings({ HOST: '127.0.0.1', PORT: '0', SES_PORT: '0', INBOUND_SMTP_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env });
   const rt = await startLocalRuntime(settings, functions.filter((f) => !f.queue));
   const c = rt.container;
   const raw = { store: c.store, queue: c.queue, mailer: c.mailer, objects: c.objects };

@@ -363,8 +363,14 @@ export class Postbox {
       this.#request<Ok<'/v1/forms/confirm', 'post'>>({ method: 'POST', path: '/v1/forms/confirm', body, resendable: true }),
   };
 
-  /** Inbound email settings (deployment-gated: 404 where inbound is off). */
+  /** Received mail and its settings (deployment-gated: 404 where inbound is off). */
   readonly inbound = {
+    /** Newest first, without the bodies. */
+    list: (query?: Query<'/v1/inbound', 'get'>) => this.#request<Ok<'/v1/inbound', 'get'>>({ method: 'GET', path: '/v1/inbound', query }),
+    /** The full form: text, html (as received), headers, rfc_message_id. */
+    get: (id: PathParams<'/v1/inbound/{id}', 'get'>['id']) => this.#request<Ok<'/v1/inbound/{id}', 'get'>>({ method: 'GET', path: `/v1/inbound/${enc(id)}` }),
+    /** The message as received, read as text (an 8-bit message loses its non-UTF-8 bytes: fetch the route itself for the bytes). */
+    raw: (id: PathParams<'/v1/inbound/{id}/raw', 'get'>['id']) => this.#request<string>({ method: 'GET', path: `/v1/inbound/${enc(id)}/raw` }),
     /** Turns inbound on or off for a domain (its id or name); answers the MX record to publish. 422 domain_not_ready unless verified. */
     setDomainInbound: (domain: PathParams<'/v1/domains/{domain}/inbound', 'post'>['domain'], body: Body<'/v1/domains/{domain}/inbound', 'post'>) =>
       this.#request<Ok<'/v1/domains/{domain}/inbound', 'post'>>({ method: 'POST', path: `/v1/domains/${enc(domain)}/inbound`, body }),

@@ -656,6 +656,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/inbound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List received emails, newest first (no bodies)
+         * @description Mail received on the account's inbound-enabled domains, newest first, without the bodies. Answers 404 `not_found` on a deployment where inbound email is not enabled.
+         */
+        get: operations["listInboundEmails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/inbound/routes": {
         parameters: {
             query?: never;
@@ -714,6 +734,66 @@ export interface paths {
          * @description Removes the route for good. Deployment-gated: 404 `not_found` where inbound email is off (`INBOUND_ENABLED`; in AWS the `-c inbound=true` context).
          */
         delete: operations["deleteInboundRoute"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbound/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A received email, with its text, html and headers
+         * @description The full form: the list form plus text, html (as received: render it only sandboxed), headers and rfc_message_id. Answers 404 `not_found` on a deployment where inbound email is not enabled.
+         */
+        get: operations["getInboundEmail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbound/{id}/attachments/{index}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One attachment's bytes, by its 0-based index
+         * @description One attachment's bytes, with its Content-Type and `Content-Disposition: attachment` naming its file (an ASCII fallback and RFC 6266 `filename*=UTF-8''…`). 404 `not_found` for an index outside the attachments array. Answers 404 `not_found` on a deployment where inbound email is not enabled.
+         */
+        get: operations["getInboundAttachment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbound/{id}/raw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The received message as it arrived (message/rfc822)
+         * @description The message exactly as it was received. 404 `not_found` when the raw message was not kept. Answers 404 `not_found` on a deployment where inbound email is not enabled.
+         */
+        get: operations["getInboundEmailRaw"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -8466,6 +8546,188 @@ export interface operations {
             };
         };
     };
+    listInboundEmails: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100 (default 50; larger values are capped, others ignored) */
+                limit?: string;
+                /** @description The next_cursor of the page before; bound to the account, the list and its filters */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Received emails, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        emails: {
+                            /** @description inb_… */
+                            id: string;
+                            account_id: string;
+                            domain: string;
+                            /** @description The envelope recipient on the domain */
+                            recipient: string;
+                            /** @description The Mail app inbox the message went to; null without one */
+                            inbox_id: string | null;
+                            /** @description The first From address; null when the message had none that could be read */
+                            from: string | null;
+                            to: string[];
+                            cc: string[];
+                            subject: string | null;
+                            /** @description PASS, FAIL, GRAY or PROCESSING_FAILED */
+                            spf_verdict: string;
+                            dkim_verdict: string;
+                            dmarc_verdict: string;
+                            attachments: {
+                                /** @description As the sender named it; null when it had no name */
+                                filename: string | null;
+                                content_type: string;
+                                /** @description Decoded size in bytes */
+                                size: number;
+                            }[];
+                            size_bytes: number;
+                            received_at: string;
+                            thread_id: string;
+                        }[];
+                        /** @description Pass as cursor for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listInboundRoutes: {
         parameters: {
             query?: never;
@@ -9213,6 +9475,433 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getInboundEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The received email */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description inb_… */
+                        id: string;
+                        account_id: string;
+                        domain: string;
+                        /** @description The envelope recipient on the domain */
+                        recipient: string;
+                        /** @description The Mail app inbox the message went to; null without one */
+                        inbox_id: string | null;
+                        /** @description The first From address; null when the message had none that could be read */
+                        from: string | null;
+                        to: string[];
+                        cc: string[];
+                        subject: string | null;
+                        /** @description PASS, FAIL, GRAY or PROCESSING_FAILED */
+                        spf_verdict: string;
+                        dkim_verdict: string;
+                        dmarc_verdict: string;
+                        attachments: {
+                            /** @description As the sender named it; null when it had no name */
+                            filename: string | null;
+                            content_type: string;
+                            /** @description Decoded size in bytes */
+                            size: number;
+                        }[];
+                        size_bytes: number;
+                        received_at: string;
+                        thread_id: string;
+                        text: string | null;
+                        /** @description As received, never sanitized: render it only in a sandbox */
+                        html: string | null;
+                        /** @description By lowercased name, values as received (encoded words not decoded); a repeated header is an array in order */
+                        headers: {
+                            [key: string]: string | string[];
+                        };
+                        rfc_message_id: string | null;
+                    };
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getInboundAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                index: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachment */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getInboundEmailRaw: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The RFC 822 message */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "message/rfc822": string;
+                };
             };
             /** @description unauthorized */
             401: {

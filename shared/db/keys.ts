@@ -70,7 +70,10 @@ export type Entity =
   | 'form'
   | 'form_ref'
   | 'form_token'
-  | 'inbound_route';
+  | 'inbound_route'
+  | 'inbound_email'
+  | 'inbound_content'
+  | 'inbound_receipt';
 
 export interface IndexKey {
   gsi2pk: string;
@@ -240,6 +243,13 @@ export const keys = {
   /** An inbound route (shared/inbound-routes/repository.ts), in its account's partition; outside `INB#`. */
   inboundRoute: (accountId: string, routeId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `INBROUTE#${routeId}` }),
   inboundRoutePrefix: 'INBROUTE#',
+  /** A received email (list form), in its account's partition, listed newest first by id (shared/inbound/repository.ts). */
+  inboundEmail: (accountId: string, inboundId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `INB#${inboundId}` }),
+  inboundEmailPrefix: 'INB#',
+  /** What only the full form shows (text, html, headers), apart from the list's items; sorts outside `INB#`. */
+  inboundContent: (accountId: string, inboundId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `INBCONTENT#${inboundId}` }),
+  /** One per received message and recipient (digest of Message-ID or SES id, and recipient): a redelivery finds its inbound id. */
+  inboundReceipt: (digest: string): ItemKey => ({ pk: `INBRCPT#${digest}`, sk: 'INBRCPT' }),
 
   usage: (accountId: string, period: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `USAGE#${period}` }),
 

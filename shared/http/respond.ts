@@ -39,6 +39,8 @@ export function render(result: HttpResult, requestId: string, extra: Record<stri
   // nosniff on every answer: a JSON error must never be read as HTML by a browser.
   const headers: Record<string, string> = { 'x-request-id': requestId, 'x-content-type-options': 'nosniff', ...extra, ...(result.headers ?? {}) };
   if (result.body === undefined) return { statusCode: result.status, headers };
+  // Bytes (a raw message, an attachment) travel base64-encoded, as API Gateway expects binary.
+  if (Buffer.isBuffer(result.body)) return { statusCode: result.status, headers, body: result.body.toString('base64'), isBase64Encoded: true };
   headers['content-type'] ??= 'application/json; charset=utf-8';
   const body = typeof result.body === 'string' ? result.body : JSON.stringify(result.body);
   return { statusCode: result.status, headers, body };

@@ -25,7 +25,7 @@ export interface ForwardableEmail {
   text: string;
   spam_verdict: string;
   virus_verdict: string;
-  attachments: Array<{ filename: string; content_type: string; size: number }>;
+  attachments: Array<{ filename: string | null; content_type: string; size: number }>;
   received_at: string;
   /** Where the raw message is kept in the object store, when it was. */
   raw_key?: string;

@@ -51,6 +51,9 @@ export interface RuntimeConfig {
   inboundSmtpHost?: string;
 }
 
+/** SES receiving's limit on a message, headers included: 40 MB. */
+export const INBOUND_MAX_BYTES = 40 * 1024 * 1024;
+
 type Env = Record<string, string | undefined>;
 
 export class ConfigError extends Error {
@@ -187,6 +190,8 @@ export interface LocalSettings {
   inboundEnabled: boolean;
   /** INBOUND_SMTP_PORT of the SMTP listener playing SES receiving; 0 picks a free one. */
   inboundSmtpPort: number;
+  /** INBOUND_MAX_BYTES: the largest message the listener takes (SES's 40 MB); tests lower it. */
+  inboundMaxBytes: number;
 }
 
 /** Settings of `npm start` (bin/local.ts). */
@@ -211,6 +216,7 @@ export function readLocalSettings(env: Env = process.env): LocalSettings {
       PUBLIC_BASE_URL: publicBaseUrl().optional(),
       INBOUND_ENABLED: flag(),
       INBOUND_SMTP_PORT: port.default(2525),
+      INBOUND_MAX_BYTES: z.coerce.number().int().min(1024).max(INBOUND_MAX_BYTES).default(INBOUND_MAX_BYTES),
     })
     .safeParse(env);
   if (!parsed.success) fail('local', parsed.error);
@@ -233,5 +239,6 @@ export function readLocalSettings(env: Env = process.env): LocalSettings {
     ...(v.PUBLIC_BASE_URL ? { publicBaseUrl: v.PUBLIC_BASE_URL } : {}),
     inboundEnabled: v.INBOUND_ENABLED,
     inboundSmtpPort: v.INBOUND_SMTP_PORT,
+    inboundMaxBytes: v.INBOUND_MAX_BYTES,
   };
 }

@@ -250,6 +250,17 @@ describe('HTTP API', () => {
     expect(routes.map((route) => route.Properties.RouteKey).sort()).toEqual(expectedKeys);
   });
 
+  it('lets API Gateway invoke each function behind it through one permission for all its routes, so the stack stays well inside CloudFormation\'s 500 resources', () => {
+    const apiFunctions = functions.filter((def) => (def.http?.length ?? 0) > 0 || def.defaultRoute);
+    const apiPermissions = Object.values(template.findResources('AWS::Lambda::Permission', { Properties: { Principal: 'apigateway.amazonaws.com' } }));
+    expect(apiPermissions).toHaveLength(apiFunctions.length);
+    for (const def of apiFunctions) {
+      expect(apiPermissions.filter((p) => p.Properties.FunctionName['Fn::GetAtt']?.[0] === functionId(def))).toHaveLength(1);
+    }
+    // Room for the routes and functions still to come: a stack past 500 resources cannot deploy.
+    expect(Object.keys(resources).length).toBeLessThanOrEqual(400);
+  });
+
   it('uses payload v2 and logs access on its auto-deployed $default stage', () => {
     template.allResourcesProperties('AWS::ApiGatewayV2::Integration', { IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {

@@ -35,7 +35,7 @@ describe.skipIf(!existsSync(TCP_TABLE))(`the local runtime started with HOST=0.0
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'postbox-loopback-'));
-    const settings = readLocalSettings({ HOST: '0.0.0.0', PORT: '0', SES_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    const settings = readLocalSettings({ HOST: '0.0.0.0', PORT: '0', SES_PORT: '0', INBOUND_SMTP_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
     runtime = await startLocalRuntime(settings, functions, { logger: createLogger('silent') });
   });
   afterAll(async () => {

@@ -63,6 +63,7 @@ export async function createTestContainer(options: { start?: string } = {}): Pro
     emailCostMicros: 100,
     webhookAllowPrivate: false,
     publicBaseUrl: 'http://api.test',
+    // The inbound routes are deployment-gated; handler tests (and the fuzz test) reach them.
     inboundEnabled: true,
   };
   // The same composition root as Lambda and `npm start`; only the outside world is replaced.

@@ -9,6 +9,8 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 export interface RuntimeProcess {
   url: string;
   sesUrl: string;
+  /** The SMTP listener (smtp://host:port), when inbound is on. */
+  smtpUrl?: string;
   child: ChildProcess;
   output(): string;
   /** Sends the signal and resolves with the exit code. */
@@ -18,7 +20,7 @@ export interface RuntimeProcess {
 export async function startRuntimeProcess(env: Record<string, string>): Promise<RuntimeProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
     cwd: root,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', SES_PORT: '0', LOG_LEVEL: 'warn', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', SES_PORT: '0', INBOUND_SMTP_PORT: '0', LOG_LEVEL: 'warn', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -49,9 +51,11 @@ export async function startRuntimeProcess(env: Record<string, string>): Promise<
     throw error;
   }
   const sesUrl = /SES emulator\):\s+(\S+?)\/?$/m.exec(out)?.[1] ?? '';
+  const smtpUrl = /inbound mail \(SMTP\):\s+(smtp:\/\/\S+)$/m.exec(out)?.[1];
   return {
     url,
     sesUrl,
+    ...(smtpUrl ? { smtpUrl } : {}),
     child,
     output: () => out,
     stop: async (signal = 'SIGINT') => {

@@ -28,6 +28,7 @@ import { createLocalHttpServer, type HttpLambda } from './http-server';
 import { ensureQueues, ensureTable } from './provision';
 import { QueuePoller, type QueueHandler } from './queue-poller';
 import { startEveryLoop, startSchedulerLoop } from './scheduler-loop';
+import { startSmtpListener } from './smtp-listener';
 import { LEASE_MS } from '../../messages/idempotency';
 import { recoverAcceptances } from '../../messages/recovery';
 
@@ -78,6 +79,8 @@ export interface LocalRuntime {
   sesUrl: string;
   dynamodbEndpoint: string;
   sqsEndpoint: string;
+  /** The SMTP listener playing SES receiving (smtp://host:port); absent when INBOUND_ENABLED is off. */
+  smtpUrl?: string;
   /** The SQS client the queue pollers use (benchmarks count its calls). */
   sqsClient: SQSClient;
   /** The API's overload control (in-flight requests, lag, refusals). */
@@ -257,6 +260,12 @@ export async function startLocalRuntime(
       stops.push(startSchedulerLoop({ scheduler: container.scheduler, queue: container.queue, clock: container.clock, logger }, settings.schedulerTickMs));
     }
 
+    // Mail arriving over SMTP goes the way SES receiving hands it on in AWS: object store, inbound queue.
+    const smtp = settings.inboundEnabled
+      ? await startSmtpListener({ host: settings.host, port: settings.inboundSmtpPort, maxBytes: settings.inboundMaxBytes, tmpDir: join(dataDir, 'inbound-tmp'), container, logger })
+      : undefined;
+    if (smtp) stops.push(smtp.close);
+
     const handlers = new Map<string, Promise<HttpLambda>>();
     const server = createLocalHttpServer(functions, (fn) => {
       if (!handlers.has(fn.name)) handlers.set(fn.name, loadFunction<HttpLambda>(fn));
@@ -283,6 +292,7 @@ export async function startLocalRuntime(
       sesUrl: ses.endpoint,
       dynamodbEndpoint,
       sqsEndpoint: sqs.endpoint,
+      ...(smtp ? { smtpUrl: smtp.url } : {}),
       sqsClient,
       admission,
       container,

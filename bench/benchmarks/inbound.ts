@@ -1,0 +1,131 @@
+// Inbound mail: messages sent over SMTP to the local listener (playing SES receiving), through the
+// inbound queue and worker, to email.received delivered to a loopback webhook receiver; and what an
+// inbound email costs in AWS, beside SES receiving's own price.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createTransport } from 'nodemailer';
+import { createAccount } from '../../shared/accounts/service';
+import { keys } from '../../shared/db/keys';
+import { createDomain } from '../../shared/domains/service';
+import type { Benchmark } from '../run';
+import { callList, consumerOf, gbSeconds, PRICE, priceNote, totalUnits } from '../lib/cost';
+import { dollars, fmt, median, units, until } from '../lib/measure';
+import { http, startBenchRuntime, type Invocation } from '../lib/runtime';
+
+const MESSAGES = 200;
+/** SMTP connections sending at once, as a few sending MTAs would. */
+const CONNECTIONS = 4;
+/** SES receiving (us-east-1, 2025): $0.10 per 1,000 emails and $0.09 per 1,000 incoming 256 KB chunks. */
+const SES_RECEIVING = { perMillionEmails: 100, perMillionChunks: 90 } as const;
+
+function messageOf(i: number, domain: string, attachment: Buffer | undefined): string {
+  const head = [`From: Sender ${i} <s${i}@sender.bench>`, `To: inbox@${domain}`, `Subject: Bench ${i}`, `Message-ID: <bench-${i}-${Date.now()}@sender.bench>`, 'MIME-Version: 1.0'];
+  const text = `Hello ${i}.\r\n${'Some body text of an ordinary message. '.repeat(40)}\r\n`;
+  if (!attachment) return [...head, 'Content-Type: text/plain; charset=utf-8', '', text].join('\r\n');
+  return [
+    ...head,
+    'Content-Type: multipart/mixed; boundary="b"',
+    '',
+    '--b',
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    text,
+    '--b',
+    'Content-Type: application/pdf; name="a.pdf"',
+    'Content-Disposition: attachment; filename="a.pdf"',
+    'Content-Transfer-Encoding: base64',
+    '',
+    attachment.toString('base64').replace(/.{76}/g, '$&\r\n'),
+    '--b--',
+    '',
+  ].join('\r\n');
+}
+
+export const inbound: Benchmark = {
+  name: 'Inbound mail',
+  async run({ log }) {
+    // No resolver answers (a closed port on loopback refuses at once): the benchmark stays offline and
+    // measures the pipeline, not the system resolver's timeouts; the verdicts are PROCESSING_FAILED.
+    const b = await startBenchRuntime({ WEBHOOK_ALLOW_PRIVATE: 'true', DNS_SERVERS: '127.0.0.1:1' });
+    const arrivals: number[] = [];
+    const receiver = createServer((req, res) => {
+      if (req.headers['service-event-type'] === 'email.received') arrivals.push(performance.now());
+      req.resume().on('end', () => res.writeHead(200, { 'content-length': '0' }).end());
+    });
+    await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
+    try {
+      const { rt, c } = b;
+      if (!rt.smtpUrl) throw new Error('the local runtime started no SMTP listener');
+      const account = await createAccount(c, { name: 'bench inbound' });
+      const domain = 'inbound.bench.test';
+      await createDomain(c, account.account_id, domain);
+      await c.store.update(keys.domain(account.account_id, domain), { expression: 'SET inbound_enabled = :on', values: { ':on': true } });
+      const hook = await http(rt, 'POST', '/v1/webhooks', account.admin_key, { endpoint_url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`, event_types: ['email.received'] });
+      if (hook.status !== 201) throw new Error(`POST /v1/webhooks answered ${hook.status}`);
+      const port = Number(new URL(rt.smtpUrl).port);
+
+      b.startConsumers();
+      const rows: string[] = [];
+      const costRows: string[] = [];
+      for (const shape of [{ name: 'text, 2 KB', attachment: undefined }, { name: 'text + 100 KB attachment', attachment: Buffer.alloc(100_000, 7) }] as const) {
+        log(`  ${MESSAGES} messages: ${shape.name}`);
+        arrivals.length = 0;
+        b.count({ before: true });
+        b.takeInvocations();
+        const transport = createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, pool: true, maxConnections: CONNECTIONS, maxMessages: Infinity });
+        const raws = Array.from({ length: MESSAGES }, (_, i) => messageOf(i, domain, shape.attachment));
+        const t0 = performance.now();
+        await Promise.all(raws.map((raw) => transport.sendMail({ envelope: { from: 'bounce@sender.bench', to: [`inbox@${domain}`] }, raw })));
+        const acceptedS = (performance.now() - t0) / 1000;
+        const done = await until(() => arrivals.length >= MESSAGES, 120_000);
+        const allS = (Math.max(...arrivals) - t0) / 1000;
+        transport.close();
+        const calls = b.take();
+        const invocations: Invocation[] = b.takeInvocations();
+        b.uncount();
+        if (!done) throw new Error(`only ${arrivals.length} of ${MESSAGES} email.received webhooks arrived`);
+
+        const size = Buffer.byteLength(raws[0] as string);
+        rows.push(`| ${shape.name} (${fmt(size / 1024, 0)} KiB) | ${fmt(MESSAGES / acceptedS, 0)} | ${fmt(MESSAGES / allS, 0)} |`);
+
+        // In AWS the listener's part (the raw object, the notification) is SES receiving's own work.
+        const ours = calls.filter((x) => x.by !== 'api');
+        const worker = invocations.filter((i) => i.queue === 'inbound');
+        const hooks = invocations.filter((i) => i.queue === 'webhooks');
+        const u = totalUnits(ours);
+        const per = 1 / MESSAGES;
+        const lambda = invocations.length * per * PRICE.invocations + (gbSeconds(consumerOf('inbound'), median(worker.map((i) => i.ms))) * worker.length * per + gbSeconds(consumerOf('webhooks'), median(hooks.map((i) => i.ms))) * hooks.length * per) * PRICE.gbSeconds;
+        // Each invocation's batch was received and deleted (two SQS requests); SES's notification is one SNS publish.
+        const sqs = (u.sqs + 2 * invocations.length) * per * PRICE.sqs;
+        const ddb = (u.wru + u.gsiWru) * per * PRICE.wru + u.rru * per * PRICE.rru;
+        const s3 = u.s3Put * per * PRICE.s3Put + u.s3Get * per * PRICE.s3Get;
+        const sns = PRICE.snsPublish;
+        const total = lambda + sqs + ddb + s3 + sns;
+        const ses = SES_RECEIVING.perMillionEmails + Math.ceil(size / 262_144) * SES_RECEIVING.perMillionChunks;
+        costRows.push(
+          `| ${shape.name} | ${callList(ours, MESSAGES)} | ${units((u.wru + u.gsiWru) * per)} WRU, ${units(u.rru * per)} RRU | ${dollars(ddb)} | ${dollars(sqs + sns)} | ${dollars(lambda)} | ${dollars(s3)} | **${dollars(total)}** | ${dollars(ses)} |`,
+        );
+      }
+      return [
+        '## Inbound mail',
+        '',
+        `${MESSAGES} messages per shape sent over ${CONNECTIONS} SMTP connections to the local listener (playing SES receiving: SPF/DKIM/DMARC by mailauth, the raw message to the object store, the notification onto the inbound queue), each to one address of an inbound-enabled domain of an account with one email.received subscription on a loopback receiver. DNS_SERVERS is a closed loopback port, so the SPF/DKIM/DMARC lookups fail at once (offline; verdicts PROCESSING_FAILED) rather than wait on the system resolver. The inbound worker runs one batch of one message at a time (one poller lane), which bounds "delivered". "Accepted" counts 250 answers; "delivered" counts email.received webhooks received, from the first send to the last arrival.`,
+        '',
+        '| shape | accepted per second | email.received delivered per second |',
+        '|---|---|---|',
+        ...rows,
+        '',
+        'Per million inbound emails in AWS, from the calls the worker and the webhook delivery made (the listener\'s object write and queue send are SES receiving\'s own work there and are not counted). Lambda GB-s from the local median invocation time at the manifest\'s memory; SQS: the worker\'s sends plus a receive and a delete per batch; SNS: SES\'s one notification per email. SES receiving\'s own price ($0.10 per 1,000 emails and $0.09 per 1,000 incoming 256 KB chunks) is shown beside ours.',
+        '',
+        '| shape | calls per email (ours) | DynamoDB per email | DynamoDB | SQS + SNS | Lambda | S3 | ours per million | SES receiving per million |',
+        '|---|---|---|---|---|---|---|---|---|',
+        ...costRows,
+        '',
+        priceNote,
+      ].join('\n');
+    } finally {
+      await new Promise<void>((ok) => (receiver.closeAllConnections(), receiver.close(() => ok())));
+      await b.close();
+    }
+  },
+};

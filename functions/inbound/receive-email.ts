@@ -1,0 +1,11 @@
+// The inbound queue: SES's receipt notifications (locally the SMTP listener's) into stored inbound
+// emails and email.received events (shared/inbound/receive.ts). A failure is retried, then the
+// notification goes to the DLQ: a received message is never dropped silently.
+import { inboundJob } from '../../shared/inbound/messages';
+import { receiveInbound } from '../../shared/inbound/receive';
+import { consume } from '../../shared/runtime/consume';
+
+export const handler = consume('inbound', inboundJob, async (notification, { container: c, recordId }) => {
+  const outcomes = await receiveInbound(c, notification);
+  c.logger.info('inbound message received', { sqsMessageId: recordId, sesMessageId: notification.mail.messageId, outcomes });
+});

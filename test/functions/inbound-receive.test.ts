@@ -1,0 +1,147 @@
+// The inbound worker under its manifest needs: SES receipt notifications (as SNS delivers them to
+// the inbound queue) into stored emails, per recipient, once per message, and never dropped.
+import { describe, expect, it } from 'vitest';
+import { handler as receiveRaw } from '../../functions/inbound/receive-email';
+import { createAccount } from '../../shared/accounts/service';
+import { keys } from '../../shared/db/keys';
+import { asSnsEnvelope, type ReceiptNotification } from '../../shared/inbound/messages';
+import type { InboundEmailItem } from '../../shared/inbound/repository';
+import { giveVerifiedDomain } from '../support/domains';
+import { underNeeds } from '../support/grants';
+import { sqsEvent, sqsRecord } from '../support/sqs';
+import { useTestbed } from '../support/testbed';
+
+const receive = underNeeds('functions/inbound/receive-email.ts', receiveRaw);
+const bed = useTestbed();
+
+let seq = 0;
+
+/** Stores `raw` where SES's S3 action would and answers its notification, wrapped as SNS sends it. */
+async function arrived(raw: string | Buffer, recipients: string[], sesMessageId = `ses-${++seq}`): Promise<unknown> {
+  const objectKey = `inbound/${sesMessageId}`;
+  await bed.c.objects.put(objectKey, Buffer.isBuffer(raw) ? raw : Buffer.from(raw), 'message/rfc822');
+  return notificationFor(objectKey, recipients, sesMessageId);
+}
+
+function notificationFor(objectKey: string, recipients: string[], sesMessageId: string): unknown {
+  const now = bed.c.clock.now().toISOString();
+  const n: ReceiptNotification = {
+    notificationType: 'Received',
+    mail: { timestamp: now, source: 'alice@sender.test', messageId: sesMessageId, destination: recipients },
+    receipt: {
+      timestamp: now,
+      recipients,
+      spfVerdict: { status: 'PASS' },
+      dkimVerdict: { status: 'GRAY' },
+      dmarcVerdict: { status: 'FAIL' },
+      spamVerdict: { status: 'PASS' },
+      virusVerdict: { status: 'PASS' },
+      action: { type: 'S3', bucketName: 'bucket', objectKey },
+    },
+  };
+  return asSnsEnvelope(n, `sns-${sesMessageId}`);
+}
+
+async function inboundDomain(accountId: string, domain: string): Promise<void> {
+  await giveVerifiedDomain(bed.c, accountId, domain, { inbound_enabled: true } as never);
+}
+
+const listOf = async (key: string): Promise<any[]> => (await bed.request({ method: 'GET', path: '/v1/inbound', key, query: { limit: '100' } })).body.emails;
+
+describe('the inbound worker', () => {
+  it('stores one email per recipient on an inbound-enabled domain, under the account that owns it', async () => {
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
+    await inboundDomain(bed.account.account_id, 'in-a.test');
+    await inboundDomain(other.account_id, 'in-b.test');
+    await giveVerifiedDomain(bed.c, bed.account.account_id, 'off.test');
+    const job = await arrived('From: alice@sender.test\r\nTo: x@in-a.test, y@in-b.test\r\nSubject: Shared\r\n\r\nbody\r\n', ['x@in-a.test', 'y@in-b.test', 'z@off.test']);
+
+    expect(await receive(sqsEvent([sqsRecord(job)]))).toEqual({ batchItemFailures: [] });
+
+    const mine = await listOf(bed.account.admin_key);
+    const theirs = await listOf(other.admin_key);
+    expect(mine.map((e) => e.recipient)).toEqual(['x@in-a.test']);
+    expect(theirs.map((e) => e.recipient)).toEqual(['y@in-b.test']);
+    expect(mine[0]).toMatchObject({ domain: 'in-a.test', spf_verdict: 'PASS', dkim_verdict: 'GRAY', dmarc_verdict: 'FAIL', to: ['x@in-a.test', 'y@in-b.test'] });
+    expect(mine[0].id).not.toBe(theirs[0].id);
+  });
+
+  it('forwards each stored email through the matching route, once however often it arrives: a webhook route queues a signed delivery, an email route a send', async () => {
+    await inboundDomain(bed.account.account_id, 'routed.test');
+    const key = bed.account.admin_key;
+    const hook = await bed.request({ method: 'POST', path: '/v1/inbound/routes', key, body: { domain: 'routed.test', match_prefix: 'support', destination_type: 'webhook', forward_url: 'https://93.184.216.34/in' } });
+    expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+    const mail = await bed.request({ method: 'POST', path: '/v1/inbound/routes', key, body: { domain: 'routed.test', match_prefix: '', destination_type: 'email', forward_address: 'team@elsewhere.example' } });
+    expect(mail.status, JSON.stringify(mail.body)).toBe(201);
+    bed.c.sent.length = 0;
+
+    const job = await arrived('From: alice@sender.test\r\nTo: support@routed.test, sales@routed.test\r\nSubject: Help\r\n\r\nplease\r\n', ['support@routed.test', 'sales@routed.test']);
+    expect(await receive(sqsEvent([sqsRecord(job)]))).toEqual({ batchItemFailures: [] });
+    expect(await receive(sqsEvent([sqsRecord(job, 2)]))).toEqual({ batchItemFailures: [] });
+
+    const routeJobs = bed.c.sent.filter((s) => s.queue === 'webhooks' && (s.body as { kind?: string }).kind === 'route_attempt');
+    // One delivery of the support@ mail to the webhook route (handed on again while it has had no attempt yet).
+    expect(new Set(routeJobs.map((s) => JSON.stringify([(s.body as { route_id: string }).route_id, (s.body as { delivery_id: string }).delivery_id])))).toEqual(
+      new Set([JSON.stringify([hook.body.id, (routeJobs[0]!.body as { delivery_id: string }).delivery_id])]),
+    );
+    const sends = bed.c.sent.filter((s) => s.queue === 'send');
+    expect(sends).toHaveLength(1);
+    const messages = (await bed.request({ method: 'GET', path: '/v1/messages', key })).body.messages as Array<{ id: string }>;
+    expect(messages).toHaveLength(1);
+  });
+
+  it('stores a notification delivered twice once, under the same id (no Message-ID: the SES id decides)', async () => {
+    await inboundDomain(bed.account.account_id, 'twice.test');
+    const job = await arrived('From: alice@sender.test\r\nSubject: Again\r\n\r\nbody\r\n', ['me@twice.test']);
+    await receive(sqsEvent([sqsRecord(job)]));
+    const first = await listOf(bed.account.admin_key);
+    bed.c.clock.advance(60_000);
+    await receive(sqsEvent([sqsRecord(job, 2)]));
+    const second = await listOf(bed.account.admin_key);
+    expect(second).toEqual(first);
+    expect(second).toHaveLength(1);
+  });
+
+  it('fails the record (so SQS retries it) while the raw object is missing, never storing a half email', async () => {
+    await inboundDomain(bed.account.account_id, 'missing.test');
+    const job = notificationFor('inbound/not-there', ['me@missing.test'], 'ses-missing');
+    const record = sqsRecord(job);
+    expect(await receive(sqsEvent([record]))).toEqual({ batchItemFailures: [{ itemIdentifier: record.messageId }] });
+    expect(await listOf(bed.account.admin_key)).toEqual([]);
+  });
+
+  it('keeps large content in the object store and serves it in the full form', async () => {
+    await inboundDomain(bed.account.account_id, 'large.test');
+    const text = 'long line of text '.repeat(10_000);
+    const job = await arrived(`From: alice@sender.test\r\nSubject: Large\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n${text}\r\n`, ['me@large.test']);
+    await receive(sqsEvent([sqsRecord(job)]));
+    const [email] = await listOf(bed.account.admin_key);
+    const content = await bed.c.store.get<Record<string, unknown>>(keys.inboundContent(bed.account.account_id, email.id));
+    expect(content?.content).toBeUndefined();
+    expect(content?.content_key).toEqual(expect.any(String));
+    const full = await bed.request({ method: 'GET', path: `/v1/inbound/${email.id}`, key: bed.account.admin_key });
+    expect(full.status).toBe(200);
+    expect(full.body.text).toBe(`${text}\n`);
+  });
+
+  it('receives a 30 MB message with attachments, storing each attachment whole', async () => {
+    await inboundDomain(bed.account.account_id, 'big.test');
+    const sizes = [9_000_000, 7_000_000, 5_000_000];
+    const parts = sizes.map((size, i) => {
+      const bytes = Buffer.alloc(size, i + 1);
+      return [`--b`, `Content-Type: application/octet-stream; name="f${i}.bin"`, `Content-Disposition: attachment; filename="f${i}.bin"`, 'Content-Transfer-Encoding: base64', '', bytes.toString('base64').replace(/.{76}/g, '$&\r\n')].join('\r\n');
+    });
+    const raw = ['From: alice@sender.test', 'Subject: Big', 'MIME-Version: 1.0', 'Content-Type: multipart/mixed; boundary="b"', '', '--b', 'Content-Type: text/plain', '', 'see attached', ...parts, '--b--', ''].join('\r\n');
+    expect(raw.length).toBeGreaterThan(28_000_000);
+    const job = await arrived(raw, ['me@big.test']);
+    expect(await receive(sqsEvent([sqsRecord(job)]))).toEqual({ batchItemFailures: [] });
+    const [email] = await listOf(bed.account.admin_key);
+    expect(email.attachments).toEqual(sizes.map((size, i) => ({ filename: `f${i}.bin`, content_type: 'application/octet-stream', size })));
+    expect(email.size_bytes).toBe(raw.length);
+    const item = await bed.c.store.get<InboundEmailItem>(keys.inboundEmail(bed.account.account_id, email.id));
+    const second = await bed.c.objects.get(`${item?.raw_key}#attachments/1`);
+    expect(second?.body.equals(Buffer.alloc(sizes[1] as number, 2))).toBe(true);
+  }, 60_000);
+
+  it.todo('a 40 MB message is parsed within a measured memory bound (the object store port takes and returns whole buffers; streaming it to S3 is not done)');
+});
