@@ -7,7 +7,7 @@ import { acceptSends, type SendDeps, type SendOutcome } from '../messages/send';
 import type { Random } from '../ports/random';
 import type { Scheduler } from '../ports/scheduler';
 import type { Secrets } from '../ports/secrets';
-import { deliveryIdFor } from '../webhooks/deliver';
+import { deliveryIdFor, LOG_RETENTION_S } from '../webhooks/deliver';
 import type { WebhookJob } from '../webhooks/messages';
 import { DeliveryRepository } from '../webhooks/repository';
 import { matchRoute } from './match';
@@ -39,7 +39,6 @@ export type ForwardOutcome =
   | { kind: 'webhook'; route_id: string; delivery_id: string; queued: boolean }
   | { kind: 'email'; route_id: string; outcome: SendOutcome };
 
-const LOG_RETENTION_S = 30 * 24 * 3600;
 /** The forwarded text is cut here: the send pipeline's content limits are the message's, not the original's. */
 export const MAX_FORWARDED_TEXT = 200_000;
 

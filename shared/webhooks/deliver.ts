@@ -22,7 +22,8 @@ export const RETRY_WINDOW_MS = 24 * 3600_000;
 export const BASE_DELAY_MS = 30_000;
 const MAX_QUEUE_DELAY_S = 900; // SQS's own limit
 const PAUSED_RECHECK_MS = 15 * 60_000;
-const LOG_RETENTION_S = 30 * 24 * 3600;
+/** How long the delivery log keeps a delivery (its items' TTL). */
+export const LOG_RETENTION_S = 30 * 24 * 3600;
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 export interface WebhookDeps {
@@ -101,7 +102,10 @@ export async function fanOut(deps: WebhookDeps, envelope: WebhookEnvelope): Prom
   return jobs.length;
 }
 
-async function later(deps: WebhookDeps, job: AttemptJob, delayMs: number): Promise<void> {
+/** A job that attempts one stored delivery: a subscription's (AttemptJob) or an inbound route's. */
+type DeliveryJob = WebhookJob & { delivery_id: string; attempt: number };
+
+async function later(deps: WebhookDeps, job: DeliveryJob, delayMs: number): Promise<void> {
   const seconds = Math.ceil(delayMs / 1000);
   if (seconds <= MAX_QUEUE_DELAY_S) {
     await deps.queue.send('webhooks', job, { delaySeconds: seconds });
@@ -116,23 +120,50 @@ export type AttemptOutcome = 'succeeded' | 'failed' | 'exhausted' | 'postponed' 
 export async function attempt(deps: WebhookDeps, job: AttemptJob): Promise<AttemptOutcome> {
   const deliveries = new DeliveryRepository(deps.store);
   const delivery = await deliveries.get(job.subscription_id, job.delivery_id);
-  // A stale or repeated job: the delivery has moved on (or is gone).
-  if (!delivery || delivery.attempt_count !== job.attempt - 1 || delivery.status === 'succeeded' || delivery.status === 'exhausted') return 'skipped';
+  if (!isDue(delivery, job)) return 'skipped';
   const subscription = await new SubscriptionRepository(deps.store).get(job.account_id, job.subscription_id);
   if (!subscription) return 'skipped'; // deleted: its retries stop
+  return attemptDelivery(deps, job, delivery, {
+    url: subscription.endpoint_url,
+    active: subscription.is_active,
+    secret: () => signingSecretOf(deps, subscription),
+    pausedError: 'subscription paused until the retry window closed',
+  });
+}
+
+/** The stored delivery a job names is still waiting for exactly this attempt. */
+export const isDue = (delivery: DeliveryItem | undefined, job: { attempt: number }): delivery is DeliveryItem =>
+  delivery !== undefined && delivery.attempt_count === job.attempt - 1 && delivery.status !== 'succeeded' && delivery.status !== 'exhausted';
+
+/** Where a stored delivery goes: a subscription's endpoint or an inbound route's forward_url. */
+export interface DeliveryTarget {
+  url: string;
+  /** Paused: no attempt is spent; the job looks again later, within the retry window. */
+  active: boolean;
+  /** Read only when an attempt is made. */
+  secret: () => string;
+  pausedError: string;
+}
+
+/**
+ * One attempt of a stored delivery: POSTed signed to its target through the HttpClient port (its
+ * address guard), the outcome recorded, and the next attempt queued on the retry schedule (30 s
+ * doubling, ±25 %, MAX_ATTEMPTS or RETRY_WINDOW_MS). Subscriptions and inbound routes share it.
+ */
+export async function attemptDelivery(deps: WebhookDeps, job: DeliveryJob, delivery: DeliveryItem, target: DeliveryTarget): Promise<AttemptOutcome> {
+  const deliveries = new DeliveryRepository(deps.store);
   const nowMs = deps.clock.now().getTime();
   const elapsed = nowMs - Date.parse(delivery.created_at);
   const record = (result: Omit<AttemptRecord, 'updated_at'>): Promise<boolean> =>
     deliveries.recordAttempt(delivery, { ...result, updated_at: deps.clock.now().toISOString() });
-  if (!subscription.is_active) {
-    // Paused: no attempt is spent; look again later, within the retry window.
+  if (!target.active) {
     if (elapsed + PAUSED_RECHECK_MS <= RETRY_WINDOW_MS) await later(deps, job, PAUSED_RECHECK_MS);
-    else await record({ status: 'exhausted', attempt_count: job.attempt - 1, response_status: delivery.response_status, last_error: 'subscription paused until the retry window closed' });
+    else await record({ status: 'exhausted', attempt_count: job.attempt - 1, response_status: delivery.response_status, last_error: target.pausedError });
     return 'postponed';
   }
 
-  const result = await deps.http.post(subscription.endpoint_url, {
-    headers: signedHeaders(delivery, signingSecretOf(deps, subscription), Math.floor(nowMs / 1000)),
+  const result = await deps.http.post(target.url, {
+    headers: signedHeaders(delivery, target.secret(), Math.floor(nowMs / 1000)),
     body: delivery.body,
     timeoutMs: deps.config.webhookTimeoutMs ?? DEFAULT_TIMEOUT_MS,
   });
