@@ -22,7 +22,7 @@ import { checkSubmission, fieldPath, isFormPost, readSubmission } from '../../sh
 import { parseJsonBody } from '../../shared/http/json-body';
 import { listed, listing, pageOf } from '../../shared/http/lists';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
-import { json, noContent } from '../../shared/http/respond';
+import { htmlPage, json, noContent } from '../../shared/http/respond';
 import type { HttpRequest, HttpResult } from '../../shared/http/types';
 import { parseInput } from '../../shared/http/validate';
 import { mapPage } from '../../shared/pagination';
@@ -35,18 +35,11 @@ const CORS: Record<string, string> = { 'access-control-allow-origin': '*' };
  * The pages run no script and load nothing; a form on them may post only to this API (and the
  * redirect target the form names, since browsers hold a post's redirect to form-action too).
  */
-function pageHeaders(req: HttpRequest, options: { formTargets?: string[]; cache?: string } = {}): Record<string, string> {
+function page(req: HttpRequest, status: number, body: string, options: { formTargets?: string[]; cache?: string } = {}): HttpResult {
   const targets = ["'self'", new URL(req.baseUrl).origin, ...(options.formTargets ?? [])];
-  return {
-    'content-type': 'text/html; charset=utf-8',
-    'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action ${[...new Set(targets)].join(' ')}`,
-    'referrer-policy': 'no-referrer',
-    'cache-control': options.cache ?? 'no-store',
-    vary: 'Accept',
-  };
+  const csp = `default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action ${[...new Set(targets)].join(' ')}`;
+  return htmlPage(status, body, csp, { 'cache-control': options.cache ?? 'no-store', vary: 'Accept' });
 }
-
-const html = (status: number, body: string, headers: Record<string, string>): HttpResult => ({ status, body, headers });
 
 const isCode = (error: unknown, code: string): error is ApiError => error instanceof ApiError && error.code === code;
 
@@ -96,9 +89,9 @@ export const handler = createHttpHandler(functionNamed('forms'), {
       const form = await publicForm(c.store, formId(req));
       const submitUrl = toFormConfig(form, req.baseUrl).submit_url;
       const redirect = form.redirect_url ? [new URL(form.redirect_url).origin] : [];
-      return html(200, formPage(form, submitUrl), pageHeaders(req, { formTargets: redirect, cache: 'public, max-age=60' }));
+      return page(req, 200, formPage(form, submitUrl), { formTargets: redirect, cache: 'public, max-age=60' });
     } catch (error) {
-      if (isCode(error, 'not_found') && prefersHtml(req.headers.accept)) return html(404, formNotFoundPage(), pageHeaders(req));
+      if (isCode(error, 'not_found') && prefersHtml(req.headers.accept)) return page(req, 404, formNotFoundPage());
       throw error;
     }
   },
@@ -114,7 +107,7 @@ export const handler = createHttpHandler(functionNamed('forms'), {
       if (checked.kind === 'invalid') {
         if (!browser) throw new InvalidRequestError(`${fieldPath(checked.errors[0]!.key)}: ${checked.errors[0]!.message}`);
         const submitUrl = toFormConfig(form, req.baseUrl).submit_url;
-        return html(400, formPage(form, submitUrl, { values: checked.values, errors: checked.errors }), pageHeaders(req));
+        return page(req, 400, formPage(form, submitUrl, { values: checked.values, errors: checked.errors }));
       }
       // A filled honeypot is answered as a success would be, and nothing is stored or mailed.
       const result =
@@ -123,9 +116,9 @@ export const handler = createHttpHandler(functionNamed('forms'), {
           : await submitSignup(c, form, checked.signup, req.baseUrl);
       if (!browser) return json(202, result, { ...CORS, vary: 'Accept' });
       if (form.redirect_url) return { status: 303, headers: { location: form.redirect_url, 'cache-control': 'no-store', vary: 'Accept' } };
-      return html(202, thanksPage(form, result.message), pageHeaders(req));
+      return page(req, 202, thanksPage(form, result.message));
     } catch (error) {
-      if (browser && isCode(error, 'not_found')) return html(404, formNotFoundPage(), pageHeaders(req));
+      if (browser && isCode(error, 'not_found')) return page(req, 404, formNotFoundPage());
       throw withCors(error);
     }
   },
@@ -141,9 +134,9 @@ export const handler = createHttpHandler(functionNamed('forms'), {
         return json(200, view, { 'cache-control': 'no-store', vary: 'Accept' });
       }
       const action = `${req.baseUrl}/v1/forms/confirm`;
-      return html(200, confirmPage({ title: pending.title, language: pending.language, email: pending.email, token: query.token!, action }), pageHeaders(req));
+      return page(req, 200, confirmPage({ title: pending.title, language: pending.language, email: pending.email, token: query.token!, action }));
     } catch (error) {
-      if (browser && error instanceof ApiError && error.status === 400) return html(400, invalidLinkPage(), pageHeaders(req));
+      if (browser && error instanceof ApiError && error.status === 400) return page(req, 400, invalidLinkPage());
       throw error;
     }
   },
@@ -152,11 +145,11 @@ export const handler = createHttpHandler(functionNamed('forms'), {
     const browser = isFormPost(req.headers['content-type']) && prefersHtml(req.headers.accept);
     try {
       const confirmed = await confirmSignup(c, tokenOf(req));
-      if (browser) return html(200, confirmedPage(confirmed), pageHeaders(req));
+      if (browser) return page(req, 200, confirmedPage(confirmed));
       const { title: _title, language: _language, ...view } = confirmed;
       return json(200, view, { 'cache-control': 'no-store', vary: 'Accept' });
     } catch (error) {
-      if (browser && error instanceof ApiError && error.status === 400) return html(400, invalidLinkPage(), pageHeaders(req));
+      if (browser && error instanceof ApiError && error.status === 400) return page(req, 400, invalidLinkPage());
       throw error;
     }
   },

@@ -2,7 +2,7 @@ import { functionNamed } from '../manifest';
 import { ApiError } from '../../shared/errors';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';
-import { json, noContent } from '../../shared/http/respond';
+import { htmlPage, json, noContent } from '../../shared/http/respond';
 import type { HttpResult } from '../../shared/http/types';
 import { prefersHtml } from '../../shared/http/negotiate';
 import { parseInput } from '../../shared/http/validate';
@@ -16,17 +16,8 @@ import {
 } from '../../shared/test-recipients/service';
 
 /** The link leaks nothing onward: no scripts, no referrer, no caching of a page reached by token. */
-const PAGE_HEADERS: Record<string, string> = {
-  'content-type': 'text/html; charset=utf-8',
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
-  'referrer-policy': 'no-referrer',
-  'cache-control': 'no-store',
-  'x-content-type-options': 'nosniff',
-};
-
-const htmlPage = (status: number, body: string): HttpResult => ({ status, body, headers: PAGE_HEADERS });
-
-export { prefersHtml };
+const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'";
+const linkPage = (status: number, body: string): HttpResult => htmlPage(status, body, PAGE_CSP, { 'x-content-type-options': 'nosniff' });
 
 export const handler = createHttpHandler(functionNamed('test-recipients'), {
   'GET /v1/test-recipients': async (req, c) => {
@@ -47,9 +38,9 @@ export const handler = createHttpHandler(functionNamed('test-recipients'), {
     const html = prefersHtml(req.headers.accept);
     try {
       const verified = await verifyTestRecipient(c, req.query.token);
-      return html ? htmlPage(200, verifiedPage(verified)) : json(200, verified);
+      return html ? linkPage(200, verifiedPage(verified)) : json(200, verified);
     } catch (error) {
-      if (html && error instanceof ApiError && error.code === 'invalid_token') return htmlPage(400, invalidLinkPage());
+      if (html && error instanceof ApiError && error.code === 'invalid_token') return linkPage(400, invalidLinkPage());
       throw error;
     }
   },

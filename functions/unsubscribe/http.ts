@@ -4,22 +4,15 @@ import { functionNamed } from '../manifest';
 import { ApiError } from '../../shared/errors';
 import { prefersHtml } from '../../shared/http/negotiate';
 import { createHttpHandler } from '../../shared/http/pipeline';
-import { json } from '../../shared/http/respond';
+import { htmlPage, json } from '../../shared/http/respond';
 import type { HttpRequest, HttpResult } from '../../shared/http/types';
 import { confirmPage, donePage, invalidLinkPage } from '../../shared/unsubscribe/pages';
 import type { UnsubscribeVia } from '../../shared/unsubscribe/schemas';
 import { readUnsubscribe, unsubscribe, type UnsubscribeState } from '../../shared/unsubscribe/service';
 
 /** No scripts, no referrer, no caching of a page reached by token; the form posts to itself only. */
-const PAGE_HEADERS: Record<string, string> = {
-  'content-type': 'text/html; charset=utf-8',
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-  'referrer-policy': 'no-referrer',
-  'cache-control': 'no-store',
-  'x-content-type-options': 'nosniff',
-};
-
-const htmlPage = (status: number, body: string): HttpResult => ({ status, body, headers: PAGE_HEADERS });
+const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'";
+const linkPage = (status: number, body: string): HttpResult => htmlPage(status, body, PAGE_CSP, { 'x-content-type-options': 'nosniff' });
 const view = (state: UnsubscribeState) => ({ channel: state.channel, recipient: state.recipient, unsubscribed: state.unsubscribed });
 
 /** RFC 8058's body, form-encoded or as a multipart field: a mail client's one-click POST. */
@@ -32,9 +25,9 @@ async function answer(req: HttpRequest, act: () => Promise<{ state: UnsubscribeS
   const html = prefersHtml(req.headers.accept);
   try {
     const { state, page } = await act();
-    return html ? htmlPage(200, page(state)) : json(200, view(state), { 'cache-control': 'no-store' });
+    return html ? linkPage(200, page(state)) : json(200, view(state), { 'cache-control': 'no-store' });
   } catch (error) {
-    if (html && error instanceof ApiError && error.code === 'invalid_token') return htmlPage(400, invalidLinkPage());
+    if (html && error instanceof ApiError && error.code === 'invalid_token') return linkPage(400, invalidLinkPage());
     throw error;
   }
 }

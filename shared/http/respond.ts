@@ -17,6 +17,19 @@ export function shownOnce(status: number, body: unknown): HttpResult {
   return json(status, body, { 'cache-control': 'no-store' });
 }
 
+/**
+ * A page the service renders for people who follow a link (a verification, an unsubscribe, a
+ * sign-up form): HTML, no referrer, not cached unless `headers` says otherwise; `csp` is the page's
+ * Content-Security-Policy (no page runs script).
+ */
+export function htmlPage(status: number, body: string, csp: string, headers: Record<string, string> = {}): HttpResult {
+  return {
+    status,
+    body,
+    headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp, 'referrer-policy': 'no-referrer', 'cache-control': 'no-store', ...headers },
+  };
+}
+
 export function noContent(): HttpResult {
   return { status: 204 };
 }
