@@ -5,11 +5,11 @@
 import type { Store } from '../db/store';
 import { ApiError, InvalidRequestError, NotFoundError } from '../errors';
 import type { Ids } from '../ids';
-import { pageRequest, type Page, type PageInput } from '../pagination';
+import { mapPage, pageRequest, type Page, type PageInput } from '../pagination';
 import type { Clock } from '../ports/clock';
 import { matchesFilter, matchesPrefix } from './filter';
 import { addMember, removeMember } from './members';
-import { ContactRepository, type ContactItem, type ContactListItem, type ListMemberItem, type NewContact } from './repository';
+import { ContactRepository, type ContactItem, type ContactListItem, type NewContact } from './repository';
 import { email as emailSchema, type ContactView, type CreateContactBody, type UpdateContactBody } from './schemas';
 import { CONTACT_WALK, MEMBER_WALK, isLive, toContactView } from './views';
 
@@ -134,25 +134,10 @@ export async function listContacts(deps: { store: Store; cursorSecret: string },
     return { items: found, nextCursor: null };
   }
   if (list?.type === 'static') {
-    const out = await repo.members(accountId, list.id, request, (members) => hydrate(repo, accountId, members, wanted), MEMBER_WALK);
-    return { items: out.items.map((m) => toContactView(m.contact)), nextCursor: out.nextCursor };
+    return mapPage(await repo.memberContacts(accountId, list.id, request, wanted, MEMBER_WALK), toContactView);
   }
   const out = await repo.walkContacts(accountId, request, async (items) => items.filter(wanted), CONTACT_WALK);
   return { items: out.items.map(toContactView), nextCursor: out.nextCursor };
-}
-
-/** Each membership with its contact, in order, keeping the membership's key (the cursor's). Memberships of contacts gone or unwanted drop out. */
-export async function hydrate(
-  repo: ContactRepository,
-  accountId: string,
-  members: ListMemberItem[],
-  wanted: (c: ContactItem) => boolean,
-): Promise<Array<{ pk: string; sk: string; contact: ContactItem }>> {
-  const contacts = new Map((await repo.contactsByIds(accountId, members.map((m) => m.contact_id))).map((c) => [c.id, c]));
-  return members.flatMap((m) => {
-    const contact = contacts.get(m.contact_id);
-    return contact && wanted(contact) ? [{ pk: m.pk, sk: m.sk, contact }] : [];
-  });
 }
 
 /**

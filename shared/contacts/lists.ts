@@ -8,7 +8,7 @@ import type { Ids } from '../ids';
 import { mapPage, pageRequest, type Page, type PageInput, type WalkBudget } from '../pagination';
 import type { Clock } from '../ports/clock';
 import type { Queue } from '../ports/queue';
-import { dynamicRefused, hydrate, liveContact, listNotFound, writeContact, type ContactDeps } from './contacts';
+import { dynamicRefused, liveContact, listNotFound, writeContact, type ContactDeps } from './contacts';
 import { matchesFilter } from './filter';
 import type { ListRemovalJob } from './messages';
 import { addMember, removeMember, settlePending } from './members';
@@ -213,8 +213,7 @@ export async function listMembers(deps: { store: Store; cursorSecret: string }, 
   const list = await liveList(deps.store, accountId, listId);
   const request = pageRequest(deps, { accountId, collection: 'list-members', filters: { list_id: listId } }, page);
   if (list.type === 'static') {
-    const out = await repo.members(accountId, listId, request, (members) => hydrate(repo, accountId, members, (c) => isLive(c)), MEMBER_WALK);
-    return { items: out.items.map((m) => toContactView(m.contact)), nextCursor: out.nextCursor };
+    return mapPage(await repo.memberContacts(accountId, listId, request, (c) => isLive(c), MEMBER_WALK), toContactView);
   }
   const matches = (c: ContactItem): boolean => isLive(c) && matchesFilter(c, list.filter!);
   const out = await repo.walkContacts(accountId, request, async (items) => items.filter(matches), CONTACT_WALK);

@@ -399,6 +399,28 @@ export class ContactRepository {
     return walkPage<ListMemberItem, U>(this.store, keyQueries.partition(keys.listMembersPartition(accountId, listId)), page, select, budget);
   }
 
+  /**
+   * A page of a static list's members as their contacts, newest membership first: the memberships
+   * joined to their contacts in one batch read, those gone or not `wanted` dropped. Each joined item
+   * keeps its membership's key, which is what the page's cursor resumes from.
+   */
+  async memberContacts(accountId: string, listId: string, page: PageRequest, wanted: (c: ContactItem) => boolean, budget: WalkBudget): Promise<Page<ContactItem>> {
+    const out = await this.members(
+      accountId,
+      listId,
+      page,
+      async (members) => {
+        const contacts = new Map((await this.contactsByIds(accountId, members.map((m) => m.contact_id))).map((c) => [c.id, c]));
+        return members.flatMap((m) => {
+          const contact = contacts.get(m.contact_id);
+          return contact && wanted(contact) ? [{ pk: m.pk, sk: m.sk, contact }] : [];
+        });
+      },
+      budget,
+    );
+    return { items: out.items.map((m) => m.contact), nextCursor: out.nextCursor };
+  }
+
   /** A broadcast's audience walk: up to `limit` memberships of a list from `startKey` (a store key), in the list's order. */
   memberPage(accountId: string, listId: string, startKey: Record<string, unknown> | undefined, limit: number): Promise<QueryResult<ListMemberItem>> {
     return this.store.query<ListMemberItem>({ ...keyQueries.partition(keys.listMembersPartition(accountId, listId)), ascending: true, limit, startKey });
