@@ -9773,6 +9773,17 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
+            /** @description A file larger than 4 MiB: `Location` is a link to its bytes (S3 presigned; locally the runtime’s own), valid 5 minutes, sent with the same Content-Type and Content-Disposition; answered with Cache-Control: no-store */
+            302: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description unauthorized */
             401: {
                 headers: {
@@ -9902,6 +9913,17 @@ export interface operations {
                 content: {
                     "message/rfc822": string;
                 };
+            };
+            /** @description A file larger than 4 MiB: `Location` is a link to its bytes (S3 presigned; locally the runtime’s own), valid 5 minutes, sent with the same Content-Type and Content-Disposition; answered with Cache-Control: no-store */
+            302: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description unauthorized */
             401: {

@@ -5,6 +5,10 @@ import { inboundEmailSummary, inboundEmailView } from '../../shared/inbound/sche
 const inboundId = z.object({ id: z.string().meta({ description: 'The inbound email id, inb_…' }) });
 const attachmentParams = inboundId.extend({ index: z.string().meta({ description: '0-based index in the email’s attachments array' }) });
 
+const LINKED = {
+  description: 'A file larger than 4 MiB: `Location` is a link to its bytes (S3 presigned; locally the runtime’s own), valid 5 minutes, sent with the same Content-Type and Content-Disposition; answered with Cache-Control: no-store',
+};
+
 const GATED = 'Answers 404 `not_found` on a deployment where inbound email is not enabled.';
 
 export const contracts: Contracts = {
@@ -32,7 +36,7 @@ export const contracts: Contracts = {
     operationId: 'getInboundEmailRaw',
     description: `The message exactly as it was received. 404 \`not_found\` when the raw message was not kept. ${GATED}`,
     params: inboundId,
-    responses: { 200: { description: 'The RFC 822 message', contentType: 'message/rfc822' } },
+    responses: { 200: { description: 'The RFC 822 message', contentType: 'message/rfc822' }, 302: LINKED },
     errors: ['not_found'],
     examples: [{ name: 'no such email', params: { id: 'inb_missing' }, status: 404 }],
   },
@@ -43,7 +47,7 @@ export const contracts: Contracts = {
       `(an ASCII fallback and RFC 6266 \`filename*=UTF-8''…\`). 404 \`not_found\` for an index outside the attachments array. ${GATED}`,
     ].join(' '),
     params: attachmentParams,
-    responses: { 200: { description: 'The attachment', contentType: 'application/octet-stream' } },
+    responses: { 200: { description: 'The attachment', contentType: 'application/octet-stream' }, 302: LINKED },
     errors: ['not_found'],
     examples: [
       { name: 'no such email', params: { id: 'inb_missing', index: '0' }, status: 404 },

@@ -3,7 +3,7 @@
 import type { Store } from '../db/store';
 import { NotFoundError } from '../errors';
 import { mapPage, pageRequest, type Page, type PageInput } from '../pagination';
-import type { ObjectStore, StoredObject } from '../ports/object-store';
+import type { ObjectStore } from '../ports/object-store';
 import { attachmentKey } from './object-keys';
 import { InboundRepository, type InboundContent, type InboundEmailItem } from './repository';
 import type { InboundEmailSummary, InboundEmailView } from './schemas';
@@ -56,25 +56,49 @@ export async function readInbound(deps: { store: Store; objects: ObjectStore }, 
   return { ...toSummary(item), text: content?.text ?? null, html: content?.html ?? null, headers: content?.headers ?? {}, rfc_message_id: content?.rfc_message_id ?? null };
 }
 
-export async function rawOf(deps: { store: Store; objects: ObjectStore }, accountId: string, id: string): Promise<Buffer> {
-  const item = await owned(deps.store, accountId, id);
-  const object = await deps.objects.get(item.raw_key);
-  if (!object) throw new NotFoundError('raw message');
-  return object.body;
+/**
+ * Files larger than this are answered with a link to the object store instead of their bytes: a
+ * Lambda answer is capped at 6 MB, and API Gateway sends binary bodies base64-encoded (4/3 larger).
+ */
+export const INLINE_FILE_MAX_BYTES = 4 * 1024 * 1024;
+/** How long such a link works. */
+export const DOWNLOAD_LINK_TTL_S = 300;
+
+/** A stored file as the API serves it: its bytes, or a short-lived link when it is too large to answer inline. */
+export type ServedFile =
+  | { kind: 'bytes'; body: Buffer; contentType: string; contentDisposition: string }
+  | { kind: 'link'; url: string };
+
+async function serve(
+  objects: ObjectStore,
+  key: string,
+  file: { size: number; contentType: string; contentDisposition: string; what: string },
+): Promise<ServedFile> {
+  if (file.size > INLINE_FILE_MAX_BYTES) {
+    return { kind: 'link', url: await objects.downloadUrl(key, { expiresInS: DOWNLOAD_LINK_TTL_S, contentType: file.contentType, contentDisposition: file.contentDisposition }) };
+  }
+  const object = await objects.get(key);
+  if (!object) throw new NotFoundError(file.what);
+  return { kind: 'bytes', body: object.body, contentType: file.contentType, contentDisposition: file.contentDisposition };
 }
 
-export async function attachmentOf(
-  deps: { store: Store; objects: ObjectStore },
-  accountId: string,
-  id: string,
-  index: number,
-): Promise<StoredObject & { filename: string | null }> {
+/** The message exactly as it was received (message/rfc822). */
+export async function rawOf(deps: { store: Store; objects: ObjectStore }, accountId: string, id: string): Promise<ServedFile> {
+  const item = await owned(deps.store, accountId, id);
+  return serve(deps.objects, item.raw_key, { size: item.size_bytes, contentType: 'message/rfc822', contentDisposition: contentDisposition(null, `${item.id}.eml`), what: 'raw message' });
+}
+
+/** One attachment (0-based index in the email's attachments), decoded, with the type and name the sender gave it. */
+export async function attachmentOf(deps: { store: Store; objects: ObjectStore }, accountId: string, id: string, index: number): Promise<ServedFile> {
   const item = await owned(deps.store, accountId, id);
   const entry = Number.isSafeInteger(index) && index >= 0 ? item.attachments[index] : undefined;
   if (!entry) throw new NotFoundError('attachment');
-  const object = await deps.objects.get(attachmentKey(item.raw_key, index));
-  if (!object) throw new NotFoundError('attachment');
-  return { body: object.body, contentType: entry.content_type, filename: entry.filename };
+  return serve(deps.objects, attachmentKey(item.raw_key, index), {
+    size: entry.size,
+    contentType: entry.content_type,
+    contentDisposition: contentDisposition(entry.filename, `attachment-${index}`),
+    what: 'attachment',
+  });
 }
 
 /**

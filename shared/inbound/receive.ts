@@ -4,7 +4,11 @@
 // redelivered message the id it was first stored under, and the event's id is fixed by it (the
 // webhook fan-out makes one delivery per subscription and event).
 import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { Store } from '../db/store';
 import type { Ids } from '../ids';
 import type { Clock } from '../ports/clock';
@@ -36,26 +40,32 @@ const INLINE_CONTENT_BYTES = 64 * 1024;
 export const PAYLOAD_TEXT_CHARS = 32 * 1024;
 
 
-async function collect(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
-  return Buffer.concat(chunks);
-}
-
 export type ReceiveOutcome = { recipient: string; outcome: 'stored'; id: string } | { recipient: string; outcome: 'not_inbound' };
 
 export async function receiveInbound(deps: InboundDeps, notification: ReceiptNotification): Promise<ReceiveOutcome[]> {
   const rawKey = notification.receipt.action.objectKey;
-  const raw = await deps.objects.get(rawKey);
+  const raw = await deps.objects.getStream(rawKey);
   // SES stored it before notifying: a missing object is a fault to retry (and then look at in the DLQ).
   if (!raw) throw new Error(`the raw message ${rawKey} is not in the object store`);
 
-  // Each attachment is stored as the parser reaches it, one at a time.
-  const parsed = await parseMessage(Readable.from([raw.body]), async (index, attachment) => {
-    const bytes = await collect(attachment.content);
-    await deps.objects.put(attachmentKey(rawKey, index), bytes, attachment.contentType);
-    return bytes.length;
-  });
+  // The message is read as a stream and each attachment goes through a file on its way to the
+  // object store, one at a time: memory holds the bodies' text, never the message or its files
+  // (a message may be 40 MB; a Lambda's /tmp holds it, its memory need not).
+  const spool = await mkdtemp(join(tmpdir(), 'postbox-inbound-'));
+  let parsed: ParsedMessage;
+  try {
+    parsed = await parseMessage(raw.body, async (index, attachment) => {
+      const file = join(spool, String(index));
+      await pipeline(attachment.content, createWriteStream(file));
+      await deps.objects.putFile(attachmentKey(rawKey, index), file, attachment.contentType);
+      const { size } = await stat(file);
+      await rm(file, { force: true });
+      return size;
+    });
+  } finally {
+    raw.body.destroy();
+    await rm(spool, { recursive: true, force: true });
+  }
   if (parsed.malformed) deps.logger.warn('inbound message could not be fully parsed; kept raw with what was read', { objectKey: rawKey });
 
   const content: InboundContent = { text: parsed.text, html: parsed.html, headers: parsed.headers, rfc_message_id: parsed.rfcMessageId };
@@ -78,7 +88,7 @@ export async function receiveInbound(deps: InboundDeps, notification: ReceiptNot
     const digest = createHash('sha256').update(`${dedupOn}\n${recipient.toLowerCase()}`).digest('hex');
     const id = await repo.claimReceipt(digest, target.accountId, deps.ids.next('inb'));
     const email = await repo.put(
-      toItem(parsed, { id, accountId: target.accountId, domain: target.domain, recipient, rawKey, size: raw.body.length, notification }),
+      toItem(parsed, { id, accountId: target.accountId, domain: target.domain, recipient, rawKey, size: raw.size, notification }),
       inlineContent ? { content } : { content_key: contentKey(rawKey) },
     );
     await publishEvent(deps, receivedEvent(email, parsed.text));

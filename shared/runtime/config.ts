@@ -14,8 +14,11 @@ export interface RuntimeConfig {
   queueUrls: Partial<Record<QueueName, string>>;
   queueArns: Partial<Record<QueueName, string>>;
   sesConfigurationSet?: string;
-  /** Where objects (large message content, BIMI logos; later inbound mail and uploads) live. */
-  objects: { kind: 's3'; bucket: string } | { kind: 'files'; root: string };
+  /**
+   * Where objects (large message content, inbound mail, BIMI logos, uploads) live. Local files
+   * serve download links (S3's presigned GETs) sealed with `downloadKey`, on the public base URL.
+   */
+  objects: { kind: 's3'; bucket: string } | { kind: 'files'; root: string; downloadKey?: string };
   scheduler: { kind: 'aws'; groupName: string; roleArn: string } | { kind: 'local' };
   secrets: { kind: 'aws'; arns: Partial<Record<SecretName, string>> } | { kind: 'static'; values: Partial<Record<SecretName, string>> };
   sharedEmailSender: string;

@@ -121,7 +121,10 @@ export async function buildContainer(config: RuntimeConfig, replace: Replacement
     return { mailer: unavailable('mailer'), identities: unavailable('identities') };
   };
   const objects = (): ObjectStore => {
-    if (config.objects.kind === 'files') return new FileObjectStore(config.objects.root);
+    if (config.objects.kind === 'files') {
+      const { root, downloadKey } = config.objects;
+      return new FileObjectStore(root, downloadKey ? { key: downloadKey, base: () => config.publicBaseUrl, now: () => clock.now().getTime() } : undefined);
+    }
     if (typeof POSTBOX_WITH_S3 === 'undefined' || POSTBOX_WITH_S3) {
       // Signed requests of its own, not an SDK client (s3-object-store.ts); objects are used only in
       // AWS, where the credentials are the Lambda environment's.

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functions } from '../../functions/manifest';
 import { createAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
+import { asSnsEnvelope } from '../../shared/inbound/messages';
 import type { InboundEmailItem } from '../../shared/inbound/repository';
 import { readLocalSettings } from '../../shared/runtime/config';
 import { startLocalRuntime, type LocalRuntime } from '../../shared/runtime/local/runtime';
@@ -384,6 +385,57 @@ describe('the inbound read routes', () => {
     const gone = await api(runtime.url, 'GET', `/v1/inbound/${email.id}/raw`, key);
     expect(gone.status).toBe(404);
     expect(gone.body.error.code).toBe('not_found');
+  });
+
+  it('answers a raw message or attachment past 4 MiB with a 302 to a short-lived link that serves its bytes', async () => {
+    // Prepare: a 5 MB message, stored and notified as SES receiving does (the listener here takes 200 KB)
+    const big = Buffer.alloc(5_000_000);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 7) % 256;
+    const raw = message(
+      { From: `alice@${SENDER}`, To: `hello@${DOMAIN}`, Subject: 'Five megabytes', 'Message-ID': uniqueId(), 'MIME-Version': '1.0', 'Content-Type': 'multipart/mixed; boundary="b"' },
+      ['--b', 'Content-Type: text/plain', '', 'see the file', '--b', 'Content-Type: application/zip; name="data.zip"', 'Content-Disposition: attachment; filename="data.zip"', 'Content-Transfer-Encoding: base64', '', big.toString('base64').replace(/.{76}/g, '$&\r\n'), '--b--', ''].join('\r\n'),
+    );
+    const now = new Date().toISOString();
+    await runtime.container.objects.put('inbound/ses-five-mb', Buffer.from(raw), 'message/rfc822');
+    const verdict = { status: 'PASS' };
+    await runtime.container.queue.send(
+      'inbound',
+      asSnsEnvelope(
+        {
+          notificationType: 'Received',
+          mail: { timestamp: now, source: `alice@${SENDER}`, messageId: 'ses-five-mb', destination: [`hello@${DOMAIN}`] },
+          receipt: { timestamp: now, recipients: [`hello@${DOMAIN}`], spfVerdict: verdict, dkimVerdict: verdict, dmarcVerdict: verdict, spamVerdict: verdict, virusVerdict: verdict, action: { type: 'S3', bucketName: 'local', objectKey: 'inbound/ses-five-mb' } },
+        },
+        'sns-five-mb',
+      ),
+    );
+    const email = await emailWithSubject('Five megabytes');
+
+    for (const [path, bytes, type, disposition] of [
+      [`/v1/inbound/${email.id}/attachments/0`, big, 'application/zip', `attachment; filename="data.zip"; filename*=UTF-8''data.zip`],
+      [`/v1/inbound/${email.id}/raw`, Buffer.from(raw), 'message/rfc822', `attachment; filename="${email.id}.eml"; filename*=UTF-8''${email.id}.eml`],
+    ] as const) {
+      // Act
+      const answer = await admitted(() => fetch(`${runtime.url}${path}`, { headers: { authorization: `Bearer ${key}` }, redirect: 'manual' }), `GET ${path}`);
+      // Assess: a link on the runtime's own origin, not cached, that needs no key and serves the exact bytes
+      expect(answer.status, path).toBe(302);
+      expect(answer.headers.get('cache-control')).toBe('no-store');
+      const location = answer.headers.get('location') ?? '';
+      expect(location.startsWith(`${runtime.url}/_objects/`)).toBe(true);
+      const file = await fetch(location);
+      expect(file.status).toBe(200);
+      expect(file.headers.get('content-type')).toBe(type);
+      expect(file.headers.get('content-disposition')).toBe(disposition);
+      expect(file.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(Buffer.from(await file.arrayBuffer()).equals(bytes)).toBe(true);
+    }
+
+    // An altered link is refused in the error envelope
+    const answer = await admitted(() => fetch(`${runtime.url}/v1/inbound/${email.id}/raw`, { headers: { authorization: `Bearer ${key}` }, redirect: 'manual' }), 'GET raw');
+    const altered = `${answer.headers.get('location')!.slice(0, -3)}abc`;
+    const refused = await fetch(altered);
+    expect(refused.status).toBe(404);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('not_found');
   });
 
   it('answers 401 without a key', async () => {

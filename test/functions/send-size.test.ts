@@ -149,7 +149,7 @@ describe('large content', () => {
     const res = await send(requestOfSize(50_000));
     const job = jobFor(res.body.id);
     const objects = c.objects;
-    c.objects = { put: objects.put, delete: objects.delete, get: async () => Promise.reject(new Error('S3 SlowDown')) };
+    c.objects = Object.assign(Object.create(objects) as typeof objects, { get: async () => Promise.reject(new Error('S3 SlowDown')) });
 
     // Act
     let early: Awaited<ReturnType<typeof sendWorker>>;

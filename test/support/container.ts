@@ -53,7 +53,7 @@ export async function createTestContainer(options: { start?: string } = {}): Pro
     endpoints: { dynamodb: testStore.endpoint },
     queueUrls: {},
     queueArns: {},
-    objects: { kind: 'files', root: objectsRoot },
+    objects: { kind: 'files', root: objectsRoot, downloadKey: 'test-object-download-key' },
     scheduler: { kind: 'local' },
     secrets: { kind: 'static', values: TEST_SECRETS },
     sharedEmailSender: 'onboarding@sandbox.test',

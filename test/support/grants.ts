@@ -61,7 +61,7 @@ const bucket = (mode: 'read' | 'write') => (): [string, (n: Needs) => boolean] =
   `the bucket (${mode})`,
   (n) => (mode === 'read' ? Boolean(n.bucket) : n.bucket === 'readwrite'),
 ];
-export const objectRules = { get: bucket('read'), put: bucket('write'), delete: bucket('write') };
+export const objectRules = { get: bucket('read'), getStream: bucket('read'), downloadUrl: bucket('read'), put: bucket('write'), putFile: bucket('write'), delete: bucket('write') };
 
 export const mailerRules = { send: (): [string, (n: Needs) => boolean] => ['SES sending', (n) => Boolean(n.sesSend)] };
 

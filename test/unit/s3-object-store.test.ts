@@ -2,7 +2,10 @@
 // plays S3: each call is one request of the shape S3 takes, signed with SigV4 as S3 checks it (the
 // signature is worked out again here, independently of the SDK signer the adapter uses), and S3's
 // answers (error documents, throttling) become what the ObjectStore port promises.
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -219,6 +222,88 @@ describe('S3ObjectStore', () => {
   it('refuses plainly, sending nothing, in a function that has no bucket', async () => {
     await expect(store({ bucket: '' }).get('k')).rejects.toThrow('no bucket is configured for this function');
     expect(received).toEqual([]);
+  });
+
+  it('puts a file streamed from disk, signed with the hash of its bytes', async () => {
+    // Prepare: a file of a few hundred kilobytes, not a buffer in hand
+    answers.push({ status: 200 });
+    const dir = mkdtempSync(join(tmpdir(), 'postbox-s3-file-'));
+    try {
+      const bytes = randomBytes(300_000);
+      const file = join(dir, 'raw.eml');
+      writeFileSync(file, bytes);
+      // Act
+      await store().putFile('inbound/abc', file, 'message/rfc822');
+      // Assess
+      const [request] = received as [Received];
+      expect(request).toMatchObject({ method: 'PUT', path: `/${BUCKET}/inbound/abc` });
+      expect(request.body.equals(bytes)).toBe(true);
+      expect(request.headers).toMatchObject({ 'content-type': 'message/rfc822', 'content-length': String(bytes.length), 'x-amz-content-sha256': sha256Hex(bytes) });
+      expect(request.headers.authorization).toBe(expectedAuthorization(request, CREDENTIALS.secretAccessKey));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('sends a file again from its start when the first PUT is throttled', async () => {
+    answers.push({ status: 503, body: errorDocument('SlowDown', 'Reduce your request rate.') }, { status: 200 });
+    const dir = mkdtempSync(join(tmpdir(), 'postbox-s3-file-'));
+    try {
+      const file = join(dir, 'f');
+      writeFileSync(file, 'the whole file');
+      await store().putFile('k', file, 'text/plain');
+      expect(received.map((r) => r.body.toString())).toEqual(['the whole file', 'the whole file']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads an object as a stream, with its type and size', async () => {
+    // Prepare
+    const bytes = randomBytes(200_000);
+    answers.push({ status: 200, headers: { 'content-type': 'application/pdf', 'content-length': String(bytes.length) }, body: bytes });
+    // Act
+    const object = await store().getStream('inbound/abc/attachments/0');
+    // Assess
+    expect(object).toMatchObject({ contentType: 'application/pdf', size: bytes.length });
+    const chunks: Buffer[] = [];
+    for await (const chunk of object!.body) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+    expect(received[0]!.headers.authorization).toBe(expectedAuthorization(received[0]!, CREDENTIALS.secretAccessKey));
+  });
+
+  it('answers undefined for a stream of a key S3 does not have, and throws other refusals', async () => {
+    answers.push({ status: 404, body: errorDocument('NoSuchKey', 'The specified key does not exist.') }, { status: 403, body: errorDocument('AccessDenied', 'Access Denied') });
+    await expect(store().getStream('missing')).resolves.toBeUndefined();
+    await expect(store().getStream('forbidden')).rejects.toMatchObject({ name: 'AccessDenied', status: 403 });
+  });
+
+  it('presigns a GET whose query names the answer headers, verified as S3 checks a presigned URL', async () => {
+    // Act
+    const link = new URL(
+      await store().downloadUrl('inbound/abc/attachments/0', { expiresInS: 300, contentType: 'application/pdf', contentDisposition: 'attachment; filename="a b.pdf"' }),
+    );
+    // Assess: nothing was sent; the link carries its own signature
+    expect(received).toEqual([]);
+    expect(link.pathname).toBe(`/${BUCKET}/inbound/abc/attachments/0`);
+    const q = link.searchParams;
+    expect(q.get('response-content-type')).toBe('application/pdf');
+    expect(q.get('response-content-disposition')).toBe('attachment; filename="a b.pdf"');
+    expect(q.get('X-Amz-Expires')).toBe('300');
+    expect(q.get('X-Amz-Security-Token')).toBe(CREDENTIALS.sessionToken);
+    const [accessKeyId, day, region] = String(q.get('X-Amz-Credential')).split('/') as [string, string, string];
+    expect(accessKeyId).toBe(CREDENTIALS.accessKeyId);
+    const rfc3986 = (v: string) => encodeURIComponent(v).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+    const canonicalQuery = [...q.entries()]
+      .filter(([name]) => name !== 'X-Amz-Signature')
+      .map(([name, value]) => `${rfc3986(name)}=${rfc3986(value)}`)
+      .sort()
+      .join('&');
+    const canonicalRequest = ['GET', link.pathname, canonicalQuery, `host:${link.host}\n`, 'host', 'UNSIGNED-PAYLOAD'].join('\n');
+    const scope = `${day}/${region}/s3/aws4_request`;
+    const stringToSign = ['AWS4-HMAC-SHA256', String(q.get('X-Amz-Date')), scope, sha256Hex(canonicalRequest)].join('\n');
+    const signingKey = hmac(hmac(hmac(hmac(`AWS4${CREDENTIALS.secretAccessKey}`, day), region), 's3'), 'aws4_request');
+    expect(q.get('X-Amz-Signature')).toBe(hmac(signingKey, stringToSign).toString('hex'));
   });
 
   it('encodes each segment of a key as S3 signs it, keeping the slashes', () => {

@@ -6,10 +6,13 @@
 // the SDK's standard mode: up to 3 attempts, on throttling, 5xx and connection errors, with
 // jittered backoff. Locally objects are files (shared/adapters/local/file-object-store.ts).
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Agent, request as httpsRequest } from 'node:https';
+import { pipeline } from 'node:stream/promises';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { ObjectStore, StoredObject } from '../../ports/object-store';
+import type { DownloadOptions, ObjectStore, ObjectStream, StoredObject } from '../../ports/object-store';
 
 export interface S3Credentials {
   accessKeyId: string;
@@ -79,6 +82,26 @@ interface Response {
   body: Buffer;
 }
 
+/** A streamed answer: its body is read by the caller, as it arrives. */
+interface StreamedResponse {
+  status: number;
+  headers: IncomingMessage['headers'];
+  stream: IncomingMessage;
+}
+
+/** A request body read from a file, once per attempt; its hash is signed, so S3 checks every byte. */
+interface FileBody {
+  path: string;
+  length: number;
+  sha256: string;
+}
+
+async function fileBody(path: string): Promise<FileBody> {
+  const hash = createHash('sha256');
+  await pipeline(createReadStream(path), hash);
+  return { path, length: (await stat(path)).size, sha256: hash.digest('hex') };
+}
+
 export class S3ObjectStore implements ObjectStore {
   private readonly signer: SignatureV4;
   private readonly base: URL;
@@ -121,6 +144,36 @@ export class S3ObjectStore implements ObjectStore {
     throw error;
   }
 
+  async putFile(key: string, path: string, contentType: string): Promise<void> {
+    const body = await fileBody(path);
+    const res = await this.call('PUT', key, { 'content-type': contentType, 'content-length': String(body.length), 'x-amz-content-sha256': body.sha256 }, body);
+    if (res.status !== 200) throw failure('PutObject', key, res);
+  }
+
+  async getStream(key: string): Promise<ObjectStream | undefined> {
+    const res = await this.call('GET', key, {}, undefined, true);
+    if ('stream' in res) {
+      return { body: res.stream, contentType: header(res, 'content-type') ?? 'application/octet-stream', size: Number(header(res, 'content-length') ?? 0) };
+    }
+    const error = failure('GetObject', key, res);
+    if (error.code === 'NoSuchKey') return undefined;
+    throw error;
+  }
+
+  /** S3's presigned GET (payload unsigned, as S3 takes a presigned URL), with the answer's Content-Type and Content-Disposition set by the link. */
+  async downloadUrl(key: string, options: DownloadOptions): Promise<string> {
+    if (!this.options.bucket) throw new Error('S3ObjectStore: no bucket is configured for this function');
+    const path = `${this.prefix}/${encodeKey(key)}`;
+    const query = { 'response-content-type': options.contentType, 'response-content-disposition': options.contentDisposition };
+    const signed = await this.signer.presign(
+      { method: 'GET', protocol: this.base.protocol, hostname: this.base.hostname, port: this.base.port ? Number(this.base.port) : undefined, path, query, headers: { host: this.base.host, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' } },
+      { expiresIn: options.expiresInS },
+    );
+    const url = new URL(`${this.base.origin}${path}`);
+    for (const [name, value] of Object.entries(signed.query ?? {})) url.searchParams.set(name, Array.isArray(value) ? value.join(',') : String(value));
+    return url.toString();
+  }
+
   async delete(key: string): Promise<void> {
     // S3 answers 204 whether or not the key existed.
     const res = await this.call('DELETE', key, {});
@@ -128,14 +181,22 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   /** One signed request, tried again while S3 or the connection says it may pass later. */
-  private async call(method: 'GET' | 'PUT' | 'DELETE', key: string, headers: Record<string, string>, body?: Buffer): Promise<Response> {
+  private async call(method: 'GET' | 'PUT' | 'DELETE', key: string, headers: Record<string, string>, body?: Buffer | FileBody): Promise<Response>;
+  private async call(method: 'GET', key: string, headers: Record<string, string>, body: undefined, streamed: true): Promise<Response | StreamedResponse>;
+  private async call(
+    method: 'GET' | 'PUT' | 'DELETE',
+    key: string,
+    headers: Record<string, string>,
+    body?: Buffer | FileBody,
+    streamed = false,
+  ): Promise<Response | StreamedResponse> {
     // A function without the bucket grant has no bucket name: said plainly, on use.
     if (!this.options.bucket) throw new Error('S3ObjectStore: no bucket is configured for this function');
     const maxAttempts = this.options.maxAttempts ?? 3;
     const baseDelayMs = this.options.baseDelayMs ?? 100;
     for (let attempt = 1; ; attempt++) {
       try {
-        const res = await this.send(method, key, headers, body);
+        const res = await this.send(method, key, headers, body, streamed);
         if (!RETRYABLE_STATUS.has(res.status) || attempt >= maxAttempts) return res;
       } catch (error) {
         const code = (error as { code?: string }).code ?? '';
@@ -145,7 +206,7 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  private async send(method: string, key: string, headers: Record<string, string>, body?: Buffer): Promise<Response> {
+  private async send(method: string, key: string, headers: Record<string, string>, body: Buffer | FileBody | undefined, streamed: boolean): Promise<Response | StreamedResponse> {
     const path = `${this.prefix}/${encodeKey(key)}`;
     const signed = await this.signer.sign({
       method,
@@ -155,11 +216,12 @@ export class S3ObjectStore implements ObjectStore {
       path,
       query: {},
       headers: { ...headers, host: this.base.host },
-      body,
+      // A file's hash is already in x-amz-content-sha256, which the signer takes as it is.
+      body: Buffer.isBuffer(body) ? body : undefined,
     });
     const timeoutMs = this.options.timeoutMs ?? 10_000;
     const request = this.base.protocol === 'https:' ? httpsRequest : httpRequest;
-    return new Promise<Response>((resolve, reject) => {
+    return new Promise<Response | StreamedResponse>((resolve, reject) => {
       const req = request(
         {
           method,
@@ -172,6 +234,11 @@ export class S3ObjectStore implements ObjectStore {
           timeout: timeoutMs,
         },
         (res) => {
+          if (streamed && res.statusCode === 200) {
+            // The caller reads at its own pace (it may pause to store what it read): no idle timeout from here.
+            req.setTimeout(0);
+            return resolve({ status: 200, headers: res.headers, stream: res });
+          }
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
           res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
@@ -184,12 +251,13 @@ export class S3ObjectStore implements ObjectStore {
       );
       req.on('timeout', () => req.destroy(Object.assign(new Error(`S3 ${method} ${key}: no answer within ${timeoutMs} ms`), { code: 'S3_TIMEOUT' })));
       req.on('error', reject);
-      req.end(body);
+      if (body === undefined || Buffer.isBuffer(body)) return void req.end(body);
+      pipeline(createReadStream(body.path), req).catch((error: unknown) => req.destroy(error as Error));
     });
   }
 }
 
-const header = (res: Response, name: string): string | undefined => {
+const header = (res: { headers: IncomingMessage['headers'] }, name: string): string | undefined => {
   const value = res.headers[name];
   return Array.isArray(value) ? value[0] : value;
 };

@@ -3,7 +3,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -12,6 +12,7 @@ import { queues, secretNames, type FunctionDef, type QueueName, type SecretName 
 import { createAccount } from '../../accounts/service';
 import { SesMailer } from '../../adapters/aws/ses-mailer';
 import { SqsQueue } from '../../adapters/aws/sqs-queue';
+import { FileObjectStore } from '../../adapters/local/file-object-store';
 import { JournaledQueue } from '../../adapters/local/journaled-queue';
 import { SimulatedSesFeedback } from '../../adapters/local/ses-feedback';
 import { StoreScheduler } from '../../adapters/local/store-scheduler';
@@ -176,6 +177,7 @@ export async function startLocalRuntime(
     await ensureTable(dynamo, LOCAL_TABLE);
     const provisioned = await ensureQueues(sqsClient);
 
+    const secrets = loadOrCreateSecrets(dataDir);
     const config: RuntimeConfig = {
       runtime: 'local',
       region: REGION,
@@ -184,9 +186,11 @@ export async function startLocalRuntime(
       credentials: DUMMY_CREDENTIALS,
       queueUrls: provisioned.urls,
       queueArns: provisioned.arns,
-      objects: { kind: 'files', root: join(dataDir, 'objects') },
+      // Download links are sealed with a key of their own, derived from a stored secret, so every
+      // process over this DATA_DIR serves the links any of them made.
+      objects: { kind: 'files', root: join(dataDir, 'objects'), downloadKey: createHmac('sha256', secrets['data-encryption-key']).update('local object download links').digest('hex') },
       scheduler: { kind: 'local' },
-      secrets: { kind: 'static', values: loadOrCreateSecrets(dataDir) },
+      secrets: { kind: 'static', values: secrets },
       sharedEmailSender: settings.sharedEmailSender,
       logLevel: settings.logLevel,
       dnsServers: settings.dnsServers,
@@ -270,7 +274,7 @@ export async function startLocalRuntime(
     const server = createLocalHttpServer(functions, (fn) => {
       if (!handlers.has(fn.name)) handlers.set(fn.name, loadFunction<HttpLambda>(fn));
       return handlers.get(fn.name) as Promise<HttpLambda>;
-    }, logger, { admission });
+    }, logger, { admission, downloads: container.objects instanceof FileObjectStore ? container.objects : undefined });
     await new Promise<void>((ok, fail) => {
       server.once('error', fail);
       server.listen(settings.port, settings.host, () => ok());

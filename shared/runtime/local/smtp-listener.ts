@@ -8,7 +8,7 @@
 // queue's journal, so a kill -9 at any moment loses no message that was accepted.
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { Resolver } from 'node:dns/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -114,8 +114,8 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
       const verdicts = await verdictsOf(file, session, c.config.dnsServers, logger);
       const now = c.clock.now().toISOString();
       const objectKey = `inbound/${sesMessageId}`;
-      // Bounded by the limit: the object store's put takes the message whole.
-      await c.objects.put(objectKey, await readFile(file), 'message/rfc822');
+      // Streamed from the file, as SES writes it to S3: the message is never whole in memory.
+      await c.objects.putFile(objectKey, file, 'message/rfc822');
       const recipients = session.envelope.rcptTo.map((r) => r.address);
       const notification: ReceiptNotification = {
         notificationType: 'Received',
