@@ -3,7 +3,7 @@
 // by reference to objects already in the object store. Never part of SendRequest: acceptSends takes
 // them as an option (`extras`), content.ts keeps them with the message's content, and the send
 // worker reads the objects at send time. Checked here, before anything is claimed or stored.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiError } from '../errors';
 import type { MailHeader } from '../ports/mailer';
 import type { AttachmentRef } from './model';

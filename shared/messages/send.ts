@@ -208,7 +208,8 @@ async function prepare(
   }
   // Extras are part of what the idempotency key stands for: the same key with other extras is a reuse.
   const checked = extras === undefined ? undefined : checkExtras(extras, request.channel, target);
-  return { index: index ?? 0, request, digest: bodyDigest(checked === undefined ? raw : { request: raw, extras: checked }), ...target, ...checked, scheduledAt };
+  const digest = bodyDigest(checked?.headers || checked?.attachments ? { request: raw, extras: checked } : raw);
+  return { index: index ?? 0, request, digest, ...target, ...checked, scheduledAt };
 }
 
 /**
