@@ -2,7 +2,9 @@
 // forwardInbound after storing a message; it needs only the small shape below. A webhook route
 // gets the email.received envelope (message_id "") as a delivery of its own on the webhooks
 // queue; an email route sends a new outbound message through the send pipeline, so suppressions,
-// spend caps and usage apply as to any send.
+// spend caps and usage apply as to any send: a short text quoting the original, X-Forwarded-For/-To
+// headers, and the original attached as message/rfc822 when it fits SES's limit once encoded.
+import { isHeaderValue, MAX_SENT_MESSAGE_BYTES, sentMessageBytes, type MessageExtras } from '../messages/extras';
 import { acceptSends, type SendDeps, type SendOutcome } from '../messages/send';
 import type { Random } from '../ports/random';
 import type { Scheduler } from '../ports/scheduler';
@@ -29,6 +31,8 @@ export interface ForwardableEmail {
   received_at: string;
   /** Where the raw message is kept in the object store, when it was. */
   raw_key?: string;
+  /** The raw message's size in bytes (the email's size_bytes), when the caller has it; else read from the object store. */
+  raw_size?: number;
 }
 
 export type ForwardDeps = SendDeps & { secrets: Pick<Secrets, 'get'>; scheduler: Scheduler; random: Random };
@@ -67,10 +71,26 @@ export function routeEnvelope(email: ForwardableEmail, createdAt: string): Recor
   };
 }
 
-/** The forwarded message's text: the original's headers as a mail client quotes them, then its text. */
-export function forwardedText(email: ForwardableEmail): string {
+/** The name the original message is attached under. */
+export const FORWARDED_FILENAME = 'forwarded-message.eml';
+
+/** What became of the original message in a forward: attached, too large for SES once encoded, or not kept. */
+export type ForwardedOriginal = { kind: 'attached' } | { kind: 'too_large'; size: number } | { kind: 'unavailable' };
+
+function originalLine(email: ForwardableEmail, original: ForwardedOriginal): string {
+  if (original.kind === 'attached') return `Original message: attached as ${FORWARDED_FILENAME}\n`;
+  if (original.kind === 'too_large') return `Original message: ${original.size} bytes, too large to attach; GET /v1/inbound/${email.id}/raw serves it\n`;
+  return '';
+}
+
+/**
+ * The forwarded message's text: the original's headers as a mail client quotes them, where the
+ * original went (and with it its attachments), then its text.
+ */
+export function forwardedText(email: ForwardableEmail, original: ForwardedOriginal = { kind: 'unavailable' }): string {
   const text = email.text.length > MAX_FORWARDED_TEXT ? `${email.text.slice(0, MAX_FORWARDED_TEXT)}\n[… cut at ${MAX_FORWARDED_TEXT} characters]` : email.text;
-  const attachments = email.attachments.length ? `Attachments (not forwarded): ${email.attachments.map((a) => a.filename || '(unnamed)').join(', ')}\n` : '';
+  const where = original.kind === 'attached' ? 'in the attached original' : 'not forwarded';
+  const attachments = email.attachments.length ? `Attachments (${where}): ${email.attachments.map((a) => a.filename || '(unnamed)').join(', ')}\n` : '';
   return [
     '---------- Forwarded message ---------',
     `From: ${email.from}`,
@@ -78,7 +98,7 @@ export function forwardedText(email: ForwardableEmail): string {
     `Subject: ${email.subject}`,
     `To: ${email.to.join(', ')}`,
     `Delivered-To: ${email.recipient}`,
-    `${attachments}Inbound-Id: ${email.id}`,
+    `${attachments}${originalLine(email, original)}Inbound-Id: ${email.id}`,
     '',
     text,
   ].join('\n');
@@ -114,17 +134,45 @@ async function toWebhook(deps: ForwardDeps, route: RouteItem, email: Forwardable
   return { kind: 'webhook', route_id: route.id, delivery_id: deliveryId, queued: true };
 }
 
+/**
+ * Who sent the original (X-Forwarded-For) and the address it came to (X-Forwarded-To), each left
+ * out when it is not a one-line ASCII value SES takes (the text names both anyway); and
+ * Auto-Submitted (RFC 3834), so an auto-responder at the forward address does not answer the
+ * route, whose reply would come back in and be forwarded again.
+ */
+export function forwardHeaders(email: ForwardableEmail): NonNullable<MessageExtras['headers']> {
+  const headers = [
+    { name: 'X-Forwarded-For', value: email.from },
+    { name: 'X-Forwarded-To', value: email.recipient },
+  ].filter((h) => isHeaderValue(h.name, h.value));
+  return [...headers, { name: 'Auto-Submitted', value: 'auto-generated' }];
+}
+
+/** The raw message's size, or undefined when it was not kept. */
+async function rawSize(deps: ForwardDeps, email: ForwardableEmail): Promise<number | undefined> {
+  if (email.raw_key === undefined) return undefined;
+  if (email.raw_size !== undefined) return email.raw_size;
+  return (await deps.objects.get(email.raw_key))?.body.length;
+}
+
 async function toEmail(deps: ForwardDeps, route: RouteItem, email: ForwardableEmail): Promise<ForwardOutcome> {
+  const subject = `Fwd: ${email.subject}`.slice(0, 998);
+  const headers = forwardHeaders(email);
+  const size = await rawSize(deps, email);
+  const attach = size !== undefined && sentMessageBytes({ subject, text: forwardedText(email, { kind: 'attached' }), headers, attachmentSizes: [size] }) <= MAX_SENT_MESSAGE_BYTES;
+  const original: ForwardedOriginal = attach ? { kind: 'attached' } : size === undefined ? { kind: 'unavailable' } : { kind: 'too_large', size };
   const request = {
     channel: 'email',
     // One forward per message and route, however often the worker hands the message over.
     idempotency_key: `inbound-forward:${email.id}:${route.id}`,
     destination: { email: route.forward_address },
-    payload: { subject: `Fwd: ${email.subject}`.slice(0, 998), body_text: forwardedText(email) },
+    payload: { subject, body_text: forwardedText(email, original) },
     // From the address the mail came to: its domain is verified (inbound needs it).
     metadata: { from_email: email.recipient },
   };
-  const [outcome] = await acceptSends(deps, { accountId: route.account_id, keyId: `route:${route.id}`, testMode: false }, [request], { batch: false });
+  const extras: MessageExtras = { headers };
+  if (attach) extras.attachments = [{ filename: FORWARDED_FILENAME, content_type: 'message/rfc822', object_key: email.raw_key as string, size }];
+  const [outcome] = await acceptSends(deps, { accountId: route.account_id, keyId: `route:${route.id}`, testMode: false }, [request], { batch: false, extras });
   return { kind: 'email', route_id: route.id, outcome: outcome! };
 }
 

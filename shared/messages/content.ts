@@ -10,8 +10,9 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { ApiError } from '../errors';
 import { isId } from '../ids';
+import type { OutboundAttachment } from '../ports/mailer';
 import type { ObjectStore } from '../ports/object-store';
-import { type MessageContent, type MessageItem } from './model';
+import { type AttachmentRef, type MessageContent, type MessageItem } from './model';
 import { storedItemBytes } from '../db/item-size';
 import type { MessageRepository, NewMessage } from './repository';
 import type { SendRequest } from './schemas';
@@ -70,10 +71,12 @@ const contentOf = (m: Partial<MessageContent>): Partial<MessageContent> => ({
   template_version: m.template_version,
   destination: m.destination,
   metadata: m.metadata,
+  headers: m.headers,
+  attachments: m.attachments,
 });
 
 const withoutContent = (message: NewMessage): NewMessage => {
-  const { from: _from, subject: _subject, body_html: _html, body_text: _text, data: _data, template_id: _template, template_version: _version, destination: _destination, metadata: _metadata, ...rest } = message;
+  const { from: _from, subject: _subject, body_html: _html, body_text: _text, data: _data, template_id: _template, template_version: _version, destination: _destination, metadata: _metadata, headers: _headers, attachments: _attachments, ...rest } = message;
   return rest;
 };
 
@@ -150,4 +153,22 @@ export async function loadContent(deps: { objects: ObjectStore; messages: Pick<M
   }
   if (!isRecord(parsed) || !complete(parsed)) throw new ContentMissingError('message content in the object store lacks from, subject or destination');
   return parsed;
+}
+
+/**
+ * A message's attachments, read from the object store at send time, one at a time, in order.
+ * Throws ContentMissingError when an object is gone or is not the size it was accepted with (the
+ * size limit was checked on that); an object store failure is thrown as it came (worth a retry).
+ */
+export async function loadAttachments(objects: ObjectStore, refs: readonly AttachmentRef[] | undefined): Promise<OutboundAttachment[]> {
+  const attachments: OutboundAttachment[] = [];
+  for (const [i, ref] of (refs ?? []).entries()) {
+    const stored = await objects.get(ref.object_key);
+    if (!stored) throw new ContentMissingError(`attachment ${i} (${ref.filename}) is missing from the object store`);
+    if (stored.body.length !== ref.size) {
+      throw new ContentMissingError(`attachment ${i} (${ref.filename}) is ${stored.body.length} bytes in the object store, not the ${ref.size} it was accepted with`);
+    }
+    attachments.push({ filename: ref.filename, contentType: ref.content_type, content: stored.body });
+  }
+  return attachments;
 }

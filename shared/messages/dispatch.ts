@@ -10,7 +10,7 @@ import { PermanentSendError, type Mailer, type OutboundEmail } from '../ports/ma
 import type { Logger } from '../runtime/logger';
 import { findSuppression, suppress } from '../suppressions/service';
 import { recordSend } from '../usage/service';
-import { ContentMissingError, loadContent } from './content';
+import { ContentMissingError, loadAttachments, loadContent } from './content';
 import { asMailed } from '../templates/text';
 import type { SendJob } from './messages';
 import type { MessageItem } from './model';
@@ -109,7 +109,13 @@ async function postWebhookMessage(deps: DispatchDeps, message: MessageItem, now:
 function withUnsubscribe(deps: DispatchDeps, message: MessageItem, email: OutboundEmail): OutboundEmail {
   const url = unsubscribeUrl(deps, message);
   const fill = (part: string | undefined) => (part === undefined ? undefined : fillUnsubscribeUrl(part, url));
-  return { ...email, subject: fillUnsubscribeUrl(email.subject, url), html: fill(email.html), text: fill(email.text), headers: unsubscribeHeaders(deps, message, email.from) };
+  return {
+    ...email,
+    subject: fillUnsubscribeUrl(email.subject, url),
+    html: fill(email.html),
+    text: fill(email.text),
+    headers: [...(email.headers ?? []), ...unsubscribeHeaders(deps, message, email.from)],
+  };
 }
 
 /**
@@ -166,10 +172,13 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
     // (shared/templates/text.ts); inline content is sent as given.
     const parts =
       content.template_id !== undefined && content.body_html !== undefined ? asMailed(content.body_html, content.body_text) : { html: content.body_html, text: content.body_text };
-    const email = { from: content.from, to: message.recipient, subject: content.subject, html: parts.html, text: parts.text ?? undefined, messageId: message.id, accountId: message.account_id };
+    const email: OutboundEmail = { from: content.from, to: message.recipient, subject: content.subject, html: parts.html, text: parts.text ?? undefined, messageId: message.id, accountId: message.account_id };
+    // An internal sender's headers and attachments (shared/messages/extras.ts); the objects are read now, at send time.
+    if (content.headers?.length) email.headers = content.headers;
+    if (content.attachments?.length) email.attachments = await loadAttachments(deps.objects, content.attachments);
     ({ providerMessageId } = await deps.mailer.send(message.message_type === 'marketing' ? withUnsubscribe(deps, message, email) : email));
   } catch (error) {
-    // Missing content is as final as a provider's refusal: retrying cannot bring it back.
+    // Missing content (or a missing attachment) is as final as a provider's refusal: retrying cannot bring it back.
     if (!(error instanceof PermanentSendError || error instanceof ContentMissingError) && !attempt.finalAttempt) {
       await messages.releaseDispatch(message.id, now).catch(() => false);
       throw error;

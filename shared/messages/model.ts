@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import type { Channel } from '../accounts/service';
 import { keys, type ItemKey, type MessageListKey } from '../db/keys';
+import type { MailHeader } from '../ports/mailer';
 import type { eventSource, eventType, messageStatus, messageSummaryView, messageView, timelineEventView } from './schemas';
 
 export type MessageStatus = z.infer<typeof messageStatus>;
@@ -27,6 +28,19 @@ export interface MessageContent {
   template_version?: number;
   destination: Record<string, unknown>;
   metadata?: Record<string, unknown>;
+  /** Headers an internal caller set (shared/messages/extras.ts: an allowlist; never from a request body). */
+  headers?: MailHeader[];
+  /** Files an internal caller attached, by reference to objects already in the object store (read at send time). */
+  attachments?: AttachmentRef[];
+}
+
+/** A file to attach: an object already in the object store, named and typed as the mail shows it. */
+export interface AttachmentRef {
+  filename: string;
+  content_type: string;
+  object_key: string;
+  /** The object's size in bytes, as accepted; the send worker refuses an object of another size. */
+  size: number;
 }
 
 /**

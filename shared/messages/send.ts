@@ -16,6 +16,7 @@ import type { Scheduler } from '../ports/scheduler';
 import type { Logger } from '../runtime/logger';
 import { findSuppressed } from '../suppressions/service';
 import { checkMessageSize, placeContent } from './content';
+import { checkExtras, type MessageExtras } from './extras';
 import { bodyDigest, LEASE_MS, type IdempotencyItem, type NewIdempotencyRecord, type SendDecision } from './idempotency';
 import { IdempotencyRepository, MessageRepository, messageKeyBytes, type NewMessage } from './repository';
 import { admitTestSend } from '../test-recipients/sandbox';
@@ -69,6 +70,9 @@ interface Prepared {
   /** The template and version the content was rendered from. */
   template_id?: string;
   template_version?: number;
+  /** An internal caller's headers and attachments (./extras.ts). */
+  headers?: MessageExtras['headers'];
+  attachments?: MessageExtras['attachments'];
 }
 
 /**
@@ -170,6 +174,7 @@ async function prepare(
   raw: unknown,
   index: number | undefined,
   now: Date,
+  extras?: MessageExtras,
 ): Promise<Prepared> {
   const { account } = ctx;
   const parsed = sendRequest.safeParse(raw);
@@ -201,7 +206,10 @@ async function prepare(
       deps.logger.warn('recipient check got no DNS answer; sending anyway', { domain: domainOf(recipient), error });
     }
   }
-  return { index: index ?? 0, request, digest: bodyDigest(raw), ...target, scheduledAt };
+  // Extras are part of what the idempotency key stands for: the same key with other extras is a reuse.
+  const checked = extras === undefined ? undefined : checkExtras(extras, request.channel, target);
+  const digest = bodyDigest(checked?.headers || checked?.attachments ? { request: raw, extras: checked } : raw);
+  return { index: index ?? 0, request, digest, ...target, ...checked, scheduledAt };
 }
 
 /**
@@ -218,6 +226,8 @@ export async function acceptSends(
     render?: TemplateRenderer;
     /** The broadcast whose fan-out sends these (internal; a request body never sets it): stored on each message. */
     broadcastId?: string;
+    /** Headers and attachments for every email of the call (internal; a request body never sets them): ./extras.ts. */
+    extras?: MessageExtras;
   },
 ): Promise<SendOutcome[]> {
   const account = sender.account ?? (await getAccount(deps.store, sender.accountId));
@@ -230,7 +240,7 @@ export async function acceptSends(
   const render: TemplateRenderer = options.render ?? ((templateId, vars) => renderForSend(deps.store, account.id, templateId, vars));
 
   const prepared = await inParallel(items.map((raw, i) => ({ raw, i })), 32, ({ raw, i }) =>
-    prepare(deps, ctx, render, sender.testMode, raw, options.batch ? i : undefined, now).catch((error: unknown) => {
+    prepare(deps, ctx, render, sender.testMode, raw, options.batch ? i : undefined, now, options.extras).catch((error: unknown) => {
       if (error instanceof ApiError) {
         outcomes[i] = rejected(error);
         return undefined;
@@ -379,6 +389,8 @@ async function store(
     data: p.data,
     template_id: p.template_id,
     template_version: p.template_version,
+    headers: p.headers,
+    attachments: p.attachments,
     destination: p.request.destination,
     metadata: p.request.metadata,
     scheduled_at: p.scheduledAt?.toISOString(),

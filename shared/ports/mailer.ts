@@ -8,8 +8,17 @@ export interface OutboundEmail {
   /** Our message id travels as a message tag so provider events find their way back. */
   messageId: string;
   accountId: string;
-  /** Headers besides the provider's own, e.g. List-Unsubscribe on marketing mail. */
+  /** Headers besides the provider's own, e.g. List-Unsubscribe on marketing mail, In-Reply-To on a reply. */
   headers?: readonly MailHeader[];
+  /** Files attached to the mail (the provider encodes them), e.g. a forwarded original as message/rfc822. */
+  attachments?: readonly OutboundAttachment[];
+}
+
+export interface OutboundAttachment {
+  filename: string;
+  /** MIME type, e.g. `application/pdf`, `message/rfc822`. */
+  contentType: string;
+  content: Buffer;
 }
 
 export interface MailHeader {

@@ -110,6 +110,30 @@ describe('the SES emulator of the local runtime', () => {
     expect(restarted.sentMail('msg_kept')).toBe(providerMessageId);
   });
 
+  it('takes attachments and caller-set headers: the emulator holds the exact bytes and every header', async () => {
+    // Prepare: bytes no text encoding would keep (8-bit, NUL, a bare CR).
+    const eml = Buffer.concat([Buffer.from('From: a@example.org\r\nSubject: x\r\n\r\n'), Buffer.from([0xe9, 0x00, 0x0d, 0xff, 0x0a])]);
+
+    // Act
+    const { providerMessageId } = await new SesMailer(client((ses as RunningSes).endpoint)).send({
+      ...email('msg_attached'),
+      headers: [{ name: 'X-Forwarded-To', value: 'support@acme.test' }],
+      attachments: [{ filename: 'forwarded-message.eml', contentType: 'message/rfc822', content: eml }],
+    });
+
+    // Assess
+    const mail = emulatorStore.getStoreReadonly().emails.find((m) => m.messageId === providerMessageId) as unknown as {
+      headers: Array<{ name: string; value: string }>;
+      attachments: Array<{ filename: string; contentType: string; content: string; size: number }>;
+    };
+    expect(mail.headers).toEqual([
+      { name: 'X-Postbox-Message-Id', value: 'msg_attached' },
+      { name: 'X-Forwarded-To', value: 'support@acme.test' },
+    ]);
+    expect(mail.attachments).toEqual([expect.objectContaining({ filename: 'forwarded-message.eml', contentType: 'message/rfc822', size: eml.length })]);
+    expect(Buffer.from(mail.attachments[0]!.content, 'base64').equals(eml)).toBe(true);
+  });
+
   it('forgets the mail the viewer clears', async () => {
     const { endpoint } = ses as RunningSes;
     await new SesMailer(client(endpoint)).send(email('msg_cleared'));

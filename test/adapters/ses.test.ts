@@ -106,6 +106,30 @@ describe('SesMailer', () => {
     });
   });
 
+  it('maps caller-set headers after our own and attachments to Simple.Attachments, base64 and as attachments; none when there are none', async () => {
+    ses.on(SendEmailCommand).resolves({ MessageId: 'ses-124' });
+    const eml = Buffer.from('From: a@example.org\r\n\r\n\u00e9\n', 'utf8');
+
+    await new SesMailer(client()).send({
+      ...email,
+      headers: [
+        { name: 'X-Forwarded-For', value: 'ada@example.org' },
+        { name: 'In-Reply-To', value: '<a@example.org>' },
+      ],
+      attachments: [{ filename: 'forwarded-message.eml', contentType: 'message/rfc822', content: eml }],
+    });
+    await new SesMailer(client()).send({ ...email, attachments: [] });
+
+    const [withExtras, without] = ses.commandCalls(SendEmailCommand).map((call) => call.args[0].input.Content?.Simple);
+    expect(withExtras?.Headers).toEqual([
+      { Name: 'X-Postbox-Message-Id', Value: 'msg_1' },
+      { Name: 'X-Forwarded-For', Value: 'ada@example.org' },
+      { Name: 'In-Reply-To', Value: '<a@example.org>' },
+    ]);
+    expect(withExtras?.Attachments).toEqual([{ FileName: 'forwarded-message.eml', ContentType: 'message/rfc822', ContentDisposition: 'ATTACHMENT', ContentTransferEncoding: 'BASE64', RawContent: eml }]);
+    expect(without).not.toHaveProperty('Attachments');
+  });
+
   it('calls a rejection permanent and throttling retryable', async () => {
     ses.on(SendEmailCommand).rejectsOnce(new MessageRejected({ message: 'Email address is not verified.', ...meta })).rejectsOnce(new TooManyRequestsException({ message: 'Maximum sending rate exceeded.', ...meta }));
     const mailer = new SesMailer(client());

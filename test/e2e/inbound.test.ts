@@ -357,6 +357,46 @@ describe('the local SMTP listener', () => {
   });
 });
 
+describe('an email route', () => {
+  it('forwards through the send pipeline to the SES emulator: the original attached byte for byte, with X-Forwarded headers', async () => {
+    // Sending from the domain the mail came to needs it verified (the DNS checks are another test's).
+    await runtime.container.store.update(keys.domain(runtime.bootstrap.account_id, DOMAIN), {
+      expression: 'SET dkim_status = :v, spf_status = :v, dmarc_status = :v',
+      values: { ':v': 'verified' },
+    });
+    const route = await api(runtime.url, 'POST', '/v1/inbound/routes', key, { domain: DOMAIN, match_prefix: 'fwd', destination_type: 'email', forward_address: 'team@example.com' });
+    expect(route.status).toBe(201);
+    const pdf = Buffer.from('%PDF-1.4 forwarded\n');
+    const raw = message(
+      { From: `Alice <alice@${SENDER}>`, To: `fwd-sales@${DOMAIN}`, Subject: 'Forward me', 'Message-ID': uniqueId(), 'MIME-Version': '1.0', 'Content-Type': 'multipart/mixed; boundary="b"' },
+      ['--b', 'Content-Type: text/plain; charset=utf-8', '', 'Please see the file.', '--b', 'Content-Type: application/pdf; name="q.pdf"', 'Content-Disposition: attachment; filename="q.pdf"', 'Content-Transfer-Encoding: base64', '', pdf.toString('base64'), '--b--', ''].join('\r\n'),
+    );
+
+    await deliver(raw, [`fwd-sales@${DOMAIN}`]);
+
+    const email = await emailWithSubject('Forward me');
+    type Mail = { subject: string; destination: { to: string[] }; headers?: Array<{ name: string; value: string }>; body: { text?: string }; attachments: Array<{ filename: string; contentType: string; content: string }> };
+    const mail = await waitFor(
+      async () => ((await (await fetch(`${runtime.sesUrl}/store`)).json()) as { emails: Mail[] }).emails.find((m) => m.subject === 'Fwd: Forward me'),
+      { what: 'the forward in the SES emulator', timeoutMs: 20_000, intervalMs: 100 },
+    );
+    expect(mail.destination.to).toEqual(['team@example.com']);
+    expect(mail.headers).toEqual(
+      expect.arrayContaining([
+        { name: 'X-Forwarded-For', value: `alice@${SENDER}` },
+        { name: 'X-Forwarded-To', value: `fwd-sales@${DOMAIN}` },
+        { name: 'Auto-Submitted', value: 'auto-generated' },
+      ]),
+    );
+    expect(mail.body.text).toContain('Attachments (in the attached original): q.pdf\nOriginal message: attached as forwarded-message.eml');
+    expect(mail.attachments.map((a) => [a.filename, a.contentType])).toEqual([['forwarded-message.eml', 'message/rfc822']]);
+    const kept = Buffer.from(await (await fetchAs(`/v1/inbound/${email.id}/raw`)).arrayBuffer());
+    const attached = Buffer.from(mail.attachments[0]!.content, 'base64');
+    expect(attached.equals(kept)).toBe(true);
+    expect(attached.toString()).toBe(raw);
+  });
+});
+
 describe('the inbound read routes', () => {
   it('lists newest first, a page at a time', async () => {
     const first = await api(runtime.url, 'GET', '/v1/inbound?limit=2', key);

@@ -4,10 +4,14 @@
 // through acceptSends, from the address the mail came to, held to suppressions.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler as deliverWebhookRaw } from '../../functions/webhooks/deliver-webhook';
+import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { GuardedHttp } from '../../shared/adapters/guarded-http';
 import { hmacSha256 } from '../../shared/crypto';
 import { keys } from '../../shared/db/keys';
-import { forwardInbound, forwardedText, type ForwardableEmail } from '../../shared/inbound-routes/forward';
+import { FORWARDED_FILENAME, forwardInbound, forwardedText, type ForwardableEmail } from '../../shared/inbound-routes/forward';
+import { loadContent } from '../../shared/messages/content';
+import { MAX_SENT_MESSAGE_BYTES } from '../../shared/messages/extras';
+import { readTimeline } from '../../shared/messages/timeline';
 import { MAX_ATTEMPTS } from '../../shared/webhooks/deliver';
 import { MessageRepository } from '../../shared/messages/repository';
 import { suppress } from '../../shared/suppressions/service';
@@ -18,6 +22,7 @@ import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 
 const deliverWebhook = underNeeds('functions/webhooks/deliver-webhook.ts', deliverWebhookRaw);
+const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
 
 const bed = useTestbed();
 let receiver: Receiver;
@@ -221,6 +226,71 @@ describe('email routes', () => {
     expect(text).toContain('Subject: Question about my order');
     expect(text).toContain('Attachments (not forwarded): invoice.pdf');
     expect(text.endsWith('Where is it?')).toBe(true);
+  });
+
+  it('attaches the original as message/rfc822 with X-Forwarded headers, and the worker mails its exact bytes', async () => {
+    await makeRoute({ match_prefix: '', destination_type: 'email', forward_address: 'team@example.com' });
+    const raw = Buffer.from('From: Ada <ada@example.org>\r\nSubject: Question about my order\r\n\r\nWhere is it? \u00e9\n', 'latin1');
+    const email = inbound('sales@acme.test', { raw_key: `inbound/raw/fwd-${n}` });
+    await bed.c.objects.put(email.raw_key!, raw, 'message/rfc822');
+
+    const out = await forwardInbound(bed.c, email);
+
+    const messageId = (out as { outcome: { message: { id: string } } }).outcome.message.id;
+    const messages = new MessageRepository(bed.c.store);
+    const content = await loadContent({ objects: bed.c.objects, messages }, (await messages.get(messageId))!);
+    expect(content.headers).toEqual([
+      { name: 'X-Forwarded-For', value: 'Ada <ada@example.org>' },
+      { name: 'X-Forwarded-To', value: 'sales@acme.test' },
+      { name: 'Auto-Submitted', value: 'auto-generated' },
+    ]);
+    expect(content.attachments).toEqual([{ filename: FORWARDED_FILENAME, content_type: 'message/rfc822', object_key: email.raw_key, size: raw.length }]);
+    expect(content.body_text).toContain('Attachments (in the attached original): invoice.pdf\nOriginal message: attached as forwarded-message.eml\n');
+
+    const job = bed.c.sent.find((s) => s.queue === 'send');
+    expect((await sendWorker(sqsEvent([sqsRecord(job?.body)]))).batchItemFailures).toEqual([]);
+    expect(bed.c.mailed).toHaveLength(1);
+    expect(bed.c.mailed[0]).toMatchObject({ from: 'sales@acme.test', to: 'team@example.com', subject: 'Fwd: Question about my order', headers: content.headers });
+    expect(bed.c.mailed[0]?.attachments).toEqual([{ filename: FORWARDED_FILENAME, contentType: 'message/rfc822', content: raw }]);
+
+    // Handed over again: the same message, not a second one.
+    expect(await forwardInbound(bed.c, email)).toMatchObject({ outcome: { kind: 'accepted', message: { id: messageId } } });
+  });
+
+  it('says in the text where an original too large for SES once encoded is kept, and attaches nothing', async () => {
+    await makeRoute({ match_prefix: '', destination_type: 'email', forward_address: 'team@example.com' });
+    const size = Math.ceil((MAX_SENT_MESSAGE_BYTES * 3) / 4);
+    const email = inbound('big@acme.test', { raw_key: 'inbound/raw/big', raw_size: size });
+
+    const out = await forwardInbound(bed.c, email);
+
+    expect(out).toMatchObject({ kind: 'email', outcome: { kind: 'accepted' } });
+    const messageId = (out as { outcome: { message: { id: string } } }).outcome.message.id;
+    const messages = new MessageRepository(bed.c.store);
+    const content = await loadContent({ objects: bed.c.objects, messages }, (await messages.get(messageId))!);
+    expect(content.attachments).toBeUndefined();
+    expect(content.headers?.map((h) => h.name)).toEqual(['X-Forwarded-For', 'X-Forwarded-To', 'Auto-Submitted']);
+    expect(content.body_text).toContain(`Attachments (not forwarded): invoice.pdf\nOriginal message: ${size} bytes, too large to attach; GET /v1/inbound/${email.id}/raw serves it\n`);
+  });
+
+  it('forwards the text alone when the raw message was not kept, and leaves out a header SES could not carry', async () => {
+    await makeRoute({ match_prefix: '', destination_type: 'email', forward_address: 'team@example.com' });
+    const email = inbound('lost@acme.test', { raw_key: 'inbound/raw/never-written', from: 'jos\u00e9@example.org' });
+
+    const out = await forwardInbound(bed.c, email);
+
+    const messageId = (out as { outcome: { message: { id: string } } }).outcome.message.id;
+    const job = bed.c.sent.find((s) => s.queue === 'send');
+    await sendWorker(sqsEvent([sqsRecord(job?.body)]));
+    expect(bed.c.mailed).toHaveLength(1);
+    expect(bed.c.mailed[0]?.attachments).toBeUndefined();
+    expect(bed.c.mailed[0]?.headers).toEqual([
+      { name: 'X-Forwarded-To', value: 'lost@acme.test' },
+      { name: 'Auto-Submitted', value: 'auto-generated' },
+    ]);
+    expect(bed.c.mailed[0]?.text).toContain('From: jos\u00e9@example.org\n');
+    expect(bed.c.mailed[0]?.text).not.toContain('Original message:');
+    expect((await readTimeline(bed.c.store, messageId)).message?.status).toBe('sent');
   });
 
   it('is held to suppressions like any send', async () => {

@@ -13,6 +13,7 @@ import {
   ContentMissingError,
   contentKey,
   INLINE_CONTENT_BYTES,
+  loadAttachments,
   loadContent,
   MAX_MESSAGE_BYTES,
   placeContent,
@@ -21,7 +22,7 @@ import {
   STATUS_ITEM_ROOM,
 } from '../../shared/messages/content';
 import { storedItemBytes } from '../../shared/db/item-size';
-import { type MessageItem } from '../../shared/messages/model';
+import { type AttachmentRef, type MessageItem } from '../../shared/messages/model';
 import type { ObjectStore } from '../../shared/ports/object-store';
 import type { NewMessage } from '../../shared/messages/repository';
 
@@ -249,5 +250,57 @@ describe('placing and loading content', () => {
     const failing: ObjectStore = Object.assign(Object.create(objects) as ObjectStore, { get: async () => Promise.reject(new Error('SlowDown')) });
 
     await expect(loadContent({ objects: failing, messages: contentItems().messages }, asItem(placed.message))).rejects.toThrow('SlowDown');
+  });
+});
+
+describe('an internal sender’s headers and attachment references', () => {
+  const headers = [
+    { name: 'In-Reply-To', value: '<a1@example.org>' },
+    { name: 'References', value: '<a0@example.org> <a1@example.org>' },
+  ];
+  const ref = (key: string, size: number): AttachmentRef => ({ filename: 'forwarded-message.eml', content_type: 'message/rfc822', object_key: key, size });
+
+  it('travel with the content wherever it is kept: the message item, a content item, the object store', async () => {
+    const attachments = [ref('inbound/raw/one', 10), ref('inbound/raw/two', 20)];
+    const small = await place(message({ body_html: undefined, body_text: 'hi', metadata: undefined, headers: [headers[0]!], attachments: [attachments[0]!] }));
+    const medium = await place({ ...messageOfContentSize(2_000), headers, attachments });
+    const large = await place(message({ body_html: incompressible(20_000), headers, attachments }));
+
+    expect(small.message.content_item ?? small.message.content_ref).toBeUndefined();
+    expect(medium.message.content_item).toBe(true);
+    expect(large.message.content_ref).toBe(contentKey(ACCOUNT, large.message.id));
+    for (const placed of [medium, large]) {
+      expect(placed.message).not.toHaveProperty('headers');
+      expect(placed.message).not.toHaveProperty('attachments');
+    }
+    expect(await small.load()).toMatchObject({ headers: [headers[0]], attachments: [attachments[0]] });
+    expect(await medium.load()).toMatchObject({ headers, attachments });
+    expect(await large.load()).toMatchObject({ headers, attachments });
+  });
+
+  it('are read at send time in order, with their bytes, names and types', async () => {
+    const eml = Buffer.from('From: a@example.org\r\nSubject: hi\r\n\r\n\u00e9 8-bit body\n', 'utf8');
+    const pdf = randomBytes(300);
+    await objects.put('inbound/raw/eml', eml, 'message/rfc822');
+    await objects.put('uploads/report.pdf', pdf, 'application/pdf');
+
+    const loaded = await loadAttachments(objects, [ref('inbound/raw/eml', eml.length), { filename: 'report.pdf', content_type: 'application/pdf', object_key: 'uploads/report.pdf', size: pdf.length }]);
+
+    expect(loaded).toEqual([
+      { filename: 'forwarded-message.eml', contentType: 'message/rfc822', content: eml },
+      { filename: 'report.pdf', contentType: 'application/pdf', content: pdf },
+    ]);
+    expect(await loadAttachments(objects, undefined)).toEqual([]);
+  });
+
+  it('report an object that is gone, or not the size it was accepted with, as ContentMissingError; a store failure as it came', async () => {
+    await objects.put('inbound/raw/changed', Buffer.from('12345'), 'message/rfc822');
+    const failing: ObjectStore = { put: (...a) => objects.put(...a), delete: (k) => objects.delete(k), get: async () => Promise.reject(new Error('SlowDown')) };
+
+    await expect(loadAttachments(objects, [ref('inbound/raw/never-written', 3)])).rejects.toThrow(new ContentMissingError('attachment 0 (forwarded-message.eml) is missing from the object store'));
+    await expect(loadAttachments(objects, [ref('inbound/raw/changed', 4)])).rejects.toThrow(
+      new ContentMissingError('attachment 0 (forwarded-message.eml) is 5 bytes in the object store, not the 4 it was accepted with'),
+    );
+    await expect(loadAttachments(failing, [ref('inbound/raw/changed', 5)])).rejects.toThrow('SlowDown');
   });
 });

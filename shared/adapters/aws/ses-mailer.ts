@@ -1,6 +1,6 @@
-import { SendEmailCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
+import { SendEmailCommand, type Attachment, type SESv2Client } from '@aws-sdk/client-sesv2';
 import { RetryableError } from '../../errors';
-import { ACCOUNT_TAG, MESSAGE_ID_HEADER, MESSAGE_TAG, PermanentSendError, type Mailer, type OutboundEmail } from '../../ports/mailer';
+import { ACCOUNT_TAG, MESSAGE_ID_HEADER, MESSAGE_TAG, PermanentSendError, type Mailer, type OutboundAttachment, type OutboundEmail } from '../../ports/mailer';
 
 // SES answers these for this message or this sender; sending the same message again cannot help.
 const PERMANENT = new Set([
@@ -11,6 +11,19 @@ const PERMANENT = new Set([
   'AccountSuspendedException',
   'SendingPausedException',
 ]);
+
+/**
+ * An attachment as SES v2 takes it: the SDK base64s the bytes into the request, and SES writes them
+ * base64 into the mail, so any bytes (8-bit, long lines, a bare LF) arrive exactly as they were,
+ * a message/rfc822 original included (docs/api-decisions.md, inbound routes).
+ */
+const toSesAttachment = (a: OutboundAttachment): Attachment => ({
+  FileName: a.filename,
+  ContentType: a.contentType,
+  ContentDisposition: 'ATTACHMENT',
+  ContentTransferEncoding: 'BASE64',
+  RawContent: a.content,
+});
 
 /** SES v2 SendEmail in AWS, and the embedded SES emulator locally: one client, another endpoint. */
 export class SesMailer implements Mailer {
@@ -33,6 +46,7 @@ export class SesMailer implements Mailer {
               Subject: { Data: email.subject, Charset: 'UTF-8' },
               Body: body,
               Headers: [{ Name: MESSAGE_ID_HEADER, Value: email.messageId }, ...(email.headers ?? []).map((h) => ({ Name: h.name, Value: h.value }))],
+              ...(email.attachments?.length ? { Attachments: email.attachments.map(toSesAttachment) } : {}),
             },
           },
           ConfigurationSetName: this.configurationSet,
