@@ -5,6 +5,7 @@
 // spend caps and usage apply as to any send: a short text quoting the original, X-Forwarded-For/-To
 // headers, and the original attached as message/rfc822 when it fits SES's limit once encoded.
 import { isHeaderValue, MAX_SENT_MESSAGE_BYTES, sentMessageBytes, type MessageExtras } from '../messages/extras';
+import { receivedEnvelope, type ReceivedEmail } from '../inbound/received-event';
 import { acceptSends, type SendDeps, type SendOutcome } from '../messages/send';
 import type { Random } from '../ports/random';
 import type { Scheduler } from '../ports/scheduler';
@@ -15,23 +16,12 @@ import { DeliveryRepository } from '../webhooks/repository';
 import { matchRoute } from './match';
 import { RouteRepository, type RouteItem } from './repository';
 
-/** What forwarding needs of a stored inbound email (the spec's email.received payload fields and where it came to). */
-export interface ForwardableEmail {
-  id: string;
-  account_id: string;
-  domain: string;
-  recipient: string;
-  from: string;
-  to: string[];
-  subject: string;
-  text: string;
-  spam_verdict: string;
-  virus_verdict: string;
-  attachments: Array<{ filename: string | null; content_type: string; size: number }>;
-  received_at: string;
+/** What forwarding needs of a stored inbound email: the email.received fields, its text, where its raw message is. */
+export interface ForwardableEmail extends ReceivedEmail {
+  text: string | null;
   /** Where the raw message is kept in the object store, when it was. */
   raw_key?: string;
-  /** The raw message's size in bytes (the email's size_bytes), when the caller has it; else read from the object store. */
+  /** The raw message's size in bytes (the email's size_bytes), when the caller has it; else asked of the object store. */
   raw_size?: number;
 }
 
@@ -45,31 +35,6 @@ export type ForwardOutcome =
 
 /** The forwarded text is cut here: the send pipeline's content limits are the message's, not the original's. */
 export const MAX_FORWARDED_TEXT = 200_000;
-
-/** The envelope a webhook route receives: email.received, message_id "" (the spec's rule for route forwards). */
-export function routeEnvelope(email: ForwardableEmail, createdAt: string): Record<string, unknown> {
-  return {
-    event_id: `evt_${email.id.replace(/^inb_/, '')}`,
-    event_type: 'email.received',
-    message_id: '',
-    account_id: email.account_id,
-    payload: {
-      id: email.id,
-      domain: email.domain,
-      recipient: email.recipient,
-      from: email.from,
-      to: email.to,
-      subject: email.subject,
-      text: email.text,
-      spam_verdict: email.spam_verdict,
-      virus_verdict: email.virus_verdict,
-      attachments: email.attachments,
-      received_at: email.received_at,
-    },
-    occurred_at: email.received_at,
-    created_at: createdAt,
-  };
-}
 
 /** The name the original message is attached under. */
 export const FORWARDED_FILENAME = 'forwarded-message.eml';
@@ -88,14 +53,15 @@ function originalLine(email: ForwardableEmail, original: ForwardedOriginal): str
  * original went (and with it its attachments), then its text.
  */
 export function forwardedText(email: ForwardableEmail, original: ForwardedOriginal = { kind: 'unavailable' }): string {
-  const text = email.text.length > MAX_FORWARDED_TEXT ? `${email.text.slice(0, MAX_FORWARDED_TEXT)}\n[… cut at ${MAX_FORWARDED_TEXT} characters]` : email.text;
+  const whole = email.text ?? '';
+  const text = whole.length > MAX_FORWARDED_TEXT ? `${whole.slice(0, MAX_FORWARDED_TEXT)}\n[… cut at ${MAX_FORWARDED_TEXT} characters]` : whole;
   const where = original.kind === 'attached' ? 'in the attached original' : 'not forwarded';
   const attachments = email.attachments.length ? `Attachments (${where}): ${email.attachments.map((a) => a.filename || '(unnamed)').join(', ')}\n` : '';
   return [
     '---------- Forwarded message ---------',
-    `From: ${email.from}`,
+    `From: ${email.from ?? ''}`,
     `Date: ${email.received_at}`,
-    `Subject: ${email.subject}`,
+    `Subject: ${email.subject ?? ''}`,
     `To: ${email.to.join(', ')}`,
     `Delivered-To: ${email.recipient}`,
     `${attachments}${originalLine(email, original)}Inbound-Id: ${email.id}`,
@@ -107,7 +73,7 @@ export function forwardedText(email: ForwardableEmail, original: ForwardedOrigin
 async function toWebhook(deps: ForwardDeps, route: RouteItem, email: ForwardableEmail): Promise<ForwardOutcome> {
   const deliveries = new DeliveryRepository(deps.store);
   const now = deps.clock.now();
-  const envelope = routeEnvelope(email, now.toISOString());
+  const envelope = receivedEnvelope(email, email.text, 'route');
   const eventId = envelope.event_id as string;
   const deliveryId = deliveryIdFor(eventId);
   const created = await deliveries.create({
@@ -142,7 +108,7 @@ async function toWebhook(deps: ForwardDeps, route: RouteItem, email: Forwardable
  */
 export function forwardHeaders(email: ForwardableEmail): NonNullable<MessageExtras['headers']> {
   const headers = [
-    { name: 'X-Forwarded-For', value: email.from },
+    { name: 'X-Forwarded-For', value: email.from ?? '' },
     { name: 'X-Forwarded-To', value: email.recipient },
   ].filter((h) => isHeaderValue(h.name, h.value));
   return [...headers, { name: 'Auto-Submitted', value: 'auto-generated' }];
@@ -152,11 +118,13 @@ export function forwardHeaders(email: ForwardableEmail): NonNullable<MessageExtr
 async function rawSize(deps: ForwardDeps, email: ForwardableEmail): Promise<number | undefined> {
   if (email.raw_key === undefined) return undefined;
   if (email.raw_size !== undefined) return email.raw_size;
-  return (await deps.objects.get(email.raw_key))?.body.length;
+  const object = await deps.objects.getStream(email.raw_key);
+  object?.body.destroy();
+  return object?.size;
 }
 
 async function toEmail(deps: ForwardDeps, route: RouteItem, email: ForwardableEmail): Promise<ForwardOutcome> {
-  const subject = `Fwd: ${email.subject}`.slice(0, 998);
+  const subject = `Fwd: ${email.subject ?? ''}`.slice(0, 998);
   const headers = forwardHeaders(email);
   const size = await rawSize(deps, email);
   const attach = size !== undefined && sentMessageBytes({ subject, text: forwardedText(email, { kind: 'attached' }), headers, attachmentSizes: [size] }) <= MAX_SENT_MESSAGE_BYTES;

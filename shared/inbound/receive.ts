@@ -17,6 +17,7 @@ import type { Queue } from '../ports/queue';
 import type { Logger } from '../runtime/logger';
 import { forwardInbound, type ForwardDeps } from '../inbound-routes/forward';
 import { publishEvent } from '../webhooks/deliver';
+import { receivedEnvelope } from './received-event';
 import { domainOfAddress, inboundDomainOf } from './domains';
 import type { ReceiptNotification } from './messages';
 import { attachmentKey, contentKey } from './object-keys';
@@ -36,8 +37,6 @@ export type InboundDeps = ForwardDeps & {
 
 /** Content larger than this (as JSON) goes to the object store; the table keeps items small. */
 const INLINE_CONTENT_BYTES = 64 * 1024;
-/** The webhook payload's text is cut here: a queue message (and SQS's 256 KB) carries the envelope. */
-export const PAYLOAD_TEXT_CHARS = 32 * 1024;
 
 
 export type ReceiveOutcome = { recipient: string; outcome: 'stored'; id: string } | { recipient: string; outcome: 'not_inbound' };
@@ -91,7 +90,7 @@ export async function receiveInbound(deps: InboundDeps, notification: ReceiptNot
       toItem(parsed, { id, accountId: target.accountId, domain: target.domain, recipient, rawKey, size: raw.size, notification }),
       inlineContent ? { content } : { content_key: contentKey(rawKey) },
     );
-    await publishEvent(deps, receivedEvent(email, parsed.text));
+    await publishEvent(deps, receivedEnvelope(email, parsed.text, 'subscription'));
     await afterReceived(deps, email, parsed.text);
     outcomes.push({ recipient, outcome: 'stored', id });
   }
@@ -134,51 +133,13 @@ function toItem(
   };
 }
 
-/** The email.received envelope: its ids are the inbound email's, so every redelivery sends the same event. */
-function receivedEvent(email: InboundEmailItem, text: string | null) {
-  return {
-    event_id: `evt_${email.id}`,
-    event_type: 'email.received',
-    message_id: email.id,
-    account_id: email.account_id,
-    payload: {
-      id: email.id,
-      domain: email.domain,
-      recipient: email.recipient,
-      from: email.from,
-      to: email.to,
-      subject: email.subject,
-      text: text === null ? null : text.slice(0, PAYLOAD_TEXT_CHARS),
-      spam_verdict: email.spam_verdict,
-      virus_verdict: email.virus_verdict,
-      attachments: email.attachments,
-      received_at: email.received_at,
-    },
-    occurred_at: email.received_at,
-    created_at: email.received_at,
-  };
-}
-
 /**
  * Runs after each stored inbound email, on every delivery of its notification, so it is idempotent
  * per email id: the account's matching inbound route forwards it (a webhook delivery keyed by the
  * email and route, or a send with the idempotency key `inbound-forward:<inb id>:<route id>`).
  */
 export async function afterReceived(deps: InboundDeps, email: InboundEmailItem, text: string | null): Promise<void> {
-  const outcome = await forwardInbound(deps, {
-    id: email.id,
-    account_id: email.account_id,
-    domain: email.domain,
-    recipient: email.recipient,
-    from: email.from ?? '',
-    to: email.to,
-    subject: email.subject ?? '',
-    text: text ?? '',
-    spam_verdict: email.spam_verdict,
-    virus_verdict: email.virus_verdict,
-    attachments: email.attachments,
-    received_at: email.received_at,
-    raw_key: email.raw_key,
-  });
+  // The stored email as it is, its text, and the raw message's size (so a forward never reads the raw to learn it).
+  const outcome = await forwardInbound(deps, { ...email, text, raw_size: email.size_bytes });
   if (outcome.kind !== 'unrouted') deps.logger.info('inbound email forwarded by a route', { inboundId: email.id, outcome: outcome.kind });
 }

@@ -95,7 +95,7 @@ describe('webhook routes', () => {
     const body = JSON.parse(req!.body.toString('utf8'));
     expect(req!.headers['service-event-id']).toBe(body.event_id);
     expect(body).toEqual({
-      event_id: `evt_${email.id.slice(4)}`,
+      event_id: `evt_${email.id}`,
       event_type: 'email.received',
       message_id: '',
       account_id: bed.account.account_id,
@@ -113,7 +113,7 @@ describe('webhook routes', () => {
         received_at: email.received_at,
       },
       occurred_at: email.received_at,
-      created_at: bed.c.clock.now().toISOString(),
+      created_at: email.received_at,
     });
     expect(await delivery(route.id, (out as { delivery_id: string }).delivery_id)).toMatchObject({ status: 'succeeded', attempt_count: 1, response_status: 200 });
 
