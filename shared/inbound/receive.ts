@@ -12,6 +12,7 @@ import type { ObjectStore } from '../ports/object-store';
 import type { Queue } from '../ports/queue';
 import type { Logger } from '../runtime/logger';
 import { forwardInbound, type ForwardDeps } from '../inbound-routes/forward';
+import { recordInboundMail } from '../mail/record';
 import { publishEvent } from '../webhooks/deliver';
 import { domainOfAddress, inboundDomainOf } from './domains';
 import type { ReceiptNotification } from './messages';
@@ -155,6 +156,7 @@ function receivedEvent(email: InboundEmailItem, text: string | null) {
  * email and route, or a send with the idempotency key `inbound-forward:<inb id>:<route id>`).
  */
 export async function afterReceived(deps: InboundDeps, email: InboundEmailItem, text: string | null): Promise<void> {
+  await recordInboundMail(deps, email, text);
   const outcome = await forwardInbound(deps, {
     id: email.id,
     account_id: email.account_id,
