@@ -81,11 +81,15 @@ async function owned(store: Store, accountId: string, id: string): Promise<MailT
 
 type Entry = ThreadDetail['messages'][number];
 
-async function inboundEntry(deps: { store: Store; objects: ObjectStore }, thread: MailThreadItem, e: MailThreadEntryItem, names: Names): Promise<Entry | undefined> {
-  const email = await readInbound(deps, thread.account_id, e.id).catch((error: unknown) => {
+/** A thread entry whose message is gone is left out of the detail. */
+const unlessGone = <T>(read: Promise<T>): Promise<T | undefined> =>
+  read.catch((error: unknown) => {
     if (error instanceof NotFoundError) return undefined;
     throw error;
   });
+
+async function inboundEntry(deps: { store: Store; objects: ObjectStore }, thread: MailThreadItem, e: MailThreadEntryItem, names: Names): Promise<Entry | undefined> {
+  const email = await unlessGone(readInbound(deps, thread.account_id, e.id));
   if (!email) return undefined;
   return {
     id: email.id,
@@ -107,10 +111,7 @@ async function inboundEntry(deps: { store: Store; objects: ObjectStore }, thread
 }
 
 async function outboundEntry(store: Store, thread: MailThreadItem, e: MailThreadEntryItem): Promise<Entry | undefined> {
-  const message = await getMessage(store, thread.account_id, e.id).catch((error: unknown) => {
-    if (error instanceof NotFoundError) return undefined;
-    throw error;
-  });
+  const message = await unlessGone(getMessage(store, thread.account_id, e.id));
   if (!message) return undefined;
   return {
     id: e.id,
