@@ -1,6 +1,7 @@
 // Reading and filing Mail threads: the list (one view's pointers, newest last_message_at first),
 // the detail (marks the thread read), and read state, stars, folder and labels. Another account's
 // thread is not found, like one that does not exist.
+import { inParallel } from '../concurrency';
 import type { Store } from '../db/store';
 import { normalizeAddress } from '../email/address';
 import { InvalidRequestError, NotFoundError } from '../errors';
@@ -15,6 +16,8 @@ import { MailSettingsRepository } from './settings-repository';
 import { sources, type Folder, type LabelsBody, type ListFolder, type MailSource, type ThreadDetail, type ThreadListQuery, type ThreadSummary } from './schemas';
 import { MailThreadRepository, type MailThreadEntryItem, type MailThreadItem } from './threads-repository';
 
+/** A long thread's messages are read this many at a time. */
+const READ_PARALLEL = 8;
 const notFound = (): NotFoundError => new NotFoundError('thread');
 const isSource = (value: string): value is MailSource => (sources as readonly string[]).includes(value);
 
@@ -133,7 +136,7 @@ export async function readThread(deps: { store: Store; objects: ObjectStore }, a
   const threads = new MailThreadRepository(deps.store);
   let thread = await owned(deps.store, accountId, id);
   const [entries, names] = await Promise.all([threads.entries(accountId, id), namesOf(deps.store, accountId)]);
-  const messages = await Promise.all(entries.map((e) => (e.source === 'inbound' ? inboundEntry(deps, thread, e, names) : outboundEntry(deps.store, thread, e))));
+  const messages = await inParallel(entries, READ_PARALLEL, (e) => (e.source === 'inbound' ? inboundEntry(deps, thread, e, names) : outboundEntry(deps.store, thread, e)));
   if (thread.has_unread) thread = (await threads.change(accountId, id, (t) => (t?.has_unread ? { ...t, has_unread: false } : undefined))) ?? thread;
   return {
     id: thread.id,

@@ -115,6 +115,7 @@ describe('GET /v1/mail/threads', () => {
     expectError(await req({ method: 'GET', path: '/v1/mail/threads', key: bed.readKey, query: { colour: 'red' } }), 400, 'invalid_request');
     expectError(await req({ method: 'GET', path: '/v1/mail/threads', key: bed.readKey, query: { q: 'from:alice' } }), 400, 'invalid_request', /q/);
     expect((await threads({ q: ' ' })).threads).toEqual([]);
+    expectError(await req({ method: 'GET', path: '/v1/mail/threads', key: bed.readKey, query: { inbox: `${'x'.repeat(300)}@in.test` } }), 400, 'invalid_request', /inbox/);
     expectError(await req({ method: 'GET', path: '/v1/mail/threads', key: bed.readKey, query: { inbox_id: 'mbx_01jz0000000000000000000000' } }), 404, 'not_found');
     const inbox = await req({ method: 'POST', path: '/v1/mail/inboxes', key: bed.sendKey, body: { domain: 'in.test', local_part: 'team' } });
     expectError(await req({ method: 'GET', path: '/v1/mail/threads', key: bed.readKey, query: { inbox_id: inbox.body.id, inbox: 'sales@in.test' } }), 400, 'invalid_request', /inbox/);
