@@ -11,6 +11,7 @@ import { contracts as domains } from './domains/contract';
 import { contracts as forms } from './forms/contract';
 import { contracts as inboundRoutes } from './inbound-routes/contract';
 import { contracts as keys } from './keys/contract';
+import { contracts as mail } from './mail/contract';
 import { contracts as messages } from './messages/contract';
 import { contracts as send } from './send/contract';
 import { contracts as snippets } from './snippets/contract';
@@ -35,6 +36,7 @@ export const contracts: Contracts = {
   ...forms,
   ...inboundRoutes,
   ...keys,
+  ...mail,
   ...messages,
   ...send,
   ...snippets,

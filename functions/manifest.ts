@@ -223,6 +223,32 @@ export const functions: readonly FunctionDef[] = [
     timeoutSeconds: 10,
   },
   {
+    // The Mail app (issue 17): inboxes, threads, folders, stars, read state, labels. Deployment-gated
+    // like the inbound routes (404 unless INBOUND_ENABLED). Writes take send (or admin) keys, reads any key.
+    name: 'mail',
+    entry: 'functions/mail/http.ts',
+    handler: 'handler',
+    http: [
+      { method: 'GET', path: '/v1/mail/inboxes', access: ANY_KEY, summary: 'List Mail inboxes, newest first' },
+      { method: 'POST', path: '/v1/mail/inboxes', access: SEND, summary: 'Create an inbox for an address on an inbound-enabled domain' },
+      { method: 'DELETE', path: '/v1/mail/inboxes/{id}', access: SEND, summary: 'Delete an inbox; its mail stays, detached from it' },
+      { method: 'GET', path: '/v1/mail/threads', access: ANY_KEY, summary: 'List threads of a folder, newest message first' },
+      { method: 'GET', path: '/v1/mail/threads/{id}', access: ANY_KEY, summary: 'A thread with its messages, oldest first; marks it read' },
+      { method: 'PUT', path: '/v1/mail/threads/{id}/read', access: SEND, summary: 'Mark a thread read or unread' },
+      { method: 'PUT', path: '/v1/mail/threads/{id}/star', access: SEND, summary: 'Star or unstar a thread' },
+      { method: 'PUT', path: '/v1/mail/threads/{id}/folder', access: SEND, summary: 'Move a thread to inbox, archive, trash or spam' },
+      { method: 'PUT', path: '/v1/mail/threads/{id}/labels', access: SEND, summary: 'Add or remove labels of a thread, by name' },
+      { method: 'PUT', path: '/v1/mail/messages/{source}/{id}/star', access: SEND, summary: 'Star or unstar one message (source inbound or outbound)' },
+      { method: 'GET', path: '/v1/mail/labels', access: ANY_KEY, summary: 'List labels, ordered by name' },
+      { method: 'POST', path: '/v1/mail/labels', access: SEND, summary: 'Create a label (name unique without regard to case, hex colour)' },
+      { method: 'DELETE', path: '/v1/mail/labels/{id}', access: SEND, summary: 'Delete a label; it leaves every thread' },
+    ],
+    // The bucket: a thread's large inbound content is read back from it.
+    needs: { table: 'readwrite', secrets: ['cursor-signing-key'], bucket: 'read' },
+    memoryMb: 512,
+    timeoutSeconds: 10,
+  },
+  {
     // SES receiving's notifications (and the local SMTP listener's): parse, store, email.received.
     name: 'receive-email',
     entry: 'functions/inbound/receive-email.ts',

@@ -388,6 +388,49 @@ export class Postbox {
     },
   };
 
+  /** The Mail app: inboxes, threads, stars, folders and labels (deployment-gated like inbound: 404 where it is off). */
+  readonly mail = {
+    inboxes: {
+      list: () => this.#request<Ok<'/v1/mail/inboxes', 'get'>>({ method: 'GET', path: '/v1/mail/inboxes' }),
+      /** 422 domain_not_ready unless the domain is verified with inbound enabled; 409 conflict for an address that has an inbox. */
+      create: (body: Body<'/v1/mail/inboxes', 'post'>) => this.#request<Ok<'/v1/mail/inboxes', 'post'>>({ method: 'POST', path: '/v1/mail/inboxes', body }),
+      /** Its mail stays, detached from the inbox. */
+      remove: (id: PathParams<'/v1/mail/inboxes/{id}', 'delete'>['id']) =>
+        this.#request<Ok<'/v1/mail/inboxes/{id}', 'delete'>>({ method: 'DELETE', path: `/v1/mail/inboxes/${enc(id)}` }),
+    },
+    threads: {
+      /** One folder (default inbox), newest message first; `inbox_id` or `inbox` narrows it to an address. */
+      list: (query?: Query<'/v1/mail/threads', 'get'>) => this.#request<Ok<'/v1/mail/threads', 'get'>>({ method: 'GET', path: '/v1/mail/threads', query }),
+      /** The thread with its messages, oldest first; marks it read. */
+      get: (id: PathParams<'/v1/mail/threads/{id}', 'get'>['id']) => this.#request<Ok<'/v1/mail/threads/{id}', 'get'>>({ method: 'GET', path: `/v1/mail/threads/${enc(id)}` }),
+      setRead: (id: PathParams<'/v1/mail/threads/{id}/read', 'put'>['id'], body: Body<'/v1/mail/threads/{id}/read', 'put'> = {}) =>
+        this.#request<Ok<'/v1/mail/threads/{id}/read', 'put'>>({ method: 'PUT', path: `/v1/mail/threads/${enc(id)}/read`, body }),
+      setStarred: (id: PathParams<'/v1/mail/threads/{id}/star', 'put'>['id'], body: Body<'/v1/mail/threads/{id}/star', 'put'> = {}) =>
+        this.#request<Ok<'/v1/mail/threads/{id}/star', 'put'>>({ method: 'PUT', path: `/v1/mail/threads/${enc(id)}/star`, body }),
+      /** inbox, archive, trash or spam. */
+      move: (id: PathParams<'/v1/mail/threads/{id}/folder', 'put'>['id'], body: Body<'/v1/mail/threads/{id}/folder', 'put'>) =>
+        this.#request<Ok<'/v1/mail/threads/{id}/folder', 'put'>>({ method: 'PUT', path: `/v1/mail/threads/${enc(id)}/folder`, body }),
+      /** Label names, without regard to case; unknown names are ignored. */
+      setLabels: (id: PathParams<'/v1/mail/threads/{id}/labels', 'put'>['id'], body: Body<'/v1/mail/threads/{id}/labels', 'put'>) =>
+        this.#request<Ok<'/v1/mail/threads/{id}/labels', 'put'>>({ method: 'PUT', path: `/v1/mail/threads/${enc(id)}/labels`, body }),
+    },
+    /** Stars one message: source inbound or outbound. */
+    setMessageStarred: (
+      source: PathParams<'/v1/mail/messages/{source}/{id}/star', 'put'>['source'],
+      id: PathParams<'/v1/mail/messages/{source}/{id}/star', 'put'>['id'],
+      body: Body<'/v1/mail/messages/{source}/{id}/star', 'put'> = {},
+    ) => this.#request<Ok<'/v1/mail/messages/{source}/{id}/star', 'put'>>({ method: 'PUT', path: `/v1/mail/messages/${enc(source)}/${enc(id)}/star`, body }),
+    labels: {
+      /** Ordered by name. */
+      list: () => this.#request<Ok<'/v1/mail/labels', 'get'>>({ method: 'GET', path: '/v1/mail/labels' }),
+      /** 409 conflict for a name taken without regard to case. */
+      create: (body: Body<'/v1/mail/labels', 'post'>) => this.#request<Ok<'/v1/mail/labels', 'post'>>({ method: 'POST', path: '/v1/mail/labels', body }),
+      /** It leaves every thread. */
+      remove: (id: PathParams<'/v1/mail/labels/{id}', 'delete'>['id']) =>
+        this.#request<Ok<'/v1/mail/labels/{id}', 'delete'>>({ method: 'DELETE', path: `/v1/mail/labels/${enc(id)}` }),
+    },
+  };
+
   readonly webhooks = {
     /** The answer holds the signing_secret, once: keep it for verifySignature. */
     create: (body: Body<'/v1/webhooks', 'post'>) => this.#request<Ok<'/v1/webhooks', 'post'>>({ method: 'POST', path: '/v1/webhooks', body }),

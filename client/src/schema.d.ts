@@ -953,6 +953,234 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/mail/inboxes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Mail inboxes, newest first
+         * @description The account's inboxes, newest first. Deployment-gated: 404 `not_found` where inbound email is off (`INBOUND_ENABLED`).
+         */
+        get: operations["listMailInboxes"];
+        put?: never;
+        /**
+         * Create an inbox for an address on an inbound-enabled domain
+         * @description An inbox for `local_part@domain`. The domain must be a verified domain of the account, outside the sandbox, with inbound enabled (422 `domain_not_ready` otherwise; 404 for a domain that is not the account's). An address holds one inbox (409 `conflict`); an account at most 100. Mail that reached the address before keeps showing in it; mail to addresses without an inbox still lands in the threads (the catch-all stays active). Deployment-gated: 404 `not_found` where inbound email is off (`INBOUND_ENABLED`).
+         */
+        post: operations["createMailInbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mail/inboxes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an inbox; its mail stays, detached from it
+         * @description Deletes an inbox. Its mail keeps its recipient address and thread and reads with `inbox_id` null. Deployment-gated: 404 `not_found` where inbound email is off (`INBOUND_ENABLED`).
+         */
+        delete: operations["deleteMailInbox"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mail/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List labels, ordered by name
+         * @description The account's labels, ordered by name without regard to case. Deployment-gated: 404 `not_found` where inbound email is off (`INBOUND_ENABLED`).
+         */
+        get: operations["listMailLabels"];
+        put?: never;
+        /**
+         * Create a label (name unique without regard to case, hex colour)
+         * @description A label: its name is unique without regard to case (409 `conflict`), its colour `#rgb` or `#rrggbb`; an account holds at most 200. Deployment-gated: 404 `not_found` where inbound email is off (`INBOUND_ENABLED`).
+         */
+        post: operations["createMailLabel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mail/labels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a label; it leaves every thread
+         * @description Deletes a label; it leaves every thread at once. Deployment-gated: 404 `not_found` where inbound email is off (`INBOUND_ENABLED`).
+         */
+        delete: operations["deleteMailLabel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mail/messages/{source}/{id}/star": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Star or unstar one message (source inbound or outbound)
+         * @description Stars one message (the default) or unstars it; `source` is inbound or outbound (400 otherwise). A starred message stars its thread in lists. Deployment-gated: 404 `not_found` where inbound email is off (`INBOUND_ENABLED`).
+         */
+        put: operations["setMailMessageStarred"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mail/threads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List threads of a folder, newest message first
+         * @description Threads of one folder (default `inbox`; `starred` and `sent` are views, not folders), newest `last_message_at` first. `inbox_id` (404 for an unknown inbox) or `inbox` (any address of the account's inbound domains) narrows the list to threads that reached that address. A non-empty `q` is refused (400) until search lands. Deployment-gated: 404 `not_found` where inbound email is off (`INBOUND_ENABLED`).
+         */
+        get: operations["listMailThreads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mail/threads/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A thread with its messages, oldest first; marks it read
+         * @description A thread with its messages, oldest first (inbound ones with their verdicts, outbound ones with status and timeline). Marks the thread read. Deployment-gated: 404 `not_found` where inbound email is off (`INBOUND_ENABLED`).
+         */
+        get: operations["getMailThread"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mail/threads/{id}/folder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Move a thread to inbox, archive, trash or spam
+         * @description Moves a thread to inbox, archive, trash or spam (`sent` is not a target: 400). Deployment-gated: 404 `not_found` where inbound email is off (`INBOUND_ENABLED`).
+         */
+        put: operations["setMailThreadFolder"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mail/threads/{id}/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Add or remove labels of a thread, by name
+         * @description Adds and removes labels by name, without regard to case; names of no label are ignored. Deployment-gated: 404 `not_found` where inbound email is off (`INBOUND_ENABLED`).
+         */
+        put: operations["setMailThreadLabels"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mail/threads/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Mark a thread read or unread
+         * @description Marks a thread read (the default) or unread. Deployment-gated: 404 `not_found` where inbound email is off (`INBOUND_ENABLED`).
+         */
+        put: operations["setMailThreadRead"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mail/threads/{id}/star": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Star or unstar a thread
+         * @description Stars a thread (the default) or unstars it; unstarring also unstars its messages. Deployment-gated: 404 `not_found` where inbound email is off (`INBOUND_ENABLED`).
+         */
+        put: operations["setMailThreadStarred"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/messages": {
         parameters: {
             query?: never;
@@ -12037,6 +12265,2184 @@ export interface operations {
                             code?: "invalid_request";
                             /** @constant */
                             status?: 422;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listMailInboxes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Inboxes */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        inboxes: {
+                            /** @description mbx_… */
+                            id: string;
+                            domain_id: string;
+                            domain: string;
+                            local_part: string;
+                            /** @description local_part@domain, lowercased; unique per account */
+                            address: string;
+                            active: boolean;
+                            created_at: string;
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createMailInbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A verified domain of the account, outside the sandbox, with inbound enabled */
+                    domain: string;
+                    /** @description The part before the @; stored lowercased */
+                    local_part: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The inbox */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description mbx_… */
+                        id: string;
+                        domain_id: string;
+                        domain: string;
+                        local_part: string;
+                        /** @description local_part@domain, lowercased; unique per account */
+                        address: string;
+                        active: boolean;
+                        created_at: string;
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description domain_not_ready */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "domain_not_ready";
+                            /** @constant */
+                            status?: 422;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteMailInbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listMailLabels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Labels */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        labels: {
+                            /** @description lbl_… */
+                            id: string;
+                            name: string;
+                            /** @description #rgb or #rrggbb */
+                            color: string;
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createMailLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    color: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The label */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description lbl_… */
+                        id: string;
+                        name: string;
+                        /** @description #rgb or #rrggbb */
+                        color: string;
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteMailLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    setMailMessageStarred: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                source: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    starred?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The star */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        source: "inbound" | "outbound";
+                        id: string;
+                        starred: boolean;
+                    };
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listMailThreads: {
+        parameters: {
+            query?: {
+                /** @description Default inbox */
+                folder?: "inbox" | "archive" | "trash" | "spam" | "sent" | "starred";
+                /** @description Only threads that reached this inbox’s address */
+                inbox_id?: string;
+                /** @description Only threads that reached this address (an inbox’s or a catch-all one) */
+                inbox?: string;
+                /** @description Reserved for search operators; a non-empty value is refused (400) until the search lands */
+                q?: string;
+                limit?: string;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Threads, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        threads: {
+                            /** @description thr_…, the thread_id of its inbound emails */
+                            id: string;
+                            subject: string | null;
+                            /** @description The start of the newest message’s text */
+                            snippet: string;
+                            participants: string[];
+                            last_message_at: string;
+                            message_count: number;
+                            has_unread: boolean;
+                            /** @description The thread is starred, or one of its messages is */
+                            is_starred: boolean;
+                            /** @description Label names */
+                            labels: string[];
+                            /** @enum {string} */
+                            folder: "inbox" | "archive" | "trash" | "spam";
+                            /** @description The inboxes whose address received mail of the thread */
+                            inbox_ids: string[];
+                        }[];
+                        /** @description Pass as cursor for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getMailThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thread */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        subject: string | null;
+                        participants: string[];
+                        message_count: number;
+                        is_starred: boolean;
+                        labels: string[];
+                        /** @enum {string} */
+                        folder: "inbox" | "archive" | "trash" | "spam";
+                        /** @description Oldest first */
+                        messages: ({
+                            id: string;
+                            from: string | null;
+                            to: string[];
+                            subject: string | null;
+                            text_body: string | null;
+                            occurred_at: string;
+                            is_starred: boolean;
+                            /** @constant */
+                            source: "inbound";
+                            cc: string[];
+                            recipient: string;
+                            /** @description The inbox of the recipient address today; null when it has none */
+                            inbox_id: string | null;
+                            spf_verdict: string;
+                            dkim_verdict: string;
+                            dmarc_verdict: string;
+                            attachments: {
+                                /** @description As the sender named it; null when it had no name */
+                                filename: string | null;
+                                content_type: string;
+                                /** @description Decoded size in bytes */
+                                size: number;
+                            }[];
+                        } | {
+                            id: string;
+                            from: string | null;
+                            to: string[];
+                            subject: string | null;
+                            text_body: string | null;
+                            occurred_at: string;
+                            is_starred: boolean;
+                            /** @constant */
+                            source: "outbound";
+                            /** @description The message’s delivery status */
+                            status: string | null;
+                            /** @description The message’s events, oldest first */
+                            timeline: {
+                                /** @description evt_… for provider and worker events; the message id for the router (suppression) event */
+                                id: string;
+                                /** @enum {string} */
+                                type: "sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "suppressed" | "unsubscribed";
+                                message_id: string;
+                                account_id: string;
+                                /**
+                                 * @description worker (send pipeline), router (suppression before dispatch), ses or sns (the mail provider)
+                                 * @enum {string}
+                                 */
+                                source: "worker" | "router" | "ses" | "sns";
+                                /** @description The dedup key: the provider’s id, wkr_… for worker events, supp_… for router events */
+                                provider_event_id: string;
+                                /** @description Shape follows the source; {} when no detail */
+                                payload: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description RFC 3339 UTC timestamp with milliseconds */
+                                occurred_at: string;
+                                /** @description RFC 3339 UTC timestamp with milliseconds */
+                                created_at: string;
+                            }[];
+                        })[];
+                    };
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    setMailThreadFolder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description sent is not a target
+                     * @enum {string}
+                     */
+                    folder: "inbox" | "archive" | "trash" | "spam";
+                };
+            };
+        };
+        responses: {
+            /** @description The folder */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        folder: "inbox" | "archive" | "trash" | "spam";
+                    };
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    setMailThreadLabels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    add?: string[];
+                    remove?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                    };
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    setMailThreadRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    read?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The read state */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        read: boolean;
+                    };
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    setMailThreadStarred: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    starred?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The star */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        starred: boolean;
+                    };
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                            /** @constant */
+                            status?: 413;
                         };
                     } & components["schemas"]["ErrorEnvelope"];
                 };

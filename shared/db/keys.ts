@@ -73,7 +73,13 @@ export type Entity =
   | 'inbound_route'
   | 'inbound_email'
   | 'inbound_content'
-  | 'inbound_receipt';
+  | 'inbound_receipt'
+  | 'mail_inbox'
+  | 'mail_label'
+  | 'mail_thread'
+  | 'mail_thread_entry'
+  | 'mail_message_ref'
+  | 'mail_view_entry';
 
 export interface IndexKey {
   gsi2pk: string;
@@ -250,6 +256,35 @@ export const keys = {
   inboundContent: (accountId: string, inboundId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `INBCONTENT#${inboundId}` }),
   /** One per received message and recipient (digest of Message-ID or SES id, and recipient): a redelivery finds its inbound id. */
   inboundReceipt: (digest: string): ItemKey => ({ pk: `INBRCPT#${digest}`, sk: 'INBRCPT' }),
+
+  /**
+   * The Mail app (shared/mail). An inbox is keyed by its address, so the address is unique per
+   * account by the key itself; a label by its lowercased name, so names are unique without regard
+   * to case and the list reads in name order.
+   */
+  mailInbox: (accountId: string, address: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `MAILBOX#${address}` }),
+  mailInboxPrefix: 'MAILBOX#',
+  mailLabel: (accountId: string, lowerName: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `MAILLABEL#${lowerName}` }),
+  mailLabelPrefix: 'MAILLABEL#',
+  /** A thread's state (subject, counts, flags, folder, labels), rewritten as mail arrives and as it is read, starred, moved. */
+  mailThread: (accountId: string, threadId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `MAILTHREAD#${threadId}` }),
+  /** One message's place in its thread, in the thread's own partition, oldest first. */
+  mailThreadEntry: (accountId: string, threadId: string, occurredAt: string, source: string, id: string): ItemKey => ({
+    pk: `MAILTHREADMSGS#${accountId}#${threadId}`,
+    sk: `M#${occurredAt}#${source}#${id}`,
+  }),
+  mailThreadEntriesPartition: (accountId: string, threadId: string): string => `MAILTHREADMSGS#${accountId}#${threadId}`,
+  /** Which thread a message (inbound or outbound) is in, and whether the thread has counted it. */
+  mailMessageRef: (accountId: string, source: string, id: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `MAILREF#${source}#${id}` }),
+  /**
+   * A thread's pointer in one list view (a folder, starred, sent, each also per address), sorted by
+   * the thread's last_message_at: moved (put new, delete old) when that changes.
+   */
+  mailViewEntry: (accountId: string, view: string, lastMessageAt: string, threadId: string): ItemKey => ({
+    pk: `MAILVIEW#${accountId}#${view}`,
+    sk: `${lastMessageAt}#${threadId}`,
+  }),
+  mailViewPartition: (accountId: string, view: string): string => `MAILVIEW#${accountId}#${view}`,
 
   usage: (accountId: string, period: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `USAGE#${period}` }),
 

@@ -16,6 +16,7 @@ import type { ObjectStore } from '../ports/object-store';
 import type { Queue } from '../ports/queue';
 import type { Logger } from '../runtime/logger';
 import { forwardInbound, type ForwardDeps } from '../inbound-routes/forward';
+import { recordInboundMail } from '../mail/record';
 import { publishEvent } from '../webhooks/deliver';
 import { receivedEnvelope } from './received-event';
 import { domainOfAddress, inboundDomainOf } from './domains';
@@ -139,6 +140,7 @@ function toItem(
  * email and route, or a send with the idempotency key `inbound-forward:<inb id>:<route id>`).
  */
 export async function afterReceived(deps: InboundDeps, email: InboundEmailItem, text: string | null): Promise<void> {
+  await recordInboundMail(deps, email, text);
   // The stored email as it is, its text, and the raw message's size (so a forward never reads the raw to learn it).
   const outcome = await forwardInbound(deps, { ...email, text, raw_size: email.size_bytes });
   if (outcome.kind !== 'unrouted') deps.logger.info('inbound email forwarded by a route', { inboundId: email.id, outcome: outcome.kind });

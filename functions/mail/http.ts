@@ -1,0 +1,59 @@
+// The Mail app's API: inboxes, threads (list, detail, read state, stars, folder, labels), message
+// stars and labels. Every route is deployment-gated: 404 where inbound email is off.
+import { authOf, createHttpHandler, type RouteHandler } from '../../shared/http/pipeline';
+import { listed, listing, pageOf } from '../../shared/http/lists';
+import { json, noContent } from '../../shared/http/respond';
+import { parseInput } from '../../shared/http/validate';
+import { requireInbound } from '../../shared/inbound/read';
+import { createInbox, deleteInbox, listInboxes } from '../../shared/mail/inboxes';
+import { createLabel, deleteLabel, listLabels } from '../../shared/mail/labels';
+import { createInboxBody, createLabelBody, folderBody, labelsBody, readBody, starBody, threadListQuery } from '../../shared/mail/schemas';
+import { listThreads, readThread, setFolder, setLabels, setMessageStarred, setRead, setThreadStarred } from '../../shared/mail/threads';
+import { functionNamed } from '../manifest';
+
+const gated =
+  (route: RouteHandler): RouteHandler =>
+  async (req, c) => {
+    requireInbound(c.config);
+    return route(req, c);
+  };
+
+const routes: Record<string, RouteHandler> = {
+  'GET /v1/mail/inboxes': async (req, c) => json(200, { inboxes: await listInboxes(c.store, authOf(req).accountId) }),
+  'POST /v1/mail/inboxes': async (req, c) => json(201, await createInbox(c, authOf(req).accountId, parseInput(createInboxBody, req.body))),
+  'DELETE /v1/mail/inboxes/{id}': async (req, c) => {
+    await deleteInbox(c.store, authOf(req).accountId, req.params.id ?? '');
+    return noContent();
+  },
+  'GET /v1/mail/threads': async (req, c) => {
+    const query = parseInput(threadListQuery, req.query, 'query');
+    return listed('threads', await listThreads(listing(c), authOf(req).accountId, query, pageOf(req)));
+  },
+  'GET /v1/mail/threads/{id}': async (req, c) => json(200, await readThread(c, authOf(req).accountId, req.params.id ?? '')),
+  'PUT /v1/mail/threads/{id}/read': async (req, c) => {
+    const { read = true } = parseInput(readBody, req.body ?? {});
+    return json(200, await setRead(c.store, authOf(req).accountId, req.params.id ?? '', read));
+  },
+  'PUT /v1/mail/threads/{id}/star': async (req, c) => {
+    const { starred = true } = parseInput(starBody, req.body ?? {});
+    return json(200, await setThreadStarred(c.store, authOf(req).accountId, req.params.id ?? '', starred));
+  },
+  'PUT /v1/mail/threads/{id}/folder': async (req, c) => {
+    const { folder } = parseInput(folderBody, req.body);
+    return json(200, await setFolder(c.store, authOf(req).accountId, req.params.id ?? '', folder));
+  },
+  'PUT /v1/mail/threads/{id}/labels': async (req, c) =>
+    json(200, await setLabels(c.store, authOf(req).accountId, req.params.id ?? '', parseInput(labelsBody, req.body ?? {}))),
+  'PUT /v1/mail/messages/{source}/{id}/star': async (req, c) => {
+    const { starred = true } = parseInput(starBody, req.body ?? {});
+    return json(200, await setMessageStarred(c.store, authOf(req).accountId, req.params.source ?? '', req.params.id ?? '', starred));
+  },
+  'GET /v1/mail/labels': async (req, c) => json(200, { labels: await listLabels(c.store, authOf(req).accountId) }),
+  'POST /v1/mail/labels': async (req, c) => json(201, await createLabel(c, authOf(req).accountId, parseInput(createLabelBody, req.body))),
+  'DELETE /v1/mail/labels/{id}': async (req, c) => {
+    await deleteLabel(c.store, authOf(req).accountId, req.params.id ?? '');
+    return noContent();
+  },
+};
+
+export const handler = createHttpHandler(functionNamed('mail'), Object.fromEntries(Object.entries(routes).map(([key, route]) => [key, gated(route)])));

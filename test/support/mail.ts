@@ -1,0 +1,73 @@
+// Feeding mail to the Mail app as production does: a raw RFC 822 message where SES's S3 action
+// would store it, and its receipt notification (in its SNS envelope) through the real inbound
+// worker under its manifest needs. Plus the error-envelope assertion the Mail tests share.
+import { expect } from 'vitest';
+import { handler as receiveRaw } from '../../functions/inbound/receive-email';
+import { asSnsEnvelope, type ReceiptNotification } from '../../shared/inbound/messages';
+import { giveVerifiedDomain } from './domains';
+import { underNeeds } from './grants';
+import { sqsEvent, sqsRecord } from './sqs';
+import type { Testbed } from './testbed';
+
+const receive = underNeeds('functions/inbound/receive-email.ts', receiveRaw);
+let seq = 0;
+
+/** A verified domain of the account with inbound enabled. */
+export async function inboundDomain(bed: Testbed, domain: string, accountId = bed.account.account_id): Promise<void> {
+  await giveVerifiedDomain(bed.c, accountId, domain, { inbound_enabled: true });
+}
+
+export interface Arrival {
+  /** The queue job; hand it to `redeliver` to play SQS delivering it again. */
+  job: unknown;
+}
+
+/** A message's headers and text as a raw message. */
+export function rawMail(m: { from?: string; to: string; subject: string; text?: string; messageId?: string; inReplyTo?: string; references?: string }): string {
+  const headers = [
+    `From: ${m.from ?? 'alice@sender.test'}`,
+    `To: ${m.to}`,
+    `Subject: ${m.subject}`,
+    ...(m.messageId ? [`Message-ID: ${m.messageId}`] : []),
+    ...(m.inReplyTo ? [`In-Reply-To: ${m.inReplyTo}`] : []),
+    ...(m.references ? [`References: ${m.references}`] : []),
+  ];
+  return `${headers.join('\r\n')}\r\n\r\n${m.text ?? 'hello'}\r\n`;
+}
+
+/** Stores `raw` and runs the worker on its notification, one second after the last arrival. */
+export async function arrive(bed: Testbed, raw: string, recipients: string[]): Promise<Arrival> {
+  bed.c.clock.advance(1000);
+  const sesMessageId = `ses-mail-${++seq}`;
+  const objectKey = `inbound/${sesMessageId}`;
+  await bed.c.objects.put(objectKey, Buffer.from(raw), 'message/rfc822');
+  const now = bed.c.clock.now().toISOString();
+  const n: ReceiptNotification = {
+    notificationType: 'Received',
+    mail: { timestamp: now, source: 'alice@sender.test', messageId: sesMessageId, destination: recipients },
+    receipt: {
+      timestamp: now,
+      recipients,
+      spfVerdict: { status: 'PASS' },
+      dkimVerdict: { status: 'PASS' },
+      dmarcVerdict: { status: 'GRAY' },
+      spamVerdict: { status: 'PASS' },
+      virusVerdict: { status: 'PASS' },
+      action: { type: 'S3', bucketName: 'bucket', objectKey },
+    },
+  };
+  const job = asSnsEnvelope(n, `sns-${sesMessageId}`);
+  await redeliver({ job });
+  return { job };
+}
+
+/** The worker runs the same job again (SQS redelivers it). */
+export async function redeliver(arrival: Arrival, receiveCount = 1): Promise<void> {
+  expect(await receive(sqsEvent([sqsRecord(arrival.job, receiveCount)]))).toEqual({ batchItemFailures: [] });
+}
+
+export function expectError(res: { status: number; body: any }, status: number, code: string, message?: RegExp): void {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body.error).toMatchObject({ code, status });
+  if (message) expect(res.body.error.message).toMatch(message);
+}
