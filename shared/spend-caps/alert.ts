@@ -58,7 +58,8 @@ export async function alertIfReached(
   }
 }
 
-const dollars = (micros: number): string => `$${(micros / 1e6).toFixed(2)}`;
+/** Whole cents as cents ($12.50), anything finer to the micro-dollar ($0.000200). */
+const dollars = (micros: number): string => `$${(micros / 1e6).toFixed(micros % 10_000 === 0 ? 2 : 6)}`;
 
 function alertMail(job: SoftCapAlertJob, accountName: string): { subject: string; text: string } {
   const what = job.key_id === null ? 'your account' : `API key ${job.key_id}`;

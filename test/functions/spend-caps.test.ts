@@ -208,6 +208,17 @@ describe('a hard cap where sends are accepted', () => {
     expect((await usage()).body.total_cost_micros).toBe(1000);
   });
 
+  it('racing batches share the last of the room exactly: 15 of 4 × 10 items against room for 15', async () => {
+    await putCap({ hard_limit_micros: 1500 });
+    const sender = { accountId, keyId: sendKeyId, testMode: false };
+
+    const results = (await Promise.all(Array.from({ length: 4 }, () => acceptSends(c, sender, Array.from({ length: 10 }, () => email()), { batch: true })))).flat();
+
+    expect(results.filter((r) => r.kind === 'accepted')).toHaveLength(15);
+    expect(results.filter((r) => r.kind === 'rejected' && r.error.code === 'spend_cap_exceeded')).toHaveLength(25);
+    expect((await usage()).body.total_cost_micros).toBe(1500);
+  });
+
   it('a batch: the items that fit pass, each later one gets its own 402 result', async () => {
     await putCap({ hard_limit_micros: 250 });
     const items = [email(), email({ destination: { email: 'not an address' } }), email(), email(), email()];
