@@ -24,7 +24,7 @@ import { sendRequest, type SendRequest, type SendResponse } from './schemas';
 import { handOn } from './hand-on';
 import { renderForSend, templateNotFound, type TemplateRenderer } from '../templates/render';
 import { UNSUBSCRIBE_PLACEHOLDER, UNSUBSCRIBE_VARIABLE } from '../unsubscribe/variable';
-import { releaseUnstoredSpend, reserveSpend, spendCapExceeded } from '../spend-caps/reserve';
+import { readCaps, releaseUnstoredSpend, reserveSpend, spendCapExceeded } from '../spend-caps/reserve';
 
 export interface SendDeps {
   store: Store;
@@ -255,6 +255,7 @@ export async function acceptSends(
     for (const recipient of found) suppressed.add(`${channel}:${recipient}`);
   }
 
+  const caps = firsts.length > 0 ? readCaps(deps, sender) : undefined; // beside the claims, for reserveSpend below
   const claims = await inParallel(firsts, CLAIM_CONCURRENCY, async (p) => {
     const id = deps.ids.next('msg');
     const response: SendResponse = {
@@ -297,7 +298,7 @@ export async function acceptSends(
   // Spend caps (shared/spend-caps/reserve.ts): each live accepted send reserves its cost; one past
   // a hard cap is 402 spend_cap_exceeded, and its claim is given up so nothing says it was accepted.
   const billable = fresh.filter((f) => !f.resumed && f.item.decision.kind === 'accepted').map((f) => ({ ref: f, channel: f.p.request.channel, messageId: f.item.message_id }));
-  const overCap = new Set(await reserveSpend(deps, sender, billable, now));
+  const overCap = new Set(await reserveSpend(deps, sender, billable, now, caps));
   for (const f of overCap) outcomes[f.p.index] = rejected(spendCapExceeded());
   await inParallel([...overCap], CLAIM_CONCURRENCY, (f) => records.release(f.item));
   const admitted = fresh.filter((f) => !overCap.has(f));

@@ -56,12 +56,26 @@ function fitting(caps: { account?: SpendCapItem; key?: SpendCapItem }, spend: Sp
   return Math.max(0, fit);
 }
 
+export type SendCaps = { account?: SpendCapItem; key?: SpendCapItem };
+
+/**
+ * The caps that hold the sender's live sends, read ahead so the read overlaps the caller's own
+ * writes (undefined in test mode, which is never capped). Reading them before the reservation
+ * is what reading them just before it would be: a cap changed meanwhile races the send either way.
+ */
+export function readCaps(deps: Pick<SpendDeps, 'store'>, sender: SpendSender): Promise<SendCaps> | undefined {
+  if (sender.testMode) return undefined;
+  const read = new SpendCapRepository(deps.store).forSend(sender.accountId, sender.keyId);
+  read.catch(() => undefined); // awaited (and thrown) by reserveSpend; never an unhandled rejection
+  return read;
+}
+
 /**
  * Reserves the cost of `items` (accepted, not test mode, in the order given) in the period of
  * `now`. Each channel's sends reserve together; when the room is too small for all of them, the
  * first ones that fit are reserved and the rest are returned, refused.
  */
-export async function reserveSpend<T>(deps: SpendDeps, sender: SpendSender, items: readonly SpendRequest<T>[], now: Date): Promise<T[]> {
+export async function reserveSpend<T>(deps: SpendDeps, sender: SpendSender, items: readonly SpendRequest<T>[], now: Date, capsRead?: Promise<SendCaps>): Promise<T[]> {
   if (sender.testMode || items.length === 0) return [];
   const byChannel = new Map<Channel, SpendRequest<T>[]>();
   for (const item of items) {
@@ -70,7 +84,7 @@ export async function reserveSpend<T>(deps: SpendDeps, sender: SpendSender, item
   }
   if (byChannel.size === 0) return [];
   const period = periodOf(now);
-  const caps = await new SpendCapRepository(deps.store).forSend(sender.accountId, sender.keyId);
+  const caps = await (capsRead ?? new SpendCapRepository(deps.store).forSend(sender.accountId, sender.keyId));
   const usage = new UsageRepository(deps.store);
   const refused: T[] = [];
   for (const [channel, group] of byChannel) {
