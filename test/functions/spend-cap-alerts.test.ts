@@ -3,6 +3,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler as fanOutRaw } from '../../functions/broadcasts/fan-out';
 import { handler as sendWorkerRaw } from '../../functions/send/send-message';
+import { handler as deliverWebhookRaw } from '../../functions/webhooks/deliver-webhook';
 import { GuardedHttp } from '../../shared/adapters/guarded-http';
 import { createKey } from '../../shared/api-keys/service';
 import type { SendJob } from '../../shared/messages/messages';
@@ -16,6 +17,7 @@ import { useTestbed } from '../support/testbed';
 
 const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
 const fanOut = underNeeds('functions/broadcasts/fan-out.ts', fanOutRaw);
+const deliverWebhook = underNeeds('functions/webhooks/deliver-webhook.ts', deliverWebhookRaw);
 
 const bed = useTestbed({ scopedKeys: true });
 let c: TestContainer;
@@ -84,6 +86,13 @@ describe('the soft cap alert', () => {
         occurred_at: expect.any(String),
         created_at: expect.any(String),
       },
+    ]);
+    // The webhook worker takes it like any event: one delivery for the subscription, one attempt queued.
+    const eventJobs = c.sent.filter((s) => s.queue === 'webhooks').map((s) => s.body);
+    c.sent.length = 0;
+    expect(await deliverWebhook(sqsEvent(eventJobs.map((job) => sqsRecord(job))))).toEqual({ batchItemFailures: [] });
+    expect(c.sent.map((s) => s.body)).toEqual([
+      { kind: 'attempt', account_id: accountId, subscription_id: hook.body.id, delivery_id: `dlv_softcap_${cap.body.id}_2026-03`, attempt: 1 },
     ]);
   });
 
