@@ -15,6 +15,7 @@ import { inbound } from './benchmarks/inbound';
 import { lists } from './benchmarks/lists';
 import { localLoad } from './benchmarks/local-load';
 import { sending } from './benchmarks/sending';
+import { spendCaps } from './benchmarks/spend-caps';
 import { templates } from './benchmarks/templates';
 import { webhooks } from './benchmarks/webhooks';
 import { fmt } from './lib/measure';
@@ -34,6 +35,7 @@ export interface Benchmark {
 const registry: Readonly<Record<string, Benchmark>> = {
   'api-pipeline': apiPipeline,
   sending,
+  'spend-caps': spendCaps,
   templates,
   imports,
   lists,

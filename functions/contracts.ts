@@ -15,6 +15,7 @@ import { contracts as mail } from './mail/contract';
 import { contracts as messages } from './messages/contract';
 import { contracts as send } from './send/contract';
 import { contracts as snippets } from './snippets/contract';
+import { contracts as spendCaps } from './spend-caps/contract';
 import { contracts as inbound } from './inbound/contract';
 import { contracts as suppressions } from './suppressions/contract';
 import { contracts as templateGallery } from './template-gallery/contract';
@@ -40,6 +41,7 @@ export const contracts: Contracts = {
   ...messages,
   ...send,
   ...snippets,
+  ...spendCaps,
   ...inbound,
   ...suppressions,
   ...templateGallery,

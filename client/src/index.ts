@@ -502,6 +502,14 @@ export class Postbox {
     get: (query?: Query<'/v1/usage', 'get'>) => this.#request<Ok<'/v1/usage', 'get'>>({ method: 'GET', path: '/v1/usage', query }),
   };
 
+  readonly spendCaps = {
+    /** Creates or changes the account cap (no key_id) or one key's; the same body again changes nothing. */
+    put: (body: Body<'/v1/spend-caps', 'put'>) => this.#request<Ok<'/v1/spend-caps', 'put'>>({ method: 'PUT', path: '/v1/spend-caps', body, resendable: true }),
+    list: () => this.#request<Ok<'/v1/spend-caps', 'get'>>({ method: 'GET', path: '/v1/spend-caps' }),
+    /** Removes the account cap, or with key_id that key's. */
+    remove: (query?: Query<'/v1/spend-caps', 'delete'>) => this.#request<Ok<'/v1/spend-caps', 'delete'>>({ method: 'DELETE', path: '/v1/spend-caps', query }),
+  };
+
   readonly account = {
     /** Per-channel sending readiness; any key may ask. */
     verification: () => this.#request<Ok<'/v1/account/verification', 'get'>>({ method: 'GET', path: '/v1/account/verification' }),

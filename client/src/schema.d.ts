@@ -1323,6 +1323,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/spend-caps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account cap and the key caps
+         * @description A cap holds the cost of a calendar month (UTC), as `GET /v1/usage` shows it (`total_cost_micros`, reserved when a send is accepted): a send that would take it past `hard_limit_micros` is refused with 402 `spend_cap_exceeded` (single sends, batch items, bulk and broadcast recipients); the first send that takes it to `soft_limit_micros` sends one alert per cap and month (an email to the account's address and a `usage.soft_cap_reached` webhook event). Without `key_id` the cap holds the whole account; with it, what one live key of the account sends. Test-mode sends cost nothing and are never capped. Lists the account cap (first, if set) and every key cap.
+         */
+        get: operations["listSpendCaps"];
+        /**
+         * Set the account's or one key's monthly spend cap (hard and soft limits)
+         * @description A cap holds the cost of a calendar month (UTC), as `GET /v1/usage` shows it (`total_cost_micros`, reserved when a send is accepted): a send that would take it past `hard_limit_micros` is refused with 402 `spend_cap_exceeded` (single sends, batch items, bulk and broadcast recipients); the first send that takes it to `soft_limit_micros` sends one alert per cap and month (an email to the account's address and a `usage.soft_cap_reached` webhook event). Without `key_id` the cap holds the whole account; with it, what one live key of the account sends. Test-mode sends cost nothing and are never capped. Creates the cap or changes the limits sent (null clears one; an omitted one stays). Changes what live mail may do: a live admin key only.
+         */
+        put: operations["putSpendCap"];
+        post?: never;
+        /**
+         * Remove the account cap, or a key's with ?key_id=
+         * @description Removes the account cap, or with `key_id` that key's cap: its sends are no longer held by it. 404 when no such cap is set.
+         */
+        delete: operations["deleteSpendCap"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/suppressions": {
         parameters: {
             query?: never;
@@ -1662,7 +1690,7 @@ export interface paths {
         };
         /**
          * Sends and estimated cost of a period (YYYY-MM)
-         * @description Live sends the provider accepted in a calendar month (UTC), per channel, with the internal cost estimate spend caps use (100 micro-dollars per email by default; webhook-channel sends cost 0). Test-mode and suppressed sends never count.
+         * @description Live sends the provider accepted in a calendar month (UTC), per channel: `send_count` and `total_send_count` transactional ones, `broadcast_send_count` broadcast and bulk ones. `cost_micros` and `total_cost_micros` are the internal cost estimate spend caps hold, reserved when a send is accepted (100 micro-dollars per live email by default; webhook-channel sends cost 0) and given back if it is suppressed, fails or is canceled. Test-mode sends never count and cost nothing.
          */
         get: operations["getUsage"];
         put?: never;
@@ -15802,6 +15830,455 @@ export interface operations {
             };
         };
     };
+    listSpendCaps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's caps */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The account cap (if set) first, then key caps */
+                        spend_caps: {
+                            /** @description spc_…; stays the same across PUTs of the same cap */
+                            id: string;
+                            account_id: string;
+                            /** @description null for the account cap */
+                            key_id: string | null;
+                            soft_limit_micros: number | null;
+                            hard_limit_micros: number | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putSpendCap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Sends that would take the period's cost past it are refused with 402 spend_cap_exceeded in micro-dollars per calendar month (UTC); null clears it, omitted leaves it as it is (null on a new cap) */
+                    hard_limit_micros?: number | null;
+                    /** @description The first send that takes the period's cost to it or past it sends one alert (email and usage.soft_cap_reached) in micro-dollars per calendar month (UTC); null clears it, omitted leaves it as it is (null on a new cap) */
+                    soft_limit_micros?: number | null;
+                    /** @description A live key of the account: caps what that key spends. Omitted: the account cap */
+                    key_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The cap as it now is */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description spc_…; stays the same across PUTs of the same cap */
+                        id: string;
+                        account_id: string;
+                        /** @description null for the account cap */
+                        key_id: string | null;
+                        soft_limit_micros: number | null;
+                        hard_limit_micros: number | null;
+                    };
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                            /** @constant */
+                            status?: 413;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteSpendCap: {
+        parameters: {
+            query?: {
+                /** @description The key whose cap goes; omitted: the account cap */
+                key_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listSuppressions: {
         parameters: {
             query?: {
@@ -19661,15 +20138,21 @@ export interface operations {
                     "application/json": {
                         /** @description YYYY-MM */
                         period: string;
-                        /** @description Live sends the provider accepted in the period, every channel; test-mode and suppressed sends never count */
+                        /** @description Transactional (non-broadcast) live sends the provider accepted in the period, every channel; test-mode and suppressed sends never count */
                         total_send_count: number;
-                        /** @description Internal spend-cap estimate in micro-dollars; not an invoice */
+                        /** @description Broadcast and bulk live sends the provider accepted in the period, every channel (extension) */
+                        broadcast_send_count: number;
+                        /** @description Internal spend-cap estimate in micro-dollars, broadcasts included: what a hard spend cap compares with; not an invoice */
                         total_cost_micros: number;
                         /** @description Every channel, zero where nothing was sent */
                         channels: {
                             /** @enum {string} */
                             channel: "email" | "sms" | "push" | "voice" | "webhook";
+                            /** @description Transactional (non-broadcast) live sends the provider accepted */
                             send_count: number;
+                            /** @description Broadcast and bulk live sends the provider accepted (extension) */
+                            broadcast_send_count: number;
+                            /** @description Cost of the live sends accepted in the period (queued, scheduled or sent), every kind; the spend caps count it */
                             cost_micros: number;
                         }[];
                     };
@@ -19972,7 +20455,7 @@ export interface operations {
                             account_id: string;
                             endpoint_url: string;
                             /** @description The event types delivered; empty means every type */
-                            event_types: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received")[];
+                            event_types: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached")[];
                             /** @description false pauses delivery: no new deliveries, and due retries wait */
                             is_active: boolean;
                             created_at: string;
@@ -20100,7 +20583,7 @@ export interface operations {
                 "application/json": {
                     endpoint_url: string;
                     /** @description The event types to deliver; empty or omitted means every type */
-                    event_types?: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received")[];
+                    event_types?: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached")[];
                 };
             };
         };
@@ -20122,7 +20605,7 @@ export interface operations {
                         account_id: string;
                         endpoint_url: string;
                         /** @description The event types delivered; empty means every type */
-                        event_types: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received")[];
+                        event_types: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached")[];
                         /** @description false pauses delivery: no new deliveries, and due retries wait */
                         is_active: boolean;
                         created_at: string;
@@ -20281,7 +20764,7 @@ export interface operations {
                         account_id: string;
                         endpoint_url: string;
                         /** @description The event types delivered; empty means every type */
-                        event_types: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received")[];
+                        event_types: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached")[];
                         /** @description false pauses delivery: no new deliveries, and due retries wait */
                         is_active: boolean;
                         created_at: string;
@@ -20408,7 +20891,7 @@ export interface operations {
                 "application/json": {
                     endpoint_url?: string;
                     /** @description The event types to deliver; empty or omitted means every type */
-                    event_types?: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received")[];
+                    event_types?: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached")[];
                     is_active?: boolean;
                 };
             };
@@ -20430,7 +20913,7 @@ export interface operations {
                         account_id: string;
                         endpoint_url: string;
                         /** @description The event types delivered; empty means every type */
-                        event_types: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received")[];
+                        event_types: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached")[];
                         /** @description false pauses delivery: no new deliveries, and due retries wait */
                         is_active: boolean;
                         created_at: string;
@@ -20743,7 +21226,7 @@ export interface operations {
                             /** @description The event delivered: the Service-Event-Id header and the envelope's event_id */
                             event_id: string;
                             /** @enum {string} */
-                            event_type: "sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received";
+                            event_type: "sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached";
                             /**
                              * @description pending until the first attempt ends; succeeded on a 2xx; failed while a retry is scheduled; exhausted after 12 attempts or 24 hours
                              * @enum {string}
@@ -20912,7 +21395,7 @@ export interface operations {
                         account_id: string;
                         endpoint_url: string;
                         /** @description The event types delivered; empty means every type */
-                        event_types: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received")[];
+                        event_types: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached")[];
                         /** @description false pauses delivery: no new deliveries, and due retries wait */
                         is_active: boolean;
                         created_at: string;

@@ -1,10 +1,14 @@
 // Send queue consumer: each record is one message for the provider. A failure worth retrying is
 // reported for that record alone; on its last receive the message is recorded `failed` instead.
+// The queue also carries a spend cap's soft alert (shared/spend-caps/alert.ts), mailed from here.
+import * as z from 'zod';
 import { dispatch } from '../../shared/messages/dispatch';
 import { sendJob } from '../../shared/messages/messages';
 import { consume } from '../../shared/runtime/consume';
+import { sendSoftCapAlert, softCapAlertJob } from '../../shared/spend-caps/alert';
 
-export const handler = consume('send', sendJob, async (job, { container: c, finalAttempt }) => {
+export const handler = consume('send', z.union([softCapAlertJob, sendJob]), async (job, { container: c, finalAttempt }) => {
+  if ('kind' in job) return sendSoftCapAlert(c, job);
   const result = await dispatch(c, job, { finalAttempt });
   c.logger.debug('send job handled', { messageId: job.message_id, result });
 });

@@ -45,6 +45,7 @@ export type Entity =
   | 'idempotency'
   | 'suppression'
   | 'usage'
+  | 'spend_cap'
   | 'domain'
   | 'domain_claim'
   | 'test_recipient'
@@ -287,6 +288,9 @@ export const keys = {
   mailViewPartition: (accountId: string, view: string): string => `MAILVIEW#${accountId}#${view}`,
 
   usage: (accountId: string, period: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `USAGE#${period}` }),
+  /** An account's spend cap (no key) or one key's, in the account's partition (shared/spend-caps). */
+  spendCap: (accountId: string, keyId: string | null): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: keyId === null ? 'SPENDCAP#ACCOUNT' : `SPENDCAP#KEY#${keyId}` }),
+  spendCapPrefix: 'SPENDCAP#',
 
   /** Local scheduler only: due schedules sort by time inside one partition. */
   scheduleDue: (dueIso: string, scheduleId: string): ItemKey => ({ pk: 'SCHEDULES', sk: `${dueIso}#${scheduleId}` }),

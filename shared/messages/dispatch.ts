@@ -10,6 +10,7 @@ import { PermanentSendError, type Mailer, type OutboundEmail } from '../ports/ma
 import type { Logger } from '../runtime/logger';
 import { findSuppression, suppress } from '../suppressions/service';
 import { recordSend } from '../usage/service';
+import { releaseSpend } from '../spend-caps/reserve';
 import { ContentMissingError, loadAttachments, loadContent } from './content';
 import { asMailed } from '../templates/text';
 import type { SendJob } from './messages';
@@ -33,7 +34,7 @@ export interface DispatchDeps {
   logger: Logger;
   /** Keys the unsubscribe links of marketing mail (shared/unsubscribe/links.ts). */
   secrets: Pick<Secrets, 'get'>;
-  config: { emailCostMicros: number; dispatchLeaseMs?: number; publicBaseUrl?: string };
+  config: { emailCostMicros?: number; dispatchLeaseMs?: number; publicBaseUrl?: string };
 }
 
 /**
@@ -94,7 +95,7 @@ async function postWebhookMessage(deps: DispatchDeps, message: MessageItem, now:
   });
   if (result.ok) {
     const recorded = await event('delivered', { detail: `HTTP ${result.status} from ${new URL(message.recipient).host} in ${result.durationMs} ms` });
-    if (recorded.created) await recordSend(deps.store, message.account_id, message.channel, now, 0);
+    if (recorded.created) await recordSend(deps.store, message, now);
     return 'sent';
   }
   await event('failed', { error: result.error ?? `HTTP ${result.status} from ${new URL(message.recipient).host}` });
@@ -140,7 +141,7 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
       { type: 'sent', source: 'worker', providerEventId: workerEventId(message.id, 'sent'), payload: { provider_message_id: message.provider_message_id }, occurredAt: message.dispatched_at },
       { providerMessageId: message.provider_message_id },
     );
-    if (recorded.created) await recordSend(deps.store, message.account_id, message.channel, message.dispatched_at, deps.config.emailCostMicros);
+    if (recorded.created) await recordSend(deps.store, message, message.dispatched_at);
     return 'skipped';
   }
   // Taken for sending unless it was canceled, sent or decided meanwhile, or another attempt holds
@@ -156,7 +157,8 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
 
   // A scheduled send may meet a suppression added after it was accepted.
   if (await findSuppression(deps.store, message.account_id, message.channel, message.recipient)) {
-    await recordEvent(deps, ref, { id: message.id, type: 'suppressed', source: 'router', providerEventId: routerEventId(message.id), payload: { reason: 'recipient is on the suppression list' }, occurredAt: now });
+    const recorded = await recordEvent(deps, ref, { id: message.id, type: 'suppressed', source: 'router', providerEventId: routerEventId(message.id), payload: { reason: 'recipient is on the suppression list' }, occurredAt: now });
+    if (recorded.created) await releaseSpend(deps, message);
     return 'suppressed';
   }
   if (message.channel === 'webhook') return postWebhookMessage(deps, message, now, attempt);
@@ -184,7 +186,9 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
       throw error;
     }
     const reason = error instanceof Error ? error.message : String(error);
-    await recordEvent(deps, ref, { type: 'failed', source: 'worker', providerEventId: workerEventId(message.id, 'failed'), payload: { error: reason }, occurredAt: now });
+    const recorded = await recordEvent(deps, ref, { type: 'failed', source: 'worker', providerEventId: workerEventId(message.id, 'failed'), payload: { error: reason }, occurredAt: now });
+    // Never sent, never billed: its spend reservation is given back (once).
+    if (recorded.created) await releaseSpend(deps, message);
     deps.logger.warn('message failed', { messageId: message.id, error: reason });
     return 'failed';
   }
@@ -195,6 +199,6 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
     { providerMessageId },
   );
   // Counted once: a redelivered job finds the sent event already there.
-  if (recorded.created) await recordSend(deps.store, message.account_id, message.channel, now, deps.config.emailCostMicros);
+  if (recorded.created) await recordSend(deps.store, message, now);
   return 'sent';
 }

@@ -7,6 +7,8 @@ import type { Scheduler } from '../ports/scheduler';
 import { toMessageView, toSummary, type MessageSummary, type MessageView } from './model';
 import { IdempotencyRepository, MessageRepository } from './repository';
 import type { CanceledView, ListMessagesQuery } from './schemas';
+import { releaseSpend } from '../spend-caps/reserve';
+import type { CostConfig } from '../usage/cost';
 
 
 export async function getMessage(store: Store, accountId: string, messageId: string): Promise<MessageView> {
@@ -71,12 +73,16 @@ export async function listMessages(
 
 /** Cancels a scheduled message that has not been dispatched; 404 for anything else. */
 export async function cancelScheduled(
-  deps: { store: Store; scheduler: Scheduler; clock: { now(): Date } },
+  deps: { store: Store; scheduler: Scheduler; clock: { now(): Date }; config?: CostConfig },
   caller: { accountId: string; testMode: boolean },
   messageId: string,
 ): Promise<CanceledView> {
-  const canceled = await new MessageRepository(deps.store).cancelScheduled(caller.accountId, messageId, deps.clock.now().toISOString(), caller.testMode);
+  const messages = new MessageRepository(deps.store);
+  const canceled = await messages.cancelScheduled(caller.accountId, messageId, deps.clock.now().toISOString(), caller.testMode);
   if (!canceled) throw new NotFoundError('pending scheduled message');
+  // Never sent: its spend reservation goes back (this request's cancel was the one that took).
+  const message = await messages.get(messageId);
+  if (message) await releaseSpend({ store: deps.store, config: deps.config ?? {} }, message);
   // The status change is what stops the send; removing the schedule only saves a wasted wake-up.
   await deps.scheduler.cancel(messageId);
   return { id: messageId, status: 'canceled' };

@@ -25,6 +25,7 @@ import { sendRequest, type SendRequest, type SendResponse } from './schemas';
 import { handOn } from './hand-on';
 import { renderForSend, templateNotFound, type TemplateRenderer } from '../templates/render';
 import { UNSUBSCRIBE_PLACEHOLDER, UNSUBSCRIBE_VARIABLE } from '../unsubscribe/variable';
+import { readCaps, releaseUnstoredSpend, reserveSpend, spendCapExceeded } from '../spend-caps/reserve';
 
 export interface SendDeps {
   store: Store;
@@ -37,7 +38,7 @@ export interface SendDeps {
   /** Content too large for the message item (shared/messages/content.ts). */
   objects: ObjectStore;
   logger: Logger;
-  config: { sharedEmailSender: string; validationEnabled: boolean; claimsExpiredBy?: number };
+  config: { sharedEmailSender: string; validationEnabled: boolean; claimsExpiredBy?: number; emailCostMicros?: number };
 }
 
 export interface Sender {
@@ -264,6 +265,7 @@ export async function acceptSends(
     for (const recipient of found) suppressed.add(`${channel}:${recipient}`);
   }
 
+  const caps = firsts.length > 0 ? readCaps(deps, sender) : undefined; // beside the claims, for reserveSpend below
   const claims = await inParallel(firsts, CLAIM_CONCURRENCY, async (p) => {
     const id = deps.ids.next('msg');
     const response: SendResponse = {
@@ -303,6 +305,14 @@ export async function acceptSends(
       inFlight.push({ p, item: result.item });
     }
   }
+  // Spend caps (shared/spend-caps/reserve.ts): each live accepted send reserves its cost; one past
+  // a hard cap is 402 spend_cap_exceeded, and its claim is given up so nothing says it was accepted.
+  const billable = fresh.filter((f) => !f.resumed && f.item.decision.kind === 'accepted').map((f) => ({ ref: f, channel: f.p.request.channel, messageId: f.item.message_id }));
+  const overCap = new Set(await reserveSpend(deps, sender, billable, now, caps));
+  for (const f of overCap) outcomes[f.p.index] = rejected(spendCapExceeded());
+  await inParallel([...overCap], CLAIM_CONCURRENCY, (f) => records.release(f.item));
+  const admitted = fresh.filter((f) => !overCap.has(f));
+
   // Another request holds these claims. Its decision is replayed only once its message is stored;
   // before that, the answer would name an id that may never exist.
   if (inFlight.length > 0) {
@@ -317,7 +327,10 @@ export async function acceptSends(
     outcomes[p.index] = first.digest === p.digest && firstOutcome ? firstOutcome : keyReused();
   }
 
-  await store(deps, records, sender, fresh, nowIso, options.broadcastId);
+  await store(deps, records, sender, admitted, nowIso, options.broadcastId).catch(async (error: unknown) => {
+    await releaseUnstoredSpend(deps, sender, billable.filter((b) => !overCap.has(b.ref)), nowIso);
+    throw error;
+  });
   return outcomes.map((o) => o as SendOutcome);
 }
 

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { queues, secretNames, type QueueName, type SecretName } from '../platform';
 import { DEFAULT_SHARED_EMAIL_SENDER, envNames } from './env-names';
 import type { LogLevel } from './logger';
+import { DEFAULT_EMAIL_COST_MICROS } from '../usage/cost';
 
 export interface RuntimeConfig {
   runtime: 'aws' | 'local';
@@ -76,7 +77,7 @@ const dnsServers = () =>
     .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
     .pipe(z.array(z.string().regex(/^(\[[0-9a-fA-F:]+\]|[0-9.]+)(:\d{1,5})?$|^[0-9a-fA-F:]+$/, 'expected host or host:port IP addresses')));
 const flag = () => z.enum(['true', 'false', '1', '0']).default('true').transform((v) => v === 'true' || v === '1');
-const costMicros = () => z.coerce.number().int().min(0).default(100);
+const costMicros = () => z.coerce.number().int().min(0).default(DEFAULT_EMAIL_COST_MICROS);
 
 /**
  * An http(s) origin, optionally with a path prefix, without a trailing slash: links are built as

@@ -1,5 +1,6 @@
-// Usage per account and calendar month (UTC): live sends counted when the provider accepts them,
-// with an internal cost estimate for spend caps. Test-mode and suppressed sends never count.
+// Usage per account and calendar month (UTC). Sends are counted when the provider accepts them,
+// transactional and broadcast apart; the cost (shared/usage/cost.ts) is reserved when a send is
+// accepted (shared/spend-caps/reserve.ts). Test-mode and suppressed sends never count.
 import type { Channel } from '../accounts/schemas';
 import type { Store } from '../db/store';
 import type { Clock } from '../ports/clock';
@@ -11,17 +12,20 @@ export { usageQuery, type Usage } from './schemas';
 
 export const periodOf = (at: Date | string): string => new Date(at).toISOString().slice(0, 7);
 
-export async function recordSend(store: Store, accountId: string, channel: Channel, at: string, costMicros: number): Promise<void> {
-  await new UsageRepository(store).addSend(accountId, periodOf(at), channel, costMicros);
+/** A live send the provider accepted, counted in the month of `at`; a broadcast's message counts as broadcast. */
+export async function recordSend(store: Store, message: { account_id: string; channel: Channel; broadcast_id?: string }, at: string): Promise<void> {
+  await new UsageRepository(store).addSend(message.account_id, periodOf(at), message.channel, message.broadcast_id ? 'broadcast' : 'transactional');
 }
 
 export async function getUsage(deps: { store: Store; clock: Clock }, accountId: string, period?: string): Promise<Usage> {
   const wanted = period ?? periodOf(deps.clock.now());
   const rows = await new UsageRepository(deps.store).byChannel(accountId, wanted);
+  const sum = (pick: (r: (typeof rows)[number]) => number) => rows.reduce((total, r) => total + pick(r), 0);
   return {
     period: wanted,
-    total_send_count: rows.reduce((sum, r) => sum + r.send_count, 0),
-    total_cost_micros: rows.reduce((sum, r) => sum + r.cost_micros, 0),
+    total_send_count: sum((r) => r.send_count),
+    broadcast_send_count: sum((r) => r.broadcast_send_count),
+    total_cost_micros: sum((r) => r.cost_micros),
     channels: rows,
   };
 }

@@ -331,6 +331,12 @@ const fixtures: Record<string, (account: Account, values: Record<string, string>
     const made = await account.call('send', 'POST', '/v1/inbound/routes', body, 201, '{{inbound_route_id}}');
     values.inbound_route_id = (made.json as { id: string }).id;
   },
+  // A spare live key with a spend cap of its own.
+  capped_key_id: async (account, values) => {
+    const key = await account.call('admin', 'POST', '/v1/keys', { scope: 'read', name: `capped ${uniqueToken()}` }, 201, '{{capped_key_id}}');
+    values.capped_key_id = (key.json as { id: string }).id;
+    await account.call('admin', 'PUT', '/v1/spend-caps', { key_id: values.capped_key_id, hard_limit_micros: 1_000_000 }, 200, '{{capped_key_id}}');
+  },
   suppressed_email: async (account, values) => {
     const recipient = `suppressed-${uniqueToken()}@example.com`;
     await account.call('send', 'POST', '/v1/suppressions', { channel: 'email', recipient, reason: 'contract test' }, 201, '{{suppressed_email}}');

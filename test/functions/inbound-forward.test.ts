@@ -300,4 +300,12 @@ describe('email routes', () => {
     expect(out).toMatchObject({ kind: 'email', outcome: { kind: 'suppressed' } });
     expect(bed.c.sent.filter((s) => s.queue === 'send')).toEqual([]);
   });
+
+  it('is held to the account\'s hard spend cap like any send', async () => {
+    await makeRoute({ match_prefix: '', destination_type: 'email', forward_address: 'team@example.com' });
+    expect((await bed.request({ method: 'PUT', path: '/v1/spend-caps', key: bed.account.admin_key, body: { hard_limit_micros: 0 } })).status).toBe(200);
+    const out = await forwardInbound(bed.c, inbound('y@acme.test'));
+    expect(out).toMatchObject({ kind: 'email', outcome: { kind: 'rejected', error: { code: 'spend_cap_exceeded' } } });
+    expect(bed.c.sent.filter((s) => s.queue === 'send')).toEqual([]);
+  });
 });

@@ -30,6 +30,9 @@ const LIVE_ONLY = [
   'POST /v1/inbound/routes',
   'PUT /v1/inbound/routes/{id}',
   'DELETE /v1/inbound/routes/{id}',
+  // Spend caps: how much live mail may cost before it stops.
+  'PUT /v1/spend-caps',
+  'DELETE /v1/spend-caps',
 ];
 
 /** Path values that name nothing the account has, so no allowed call changes anything. */

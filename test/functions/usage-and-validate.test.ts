@@ -7,6 +7,7 @@ import { channels, createAccount, type CreatedAccount } from '../../shared/accou
 import { RetryableError } from '../../shared/errors';
 import type { Dns } from '../../shared/ports/dns';
 import type { SendJob } from '../../shared/messages/messages';
+import { UsageRepository } from '../../shared/usage/repository';
 import { recordSend } from '../../shared/usage/service';
 import { call } from '../support/api';
 import { type TestContainer } from '../support/container';
@@ -61,13 +62,22 @@ async function runWorker(jobs: SendJob[], receiveCount = 1): Promise<void> {
   expect(result.batchItemFailures).toEqual([]);
 }
 
-/** The Usage body with `emails` live email sends at 100 micros each and nothing on other channels. */
-function usageOf(period: string, emails: number) {
+/**
+ * The Usage body with `emails` live email sends the provider took and `reserved` accepted ones
+ * (their cost, 100 micros each, is reserved at acceptance), nothing on other channels.
+ */
+function usageOf(period: string, emails: number, reserved = emails) {
   return {
     period,
     total_send_count: emails,
-    total_cost_micros: emails * 100,
-    channels: channels.map((channel) => ({ channel, send_count: channel === 'email' ? emails : 0, cost_micros: channel === 'email' ? emails * 100 : 0 })),
+    broadcast_send_count: 0,
+    total_cost_micros: reserved * 100,
+    channels: channels.map((channel) => ({
+      channel,
+      send_count: channel === 'email' ? emails : 0,
+      broadcast_send_count: 0,
+      cost_micros: channel === 'email' ? reserved * 100 : 0,
+    })),
   };
 }
 
@@ -79,25 +89,26 @@ describe('GET /v1/usage', () => {
     expect(res.body).toEqual({
       period: currentPeriod(),
       total_send_count: 0,
+      broadcast_send_count: 0,
       total_cost_micros: 0,
       channels: [
-        { channel: 'email', send_count: 0, cost_micros: 0 },
-        { channel: 'sms', send_count: 0, cost_micros: 0 },
-        { channel: 'push', send_count: 0, cost_micros: 0 },
-        { channel: 'voice', send_count: 0, cost_micros: 0 },
-        { channel: 'webhook', send_count: 0, cost_micros: 0 },
+        { channel: 'email', send_count: 0, broadcast_send_count: 0, cost_micros: 0 },
+        { channel: 'sms', send_count: 0, broadcast_send_count: 0, cost_micros: 0 },
+        { channel: 'push', send_count: 0, broadcast_send_count: 0, cost_micros: 0 },
+        { channel: 'voice', send_count: 0, broadcast_send_count: 0, cost_micros: 0 },
+        { channel: 'webhook', send_count: 0, broadcast_send_count: 0, cost_micros: 0 },
       ],
     });
   });
 
-  it('counts live sends once the worker has handed them to the provider, at 100 micros per email', async () => {
+  it('counts live sends once the worker has handed them to the provider; their cost, 100 micros per email, from acceptance', async () => {
     const sent = [await send(), await send(), await send()];
     const beforeWorker = await usage();
 
     await runWorker(sent.map(jobOf));
     const after = await usage();
 
-    expect(beforeWorker.body).toEqual(usageOf(currentPeriod(), 0));
+    expect(beforeWorker.body).toEqual(usageOf(currentPeriod(), 0, 3));
     expect(c.mailed).toHaveLength(3);
     expect(after.body).toEqual(usageOf(currentPeriod(), 3));
   });
@@ -161,15 +172,18 @@ describe('GET /v1/usage', () => {
   });
 
   it('reads the month named by ?period and keeps months apart', async () => {
-    await recordSend(c.store, account.account_id, 'email', '2026-02-10T08:00:00.000Z', 100);
-    await recordSend(c.store, account.account_id, 'email', '2026-02-28T23:59:59.999Z', 100);
+    const february = new UsageRepository(c.store);
+    for (const at of ['2026-02-10T08:00:00.000Z', '2026-02-28T23:59:59.999Z']) {
+      await recordSend(c.store, { account_id: account.account_id, channel: 'email' }, at);
+      await february.reserve(account.account_id, at.slice(0, 7), { channel: 'email', keyId: 'key_x', micros: 100 });
+    }
     await runWorker([jobOf(await send())]);
 
-    const february = await usage({ period: '2026-02' });
+    const feb = await usage({ period: '2026-02' });
     const current = await usage();
     const january = await usage({ period: '2026-01' });
 
-    expect(february.body).toEqual(usageOf('2026-02', 2));
+    expect(feb.body).toEqual(usageOf('2026-02', 2));
     expect(current.body).toEqual(usageOf(currentPeriod(), 1));
     expect(january.body).toEqual(usageOf('2026-01', 0));
   });

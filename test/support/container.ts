@@ -12,7 +12,7 @@ import { buildContainer, type Container } from '../../shared/runtime/container';
 import type { RuntimeConfig } from '../../shared/runtime/config';
 import { createLogger } from '../../shared/runtime/logger';
 import { guarded, identityRules, mailerRules, objectRules, queueRules, schedulerRules, secretRules, storeRules } from './grants';
-import { startTestStore, type TestStore } from './store';
+import { connectTestStore, startTestStore, type TestStore } from './store';
 
 export interface TestContainer extends Container {
   clock: ManualClock;
@@ -34,8 +34,12 @@ export const TEST_SECRETS = {
   'unsubscribe-signing-key': 'test-unsubscribe-key-0123456789',
 } as const;
 
-export async function createTestContainer(options: { start?: string } = {}): Promise<TestContainer> {
-  const testStore = await startTestStore();
+/**
+ * `store`: another process's table (its dynalite endpoint and table name) instead of a store of
+ * this container's own, for tests that race processes over one store; closing leaves it running.
+ */
+export async function createTestContainer(options: { start?: string; store?: { endpoint: string; tableName: string } } = {}): Promise<TestContainer> {
+  const testStore = options.store ? connectTestStore(options.store.endpoint, options.store.tableName) : await startTestStore();
   const clock = new ManualClock(options.start ?? '2026-03-01T12:00:00.000Z');
   const logs: Array<Record<string, unknown>> = [];
   const sent: TestContainer['sent'] = [];

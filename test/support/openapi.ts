@@ -38,6 +38,7 @@ export const fixtureNames = [
   'form_id',
   'inbound_domain',
   'inbound_route_id',
+  'capped_key_id',
 ] as const;
 export type FixtureName = (typeof fixtureNames)[number];
 

@@ -33,3 +33,9 @@ export async function startTestStore(): Promise<TestStore> {
     },
   };
 }
+
+/** A table another process started (startTestStore there), reached over its endpoint; close() only disconnects. */
+export function connectTestStore(endpoint: string, tableName: string): TestStore {
+  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+  return { store: new Store(client, tableName), client, endpoint, close: async () => client.destroy() };
+}
