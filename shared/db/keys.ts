@@ -73,7 +73,10 @@ export type Entity =
   | 'inbound_route'
   | 'inbound_email'
   | 'inbound_content'
-  | 'inbound_receipt';
+  | 'inbound_receipt'
+  | 'billing'
+  | 'billing_customer'
+  | 'billing_event';
 
 export interface IndexKey {
   gsi2pk: string;
@@ -252,6 +255,13 @@ export const keys = {
   inboundReceipt: (digest: string): ItemKey => ({ pk: `INBRCPT#${digest}`, sk: 'INBRCPT' }),
 
   usage: (accountId: string, period: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `USAGE#${period}` }),
+
+  /** An account's billing state: its Stripe customer and subscription (shared/billing/repository.ts). */
+  billing: (accountId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: 'BILLING' }),
+  /** Which account a Stripe customer belongs to: what a Stripe event, which names only the customer, reads first. */
+  billingCustomer: (customerId: string): ItemKey => ({ pk: `STRIPECUS#${customerId}`, sk: 'STRIPECUS' }),
+  /** A Stripe event already applied, kept while Stripe may still redeliver it. */
+  billingEvent: (eventId: string): ItemKey => ({ pk: `STRIPEEVT#${eventId}`, sk: 'STRIPEEVT' }),
 
   /** Local scheduler only: due schedules sort by time inside one partition. */
   scheduleDue: (dueIso: string, scheduleId: string): ItemKey => ({ pk: 'SCHEDULES', sk: `${dueIso}#${scheduleId}` }),
