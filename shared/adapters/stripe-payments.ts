@@ -127,11 +127,12 @@ export class StripePayments implements Payments {
     return session.url;
   }
 
-  verifyEvent(rawBody: Buffer, signatureHeader: string | undefined, nowSeconds: number): ProviderEvent {
+  verifyEvent(rawBody: Buffer, signatureHeader: string | undefined, now: Date): ProviderEvent {
     if (!signatureHeader) throw new InvalidSignatureError();
     let event: Stripe.Event;
     try {
-      event = this.stripe.webhooks.constructEvent(rawBody, signatureHeader, this.options.webhookSecret, SIGNATURE_TOLERANCE_SECONDS, undefined, nowSeconds);
+      // The signature's age is taken at `now` (Stripe's `receivedAt`, in milliseconds), the clock port's time.
+      event = this.stripe.webhooks.constructEvent(rawBody, signatureHeader, this.options.webhookSecret, SIGNATURE_TOLERANCE_SECONDS, undefined, now.getTime());
     } catch (error) {
       throw new InvalidSignatureError({ cause: error });
     }

@@ -34,8 +34,7 @@ export async function receiveStripeEvent(
   signature: string | undefined,
 ): Promise<StripeEventOutcome> {
   const payments = configuredPayments(deps);
-  const now = nowSeconds(deps.clock);
-  const event = payments.verifyEvent(rawBody, signature, now);
+  const event = payments.verifyEvent(rawBody, signature, deps.clock.now());
   const repository = new BillingRepository(deps.store);
   if (await repository.eventSeen(event.id)) return 'duplicate';
   let outcome: StripeEventOutcome = 'ignored';
@@ -51,6 +50,6 @@ export async function receiveStripeEvent(
     }
   }
   // Remembered only once applied: a failure above leaves Stripe's retry to apply it.
-  await repository.rememberEvent(event.id, now);
+  await repository.rememberEvent(event.id, nowSeconds(deps.clock));
   return outcome;
 }

@@ -40,8 +40,8 @@ export interface Payments {
   changePrice(subscription: ProviderSubscription, priceId: string): Promise<ProviderSubscription>;
   /** A hosted customer portal session; its URL. */
   createPortal(input: { customerId: string; returnUrl: string }): Promise<string>;
-  /** The event the raw body holds, if its signature header verifies at `nowSeconds`; InvalidSignatureError otherwise. */
-  verifyEvent(rawBody: Buffer, signatureHeader: string | undefined, nowSeconds: number): ProviderEvent;
+  /** The event the raw body holds, if its signature header verifies at `now`; InvalidSignatureError otherwise. */
+  verifyEvent(rawBody: Buffer, signatureHeader: string | undefined, now: Date): ProviderEvent;
 }
 
 export class InvalidSignatureError extends ApiError {

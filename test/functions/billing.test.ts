@@ -2,41 +2,14 @@
 // local stand-in of Stripe's API (test/support/stripe-stand-in.ts): the plan and its allotment
 // counting down, a new checkout against a change in place, one customer per account, and every
 // failure case (400, 401, 403, 503).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { StripePayments } from '../../shared/adapters/stripe-payments';
+import { describe, expect, it } from 'vitest';
 import { BillingRepository } from '../../shared/billing/repository';
-import type { BillingSettings } from '../../shared/runtime/config';
 import { recordSend } from '../../shared/usage/service';
-import { startStripeStandIn, type StripeStandIn } from '../support/stripe-stand-in';
+import { PRICES, useBilling } from '../support/billing';
 import { useTestbed } from '../support/testbed';
 
-export const PRICES: BillingSettings['prices'] = {
-  starter_month: 'price_starter_month',
-  starter_year: 'price_starter_year',
-  pro_month: 'price_pro_month',
-  pro_year: 'price_pro_year',
-  growth_month: 'price_growth_month',
-  growth_year: 'price_growth_year',
-  scale_month: 'price_scale_month',
-  scale_year: 'price_scale_year',
-};
-
 const bed = useTestbed({ scopedKeys: true });
-let stripe: StripeStandIn;
-let payments: StripePayments;
-
-beforeAll(async () => {
-  stripe = await startStripeStandIn();
-  payments = new StripePayments({ secretKey: 'sk_test_standin', webhookSecret: 'whsec_standin', apiBase: stripe.url, maxNetworkRetries: 0 });
-  bed.c.config.billing = { prices: { ...PRICES }, apiBase: stripe.url };
-  bed.c.payments = payments;
-});
-afterAll(async () => stripe.close());
-beforeEach(() => {
-  stripe.reset();
-  bed.c.payments = payments;
-  bed.c.config.billing = { prices: { ...PRICES }, apiBase: stripe.url };
-});
+const billing = useBilling(bed);
 
 const admin = () => bed.account.admin_key;
 const getBilling = (key = admin()) => bed.request({ method: 'GET', path: '/v1/billing', key });
@@ -102,14 +75,14 @@ describe('POST /v1/billing/checkout', () => {
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body).toEqual({ url: expect.stringMatching(/^https:\/\/checkout\.stripe\.test\/c\/pay\/cs_/) });
-    const [customer] = stripe.calls('POST /v1/customers');
+    const [customer] = billing.stripe.calls('POST /v1/customers');
     expect(customer!.params['metadata[account_id]']).toBe(bed.account.account_id);
     expect(customer!.params.email).toBe('owner@example.com');
     expect(customer!.idempotencyKey).toBe(`postbox-customer-${bed.account.account_id}`);
-    const [session] = stripe.calls('POST /v1/checkout/sessions');
+    const [session] = billing.stripe.calls('POST /v1/checkout/sessions');
     expect(session!.params).toMatchObject({
       mode: 'subscription',
-      customer: [...stripe.customers.keys()][0],
+      customer: [...billing.stripe.customers.keys()][0],
       'line_items[0][price]': PRICES.pro_year,
       'line_items[0][quantity]': '1',
       client_reference_id: bed.account.account_id,
@@ -123,41 +96,41 @@ describe('POST /v1/billing/checkout', () => {
   it('reuses the customer on the next checkout', async () => {
     await checkout({ plan: 'starter', period: 'month' });
     await checkout({ plan: 'scale', period: 'month' });
-    expect(stripe.calls('POST /v1/customers')).toHaveLength(1);
-    const sessions = stripe.calls('POST /v1/checkout/sessions');
+    expect(billing.stripe.calls('POST /v1/customers')).toHaveLength(1);
+    const sessions = billing.stripe.calls('POST /v1/checkout/sessions');
     expect(sessions.map((s) => s.params.customer)).toEqual([sessions[0]!.params.customer, sessions[0]!.params.customer]);
   });
 
   it('gives two concurrent first checkouts one customer', async () => {
     const [a, b] = await Promise.all([checkout({ plan: 'pro', period: 'month' }), checkout({ plan: 'growth', period: 'month' })]);
     expect([a.status, b.status]).toEqual([200, 200]);
-    expect(stripe.customers.size).toBe(1);
-    const customerId = [...stripe.customers.keys()][0];
-    expect(stripe.calls('POST /v1/checkout/sessions').map((s) => s.params.customer)).toEqual([customerId, customerId]);
+    expect(billing.stripe.customers.size).toBe(1);
+    const customerId = [...billing.stripe.customers.keys()][0];
+    expect(billing.stripe.calls('POST /v1/checkout/sessions').map((s) => s.params.customer)).toEqual([customerId, customerId]);
     expect((await new BillingRepository(bed.c.store).get(bed.account.account_id))?.customer_id).toBe(customerId);
   });
 
   it('changes an active subscription in place, prorated, and GET shows the new plan at once', async () => {
     // Prepare: the account's customer holds an active pro subscription by the month.
     const customerId = await customerOfAccount();
-    const subscription = stripe.subscribe({ customer: customerId, price: PRICES.pro_month!, periodStart: nowSeconds() - 86400, periodEnd: nowSeconds() + 30 * 86400 });
+    const subscription = billing.stripe.subscribe({ customer: customerId, price: PRICES.pro_month!, periodStart: nowSeconds() - 86400, periodEnd: nowSeconds() + 30 * 86400 });
     await sendEmails(4);
-    stripe.reset();
-    stripe.subscriptions.set(subscription.id, subscription);
+    billing.stripe.reset();
+    billing.stripe.subscriptions.set(subscription.id, subscription);
     // Act
     const res = await checkout({ plan: 'growth', period: 'year' });
     // Assess
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ updated: true, plan: 'growth' });
-    expect(stripe.calls('POST /v1/checkout/sessions')).toEqual([]);
-    const [update] = stripe.calls(`POST /v1/subscriptions/${subscription.id}`);
+    expect(billing.stripe.calls('POST /v1/checkout/sessions')).toEqual([]);
+    const [update] = billing.stripe.calls(`POST /v1/subscriptions/${subscription.id}`);
     expect(update!.params).toMatchObject({ 'items[0][id]': subscription.items.data[0]!.id, 'items[0][price]': PRICES.growth_year, proration_behavior: 'create_prorations' });
     expect((await getBilling()).body).toEqual({ plan: 'growth', subscription_status: 'active', included_allotment: 1_200_000 - 4, recurring_interval: 'year' });
   });
 
   it('starts a new checkout when the only subscription is over', async () => {
     const customerId = await customerOfAccount();
-    stripe.subscribe({ customer: customerId, price: PRICES.pro_month!, status: 'incomplete_expired', periodStart: nowSeconds(), periodEnd: nowSeconds() + 86400 });
+    billing.stripe.subscribe({ customer: customerId, price: PRICES.pro_month!, status: 'incomplete_expired', periodStart: nowSeconds(), periodEnd: nowSeconds() + 86400 });
     const res = await checkout({ plan: 'pro', period: 'month' });
     expect(res.body.url).toMatch(/^https:\/\/checkout\.stripe\.test\//);
   });
@@ -173,7 +146,7 @@ describe('POST /v1/billing/checkout', () => {
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'invalid_request', status: 400 });
     expect(res.body.error.message).toContain(field);
-    expect(stripe.requests).toEqual([]);
+    expect(billing.stripe.requests).toEqual([]);
   });
 
   it('refuses a missing body with 400', async () => {
@@ -186,12 +159,12 @@ describe('POST /v1/billing/checkout', () => {
     const off = await checkout({ plan: 'pro', period: 'month' });
     expect(off.status).toBe(503);
     expect(off.body.error.code).toBe('billing_not_configured');
-    bed.c.payments = payments;
+    bed.c.payments = billing.payments;
     delete bed.c.config.billing!.prices.scale_year;
     const unpriced = await checkout({ plan: 'scale', period: 'year' });
     expect(unpriced.status).toBe(503);
     expect(unpriced.body.error.code).toBe('billing_not_configured');
-    expect(stripe.requests).toEqual([]);
+    expect(billing.stripe.requests).toEqual([]);
   });
 
   it('needs a live admin key', async () => {
@@ -202,7 +175,7 @@ describe('POST /v1/billing/checkout', () => {
     expect(test.status).toBe(403);
     expect(test.body.error.code).toBe('forbidden');
     expect((await bed.request({ method: 'POST', path: '/v1/billing/checkout', body })).status).toBe(401);
-    expect(stripe.requests).toEqual([]);
+    expect(billing.stripe.requests).toEqual([]);
   });
 });
 
@@ -213,16 +186,16 @@ describe('POST /v1/billing/portal', () => {
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body).toEqual({ url: expect.stringMatching(/^https:\/\/billing\.stripe\.test\/p\/session\/bps_/) });
-    const [session] = stripe.calls('POST /v1/billing_portal/sessions');
+    const [session] = billing.stripe.calls('POST /v1/billing_portal/sessions');
     expect(session!.params).toEqual({ customer: customerId, return_url: 'http://api.test/' });
-    expect(stripe.calls('POST /v1/customers')).toHaveLength(1);
+    expect(billing.stripe.calls('POST /v1/customers')).toHaveLength(1);
   });
 
   it('creates the customer of an account that has none yet', async () => {
     const res = await portal();
     expect(res.status).toBe(200);
-    expect(stripe.calls('POST /v1/customers')).toHaveLength(1);
-    expect((await new BillingRepository(bed.c.store).get(bed.account.account_id))?.customer_id).toBe([...stripe.customers.keys()][0]);
+    expect(billing.stripe.calls('POST /v1/customers')).toHaveLength(1);
+    expect((await new BillingRepository(bed.c.store).get(bed.account.account_id))?.customer_id).toBe([...billing.stripe.customers.keys()][0]);
   });
 
   it('answers 503 without Stripe keys, 403 to other scopes and test-mode keys, 401 without a key', async () => {
