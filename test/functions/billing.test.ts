@@ -3,6 +3,7 @@
 // counting down, a new checkout against a change in place, one customer per account, and every
 // failure case (400, 401, 403, 503).
 import { describe, expect, it } from 'vitest';
+import { StripePayments } from '../../shared/adapters/stripe-payments';
 import { BillingRepository } from '../../shared/billing/repository';
 import { recordSend } from '../../shared/usage/service';
 import { PRICES, useBilling } from '../support/billing';
@@ -43,6 +44,24 @@ describe('GET /v1/billing', () => {
     const res = await getBilling();
     // Assess
     expect(res.body.included_allotment).toBe(2997);
+  });
+
+  it("counts a yearly plan's pool down by the sends of its annual cycle's months, not before", async () => {
+    // Prepare: pro by the year, its cycle begun on 15 January (the clock is in March).
+    await new BillingRepository(bed.c.store).applySubscription(
+      bed.account.account_id,
+      { customerId: 'cus_year', subscriptionId: 'sub_year', status: 'active', priceId: PRICES.pro_year, plan: 'pro', period: 'year', periodStart: Date.parse('2026-01-15T00:00:00Z') / 1000 },
+      nowSeconds(),
+      'evt_year',
+    );
+    await sendEmails(2, '2025-12-20T00:00:00.000Z');
+    await sendEmails(3, '2026-01-20T00:00:00.000Z');
+    await sendEmails(4, '2026-02-10T00:00:00.000Z');
+    await sendEmails(5);
+    // Act
+    const res = await getBilling();
+    // Assess
+    expect(res.body).toEqual({ plan: 'pro', subscription_status: 'active', included_allotment: 600_000 - 12, recurring_interval: 'year' });
   });
 
   it('answers the free plan where billing is not configured, whatever was stored before', async () => {
@@ -165,6 +184,15 @@ describe('POST /v1/billing/checkout', () => {
     expect(unpriced.status).toBe(503);
     expect(unpriced.body.error.code).toBe('billing_not_configured');
     expect(billing.stripe.requests).toEqual([]);
+  });
+
+  it('answers 503 service_unavailable, not a 500, when Stripe cannot be reached', async () => {
+    // Loopback port 1: nothing listens, the connection is refused at once.
+    bed.c.payments = new StripePayments({ secretKey: 'sk_test_standin', webhookSecret: 'whsec_x', apiBase: 'http://127.0.0.1:1', maxNetworkRetries: 0 });
+    const res = await checkout({ plan: 'pro', period: 'month' });
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe('service_unavailable');
+    expect(res.headers['retry-after']).toBe('5');
   });
 
   it('needs a live admin key', async () => {
