@@ -30,6 +30,9 @@ const LIVE_ONLY = [
   'POST /v1/inbound/routes',
   'PUT /v1/inbound/routes/{id}',
   'DELETE /v1/inbound/routes/{id}',
+  // Billing: buying a plan or opening the portal spends money.
+  'POST /v1/billing/checkout',
+  'POST /v1/billing/portal',
 ];
 
 /** Path values that name nothing the account has, so no allowed call changes anything. */
