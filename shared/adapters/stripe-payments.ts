@@ -107,8 +107,13 @@ export class StripePayments implements Payments {
     return list.data.map(subscriptionOf);
   }
 
-  async getSubscription(subscriptionId: string): Promise<ProviderSubscription> {
-    return subscriptionOf(await call('reading the subscription', () => this.stripe.subscriptions.retrieve(subscriptionId)));
+  async getSubscription(subscriptionId: string): Promise<ProviderSubscription | undefined> {
+    try {
+      return subscriptionOf(await call('reading the subscription', () => this.stripe.subscriptions.retrieve(subscriptionId)));
+    } catch (error) {
+      if (error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'resource_missing') return undefined;
+      throw error;
+    }
   }
 
   async changePrice(subscription: ProviderSubscription, priceId: string): Promise<ProviderSubscription> {

@@ -35,7 +35,8 @@ export interface Payments {
   createCheckout(input: { customerId: string; priceId: string; accountId: string; successUrl: string; cancelUrl: string }): Promise<string>;
   /** The customer's subscriptions that are not canceled. */
   subscriptionsOf(customerId: string): Promise<ProviderSubscription[]>;
-  getSubscription(subscriptionId: string): Promise<ProviderSubscription>;
+  /** Undefined when Stripe has no such subscription. */
+  getSubscription(subscriptionId: string): Promise<ProviderSubscription | undefined>;
   /** Moves the subscription's item to another price, prorated. */
   changePrice(subscription: ProviderSubscription, priceId: string): Promise<ProviderSubscription>;
   /** A hosted customer portal session; its URL. */

@@ -77,6 +77,13 @@ describe('events that set the plan', () => {
     expect((await getBilling()).body).toEqual({ plan: 'free', subscription_status: 'canceled', included_allotment: 3000, recurring_interval: null });
   });
 
+  it('acknowledges an event naming a subscription Stripe does not have, changing nothing', async () => {
+    const res = await post({ type: 'checkout.session.completed', created: nowSeconds(), object: { id: 'cs_2', object: 'checkout.session', mode: 'subscription', customer: customerId, subscription: 'sub_gone' } });
+    expect(res.status).toBe(200);
+    expect(billing.stripe.calls('GET /v1/subscriptions/sub_gone')).toHaveLength(1);
+    expect((await stored())?.subscription_id).toBeUndefined();
+  });
+
   it('acknowledges events it does not handle, and events about customers it never made, changing nothing', async () => {
     expect((await post({ type: 'customer.created', created: nowSeconds(), object: { id: customerId, object: 'customer' } })).status).toBe(200);
     const stranger = await post({ type: 'customer.subscription.created', created: nowSeconds(), object: subscriptionObject({ customer: 'cus_someone_else' }) });
