@@ -2,6 +2,8 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { AppStack } from '../lib/app-stack';
+import { billingPeriods, paidPlans } from '../shared/platform';
+import { envNames } from '../shared/runtime/env-names';
 
 const app = new App();
 const stage = String(app.node.tryGetContext('stage') ?? 'dev');
@@ -11,11 +13,21 @@ if (!/^[a-z][a-z0-9-]{0,20}$/.test(stage)) {
 const sharedEmailSender: unknown = app.node.tryGetContext('sharedEmailSender');
 // `-c inbound=true` where SES receives mail: receipt rules and the inbound routes.
 const inbound = String(app.node.tryGetContext('inbound') ?? 'false') === 'true';
+// Stripe price ids, one context value per plan and period: `-c STRIPE_PRICE_PRO_YEAR=price_…`.
+const stripePrices: Record<string, string> = {};
+for (const plan of paidPlans) {
+  for (const period of billingPeriods) {
+    const name = envNames.stripePrice(plan, period);
+    const value: unknown = app.node.tryGetContext(name);
+    if (typeof value === 'string' && value) stripePrices[name] = value;
+  }
+}
 
 new AppStack(app, `Postbox-${stage}`, {
   stage,
   sharedEmailSender: typeof sharedEmailSender === 'string' ? sharedEmailSender : undefined,
   inbound,
+  stripePrices,
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
 

@@ -34,6 +34,8 @@ export interface AppStackProps extends StackProps {
   sharedEmailSender?: string;
   /** SES receiving (context `-c inbound=true`, only where SES receives mail): receipt rules and the inbound routes. */
   inbound?: boolean;
+  /** Stripe price ids by their settings' names (STRIPE_PRICE_PRO_YEAR, …), handed to the functions that bill. */
+  stripePrices?: Record<string, string>;
 }
 
 export class AppStack extends Stack {
@@ -86,6 +88,7 @@ export class AppStack extends Stack {
       if (def.defaultRoute) this.api.addDefaultRoute(routeTarget);
       // A consumer that mails links (unsubscribe links of marketing mail) learns the origin too.
       if (def.needs.links) target.fn.addEnvironment(envNames.publicBaseUrl, this.api.publicBaseUrl);
+      if (def.needs.billing) for (const [name, price] of Object.entries(props.stripePrices ?? {})) target.fn.addEnvironment(name, price);
       if (def.queue) consumeQueue(target, queues, def.queue);
       if (def.every) runEvery(this, target, def.every.minutes);
     }

@@ -64,6 +64,7 @@ export function adapterFlags(needs: Needs): Record<string, string> {
     POSTBOX_WITH_SCHEDULER: flag(Boolean(needs.scheduler)),
     POSTBOX_WITH_S3: flag(needs.bucket !== undefined),
     POSTBOX_WITH_SECRETS_MANAGER: flag((needs.secrets?.length ?? 0) > 0),
+    POSTBOX_WITH_STRIPE: flag(Boolean(needs.billing)),
   };
 }
 
@@ -134,6 +135,22 @@ export const sdkTreeShaking: Plugin = {
   },
 };
 
+/**
+ * Stripe's library runs code as it loads, so esbuild keeps it in any bundle that imports it, used
+ * or not. Declared free of side effects, it stays only where the composition root's Stripe branch
+ * survives (POSTBOX_WITH_STRIPE, the `billing` need): the billing function's bundle.
+ */
+export const stripeOnlyWhereUsed: Plugin = {
+  name: 'postbox-stripe-only-where-used',
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /^stripe$/ }, async (args) => {
+      if ((args.pluginData as { resolving?: boolean } | undefined)?.resolving) return undefined;
+      const resolved = await esbuild.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { resolving: true } });
+      return resolved.errors.length ? undefined : { path: resolved.path, sideEffects: false };
+    });
+  },
+};
+
 /** What of a function decides its bundle. */
 export type BundledFunction = Pick<FunctionDef, 'entry' | 'needs'>;
 
@@ -151,7 +168,7 @@ export function esbuildOptions(def: BundledFunction, projectRoot: string, outdir
     absWorkingDir: projectRoot,
     bundle: true,
     define: adapterFlags(def.needs),
-    plugins: [sdkTreeShaking],
+    plugins: [sdkTreeShaking, stripeOnlyWhereUsed],
     metafile: true,
     logLevel: 'warning',
   };

@@ -42,8 +42,20 @@ export interface HttpRoute {
 }
 
 export type QueueName = 'send' | 'fanout' | 'webhooks' | 'ses-events' | 'imports' | 'inbound';
-export const secretNames = ['cursor-signing-key', 'staff-token', 'data-encryption-key', 'unsubscribe-signing-key'] as const;
+export const secretNames = ['cursor-signing-key', 'staff-token', 'data-encryption-key', 'unsubscribe-signing-key', 'stripe-secret-key', 'stripe-webhook-secret'] as const;
 export type SecretName = (typeof secretNames)[number];
+/**
+ * Secrets only an operator can supply (the Stripe keys). The stack creates them holding
+ * UNSET_SECRET, which counts as not set (billing stays unconfigured) until the operator puts the
+ * real value in; the local runtime reads them from its environment and never generates them.
+ */
+export const operatorSecrets: readonly SecretName[] = ['stripe-secret-key', 'stripe-webhook-secret'];
+export const UNSET_SECRET = 'unset';
+/** Paid plans and their billing periods (issue 18); an account without a subscription is on `free`. */
+export const paidPlans = ['starter', 'pro', 'growth', 'scale'] as const;
+export type PaidPlan = (typeof paidPlans)[number];
+export const billingPeriods = ['month', 'year'] as const;
+export type BillingPeriod = (typeof billingPeriods)[number];
 
 export interface QueueDef {
   name: QueueName;
@@ -72,6 +84,8 @@ export interface Needs {
    * mailing unsubscribe links. Every function behind the API has the origin anyway.
    */
   links?: boolean;
+  /** Calls the payment provider (Stripe): its client is in this function's bundle only. */
+  billing?: boolean;
 }
 
 export interface FunctionDef {

@@ -510,6 +510,16 @@ export class Postbox {
     remove: (query?: Query<'/v1/spend-caps', 'delete'>) => this.#request<Ok<'/v1/spend-caps', 'delete'>>({ method: 'DELETE', path: '/v1/spend-caps', query }),
   };
 
+  /** Plans and billing through Stripe (admin keys; checkout and portal with a live one). */
+  readonly billing = {
+    /** The plan in force, its subscription status and the included emails left this cycle. */
+    get: () => this.#request<Ok<'/v1/billing', 'get'>>({ method: 'GET', path: '/v1/billing' }),
+    /** `{url}` of a Stripe Checkout page, or `{updated: true, plan}` when a live subscription was changed in place. */
+    checkout: (body: Body<'/v1/billing/checkout', 'post'>) => this.#request<Ok<'/v1/billing/checkout', 'post'>>({ method: 'POST', path: '/v1/billing/checkout', body }),
+    /** `{url}` of a Stripe customer portal session. */
+    portal: () => this.#request<Ok<'/v1/billing/portal', 'post'>>({ method: 'POST', path: '/v1/billing/portal' }),
+  };
+
   readonly account = {
     /** Per-channel sending readiness; any key may ask. */
     verification: () => this.#request<Ok<'/v1/account/verification', 'get'>>({ method: 'GET', path: '/v1/account/verification' }),

@@ -80,7 +80,10 @@ export type Entity =
   | 'mail_thread'
   | 'mail_thread_entry'
   | 'mail_message_ref'
-  | 'mail_view_entry';
+  | 'mail_view_entry'
+  | 'billing'
+  | 'billing_customer'
+  | 'billing_event';
 
 export interface IndexKey {
   gsi2pk: string;
@@ -291,6 +294,13 @@ export const keys = {
   /** An account's spend cap (no key) or one key's, in the account's partition (shared/spend-caps). */
   spendCap: (accountId: string, keyId: string | null): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: keyId === null ? 'SPENDCAP#ACCOUNT' : `SPENDCAP#KEY#${keyId}` }),
   spendCapPrefix: 'SPENDCAP#',
+
+  /** An account's billing state: its Stripe customer and subscription (shared/billing/repository.ts). */
+  billing: (accountId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: 'BILLING' }),
+  /** Which account a Stripe customer belongs to: what a Stripe event, which names only the customer, reads first. */
+  billingCustomer: (customerId: string): ItemKey => ({ pk: `STRIPECUS#${customerId}`, sk: 'STRIPECUS' }),
+  /** A Stripe event already applied, kept while Stripe may still redeliver it. */
+  billingEvent: (eventId: string): ItemKey => ({ pk: `STRIPEEVT#${eventId}`, sk: 'STRIPEEVT' }),
 
   /** Local scheduler only: due schedules sort by time inside one partition. */
   scheduleDue: (dueIso: string, scheduleId: string): ItemKey => ({ pk: 'SCHEDULES', sk: `${dueIso}#${scheduleId}` }),

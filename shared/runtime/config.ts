@@ -1,6 +1,6 @@
 // The only reader of process.env. Everything else receives validated config.
 import * as z from 'zod';
-import { queues, secretNames, type QueueName, type SecretName } from '../platform';
+import { billingPeriods, paidPlans, queues, secretNames, type BillingPeriod, type PaidPlan, type QueueName, type SecretName } from '../platform';
 import { DEFAULT_SHARED_EMAIL_SENDER, envNames } from './env-names';
 import type { LogLevel } from './logger';
 import { DEFAULT_EMAIL_COST_MICROS } from '../usage/cost';
@@ -53,6 +53,21 @@ export interface RuntimeConfig {
   inboundEnabled?: boolean;
   /** Local runtime: the host of the SMTP listener playing SES receiving, the MX of inbound domains. */
   inboundSmtpHost?: string;
+  /**
+   * Billing through Stripe (shared/billing/). The keys are secrets (`stripe-secret-key`,
+   * `stripe-webhook-secret`); billing is configured only when both are set.
+   */
+  billing?: BillingSettings;
+}
+
+/** A plan and period's price slot, e.g. `pro_year`. */
+export type PriceSlot = `${PaidPlan}_${BillingPeriod}`;
+
+export interface BillingSettings {
+  /** Stripe price ids per plan and period (STRIPE_PRICE_<PLAN>_<PERIOD>); a slot without one cannot be bought. */
+  prices: Partial<Record<PriceSlot, string>>;
+  /** STRIPE_API_BASE: another host for the Stripe client, for tests and local stand-ins only. */
+  apiBase?: string;
 }
 
 /** SES receiving's limit on a message, headers included: 40 MB. */
@@ -99,6 +114,20 @@ const publicBaseUrl = () =>
       const url = new URL(v);
       return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
     });
+
+/** The price ids the environment names, one variable per plan and period; unset ones are left out. */
+function readPrices(env: Env): BillingSettings['prices'] {
+  const prices: BillingSettings['prices'] = {};
+  for (const plan of paidPlans) {
+    for (const period of billingPeriods) {
+      const value = env[envNames.stripePrice(plan, period)]?.trim();
+      if (value) prices[`${plan}_${period}`] = value;
+    }
+  }
+  return prices;
+}
+
+const stripeApiBase = () => z.url({ protocol: /^https?$/ }).optional();
 
 /** Which runtime answers. Read without zod: the catch-all function builds no container. */
 export function readRuntimeKind(env: Env = process.env): RuntimeConfig['runtime'] {
@@ -165,6 +194,8 @@ export function readAwsConfig(env: Env = process.env): RuntimeConfig {
     // The stack hands it to every function behind a route; queue consumers make no links yet.
     publicBaseUrl: v[envNames.publicBaseUrl],
     inboundEnabled: v.INBOUND_ENABLED,
+    // STRIPE_API_BASE is never read in AWS: the Stripe client talks to Stripe there.
+    billing: { prices: readPrices(env) },
   };
 }
 
@@ -196,6 +227,9 @@ export interface LocalSettings {
   inboundSmtpPort: number;
   /** INBOUND_MAX_BYTES: the largest message the listener takes (SES's 40 MB); tests lower it. */
   inboundMaxBytes: number;
+  /** STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET: billing is configured only when both are set. */
+  stripeSecrets: Partial<Record<'stripe-secret-key' | 'stripe-webhook-secret', string>>;
+  billing: BillingSettings;
 }
 
 /** Settings of `npm start` (bin/local.ts). */
@@ -221,6 +255,9 @@ export function readLocalSettings(env: Env = process.env): LocalSettings {
       INBOUND_ENABLED: flag(),
       INBOUND_SMTP_PORT: port.default(2525),
       INBOUND_MAX_BYTES: z.coerce.number().int().min(1024).max(INBOUND_MAX_BYTES).default(INBOUND_MAX_BYTES),
+      [envNames.stripeSecretKey]: z.string().trim().optional(),
+      [envNames.stripeWebhookSecret]: z.string().trim().optional(),
+      [envNames.stripeApiBase]: stripeApiBase(),
     })
     .safeParse(env);
   if (!parsed.success) fail('local', parsed.error);
@@ -244,5 +281,10 @@ export function readLocalSettings(env: Env = process.env): LocalSettings {
     inboundEnabled: v.INBOUND_ENABLED,
     inboundSmtpPort: v.INBOUND_SMTP_PORT,
     inboundMaxBytes: v.INBOUND_MAX_BYTES,
+    stripeSecrets: {
+      ...(v[envNames.stripeSecretKey] ? { 'stripe-secret-key': v[envNames.stripeSecretKey] } : {}),
+      ...(v[envNames.stripeWebhookSecret] ? { 'stripe-webhook-secret': v[envNames.stripeWebhookSecret] } : {}),
+    },
+    billing: { prices: readPrices(env), ...(v[envNames.stripeApiBase] ? { apiBase: v[envNames.stripeApiBase] } : {}) },
   };
 }

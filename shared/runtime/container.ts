@@ -28,6 +28,7 @@ import { StoreScheduler } from '../adapters/local/store-scheduler';
 import { GuardedHttp } from '../adapters/guarded-http';
 import { NodeDns } from '../adapters/node-dns';
 import { staticSecrets } from '../adapters/static-secrets';
+import { StripePayments } from '../adapters/stripe-payments';
 import { Store } from '../db/store';
 import { ulidIds, type Ids } from '../ids';
 import { systemClock, type Clock } from '../ports/clock';
@@ -36,10 +37,12 @@ import type { HttpClient } from '../ports/http-client';
 import type { SendingIdentities } from '../ports/identities';
 import type { Mailer } from '../ports/mailer';
 import type { ObjectStore } from '../ports/object-store';
+import type { Payments } from '../ports/payments';
 import type { Queue } from '../ports/queue';
 import { systemRandom, type Random } from '../ports/random';
 import type { Scheduler } from '../ports/scheduler';
 import type { Secrets } from '../ports/secrets';
+import { UNSET_SECRET, type SecretName } from '../platform';
 import { readAwsConfig, type RuntimeConfig } from './config';
 import { createLogger, type Logger } from './logger';
 
@@ -48,6 +51,7 @@ declare const POSTBOX_WITH_SES: boolean | undefined;
 declare const POSTBOX_WITH_SCHEDULER: boolean | undefined;
 declare const POSTBOX_WITH_S3: boolean | undefined;
 declare const POSTBOX_WITH_SECRETS_MANAGER: boolean | undefined;
+declare const POSTBOX_WITH_STRIPE: boolean | undefined;
 
 export interface Container {
   config: RuntimeConfig;
@@ -65,6 +69,8 @@ export interface Container {
   http: HttpClient;
   random: Random;
   logger: Logger;
+  /** Stripe; undefined where billing is not configured (no Stripe keys), answered 503 billing_not_configured. */
+  payments?: Payments;
 }
 
 /** Ports a runtime or a test puts in place of the ones the config would build. */
@@ -133,7 +139,27 @@ export async function buildContainer(config: RuntimeConfig, replace: Replacement
     return unavailable('objects');
   };
 
+  /** An operator's secret (the Stripe keys): undefined while it is missing or still the stack's placeholder. */
+  const operatorSecret = (from: Secrets, name: SecretName): string | undefined => {
+    try {
+      const value = from.get(name);
+      return value && value !== UNSET_SECRET ? value : undefined;
+    } catch {
+      return undefined; // not granted to this function, or not set locally
+    }
+  };
+  const payments = (from: Secrets): Payments | undefined => {
+    if (typeof POSTBOX_WITH_STRIPE === 'undefined' || POSTBOX_WITH_STRIPE) {
+      const secretKey = operatorSecret(from, 'stripe-secret-key');
+      const webhookSecret = operatorSecret(from, 'stripe-webhook-secret');
+      if (!secretKey || !webhookSecret) return undefined;
+      return new StripePayments({ secretKey, webhookSecret, apiBase: config.billing?.apiBase, ...(config.billing?.apiBase ? { maxNetworkRetries: 0 } : {}) });
+    }
+    return unavailable<Payments>('payments');
+  };
+
   const mail = replace.mailer && replace.identities ? undefined : ses();
+  const secretsPort = replace.secrets ?? (await secrets());
   return {
     config,
     clock,
@@ -141,7 +167,7 @@ export async function buildContainer(config: RuntimeConfig, replace: Replacement
     store,
     queue: replace.queue ?? queue(),
     scheduler: replace.scheduler ?? scheduler(),
-    secrets: replace.secrets ?? (await secrets()),
+    secrets: secretsPort,
     mailer: replace.mailer ?? mail?.mailer ?? unavailable<Mailer>('mailer'),
     identities: replace.identities ?? mail?.identities ?? unavailable<SendingIdentities>('identities'),
     objects: replace.objects ?? objects(),
@@ -149,6 +175,7 @@ export async function buildContainer(config: RuntimeConfig, replace: Replacement
     http: replace.http ?? new GuardedHttp({ allowPrivate: config.webhookAllowPrivate }),
     random: replace.random ?? systemRandom,
     logger: replace.logger ?? createLogger(config.logLevel),
+    payments: 'payments' in replace ? replace.payments : payments(secretsPort),
   };
 }
 

@@ -6,7 +6,7 @@ import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { testApp } from '../support/cdk';
 import { functions, httpRoutes } from '../../functions/manifest';
-import { queues, routeKey, type FunctionDef } from '../../shared/platform';
+import { operatorSecrets, queues, routeKey, UNSET_SECRET, type FunctionDef } from '../../shared/platform';
 import { AppStack } from '../../lib/app-stack';
 import { table as tableKeys } from '../../shared/db/keys';
 import { envNames } from '../../shared/runtime/env-names';
@@ -368,21 +368,35 @@ describe('storage', () => {
 });
 
 describe('secrets', () => {
-  it('creates one generated secret per secret a function needs and puts no value in the template', () => {
+  it('creates one secret per secret a function needs, generated, or holding the unset placeholder for an operator secret; no value in the template', () => {
     // Prepare
     const names = [...new Set(functions.flatMap((def) => def.needs.secrets ?? []))];
 
     // Act
-    const secrets = Object.values(template.findResources('AWS::SecretsManager::Secret'));
+    const secrets = template.findResources('AWS::SecretsManager::Secret');
 
     // Assess
-    expect(secrets).toHaveLength(names.length);
-    for (const secret of secrets) {
-      expect(secret.Properties.GenerateSecretString).toBeDefined();
-      expect(secret.Properties.SecretString).toBeUndefined();
+    expect(Object.keys(secrets)).toHaveLength(names.length);
+    for (const name of names) {
+      const secret = secrets[logicalId(stack.shared.secrets.secret(name))]!;
+      if (operatorSecrets.includes(name)) {
+        // The Stripe keys: billing stays off until the operator puts Stripe's values in.
+        expect(secret.Properties.SecretString).toBe(UNSET_SECRET);
+        expect(secret.Properties.GenerateSecretString).toBeUndefined();
+      } else {
+        expect(secret.Properties.GenerateSecretString).toBeDefined();
+        expect(secret.Properties.SecretString).toBeUndefined();
+      }
     }
     const text = JSON.stringify(template.toJSON());
-    expect(['"SecretString"', 'sk_live_', 'sk_test_'].filter((needle) => text.includes(needle))).toEqual([]);
+    expect(text.match(/"SecretString":"[^"]*"/g)).toEqual(operatorSecrets.map(() => `"SecretString":"${UNSET_SECRET}"`));
+    expect(['sk_live_', 'sk_test_', 'whsec_'].filter((needle) => text.includes(needle))).toEqual([]);
+  });
+
+  it('hands the Stripe price ids given as context to the billing function only', () => {
+    const priced = Template.fromStack(new AppStack(testApp(), 'Priced', { stage: 'test', stripePrices: { [envNames.stripePrice('pro', 'year')]: 'price_pro_year' } }));
+    const withPrice = Object.values(priced.findResources('AWS::Lambda::Function')).filter((fn) => JSON.stringify(fn.Properties.Environment ?? {}).includes('price_pro_year'));
+    expect(withPrice.map((fn) => fn.Properties.Description)).toEqual(['Postbox billing']);
   });
 });
 

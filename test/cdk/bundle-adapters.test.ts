@@ -27,6 +27,9 @@ const CLIENTS = {
   secretsManager: '"com.amazonaws.secretsmanager"',
 } as const;
 
+/** Stripe's library, by its API host: only in the bundle of the function with the `billing` need. */
+const STRIPE = 'api.stripe.com';
+
 /** The S3 client, which no bundle carries any more; and our own S3 adapter, by the words of its one plain error. */
 const S3_CLIENT = '"com.amazonaws.s3"';
 const S3_ADAPTER = 'no bucket is configured for this function';
@@ -48,6 +51,9 @@ const API_GZIP_BUDGET = 150_000;
  */
 const GZIP_BUDGETS: Record<string, number> = {
   'template-render': 250_000,
+  // billing carries Stripe's own library (~35 KB gzip; it builds every resource class as the
+  // client is made, so nothing of it can be left out), as issue 18 asks; only this bundle has it.
+  billing: API_GZIP_BUDGET + 25_000,
   // docs serves the OpenAPI document from its bundle: the API budget is for its code, and the
   // document, which grows with every route, comes on top at its own gzip size.
   docs: API_GZIP_BUDGET + gzipSync(JSON.stringify(JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8')))).length,
@@ -81,11 +87,13 @@ describe('function bundles', () => {
       POSTBOX_WITH_SCHEDULER: 'false',
       POSTBOX_WITH_S3: 'false',
       POSTBOX_WITH_SECRETS_MANAGER: 'true',
+      POSTBOX_WITH_STRIPE: 'false',
     });
+    expect(adapterFlags(functionNamed('billing').needs)).toMatchObject({ POSTBOX_WITH_STRIPE: 'true', POSTBOX_WITH_SECRETS_MANAGER: 'true', POSTBOX_WITH_SQS: 'false' });
     expect(adapterFlags(functionNamed('domains').needs)).toMatchObject({ POSTBOX_WITH_SES: 'true', POSTBOX_WITH_S3: 'true', POSTBOX_WITH_SQS: 'false' });
   });
 
-  it.each(functions.map((def) => [def.name, def] as const))('%s carries exactly the SDK clients its needs grant', (name, def) => {
+  it.each(functions.map((def) => [def.name, def] as const))('%s carries exactly the SDK clients (and Stripe) its needs grant', (name, def) => {
     const bundle = bundles.get(name)!;
     const flags = adapterFlags(def.needs);
     const carries = (marker: string): boolean => bundle.includes(marker);
@@ -96,6 +104,7 @@ describe('function bundles', () => {
       s3Adapter: carries(S3_ADAPTER),
       scheduler: carries(CLIENTS.scheduler),
       secretsManager: carries(CLIENTS.secretsManager),
+      stripe: carries(STRIPE),
     }).toEqual({
       sqs: flags.POSTBOX_WITH_SQS === 'true',
       ses: flags.POSTBOX_WITH_SES === 'true',
@@ -104,6 +113,7 @@ describe('function bundles', () => {
       // The scheduler flag is on for functions that schedule; the client comes with it.
       scheduler: flags.POSTBOX_WITH_SCHEDULER === 'true',
       secretsManager: flags.POSTBOX_WITH_SECRETS_MANAGER === 'true',
+      stripe: flags.POSTBOX_WITH_STRIPE === 'true',
     });
   });
 

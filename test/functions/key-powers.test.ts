@@ -33,6 +33,9 @@ const LIVE_ONLY = [
   // Spend caps: how much live mail may cost before it stops.
   'PUT /v1/spend-caps',
   'DELETE /v1/spend-caps',
+  // Billing: buying a plan or opening the portal spends money.
+  'POST /v1/billing/checkout',
+  'POST /v1/billing/portal',
 ];
 
 /** Path values that name nothing the account has, so no allowed call changes anything. */

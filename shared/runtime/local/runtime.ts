@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { queues, secretNames, type FunctionDef, type QueueName, type SecretName } from '../../platform';
+import { operatorSecrets, queues, secretNames, type FunctionDef, type QueueName, type SecretName } from '../../platform';
 import { createAccount } from '../../accounts/service';
 import { SesMailer } from '../../adapters/aws/ses-mailer';
 import { SqsQueue } from '../../adapters/aws/sqs-queue';
@@ -93,7 +93,8 @@ export interface LocalRuntime {
   close(): Promise<void>;
 }
 
-const newSecret: Record<SecretName, () => string> = {
+/** The secrets a first start generates; the operator's (the Stripe keys) come from the environment. */
+const newSecret: Record<Exclude<SecretName, 'stripe-secret-key' | 'stripe-webhook-secret'>, () => string> = {
   'cursor-signing-key': () => randomBase62(48),
   'staff-token': () => `st_${randomBase62(40)}`,
   'data-encryption-key': () => randomBytes(32).toString('base64'),
@@ -101,11 +102,11 @@ const newSecret: Record<SecretName, () => string> = {
 };
 
 /** DATA_DIR/secrets.json, created on first start; secrets added by later versions are filled in. */
-function loadOrCreateSecrets(dataDir: string): Record<SecretName, string> {
+function loadOrCreateSecrets(dataDir: string): Partial<Record<SecretName, string>> {
   const file = join(dataDir, 'secrets.json');
   const stored = (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {}) as Partial<Record<SecretName, string>>;
-  const missing = secretNames.filter((name) => !stored[name]);
-  const secrets = { ...stored, ...Object.fromEntries(missing.map((name) => [name, newSecret[name]()])) } as Record<SecretName, string>;
+  const missing = secretNames.filter((name): name is keyof typeof newSecret => !operatorSecrets.includes(name) && !stored[name]);
+  const secrets = { ...stored, ...Object.fromEntries(missing.map((name) => [name, newSecret[name]()])) } as Partial<Record<SecretName, string>>;
   if (missing.length > 0) writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
   return secrets;
 }
@@ -188,9 +189,9 @@ export async function startLocalRuntime(
       queueArns: provisioned.arns,
       // Download links are sealed with a key of their own, derived from a stored secret, so every
       // process over this DATA_DIR serves the links any of them made.
-      objects: { kind: 'files', root: join(dataDir, 'objects'), downloadKey: createHmac('sha256', secrets['data-encryption-key']).update('local object download links').digest('hex') },
+      objects: { kind: 'files', root: join(dataDir, 'objects'), downloadKey: createHmac('sha256', secrets['data-encryption-key'] ?? '').update('local object download links').digest('hex') },
       scheduler: { kind: 'local' },
-      secrets: { kind: 'static', values: secrets },
+      secrets: { kind: 'static', values: { ...secrets, ...settings.stripeSecrets } },
       sharedEmailSender: settings.sharedEmailSender,
       logLevel: settings.logLevel,
       dnsServers: settings.dnsServers,
@@ -200,6 +201,7 @@ export async function startLocalRuntime(
       publicBaseUrl: settings.publicBaseUrl,
       inboundEnabled: settings.inboundEnabled,
       inboundSmtpHost: settings.host,
+      billing: settings.billing,
       // The local stand-in of the visibility timeout is the retry delay: a job comes back after it.
       dispatchLeaseMs: Math.max(1, settings.queueRetryDelaySeconds) * 1000,
     };
