@@ -8,7 +8,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { functions as manifestFunctions } from '../functions/manifest';
-import { queues as manifestQueues, type FunctionDef, type QueueDef, type QueueName, type SecretName } from '../shared/platform';
+import { gatewayRoutes, queues as manifestQueues, type FunctionDef, type QueueDef, type QueueName, type SecretName } from '../shared/platform';
 import { DEFAULT_SHARED_EMAIL_SENDER, envNames } from '../shared/runtime/env-names';
 import { Api } from './constructs/api';
 import { DataTable } from './constructs/data-table';
@@ -83,15 +83,15 @@ export class AppStack extends Stack {
       });
       this.functions.set(def.name, target);
       grantNeeds(target, def.needs, shared);
-      const routeTarget = { name: def.name, fn: target.fn };
-      for (const route of def.http ?? []) this.api.addRoute(route, routeTarget);
-      if (def.defaultRoute) this.api.addDefaultRoute(routeTarget);
+      if (def.defaultRoute) this.api.addDefaultRoute({ name: def.name, fn: target.fn });
       // A consumer that mails links (unsubscribe links of marketing mail) learns the origin too.
       if (def.needs.links) target.fn.addEnvironment(envNames.publicBaseUrl, this.api.publicBaseUrl);
       if (def.needs.billing) for (const [name, price] of Object.entries(props.stripePrices ?? {})) target.fn.addEnvironment(name, price);
       if (def.queue) consumeQueue(target, queues, def.queue);
       if (def.every) runEvery(this, target, def.every.minutes);
     }
+    // The routes, laid out over all functions at once: a path one function serves is one ANY route.
+    for (const route of gatewayRoutes(functionDefs)) this.api.addRoute(route, { name: route.fn.name, fn: this.functions.get(route.fn.name)!.fn });
 
     if (this.inbound) new CfnOutput(this, 'InboundRuleSet', { value: this.inbound.ruleSet.receiptRuleSetName, description: 'Activate it: aws ses set-active-receipt-rule-set --rule-set-name <value>' });
     new CfnOutput(this, 'TableName', { value: shared.table.table.tableName });

@@ -121,6 +121,30 @@ export function routeKey(route: Pick<HttpRoute, 'method' | 'path'>): string {
   return `${route.method} ${route.path}`;
 }
 
+/** One route of the API Gateway: `ANY /path`, or one method (a GET's HEAD twin included) where functions share a path. */
+export interface GatewayRoute {
+  method: HttpMethod | 'HEAD' | 'ANY';
+  path: string;
+  fn: FunctionDef;
+}
+
+/**
+ * The API Gateway routes of the manifest's HTTP routes. A path whose every method is served by one
+ * function is one `ANY` route (the pipeline picks the method's route and answers 404 for any other
+ * method, as `$default` does): a CloudFormation stack holds at most 500 resources, and a route per
+ * method, with a HEAD twin per GET, took 174 of them. Where functions share a path, each method
+ * is its own route and a GET has its HEAD twin.
+ */
+export function gatewayRoutes(defs: readonly FunctionDef[]): GatewayRoute[] {
+  const byPath = new Map<string, Array<{ method: HttpMethod; fn: FunctionDef }>>();
+  for (const fn of defs) for (const route of fn.http ?? []) byPath.set(route.path, [...(byPath.get(route.path) ?? []), { method: route.method, fn }]);
+  return [...byPath].flatMap(([path, served]): GatewayRoute[] => {
+    const owners = new Set(served.map((s) => s.fn.name));
+    if (owners.size === 1) return [{ method: 'ANY', path, fn: served[0]!.fn }];
+    return served.flatMap(({ method, fn }): GatewayRoute[] => [{ method, path, fn }, ...(method === 'GET' ? [{ method: 'HEAD' as const, path, fn }] : [])]);
+  });
+}
+
 export function queueNamed(name: QueueName): QueueDef {
   const found = queues.find((q) => q.name === name);
   if (!found) throw new Error(`queue ${name} is not defined`);

@@ -8,7 +8,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { type HttpRoute } from '../../shared/platform';
+import { type GatewayRoute } from '../../shared/platform';
 import { envNames } from '../../shared/runtime/env-names';
 import { acknowledge } from './nag';
 import { pascalCase } from './names';
@@ -103,12 +103,12 @@ export class Api extends Construct {
   }
 
   /**
-   * `METHOD /path` → the function. HTTP API routes are per method, so every GET route gets a HEAD
-   * twin on the same integration (the pipeline runs a HEAD as its GET and drops the body).
+   * `METHOD /path` → the function, as shared/platform.ts `gatewayRoutes` lays the manifest out:
+   * `ANY /path` where one function serves the path, else one route per method (a GET with its
+   * HEAD twin). The pipeline picks the manifest route from the request's method.
    */
-  addRoute(route: Pick<HttpRoute, 'method' | 'path'>, target: RouteTarget): void {
-    const methods = route.method === 'GET' ? [apigw.HttpMethod.GET, apigw.HttpMethod.HEAD] : [apigw.HttpMethod[route.method]];
-    this.httpApi.addRoutes({ path: route.path, methods, integration: this.integrationFor(target) });
+  addRoute(route: Pick<GatewayRoute, 'method' | 'path'>, target: RouteTarget): void {
+    this.httpApi.addRoutes({ path: route.path, methods: [apigw.HttpMethod[route.method]], integration: this.integrationFor(target) });
   }
 
   /** `$default`: whatever no other route matches (unknown paths, wrong methods). */

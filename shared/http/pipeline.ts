@@ -143,10 +143,17 @@ function lowerHeaders(headers: APIGatewayProxyEventV2['headers']): Record<string
 }
 
 /**
- * The route a request runs. API Gateway routes are per method, so the stack gives every GET route
- * a HEAD twin on the same function; a HEAD runs the GET route and its body is dropped at the end.
+ * The route a request runs. The stack routes a path served by one function as `ANY /path`
+ * (shared/platform.ts, gatewayRoutes), so the method the request came with picks the route; where
+ * functions share a path each method is routed alone and a GET has a HEAD twin. A HEAD runs the
+ * GET route and its body is dropped at the end; a method the function does not serve at that path
+ * finds no route (404, as $default answers it).
  */
-const routeKeyOf = (event: APIGatewayProxyEventV2): string => (event.routeKey.startsWith('HEAD ') ? `GET ${event.routeKey.slice(5)}` : event.routeKey);
+function routeKeyOf(event: APIGatewayProxyEventV2): string {
+  const { routeKey } = event;
+  const [method, path] = routeKey.startsWith('ANY ') ? [event.requestContext.http.method.toUpperCase(), routeKey.slice(4)] : [routeKey.slice(0, routeKey.indexOf(' ')), routeKey.slice(routeKey.indexOf(' ') + 1)];
+  return `${method === 'HEAD' ? 'GET' : method} ${path}`;
+}
 
 /** What the pipeline's middlewares hand each other and the route on the Lambda context. */
 interface PipelineContext extends Context {
@@ -199,11 +206,23 @@ const withContainer = (): Step => ({
   },
 });
 
+/**
+ * A request no route of this function takes: on a path it serves (an ANY route, another method),
+ * 405 with Allow, as the $default function answers a wrong method locally and in AWS; else 404.
+ */
+function unrouted(declared: ReadonlyMap<string, HttpRoute>, key: string, event: APIGatewayProxyEventV2): ApiError {
+  const path = key.slice(key.indexOf(' ') + 1);
+  const allow = [...declared.values()].filter((r) => r.path === path).flatMap((r) => (r.method === 'GET' ? ['GET', 'HEAD'] : [r.method]));
+  const { method } = event.requestContext.http;
+  if (allow.length === 0) return new ApiError('not_found', `no route for ${method} ${event.rawPath}`);
+  return new ApiError('method_not_allowed', `${method} is not allowed on ${event.rawPath}; allowed: ${allow.join(', ')}`, { headers: { allow: allow.join(', ') } });
+}
+
 /** The request as routes see it, for a route the manifest declares on this function. */
 const routeRequest = (declared: ReadonlyMap<string, HttpRoute>): Step => ({
   name: 'request',
   before: ({ event, context }) => {
-    if (!declared.has(context.routeKey)) throw new ApiError('not_found', `no route for ${event.requestContext.http.method} ${event.rawPath}`);
+    if (!declared.has(context.routeKey)) throw unrouted(declared, context.routeKey, event);
     context.request = {
       requestId: context.requestId,
       method: event.requestContext.http.method,

@@ -6,7 +6,7 @@ import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { testApp } from '../support/cdk';
 import { functions, httpRoutes } from '../../functions/manifest';
-import { operatorSecrets, queues, routeKey, UNSET_SECRET, type FunctionDef } from '../../shared/platform';
+import { gatewayRoutes, operatorSecrets, queues, routeKey, UNSET_SECRET, type FunctionDef } from '../../shared/platform';
 import { AppStack } from '../../lib/app-stack';
 import { table as tableKeys } from '../../shared/db/keys';
 import { envNames } from '../../shared/runtime/env-names';
@@ -225,21 +225,30 @@ describe('HTTP API', () => {
     return resources[integrationId]!.Properties.IntegrationUri['Fn::GetAtt'][0] as string;
   }
 
-  it.each(httpRoutes().map((route) => [routeKey(route), route] as const))('has route %s on its function', (key, route) => {
-    // Act
-    const matches = Object.values(template.findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: key } }));
+  it.each(httpRoutes().map((route) => [routeKey(route), route] as const))('routes %s to its function', (key, route) => {
+    // Act: its own route, or the ANY route of a path its function alone serves
+    const own = Object.values(template.findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: key } }));
+    const any = Object.values(template.findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: `ANY ${route.path}` } }));
 
     // Assess
-    expect(matches).toHaveLength(1);
-    expect(integrationTarget(matches[0]!.Properties)).toBe(functionId(route.fn));
+    expect(own.length + any.length).toBe(1);
+    expect(integrationTarget([...own, ...any][0]!.Properties)).toBe(functionId(route.fn));
+  });
+
+  it('routes a path served by one function as one ANY route, and a shared path method by method (test/unit/gateway-routes.test.ts)', () => {
+    const owners = new Map<string, Set<string>>();
+    for (const r of httpRoutes()) owners.set(r.path, (owners.get(r.path) ?? new Set()).add(r.fn.name));
+    const keys = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map((r) => r.Properties.RouteKey as string);
+    for (const [path, names] of owners) {
+      if (names.size === 1) expect(keys.filter((k) => k.endsWith(` ${path}`)), path).toEqual([`ANY ${path}`]);
+      else expect(keys, path).not.toContain(`ANY ${path}`);
+    }
   });
 
   it('sends $default to the catch-all function and has no route the manifest lacks', () => {
     // Prepare
     const owner = functions.find((def) => def.defaultRoute)!;
-    // Every GET route has its HEAD twin (test/cdk/head-routes.test.ts).
-    const heads = httpRoutes().filter((r) => r.method === 'GET').map((r) => `HEAD ${r.path}`);
-    const expectedKeys = [...httpRoutes().map(routeKey), ...heads, '$default'].sort();
+    const expectedKeys = [...gatewayRoutes(functions).map((r) => `${r.method} ${r.path}`), '$default'].sort();
 
     // Act
     const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route'));

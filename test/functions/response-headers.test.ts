@@ -156,3 +156,45 @@ describe('HEAD through the pipeline (as API Gateway routes it: HEAD /v1/keys)', 
     expect(head.body).toBeUndefined();
   });
 });
+
+describe('an ANY route (a path one function serves: ANY /v1/keys)', () => {
+  const anyEvent = (method: string, body?: unknown) => {
+    const event = httpEvent({ method: method === 'GET' || method === 'HEAD' ? 'GET' : 'POST', path: '/v1/keys', key: admin(), body });
+    event.routeKey = 'ANY /v1/keys';
+    event.requestContext.http.method = method;
+    return event;
+  };
+
+  it('runs the route of the method the request came with', async () => {
+    const { handler } = await import('../../functions/keys/http');
+
+    const list = await handler(anyEvent('GET'));
+    const created = await handler(anyEvent('POST', { name: 'through ANY', scope: 'read' }));
+    const head = await handler(anyEvent('HEAD'));
+
+    expect(list.statusCode).toBe(200);
+    expect(JSON.parse(list.body ?? '{}')).toHaveProperty('keys');
+    expect(created.statusCode).toBe(201);
+    expect(JSON.parse(created.body ?? '{}')).toMatchObject({ scope: 'read', key: expect.stringMatching(/^sk_live_/) });
+    expect(head.statusCode).toBe(200);
+    expect(head.body).toBeUndefined();
+  });
+
+  it('answers a method the path does not take with 405 and Allow, as the $default function does', async () => {
+    const { handler } = await import('../../functions/keys/http');
+    const { handler: fallback } = await import('../../functions/fallback/http');
+
+    for (const method of ['PATCH', 'DELETE', 'PUT', 'OPTIONS']) {
+      const res = await handler(anyEvent(method));
+      expect(res.statusCode, method).toBe(405);
+      expect(JSON.parse(res.body ?? '{}').error.code).toBe('method_not_allowed');
+      expect(res.headers?.allow).toBe('GET, HEAD, POST');
+      // The same answer the catch-all gives a wrong method (locally, where no ANY route exists).
+      const viaDefault = anyEvent(method);
+      viaDefault.routeKey = '$default';
+      const fallbackAnswer = await fallback(viaDefault);
+      expect(fallbackAnswer.statusCode).toBe(405);
+      expect(new Set(String(fallbackAnswer.headers?.allow).split(', '))).toEqual(new Set(String(res.headers?.allow).split(', ')));
+    }
+  });
+});
