@@ -8,7 +8,7 @@ const app = String.raw`
 const KEY = 'postbox.mail.key';
 const FOLDER_NAMES = { inbox: 'Inbox', starred: 'Starred', sent: 'Sent', archive: 'Archive', spam: 'Spam', trash: 'Trash' };
 const $ = (id) => document.getElementById(id);
-const state = { folder: 'inbox', query: '', items: [], cursor: null, selected: -1, thread: null, labels: [], html: new Map() };
+const state = { folder: 'inbox', inboxId: '', query: '', items: [], cursor: null, selected: -1, thread: null, labels: [], html: new Map() };
 
 function el(tag, attrs, ...kids) {
   const node = document.createElement(tag);
@@ -105,6 +105,7 @@ function renderList() {
 
 const loadList = attempt(async (more) => {
   const params = new URLSearchParams({ folder: state.folder, limit: '25' });
+  if (state.inboxId) params.set('inbox_id', state.inboxId);
   if (more && state.cursor) params.set('cursor', state.cursor);
   const page = await api('GET', '/v1/mail/threads?' + params);
   state.items = (more ? state.items : []).concat(page.threads.map(fromSummary));
@@ -118,6 +119,7 @@ const loadList = attempt(async (more) => {
 const search = attempt(async (q) => {
   state.query = q;
   const params = new URLSearchParams({ q });
+  if (state.inboxId) params.set('inbox_id', state.inboxId);
   const found = await api('GET', '/v1/mail/search?' + params);
   const seen = new Set();
   state.items = found.results.map(fromResult).filter((r) => !seen.has(r.id) && seen.add(r.id));
@@ -284,9 +286,16 @@ const compose = attempt(async (fields) => {
 
 const loadLabels = attempt(async () => {
   state.labels = (await api('GET', '/v1/mail/labels')).labels;
-  $('labels').replaceChildren(...state.labels.map((l) => el('li', {}, el('span', { class: 'swatch', style: undefined, 'data-color': l.color }), l.name)));
+  $('labels').replaceChildren(...state.labels.map((l) => el('li', {}, el('span', { class: 'swatch', 'data-color': l.color }), l.name)));
   for (const swatch of document.querySelectorAll('#labels .swatch')) swatch.style.background = swatch.dataset.color;
   if (state.thread) renderThread();
+});
+
+/** The account's inboxes, to narrow the list (and a search) to one address. */
+const loadInboxes = attempt(async () => {
+  const { inboxes } = await api('GET', '/v1/mail/inboxes');
+  $('inbox-filter').replaceChildren(el('option', { value: '' }, 'All addresses'), ...inboxes.map((i) => el('option', { value: i.id }, i.address)));
+  $('inbox-filter').value = state.inboxId;
 });
 
 const createLabel = attempt(async (name, color) => {
@@ -327,7 +336,7 @@ function onKey(event) {
 
 function signOut(message, isError) {
   sessionStorage.removeItem(KEY);
-  Object.assign(state, { folder: 'inbox', query: '', items: [], cursor: null, selected: -1, thread: null, labels: [], html: new Map() });
+  Object.assign(state, { folder: 'inbox', inboxId: '', query: '', items: [], cursor: null, selected: -1, thread: null, labels: [], html: new Map() });
   $('threads').replaceChildren();
   $('labels').replaceChildren();
   closeThread();
@@ -341,7 +350,7 @@ async function start() {
   $('signin').hidden = true;
   $('app').hidden = false;
   say('Loading\u2026');
-  await Promise.all([loadLabels(), loadList(false)]);
+  await Promise.all([loadLabels(), loadInboxes(), loadList(false)]);
   const first = document.querySelector('#threads button');
   if (first && sessionStorage.getItem(KEY)) first.focus();
 }
@@ -370,6 +379,10 @@ function wire() {
   form('compose-form', (data) => void compose({ to: String(data.get('to')).trim(), from: String(data.get('from') || '').trim(), subject: String(data.get('subject')), body: String(data.get('body')) }));
   for (const button of document.querySelectorAll('#folders button')) button.addEventListener('click', () => void showFolder(button.dataset.folder));
   $('signout').addEventListener('click', () => signOut());
+  $('inbox-filter').addEventListener('change', () => {
+    state.inboxId = $('inbox-filter').value;
+    void (state.query ? search(state.query) : showFolder(state.folder));
+  });
   $('more').addEventListener('click', () => void loadList(true));
   $('star').addEventListener('click', () => void toggleStar());
   $('move').addEventListener('click', () => void moveTo($('move-to').value));

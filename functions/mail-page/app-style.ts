@@ -28,7 +28,8 @@ nav ul { list-style: none; margin: 0 0 8px; padding: 0; }
 nav li button { background: none; color: #1d2330; border-color: transparent; width: 100%; text-align: left; }
 nav li button[aria-current="true"] { background: #e8eefc; border-color: #1f4fa3; font-weight: 600; }
 nav h2 { font-size: 14px; margin: 12px 0 4px; }
-#label-form label, #label-form input { display: block; margin: 2px 0; }
+#label-form label, #label-form input, nav > label, #inbox-filter { display: block; margin: 2px 0; }
+#inbox-filter { width: 100%; }
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 50%; margin-right: 6px; border: 1px solid #6b7280; }
 main { grid-area: main; padding: 8px 12px; min-width: 0; }
 #threads { list-style: none; margin: 0; padding: 0; }

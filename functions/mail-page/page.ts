@@ -69,6 +69,8 @@ export const mailPage = `<!doctype html>
       <li><button type="button" data-folder="spam">Spam</button></li>
       <li><button type="button" data-folder="trash">Trash</button></li>
     </ul>
+    <label for="inbox-filter">Address</label>
+    <select id="inbox-filter"><option value="">All addresses</option></select>
     <h2>Labels</h2>
     <ul id="labels"></ul>
     <form id="label-form">

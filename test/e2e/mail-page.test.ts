@@ -81,6 +81,7 @@ beforeAll(async () => {
   dns.publish(`_dmarc.${DOMAIN}`, { txt: ['v=DMARC1; p=none'] });
   expect((await api(runtime.url, 'POST', `/v1/domains/${DOMAIN}/verify`, key)).body.fully_verified).toBe(true);
   expect((await api(runtime.url, 'POST', `/v1/domains/${DOMAIN}/inbound`, key, { enabled: true })).status).toBe(200);
+  for (const local_part of ['hello', 'sales']) expect((await api(runtime.url, 'POST', '/v1/mail/inboxes', key, { domain: DOMAIN, local_part })).status).toBe(201);
 
   await deliver('Quarterly report', { from: 'alice@sender.test', text: 'The numbers are in.\nSee you Monday.' });
   await deliver('Newsletter with pictures', {
@@ -208,6 +209,19 @@ chromium.describe(chromium.name('the Mail app in a browser'), () => {
     expect(await page.getAttribute('#folders button[data-folder=inbox]', 'aria-current')).toBe('true');
   });
 
+  it('narrows the list to one of the account’s addresses', async () => {
+    await page.selectOption('#inbox-filter', { label: `sales@${DOMAIN}` });
+    await page.waitForSelector('#threads li.empty:has-text("No threads here.")');
+    await page.selectOption('#inbox-filter', { label: INBOX });
+    await page.waitForSelector('#threads li[data-thread]');
+    const narrowed = await listed(page);
+    await page.selectOption('#inbox-filter', '');
+    await page.waitForSelector('#threads li[data-thread]');
+
+    expect(narrowed).toHaveLength(3);
+    expect(requested.filter((url) => new URL(url).searchParams.has('inbox_id'))).toHaveLength(2);
+  });
+
   it('opens a thread, which is then shown read, with its text as text', async () => {
     await page.click('#threads li[data-thread] button:has-text("Quarterly report")');
     await page.waitForSelector('#thread:not([hidden]) #messages section.message');
@@ -278,6 +292,14 @@ chromium.describe(chromium.name('the Mail app in a browser'), () => {
       expect(await page.textContent('#messages section.message[data-source=outbound] pre.text')).toContain('Thanks, noted.');
     });
   } else {
+    it('says the API’s answer when the reply route is not there yet (this branch)', async () => {
+      await page.fill('#reply-body', 'Thanks, noted.');
+      await page.click('#reply-form button[type=submit]');
+      await page.waitForSelector('#status.error');
+      expect(await status(page)).toMatch(/\(not_found\)$/);
+      expect(await page.inputValue('#reply-body')).toBe('Thanks, noted.');
+      await page.fill('#reply-body', '');
+    });
     it.todo('replies to the open thread; the reply joins it (needs POST /v1/mail/threads/{id}/reply, another slice of issue 17)');
   }
 
@@ -290,6 +312,13 @@ chromium.describe(chromium.name('the Mail app in a browser'), () => {
       expect(await listed(page)).toEqual(['Lunch on Friday']);
     });
   } else {
+    it('says the API’s answer when the search route is not there yet (this branch)', async () => {
+      await page.fill('#search', 'from:bob@other.test');
+      await page.press('#search', 'Enter');
+      await page.waitForSelector('#status.error:has-text("not_found")');
+      expect(await page.textContent('#list-title')).toBe('Inbox');
+      await page.fill('#search', '');
+    });
     it.todo('searches with an operator (needs GET /v1/mail/search, another slice of issue 17)');
   }
 
@@ -352,7 +381,10 @@ chromium.describe(chromium.name('the Mail app in a browser'), () => {
   it('logged no console error (a CSP violation is one) and asked nothing outside its origin but the image it was told to show', () => {
     const origin = new URL(runtime.url).origin;
     // A 429 or 503 the page waited out (Retry-After) is logged by the browser as a failed load.
-    expect(errors.filter((e) => !/^Failed to load resource: the server responded with a status of (429|503) /.test(e))).toEqual([]);
+    // So is the 404 of a route another slice brings, asked for above while this branch lacks it.
+    const absent = [...(hasReply ? [] : [/\/v1\/mail\/threads\/thr_\w+\/reply$/]), ...(hasSearch ? [] : [/\/v1\/mail\/search\?/])];
+    const expected = (e: string) => /^Failed to load resource: the server responded with a status of (429|503) /.test(e) || (/status of 404 /.test(e) && absent.some((path) => path.test(e)));
+    expect(errors.filter((e) => !expected(e))).toEqual([]);
     expect(requested.filter((url) => !url.startsWith('data:') && new URL(url).origin !== origin)).toEqual([]);
     expect(imageHits).toEqual(['/pixel.gif']);
     expect(requested.map((url) => new URL(url).pathname)).toEqual(expect.arrayContaining(['/mail', '/mail/app.js', '/mail/app.css', '/v1/mail/threads', '/v1/mail/labels']));
