@@ -360,8 +360,9 @@ function wire() {
     event.preventDefault();
     handle(new FormData(event.target));
   });
-  form('signin-form', (data) => {
-    const key = String(data.get('key') || '').trim();
+  // The key field has no name: even a submit the script did not catch would carry no key.
+  form('signin-form', () => {
+    const key = $('key').value.trim();
     $('key').value = '';
     if (!key) return;
     sessionStorage.setItem(KEY, key);

@@ -43,7 +43,7 @@ export const mailPage = `<!doctype html>
   <h1 id="signin-title">Postbox Mail</h1>
   <form id="signin-form">
     <label for="key">API key</label>
-    <input id="key" name="key" type="password" autocomplete="off" spellcheck="false" required>
+    <input id="key" type="password" autocomplete="off" spellcheck="false" required>
     <p class="hint">Kept in this tab's session storage only, sent as a Bearer header, never in a URL.</p>
     <button type="submit">Sign in</button>
   </form>
