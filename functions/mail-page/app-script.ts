@@ -1,4 +1,4 @@
-// The Mail app's script (GET /mail/app.js): plain browser JavaScript, an ES module, no framework.
+// The Mail app's script (inline in GET /mail): plain browser JavaScript, an ES module, no framework.
 // Everything from mail enters the document as text (textContent); a message's HTML goes only into
 // a sandboxed frame, sanitized first (sanitize-script.ts). The API key lives in sessionStorage and
 // travels only as `Authorization: Bearer`. Written as a raw string: no backquote, no dollar-brace.

@@ -1,4 +1,4 @@
-// The Mail app's style sheet (GET /mail/app.css): two columns on a wide screen, one under 700px;
+// The Mail app's style sheet (inline in GET /mail): two columns on a wide screen, one under 700px;
 // visible focus everywhere; text colours at 4.5:1 or more on their backgrounds.
 export const appStyle = String.raw`
 * { box-sizing: border-box; }

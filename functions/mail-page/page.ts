@@ -1,19 +1,28 @@
-// The Mail app's page at GET /mail: a static document whose script and style are files of their own
-// (/mail/app.js, /mail/app.css), so the Content-Security-Policy needs no hash nor nonce. The script
-// builds nothing from mail as markup in this document: text goes in as text, and a message's HTML
-// only into a sandboxed frame (no scripts, no same-origin) after the page has sanitized it.
+// The Mail app's page at GET /mail: one static document with its style and its script inline (one
+// route: the stack's resources are counted), the script allowed by its hash in the
+// Content-Security-Policy. The script builds nothing from mail as markup in this document: text
+// goes in as text, and a message's HTML only into a sandboxed frame (no scripts, no same-origin)
+// after the page has sanitized it.
+import { createHash } from 'node:crypto';
+import { appScript } from './app-script';
+import { appStyle } from './app-style';
+
+// Inline, the script must not end its element early nor open a comment the parser would act on.
+if (/<\/script|<!--/i.test(appScript) || /<\/style/i.test(appStyle)) throw new Error('the Mail page script or style holds a sequence that ends its element');
+const scriptHash = createHash('sha256').update(appScript).digest('base64');
 
 /**
- * The page's policy. A message frame is `srcdoc`, so it inherits this policy, and its own meta
- * policy narrows it further: `img-src https:` is here only so a message's remote images can load
- * once the person asks for them (until then the frame's policy and the sanitizer block them), and
- * `style-src 'unsafe-inline'` only so mail keeps its inline styles in that frame (the app's own
- * script never writes markup into this document).
+ * The page's policy: its one script by hash, calls to its own origin only. A message frame is
+ * `srcdoc`, so it inherits this policy, and its own meta policy narrows it further: `img-src https:
+ * http:` is here only so a message's remote images can load once the person asks for them (until
+ * then the frame's policy and the sanitizer block them), and `style-src 'unsafe-inline'` so the
+ * page's style and mail's inline styles apply (the app's script never writes markup built from
+ * mail into this document).
  */
 export const pagePolicy = [
   "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
+  `script-src 'sha256-${scriptHash}'`,
+  "style-src 'unsafe-inline'",
   "img-src 'self' data: https: http:",
   "connect-src 'self'",
   "frame-src 'self'",
@@ -22,20 +31,20 @@ export const pagePolicy = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** Headers of the page and its assets: never framed, never sniffed, never sent as a referrer, revalidated. */
-export const pageHeaders = (contentType: string): Record<string, string> => ({
-  'content-type': `${contentType}; charset=utf-8`,
+/** Headers of the page: never framed, never sniffed, never sent as a referrer, revalidated. */
+export const pageHeaders: Record<string, string> = {
+  'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-cache',
   'content-security-policy': pagePolicy,
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
   'cross-origin-opener-policy': 'same-origin',
   'cross-origin-resource-policy': 'same-origin',
-});
+};
 
 export const mailPage = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Postbox Mail</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/mail/app.css"><script type="module" src="/mail/app.js"></script></head>
+<title>Postbox Mail</title><link rel="icon" href="data:,"><style>${appStyle}</style><script type="module">${appScript}</script></head>
 <body>
 <a class="skip" href="#threads">Skip to the thread list</a>
 <p id="status" role="status" aria-live="polite"></p>

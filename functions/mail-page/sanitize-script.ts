@@ -1,4 +1,4 @@
-// The part of /mail/app.js that readies a message's HTML for its sandboxed frame, in the browser
+// The part of the Mail app's script that readies a message's HTML for its sandboxed frame, in the browser
 // (DOMParser): elements that run, fetch or submit anything go with their content, event handlers
 // and script URLs go, remote images become a placeholder until the person asks for them. The frame
 // (sandbox without allow-scripts or allow-same-origin) and its own policy are the second wall.
