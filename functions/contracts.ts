@@ -13,6 +13,7 @@ import { contracts as forms } from './forms/contract';
 import { contracts as inboundRoutes } from './inbound-routes/contract';
 import { contracts as keys } from './keys/contract';
 import { contracts as mail } from './mail/contract';
+import { contracts as mailPage } from './mail-page/contract';
 import { contracts as messages } from './messages/contract';
 import { contracts as send } from './send/contract';
 import { contracts as snippets } from './snippets/contract';
@@ -40,6 +41,7 @@ export const contracts: Contracts = {
   ...inboundRoutes,
   ...keys,
   ...mail,
+  ...mailPage,
   ...messages,
   ...send,
   ...snippets,
