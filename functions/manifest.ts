@@ -247,8 +247,9 @@ export const functions: readonly FunctionDef[] = [
       { method: 'POST', path: '/v1/mail/threads/{id}/forward', access: SEND, summary: 'Forward the newest received message of a thread, the original attached' },
     ],
     // The bucket: a thread's large inbound content is read back from it, and compose, reply and
-    // forward write large content there; they hand messages to the send queue like POST /v1/send.
-    needs: { table: 'readwrite', secrets: ['cursor-signing-key'], bucket: 'readwrite', sendTo: ['send'], scheduler: true },
+    // forward write large content there; they hand messages to the send queue like POST /v1/send
+    // (never to the scheduler: the Mail app sends at once).
+    needs: { table: 'readwrite', secrets: ['cursor-signing-key'], bucket: 'readwrite', sendTo: ['send'] },
     memoryMb: 512,
     timeoutSeconds: 10,
   },
