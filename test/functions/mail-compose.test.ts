@@ -280,13 +280,27 @@ describe('forward', () => {
     expect(bed.c.mailed[0]?.attachments).toHaveLength(1);
   });
 
-  it('answers 404 for an unknown thread and 400 without to or a body', async () => {
+  it('answers 404 for an unknown or another account’s thread and 400 without to or a body', async () => {
     const talk = await conversation();
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
+    const otherKey = (await createKey(bed.c, other.account_id, { scope: 'send' }, { testMode: false })).key;
+    expectError(await forward(talk.id, { to: 'carol@example.org', body_text: 'x' }, otherKey), 404, 'not_found');
     expectError(await forward(UNKNOWN_THREAD, { to: 'carol@example.org', body_text: 'x' }), 404, 'not_found');
     for (const body of [{ body_text: 'x' }, { to: 'carol@example.org' }, { to: 'carol@example.org', body_text: 'x', cc: [] }, { to: 'carol@example.org', body_text: 'x', subject: '' }]) {
       expectError(await forward(talk.id, body), 400, 'invalid_request');
     }
     expect(sendJobs()).toHaveLength(0);
+  });
+});
+
+describe('the sandbox', () => {
+  it('refuses replies and forwards once the account has no verified domain left (the address mail came to is on an unfinished one)', async () => {
+    const talk = await conversation();
+    for (const domain of ['acme.test', 'in.test']) await giveVerifiedDomain(bed.c, bed.account.account_id, domain, { dkim_status: 'failed' });
+    expectError(await reply(talk.id, { body_text: 'x' }), 422, 'domain_not_verified');
+    expectError(await forward(talk.id, { to: 'carol@example.org', body_text: 'x' }), 422, 'domain_not_verified');
+    expect(sendJobs()).toHaveLength(0);
+    expect((await detail(talk.id)).messages).toHaveLength(2);
   });
 });
 
