@@ -429,6 +429,14 @@ export class Postbox {
       remove: (id: PathParams<'/v1/mail/labels/{id}', 'delete'>['id']) =>
         this.#request<Ok<'/v1/mail/labels/{id}', 'delete'>>({ method: 'DELETE', path: `/v1/mail/labels/${enc(id)}` }),
     },
+    /** A new message from a verified domain, starting a thread; give `idempotency_key` to retry safely. */
+    compose: (body: Body<'/v1/mail/compose', 'post'>) => this.#request<Ok<'/v1/mail/compose', 'post'>>({ method: 'POST', path: '/v1/mail/compose', body }),
+    /** Replies in the thread to its newest received message (In-Reply-To, References); `to` omitted: the first sender. */
+    reply: (id: PathParams<'/v1/mail/threads/{id}/reply', 'post'>['id'], body: Body<'/v1/mail/threads/{id}/reply', 'post'>) =>
+      this.#request<Ok<'/v1/mail/threads/{id}/reply', 'post'>>({ method: 'POST', path: `/v1/mail/threads/${enc(id)}/reply`, body }),
+    /** Forwards the thread's newest received message to `to`, the original attached. */
+    forward: (id: PathParams<'/v1/mail/threads/{id}/forward', 'post'>['id'], body: Body<'/v1/mail/threads/{id}/forward', 'post'>) =>
+      this.#request<Ok<'/v1/mail/threads/{id}/forward', 'post'>>({ method: 'POST', path: `/v1/mail/threads/${enc(id)}/forward`, body }),
   };
 
   readonly webhooks = {

@@ -1,5 +1,7 @@
 import * as z from 'zod';
 import { listOf, type Contracts } from '../../shared/http/contract';
+import { composeBody, forwardBody, replyBody } from '../../shared/mail/compose-schemas';
+import { sendResponse } from '../../shared/messages/schemas';
 import {
   createInboxBody,
   createLabelBody,
@@ -25,6 +27,74 @@ const GATED = 'Deployment-gated: 404 `not_found` where inbound email is off (`IN
 const inboxId = z.object({ id: z.string().meta({ description: 'The inbox id, mbx_…' }) });
 const labelId = z.object({ id: z.string().meta({ description: 'The label id, lbl_…' }) });
 const THREAD_404 = { name: 'no such thread', params: { id: 'thr_missing' }, status: 404 } as const;
+
+/** What the Mail app's sends answer beyond the gate: the send rules' codes that an inline email from an own domain can meet. */
+const MAIL_SEND_ERRORS = [
+  'not_found',
+  'payload_too_large',
+  'channel_not_enabled',
+  'invalid_destination',
+  'from_not_verified',
+  'domain_not_verified',
+  'no_verified_domain',
+  'spend_cap_exceeded',
+  'recipient_suppressed',
+  'idempotency_key_reused',
+  'idempotency_key_in_use',
+] as const;
+const SENT = { 201: { description: 'Accepted: the message is queued and already in its thread (the `sent` view)', schema: sendResponse } };
+const MAIL_SEND_RULES =
+  'It goes through the send pipeline like POST /v1/send (suppressions, spend caps, usage, the sender rules). The Mail app sends only from a verified domain ' +
+  'of the account outside the sandbox: in sandbox mode 422 `domain_not_verified` (a registered domain whose DNS is unfinished) or `no_verified_domain`. ' +
+  'Give `idempotency_key` to retry safely (keyed `mail_<key>`); without it each call is a new send keyed `mail_<ulid>`.';
+
+const sendingContracts: Contracts = {
+  'POST /v1/mail/compose': {
+    operationId: 'composeMail',
+    description: `A new message to one address; it starts a thread of its own. \`from\` omitted: the oldest inbox on a verified domain, else mail@ the oldest verified domain. ${MAIL_SEND_RULES} ${GATED}`,
+    body: composeBody,
+    responses: SENT,
+    errors: MAIL_SEND_ERRORS,
+    idempotent: true,
+    examples: [
+      { name: 'a new message', body: { to: '{{owner_email}}', from: 'team@{{inbound_domain}}', subject: 'Hello', body_text: 'Hi there', idempotency_key: '{{unique}}' }, status: 201 },
+      { name: 'from a domain not verified yet', body: { to: '{{owner_email}}', from: 'team@{{domain}}', subject: 'Hello', body_text: 'Hi' }, status: 422 },
+      { name: 'no body', body: { to: '{{owner_email}}', from: 'team@{{inbound_domain}}', subject: 'Hello' }, status: 400 },
+      { name: 'read key', body: { to: '{{owner_email}}', subject: 'Hello', body_text: 'Hi' }, status: 403, as: 'read' },
+    ],
+  },
+  'POST /v1/mail/threads/{id}/reply': {
+    operationId: 'replyToMailThread',
+    description:
+      'A reply in the thread to its newest received message, from the address that message came to: `In-Reply-To` and `References` join it to the conversation, ' +
+      'the subject is `Re: ` and that message\'s. `to` omitted: the sender of the thread\'s first received message. `cc` must be empty until the send pipeline carries Cc (400). ' +
+      `409 \`conflict\` for a thread without received mail. ${MAIL_SEND_RULES} ${GATED}`,
+    params: threadId,
+    body: replyBody,
+    responses: SENT,
+    errors: [...MAIL_SEND_ERRORS, 'conflict'],
+    idempotent: true,
+    examples: [
+      { ...THREAD_404, body: { body_text: 'Thanks!' } },
+      { name: 'cc', params: { id: 'thr_missing' }, body: { body_text: 'Thanks!', cc: ['someone@example.com'] }, status: 400 },
+    ],
+  },
+  'POST /v1/mail/threads/{id}/forward': {
+    operationId: 'forwardMailThread',
+    description:
+      'Forwards the thread\'s newest received message to `to`, from the address it came to: the original attached as message/rfc822 when it fits SES\'s limit, ' +
+      `the text part (when given) followed by the quoted original. \`subject\` omitted: \`Fwd: \` and the original's. Filed in the same thread. ${MAIL_SEND_RULES} ${GATED}`,
+    params: threadId,
+    body: forwardBody,
+    responses: SENT,
+    errors: [...MAIL_SEND_ERRORS, 'conflict'],
+    idempotent: true,
+    examples: [
+      { ...THREAD_404, body: { to: 'someone@example.com', body_text: 'FYI' } },
+      { name: 'no to', params: { id: 'thr_missing' }, body: { body_text: 'FYI' }, status: 400 },
+    ],
+  },
+};
 
 export const contracts: Contracts = {
   'GET /v1/mail/inboxes': {
@@ -162,4 +232,5 @@ export const contracts: Contracts = {
     errors: ['not_found'],
     examples: [{ name: 'no such label', params: { id: 'lbl_missing' }, status: 404 }],
   },
+  ...sendingContracts,
 };

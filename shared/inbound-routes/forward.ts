@@ -6,7 +6,9 @@
 // headers, and the original attached as message/rfc822 when it fits SES's limit once encoded.
 import { isHeaderValue, MAX_SENT_MESSAGE_BYTES, sentMessageBytes, type MessageExtras } from '../messages/extras';
 import { receivedEnvelope, type ReceivedEmail } from '../inbound/received-event';
+import type { AttachmentRef } from '../messages/model';
 import { acceptSends, type SendDeps, type SendOutcome } from '../messages/send';
+import type { ObjectStore } from '../ports/object-store';
 import type { Random } from '../ports/random';
 import type { Scheduler } from '../ports/scheduler';
 import type { Secrets } from '../ports/secrets';
@@ -115,20 +117,37 @@ export function forwardHeaders(email: ForwardableEmail): NonNullable<MessageExtr
 }
 
 /** The raw message's size, or undefined when it was not kept. */
-async function rawSize(deps: ForwardDeps, email: ForwardableEmail): Promise<number | undefined> {
+async function rawSize(objects: Pick<ObjectStore, 'getStream'>, email: Pick<ForwardableEmail, 'raw_key' | 'raw_size'>): Promise<number | undefined> {
   if (email.raw_key === undefined) return undefined;
   if (email.raw_size !== undefined) return email.raw_size;
-  const object = await deps.objects.getStream(email.raw_key);
+  const object = await objects.getStream(email.raw_key);
   object?.body.destroy();
   return object?.size;
+}
+
+/**
+ * The original message as the attachment of a forward (route forwards and the Mail app's), when
+ * it was kept and `fits(size)` says the forward stays within SES's limit with it; otherwise why not.
+ */
+export async function originalAttachment(
+  objects: Pick<ObjectStore, 'getStream'>,
+  email: Pick<ForwardableEmail, 'raw_key' | 'raw_size'>,
+  fits: (size: number) => boolean,
+): Promise<{ original: ForwardedOriginal; attachment?: AttachmentRef }> {
+  const size = await rawSize(objects, email);
+  if (size === undefined) return { original: { kind: 'unavailable' } };
+  if (!fits(size)) return { original: { kind: 'too_large', size } };
+  return { original: { kind: 'attached' }, attachment: { filename: FORWARDED_FILENAME, content_type: 'message/rfc822', object_key: email.raw_key as string, size } };
 }
 
 async function toEmail(deps: ForwardDeps, route: RouteItem, email: ForwardableEmail): Promise<ForwardOutcome> {
   const subject = `Fwd: ${email.subject ?? ''}`.slice(0, 998);
   const headers = forwardHeaders(email);
-  const size = await rawSize(deps, email);
-  const attach = size !== undefined && sentMessageBytes({ subject, text: forwardedText(email, { kind: 'attached' }), headers, attachmentSizes: [size] }) <= MAX_SENT_MESSAGE_BYTES;
-  const original: ForwardedOriginal = attach ? { kind: 'attached' } : size === undefined ? { kind: 'unavailable' } : { kind: 'too_large', size };
+  const { original, attachment } = await originalAttachment(
+    deps.objects,
+    email,
+    (size) => sentMessageBytes({ subject, text: forwardedText(email, { kind: 'attached' }), headers, attachmentSizes: [size] }) <= MAX_SENT_MESSAGE_BYTES,
+  );
   const request = {
     channel: 'email',
     // One forward per message and route, however often the worker hands the message over.
@@ -139,7 +158,7 @@ async function toEmail(deps: ForwardDeps, route: RouteItem, email: ForwardableEm
     metadata: { from_email: email.recipient },
   };
   const extras: MessageExtras = { headers };
-  if (attach) extras.attachments = [{ filename: FORWARDED_FILENAME, content_type: 'message/rfc822', object_key: email.raw_key as string, size }];
+  if (attachment) extras.attachments = [attachment];
   const [outcome] = await acceptSends(deps, { accountId: route.account_id, keyId: `route:${route.id}`, testMode: false }, [request], { batch: false, extras });
   return { kind: 'email', route_id: route.id, outcome: outcome! };
 }

@@ -7,7 +7,9 @@ import { normalizeAddress } from '../email/address';
 import { InvalidRequestError, NotFoundError } from '../errors';
 import { isId } from '../ids';
 import { readInbound } from '../inbound/read';
-import { getMessage } from '../messages/query';
+import { ContentMissingError, loadContent } from '../messages/content';
+import { toMessageView, type MessageItem } from '../messages/model';
+import { MessageRepository } from '../messages/repository';
 import { mapPage, pageRequest, type Page, type PageInput } from '../pagination';
 import type { ObjectStore } from '../ports/object-store';
 import { inboxById, inboxIdsByAddress } from './inboxes';
@@ -113,22 +115,34 @@ async function inboundEntry(deps: { store: Store; objects: ObjectStore }, thread
   };
 }
 
-async function outboundEntry(store: Store, thread: MailThreadItem, e: MailThreadEntryItem): Promise<Entry | undefined> {
-  const message = await unlessGone(getMessage(store, thread.account_id, e.id));
-  if (!message) return undefined;
+/** A sent message as the thread shows it: status and timeline from its item, text from its stored content. */
+async function outboundEntry(deps: { store: Store; objects: ObjectStore }, thread: MailThreadItem, e: MailThreadEntryItem): Promise<Entry | undefined> {
+  const messages = new MessageRepository(deps.store);
+  const { message, events } = await messages.getWithTimeline(e.id);
+  if (!message || message.account_id !== thread.account_id) return undefined;
+  const view = toMessageView(message, events);
   return {
     id: e.id,
     source: 'outbound',
     from: e.from,
     to: e.to,
     subject: e.subject,
-    // The sent text is the compose slice's to read back (its content item); until then none.
-    text_body: null,
-    status: message.status,
-    timeline: message.events,
+    text_body: await sentText(deps.objects, messages, message),
+    status: view.status,
+    timeline: view.events,
     occurred_at: e.occurred_at,
     is_starred: thread.starred_refs.includes(refOf('outbound', e.id)),
   };
+}
+
+/** The text part as sent; null when it had none or its content is gone. */
+async function sentText(objects: ObjectStore, messages: MessageRepository, message: MessageItem): Promise<string | null> {
+  try {
+    return (await loadContent({ objects, messages }, message)).body_text ?? null;
+  } catch (error) {
+    if (error instanceof ContentMissingError) return null;
+    throw error;
+  }
 }
 
 /** The thread with its messages, oldest first; marks it read. */
@@ -136,7 +150,7 @@ export async function readThread(deps: { store: Store; objects: ObjectStore }, a
   const threads = new MailThreadRepository(deps.store);
   let thread = await owned(deps.store, accountId, id);
   const [entries, names] = await Promise.all([threads.entries(accountId, id), namesOf(deps.store, accountId)]);
-  const messages = await inParallel(entries, READ_PARALLEL, (e) => (e.source === 'inbound' ? inboundEntry(deps, thread, e, names) : outboundEntry(deps.store, thread, e)));
+  const messages = await inParallel(entries, READ_PARALLEL, (e) => (e.source === 'inbound' ? inboundEntry(deps, thread, e, names) : outboundEntry(deps, thread, e)));
   if (thread.has_unread) thread = (await threads.change(accountId, id, (t) => (t?.has_unread ? { ...t, has_unread: false } : undefined))) ?? thread;
   return {
     id: thread.id,

@@ -2,13 +2,17 @@
 // often it is delivered), listed newest first per folder and address, read in full (which marks
 // them read), starred, moved and labelled; every failure case answers the spec's envelope.
 import { beforeEach, describe, expect, it } from 'vitest';
+import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { createAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
 import type { MailThreadItem } from '../../shared/mail/threads-repository';
 import type { HttpEventInput } from '../support/events';
+import { underNeeds } from '../support/grants';
 import { arrive, expectError, inboundDomain, rawMail, redeliver } from '../support/mail';
+import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 
+const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
 const bed = useTestbed({ scopedKeys: true });
 const req = (input: HttpEventInput) => bed.request(input);
 const admin = () => bed.account.admin_key;
@@ -296,7 +300,39 @@ describe('the deployment gate', () => {
   });
 });
 
-describe('outbound mail in threads (compose, reply and forward: a later slice)', () => {
-  it.todo('lists a thread with outbound mail in the sent view and shows each outbound entry with its sent text, status and timeline');
+describe('outbound mail in threads', () => {
+  it('lists a thread with outbound mail in the sent view and shows each outbound entry with its sent text, status and timeline', async () => {
+    const { talk, other } = await conversation();
+    // A long reply: its content is kept beside the message item, and the detail reads it back from there.
+    const long = `thanks ${'and more '.repeat(2000)}`;
+    const sent = await req({ method: 'POST', path: `/v1/mail/threads/${talk.id}/reply`, key: bed.sendKey, body: { body_text: long } });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    expect((await threads({ folder: 'sent' })).threads.map((t) => t.id)).toEqual([talk.id]);
+    expect((await threads()).threads.map((t) => t.id)).toEqual([talk.id, other.id]);
+
+    const job = bed.c.sent.find((s) => s.queue === 'send');
+    expect((await sendWorker(sqsEvent([sqsRecord(job?.body)]))).batchItemFailures).toEqual([]);
+    const messages = (await thread(talk.id)).body.messages;
+    expect(messages.map((m: any) => m.source)).toEqual(['inbound', 'inbound', 'outbound']);
+    expect(messages[2]).toEqual({
+      id: sent.body.id,
+      source: 'outbound',
+      from: 'team@in.test',
+      to: ['alice@sender.test'],
+      subject: 'Re: Plans',
+      text_body: long,
+      status: 'sent',
+      timeline: [expect.objectContaining({ type: 'sent' })],
+      occurred_at: sent.body.created_at,
+      is_starred: false,
+    });
+
+    // The outbound message takes a star of its own; a thread in trash leaves the sent view.
+    expect((await put(`/v1/mail/messages/outbound/${sent.body.id}/star`, {})).body).toEqual({ source: 'outbound', id: sent.body.id, starred: true });
+    expect((await thread(talk.id)).body.messages[2].is_starred).toBe(true);
+    await put(`/v1/mail/threads/${talk.id}/folder`, { folder: 'trash' });
+    expect((await threads({ folder: 'sent' })).threads).toEqual([]);
+  });
+
   it.todo('searches threads with q (GET /v1/mail/threads?q=…) once the search index exists');
 });
