@@ -79,7 +79,9 @@ export type Entity =
   | 'mail_thread'
   | 'mail_thread_entry'
   | 'mail_message_ref'
-  | 'mail_view_entry';
+  | 'mail_view_entry'
+  | 'mail_posting'
+  | 'mail_doc';
 
 export interface IndexKey {
   gsi2pk: string;
@@ -285,6 +287,17 @@ export const keys = {
     sk: `${lastMessageAt}#${threadId}`,
   }),
   mailViewPartition: (accountId: string, view: string): string => `MAILVIEW#${accountId}#${view}`,
+  /**
+   * The Mail search index (shared/mail/index-*.ts): one posting per account, term and message,
+   * newest first by the message's time, and one search document per message (what a result shows
+   * and what a quoted phrase is checked against).
+   */
+  mailPosting: (accountId: string, term: string, occurredAt: string, source: string, id: string): ItemKey => ({
+    pk: `MAILIDX#${accountId}#${term}`,
+    sk: `${occurredAt}#${source}#${id}`,
+  }),
+  mailPostingPartition: (accountId: string, term: string): string => `MAILIDX#${accountId}#${term}`,
+  mailDoc: (accountId: string, source: string, id: string): ItemKey => ({ pk: `MAILDOC#${accountId}#${source}#${id}`, sk: 'DOC' }),
 
   usage: (accountId: string, period: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `USAGE#${period}` }),
 
@@ -327,6 +340,11 @@ export const keyQueries = {
     index: table.indexes.byLookup.name,
     keyCondition: 'gsi1pk = :pk AND gsi1sk <= :upTo',
     values: { ':pk': `OUTBOX#${shard}`, ':upTo': `${String(leaseEndingBy).padStart(15, '0')}#~` },
+  }),
+  /** One search term's postings between two sort keys, both inclusive (shared/mail/index-repository.ts). */
+  mailPostingsBetween: (partition: string, from: string, to: string): KeyQuery => ({
+    keyCondition: 'pk = :pk AND sk BETWEEN :from AND :to',
+    values: { ':pk': partition, ':from': from, ':to': to },
   }),
   /** Local scheduler: the schedules due at or before an instant. */
   dueUpTo: (dueIso: string): KeyQuery => ({ keyCondition: 'pk = :pk AND sk <= :upTo', values: { ':pk': keys.schedulesPartition, ':upTo': keys.scheduleDueUpTo(dueIso) } }),
