@@ -49,7 +49,9 @@ export async function findHits(store: Store, plan: SearchPlan, want: number, opt
   for (;;) {
     const batch: MailPostingItem[] = [];
     let stop: 'cut' | 'end' | undefined;
-    while (batch.length < Math.max(10, want - hits.length)) {
+    // With checks some candidates fail them: read a few more than are missing.
+    const size = plan.checks.length > 0 ? Math.max(10, want - hits.length) : want - hits.length;
+    while (batch.length < size) {
       const next = await walk.next();
       if (next === 'cut' || next === undefined) {
         stop = next === 'cut' ? 'cut' : 'end';
