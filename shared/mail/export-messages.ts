@@ -10,24 +10,16 @@ import { ContentMissingError, loadContent } from '../messages/content';
 import { MessageRepository } from '../messages/repository';
 import type { ObjectStore } from '../ports/object-store';
 import { composeMessage } from './export-mbox';
+import type { MailMessageEntry } from './model';
 import type { ExportMessage } from './search-schemas';
-import type { MailSource } from './schemas';
 
 /** A page of an export holds at most this many bytes of messages (a Lambda answer is at most 6 MB). */
 export const EXPORT_PAGE_BYTES = 4 * 1024 * 1024;
 /** An exported text_body (and a composed mbox body) is cut here, so one message always fits a page. */
 export const EXPORT_TEXT_CHARS = 1_000_000;
 
-export interface ExportRef {
-  source: MailSource;
-  id: string;
-  thread_id: string;
-  occurred_at: string;
-  /** What the thread (or the index) knows of the message, for outbound mail. */
-  from: string | null;
-  to: readonly string[];
-  subject: string | null;
-}
+/** What the thread (or the index) knows of the message: from, to and subject serve outbound mail. */
+export type ExportRef = Pick<MailMessageEntry, 'source' | 'id' | 'thread_id' | 'occurred_at' | 'from' | 'to' | 'subject'>;
 
 export interface Exported {
   message: ExportMessage;

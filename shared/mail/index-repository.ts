@@ -4,6 +4,7 @@
 // deterministically from the message, so writing them again changes nothing.
 import { keyQueries, keys, type ItemKey } from '../db/keys';
 import type { Store } from '../db/store';
+import type { MailMessageEntry } from './model';
 import type { MailSource } from './schemas';
 
 export interface MailPostingItem extends ItemKey {
@@ -11,16 +12,9 @@ export interface MailPostingItem extends ItemKey {
   thread_id: string;
 }
 
-export interface MailDocItem extends ItemKey {
+export interface MailDocItem extends ItemKey, Pick<MailMessageEntry, 'account_id' | 'source' | 'id' | 'thread_id' | 'occurred_at' | 'from' | 'subject'> {
   entity: 'mail_doc';
-  account_id: string;
-  source: MailSource;
-  id: string;
-  thread_id: string;
-  occurred_at: string;
-  from: string | null;
   to: string[];
-  subject: string | null;
   snippet: string;
   /** The indexed start of the text (INDEXED_TEXT_CHARS), as the message had it. */
   text: string;

@@ -2,8 +2,8 @@
 // (indexMailMessage) and the query parser, so a word is normalized the same way on both sides.
 //
 // A word is a run of letters and digits, case folded and stripped of accents (NFKD), 1 to
-// MAX_WORD_CHARS long; stop words are left out. The subject's words are terms twice (`word` and
-// `subject:word`); the body's are terms once, from its first INDEXED_TEXT_CHARS characters and at
+// MAX_WORD_CHARS long; stop words are left out. The subject's words (at most MAX_SUBJECT_TERMS
+// distinct) are terms twice (`word` and `subject:word`); the body's are terms once, from its first INDEXED_TEXT_CHARS characters and at
 // most MAX_BODY_TERMS distinct ones. Operator terms: `from:` and `to:` (To and Cc) of each address,
 // its local part and its domain; `has:attachment`; `@<address>` (the account's own address on the
 // message, for inbox scoping); `*` (every message, for queries made only of dates or stop words).
@@ -13,6 +13,7 @@ export const MAX_WORD_CHARS = 40;
 /** How much of a message's text is indexed and kept for phrase checks. */
 export const INDEXED_TEXT_CHARS = 4000;
 export const MAX_BODY_TERMS = 200;
+export const MAX_SUBJECT_TERMS = 50;
 /** Recipients (To and Cc) whose `to:` terms are written. */
 export const MAX_RECIPIENT_TERMS = 20;
 export const ALL_TERM = '*';
@@ -59,10 +60,13 @@ export const indexedText = (text: string | null): string => (text ?? '').slice(0
 /** Every distinct term of a message. */
 export function termsOf(entry: MailMessageEntry): string[] {
   const terms = new Set<string>([ALL_TERM, addressTerm(entry.address)]);
+  let subject = 0;
   for (const word of wordsOf(entry.subject ?? '')) {
-    if (!indexable(word)) continue;
+    if (subject >= MAX_SUBJECT_TERMS) break;
+    if (!indexable(word) || terms.has(word)) continue;
     terms.add(word);
     terms.add(`subject:${word}`);
+    subject++;
   }
   let body = 0;
   for (const word of wordsOf(indexedText(entry.text))) {

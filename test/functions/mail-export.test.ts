@@ -7,7 +7,7 @@ import { createAccount } from '../../shared/accounts/service';
 import { recordMailMessage } from '../../shared/mail/record';
 import { callRaw } from '../support/api';
 import type { HttpEventInput } from '../support/events';
-import { arrive, expectError, inboundDomain, rawMail } from '../support/mail';
+import { arrive, expectError, inboundDomain, rawMail, rawMailWithAttachment } from '../support/mail';
 import { useTestbed } from '../support/testbed';
 
 const bed = useTestbed({ scopedKeys: true });
@@ -37,28 +37,6 @@ function splitMbox(mbox: string): Array<{ separator: string; message: string }> 
       return { separator, message: lines.map((l) => l.replace(/^>(>*From )/, '$1')).join('\n') };
     });
 }
-
-const attachmentMail = (to: string, subject: string) =>
-  [
-    'From: alice@sender.test',
-    `To: ${to}`,
-    `Subject: ${subject}`,
-    'MIME-Version: 1.0',
-    'Content-Type: multipart/mixed; boundary="b"',
-    '',
-    '--b',
-    'Content-Type: text/plain',
-    '',
-    'see the attachment',
-    '--b',
-    'Content-Type: application/pdf; name="c.pdf"',
-    'Content-Disposition: attachment; filename="c.pdf"',
-    'Content-Transfer-Encoding: base64',
-    '',
-    'JVBERi0xLjQK',
-    '--b--',
-    '',
-  ].join('\r\n');
 
 beforeEach(async () => {
   await inboundDomain(bed, 'in.test');
@@ -92,7 +70,7 @@ async function sentInThread(threadId: string, text: string): Promise<string> {
 describe('GET /v1/mail/export (json)', () => {
   it('answers the spec’s Export document: threads newest first, each thread’s messages oldest first, inbound and outbound', async () => {
     await arrive(bed, rawMail({ to: 'team@in.test', subject: 'Plans', text: 'first message', messageId: '<p1@sender.test>' }), ['team@in.test']);
-    await arrive(bed, attachmentMail('sales@in.test', 'Contract'), ['sales@in.test']);
+    await arrive(bed, rawMailWithAttachment({ to: 'sales@in.test', subject: 'Contract', text: 'see the attachment' }), ['sales@in.test']);
     const plans = (await req({ method: 'GET', path: '/v1/mail/threads', key: bed.readKey, query: {} })).body.threads.find((t: any) => t.subject === 'Plans');
     const sentId = await sentInThread(plans.id, 'our full answer');
 

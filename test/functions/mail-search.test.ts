@@ -11,7 +11,7 @@ import type { MailMessageEntry } from '../../shared/mail/model';
 import { recordMailMessage } from '../../shared/mail/record';
 import { searchMail } from '../../shared/mail/search-service';
 import type { HttpEventInput } from '../support/events';
-import { arrive, expectError, inboundDomain, rawMail, redeliver } from '../support/mail';
+import { arrive, expectError, inboundDomain, rawMail, rawMailWithAttachment, redeliver } from '../support/mail';
 import { useTestbed } from '../support/testbed';
 
 const bed = useTestbed({ scopedKeys: true });
@@ -47,29 +47,6 @@ async function sent(m: { subject: string; text: string; to?: string[]; thread_id
   return entry;
 }
 
-function withAttachment(m: { to: string; subject: string; text: string }): string {
-  return [
-    'From: alice@sender.test',
-    `To: ${m.to}`,
-    `Subject: ${m.subject}`,
-    'MIME-Version: 1.0',
-    'Content-Type: multipart/mixed; boundary="b"',
-    '',
-    '--b',
-    'Content-Type: text/plain',
-    '',
-    m.text,
-    '--b',
-    'Content-Type: application/pdf; name="c.pdf"',
-    'Content-Disposition: attachment; filename="c.pdf"',
-    'Content-Transfer-Encoding: base64',
-    '',
-    'JVBERi0xLjQK',
-    '--b--',
-    '',
-  ].join('\r\n');
-}
-
 beforeEach(async () => {
   await inboundDomain(bed, 'in.test');
 });
@@ -81,7 +58,7 @@ async function mailbox(): Promise<void> {
   bed.c.clock.set(new Date('2026-03-02T10:00:00.000Z'));
   await arrive(bed, rawMail({ from: 'carol@other.test', to: 'sales@in.test', subject: 'Pricing question', text: 'What does the report plan cost?' }), ['sales@in.test']);
   bed.c.clock.set(new Date('2026-03-03T10:00:00.000Z'));
-  await arrive(bed, withAttachment({ to: 'team@in.test', subject: 'Signed contract', text: 'Here is the contract, signed.' }), ['team@in.test']);
+  await arrive(bed, rawMailWithAttachment({ to: 'team@in.test', subject: 'Signed contract', text: 'Here is the contract, signed.' }), ['team@in.test']);
   bed.c.clock.set(new Date('2026-03-04T10:00:00.000Z'));
   await sent({ subject: 'Re: Pricing question', text: 'The report plan costs ten euros.', to: ['carol@other.test'], from: 'sales@in.test' });
   bed.c.clock.set(new Date('2026-03-05T10:00:00.000Z'));

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../shared/errors';
 import { asctime, composeMessage, mboxEntry } from '../../shared/mail/export-mbox';
-import { INDEXED_TEXT_CHARS, MAX_BODY_TERMS, termsOf } from '../../shared/mail/index-terms';
+import { INDEXED_TEXT_CHARS, MAX_BODY_TERMS, MAX_SUBJECT_TERMS, termsOf } from '../../shared/mail/index-terms';
 import type { MailMessageEntry } from '../../shared/mail/model';
 import { parseSearchQuery, passesChecks } from '../../shared/mail/search-query';
 
@@ -128,9 +128,11 @@ describe('termsOf', () => {
     expect(termsOf(entry({ attachment_count: 2 }))).toContain('has:attachment');
   });
 
-  it('indexes a bounded number of body terms from the start of the text only', () => {
+  it('indexes a bounded number of subject and body terms, from the start of the text only', () => {
     const many = Array.from({ length: 500 }, (_, i) => `w${i}x`).join(' ');
     expect(termsOf(entry({ subject: null, text: many })).filter((t) => /^w\d+x$/.test(t))).toHaveLength(MAX_BODY_TERMS);
+    const longSubject = Array.from({ length: 80 }, (_, i) => `s${i}x`).join(' ');
+    expect(termsOf(entry({ subject: longSubject, text: null })).filter((t) => t.startsWith('subject:'))).toHaveLength(MAX_SUBJECT_TERMS);
     const late = `${'a '.repeat(INDEXED_TEXT_CHARS / 2)}zebra`;
     expect(termsOf(entry({ text: late }))).not.toContain('zebra');
   });
