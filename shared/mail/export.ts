@@ -8,14 +8,14 @@ import type { Store } from '../db/store';
 import { decodeCursor, encodeCursor } from '../pagination';
 import type { Clock } from '../ports/clock';
 import type { ObjectStore } from '../ports/object-store';
-import { EXPORT_PAGE_BYTES, exportMessage, type ExportRef } from './export-messages';
+import { EXPORT_PAGE_BYTES, exportMessage, type Exported, type ExportRef } from './export-messages';
 import { mboxEntry } from './export-mbox';
 import { viewName } from './model';
 import { findHits, planSearch, type SearchPlan } from './search';
 import type { ExportMessage, ExportQuery } from './search-schemas';
 import type { WalkPosition } from './search-walk';
 import { addressFilter } from './threads';
-import { MailThreadRepository, type MailThreadEntryItem } from './threads-repository';
+import { MailThreadRepository, type MailThreadEntryItem, type ViewHit } from './threads-repository';
 
 export const EXPORT_PAGE_MESSAGES = 100;
 /** Thread pointers read at once while exporting a view. */
@@ -38,6 +38,9 @@ export interface ExportPage {
   nextCursor: string | null;
 }
 
+/** Messages read at once while filling a page (fewer for mbox, whose raw messages are larger). */
+const READ_AHEAD = { json: 8, mbox: 4 } as const;
+
 /** Fills one page: refuses a message that would pass the page's count or bytes, unless the page is empty. */
 class PageFill {
   readonly messages: ExportMessage[] = [];
@@ -50,11 +53,22 @@ class PageFill {
     private readonly mbox: boolean,
   ) {}
 
-  /** False when the page is full and `ref` was not taken. A message that is gone is passed over (true). */
-  async add(ref: ExportRef): Promise<boolean> {
+  /**
+   * Takes `refs` in order until the page is full; answers how many it took (a message that is gone
+   * counts as taken). Reads a few messages at once; at most that many are read and not taken.
+   */
+  async addAll(refs: readonly ExportRef[]): Promise<number> {
+    const ahead = this.mbox ? READ_AHEAD.mbox : READ_AHEAD.json;
+    for (let i = 0; i < refs.length; i += ahead) {
+      if (this.messages.length >= EXPORT_PAGE_MESSAGES) return i;
+      const outs = await Promise.all(refs.slice(i, i + ahead).map((ref) => exportMessage(this.deps, this.accountId, ref, this.mbox)));
+      for (const [j, out] of outs.entries()) if (out && !this.take(out)) return i + j;
+    }
+    return refs.length;
+  }
+
+  private take(out: Exported): boolean {
     if (this.messages.length >= EXPORT_PAGE_MESSAGES) return false;
-    const out = await exportMessage(this.deps, this.accountId, ref, this.mbox);
-    if (!out) return true;
     const chunk = this.mbox && out.bytes ? mboxEntry({ from: out.message.from, occurred_at: out.message.occurred_at, bytes: out.bytes }) : undefined;
     const size = chunk ? chunk.length : Buffer.byteLength(JSON.stringify(out.message));
     if (this.messages.length > 0 && this.bytes + size > EXPORT_PAGE_BYTES) return false;
@@ -75,16 +89,26 @@ async function exportView(deps: ExportDeps, accountId: string, view: string, sta
   let cursor = state.vp && state.vs ? encodeCursor(deps.cursorSecret, scope, { pk: state.vp, sk: state.vs }) : undefined;
   for (;;) {
     const hits = await threads.viewPage(accountId, view, { secret: deps.cursorSecret, scope, limit: THREADS_AT_ONCE, cursor });
-    for (const hit of hits.items) {
-      const resumeAfter = hit.thread.id === state.t ? state.e : undefined;
-      let last = resumeAfter;
-      for (const e of await threads.entries(accountId, hit.thread.id)) {
-        if (resumeAfter !== undefined && e.sk <= resumeAfter) continue;
-        if (!(await page.add(entryRef(e, hit.thread.id)))) return { ...done, t: hit.thread.id, e: last };
-        last = e.sk;
-      }
-      done = { vp: hit.pk, vs: hit.sk };
+    const entries = await Promise.all(hits.items.map((hit) => threads.entries(accountId, hit.thread.id)));
+    const resumeAfter = (threadId: string): string | undefined => (threadId === state.t ? state.e : undefined);
+    const queue = hits.items.flatMap((hit, i) => {
+      const after = resumeAfter(hit.thread.id);
+      return (entries[i] ?? []).filter((e) => after === undefined || e.sk > after).map((e) => ({ at: i, e }));
+    });
+    const taken = await page.addAll(queue.map(({ at, e }) => entryRef(e, (hits.items[at] as ViewHit).thread.id)));
+    if (taken < queue.length) {
+      const stop = queue[taken] as (typeof queue)[number];
+      const before = taken > 0 ? queue[taken - 1] : undefined;
+      const doneHit = stop.at > 0 ? hits.items[stop.at - 1] : undefined;
+      const threadId = (hits.items[stop.at] as ViewHit).thread.id;
+      return {
+        ...(doneHit ? { vp: doneHit.pk, vs: doneHit.sk } : done),
+        t: threadId,
+        e: before && before.at === stop.at ? before.e.sk : resumeAfter(threadId),
+      };
     }
+    const last = hits.items[hits.items.length - 1];
+    if (last) done = { vp: last.pk, vs: last.sk };
     if (!hits.nextCursor) return undefined;
     cursor = hits.nextCursor;
   }
@@ -98,11 +122,9 @@ async function exportSearch(deps: ExportDeps, plan: SearchPlan, view: string, st
   for (let round = 0; round < FIND_ROUNDS; round++) {
     const { hits, resume } = await findHits(deps.store, plan, EXPORT_PAGE_MESSAGES, { start: position, docs: true });
     const inView = new Set((await threads.many(plan.accountId, hits.map((h) => h.posting.thread_id))).filter((t) => t.views.includes(view)).map((t) => t.id));
-    for (const { posting, doc } of hits) {
-      if (!doc || !inView.has(doc.thread_id)) continue;
-      if (!(await page.add(doc))) return position;
-      position = { sk: posting.sk, inclusive: false };
-    }
+    const kept = hits.flatMap(({ posting, doc }) => (doc && inView.has(doc.thread_id) ? [{ posting, doc }] : []));
+    const taken = await page.addAll(kept.map((h) => h.doc));
+    if (taken < kept.length) return taken > 0 ? { sk: (kept[taken - 1] as (typeof kept)[number]).posting.sk, inclusive: false } : position;
     if (!resume) return undefined;
     position = resume;
   }

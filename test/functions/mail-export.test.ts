@@ -138,6 +138,22 @@ describe('GET /v1/mail/export (json)', () => {
     expectError(await req({ method: 'GET', path: '/v1/mail/export', key: bed.readKey, query: { folder: 'archive', cursor: first.next_cursor! } }), 400, 'invalid_request', /filters/);
   });
 
+  it('ends a page before 4 MiB of messages, with and without q, and cuts text_body at a million characters', async () => {
+    // 1.2 million characters of 3-byte UTF-8: cut at 1,000,000 characters, about 2.6 MB in JSON each.
+    const big = (n: number) =>
+      [`From: alice@sender.test`, 'To: team@in.test', `Subject: Big ${n}`, 'Content-Type: text/plain; charset=utf-8', '', `huge ${'€€€€ '.repeat(240_000)}`, ''].join('\r\n');
+    await arrive(bed, big(1), ['team@in.test']);
+    await arrive(bed, big(2), ['team@in.test']);
+    for (const query of [{}, { q: 'huge' }] as Record<string, string>[]) {
+      const first = await exportJson(query);
+      expect(first.messages.map((m) => m.subject)).toEqual(['Big 2']);
+      expect(first.messages[0].text_body).toHaveLength(1_000_000);
+      const second = await exportJson({ ...query, cursor: first.next_cursor! });
+      expect(second.messages.map((m) => m.subject)).toEqual(['Big 1']);
+      expect(second.next_cursor).toBeNull();
+    }
+  });
+
   it('refuses a bad format, folder, q or field, and an unknown inbox', async () => {
     const bad = (query: Record<string, string>) => req({ method: 'GET', path: '/v1/mail/export', key: bed.readKey, query });
     expectError(await bad({ format: 'pst' }), 400, 'invalid_request', /format/);
