@@ -9,9 +9,9 @@ const Q_DESCRIPTION =
 
 export const searchQuery = z
   .object({
-    q: z.string().meta({ description: Q_DESCRIPTION }),
-    inbox_id: z.string().optional().meta({ description: 'Only mail of this inbox’s address' }),
-    inbox: z.string().optional().meta({ description: 'Only mail of this address (an inbox’s or a catch-all one)' }),
+    q: z.string().max(1000).meta({ description: Q_DESCRIPTION }),
+    inbox_id: z.string().max(64).optional().meta({ description: 'Only mail of this inbox’s address' }),
+    inbox: z.string().max(254).optional().meta({ description: 'Only mail of this address (an inbox’s or a catch-all one)' }),
     limit: z.string().optional().meta({ description: 'Results, 1 to 100 (default 50; larger values are capped, others ignored)' }),
   })
   .strict();
@@ -36,9 +36,9 @@ export const exportQuery = z
   .object({
     format: z.enum(exportFormats).optional().meta({ description: 'Default json' }),
     folder: z.enum(listFolders).optional().meta({ description: 'Default inbox' }),
-    inbox_id: z.string().optional(),
-    inbox: z.string().optional(),
-    q: z.string().optional().meta({ description: `Only matching messages. ${Q_DESCRIPTION}` }),
+    inbox_id: z.string().max(64).optional(),
+    inbox: z.string().max(254).optional(),
+    q: z.string().max(1000).optional().meta({ description: `Only matching messages. ${Q_DESCRIPTION}` }),
     cursor: z.string().optional().meta({ description: 'The next_cursor of the page before (json: the document’s field; mbox: the Postbox-Next-Cursor header)' }),
   })
   .strict();

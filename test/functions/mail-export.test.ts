@@ -160,6 +160,7 @@ describe('GET /v1/mail/export (json)', () => {
     expectError(await bad({ folder: 'drafts' }), 400, 'invalid_request', /folder/);
     expectError(await bad({ q: 'before:2026-1-1' }), 400, 'invalid_request', /YYYY-MM-DD/);
     expectError(await bad({ limit: '5' }), 400, 'invalid_request');
+    expectError(await bad({ inbox: `${'x'.repeat(300)}@in.test` }), 400, 'invalid_request', /inbox/);
     expectError(await bad({ inbox_id: 'mbx_01jz0000000000000000000000' }), 404, 'not_found');
     expectError(await req({ method: 'GET', path: '/v1/mail/export' }), 401, 'unauthorized');
   });

@@ -146,6 +146,8 @@ describe('GET /v1/mail/search', () => {
     expectError(await bad({ q: 'before:soon' }), 400, 'invalid_request', /YYYY-MM-DD/);
     expectError(await bad({ q: 'has:star' }), 400, 'invalid_request', /attachment/);
     expectError(await bad({ q: 'x', sort: 'asc' }), 400, 'invalid_request');
+    expectError(await bad({ q: 'x', inbox: `${'x'.repeat(300)}@in.test` }), 400, 'invalid_request', /inbox/);
+    expectError(await bad({ q: 'x'.repeat(501) }), 400, 'invalid_request', /500 characters/);
     expectError(await req({ method: 'GET', path: '/v1/mail/search', query: { q: 'x' } }), 401, 'unauthorized');
     // Any scope reads.
     expect(await search({ q: 'x' }, bed.sendKey)).toEqual([]);
