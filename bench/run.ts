@@ -14,6 +14,7 @@ import { imports } from './benchmarks/imports';
 import { inbound } from './benchmarks/inbound';
 import { lists } from './benchmarks/lists';
 import { localLoad } from './benchmarks/local-load';
+import { mail } from './benchmarks/mail';
 import { sending } from './benchmarks/sending';
 import { spendCaps } from './benchmarks/spend-caps';
 import { templates } from './benchmarks/templates';
@@ -42,6 +43,7 @@ const registry: Readonly<Record<string, Benchmark>> = {
   broadcasts,
   webhooks,
   inbound,
+  mail,
   'local-load': localLoad,
   bundles,
 };

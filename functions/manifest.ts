@@ -234,6 +234,8 @@ export const functions: readonly FunctionDef[] = [
       { method: 'DELETE', path: '/v1/mail/inboxes/{id}', access: SEND, summary: 'Delete an inbox; its mail stays, detached from it' },
       { method: 'GET', path: '/v1/mail/threads', access: ANY_KEY, summary: 'List threads of a folder, newest message first' },
       { method: 'GET', path: '/v1/mail/threads/{id}', access: ANY_KEY, summary: 'A thread with its messages, oldest first; marks it read' },
+      { method: 'GET', path: '/v1/mail/search', access: ANY_KEY, summary: 'Search mail (words, "phrases", from:, to:, subject:, has:attachment, after:, before:), newest first' },
+      { method: 'GET', path: '/v1/mail/export', access: ANY_KEY, summary: 'Export mail as JSON or mbox, a page at a time (same filters as threads)' },
       { method: 'PUT', path: '/v1/mail/threads/{id}/read', access: SEND, summary: 'Mark a thread read or unread' },
       { method: 'PUT', path: '/v1/mail/threads/{id}/star', access: SEND, summary: 'Star or unstar a thread' },
       { method: 'PUT', path: '/v1/mail/threads/{id}/folder', access: SEND, summary: 'Move a thread to inbox, archive, trash or spam' },

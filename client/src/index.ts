@@ -420,6 +420,11 @@ export class Postbox {
       id: PathParams<'/v1/mail/messages/{source}/{id}/star', 'put'>['id'],
       body: Body<'/v1/mail/messages/{source}/{id}/star', 'put'> = {},
     ) => this.#request<Ok<'/v1/mail/messages/{source}/{id}/star', 'put'>>({ method: 'PUT', path: `/v1/mail/messages/${enc(source)}/${enc(id)}/star`, body }),
+    /** Newest first; `q` takes words, "phrases", from:, to:, subject:, has:attachment, after:YYYY-MM-DD, before:YYYY-MM-DD. */
+    search: (query: Query<'/v1/mail/search', 'get'>) => this.#request<Ok<'/v1/mail/search', 'get'>>({ method: 'GET', path: '/v1/mail/search', query }),
+    /** One page of the Export document (format json); pass its next_cursor as cursor until it is null. */
+    export: (query?: Omit<Query<'/v1/mail/export', 'get'>, 'format'>) =>
+      this.#request<Ok<'/v1/mail/export', 'get'>>({ method: 'GET', path: '/v1/mail/export', query: { ...query, format: 'json' } }),
     labels: {
       /** Ordered by name. */
       list: () => this.#request<Ok<'/v1/mail/labels', 'get'>>({ method: 'GET', path: '/v1/mail/labels' }),

@@ -1073,6 +1073,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/mail/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export mail as JSON or mbox, a page at a time (same filters as threads)
+         * @description The mail of a thread list (`folder`, `inbox_id`, `inbox`, `q` as on GET /v1/mail/threads) as the Export document (`format=json`, the default) or as mbox (`format=mbox`, RFC 4155 with `From ` lines quoted by one more `>`, `application/mbox`: each inbound message as received, outbound ones composed as text/plain). A call answers a page of at most 100 messages and 4 MiB; `next_cursor` (json) or the `Postbox-Next-Cursor` header (mbox) continues it, absent or null on the last page. Without `q`: threads newest first, each thread's messages oldest first; with `q`: the matching messages newest first. Deployment-gated: 404 `not_found` where inbound email is off (`INBOUND_ENABLED`).
+         */
+        get: operations["exportMail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/mail/inboxes": {
         parameters: {
             query?: never;
@@ -1181,6 +1201,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/mail/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search mail (words, "phrases", from:, to:, subject:, has:attachment, after:, before:), newest first
+         * @description The account's inbound and outbound mail matching `q`, newest first, at most `limit` (default 50, at most 100): every word, phrase and operator must hold. Words are matched whole, without regard to case or accents, in the subject and the first 4,000 characters of the text; common words (the, and, …) only inside a phrase. `from:`/`to:` take an address, the part before its @ or its domain. `inbox_id` (404 for an unknown inbox) or `inbox` narrows it to the mail of one address. A malformed `q` (an unknown `has:`, a date not YYYY-MM-DD, nothing to search for) is 400 `invalid_request`. A search reads a bounded part of the index, so a query whose terms are each common but rare together may answer fewer results than exist. Deployment-gated: 404 `not_found` where inbound email is off (`INBOUND_ENABLED`).
+         */
+        get: operations["searchMail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/mail/threads": {
         parameters: {
             query?: never;
@@ -1190,7 +1230,7 @@ export interface paths {
         };
         /**
          * List threads of a folder, newest message first
-         * @description Threads of one folder (default `inbox`; `starred` and `sent` are views, not folders), newest `last_message_at` first. `inbox_id` (404 for an unknown inbox) or `inbox` (any address of the account's inbound domains) narrows the list to threads that reached that address. A non-empty `q` is refused (400) until search lands. Deployment-gated: 404 `not_found` where inbound email is off (`INBOUND_ENABLED`).
+         * @description Threads of one folder (default `inbox`; `starred` and `sent` are views, not folders), newest `last_message_at` first. `inbox_id` (404 for an unknown inbox) or `inbox` (any address of the account's inbound domains) narrows the list to threads that reached that address. A non-empty `q` (the search's syntax, 400 `invalid_request` when malformed) keeps the threads with a matching message, newest match first; such a page reads a bounded part of the index and may come back short with a `next_cursor`. Deployment-gated: 404 `not_found` where inbound email is off (`INBOUND_ENABLED`).
          */
         get: operations["listMailThreads"];
         put?: never;
@@ -13395,6 +13435,186 @@ export interface operations {
             };
         };
     };
+    exportMail: {
+        parameters: {
+            query?: {
+                /** @description Default json */
+                format?: "json" | "mbox";
+                /** @description Default inbox */
+                folder?: "inbox" | "archive" | "trash" | "spam" | "sent" | "starred";
+                inbox_id?: string;
+                inbox?: string;
+                /** @description Only matching messages. Words (all must appear, in the subject or the first 4,000 characters of the text), "quoted phrases", and the operators from:, to: (To and Cc), subject:, has:attachment, after:YYYY-MM-DD (on or after, UTC) and before:YYYY-MM-DD (before); operators alone are valid. At most 500 characters and 12 words or operators. */
+                q?: string;
+                /** @description The next_cursor of the page before (json: the document’s field; mbox: the Postbox-Next-Cursor header) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Export document (format=json), or mbox text (format=mbox) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        exported_at: string;
+                        /** @description Messages in this document */
+                        count: number;
+                        messages: {
+                            id: string;
+                            thread_id: string;
+                            /** @enum {string} */
+                            source: "inbound" | "outbound";
+                            from: string | null;
+                            to: string[];
+                            subject: string | null;
+                            text_body: string | null;
+                            occurred_at: string;
+                            attachments: {
+                                /** @description As the sender named it; null when it had no name */
+                                filename: string | null;
+                                content_type: string;
+                                /** @description Decoded size in bytes */
+                                size: number;
+                            }[];
+                        }[];
+                        /** @description Pass as cursor for the next part of the export; null on the last */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listMailInboxes: {
         parameters: {
             query?: never;
@@ -14497,6 +14717,174 @@ export interface operations {
             };
         };
     };
+    searchMail: {
+        parameters: {
+            query: {
+                /** @description Words (all must appear, in the subject or the first 4,000 characters of the text), "quoted phrases", and the operators from:, to: (To and Cc), subject:, has:attachment, after:YYYY-MM-DD (on or after, UTC) and before:YYYY-MM-DD (before); operators alone are valid. At most 500 characters and 12 words or operators. */
+                q: string;
+                /** @description Only mail of this inbox’s address */
+                inbox_id?: string;
+                /** @description Only mail of this address (an inbox’s or a catch-all one) */
+                inbox?: string;
+                /** @description Results, 1 to 100 (default 50; larger values are capped, others ignored) */
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Matching messages, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Newest first */
+                        results: {
+                            thread_id: string;
+                            /** @enum {string} */
+                            source: "inbound" | "outbound";
+                            /** @description The message’s id: inb_… (inbound) or msg_… (outbound) */
+                            message_ref: string;
+                            from: string | null;
+                            subject: string | null;
+                            /** @description The start of the message’s text */
+                            snippet: string;
+                            occurred_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listMailThreads: {
         parameters: {
             query?: {
@@ -14506,7 +14894,7 @@ export interface operations {
                 inbox_id?: string;
                 /** @description Only threads that reached this address (an inbox’s or a catch-all one) */
                 inbox?: string;
-                /** @description Reserved for search operators; a non-empty value is refused (400) until the search lands */
+                /** @description Only threads with a message matching this search (GET /v1/mail/search’s q), at their newest match */
                 q?: string;
                 limit?: string;
                 cursor?: string;

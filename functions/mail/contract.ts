@@ -22,6 +22,7 @@ import {
   threadListQuery,
   threadSummary,
 } from '../../shared/mail/schemas';
+import { exportDocument, exportQuery, searchAnswer, searchQuery } from '../../shared/mail/search-schemas';
 
 const GATED = 'Deployment-gated: 404 `not_found` where inbound email is off (`INBOUND_ENABLED`).';
 const inboxId = z.object({ id: z.string().meta({ description: 'The inbox id, mbx_…' }) });
@@ -136,7 +137,8 @@ export const contracts: Contracts = {
     description: [
       'Threads of one folder (default `inbox`; `starred` and `sent` are views, not folders), newest `last_message_at` first. `inbox_id`',
       '(404 for an unknown inbox) or `inbox` (any address of the account\'s inbound domains) narrows the list to threads that reached that address.',
-      `A non-empty \`q\` is refused (400) until search lands. ${GATED}`,
+      'A non-empty `q` (the search\'s syntax, 400 `invalid_request` when malformed) keeps the threads with a matching message, newest match first; such a page',
+      `reads a bounded part of the index and may come back short with a \`next_cursor\`. ${GATED}`,
     ].join(' '),
     query: threadListQuery,
     paginated: true,
@@ -157,6 +159,45 @@ export const contracts: Contracts = {
     responses: { 200: { description: 'The thread', schema: threadDetail } },
     errors: ['not_found'],
     examples: [THREAD_404],
+  },
+  'GET /v1/mail/search': {
+    operationId: 'searchMail',
+    description: [
+      'The account\'s inbound and outbound mail matching `q`, newest first, at most `limit` (default 50, at most 100): every word, phrase and',
+      'operator must hold. Words are matched whole, without regard to case or accents, in the subject and the first 4,000 characters of the text;',
+      'common words (the, and, …) only inside a phrase. `from:`/`to:` take an address, the part before its @ or its domain. `inbox_id` (404 for an',
+      'unknown inbox) or `inbox` narrows it to the mail of one address. A malformed `q` (an unknown `has:`, a date not YYYY-MM-DD, nothing to',
+      `search for) is 400 \`invalid_request\`. A search reads a bounded part of the index, so a query whose terms are each common but rare together may answer fewer results than exist. ${GATED}`,
+    ].join(' '),
+    query: searchQuery,
+    responses: { 200: { description: 'Matching messages, newest first', schema: searchAnswer } },
+    errors: ['not_found'],
+    examples: [
+      { name: 'words and an operator', query: { q: 'invoice from:billing@example.com' }, status: 200 },
+      { name: 'operators alone', query: { q: 'has:attachment after:2026-01-01' }, status: 200 },
+      { name: 'a date not YYYY-MM-DD', query: { q: 'after:yesterday' }, status: 400 },
+      { name: 'no q', status: 400 },
+      { name: 'no such inbox', query: { q: 'hello', inbox_id: 'mbx_missing' }, status: 404 },
+    ],
+  },
+  'GET /v1/mail/export': {
+    operationId: 'exportMail',
+    description: [
+      'The mail of a thread list (`folder`, `inbox_id`, `inbox`, `q` as on GET /v1/mail/threads) as the Export document (`format=json`, the',
+      'default) or as mbox (`format=mbox`, RFC 4155 with `From ` lines quoted by one more `>`, `application/mbox`: each inbound message as',
+      'received, outbound ones composed as text/plain). A call answers a page of at most 100 messages and 4 MiB; `next_cursor` (json) or the',
+      '`Postbox-Next-Cursor` header (mbox) continues it, absent or null on the last page. Without `q`: threads newest first, each thread\'s',
+      `messages oldest first; with \`q\`: the matching messages newest first. ${GATED}`,
+    ].join(' '),
+    query: exportQuery,
+    responses: { 200: { description: 'The Export document (format=json), or mbox text (format=mbox)', schema: exportDocument } },
+    errors: ['not_found'],
+    examples: [
+      { name: 'the inbox as json', status: 200 },
+      { name: 'not a format', query: { format: 'pst' }, status: 400 },
+      { name: 'a malformed q', query: { q: 'has:nothing' }, status: 400 },
+      { name: 'a cursor from elsewhere', query: { cursor: 'not-a-cursor' }, status: 400 },
+    ],
   },
   'PUT /v1/mail/threads/{id}/read': {
     operationId: 'setMailThreadRead',

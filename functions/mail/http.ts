@@ -3,6 +3,7 @@
 import { authOf, createHttpHandler, type RouteHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';
 import { json, noContent } from '../../shared/http/respond';
+import type { HttpResult } from '../../shared/http/types';
 import { parseInput } from '../../shared/http/validate';
 import { requireInbound } from '../../shared/inbound/read';
 import { createInbox, deleteInbox, listInboxes } from '../../shared/mail/inboxes';
@@ -11,7 +12,18 @@ import { composeMail, forwardThread, replyToThread } from '../../shared/mail/com
 import { composeBody, forwardBody, replyBody } from '../../shared/mail/compose-schemas';
 import { createInboxBody, createLabelBody, folderBody, labelsBody, readBody, starBody, threadListQuery } from '../../shared/mail/schemas';
 import { listThreads, readThread, setFolder, setLabels, setMessageStarred, setRead, setThreadStarred } from '../../shared/mail/threads';
+import { exportMail, type ExportPage } from '../../shared/mail/export';
+import { exportQuery, searchQuery } from '../../shared/mail/search-schemas';
+import { searchMail } from '../../shared/mail/search-service';
 import { functionNamed } from '../manifest';
+
+/** A page of an export: the Export document, or mbox text with the next page's cursor in a header. */
+const exported = (page: ExportPage): HttpResult => {
+  if (!page.mbox) return json(200, { exported_at: page.exported_at, count: page.messages.length, messages: page.messages, next_cursor: page.nextCursor });
+  const headers: Record<string, string> = { 'content-type': 'application/mbox', 'content-disposition': 'attachment; filename="mail-export.mbox"' };
+  if (page.nextCursor) headers['postbox-next-cursor'] = page.nextCursor;
+  return { status: 200, body: page.mbox, headers };
+};
 
 const gated =
   (route: RouteHandler): RouteHandler =>
@@ -32,6 +44,8 @@ const routes: Record<string, RouteHandler> = {
     return listed('threads', await listThreads(listing(c), authOf(req).accountId, query, pageOf(req)));
   },
   'GET /v1/mail/threads/{id}': async (req, c) => json(200, await readThread(c, authOf(req).accountId, req.params.id ?? '')),
+  'GET /v1/mail/search': async (req, c) => json(200, { results: await searchMail(c.store, authOf(req).accountId, parseInput(searchQuery, req.query, 'query')) }),
+  'GET /v1/mail/export': async (req, c) => exported(await exportMail({ ...listing(c), objects: c.objects, clock: c.clock }, authOf(req).accountId, parseInput(exportQuery, req.query, 'query'))),
   'PUT /v1/mail/threads/{id}/read': async (req, c) => {
     const { read = true } = parseInput(readBody, req.body ?? {});
     return json(200, await setRead(c.store, authOf(req).accountId, req.params.id ?? '', read));

@@ -83,7 +83,9 @@ export type Entity =
   | 'mail_view_entry'
   | 'billing'
   | 'billing_customer'
-  | 'billing_event';
+  | 'billing_event'
+  | 'mail_posting'
+  | 'mail_doc';
 
 export interface IndexKey {
   gsi2pk: string;
@@ -289,6 +291,17 @@ export const keys = {
     sk: `${lastMessageAt}#${threadId}`,
   }),
   mailViewPartition: (accountId: string, view: string): string => `MAILVIEW#${accountId}#${view}`,
+  /**
+   * The Mail search index (shared/mail/index-*.ts): one posting per account, term and message,
+   * newest first by the message's time, and one search document per message (what a result shows
+   * and what a quoted phrase is checked against).
+   */
+  mailPosting: (accountId: string, term: string, occurredAt: string, source: string, id: string): ItemKey => ({
+    pk: `MAILIDX#${accountId}#${term}`,
+    sk: `${occurredAt}#${source}#${id}`,
+  }),
+  mailPostingPartition: (accountId: string, term: string): string => `MAILIDX#${accountId}#${term}`,
+  mailDoc: (accountId: string, source: string, id: string): ItemKey => ({ pk: `MAILDOC#${accountId}#${source}#${id}`, sk: 'DOC' }),
 
   usage: (accountId: string, period: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `USAGE#${period}` }),
   /** An account's spend cap (no key) or one key's, in the account's partition (shared/spend-caps). */
@@ -341,6 +354,11 @@ export const keyQueries = {
     index: table.indexes.byLookup.name,
     keyCondition: 'gsi1pk = :pk AND gsi1sk <= :upTo',
     values: { ':pk': `OUTBOX#${shard}`, ':upTo': `${String(leaseEndingBy).padStart(15, '0')}#~` },
+  }),
+  /** One search term's postings between two sort keys, both inclusive (shared/mail/index-repository.ts). */
+  mailPostingsBetween: (partition: string, from: string, to: string): KeyQuery => ({
+    keyCondition: 'pk = :pk AND sk BETWEEN :from AND :to',
+    values: { ':pk': partition, ':from': from, ':to': to },
   }),
   /** Local scheduler: the schedules due at or before an instant. */
   dueUpTo: (dueIso: string): KeyQuery => ({ keyCondition: 'pk = :pk AND sk <= :upTo', values: { ':pk': keys.schedulesPartition, ':upTo': keys.scheduleDueUpTo(dueIso) } }),

@@ -13,10 +13,12 @@ export interface MailMessageEntry {
   to: readonly string[];
   cc: readonly string[];
   subject: string | null;
-  /** The message's text, or null; only its start is kept (the snippet). */
+  /** The message's text, or null; only its start is kept (the snippet, and the search index's first 4,000 characters). */
   text: string | null;
   /** The account's own address on the message: the recipient of inbound mail, the sender of outbound. */
   address: string;
+  /** How many attachments the message has (the search index's `has:attachment`); none when absent. */
+  attachment_count?: number;
 }
 
 export interface ThreadState {

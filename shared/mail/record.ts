@@ -9,6 +9,7 @@
 // before the retry, which an SQS redelivery minutes later does not meet).
 import type { Store } from '../db/store';
 import type { InboundEmailItem } from '../inbound/repository';
+import { indexMailMessage } from './index-write';
 import { applyEntry, type MailMessageEntry } from './model';
 import { MailThreadRepository } from './threads-repository';
 
@@ -26,6 +27,7 @@ export async function recordMailMessage(deps: { store: Store }, entry: MailMessa
     subject: entry.subject,
   });
   await threads.change(entry.account_id, entry.thread_id, (current) => applyEntry(current, entry));
+  await indexMailMessage(deps, entry);
   await threads.putRef(entry.account_id, entry.source, entry.id, entry.thread_id, true);
 }
 
@@ -42,6 +44,7 @@ export function inboundEntryOf(email: InboundEmailItem, text: string | null): Ma
     subject: email.subject,
     text,
     address: email.recipient,
+    attachment_count: email.attachments.length,
   };
 }
 

@@ -98,7 +98,7 @@ export const threadListQuery = z
     folder: z.enum(listFolders).optional().meta({ description: 'Default inbox' }),
     inbox_id: z.string().max(64).optional().meta({ description: 'Only threads that reached this inbox’s address' }),
     inbox: z.string().max(254).optional().meta({ description: 'Only threads that reached this address (an inbox’s or a catch-all one)' }),
-    q: z.string().max(1000).optional().meta({ description: 'Reserved for search operators; a non-empty value is refused (400) until the search lands' }),
+    q: z.string().max(1000).optional().meta({ description: 'Only threads with a message matching this search (GET /v1/mail/search’s q), at their newest match' }),
     limit: z.string().optional(),
     cursor: z.string().optional(),
   })

@@ -14,6 +14,8 @@ import { mapPage, pageRequest, type Page, type PageInput } from '../pagination';
 import type { ObjectStore } from '../ports/object-store';
 import { inboxById, inboxIdsByAddress } from './inboxes';
 import { isStarred, refOf, viewName, type ThreadState } from './model';
+import { planSearch } from './search';
+import { threadsMatching } from './search-threads';
 import { MailSettingsRepository } from './settings-repository';
 import { sources, type Folder, type LabelsBody, type ListFolder, type MailSource, type ThreadDetail, type ThreadListQuery, type ThreadSummary } from './schemas';
 import { MailThreadRepository, type MailThreadEntryItem, type MailThreadItem } from './threads-repository';
@@ -53,7 +55,7 @@ export function toThreadSummary(t: ThreadState, names: Names): ThreadSummary {
 }
 
 /** The address a list is narrowed to: an inbox's (404 for an unknown one) or one given as it is. */
-async function addressFilter(store: Store, accountId: string, query: ThreadListQuery): Promise<string | undefined> {
+export async function addressFilter(store: Store, accountId: string, query: Pick<ThreadListQuery, 'inbox' | 'inbox_id'>): Promise<string | undefined> {
   const given = query.inbox?.trim() ? normalizeAddress(query.inbox) : undefined;
   if (!query.inbox_id) return given;
   const inbox = await inboxById(store, accountId, query.inbox_id);
@@ -67,10 +69,16 @@ export async function listThreads(
   query: ThreadListQuery,
   page: PageInput,
 ): Promise<Page<ThreadSummary>> {
-  // Recorded in docs/api-decisions.md: search operators come with GET /v1/mail/search's index.
-  if (query.q?.trim()) throw new InvalidRequestError('query.q: searching the thread list is not available yet; leave q out');
   const folder: ListFolder = query.folder ?? 'inbox';
+  const q = query.q?.trim();
+  const plan = q ? planSearch(accountId, q) : undefined;
   const address = await addressFilter(deps.store, accountId, query);
+  if (plan) {
+    // The threads of the matching messages (shared/mail/search-threads.ts), in the same view.
+    const scope = { accountId, collection: 'mail-threads-search', filters: { folder, address, q } };
+    const [found, names] = await Promise.all([threadsMatching(deps.store, plan, viewName(folder, address), pageRequest(deps, scope, page)), namesOf(deps.store, accountId)]);
+    return mapPage(found, (t) => toThreadSummary(t, names));
+  }
   const [hits, names] = await Promise.all([
     new MailThreadRepository(deps.store).viewPage(accountId, viewName(folder, address), pageRequest(deps, { accountId, collection: 'mail-threads', filters: { folder, address } }, page)),
     namesOf(deps.store, accountId),

@@ -11,9 +11,14 @@ const matchRoute = createRouteMatcher(functions);
 type Lambda = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
 
 export async function call(input: HttpEventInput): Promise<ParsedResult> {
+  return parseResult(await callRaw(input));
+}
+
+/** The answer as API Gateway gets it: for bodies that are not JSON (bytes travel base64-encoded). */
+export async function callRaw(input: HttpEventInput): Promise<APIGatewayProxyStructuredResultV2> {
   const match = matchRoute(input.method, input.path);
   const fn = match.kind === 'route' ? match.fn : functions.find((f) => f.defaultRoute);
   if (!fn) throw new Error('no fallback function');
   const handler = await loadFunction<Lambda>(fn);
-  return parseResult(await runningAs.run(fn, () => handler(httpEvent(input))));
+  return runningAs.run(fn, () => handler(httpEvent(input)));
 }

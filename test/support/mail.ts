@@ -35,6 +35,30 @@ export function rawMail(m: { from?: string; to: string; subject: string; text?: 
   return `${headers.join('\r\n')}\r\n\r\n${m.text ?? 'hello'}\r\n`;
 }
 
+/** A message with a text part and one small PDF attachment (c.pdf, 9 bytes). */
+export function rawMailWithAttachment(m: { to: string; subject: string; text: string }): string {
+  return [
+    'From: alice@sender.test',
+    `To: ${m.to}`,
+    `Subject: ${m.subject}`,
+    'MIME-Version: 1.0',
+    'Content-Type: multipart/mixed; boundary="b"',
+    '',
+    '--b',
+    'Content-Type: text/plain',
+    '',
+    m.text,
+    '--b',
+    'Content-Type: application/pdf; name="c.pdf"',
+    'Content-Disposition: attachment; filename="c.pdf"',
+    'Content-Transfer-Encoding: base64',
+    '',
+    'JVBERi0xLjQK',
+    '--b--',
+    '',
+  ].join('\r\n');
+}
+
 /** Stores `raw` and runs the worker on its notification, one second after the last arrival. */
 export async function arrive(bed: Testbed, raw: string, recipients: string[]): Promise<Arrival> {
   bed.c.clock.advance(1000);
