@@ -244,14 +244,25 @@ export const functions: readonly FunctionDef[] = [
       { method: 'GET', path: '/v1/mail/labels', access: ANY_KEY, summary: 'List labels, ordered by name' },
       { method: 'POST', path: '/v1/mail/labels', access: SEND, summary: 'Create a label (name unique without regard to case, hex colour)' },
       { method: 'DELETE', path: '/v1/mail/labels/{id}', access: SEND, summary: 'Delete a label; it leaves every thread' },
+    ],
+    // The bucket: a thread's large content and the raw messages an export serves are read from it.
+    needs: { table: 'readwrite', secrets: ['cursor-signing-key'], bucket: 'read' },
+    memoryMb: 512,
+    timeoutSeconds: 10,
+  },
+  {
+    // The Mail app's sending (compose, reply, forward), apart from its reading so neither bundle
+    // carries the other: it writes large content to the bucket and hands messages to the send
+    // queue like POST /v1/send (never to the scheduler: the Mail app sends at once).
+    name: 'mail-send',
+    entry: 'functions/mail-send/http.ts',
+    handler: 'handler',
+    http: [
       { method: 'POST', path: '/v1/mail/compose', access: SEND, summary: 'Send a new message from a verified domain; it starts a thread' },
       { method: 'POST', path: '/v1/mail/threads/{id}/reply', access: SEND, summary: 'Reply in a thread to its newest received message' },
       { method: 'POST', path: '/v1/mail/threads/{id}/forward', access: SEND, summary: 'Forward the newest received message of a thread, the original attached' },
     ],
-    // The bucket: a thread's large inbound content is read back from it, and compose, reply and
-    // forward write large content there; they hand messages to the send queue like POST /v1/send
-    // (never to the scheduler: the Mail app sends at once).
-    needs: { table: 'readwrite', secrets: ['cursor-signing-key'], bucket: 'readwrite', sendTo: ['send'] },
+    needs: { table: 'readwrite', bucket: 'readwrite', sendTo: ['send'] },
     memoryMb: 512,
     timeoutSeconds: 10,
   },

@@ -1,5 +1,5 @@
 // The Mail app's API: inboxes, threads (list, detail, read state, stars, folder, labels), message
-// stars and labels, and sending (compose, reply, forward). Every route is deployment-gated: 404 where inbound email is off.
+// stars and labels, search and export (sending is functions/mail-send/http.ts). Every route is deployment-gated: 404 where inbound email is off.
 import { authOf, createHttpHandler, type RouteHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';
 import { json, noContent } from '../../shared/http/respond';
@@ -8,8 +8,6 @@ import { parseInput } from '../../shared/http/validate';
 import { requireInbound } from '../../shared/inbound/read';
 import { createInbox, deleteInbox, listInboxes } from '../../shared/mail/inboxes';
 import { createLabel, deleteLabel, listLabels } from '../../shared/mail/labels';
-import { composeMail, forwardThread, replyToThread } from '../../shared/mail/compose';
-import { composeBody, forwardBody, replyBody } from '../../shared/mail/compose-schemas';
 import { createInboxBody, createLabelBody, folderBody, labelsBody, readBody, starBody, threadListQuery } from '../../shared/mail/schemas';
 import { listThreads, readThread, setFolder, setLabels, setMessageStarred, setRead, setThreadStarred } from '../../shared/mail/threads';
 import { exportMail, type ExportPage } from '../../shared/mail/export';
@@ -70,9 +68,6 @@ const routes: Record<string, RouteHandler> = {
     await deleteLabel(c.store, authOf(req).accountId, req.params.id ?? '');
     return noContent();
   },
-  'POST /v1/mail/compose': async (req, c) => json(201, await composeMail(c, authOf(req), parseInput(composeBody, req.body))),
-  'POST /v1/mail/threads/{id}/reply': async (req, c) => json(201, await replyToThread(c, authOf(req), req.params.id ?? '', parseInput(replyBody, req.body))),
-  'POST /v1/mail/threads/{id}/forward': async (req, c) => json(201, await forwardThread(c, authOf(req), req.params.id ?? '', parseInput(forwardBody, req.body))),
 };
 
 export const handler = createHttpHandler(functionNamed('mail'), Object.fromEntries(Object.entries(routes).map(([key, route]) => [key, gated(route)])));
