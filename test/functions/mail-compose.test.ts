@@ -165,6 +165,24 @@ describe('compose', () => {
   });
 });
 
+describe('spend caps', () => {
+  it('refuses compose, reply and forward past the hard cap with 402 spend_cap_exceeded, sending and filing nothing', async () => {
+    // Prepare: a conversation, then a cap with no room for even one live email
+    const talk = await conversation();
+    const cap = await req({ method: 'PUT', path: '/v1/spend-caps', key: bed.account.admin_key, body: { hard_limit_micros: 0 } });
+    expect(cap.status, JSON.stringify(cap.body)).toBe(200);
+    const before = await detail(talk.id);
+
+    // Act / Assess
+    expectError(await compose({ to: 'bob@example.org', from: 'team@in.test', subject: 'Hi', body_text: 'x' }), 402, 'spend_cap_exceeded');
+    expectError(await reply(talk.id, { body_text: 'thanks' }), 402, 'spend_cap_exceeded');
+    expectError(await forward(talk.id, { to: 'carol@example.org', body_text: 'fyi' }), 402, 'spend_cap_exceeded');
+    expect(sendJobs()).toEqual([]);
+    expect(await threads({ folder: 'sent' })).toEqual([]);
+    expect((await detail(talk.id)).messages).toEqual(before.messages);
+  });
+});
+
 describe('reply', () => {
   it('joins the newest received message with In-Reply-To, References and the thread; to omitted goes to the first sender', async () => {
     const talk = await conversation();
