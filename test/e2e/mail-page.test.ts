@@ -350,7 +350,11 @@ chromium.describe(chromium.name('the Mail app in a browser'), () => {
   }
 
   it('moves through the list with j/k, opens with o, goes to the search box with /, archives with e', async () => {
+    // The list left by the test before (a search) stays until the inbox's arrives: wait for the
+    // inbox's own, which the page announces in the status line once it is drawn.
+    await page.evaluate(() => void ((globalThis as InPage).document.querySelector('#status').textContent = ''));
     await page.click('#folders button[data-folder=inbox]');
+    await page.waitForFunction(() => / in Inbox\.$/.test((globalThis as InPage).document.querySelector('#status').textContent));
     await page.waitForSelector('#threads li.selected');
     // Newest first: a reply (when the route is there) makes its thread the newest.
     const [top, next] = await listed(page);
@@ -415,7 +419,10 @@ chromium.describe(chromium.name('the Mail app in a browser'), () => {
     const absent = [...(hasReply ? [] : [/\/v1\/mail\/threads\/thr_\w+\/reply$/]), ...(hasSearch ? [] : [/\/v1\/mail\/search\?/])];
     const expected = (e: string) => /^Failed to load resource: the server responded with a status of (429|503) /.test(e) || (/status of 404 /.test(e) && absent.some((path) => path.test(e)));
     expect(errors.filter((e) => !expected(e))).toEqual([]);
-    expect(requested.filter((url) => !url.startsWith('data:') && new URL(url).origin !== origin)).toEqual([]);
+    // The image shown on request is the one outside request allowed; Playwright sees a sandboxed
+    // frame's requests only sometimes, so it may or may not be listed here (the image server's own
+    // count, below, is the check that it was asked for exactly once).
+    expect(requested.filter((url) => !url.startsWith('data:') && new URL(url).origin !== origin && url !== imageUrl)).toEqual([]);
     expect(imageHits).toEqual(['/pixel.gif']);
     expect(requested.map((url) => new URL(url).pathname)).toEqual(expect.arrayContaining(['/mail', '/v1/mail/threads', '/v1/mail/labels', '/v1/mail/inboxes']));
   });
