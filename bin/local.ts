@@ -31,6 +31,7 @@ async function main(): Promise<void> {
     `  sent mail (SES emulator):   ${runtime.sesUrl}/`,
     `  API reference:              ${runtime.url}/docs (the OpenAPI document: ${runtime.url}/v1/openapi.json)`,
     `  inbound mail (SMTP):        ${runtime.smtpUrl ?? 'off (INBOUND_ENABLED=false)'}`,
+    ...(runtime.smtpUrl ? [`  Mail app (web page):        ${runtime.url}/mail (sign in with a key below)`] : []),
     `  store (DynamoDB endpoint):  ${store}`,
     `  data directory:             ${dataDir}`,
     runtime.createdBootstrap ? '  first start: created an account; its keys are shown once here and kept in' : '  keys of the bootstrap account are in',
