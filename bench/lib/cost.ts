@@ -149,8 +149,10 @@ export function unitsOf(call: PortCall): Units {
     case 'mailer.send':
       return { ...u, requests: 1, ses: 1 };
     case 'objects.put':
+    case 'objects.putFile':
       return { ...u, requests: 1, s3Put: 1 };
     case 'objects.get':
+    case 'objects.getStream':
       return { ...u, requests: 1, s3Get: 1 };
     default:
       return { ...u, requests: 1 };
@@ -163,12 +165,14 @@ export const totalUnits = (calls: readonly PortCall[]): Units =>
     noUnits(),
   );
 
+/** A constant key prefix (`KEY`, `MAILREF`) names a kind; an id (`dlv_…`) or a time (`2026-…Z`) does not. */
+const isKindName = (part: string): boolean => /^[A-Z][A-Z0-9_]*$/.test(part);
+
 /** Short name of an item from its key: `ACCT/KEY`, `MSG`, `IDEM`, … */
 function kind(key: { pk?: unknown; sk?: unknown } | undefined): string {
   const pk = String(key?.pk ?? '?').split('#')[0] as string;
-  // Only a constant sort-key prefix names a kind; an id (`dlv_…`) does not.
   const sk = String(key?.sk ?? '').split('#')[0] as string;
-  return !sk || sk === pk || sk !== sk.toUpperCase() ? pk : `${pk}/${sk}`;
+  return !sk || sk === pk || !isKindName(sk) ? pk : `${pk}/${sk}`;
 }
 
 /** A port call as a reader can place it: `get ACCT/KEY`, `create IDEM (failed)`, `sendBatch send`. */
@@ -185,7 +189,7 @@ export function labelOf(call: PortCall): string {
     default:
       if (call.op === 'query') {
         const [pk, sk] = Object.values(first.values ?? {}).map((v) => String(v).split('#')[0]);
-        return `store.query ${first.index ? `${first.index} ` : ''}${pk}${sk ? `/${sk}` : ''}`;
+        return `store.query ${first.index ? `${first.index} ` : ''}${pk}${sk && isKindName(sk) ? `/${sk}` : ''}`;
       }
       if (call.op.startsWith('batch')) return `store.${call.op} ${[...new Set((first as Plain[]).map(kind))].join('+')}`;
       return `store.${call.op} ${kind(first)}${failed}`;
