@@ -1,31 +1,26 @@
 import { functionNamed } from '../manifest';
-import { authOf, createHttpHandler, type RouteHandler } from '../../shared/http/pipeline';
+import { inboundOnly } from '../../shared/http/inbound-gate';
+import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { json, noContent, shownOnce } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
 import { createRouteBody, enableInboundBody, updateRouteBody } from '../../shared/inbound-routes/schemas';
-import { assertInboundEnabled, createRoute, deleteRoute, listRoutes, readRoute, setInbound, updateRoute } from '../../shared/inbound-routes/service';
+import { createRoute, deleteRoute, listRoutes, readRoute, setInbound, updateRoute } from '../../shared/inbound-routes/service';
 
-/** Every route here is deployment-gated: 404 where inbound email is off (INBOUND_ENABLED). */
-const gated =
-  (route: RouteHandler): RouteHandler =>
-  async (req, c) => {
-    assertInboundEnabled(c.config);
-    return route(req, c);
-  };
-
-export const handler = createHttpHandler(functionNamed('inbound-routes'), {
-  'POST /v1/domains/{domain}/inbound': gated(async (req, c) => {
+// Every route here is deployment-gated: 404 where inbound email is off (INBOUND_ENABLED).
+export const handler = createHttpHandler(
+  functionNamed('inbound-routes'),
+  inboundOnly({
+  'POST /v1/domains/{domain}/inbound': async (req, c) => {
     const { enabled } = parseInput(enableInboundBody, req.body);
     return json(200, await setInbound(c, authOf(req).accountId, req.params.domain ?? '', enabled));
-  }),
-  'POST /v1/inbound/routes': gated(async (req, c) => shownOnce(201, await createRoute(c, authOf(req).accountId, parseInput(createRouteBody, req.body)))),
-  'GET /v1/inbound/routes': gated(async (req, c) => json(200, { routes: await listRoutes(c.store, authOf(req).accountId) })),
-  'GET /v1/inbound/routes/{id}': gated(async (req, c) => json(200, await readRoute(c.store, authOf(req).accountId, req.params.id ?? ''))),
-  'PUT /v1/inbound/routes/{id}': gated(async (req, c) =>
-    json(200, await updateRoute(c, authOf(req).accountId, req.params.id ?? '', parseInput(updateRouteBody, req.body))),
-  ),
-  'DELETE /v1/inbound/routes/{id}': gated(async (req, c) => {
+  },
+  'POST /v1/inbound/routes': async (req, c) => shownOnce(201, await createRoute(c, authOf(req).accountId, parseInput(createRouteBody, req.body))),
+  'GET /v1/inbound/routes': async (req, c) => json(200, { routes: await listRoutes(c.store, authOf(req).accountId) }),
+  'GET /v1/inbound/routes/{id}': async (req, c) => json(200, await readRoute(c.store, authOf(req).accountId, req.params.id ?? '')),
+  'PUT /v1/inbound/routes/{id}': async (req, c) => json(200, await updateRoute(c, authOf(req).accountId, req.params.id ?? '', parseInput(updateRouteBody, req.body))),
+  'DELETE /v1/inbound/routes/{id}': async (req, c) => {
     await deleteRoute(c.store, authOf(req).accountId, req.params.id ?? '');
     return noContent();
+  },
   }),
-});
+);

@@ -1,7 +1,8 @@
 // Received mail: the list, the full form, the raw message and attachments. Bodies are served as
 // received; what is served as a file carries nosniff (every answer does) and, for attachments,
 // Content-Disposition: attachment, so a browser never renders received HTML on the API's origin.
-import { attachmentOf, listInbound, rawOf, readInbound, requireInbound, type ServedFile } from '../../shared/inbound/read';
+import { attachmentOf, listInbound, rawOf, readInbound, type ServedFile } from '../../shared/inbound/read';
+import { inboundOnly } from '../../shared/http/inbound-gate';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';
 import { json } from '../../shared/http/respond';
@@ -28,21 +29,17 @@ function served(file: ServedFile): HttpResult {
   };
 }
 
-export const handler = createHttpHandler(functionNamed('inbound'), {
+export const handler = createHttpHandler(functionNamed('inbound'), inboundOnly({
   'GET /v1/inbound': async (req, c) => {
-    requireInbound(c.config);
     return listed('emails', await listInbound(listing(c), authOf(req).accountId, pageOf(req)));
   },
   'GET /v1/inbound/{id}': async (req, c) => {
-    requireInbound(c.config);
     return json(200, await readInbound(c, authOf(req).accountId, req.params.id ?? ''));
   },
   'GET /v1/inbound/{id}/raw': async (req, c) => {
-    requireInbound(c.config);
     return served(await rawOf(c, authOf(req).accountId, req.params.id ?? ''));
   },
   'GET /v1/inbound/{id}/attachments/{index}': async (req, c) => {
-    requireInbound(c.config);
     return served(await attachmentOf(c, authOf(req).accountId, req.params.id ?? '', indexOf(req.params.index)));
   },
-});
+}));

@@ -2,23 +2,16 @@
 // its own so the reading function (functions/mail/http.ts) carries neither the send pipeline nor
 // the send queue's grant. Their contracts sit with the other Mail routes' (functions/mail/contract.ts).
 // Deployment-gated like every Mail route: 404 where inbound email is off.
-import { authOf, createHttpHandler, type RouteHandler } from '../../shared/http/pipeline';
+import { inboundOnly } from '../../shared/http/inbound-gate';
+import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { json } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
-import { requireInbound } from '../../shared/inbound/read';
 import { composeMail, forwardThread, replyToThread } from '../../shared/mail/compose';
 import { composeBody, forwardBody, replyBody } from '../../shared/mail/compose-schemas';
 import { functionNamed } from '../manifest';
 
-const gated =
-  (route: RouteHandler): RouteHandler =>
-  async (req, c) => {
-    requireInbound(c.config);
-    return route(req, c);
-  };
-
-export const handler = createHttpHandler(functionNamed('mail-send'), {
-  'POST /v1/mail/compose': gated(async (req, c) => json(201, await composeMail(c, authOf(req), parseInput(composeBody, req.body)))),
-  'POST /v1/mail/threads/{id}/reply': gated(async (req, c) => json(201, await replyToThread(c, authOf(req), req.params.id ?? '', parseInput(replyBody, req.body)))),
-  'POST /v1/mail/threads/{id}/forward': gated(async (req, c) => json(201, await forwardThread(c, authOf(req), req.params.id ?? '', parseInput(forwardBody, req.body)))),
-});
+export const handler = createHttpHandler(functionNamed('mail-send'), inboundOnly({
+  'POST /v1/mail/compose': async (req, c) => json(201, await composeMail(c, authOf(req), parseInput(composeBody, req.body))),
+  'POST /v1/mail/threads/{id}/reply': async (req, c) => json(201, await replyToThread(c, authOf(req), req.params.id ?? '', parseInput(replyBody, req.body))),
+  'POST /v1/mail/threads/{id}/forward': async (req, c) => json(201, await forwardThread(c, authOf(req), req.params.id ?? '', parseInput(forwardBody, req.body))),
+}));

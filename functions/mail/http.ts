@@ -5,7 +5,7 @@ import { listed, listing, pageOf } from '../../shared/http/lists';
 import { json, noContent } from '../../shared/http/respond';
 import type { HttpResult } from '../../shared/http/types';
 import { parseInput } from '../../shared/http/validate';
-import { requireInbound } from '../../shared/inbound/read';
+import { inboundOnly } from '../../shared/http/inbound-gate';
 import { createInbox, deleteInbox, listInboxes } from '../../shared/mail/inboxes';
 import { createLabel, deleteLabel, listLabels } from '../../shared/mail/labels';
 import { createInboxBody, createLabelBody, folderBody, labelsBody, readBody, starBody, threadListQuery } from '../../shared/mail/schemas';
@@ -22,13 +22,6 @@ const exported = (page: ExportPage): HttpResult => {
   if (page.nextCursor) headers['postbox-next-cursor'] = page.nextCursor;
   return { status: 200, body: page.mbox, headers };
 };
-
-const gated =
-  (route: RouteHandler): RouteHandler =>
-  async (req, c) => {
-    requireInbound(c.config);
-    return route(req, c);
-  };
 
 const routes: Record<string, RouteHandler> = {
   'GET /v1/mail/inboxes': async (req, c) => json(200, { inboxes: await listInboxes(c.store, authOf(req).accountId) }),
@@ -70,4 +63,4 @@ const routes: Record<string, RouteHandler> = {
   },
 };
 
-export const handler = createHttpHandler(functionNamed('mail'), Object.fromEntries(Object.entries(routes).map(([key, route]) => [key, gated(route)])));
+export const handler = createHttpHandler(functionNamed('mail'), inboundOnly(routes));

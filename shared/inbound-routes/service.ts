@@ -28,11 +28,6 @@ export interface InboundConfig {
   sharedEmailSender: string;
 }
 
-/** The deployment-gated routes answer 404 where inbound email is off (the spec's rule). */
-export function assertInboundEnabled(config: Pick<InboundConfig, 'inboundEnabled'>): void {
-  if (config.inboundEnabled !== true) throw new NotFoundError('route');
-}
-
 /** Where MX records of inbound domains point: SES's inbound endpoint, or the local SMTP listener. */
 export function inboundMxHost(config: InboundConfig): string {
   return config.runtime === 'aws' ? `inbound-smtp.${config.region}.amazonaws.com` : (config.inboundSmtpHost ?? '127.0.0.1');
