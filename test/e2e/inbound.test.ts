@@ -14,7 +14,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functions } from '../../functions/manifest';
 import { createAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
-import { asSnsEnvelope } from '../../shared/inbound/messages';
 import type { InboundEmailItem } from '../../shared/inbound/repository';
 import { readLocalSettings } from '../../shared/runtime/config';
 import { startLocalRuntime, type LocalRuntime } from '../../shared/runtime/local/runtime';
@@ -22,6 +21,7 @@ import { createLogger } from '../../shared/runtime/logger';
 import { signatureOf } from '../../shared/webhooks/deliver';
 import { startDnsServer, type RunningDns } from '../support/dns-server';
 import { admitted, api } from '../support/local-process';
+import { receiptJob } from '../support/receipt';
 import { waitFor } from '../support/wait';
 
 const DOMAIN = 'inbound.test';
@@ -437,17 +437,9 @@ describe('the inbound read routes', () => {
     );
     const now = new Date().toISOString();
     await runtime.container.objects.put('inbound/ses-five-mb', Buffer.from(raw), 'message/rfc822');
-    const verdict = { status: 'PASS' };
     await runtime.container.queue.send(
       'inbound',
-      asSnsEnvelope(
-        {
-          notificationType: 'Received',
-          mail: { timestamp: now, source: `alice@${SENDER}`, messageId: 'ses-five-mb', destination: [`hello@${DOMAIN}`] },
-          receipt: { timestamp: now, recipients: [`hello@${DOMAIN}`], spfVerdict: verdict, dkimVerdict: verdict, dmarcVerdict: verdict, spamVerdict: verdict, virusVerdict: verdict, action: { type: 'S3', bucketName: 'local', objectKey: 'inbound/ses-five-mb' } },
-        },
-        'sns-five-mb',
-      ),
+      receiptJob({ objectKey: 'inbound/ses-five-mb', recipients: [`hello@${DOMAIN}`], sesMessageId: 'ses-five-mb', at: now, source: `alice@${SENDER}`, verdicts: { dkim: 'PASS', dmarc: 'PASS' } }),
     );
     const email = await emailWithSubject('Five megabytes');
 

@@ -1,5 +1,6 @@
 // The inbound worker under its manifest needs: SES receipt notifications (as SNS delivers them to
 // the inbound queue) into stored emails, per recipient, once per message, and never dropped.
+import { receiptJob } from '../support/receipt';
 import { createHash } from 'node:crypto';
 import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 import { handler as receiveRaw } from '../../functions/inbound/receive-email';
 import { createAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
-import { asSnsEnvelope, type ReceiptNotification } from '../../shared/inbound/messages';
 import type { InboundEmailItem } from '../../shared/inbound/repository';
 import { giveVerifiedDomain } from '../support/domains';
 import { underNeeds } from '../support/grants';
@@ -28,22 +28,7 @@ async function arrived(raw: string | Buffer, recipients: string[], sesMessageId 
 }
 
 function notificationFor(objectKey: string, recipients: string[], sesMessageId: string): unknown {
-  const now = bed.c.clock.now().toISOString();
-  const n: ReceiptNotification = {
-    notificationType: 'Received',
-    mail: { timestamp: now, source: 'alice@sender.test', messageId: sesMessageId, destination: recipients },
-    receipt: {
-      timestamp: now,
-      recipients,
-      spfVerdict: { status: 'PASS' },
-      dkimVerdict: { status: 'GRAY' },
-      dmarcVerdict: { status: 'FAIL' },
-      spamVerdict: { status: 'PASS' },
-      virusVerdict: { status: 'PASS' },
-      action: { type: 'S3', bucketName: 'bucket', objectKey },
-    },
-  };
-  return asSnsEnvelope(n, `sns-${sesMessageId}`);
+  return receiptJob({ objectKey, recipients, sesMessageId, at: bed.c.clock.now().toISOString(), verdicts: { dkim: 'GRAY', dmarc: 'FAIL' } });
 }
 
 async function inboundDomain(accountId: string, domain: string): Promise<void> {

@@ -1,9 +1,9 @@
 // Feeding mail to the Mail app as production does: a raw RFC 822 message where SES's S3 action
 // would store it, and its receipt notification (in its SNS envelope) through the real inbound
 // worker under its manifest needs. Plus the error-envelope assertion the Mail tests share.
+import { receiptJob } from './receipt';
 import { expect } from 'vitest';
 import { handler as receiveRaw } from '../../functions/inbound/receive-email';
-import { asSnsEnvelope, type ReceiptNotification } from '../../shared/inbound/messages';
 import { giveVerifiedDomain } from './domains';
 import { underNeeds } from './grants';
 import { sqsEvent, sqsRecord } from './sqs';
@@ -65,22 +65,7 @@ export async function arrive(bed: Testbed, raw: string, recipients: string[]): P
   const sesMessageId = `ses-mail-${++seq}`;
   const objectKey = `inbound/${sesMessageId}`;
   await bed.c.objects.put(objectKey, Buffer.from(raw), 'message/rfc822');
-  const now = bed.c.clock.now().toISOString();
-  const n: ReceiptNotification = {
-    notificationType: 'Received',
-    mail: { timestamp: now, source: 'alice@sender.test', messageId: sesMessageId, destination: recipients },
-    receipt: {
-      timestamp: now,
-      recipients,
-      spfVerdict: { status: 'PASS' },
-      dkimVerdict: { status: 'PASS' },
-      dmarcVerdict: { status: 'GRAY' },
-      spamVerdict: { status: 'PASS' },
-      virusVerdict: { status: 'PASS' },
-      action: { type: 'S3', bucketName: 'bucket', objectKey },
-    },
-  };
-  const job = asSnsEnvelope(n, `sns-${sesMessageId}`);
+  const job = receiptJob({ objectKey, recipients, sesMessageId, at: bed.c.clock.now().toISOString() });
   await redeliver({ job });
   return { job };
 }
