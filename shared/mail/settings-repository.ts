@@ -4,7 +4,7 @@
 // Removing one by its id reads the account's (capped) collection to find its key.
 import { keyQueries, keys, type ItemKey } from '../db/keys';
 import { wrote, type Store } from '../db/store';
-import { allItems } from './all-items';
+import { allItems } from '../db/all-items';
 
 export interface MailInboxItem extends ItemKey {
   entity: 'mail_inbox';

@@ -11,7 +11,7 @@ import { keyQueries, keys, type ItemKey } from '../db/keys';
 import { wrote, type Store } from '../db/store';
 import { RetryableError } from '../errors';
 import { queryPage, type Page, type PageRequest } from '../pagination';
-import { allItems } from './all-items';
+import { allItems } from '../db/all-items';
 import { viewsOf, type ThreadState } from './model';
 import type { MailSource } from './schemas';
 

@@ -1,6 +1,7 @@
 // Spend caps in the store: one item per account cap (no key) and per key cap, in the account's
 // partition. The soft alert's mark (`soft_alert_period`) rides on the cap: set by one conditional
 // write per period, so one alert per cap and period however many sends race past it.
+import { allItems } from '../db/all-items';
 import { keyQueries, keys, type ItemKey } from '../db/keys';
 import { orConflict, wrote, type Store } from '../db/store';
 import { NotFoundError } from '../errors';
@@ -49,15 +50,8 @@ export class SpendCapRepository {
   }
 
   /** The account cap and every key cap, account cap first. */
-  async list(accountId: string): Promise<SpendCapItem[]> {
-    const out: SpendCapItem[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.store.query<SpendCapItem>({ ...keyQueries.accountItems(accountId, keys.spendCapPrefix), ascending: true, startKey });
-      out.push(...page.items);
-      startKey = page.lastKey;
-    } while (startKey);
-    return out;
+  list(accountId: string): Promise<SpendCapItem[]> {
+    return allItems<SpendCapItem>(this.store, keyQueries.accountItems(accountId, keys.spendCapPrefix));
   }
 
   /** The caps that hold a send by this key: the account's and the key's, where set. */

@@ -1,7 +1,7 @@
-// Every item of one key condition, page after page, in key order: for the Mail app's small,
-// capped collections (inboxes, labels) and a thread's entries.
-import type { KeyQuery } from '../db/keys';
-import type { Store } from '../db/store';
+// Every item of one key condition, page after page, in key order: for small, capped collections
+// read whole (the Mail app's inboxes and labels, a thread's entries, an account's spend caps).
+import type { KeyQuery } from './keys';
+import type { Store } from './store';
 
 export async function allItems<T extends object>(store: Store, query: KeyQuery): Promise<T[]> {
   const found: T[] = [];
