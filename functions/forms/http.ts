@@ -22,7 +22,7 @@ import { checkSubmission, fieldPath, isFormPost, readSubmission } from '../../sh
 import { parseJsonBody } from '../../shared/http/json-body';
 import { listed, listing, pageOf } from '../../shared/http/lists';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
-import { htmlPage, json, noContent } from '../../shared/http/respond';
+import { htmlPage, json, noContent, redirect } from '../../shared/http/respond';
 import type { HttpRequest, HttpResult } from '../../shared/http/types';
 import { parseInput } from '../../shared/http/validate';
 import { mapPage } from '../../shared/pagination';
@@ -115,7 +115,7 @@ export const handler = createHttpHandler(functionNamed('forms'), {
           ? { status: form.double_opt_in ? ('pending_confirmation' as const) : ('subscribed' as const), message: successMessageOf(form) }
           : await submitSignup(c, form, checked.signup, req.baseUrl);
       if (!browser) return json(202, result, { ...CORS, vary: 'Accept' });
-      if (form.redirect_url) return { status: 303, headers: { location: form.redirect_url, 'cache-control': 'no-store', vary: 'Accept' } };
+      if (form.redirect_url) return redirect(303, form.redirect_url, { vary: 'Accept' });
       return page(req, 202, thanksPage(form, result.message));
     } catch (error) {
       if (browser && isCode(error, 'not_found')) return page(req, 404, formNotFoundPage());

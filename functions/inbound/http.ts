@@ -5,7 +5,7 @@ import { attachmentOf, listInbound, rawOf, readInbound, type ServedFile } from '
 import { inboundOnly } from '../../shared/http/inbound-gate';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';
-import { json } from '../../shared/http/respond';
+import { json, redirect } from '../../shared/http/respond';
 import type { HttpResult } from '../../shared/http/types';
 import { NotFoundError } from '../../shared/errors';
 import { functionNamed } from '../manifest';
@@ -21,7 +21,7 @@ function indexOf(raw: string | undefined): number {
  * answer. A received file may be HTML or SVG: if a browser opens it anyway, nothing in it runs.
  */
 function served(file: ServedFile): HttpResult {
-  if (file.kind === 'link') return { status: 302, headers: { location: file.url, 'cache-control': 'no-store' } };
+  if (file.kind === 'link') return redirect(302, file.url);
   return {
     status: 200,
     body: file.body,

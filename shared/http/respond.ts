@@ -34,6 +34,11 @@ export function noContent(): HttpResult {
   return { status: 204 };
 }
 
+/** A redirect (302 to a short-lived file link, 303 after a form post): never cached, since the target is per request. */
+export function redirect(status: 302 | 303, location: string, headers: Record<string, string> = {}): HttpResult {
+  return { status, headers: { location, 'cache-control': 'no-store', ...headers } };
+}
+
 export function errorResult(error: ApiError): HttpResult {
   return { status: error.status, body: { error: error.toBody() }, headers: error.headers };
 }
