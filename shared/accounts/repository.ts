@@ -1,10 +1,12 @@
 // Accounts in the store. Imports nothing from api-keys: key lookups read accounts through this
 // module, and account creation (shared/accounts/service.ts) calls api-keys, never the reverse.
-import { keys, type ItemKey } from '../db/keys';
+import { keyQueries, keys, type AccountListKey, type IndexKey, type ItemKey, type KeyQuery } from '../db/keys';
 import { wrote, type Store } from '../db/store';
+import { mapPage, queryPage, type Page, type PageRequest } from '../pagination';
 import type { AccountStatus, Channel } from './schemas';
 
-export interface AccountItem extends ItemKey {
+/** Accounts written since the staff list exists carry its index entries; older ones do not (docs/api-decisions.md). */
+export interface AccountItem extends ItemKey, Partial<AccountListKey>, Partial<IndexKey> {
   entity: 'account';
   id: string;
   name: string;
@@ -16,7 +18,22 @@ export interface AccountItem extends ItemKey {
   updated_at: string;
 }
 
-export type NewAccount = Omit<AccountItem, keyof ItemKey | 'entity'>;
+export type NewAccount = Omit<AccountItem, keyof ItemKey | keyof AccountListKey | keyof IndexKey | 'entity'>;
+
+/** An account's entry under its address (keys.accountEmail). */
+interface AccountEmailItem extends ItemKey {
+  entity: 'account_email';
+  account_id: string;
+}
+
+/** What a staff list walks: all accounts, those of one status, those with one address (normalized). */
+export interface AccountFilter {
+  status?: AccountStatus;
+  email?: string;
+}
+
+/** A listing entry as the query gave it (its key attributes, the cursor's stuff) with its account. */
+type Listed = Record<string, unknown> & { account: AccountItem };
 
 export class AccountRepository {
   constructor(private readonly store: Store) {}
@@ -25,22 +42,64 @@ export class AccountRepository {
     return this.store.get<AccountItem>(keys.account(accountId));
   }
 
-  /** false when an account with this id exists already */
-  create(account: NewAccount): Promise<boolean> {
-    const item: AccountItem = { ...keys.account(account.id), entity: 'account', ...account };
+  /**
+   * false when an account with this id exists already. The address entry goes first: one left by
+   * a crash before the account (or by a lost race for the id) names no account with that address,
+   * and the list passes it over.
+   */
+  async create(account: NewAccount): Promise<boolean> {
+    if (account.email !== null) {
+      const entry: AccountEmailItem = { ...keys.accountEmail(account.email, account.created_at, account.id), entity: 'account_email', account_id: account.id };
+      await this.store.put(entry);
+    }
+    const item: AccountItem = {
+      ...keys.account(account.id),
+      ...keys.accountListEntry(account.created_at, account.id),
+      ...keys.accountStatusEntry(account.status, account.created_at, account.id),
+      entity: 'account',
+      ...account,
+    };
     return wrote(this.store.create(item));
   }
 
-  /** false when there is no such account */
+  /** false when there is no such account. Moves the account's by-filter entry to the new status. */
   setStatus(accountId: string, status: AccountStatus, now: string): Promise<boolean> {
     return wrote(
       this.store.update(keys.account(accountId), {
-        expression: 'SET #status = :status, updated_at = :now',
+        expression: 'SET #status = :status, updated_at = :now, gsi2pk = :statusList',
         condition: 'attribute_exists(pk)',
         names: { '#status': 'status' },
-        values: { ':status': status, ':now': now },
+        values: { ':status': status, ':now': now, ':statusList': keys.accountStatusPartition(status) },
       }),
     );
+  }
+
+  /**
+   * A page of accounts, newest first. The entries carry no more than their keys, so each page
+   * reads its accounts (one BatchGet): what is shown, status included, is the account item's as
+   * of now, and an entry whose account is gone, or no longer has the status or address, is
+   * passed over.
+   */
+  async list(filter: AccountFilter, page: PageRequest): Promise<Page<AccountItem>> {
+    const query: KeyQuery =
+      filter.email !== undefined
+        ? keyQueries.partition(keys.accountEmailPartition(filter.email))
+        : filter.status !== undefined
+          ? keyQueries.byFilter(keys.accountStatusPartition(filter.status))
+          : keyQueries.allAccounts();
+    const wanted = (a: AccountItem): boolean =>
+      (filter.email === undefined || a.email === filter.email) && (filter.status === undefined || a.status === filter.status);
+    const accountKey = (entry: Record<string, unknown>): ItemKey =>
+      typeof entry.account_id === 'string' ? keys.account(entry.account_id) : { pk: String(entry.pk), sk: String(entry.sk) };
+    const out = await queryPage<Record<string, unknown>, Listed>(this.store, query, page, async (entries) => {
+      const found = await this.store.batchGet<AccountItem>(entries.map(accountKey));
+      const byPk = new Map(found.map((a) => [a.pk, a]));
+      return entries.flatMap((entry) => {
+        const account = byPk.get(accountKey(entry).pk);
+        return account && wanted(account) ? [{ ...entry, account }] : [];
+      });
+    });
+    return mapPage(out, (listed) => listed.account);
   }
 
   /** false when there is no such account */
