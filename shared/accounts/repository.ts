@@ -32,6 +32,12 @@ export interface AccountFilter {
   email?: string;
 }
 
+const emailEntry = (email: string, createdAt: string, accountId: string): AccountEmailItem => ({
+  ...keys.accountEmail(email, createdAt, accountId),
+  entity: 'account_email',
+  account_id: accountId,
+});
+
 /** A listing entry as the query gave it (its key attributes, the cursor's stuff) with its account. */
 type Listed = Record<string, unknown> & { account: AccountItem };
 
@@ -48,10 +54,7 @@ export class AccountRepository {
    * and the list passes it over.
    */
   async create(account: NewAccount): Promise<boolean> {
-    if (account.email !== null) {
-      const entry: AccountEmailItem = { ...keys.accountEmail(account.email, account.created_at, account.id), entity: 'account_email', account_id: account.id };
-      await this.store.put(entry);
-    }
+    if (account.email !== null) await this.store.put(emailEntry(account.email, account.created_at, account.id));
     const item: AccountItem = {
       ...keys.account(account.id),
       ...keys.accountListEntry(account.created_at, account.id),
@@ -70,6 +73,25 @@ export class AccountRepository {
         condition: 'attribute_exists(pk)',
         names: { '#status': 'status' },
         values: { ':status': status, ':now': now, ':statusList': keys.accountStatusPartition(status) },
+      }),
+    );
+  }
+
+  /**
+   * Gives an account written before the staff list existed its entries; any other account is
+   * left as it is. gsi2pk is kept if a status change set it meanwhile (setStatus always does).
+   */
+  async ensureListed(accountId: string): Promise<void> {
+    const account = await this.get(accountId);
+    if (!account || account.gsi1pk !== undefined) return;
+    if (account.email !== null) await this.store.put(emailEntry(account.email, account.created_at, account.id));
+    const listed = keys.accountListEntry(account.created_at, account.id);
+    const byStatus = keys.accountStatusEntry(account.status, account.created_at, account.id);
+    await wrote(
+      this.store.update(keys.account(accountId), {
+        expression: 'SET gsi1pk = :listPk, gsi1sk = :listSk, gsi2pk = if_not_exists(gsi2pk, :statusPk), gsi2sk = :statusSk',
+        condition: 'attribute_exists(pk) AND attribute_not_exists(gsi1pk)',
+        values: { ':listPk': listed.gsi1pk, ':listSk': listed.gsi1sk, ':statusPk': byStatus.gsi2pk, ':statusSk': byStatus.gsi2sk },
       }),
     );
   }

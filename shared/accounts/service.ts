@@ -84,6 +84,14 @@ export async function listAccounts(
   return mapPage(await new AccountRepository(deps.store).list(filter, request), toAdminView);
 }
 
+/**
+ * Lists an account made before the staff list existed (a no-op for one made since). Nothing
+ * scans for such accounts: the local runtime calls this for its bootstrap account at start.
+ */
+export async function ensureAccountListed(store: Store, accountId: string): Promise<void> {
+  await new AccountRepository(store).ensureListed(accountId);
+}
+
 /** One account as staff see it; 404 not_found when there is none. */
 export async function readAccount(store: Store, accountId: string): Promise<AdminAccountView> {
   const account = await getAccount(store, accountId);
