@@ -1,6 +1,7 @@
 import { functionNamed } from '../manifest';
 import { adminAccountQuery, createAccountBody, type CreatedAccountView } from '../../shared/accounts/schemas';
-import { createAccount, listAccounts, readAccount, setAccountStatus } from '../../shared/accounts/service';
+import { createAccount, setAccountStatus } from '../../shared/accounts/service';
+import { listAccounts, readAccount } from '../../shared/accounts/staff';
 import { listed, listing, pageOf } from '../../shared/http/lists';
 import { createHttpHandler } from '../../shared/http/pipeline';
 import { json, shownOnce } from '../../shared/http/respond';

@@ -1,6 +1,6 @@
 // Staff account listing and lookup: GET /v1/admin/accounts and /v1/admin/accounts/{id}.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ensureAccountListed } from '../../shared/accounts/service';
+import { ensureAccountListed } from '../../shared/accounts/staff';
 import { keys } from '../../shared/db/keys';
 import { installContainer } from '../../shared/runtime/container';
 import { call } from '../support/api';
