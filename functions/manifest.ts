@@ -356,10 +356,12 @@ export const functions: readonly FunctionDef[] = [
     handler: 'handler',
     http: [
       { method: 'POST', path: '/v1/admin/accounts', access: STAFF, summary: 'Create an account with its admin keys (staff token)' },
+      { method: 'GET', path: '/v1/admin/accounts', access: STAFF, summary: 'List accounts, newest first; by status or email (staff token)' },
+      { method: 'GET', path: '/v1/admin/accounts/{id}', access: STAFF, summary: 'One account (staff token)' },
       { method: 'POST', path: '/v1/admin/accounts/{id}/suspend', access: STAFF, summary: 'Suspend an account (staff token)' },
       { method: 'POST', path: '/v1/admin/accounts/{id}/unsuspend', access: STAFF, summary: 'Lift a suspension (staff token)' },
     ],
-    needs: { table: 'readwrite', secrets: ['staff-token'] },
+    needs: { table: 'readwrite', secrets: ['staff-token', 'cursor-signing-key'] },
     memoryMb: 512,
     timeoutSeconds: 10,
   },

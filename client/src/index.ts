@@ -544,6 +544,11 @@ export class Postbox {
   readonly admin = {
     createAccount: (body: Body<'/v1/admin/accounts', 'post'> = {}) =>
       this.#request<Ok<'/v1/admin/accounts', 'post'>>({ method: 'POST', path: '/v1/admin/accounts', body }),
+    /** Newest first; by status, or every account with an address (walk with `paginate`). */
+    listAccounts: (query?: Query<'/v1/admin/accounts', 'get'>) =>
+      this.#request<Ok<'/v1/admin/accounts', 'get'>>({ method: 'GET', path: '/v1/admin/accounts', query }),
+    getAccount: (id: PathParams<'/v1/admin/accounts/{id}', 'get'>['id']) =>
+      this.#request<Ok<'/v1/admin/accounts/{id}', 'get'>>({ method: 'GET', path: `/v1/admin/accounts/${enc(id)}` }),
     suspend: (id: PathParams<'/v1/admin/accounts/{id}/suspend', 'post'>['id']) =>
       this.#request<Ok<'/v1/admin/accounts/{id}/suspend', 'post'>>({ method: 'POST', path: `/v1/admin/accounts/${enc(id)}/suspend`, resendable: true }),
     unsuspend: (id: PathParams<'/v1/admin/accounts/{id}/unsuspend', 'post'>['id']) =>

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { accountStatusView, createAccountBody, createdAccountView } from '../../shared/accounts/schemas';
-import type { Contracts } from '../../shared/http/contract';
+import { accountStatusView, adminAccountQuery, adminAccountView, createAccountBody, createdAccountView } from '../../shared/accounts/schemas';
+import { listOf, type Contracts } from '../../shared/http/contract';
 
 const accountId = z.object({ id: z.string().meta({ description: 'The account id, acct_…' }) });
 
@@ -17,6 +17,35 @@ export const contracts: Contracts = {
       { name: 'an account', body: { name: 'Example {{unique}}' }, status: 201, as: 'staff' },
       { name: 'a malformed email', body: { email: 'not-an-address' }, status: 400, as: 'staff' },
       { name: 'an API key instead of the staff token', body: {}, status: 401, as: 'admin' },
+    ],
+  },
+  'GET /v1/admin/accounts': {
+    operationId: 'listAccounts',
+    description:
+      'Newest first. `status` keeps the accounts with that status; `email` finds the accounts with that address (trimmed and lower-cased; ' +
+      'several accounts may share one, and an address no account has gives an empty page). A cursor walks only the filters it was made with. ' +
+      'Accounts created before this list existed are not in it; `GET /v1/admin/accounts/{id}` reads any account.',
+    query: adminAccountQuery,
+    paginated: true,
+    responses: { 200: { description: 'A page of accounts', schema: listOf('accounts', adminAccountView) } },
+    errors: [],
+    examples: [
+      { name: 'first page', query: { limit: '10' }, status: 200, as: 'staff' },
+      { name: 'suspended accounts', query: { status: 'suspended' }, status: 200, as: 'staff' },
+      { name: 'by address', query: { email: '{{owner_email}}' }, status: 200, as: 'staff' },
+      { name: 'an unknown status', query: { status: 'deleted' }, status: 400, as: 'staff' },
+      { name: 'a cursor from elsewhere', query: { cursor: 'not-a-cursor' }, status: 400, as: 'staff' },
+      { name: 'an API key instead of the staff token', status: 401, as: 'admin' },
+    ],
+  },
+  'GET /v1/admin/accounts/{id}': {
+    operationId: 'getAccount',
+    params: accountId,
+    responses: { 200: { description: 'The account', schema: adminAccountView } },
+    errors: [],
+    examples: [
+      { name: 'an account', params: { id: '{{account_id}}' }, status: 200, as: 'staff' },
+      { name: 'no such account', params: { id: 'acct_missing' }, status: 404, as: 'staff' },
     ],
   },
   'POST /v1/admin/accounts/{id}/suspend': {

@@ -1,10 +1,11 @@
 // Accounts in the store. Imports nothing from api-keys: key lookups read accounts through this
 // module, and account creation (shared/accounts/service.ts) calls api-keys, never the reverse.
-import { keys, type ItemKey } from '../db/keys';
+import { keys, type AccountListKey, type IndexKey, type ItemKey } from '../db/keys';
 import { wrote, type Store } from '../db/store';
 import type { AccountStatus, Channel } from './schemas';
 
-export interface AccountItem extends ItemKey {
+/** Accounts written since the staff list exists carry its index entries; older ones do not (docs/api-decisions.md). */
+export interface AccountItem extends ItemKey, Partial<AccountListKey>, Partial<IndexKey> {
   entity: 'account';
   id: string;
   name: string;
@@ -16,7 +17,19 @@ export interface AccountItem extends ItemKey {
   updated_at: string;
 }
 
-export type NewAccount = Omit<AccountItem, keyof ItemKey | 'entity'>;
+export type NewAccount = Omit<AccountItem, keyof ItemKey | keyof AccountListKey | keyof IndexKey | 'entity'>;
+
+/** An account's entry under its address (keys.accountEmail); the staff list (list-repository.ts) reads them. */
+export interface AccountEmailItem extends ItemKey {
+  entity: 'account_email';
+  account_id: string;
+}
+
+export const emailEntry = (email: string, createdAt: string, accountId: string): AccountEmailItem => ({
+  ...keys.accountEmail(email, createdAt, accountId),
+  entity: 'account_email',
+  account_id: accountId,
+});
 
 export class AccountRepository {
   constructor(private readonly store: Store) {}
@@ -25,20 +38,31 @@ export class AccountRepository {
     return this.store.get<AccountItem>(keys.account(accountId));
   }
 
-  /** false when an account with this id exists already */
-  create(account: NewAccount): Promise<boolean> {
-    const item: AccountItem = { ...keys.account(account.id), entity: 'account', ...account };
+  /**
+   * false when an account with this id exists already. The address entry goes first: one left by
+   * a crash before the account (or by a lost race for the id) names no account with that address,
+   * and the list passes it over.
+   */
+  async create(account: NewAccount): Promise<boolean> {
+    if (account.email !== null) await this.store.put(emailEntry(account.email, account.created_at, account.id));
+    const item: AccountItem = {
+      ...keys.account(account.id),
+      ...keys.accountListEntry(account.created_at, account.id),
+      ...keys.accountStatusEntry(account.status, account.created_at, account.id),
+      entity: 'account',
+      ...account,
+    };
     return wrote(this.store.create(item));
   }
 
-  /** false when there is no such account */
+  /** false when there is no such account. Moves the account's by-filter entry to the new status. */
   setStatus(accountId: string, status: AccountStatus, now: string): Promise<boolean> {
     return wrote(
       this.store.update(keys.account(accountId), {
-        expression: 'SET #status = :status, updated_at = :now',
+        expression: 'SET #status = :status, updated_at = :now, gsi2pk = :statusList',
         condition: 'attribute_exists(pk)',
         names: { '#status': 'status' },
-        values: { ':status': status, ':now': now },
+        values: { ':status': status, ':now': now, ':statusList': keys.accountStatusPartition(status) },
       }),
     );
   }

@@ -46,6 +46,29 @@ export const accountStatusView = z
   .strict();
 export type AccountStatusView = z.infer<typeof accountStatusView>;
 
+/** GET /v1/admin/accounts: the page, and the filters (one of them at most, or both). */
+export const adminAccountQuery = z
+  .object({
+    limit: z.string().optional().meta({ description: 'Items per page, 1 to 100 (default 50; larger values are capped, others ignored)' }),
+    cursor: z.string().optional().meta({ description: 'The next_cursor of the page before; bound to the list and its filters' }),
+    status: z.enum(accountStatuses).optional().meta({ description: 'Only the accounts with this status' }),
+    email: z.string().trim().min(1).max(320).optional().meta({ description: 'Only the accounts with this address (trimmed, lower-cased); several accounts may share one' }),
+  })
+  .strict();
+export type AdminAccountQuery = z.infer<typeof adminAccountQuery>;
+
+/** An account as staff see it: GET /v1/admin/accounts and /v1/admin/accounts/{id}. */
+export const adminAccountView = z
+  .object({
+    account_id: z.string().meta({ description: 'The account id, acct_…' }),
+    name: z.string(),
+    email: z.string().nullable().meta({ description: "The account's own address, if it has one" }),
+    status: z.enum(accountStatuses).meta({ description: 'suspended: every key-authenticated request of the account gets 403 account_suspended' }),
+    created_at: z.string().meta({ description: 'ISO 8601' }),
+  })
+  .strict();
+export type AdminAccountView = z.infer<typeof adminAccountView>;
+
 export const accountVerificationView = z
   .object({
     account_id: z.string(),

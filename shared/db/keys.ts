@@ -34,6 +34,7 @@ export const table = {
 
 export type Entity =
   | 'account'
+  | 'account_email'
   | 'api_key'
   | 'api_key_hash'
   | 'rate_log'
@@ -104,6 +105,12 @@ export interface OutboxKey {
   gsi1sk: string;
 }
 
+/** The by-lookup index attributes on an account item: its entry in the list of every account. */
+export interface AccountListKey {
+  gsi1pk: string;
+  gsi1sk: string;
+}
+
 export const OUTBOX_SHARDS = 16;
 const outboxShard = (keyDigest: string): number => Number.parseInt(keyDigest.slice(0, 2), 16) % OUTBOX_SHARDS;
 
@@ -116,6 +123,24 @@ const ACCOUNT = 'ACCT#';
 
 export const keys = {
   account: (accountId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: 'ACCOUNT' }),
+  /**
+   * The staff's account lists are index entries of the account item itself, so they are written
+   * with it and a status change moves its by-filter entry in the same write: by-lookup holds every
+   * account, by-filter the accounts of one status, both newest first.
+   */
+  accountListEntry: (createdAt: string, accountId: string): AccountListKey => ({ gsi1pk: 'ACCOUNTS', gsi1sk: `${createdAt}#${accountId}` }),
+  accountListPartition: 'ACCOUNTS',
+  accountStatusEntry: (status: string, createdAt: string, accountId: string): IndexKey => ({
+    gsi2pk: `ACCOUNTS#${status}`,
+    gsi2sk: `${createdAt}#${accountId}`,
+  }),
+  accountStatusPartition: (status: string): string => `ACCOUNTS#${status}`,
+  /**
+   * One per (address, account): an account's address is a contact address that several accounts
+   * may share, so a lookup by address answers every account with it, newest first.
+   */
+  accountEmail: (email: string, createdAt: string, accountId: string): ItemKey => ({ pk: `ACCOUNTEMAIL#${email}`, sk: `${createdAt}#${accountId}` }),
+  accountEmailPartition: (email: string): string => `ACCOUNTEMAIL#${email}`,
 
   apiKey: (accountId: string, keyId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `KEY#${keyId}` }),
   apiKeyPrefix: 'KEY#',
@@ -347,6 +372,8 @@ export const keyQueries = {
     keyCondition: 'pk = :pk AND begins_with(sk, :prefix)',
     values: { ':pk': accountPartition(accountId), ':prefix': skPrefix },
   }),
+  /** Every account, newest first (by-lookup, keys only: the staff list reads the account items). */
+  allAccounts: (): KeyQuery => ({ index: table.indexes.byLookup.name, keyCondition: 'gsi1pk = :pk', values: { ':pk': keys.accountListPartition } }),
   /** One by-filter index partition (an account's suppressions), most recently changed first. */
   byFilter: (gsi2pk: string): KeyQuery => ({ index: table.indexes.byFilter.name, keyCondition: 'gsi2pk = :pk', values: { ':pk': gsi2pk } }),
   /** One outbox shard's entries whose lease ended at or before `leaseEndingBy` (epoch ms). */

@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { operatorSecrets, queues, secretNames, type FunctionDef, type QueueName, type SecretName } from '../../platform';
 import { createAccount } from '../../accounts/service';
+import { ensureAccountListed } from '../../accounts/staff';
 import { SesMailer } from '../../adapters/aws/ses-mailer';
 import { SqsQueue } from '../../adapters/aws/sqs-queue';
 import { FileObjectStore } from '../../adapters/local/file-object-store';
@@ -113,7 +114,12 @@ function loadOrCreateSecrets(dataDir: string): Partial<Record<SecretName, string
 
 async function ensureBootstrap(container: Container, dataDir: string, email: string): Promise<{ bootstrap: Bootstrap; created: boolean }> {
   const file = join(dataDir, 'bootstrap.json');
-  if (existsSync(file)) return { bootstrap: JSON.parse(readFileSync(file, 'utf8')) as Bootstrap, created: false };
+  if (existsSync(file)) {
+    const bootstrap = JSON.parse(readFileSync(file, 'utf8')) as Bootstrap;
+    // A store from before the staff account list: its bootstrap account joins it (one read when it already has).
+    await ensureAccountListed(container.store, bootstrap.account_id);
+    return { bootstrap, created: false };
+  }
   const account = await createAccount(container, { name: 'Local account', email });
   const bootstrap: Bootstrap = { ...account, staff_token: container.secrets.get('staff-token') };
   writeFileSync(file, `${JSON.stringify(bootstrap, null, 2)}\n`, { mode: 0o600 });
