@@ -23,22 +23,38 @@ const script = String.raw`
 let editing = null;
 let previewTimer = 0;
 
-/** The sanitized HTML in the preview frame; its inline styles and style sheets applied through the CSSOM (the page's policy allows no inline style). */
+/**
+ * Style attributes and elements renamed in markup text (data-style, template.css), best effort: the
+ * page's policy allows no inline style, and Chromium logs each one it meets as a violation.
+ */
+const quietAttributes = (text) => text.replace(/<[a-z][^>]*>/gi, (tag) => tag.replace(/([\s/"'])style(\s*=)/gi, '$1data-style$2'));
+const quietStyles = (text) => quietAttributes(text).replace(/<style\b[^>]*>/gi, '<template class="css">').replace(/<\/style\s*>/gi, '</template>');
+
+/**
+ * The sanitized HTML (the sanitizer keeps the style elements that fetch nothing) in the preview frame (sandboxed: nothing in it runs; same origin, so this
+ * script can reach it), its inline styles and style sheets then applied through the CSSOM, which
+ * the policy allows; a style that would fetch anything is left out (STYLE_FETCHES, the sanitizer's).
+ */
 function showPreview(html) {
   const frame = $('template-preview');
   frame.addEventListener('load', () => {
     const doc = frame.contentDocument;
     if (!doc) return;
-    for (const node of doc.querySelectorAll('[style]')) node.style.cssText = node.getAttribute('style');
+    for (const node of doc.querySelectorAll('[data-style]')) {
+      const css = node.getAttribute('data-style');
+      if (!STYLE_FETCHES.test(css)) node.style.cssText = css;
+    }
     const sheets = [];
-    for (const s of doc.querySelectorAll('style')) {
+    for (const t of doc.querySelectorAll('template.css')) {
+      const css = t.content.textContent || '';
+      if (STYLE_FETCHES.test(css)) continue;
       const sheet = new frame.contentWindow.CSSStyleSheet();
-      sheet.replaceSync(s.textContent || '');
+      sheet.replaceSync(css);
       sheets.push(sheet);
     }
     doc.adoptedStyleSheets = sheets;
   }, { once: true });
-  frame.srcdoc = sanitizeMail(html || '', false).srcdoc;
+  frame.srcdoc = quietStyles(sanitizeMail(quietAttributes(html || ''), false).srcdoc);
 }
 
 const preview = attempt(async () => {
@@ -48,7 +64,12 @@ const preview = attempt(async () => {
   } catch (_) {
     throw new ApiFailure('The preview variables are not valid JSON.', 400, 'invalid_request');
   }
-  const r = await api('POST', '/v1/templates/preview', { subject: $('template-subject').value, body_html: $('template-html').value, body_text: $('template-text').value || null, variables });
+  if (!$('template-subject').value || !$('template-html').value) {
+    $('template-preview-subject').textContent = 'Write a subject and an HTML body to see them here.';
+    $('template-problems').replaceChildren();
+    return showPreview('');
+  }
+  const r = await api('POST', '/v1/templates/preview', { subject: $('template-subject').value, body_html: $('template-html').value, ...($('template-text').value ? { body_text: $('template-text').value } : {}), variables });
   $('template-preview-subject').textContent = 'Subject: ' + (r.subject || '');
   $('template-problems').replaceChildren(...r.errors.concat(r.warnings).map((p) => el('li', {}, p.field + (p.line ? ':' + p.line : '') + ' \u2014 ' + p.message)));
   showPreview(r.html);
