@@ -3,34 +3,12 @@
 // shows one view at a time and moves focus to its heading. The sections' scripts (sections/*.ts)
 // register their views in `views` and use these helpers. Plain browser JavaScript in a raw string:
 // no backquote and no dollar-brace in it.
-export const coreScript = String.raw`
+import { browserHelpers } from '../mail-page/browser-helpers';
+
+export const coreScript = browserHelpers + String.raw`
 const $ = (id) => document.getElementById(id);
 const state = { session: null, view: '' };
 const views = {};
-
-function el(tag, attrs, ...kids) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) if (v !== undefined && v !== null && v !== false) node.setAttribute(k, v === true ? '' : String(v));
-  for (const kid of kids) if (kid !== undefined && kid !== null && kid !== false) node.append(kid);
-  return node;
-}
-const when = (iso) => (iso ? new Date(iso).toLocaleString() : '');
-
-function say(text, isError) {
-  const status = $('status');
-  status.textContent = text || '';
-  status.className = isError ? 'error' : '';
-}
-
-class ApiFailure extends Error {
-  constructor(message, status, code) {
-    super(message);
-    this.status = status;
-    this.code = code;
-  }
-}
-
-const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One call of the API on this origin with the session cookie; waits out 429/503 as Retry-After asks, three times at most. */
 async function api(method, path, body, raw) {

@@ -1,8 +1,8 @@
 // The console's style sheet (inline, allowed by its hash). Contrast (WCAG, on their backgrounds):
-// body text #1d2330 on #fff 15.6:1; links and buttons #1f4fa3 / white on #1f4fa3 8.0:1; hints
-// #4b5563 on #fff 7.6:1; header text #fff on #1d2330 15.6:1; error #8b1a1a on #fde8e8 8.1:1;
-// danger buttons white on #b42318 6.6:1; sandbox badge #6b4400 on #fff4d6 7.3:1; live badge
-// #14532d on #e6f4ea 8.4:1; the focus ring #c2410c is 4.6:1 on #fff. Under 720px the navigation
+// body text #1d2330 on #fff 15.7:1; links and buttons #1f4fa3 / white on #1f4fa3 7.8:1; hints
+// #4b5563 on #fff 7.6:1; header text #fff on #1d2330 15.7:1; error #8b1a1a on #fde8e8 7.9:1;
+// danger buttons white on #b42318 6.6:1; sandbox badge #6b4400 on #fff4d6 7.8:1; live badge
+// #14532d on #e6f4ea 8.0:1; the focus ring #c2410c is 5.2:1 on #fff. Under 720px the navigation
 // folds behind a button and tables scroll in their own region.
 export const style = String.raw`
 * { box-sizing: border-box; }

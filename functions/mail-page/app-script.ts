@@ -4,6 +4,7 @@
 // that session (its HttpOnly cookie, and X-CSRF-Token on every non-GET); otherwise the API key lives
 // in sessionStorage and travels only as `Authorization: Bearer`. Written as a raw string: no
 // backquote, no dollar-brace.
+import { browserHelpers } from './browser-helpers';
 import { sanitizeScript } from './sanitize-script';
 
 const app = String.raw`
@@ -13,30 +14,6 @@ const $ = (id) => document.getElementById(id);
 /** The console's session (GET /v1/auth/session) when the browser has one; null when the page runs on a key. */
 let session = null;
 const state = { folder: 'inbox', inboxId: '', query: '', items: [], cursor: null, selected: -1, thread: null, labels: [], html: new Map() };
-
-function el(tag, attrs, ...kids) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) if (v !== undefined && v !== null && v !== false) node.setAttribute(k, v === true ? '' : String(v));
-  for (const kid of kids) if (kid !== undefined && kid !== null) node.append(kid);
-  return node;
-}
-const when = (iso) => (iso ? new Date(iso).toLocaleString() : '');
-
-function say(text, isError) {
-  const status = $('status');
-  status.textContent = text || '';
-  status.className = isError ? 'error' : '';
-}
-
-class ApiFailure extends Error {
-  constructor(message, status, code) {
-    super(message);
-    this.status = status;
-    this.code = code;
-  }
-}
-
-const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One call of the API with the signed-in key; waits out 429/503 as their Retry-After asks, three times at most. */
 async function api(method, path, body) {
@@ -430,4 +407,4 @@ else
   });
 `;
 
-export const appScript = sanitizeScript + app;
+export const appScript = sanitizeScript + browserHelpers + app;
