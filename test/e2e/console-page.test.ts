@@ -184,6 +184,7 @@ chromium.describe(chromium.name('the console in a browser'), () => {
       await open(page, 'templates');
       await page.waitForSelector('#template-list td:has-text("<img src=x")');
       await page.click('#template-list button[aria-label^="Edit"]');
+      await page.waitForFunction(() => (globalThis as InPage).document.querySelector('#template-name').value.startsWith('<img'));
       await page.fill('#template-vars', '{"name": "Ada"}');
       // The frame is same-origin (sandboxed without scripts), so the page's side reads it.
       const previewed = (): InPage => (globalThis as InPage).document.querySelector('#template-preview').contentDocument;
