@@ -6,6 +6,7 @@ import { contracts as admin } from './admin/contract';
 import { contracts as billing } from './billing/contract';
 import { contracts as bimi } from './bimi/contract';
 import { contracts as broadcasts } from './broadcasts/contract';
+import { contracts as consolePage } from './console-page/contract';
 import { contracts as contacts } from './contacts/contract';
 import { contracts as docs } from './docs/contract';
 import { contracts as domains } from './domains/contract';
@@ -34,6 +35,7 @@ export const contracts: Contracts = {
   ...billing,
   ...bimi,
   ...broadcasts,
+  ...consolePage,
   ...contacts,
   ...docs,
   ...domains,

@@ -520,6 +520,18 @@ export const functions: readonly FunctionDef[] = [
     timeoutSeconds: 5,
   },
   {
+    // The web console (issue 19): one static, public page at the root (script and style inline);
+    // it runs the account through the /v1 API with the dashboard session's cookie. The table:
+    // public routes are limited per client IP.
+    name: 'console-page',
+    entry: 'functions/console-page/http.ts',
+    handler: 'handler',
+    http: [{ method: 'GET', path: '/', access: PUBLIC, summary: 'The web console: sign up, sign in and run the account in a browser (public page; the API needs a session)' }],
+    needs: { table: 'readwrite' },
+    memoryMb: 256,
+    timeoutSeconds: 5,
+  },
+  {
     name: 'fallback',
     entry: 'functions/fallback/http.ts',
     handler: 'handler',

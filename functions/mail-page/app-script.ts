@@ -1,47 +1,30 @@
 // The Mail app's script (inline in GET /mail): plain browser JavaScript, an ES module, no framework.
 // Everything from mail enters the document as text (textContent); a message's HTML goes only into
-// a sandboxed frame, sanitized first (sanitize-script.ts). The API key lives in sessionStorage and
-// travels only as `Authorization: Bearer`. Written as a raw string: no backquote, no dollar-brace.
+// a sandboxed frame, sanitized first (sanitize-script.ts). Signed in to the console, the page uses
+// that session (its HttpOnly cookie, and X-CSRF-Token on every non-GET); otherwise the API key lives
+// in sessionStorage and travels only as `Authorization: Bearer`. Written as a raw string: no
+// backquote, no dollar-brace.
+import { browserHelpers } from './browser-helpers';
 import { sanitizeScript } from './sanitize-script';
 
 const app = String.raw`
 const KEY = 'postbox.mail.key';
 const FOLDER_NAMES = { inbox: 'Inbox', starred: 'Starred', sent: 'Sent', archive: 'Archive', spam: 'Spam', trash: 'Trash' };
 const $ = (id) => document.getElementById(id);
+/** The console's session (GET /v1/auth/session) when the browser has one; null when the page runs on a key. */
+let session = null;
 const state = { folder: 'inbox', inboxId: '', query: '', items: [], cursor: null, selected: -1, thread: null, labels: [], html: new Map() };
-
-function el(tag, attrs, ...kids) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) if (v !== undefined && v !== null && v !== false) node.setAttribute(k, v === true ? '' : String(v));
-  for (const kid of kids) if (kid !== undefined && kid !== null) node.append(kid);
-  return node;
-}
-const when = (iso) => (iso ? new Date(iso).toLocaleString() : '');
-
-function say(text, isError) {
-  const status = $('status');
-  status.textContent = text || '';
-  status.className = isError ? 'error' : '';
-}
-
-class ApiFailure extends Error {
-  constructor(message, status, code) {
-    super(message);
-    this.status = status;
-    this.code = code;
-  }
-}
-
-const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One call of the API with the signed-in key; waits out 429/503 as their Retry-After asks, three times at most. */
 async function api(method, path, body) {
-  const key = sessionStorage.getItem(KEY);
-  if (!key) throw new ApiFailure('Not signed in.', 401, 'unauthorized');
-  const headers = { authorization: 'Bearer ' + key, accept: 'application/json' };
+  const key = session ? null : sessionStorage.getItem(KEY);
+  if (!session && !key) throw new ApiFailure('Not signed in.', 401, 'unauthorized');
+  const headers = { accept: 'application/json' };
+  if (key) headers.authorization = 'Bearer ' + key;
+  else if (method !== 'GET') headers['x-csrf-token'] = session.csrf_token;
   if (body !== undefined) headers['content-type'] = 'application/json';
   for (let attempt = 1; ; attempt += 1) {
-    const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer' });
+    const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store', credentials: key ? 'omit' : 'same-origin', referrerPolicy: 'no-referrer' });
     const text = await res.text();
     let data = null;
     try {
@@ -54,7 +37,7 @@ async function api(method, path, body) {
       continue;
     }
     if (res.status === 401) {
-      signOut('The key was refused. Sign in again.', true);
+      signOut(session ? 'Your session ended. Sign in again.' : 'The key was refused. Sign in again.', true);
       throw new ApiFailure('The key was refused.', 401, 'unauthorized');
     }
     if (!res.ok) {
@@ -336,6 +319,9 @@ function onKey(event) {
 
 function signOut(message, isError) {
   sessionStorage.removeItem(KEY);
+  // Signing out here ends the console's session too; the cookie is the server's to clear.
+  if (session && !isError) void fetch('/v1/auth/logout', { method: 'POST', headers: { 'x-csrf-token': session.csrf_token }, credentials: 'same-origin', cache: 'no-store' }).catch(() => undefined);
+  session = null;
   Object.assign(state, { folder: 'inbox', inboxId: '', query: '', items: [], cursor: null, selected: -1, thread: null, labels: [], html: new Map() });
   $('threads').replaceChildren();
   $('labels').replaceChildren();
@@ -352,7 +338,7 @@ async function start() {
   say('Loading\u2026');
   await Promise.all([loadLabels(), loadInboxes(), loadList(false)]);
   const first = document.querySelector('#threads button');
-  if (first && sessionStorage.getItem(KEY)) first.focus();
+  if (first && (session || sessionStorage.getItem(KEY))) first.focus();
 }
 
 function wire() {
@@ -399,9 +385,26 @@ function wire() {
   document.addEventListener('keydown', onKey);
 }
 
+/** The console's session, when the browser is signed in to it: GET /v1/auth/session answers 200. */
+async function findSession() {
+  try {
+    const res = await fetch('/v1/auth/session', { headers: { accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' });
+    const found = res.ok ? await res.json() : null;
+    return found && typeof found.csrf_token === 'string' ? found : null;
+  } catch (_) {
+    return null;
+  }
+}
+
 wire();
 if (sessionStorage.getItem(KEY)) void start();
-else $('key').focus();
+else
+  void findSession().then((found) => {
+    if (sessionStorage.getItem(KEY)) return; // a key was given meanwhile
+    session = found;
+    if (session) void start();
+    else $('key').focus();
+  });
 `;
 
-export const appScript = sanitizeScript + app;
+export const appScript = sanitizeScript + browserHelpers + app;

@@ -1,0 +1,138 @@
+// Signed out: sign in (password, a mailed code, GitHub or Google), sign up, forgot password, and the
+// mailed links' views (#/verify-email/<token>, #/reset-password/<token>) that post their token.
+import { field, view, type Section } from '../section';
+
+const oauth = `<p class="oauth">Or continue with <a class="button" href="/v1/auth/oauth/github/start">GitHub</a> <a class="button" href="/v1/auth/oauth/google/start">Google</a></p>`;
+
+const markup = [
+  view(
+    'signin',
+    'Sign in',
+    `<form id="signin-form">${field('signin-email', 'Email', '<input id="signin-email" name="email" type="email" autocomplete="username" required>')}
+${field('signin-password', 'Password', '<input id="signin-password" name="password" type="password" autocomplete="current-password" required>')}
+<button type="submit">Sign in</button></form>${oauth}
+<p><a href="#/code">Sign in with a code by email</a> · <a href="#/forgot">Forgot your password?</a> · <a href="#/signup">Create an account</a></p>`,
+  ),
+  view(
+    'signup',
+    'Create an account',
+    `<form id="signup-form">${field('signup-name', 'Name (optional)', '<input id="signup-name" name="name" autocomplete="name">')}
+${field('signup-email', 'Email', '<input id="signup-email" name="email" type="email" autocomplete="username" required>')}
+${field('signup-password', 'Password (at least 12 characters)', '<input id="signup-password" name="password" type="password" autocomplete="new-password" minlength="12" required>')}
+<button type="submit">Create account</button></form>${oauth}
+<p>Already have an account? <a href="#/signin">Sign in</a></p>`,
+  ),
+  view(
+    'code',
+    'Sign in with a code',
+    `<form id="code-request-form">${field('code-email', 'Email', '<input id="code-email" name="email" type="email" autocomplete="username" required>')}
+<button type="submit">Email me a code</button></form>
+<form id="code-form" hidden>${field('code-value', 'Code from the email', '<input id="code-value" name="code" autocomplete="one-time-code" inputmode="numeric" required>')}
+<button type="submit">Sign in</button></form><p><a href="#/signin">Back to sign in</a></p>`,
+  ),
+  view(
+    'forgot',
+    'Reset your password',
+    `<form id="forgot-form">${field('forgot-email', 'Email', '<input id="forgot-email" name="email" type="email" autocomplete="username" required>')}
+<button type="submit">Email me a reset link</button></form><p><a href="#/signin">Back to sign in</a></p>`,
+  ),
+  view(
+    'reset-password',
+    'Choose a new password',
+    `<form id="reset-form">${field('reset-password-new', 'New password (at least 12 characters)', '<input id="reset-password-new" name="password" type="password" autocomplete="new-password" minlength="12" required>')}
+<button type="submit">Set password</button></form>`,
+  ),
+  view('verify-email', 'Verify your email', `<p id="verify-result">Checking your link…</p><p><a href="#/">Continue</a></p>`),
+].join('\n');
+
+const script = String.raw`
+let resetToken = '';
+let codeEmail = '';
+async function enter(message) {
+  if (await refreshSession()) {
+    say(message);
+    go('overview');
+  }
+}
+views.signin = {
+  wire() {
+    onSubmit($('signin-form'), async (f, form) => {
+      await api('POST', '/v1/auth/login', { email: f.email, password: f.password });
+      form.reset();
+      await enter('Signed in.');
+    });
+  },
+};
+views.signup = {
+  wire() {
+    onSubmit($('signup-form'), async (f, form) => {
+      await api('POST', '/v1/auth/signup', { email: f.email, password: f.password, ...(f.name ? { name: f.name } : {}) });
+      form.reset();
+      await enter('Account created. We emailed you a link to verify your address.');
+    });
+  },
+};
+views.code = {
+  load() {
+    $('code-form').hidden = true;
+    $('code-request-form').hidden = false;
+  },
+  wire() {
+    onSubmit($('code-request-form'), async (f) => {
+      await api('POST', '/v1/auth/login-code', { email: f.email });
+      codeEmail = f.email;
+      $('code-request-form').hidden = true;
+      $('code-form').hidden = false;
+      $('code-value').focus();
+      say('If the address has an account, a code is on its way.');
+    });
+    onSubmit($('code-form'), async (f, form) => {
+      await api('POST', '/v1/auth/login-code', { email: codeEmail, code: f.code });
+      form.reset();
+      await enter('Signed in.');
+    });
+  },
+};
+views.forgot = {
+  wire() {
+    onSubmit($('forgot-form'), async (f, form) => {
+      await api('POST', '/v1/auth/password-reset', { email: f.email });
+      form.reset();
+      say('If the address has an account, a reset link is on its way.');
+    });
+  },
+};
+views['reset-password'] = {
+  load(token) {
+    resetToken = token || '';
+    // The token leaves the address bar (and the history) once read.
+    history.replaceState(null, '', '#/reset-password');
+  },
+  wire() {
+    onSubmit($('reset-form'), async (f, form) => {
+      if (!resetToken) throw new ApiFailure('This page needs the link from the email.', 400, 'invalid_token');
+      await api('POST', '/v1/auth/password-reset', { token: resetToken, password: f.password });
+      resetToken = '';
+      form.reset();
+      say('Password changed. Sign in with it.');
+      go('signin');
+    });
+  },
+};
+views['verify-email'] = {
+  async load(token) {
+    history.replaceState(null, '', '#/verify-email');
+    const result = $('verify-result');
+    if (!token) return void (result.textContent = 'This page needs the link from the email.');
+    try {
+      await api('POST', '/v1/auth/verify-email', { token });
+      result.textContent = 'Your address is verified.';
+      if (state.session) await refreshSession();
+    } catch (error) {
+      result.textContent = error.code === 'invalid_token' ? 'This link is used, expired or unknown.' : describeFailure(error);
+    }
+  },
+};
+`;
+
+export const authSection: Section = { markup, script, signedOut: true };

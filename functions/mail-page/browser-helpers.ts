@@ -1,0 +1,29 @@
+// The browser helpers the Mail app and the console share (inline in both pages' scripts): building
+// elements with text only (attributes set one by one, children appended as nodes or text, never
+// markup), dates in the reader's locale, the status line (#status), the API failure type, a pause.
+// Plain browser JavaScript in a raw string: no backquote, no dollar-brace.
+export const browserHelpers = String.raw`
+function el(tag, attrs, ...kids) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) if (v !== undefined && v !== null && v !== false) node.setAttribute(k, v === true ? '' : String(v));
+  for (const kid of kids) if (kid !== undefined && kid !== null && kid !== false) node.append(kid);
+  return node;
+}
+const when = (iso) => (iso ? new Date(iso).toLocaleString() : '');
+
+function say(text, isError) {
+  const status = $('status');
+  status.textContent = text || '';
+  status.className = isError ? 'error' : '';
+}
+
+class ApiFailure extends Error {
+  constructor(message, status, code) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+`;
