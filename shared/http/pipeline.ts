@@ -7,6 +7,11 @@
 // write, then the route's own. The key and its account come from this process's cache of
 // verified keys (shared/api-keys/cache.ts), and the key's use is written at most once a minute,
 // beside the route rather than before it.
+//
+// A request with no Authorization header and the console's session cookie is a signed-in person:
+// on every key route they act as the account's admin (one GetItem for the session, one for the
+// account), and every state-changing request needs the session's CSRF token in X-CSRF-Token. An
+// Authorization header always wins, so the API-key path reads nothing more than it did.
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { routeKey, type Access, type FunctionDef, type HttpRoute } from '../platform';
@@ -15,6 +20,9 @@ import { ApiError } from '../errors';
 import { parseJsonBody } from './json-body';
 import { isHead, render, renderThrown, requestIdOf, transportHeaders, withoutBody } from './respond';
 import { findKeyBySecret, recordKeyUse } from '../api-keys/service';
+import { getAccount } from '../accounts/service';
+import { csrfTokenMatches, findSession } from '../auth/sessions';
+import { cookieValue, SESSION_COOKIE } from './cookies';
 import { keys } from '../db/keys';
 import { admit, ACCOUNT_RATE_LIMIT, IP_RATE_LIMIT, type RateDecision } from '../rate-limit/service';
 import { publicBaseUrlOf, readRuntimeKind } from '../runtime/config';
@@ -98,13 +106,42 @@ interface Authorized {
   keyUse?: Promise<void>;
 }
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The signed-in person's session (a cookie and no Authorization header), CSRF-checked; undefined when the request has none. */
+async function sessionOf(c: Container, request: HttpRequest) {
+  if (request.headers.authorization !== undefined || request.sessionId === undefined) return undefined;
+  const session = await findSession(c, request.sessionId);
+  if (!session) throw new ApiError('unauthorized', 'your session has ended; sign in again');
+  if (!SAFE_METHODS.has(request.method.toUpperCase()) && !csrfTokenMatches(request.sessionId, request.headers['x-csrf-token'])) {
+    throw new ApiError('forbidden', 'a request made with a session must carry its CSRF token in the X-CSRF-Token header (GET /v1/auth/session answers it)');
+  }
+  return session;
+}
+
+async function authorizeStaff(c: Container, request: HttpRequest): Promise<void> {
+  const session = await sessionOf(c, request);
+  if (session) {
+    if (session.role !== 'staff') throw new ApiError('forbidden', 'this route is for staff; your user is not staff');
+    return;
+  }
+  const token = bearer(request.headers.authorization);
+  if (!token || !safeEqual(token, c.secrets.get('staff-token'))) throw new ApiError('unauthorized', 'a valid staff token is required');
+}
+
 async function authorize(c: Container, access: Access, request: HttpRequest): Promise<Authorized> {
   if (access.kind === 'public' || access.kind === 'staff') {
     const headers = await limit(c, keys.ipRateSubject(request.sourceIp), IP_RATE_LIMIT, request.requestId);
-    if (access.kind === 'staff') {
-      const token = bearer(request.headers.authorization);
-      if (!token || !safeEqual(token, c.secrets.get('staff-token'))) throw new ApiError('unauthorized', 'a valid staff token is required');
-    }
+    if (access.kind === 'staff') await authorizeStaff(c, request);
+    return { headers };
+  }
+  const session = await sessionOf(c, request);
+  if (session) {
+    const account = await getAccount(c.store, session.account_id);
+    if (!account) throw new ApiError('unauthorized', 'your session has ended; sign in again');
+    if (account.status === 'suspended') throw new ApiError('account_suspended', 'this account is suspended; contact support');
+    const headers = await limit(c, keys.accountRateSubject(account.id), ACCOUNT_RATE_LIMIT, request.requestId);
+    request.auth = { accountId: account.id, keyId: session.user_id, scope: 'admin', testMode: false, account, session: { userId: session.user_id, role: session.role } };
     return { headers };
   }
   const secret = bearer(request.headers.authorization);
@@ -236,6 +273,7 @@ const routeRequest = (declared: ReadonlyMap<string, HttpRoute>): Step => ({
       // Links come from configuration: Host and X-Forwarded-* are the client's to choose.
       baseUrl: publicBaseUrlOf(context.container!.config),
       sourceIp: event.requestContext.http.sourceIp,
+      sessionId: cookieValue(SESSION_COOKIE, event.cookies, event.headers?.cookie ?? event.headers?.Cookie),
     };
   },
 });

@@ -4,7 +4,7 @@
 import { getAccount, type AccountItem } from '../accounts/service';
 import { keys } from '../db/keys';
 import type { Store } from '../db/store';
-import { formatMailbox, parseMailbox } from '../email/address';
+import { sharedSenderMailbox } from '../email/shared-sender';
 import { ApiError, NotFoundError } from '../errors';
 import { invalidToken as invalidTokenError, issueToken, redeemToken, revokeToken } from '../one-time-tokens/service';
 import type { Ids } from '../ids';
@@ -46,9 +46,9 @@ const tooMany = (): ApiError =>
   new ApiError('too_many_test_recipients', `an account may have at most ${MAX_TEST_RECIPIENTS} test recipients (pending or verified); delete one first`);
 
 function sharedSender(config: TestRecipientDeps['config']): string {
-  const mailbox = parseMailbox(config.sharedEmailSender);
-  if (!mailbox) throw new ApiError('test_send_not_configured', 'this deployment has no usable shared sender address (SHARED_EMAIL_SENDER)');
-  return formatMailbox(mailbox);
+  const from = sharedSenderMailbox(config);
+  if (!from) throw new ApiError('test_send_not_configured', 'this deployment has no usable shared sender address (SHARED_EMAIL_SENDER)');
+  return from;
 }
 
 async function admitLinkMail(deps: Pick<TestRecipientDeps, 'store' | 'clock'>, accountId: string, email: string): Promise<void> {
