@@ -48,23 +48,29 @@ const letters = (value: string): string => value.replace(/[^a-z]/g, '');
 
 const serviceNames = new Set(['postbox', 'mypostbox', 'postboxapp', 'postboxmail', 'postboxapi', 'postboxadmin', 'postboxpassword', 'postboxlogin']);
 
-/** Why `password` may not be used by the owner of `email`; undefined when it may. */
-export function passwordWeakness(password: string, email: string): string | undefined {
+/** Why `password` may not be used by the owner of `email` (any owner, when not given); undefined when it may. */
+export function passwordWeakness(password: string, email?: string): string | undefined {
   if (password.length < MIN_PASSWORD_LENGTH) return `use at least ${MIN_PASSWORD_LENGTH} characters`;
   if (password.length > MAX_PASSWORD_LENGTH) return `use at most ${MAX_PASSWORD_LENGTH} characters`;
   const lower = password.toLowerCase();
   if (/^(.)\1*$/su.test(password)) return 'a single repeated character is too easy to guess';
   if (common.has(lower)) return 'this password is on a list of common or breached passwords';
+  if (email === undefined) return serviceNameIn(lower);
   const address = email.trim().toLowerCase();
   const local = address.slice(0, address.lastIndexOf('@'));
   const localLetters = letters(local);
   if (lower.includes(address) || lower === local || (localLetters.length >= 3 && letters(lower) === localLetters)) return 'do not use your email address as your password';
-  if (serviceNames.has(letters(lower)) || serviceNames.has(letters(unleet(lower)))) return 'do not use the name of this service as your password';
+  return serviceNameIn(lower);
+}
+
+function serviceNameIn(lower: string): string | undefined {
+  const core = lower.replace(/^[\d\W_]+|[\d\W_]+$/g, '');
+  if (serviceNames.has(letters(lower)) || serviceNames.has(letters(unleet(core)))) return 'do not use the name of this service as your password';
   return undefined;
 }
 
 /** 400 invalid_request naming the field when the password does not meet the policy. */
-export function assertPasswordAllowed(password: string, email: string, field = 'body.password'): void {
+export function assertPasswordAllowed(password: string, email?: string, field = 'body.password'): void {
   const weakness = passwordWeakness(password, email);
   if (weakness) throw new InvalidRequestError(`${field}: ${weakness}`);
 }

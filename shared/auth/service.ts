@@ -168,6 +168,8 @@ export async function requestPasswordReset(deps: AuthDeps, email: string): Promi
 export async function resetPassword(deps: AuthDeps, token: string, password: string): Promise<void> {
   const hint = 'ask for a new reset link';
   if (typeof token !== 'string') throw invalidToken(hint);
+  // Everything but the address rule is checked before the token is used up, so a refused password leaves the link working.
+  assertPasswordAllowed(password);
   const users = new UserRepository(deps.store);
   const userId = await redeemToken(deps, 'password_reset', token, hint);
   const user = await users.get(userId);
