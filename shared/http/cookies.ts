@@ -16,7 +16,7 @@ export function cookieValue(name: string, cookies: readonly string[] | undefined
 
 /** `HttpOnly; Secure; SameSite=Lax; Path=/`: never readable by script, never sent over plain http or cross-site POSTs. */
 export function sessionCookie(id: string, maxAgeSeconds: number): string {
-  return `${SESSION_COOKIE}=${id}; HttpOnly; Secure; SameSite=Lax; Path=/; Max-Age=${Math.max(0, Math.floor(maxAgeSeconds))}`;
+  return `${SESSION_COOKIE}=${id}; HttpOnly; Secure; SameSite=Lax; Path=/; Max-Age=${Math.max(0, Math.round(maxAgeSeconds))}`;
 }
 
 export const clearedSessionCookie = (): string => sessionCookie('', 0);

@@ -19,7 +19,7 @@ describe('the CSRF token', () => {
 
 describe('the session cookie', () => {
   it('is HttpOnly, Secure, SameSite=Lax on the whole path, with its lifetime; cleared with Max-Age=0', () => {
-    expect(sessionCookie(id, 1209600.7)).toBe(`postbox_session=${id}; HttpOnly; Secure; SameSite=Lax; Path=/; Max-Age=1209600`);
+    expect(sessionCookie(id, 1209599.996)).toBe(`postbox_session=${id}; HttpOnly; Secure; SameSite=Lax; Path=/; Max-Age=1209600`);
     expect(clearedSessionCookie()).toBe('postbox_session=; HttpOnly; Secure; SameSite=Lax; Path=/; Max-Age=0');
   });
 
