@@ -154,7 +154,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sign in with email and password; sets the session cookie
+         * Sign in with a password
          * @description Signs in with email and password and answers the session view. Sets the session cookie `postbox_session` (`HttpOnly; Secure; SameSite=Lax; Path=/`, 14 days). With it, every `/v1` route answers as with an admin key of the account; a request that is not a GET or HEAD must also send the session's `csrf_token` as `X-CSRF-Token` (403 `forbidden` otherwise). An `Authorization` header wins over the cookie. An unknown address and a wrong password get the same 401 `unauthorized` after the same work. Failed sign-ins (a wrong password or a wrong code) are limited to 5 per address and 30 per client IP in 15 minutes: past that, 429 `rate_limit_exceeded` with Retry-After, before any password is checked.
          */
         post: operations["logIn"];
@@ -174,7 +174,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Mail a six-digit sign-in code, or sign in with it
+         * Mail a sign-in code, or sign in with it
          * @description With `{email}`: mails a six-digit code (10 minutes) if the address has a user, and answers 202 either way (at most 5 mails per address an hour; past that none is sent and the answer is the same). With `{email, code}`: signs in and answers the session view (the code also verifies the address). Sets the session cookie `postbox_session` (`HttpOnly; Secure; SameSite=Lax; Path=/`, 14 days). With it, every `/v1` route answers as with an admin key of the account; a request that is not a GET or HEAD must also send the session's `csrf_token` as `X-CSRF-Token` (403 `forbidden` otherwise). An `Authorization` header wins over the cookie. A wrong, used or expired code is 400 `invalid_token`; the fifth wrong code uses the code up. Failed sign-ins (a wrong password or a wrong code) are limited to 5 per address and 30 per client IP in 15 minutes: past that, 429 `rate_limit_exceeded` with Retry-After, before any password is checked.
          */
         post: operations["logInWithCode"];
@@ -194,7 +194,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * End the session and clear its cookie
+         * Sign out
          * @description Ends the session and clears its cookie (`Max-Age=0`). Without a session, or with one that has ended, the answer is the same.
          */
         post: operations["logOut"];
@@ -214,7 +214,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Mail a reset link, or set a new password with its token
+         * Mail a reset link, or set a new password
          * @description With `{email}`: mails a reset link (`<public base URL>/#/reset-password/<token>`, one hour) if the address has a user, and answers 202 either way. With `{token, password}`: sets the new password (the same rules as at sign-up), verifies the address, and ends every session of the user. A used, expired or unknown token is 400 `invalid_token`.
          */
         post: operations["resetPassword"];
@@ -232,7 +232,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Who is signed in: the user, the account and the CSRF token
+         * Who is signed in, and the CSRF token
          * @description Who is signed in with the session cookie: the user, the account, whether it is in sandbox mode, and the CSRF token to send as `X-CSRF-Token`. No valid session is 401 `unauthorized`.
          */
         get: operations["getSession"];
@@ -254,7 +254,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sign up: a new account and its owner, signed in at once; mails a verification link
+         * Sign up (signed in at once); mails a verification link
          * @description Creates an account and its owner and mails a verification link (`<public base URL>/#/verify-email/<token>`, 24 hours) from the shared sender. The person is signed in at once, unverified: the account stays in sandbox mode and may hold test-mode keys only until the address is verified. No API key is created. Sets the session cookie `postbox_session` (`HttpOnly; Secure; SameSite=Lax; Path=/`, 14 days). With it, every `/v1` route answers as with an admin key of the account; a request that is not a GET or HEAD must also send the session's `csrf_token` as `X-CSRF-Token` (403 `forbidden` otherwise). An `Authorization` header wins over the cookie. A password must have 10 to 256 characters and not be a common or breached password, one repeated character, the address or the service's name (400 `invalid_request`). An address that has signed up already is 409 `conflict`.
          */
         post: operations["signUp"];
@@ -274,7 +274,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Verify the address with the mailed link's token
+         * Verify the address with the mailed token
          * @description Redeems the mailed verification token: the address is verified and the account may leave sandbox mode. A token works once, for 24 hours, and only the newest one mailed works.
          */
         post: operations["verifyEmail"];

@@ -3,7 +3,7 @@
 import { functionNamed } from '../manifest';
 import { passwordResetBody, loginBody, loginCodeBody, signUpBody, verifyEmailBody } from '../../shared/auth/schemas';
 import { logIn, logInWithCode, logOut, requestLoginCode, requestPasswordReset, resetPassword, sessionView, signUp, verifyEmail, type SignedIn } from '../../shared/auth/service';
-import { findSession } from '../../shared/auth/sessions';
+import { findSession } from '../../shared/auth/session-lookup';
 import { ApiError } from '../../shared/errors';
 import { clearedSessionCookie, sessionCookie } from '../../shared/http/cookies';
 import { createHttpHandler } from '../../shared/http/pipeline';

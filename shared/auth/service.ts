@@ -3,7 +3,8 @@
 // wrong password; the mail-sending routes answer the same whether or not the address has a user.
 import { createSignUpAccount, getAccount, markOwnerVerified, ownerUnverified, removeSignUpAccount } from '../accounts/service';
 import type { Store } from '../db/store';
-import { domainCounts } from '../domains/service';
+import { isFullyVerified } from '../domains/model';
+import { DomainRepository } from '../domains/repository';
 import { sharedSenderMailbox } from '../email/shared-sender';
 import { ApiError } from '../errors';
 import type { Ids } from '../ids';
@@ -14,7 +15,8 @@ import type { Logger } from '../runtime/logger';
 import { loginCodeMail, passwordResetMail, verificationMail, type AuthMail } from './mails';
 import { assertPasswordAllowed, DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords';
 import type { LoginBody, SessionView, SignUpBody } from './schemas';
-import { csrfTokenOf, endAllSessions, endSession, startSession, type StartedSession } from './sessions';
+import { csrfTokenOf } from './session-lookup';
+import { endAllSessions, endSession, startSession, type StartedSession } from './sessions';
 import type { SessionItem } from './sessions-repository';
 import { assertSignInAllowed, countFailedSignIn, mayMail } from './throttle';
 import { UserRepository, type UserItem } from './users-repository';
@@ -190,14 +192,14 @@ export async function sessionView(deps: AuthDeps, session: Pick<SessionItem, 'us
   const [user, account, domains] = await Promise.all([
     new UserRepository(deps.store).get(session.user_id),
     getAccount(deps.store, session.account_id),
-    domainCounts(deps.store, session.account_id),
+    new DomainRepository(deps.store).listAll(session.account_id),
   ]);
   if (!user || !account) throw new ApiError('unauthorized', 'your session has ended; sign in again');
   return {
     user: { id: user.id, email: user.email, name: user.name, email_verified: user.email_verified, role: user.role },
     account_id: account.id,
     account_name: account.name,
-    sandbox: ownerUnverified(account) || domains.verified === 0,
+    sandbox: ownerUnverified(account) || !domains.some(isFullyVerified),
     csrf_token: csrfTokenOf(sessionId),
     expires_at: new Date(session.expires_at * 1000).toISOString(),
   };

@@ -23,12 +23,13 @@ interface UserSessionItem extends ItemKey {
   expires_at: number;
 }
 
+/** The session of a digest: a function of its own, so the pipeline's bundles carry the lookup and not the writes. */
+export function readSession(store: Store, digest: string): Promise<SessionItem | undefined> {
+  return store.get<SessionItem>(keys.session(digest));
+}
+
 export class SessionRepository {
   constructor(private readonly store: Store) {}
-
-  get(digest: string): Promise<SessionItem | undefined> {
-    return this.store.get<SessionItem>(keys.session(digest));
-  }
 
   /** The user's entry first: a session is never live without the entry that lets a reset end it. */
   async create(digest: string, session: NewSession): Promise<void> {

@@ -1,21 +1,15 @@
 // Sessions: an opaque 32-byte random id (base64url) that only the cookie holds; the store keeps its
-// SHA-256 with the user, the account and the expiry (14 days). The CSRF token is derived from the
-// id, so nothing more is stored and a leaked token reveals nothing about the id.
-import { createHmac, randomBytes } from 'node:crypto';
-import { safeEqual, sha256Hex } from '../crypto';
+// SHA-256 with the user, the account and the expiry (14 days). Looking a session up and its CSRF
+// token are in session-lookup.ts, which the pipeline imports.
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../crypto';
+import { SESSION_ID } from './session-lookup';
 import type { Store } from '../db/store';
 import type { Clock } from '../ports/clock';
-import { SessionRepository, type SessionItem } from './sessions-repository';
+import { SessionRepository } from './sessions-repository';
 import type { UserItem } from './users-repository';
 
 export const SESSION_TTL_MS = 14 * 24 * 3600_000;
-const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
-/**
- * The CSRF token's HMAC key. Not a secret: the token's strength is the session id's 256 random
- * bits, which an attacker never sees (HttpOnly), and every function that serves signed-in requests
- * can compute it without holding the data-encryption key (docs/api-decisions.md).
- */
-const CSRF_KEY = 'postbox csrf token v1';
 
 export interface SessionDeps {
   store: Store;
@@ -42,14 +36,6 @@ export async function startSession(deps: SessionDeps, user: Pick<UserItem, 'id' 
   return { id, expiresAt };
 }
 
-/** The live session with this id; undefined for a malformed, unknown, ended or expired one. */
-export async function findSession(deps: SessionDeps, id: string): Promise<SessionItem | undefined> {
-  if (!SESSION_ID.test(id)) return undefined;
-  const session = await new SessionRepository(deps.store).get(sha256Hex(id));
-  if (!session || deps.clock.now().getTime() >= session.expires_at * 1000) return undefined;
-  return session;
-}
-
 export async function endSession(deps: Pick<SessionDeps, 'store'>, id: string): Promise<void> {
   if (SESSION_ID.test(id)) await new SessionRepository(deps.store).remove(sha256Hex(id));
 }
@@ -58,8 +44,3 @@ export async function endAllSessions(deps: Pick<SessionDeps, 'store'>, userId: s
   await new SessionRepository(deps.store).removeAllOf(userId);
 }
 
-export const csrfTokenOf = (sessionId: string): string => createHmac('sha256', CSRF_KEY).update(sessionId, 'utf8').digest('base64url');
-
-/** Constant time; false for a missing token. */
-export const csrfTokenMatches = (sessionId: string, presented: string | undefined): boolean =>
-  presented !== undefined && safeEqual(presented, csrfTokenOf(sessionId));

@@ -25,8 +25,8 @@ const tooMany = (retryAfterSeconds: number): ApiError =>
   });
 
 const budgets = (email: string, ip: string) => [
-  { subject: keys.loginFailuresByEmail(email), limit: FAILED_SIGN_INS_PER_ADDRESS },
-  { subject: keys.loginFailuresByIp(ip), limit: FAILED_SIGN_INS_PER_IP },
+  { subject: keys.authBudget('fail-email', email), limit: FAILED_SIGN_INS_PER_ADDRESS },
+  { subject: keys.authBudget('fail-ip', ip), limit: FAILED_SIGN_INS_PER_IP },
 ];
 
 /** 429 before any password or code is checked, when the address or the IP has failed too often. */
@@ -45,5 +45,5 @@ export async function countFailedSignIn(deps: ThrottleDeps, email: string, ip: s
 
 /** Whether another auth mail may go to this address now (counted when it may); past the budget the mail is silently not sent. */
 export async function mayMail(deps: ThrottleDeps, email: string): Promise<boolean> {
-  return (await admit(deps, keys.authMails(email), AUTH_MAILS_PER_ADDRESS, AUTH_MAIL_WINDOW_MS)).allowed;
+  return (await admit(deps, keys.authBudget('mail', email), AUTH_MAILS_PER_ADDRESS, AUTH_MAIL_WINDOW_MS)).allowed;
 }

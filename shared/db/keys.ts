@@ -200,10 +200,8 @@ export const keys = {
   userSession: (userId: string, digest: string): ItemKey => ({ pk: `USER#${userId}`, sk: `SESS#${digest}` }),
   userSessionPrefix: 'SESS#',
   userPartition: (userId: string): string => `USER#${userId}`,
-  /** Rate-limit subjects of the sign-in throttles and the auth mails (shared/auth/throttle.ts). */
-  loginFailuresByEmail: (email: string): string => `loginfail#email#${email}`,
-  loginFailuresByIp: (ip: string): string => `loginfail#ip#${ip}`,
-  authMails: (email: string): string => `authmail#${email}`,
+  /** Rate-limit subjects of the sign-in throttles (`fail-email`, `fail-ip`) and the auth mails (`mail`), shared/auth/throttle.ts. */
+  authBudget: (kind: 'fail-email' | 'fail-ip' | 'mail', value: string): string => `auth#${kind}#${value}`,
 
   webhook: (accountId: string, subscriptionId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `WEBHOOK#${subscriptionId}` }),
   webhookPrefix: 'WEBHOOK#',

@@ -20,8 +20,8 @@ import { ApiError } from '../errors';
 import { parseJsonBody } from './json-body';
 import { isHead, render, renderThrown, requestIdOf, transportHeaders, withoutBody } from './respond';
 import { findKeyBySecret, recordKeyUse } from '../api-keys/service';
-import { getAccount } from '../accounts/service';
-import { csrfTokenMatches, findSession } from '../auth/sessions';
+import { AccountRepository } from '../accounts/repository';
+import { csrfTokenMatches, findSession } from '../auth/session-lookup';
 import { cookieValue, SESSION_COOKIE } from './cookies';
 import { keys } from '../db/keys';
 import { admit, ACCOUNT_RATE_LIMIT, IP_RATE_LIMIT, type RateDecision } from '../rate-limit/service';
@@ -107,14 +107,16 @@ interface Authorized {
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const sessionEnded = (): ApiError => new ApiError('unauthorized', 'your session has ended; sign in again');
+const suspended = (): ApiError => new ApiError('account_suspended', 'this account is suspended; contact support');
 
 /** The signed-in person's session (a cookie and no Authorization header), CSRF-checked; undefined when the request has none. */
 async function sessionOf(c: Container, request: HttpRequest) {
   if (request.headers.authorization !== undefined || request.sessionId === undefined) return undefined;
   const session = await findSession(c, request.sessionId);
-  if (!session) throw new ApiError('unauthorized', 'your session has ended; sign in again');
+  if (!session) throw sessionEnded();
   if (!SAFE_METHODS.has(request.method.toUpperCase()) && !csrfTokenMatches(request.sessionId, request.headers['x-csrf-token'])) {
-    throw new ApiError('forbidden', 'a request made with a session must carry its CSRF token in the X-CSRF-Token header (GET /v1/auth/session answers it)');
+    throw new ApiError('forbidden', 'a session request must send its CSRF token as X-CSRF-Token');
   }
   return session;
 }
@@ -122,7 +124,7 @@ async function sessionOf(c: Container, request: HttpRequest) {
 async function authorizeStaff(c: Container, request: HttpRequest): Promise<void> {
   const session = await sessionOf(c, request);
   if (session) {
-    if (session.role !== 'staff') throw new ApiError('forbidden', 'this route is for staff; your user is not staff');
+    if (session.role !== 'staff') throw new ApiError('forbidden', 'for staff only');
     return;
   }
   const token = bearer(request.headers.authorization);
@@ -137,9 +139,9 @@ async function authorize(c: Container, access: Access, request: HttpRequest): Pr
   }
   const session = await sessionOf(c, request);
   if (session) {
-    const account = await getAccount(c.store, session.account_id);
-    if (!account) throw new ApiError('unauthorized', 'your session has ended; sign in again');
-    if (account.status === 'suspended') throw new ApiError('account_suspended', 'this account is suspended; contact support');
+    const account = await new AccountRepository(c.store).get(session.account_id);
+    if (!account) throw sessionEnded();
+    if (account.status === 'suspended') throw suspended();
     const headers = await limit(c, keys.accountRateSubject(account.id), ACCOUNT_RATE_LIMIT, request.requestId);
     request.auth = { accountId: account.id, keyId: session.user_id, scope: 'admin', testMode: false, account, session: { userId: session.user_id, role: session.role } };
     return { headers };
@@ -152,7 +154,7 @@ async function authorize(c: Container, access: Access, request: HttpRequest): Pr
   if (!found) throw new ApiError('unauthorized', 'unknown or revoked API key');
   const { identity, account } = found;
   // Suspension is checked before the limiter so a suspended account spends no budget.
-  if (account.status === 'suspended') throw new ApiError('account_suspended', 'this account is suspended; contact support');
+  if (account.status === 'suspended') throw suspended();
   const headers = await limit(c, keys.accountRateSubject(identity.accountId), ACCOUNT_RATE_LIMIT, request.requestId);
   request.auth = { ...identity, account };
   // Counted once admitted, scope refusals included. The record is bookkeeping: a failed write

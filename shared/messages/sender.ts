@@ -43,7 +43,7 @@ export function resolveSender(ctx: SenderContext, fromEmail: unknown): string {
     if (!mailbox) return ctx.sharedSender;
     if (mailbox.address === shared) return formatMailbox(mailbox);
     if (ownerUnverified(ctx.account)) {
-      throw new ApiError('no_verified_domain', 'verify your email address first: until then the account is in sandbox mode and mail goes from the shared sender (omit metadata.from_email)');
+      throw new ApiError('no_verified_domain', 'verify your email address first; until then omit metadata.from_email');
     }
     if (ctx.domains.has(domainOf(mailbox.address))) {
       throw new ApiError('domain_not_verified', `${domainOf(mailbox.address)} is registered but its DNS records are not verified yet`);

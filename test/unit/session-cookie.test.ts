@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { csrfTokenMatches, csrfTokenOf } from '../../shared/auth/sessions';
+import { csrfTokenMatches, csrfTokenOf } from '../../shared/auth/session-lookup';
 import { clearedSessionCookie, cookieValue, sessionCookie } from '../../shared/http/cookies';
 
 const id = 'A'.repeat(43);
