@@ -3,6 +3,7 @@
 import type { Contracts } from '../shared/http/contract';
 import { contracts as account } from './account/contract';
 import { contracts as admin } from './admin/contract';
+import { contracts as auth } from './auth/contract';
 import { contracts as billing } from './billing/contract';
 import { contracts as bimi } from './bimi/contract';
 import { contracts as broadcasts } from './broadcasts/contract';
@@ -32,6 +33,7 @@ import { contracts as webhooks } from './webhooks/contract';
 export const contracts: Contracts = {
   ...account,
   ...admin,
+  ...auth,
   ...billing,
   ...bimi,
   ...broadcasts,

@@ -1,7 +1,7 @@
 import { encodeTime, monotonicFactory } from 'ulid';
 import type { Clock } from './ports/clock';
 
-export type IdPrefix = 'acct' | 'key' | 'msg' | 'evt' | 'sched' | 'req' | 'dom' | 'trc' | 'whk' | 'dlv' | 'bcast' | 'tmpl' | 'snip' | 'ctc' | 'lst' | 'upl' | 'imp' | 'frm' | 'inr' | 'inb' | 'mbx' | 'lbl' | 'spc';
+export type IdPrefix = 'acct' | 'key' | 'msg' | 'evt' | 'sched' | 'req' | 'dom' | 'trc' | 'whk' | 'dlv' | 'bcast' | 'tmpl' | 'snip' | 'ctc' | 'lst' | 'upl' | 'imp' | 'frm' | 'inr' | 'inb' | 'mbx' | 'lbl' | 'spc' | 'usr';
 
 export interface Ids {
   next(prefix: IdPrefix): string;

@@ -555,6 +555,28 @@ export class Postbox {
       this.#request<Ok<'/v1/admin/accounts/{id}/unsuspend', 'post'>>({ method: 'POST', path: `/v1/admin/accounts/${enc(id)}/unsuspend`, resendable: true }),
   };
 
+  /**
+   * Sign-up and sign-in (public routes; the API key is not needed). The session they start is a
+   * cookie (`postbox_session`, HttpOnly): a browser keeps it, this client in Node does not.
+   */
+  readonly auth = {
+    /** A new account and its owner, signed in at once; mails a verification link. */
+    signUp: (body: Body<'/v1/auth/signup', 'post'>) => this.#request<Ok<'/v1/auth/signup', 'post'>>({ method: 'POST', path: '/v1/auth/signup', body }),
+    /** Redeems the verification link's token. */
+    verifyEmail: (body: Body<'/v1/auth/verify-email', 'post'>) =>
+      this.#request<Ok<'/v1/auth/verify-email', 'post'>>({ method: 'POST', path: '/v1/auth/verify-email', body }),
+    logIn: (body: Body<'/v1/auth/login', 'post'>) => this.#request<Ok<'/v1/auth/login', 'post'>>({ method: 'POST', path: '/v1/auth/login', body }),
+    /** `{email}` mails a six-digit code (202); `{email, code}` signs in with it. */
+    logInWithCode: (body: Body<'/v1/auth/login-code', 'post'>) =>
+      this.#request<Ok<'/v1/auth/login-code', 'post'>>({ method: 'POST', path: '/v1/auth/login-code', body }),
+    logOut: () => this.#request<Ok<'/v1/auth/logout', 'post'>>({ method: 'POST', path: '/v1/auth/logout' }),
+    /** `{email}` mails a reset link (202); `{token, password}` sets the new password and ends every session. */
+    resetPassword: (body: Body<'/v1/auth/password-reset', 'post'>) =>
+      this.#request<Ok<'/v1/auth/password-reset', 'post'>>({ method: 'POST', path: '/v1/auth/password-reset', body }),
+    /** Who is signed in with the session cookie. */
+    session: () => this.#request<Ok<'/v1/auth/session', 'get'>>({ method: 'GET', path: '/v1/auth/session' }),
+  };
+
   /** The OpenAPI document this deployment serves. */
   openapi = () => this.#request<Ok<'/v1/openapi.json', 'get'>>({ method: 'GET', path: '/v1/openapi.json' });
 

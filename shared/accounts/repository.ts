@@ -13,6 +13,11 @@ export interface AccountItem extends ItemKey, Partial<AccountListKey>, Partial<I
   email: string | null;
   status: AccountStatus;
   enabled_channels: Channel[];
+  /**
+   * false only for an account made by sign-up whose owner has not verified their address yet: it
+   * stays in sandbox mode and holds no live keys. Absent (staff and bootstrap accounts) counts as verified.
+   */
+  owner_verified?: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -53,6 +58,21 @@ export class AccountRepository {
       ...account,
     };
     return wrote(this.store.create(item));
+  }
+
+  /** false when there is no such account */
+  markOwnerVerified(accountId: string, now: string): Promise<boolean> {
+    return wrote(
+      this.store.update(keys.account(accountId), {
+        expression: 'SET owner_verified = :yes, updated_at = :now',
+        condition: 'attribute_exists(pk)',
+        values: { ':yes': true, ':now': now },
+      }),
+    );
+  }
+
+  async remove(accountId: string): Promise<void> {
+    await this.store.delete(keys.account(accountId));
   }
 
   /** false when there is no such account. Moves the account's by-filter entry to the new status. */

@@ -20,7 +20,8 @@ export { channelBody, channels, createAccountBody, type Channel } from './schema
 export type { AccountStatus, AccountVerification, CreatedAccount, ReadinessStatus } from './schemas';
 export type { AccountItem } from './repository';
 
-export async function createAccount(deps: KeyDeps, body: CreateAccountBody): Promise<CreatedAccount> {
+/** Writes a new account item; `ownerVerified: false` for a sign-up account whose owner has not verified their address. */
+async function newAccount(deps: KeyDeps, body: CreateAccountBody, ownerVerified?: false): Promise<string> {
   const id = deps.ids.next('acct');
   const now = deps.clock.now().toISOString();
   const created = await new AccountRepository(deps.store).create({
@@ -29,10 +30,38 @@ export async function createAccount(deps: KeyDeps, body: CreateAccountBody): Pro
     email: body.email?.trim().toLowerCase() ?? null,
     status: 'active',
     enabled_channels: ['email'],
+    ...(ownerVerified === false ? { owner_verified: false } : {}),
     created_at: now,
     updated_at: now,
   });
   if (!created) throw new ApiError('conflict', `account ${id} exists already`);
+  return id;
+}
+
+/**
+ * The account of a person who signed up: no keys at all (the console creates them), and in
+ * sandbox mode until its owner verifies their address.
+ */
+export async function createSignUpAccount(deps: KeyDeps, body: CreateAccountBody): Promise<string> {
+  return newAccount(deps, body, false);
+}
+
+/** Undoes a sign-up whose later steps failed: the account has no keys nor anything else yet. */
+export async function removeSignUpAccount(deps: Pick<KeyDeps, 'store'>, accountId: string): Promise<void> {
+  await new AccountRepository(deps.store).remove(accountId);
+}
+
+/** The owner proved their address: the account may leave sandbox mode (with a verified domain) and hold live keys. */
+export async function markOwnerVerified(deps: Pick<KeyDeps, 'store' | 'clock'>, accountId: string): Promise<void> {
+  await new AccountRepository(deps.store).markOwnerVerified(accountId, deps.clock.now().toISOString());
+  verifiedKeys.forgetAccount(accountId);
+}
+
+/** An account whose owner signed up and has not verified their address: sandbox mode whatever its domains, and no live keys. */
+export const ownerUnverified = (account: Pick<AccountItem, 'owner_verified'>): boolean => account.owner_verified === false;
+
+export async function createAccount(deps: KeyDeps, body: CreateAccountBody): Promise<CreatedAccount> {
+  const id = await newAccount(deps, body);
   const live = await createKey(deps, id, { scope: 'admin', test_mode: false, name: 'admin live key' }, { testMode: false });
   const test = await createKey(deps, id, { scope: 'admin', test_mode: true, name: 'admin test key' }, { testMode: false });
   return { account_id: id, admin_key: live.key, test_admin_key: test.key };
@@ -67,7 +96,8 @@ export async function getVerification(
 ): Promise<AccountVerification> {
   const account = await getAccount(deps.store, accountId);
   if (!account) throw new NotFoundError('account');
-  const verified = options.domains.verified > 0;
+  // An owner who has not verified their address keeps the account in sandbox mode whatever its domains.
+  const verified = options.domains.verified > 0 && !ownerUnverified(account);
   return {
     account_id: accountId,
     sandbox_mode: !verified,

@@ -50,7 +50,13 @@ export type Entity =
   | 'domain'
   | 'domain_claim'
   | 'test_recipient'
-  | 'test_recipient_token'
+  | 'one_time_token'
+  | 'one_time_token_subject'
+  | 'login_code'
+  | 'user'
+  | 'user_email'
+  | 'session'
+  | 'user_session'
   | 'test_send_counter'
   | 'webhook'
   | 'webhook_delivery'
@@ -195,12 +201,32 @@ export const keys = {
   domainClaim: (domain: string): ItemKey => ({ pk: `DOMAINNAME#${domain}`, sk: 'DOMAINNAME' }),
   testRecipient: (accountId: string, recipientId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `TESTRCPT#${recipientId}` }),
   testRecipientPrefix: 'TESTRCPT#',
-  /** Looked up by the SHA-256 of the one-time link token. */
-  testRecipientToken: (tokenDigest: string): ItemKey => ({ pk: `TESTTOKEN#${tokenDigest}`, sk: 'TESTTOKEN' }),
   /** Rate-limit subject of the one-time link mails sent to one address for one account. */
   testRecipientLinkMails: (accountId: string, email: string): string => `testlink#${accountId}#${email}`,
   /** Sends to one test recipient on one UTC day. */
   testSendCounter: (accountId: string, recipient: string, day: string): ItemKey => ({ pk: `TESTSENDS#${accountId}#${recipient}`, sk: day }),
+
+  /**
+   * One-time secrets (shared/one-time-tokens): a link token, looked up by the SHA-256 of its
+   * secret; the newest token of a (purpose, subject), the only one that redeems; a login code,
+   * looked up by (purpose, subject) since six digits are too few to be a key of their own.
+   */
+  oneTimeToken: (digest: string): ItemKey => ({ pk: `OTT#${digest}`, sk: 'OTT' }),
+  oneTimeTokenSubject: (purpose: string, subject: string): ItemKey => ({ pk: `OTTSUBJ#${purpose}#${subject}`, sk: 'OTTSUBJ' }),
+  loginCode: (purpose: string, subject: string): ItemKey => ({ pk: `OTTCODE#${purpose}#${subject}`, sk: 'OTTCODE' }),
+
+  /** A person who signs in (shared/auth): their own partition, found by email through the unique email item. */
+  user: (userId: string): ItemKey => ({ pk: `USER#${userId}`, sk: 'USER' }),
+  /** One per normalized address across the deployment: sign-up writes it first, conditionally. */
+  userEmail: (email: string): ItemKey => ({ pk: `USEREMAIL#${email}`, sk: 'USEREMAIL' }),
+  /** A session, looked up by the SHA-256 of its cookie's id. */
+  session: (digest: string): ItemKey => ({ pk: `SESSION#${digest}`, sk: 'SESSION' }),
+  /** A user's sessions, so a password reset can end them all (one Query of the user's partition). */
+  userSession: (userId: string, digest: string): ItemKey => ({ pk: `USER#${userId}`, sk: `SESS#${digest}` }),
+  userSessionPrefix: 'SESS#',
+  userPartition: (userId: string): string => `USER#${userId}`,
+  /** Rate-limit subjects of the sign-in throttles (`fail-email`, `fail-ip`) and the auth mails (`mail`), shared/auth/throttle.ts. */
+  authBudget: (kind: 'fail-email' | 'fail-ip' | 'mail', value: string): string => `auth#${kind}#${value}`,
 
   webhook: (accountId: string, subscriptionId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `WEBHOOK#${subscriptionId}` }),
   webhookPrefix: 'WEBHOOK#',
@@ -374,6 +400,11 @@ export const keyQueries = {
   }),
   /** Every account, newest first (by-lookup, keys only: the staff list reads the account items). */
   allAccounts: (): KeyQuery => ({ index: table.indexes.byLookup.name, keyCondition: 'gsi1pk = :pk', values: { ':pk': keys.accountListPartition } }),
+  /** A user's session entries (shared/auth/sessions-repository.ts). */
+  userSessions: (userId: string): KeyQuery => ({
+    keyCondition: 'pk = :pk AND begins_with(sk, :prefix)',
+    values: { ':pk': keys.userPartition(userId), ':prefix': keys.userSessionPrefix },
+  }),
   /** One by-filter index partition (an account's suppressions), most recently changed first. */
   byFilter: (gsi2pk: string): KeyQuery => ({ index: table.indexes.byFilter.name, keyCondition: 'gsi2pk = :pk', values: { ':pk': gsi2pk } }),
   /** One outbox shard's entries whose lease ended at or before `leaseEndingBy` (epoch ms). */

@@ -50,8 +50,11 @@ const THROTTLING = new Set([
   'TimeoutError',
 ]);
 
+const isConditionFailure = (error: unknown): boolean =>
+  error instanceof ConditionalCheckFailedException || (error as { name?: string })?.name === 'ConditionalCheckFailedException';
+
 function translate(error: unknown, what: string): never {
-  if (error instanceof ConditionalCheckFailedException || (error as { name?: string })?.name === 'ConditionalCheckFailedException') {
+  if (isConditionFailure(error)) {
     throw new ConditionFailedError(`${what}: condition failed`, { cause: error });
   }
   if (THROTTLING.has((error as { name?: string })?.name ?? '')) throw new RetryableError(`${what}: store busy`, { cause: error });
@@ -160,6 +163,29 @@ export class Store {
       );
     } catch (error) {
       translate(error, 'delete');
+    }
+  }
+
+  /**
+   * Deletes an item and answers what it held; undefined when there was none or `condition` did
+   * not hold. One round trip, so of two racing takes exactly one gets the item (one-time tokens).
+   */
+  async take<T extends object = Item>(key: ItemKey, condition: Condition = { expression: 'attribute_exists(pk)' }): Promise<T | undefined> {
+    try {
+      const out = await this.doc.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: key,
+          ConditionExpression: condition.expression,
+          ExpressionAttributeNames: condition.names,
+          ExpressionAttributeValues: condition.values,
+          ReturnValues: 'ALL_OLD',
+        }),
+      );
+      return out.Attributes as T | undefined;
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      translate(error, 'take');
     }
   }
 

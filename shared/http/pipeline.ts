@@ -7,6 +7,11 @@
 // write, then the route's own. The key and its account come from this process's cache of
 // verified keys (shared/api-keys/cache.ts), and the key's use is written at most once a minute,
 // beside the route rather than before it.
+//
+// A request with no Authorization header and the console's session cookie is a signed-in person:
+// on every key route they act as the account's admin (one GetItem for the session, one for the
+// account), and every state-changing request needs the session's CSRF token in X-CSRF-Token. An
+// Authorization header always wins, so the API-key path reads nothing more than it did.
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { routeKey, type Access, type FunctionDef, type HttpRoute } from '../platform';
@@ -15,6 +20,9 @@ import { ApiError } from '../errors';
 import { parseJsonBody } from './json-body';
 import { isHead, render, renderThrown, requestIdOf, transportHeaders, withoutBody } from './respond';
 import { findKeyBySecret, recordKeyUse } from '../api-keys/service';
+import { AccountRepository } from '../accounts/repository';
+import { csrfTokenMatches, findSession } from '../auth/session-lookup';
+import { cookieValue, SESSION_COOKIE } from './cookies';
 import { keys } from '../db/keys';
 import { admit, ACCOUNT_RATE_LIMIT, IP_RATE_LIMIT, type RateDecision } from '../rate-limit/service';
 import { publicBaseUrlOf, readRuntimeKind } from '../runtime/config';
@@ -98,13 +106,44 @@ interface Authorized {
   keyUse?: Promise<void>;
 }
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const sessionEnded = (): ApiError => new ApiError('unauthorized', 'your session has ended; sign in again');
+const suspended = (): ApiError => new ApiError('account_suspended', 'this account is suspended; contact support');
+
+/** The signed-in person's session (a cookie and no Authorization header), CSRF-checked; undefined when the request has none. */
+async function sessionOf(c: Container, request: HttpRequest) {
+  if (request.headers.authorization !== undefined || request.sessionId === undefined) return undefined;
+  const session = await findSession(c, request.sessionId);
+  if (!session) throw sessionEnded();
+  if (!SAFE_METHODS.has(request.method.toUpperCase()) && !csrfTokenMatches(request.sessionId, request.headers['x-csrf-token'])) {
+    throw new ApiError('forbidden', 'a session request must send its CSRF token as X-CSRF-Token');
+  }
+  return session;
+}
+
+async function authorizeStaff(c: Container, request: HttpRequest): Promise<void> {
+  const session = await sessionOf(c, request);
+  if (session) {
+    if (session.role !== 'staff') throw new ApiError('forbidden', 'for staff only');
+    return;
+  }
+  const token = bearer(request.headers.authorization);
+  if (!token || !safeEqual(token, c.secrets.get('staff-token'))) throw new ApiError('unauthorized', 'a valid staff token is required');
+}
+
 async function authorize(c: Container, access: Access, request: HttpRequest): Promise<Authorized> {
   if (access.kind === 'public' || access.kind === 'staff') {
     const headers = await limit(c, keys.ipRateSubject(request.sourceIp), IP_RATE_LIMIT, request.requestId);
-    if (access.kind === 'staff') {
-      const token = bearer(request.headers.authorization);
-      if (!token || !safeEqual(token, c.secrets.get('staff-token'))) throw new ApiError('unauthorized', 'a valid staff token is required');
-    }
+    if (access.kind === 'staff') await authorizeStaff(c, request);
+    return { headers };
+  }
+  const session = await sessionOf(c, request);
+  if (session) {
+    const account = await new AccountRepository(c.store).get(session.account_id);
+    if (!account) throw sessionEnded();
+    if (account.status === 'suspended') throw suspended();
+    const headers = await limit(c, keys.accountRateSubject(account.id), ACCOUNT_RATE_LIMIT, request.requestId);
+    request.auth = { accountId: account.id, keyId: session.user_id, scope: 'admin', testMode: false, account, session: { userId: session.user_id, role: session.role } };
     return { headers };
   }
   const secret = bearer(request.headers.authorization);
@@ -115,7 +154,7 @@ async function authorize(c: Container, access: Access, request: HttpRequest): Pr
   if (!found) throw new ApiError('unauthorized', 'unknown or revoked API key');
   const { identity, account } = found;
   // Suspension is checked before the limiter so a suspended account spends no budget.
-  if (account.status === 'suspended') throw new ApiError('account_suspended', 'this account is suspended; contact support');
+  if (account.status === 'suspended') throw suspended();
   const headers = await limit(c, keys.accountRateSubject(identity.accountId), ACCOUNT_RATE_LIMIT, request.requestId);
   request.auth = { ...identity, account };
   // Counted once admitted, scope refusals included. The record is bookkeeping: a failed write
@@ -236,6 +275,7 @@ const routeRequest = (declared: ReadonlyMap<string, HttpRoute>): Step => ({
       // Links come from configuration: Host and X-Forwarded-* are the client's to choose.
       baseUrl: publicBaseUrlOf(context.container!.config),
       sourceIp: event.requestContext.http.sourceIp,
+      sessionId: cookieValue(SESSION_COOKIE, event.cookies, event.headers?.cookie ?? event.headers?.Cookie),
     };
   },
 });

@@ -56,6 +56,7 @@ export const transportHeaders = (runtime: RuntimeKind): Record<string, string> =
 export function render(result: HttpResult, requestId: string, extra: Record<string, string>): APIGatewayProxyStructuredResultV2 {
   // nosniff on every answer: a JSON error must never be read as HTML by a browser.
   const headers: Record<string, string> = { 'x-request-id': requestId, 'x-content-type-options': 'nosniff', ...extra, ...(result.headers ?? {}) };
+  if (result.cookies?.length) return { ...render({ ...result, cookies: undefined }, requestId, extra), cookies: result.cookies };
   if (result.body === undefined) return { statusCode: result.status, headers };
   // Bytes (a raw message, an attachment) travel base64-encoded, as API Gateway expects binary.
   if (Buffer.isBuffer(result.body)) return { statusCode: result.status, headers, body: result.body.toString('base64'), isBase64Encoded: true };

@@ -1,5 +1,6 @@
 import { type Scope } from '../platform';
 import type { AccountItem } from '../accounts/service';
+import type { UserRole } from '../auth/users-repository';
 
 export interface AuthContext {
   accountId: string;
@@ -8,6 +9,11 @@ export interface AuthContext {
   testMode: boolean;
   /** The account as read while authenticating, so routes need not read it again. */
   account: AccountItem;
+  /**
+   * Set when a signed-in person (the console's session cookie) made the request: they act as the
+   * account's admin, and `keyId` holds their user id.
+   */
+  session?: { userId: string; role: UserRole };
 }
 
 export interface HttpRequest {
@@ -28,6 +34,8 @@ export interface HttpRequest {
    */
   baseUrl: string;
   sourceIp: string;
+  /** The session cookie's value, if the request carried one (checked only where it is used). */
+  sessionId?: string;
   /** Set on every route that takes an API key. */
   auth?: AuthContext;
 }
@@ -36,4 +44,6 @@ export interface HttpResult {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** Set-Cookie values, answered through API Gateway's `cookies` array. */
+  cookies?: string[];
 }

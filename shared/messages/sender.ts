@@ -1,6 +1,6 @@
 // Who a message may come from and, in sandbox mode, go to: rule 3 and rule 4 of the spec's send
 // rules, decided once per request from the account's domains.
-import type { AccountItem } from '../accounts/service';
+import { ownerUnverified, type AccountItem } from '../accounts/service';
 import type { Store } from '../db/store';
 import { isFullyVerified, type DomainItem } from '../domains/model';
 import { accountDomains } from '../domains/service';
@@ -23,7 +23,8 @@ export async function loadSenderContext(store: Store, account: AccountItem, shar
   return {
     account,
     sharedSender,
-    sandboxMode: !domains.some(isFullyVerified),
+    // Sign-up accounts stay in sandbox mode until their owner verifies their address.
+    sandboxMode: ownerUnverified(account) || !domains.some(isFullyVerified),
     domains: new Map(domains.map((d) => [d.domain, d])),
     testRecipients: new Map(),
     store,
@@ -41,6 +42,9 @@ export function resolveSender(ctx: SenderContext, fromEmail: unknown): string {
   if (ctx.sandboxMode) {
     if (!mailbox) return ctx.sharedSender;
     if (mailbox.address === shared) return formatMailbox(mailbox);
+    if (ownerUnverified(ctx.account)) {
+      throw new ApiError('no_verified_domain', 'verify your email address first; until then omit metadata.from_email');
+    }
     if (ctx.domains.has(domainOf(mailbox.address))) {
       throw new ApiError('domain_not_verified', `${domainOf(mailbox.address)} is registered but its DNS records are not verified yet`);
     }

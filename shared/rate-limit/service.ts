@@ -57,3 +57,19 @@ export async function admit(
     retryAfterSeconds: Math.max(1, Math.ceil((resetMs - now) / 1000)),
   };
 }
+
+/**
+ * Whether `admit` would refuse now, without counting anything: one read. For budgets that count
+ * only failures (sign-in attempts): the caller looks before trying and admits on failure.
+ */
+export async function exhausted(
+  deps: { store: Store; clock: Clock },
+  subject: string,
+  windowMs: number,
+): Promise<{ retryAfterSeconds: number } | undefined> {
+  const now = deps.clock.now().getTime();
+  // The log holds exactly `limit` slots: its oldest inside the window means the window is full.
+  const oldest = await new RateLogRepository(deps.store).oldest(subject);
+  if (oldest === undefined || oldest <= now - windowMs) return undefined;
+  return { retryAfterSeconds: Math.max(1, Math.ceil((oldest + windowMs - now) / 1000)) };
+}

@@ -7,8 +7,6 @@ import type { TestRecipientView } from './schemas';
 export const MAX_TEST_RECIPIENTS = 3;
 /** Spec limit: test sends per verified address per UTC day. */
 export const TEST_SENDS_PER_DAY = 10;
-export const LINK_TTL_MS = 24 * 3600_000;
-export const TOKEN_LENGTH = 40;
 
 export const toTestRecipientView = (item: TestRecipientItem): TestRecipientView => ({
   id: item.id,

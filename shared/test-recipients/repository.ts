@@ -1,5 +1,5 @@
-// Test recipients in the store: the entry of an address, the one-time link token that verifies
-// it, and the per-day count of test sends to it.
+// Test recipients in the store: the entry of an address and the per-day count of test sends to it.
+// The one-time link that verifies an entry is a shared/one-time-tokens token.
 import {  keys, type ItemKey, keyQueries, type KeyQuery } from '../db/keys';
 import { wrote, type Store } from '../db/store';
 import { queryPage, type Page, type PageRequest } from '../pagination';
@@ -14,24 +14,9 @@ export interface TestRecipientItem extends ItemKey {
   status: TestRecipientStatus;
   created_at: string;
   verified_at: string | null;
-  /** When the newest link stops working; null once verified. */
-  token_expires_at: string | null;
-  /** SHA-256 of the newest link's token: only that link verifies. Absent once verified. */
-  token_digest?: string;
 }
 
 export type NewTestRecipient = Omit<TestRecipientItem, keyof ItemKey | 'entity'>;
-
-/** Looked up by the SHA-256 of the link token; deleted by the click that uses it. */
-export interface TestRecipientTokenItem extends ItemKey {
-  entity: 'test_recipient_token';
-  account_id: string;
-  recipient_id: string;
-  /** Epoch seconds (the table's TTL attribute). Checked on use: TTL deletion lags or never runs. */
-  expires_at: number;
-}
-
-export type NewTestRecipientToken = Omit<TestRecipientTokenItem, keyof ItemKey | 'entity'>;
 
 export interface TestSendCounterItem extends ItemKey {
   entity: 'test_send_counter';
@@ -80,46 +65,15 @@ export class TestRecipientRepository {
     return wrote(this.store.delete(keys.testRecipient(accountId, recipientId), { expression: 'attribute_exists(pk)' }));
   }
 
-  /** Makes a link the entry's newest; false when the entry is gone or no longer pending. */
-  setPendingLink(accountId: string, recipientId: string, link: { digest: string; expiresAt: string }): Promise<boolean> {
-    return wrote(
-      this.store.update(keys.testRecipient(accountId, recipientId), {
-        expression: 'SET token_digest = :digest, token_expires_at = :expires',
-        condition: 'attribute_exists(pk) AND #status = :pending',
-        names: { '#status': 'status' },
-        values: { ':digest': link.digest, ':expires': link.expiresAt, ':pending': 'pending' },
-      }),
-    );
-  }
-
-  /** The verified entry; undefined when it is gone or `digest` is not its newest link. */
-  async markVerified(accountId: string, recipientId: string, digest: string, now: string): Promise<TestRecipientItem | undefined> {
+  /** The verified entry; undefined when it is gone or verified already. */
+  async markVerified(accountId: string, recipientId: string, now: string): Promise<TestRecipientItem | undefined> {
     const write = this.store.update<TestRecipientItem>(keys.testRecipient(accountId, recipientId), {
-      expression: 'SET #status = :verified, verified_at = :now, token_expires_at = :null REMOVE token_digest',
-      condition: 'attribute_exists(pk) AND token_digest = :digest',
+      expression: 'SET #status = :verified, verified_at = :now',
+      condition: 'attribute_exists(pk) AND #status = :pending',
       names: { '#status': 'status' },
-      values: { ':verified': 'verified', ':now': now, ':null': null, ':digest': digest },
+      values: { ':verified': 'verified', ':now': now, ':pending': 'pending' },
     });
     return (await wrote(write)) ? write : undefined;
-  }
-
-  getToken(digest: string): Promise<TestRecipientTokenItem | undefined> {
-    return this.store.get<TestRecipientTokenItem>(keys.testRecipientToken(digest));
-  }
-
-  /** Digests of fresh random tokens never collide, so this never meets an existing token. */
-  async createToken(digest: string, token: NewTestRecipientToken): Promise<void> {
-    const item: TestRecipientTokenItem = { ...keys.testRecipientToken(digest), entity: 'test_recipient_token', ...token };
-    await this.store.create(item);
-  }
-
-  async deleteToken(digest: string): Promise<void> {
-    await this.store.delete(keys.testRecipientToken(digest));
-  }
-
-  /** Uses a token up; false when another use took it first. */
-  useToken(digest: string): Promise<boolean> {
-    return wrote(this.store.delete(keys.testRecipientToken(digest), { expression: 'attribute_exists(pk)' }));
   }
 
   /**

@@ -1,17 +1,18 @@
 // Test recipient use cases: register (and mail a one-time link), verify through the link, list,
-// remove. The link token is shown only in the mail; the store holds its SHA-256.
+// remove. The link is a one-time token (shared/one-time-tokens): shown only in the mail, stored as
+// its SHA-256, and only an entry's newest link verifies it.
 import { getAccount, type AccountItem } from '../accounts/service';
-import { randomBase62, sha256Hex } from '../crypto';
 import { keys } from '../db/keys';
 import type { Store } from '../db/store';
-import { formatMailbox, parseMailbox } from '../email/address';
+import { sharedSenderMailbox } from '../email/shared-sender';
 import { ApiError, NotFoundError } from '../errors';
+import { invalidToken as invalidTokenError, issueToken, redeemToken, revokeToken } from '../one-time-tokens/service';
 import type { Ids } from '../ids';
 import { mapPage, pageRequest, type Page, type PageInput } from '../pagination';
 import type { Clock } from '../ports/clock';
 import { PermanentSendError, type Mailer } from '../ports/mailer';
 import { admit } from '../rate-limit/service';
-import { entryOf, LINK_TTL_MS, MAX_TEST_RECIPIENTS, TOKEN_LENGTH, toTestRecipientView } from './model';
+import { entryOf, MAX_TEST_RECIPIENTS, toTestRecipientView } from './model';
 import { linkMail } from './pages';
 import { TestRecipientRepository, type TestRecipientItem } from './repository';
 import type { CreateTestRecipientBody, TestRecipientView, VerifiedTestRecipientView } from './schemas';
@@ -37,16 +38,17 @@ export interface Registration {
   recipient: TestRecipientView;
 }
 
-const invalidToken = (): ApiError =>
-  new ApiError('invalid_token', 'this link is invalid, already used or expired; register the address again for a new link');
+const LINK_HINT = 'register the address again for a new link';
+/** The link's subject in shared/one-time-tokens: the entry it verifies. */
+const linkSubject = (accountId: string, recipientId: string): string => `${accountId}/${recipientId}`;
 
 const tooMany = (): ApiError =>
   new ApiError('too_many_test_recipients', `an account may have at most ${MAX_TEST_RECIPIENTS} test recipients (pending or verified); delete one first`);
 
 function sharedSender(config: TestRecipientDeps['config']): string {
-  const mailbox = parseMailbox(config.sharedEmailSender);
-  if (!mailbox) throw new ApiError('test_send_not_configured', 'this deployment has no usable shared sender address (SHARED_EMAIL_SENDER)');
-  return formatMailbox(mailbox);
+  const from = sharedSenderMailbox(config);
+  if (!from) throw new ApiError('test_send_not_configured', 'this deployment has no usable shared sender address (SHARED_EMAIL_SENDER)');
+  return from;
 }
 
 async function admitLinkMail(deps: Pick<TestRecipientDeps, 'store' | 'clock'>, accountId: string, email: string): Promise<void> {
@@ -82,24 +84,7 @@ function publicOrigin(config: TestRecipientDeps['config']): string {
 
 /** A fresh link for a pending entry: only the newest link verifies. Mails it from the shared sender. */
 async function sendLink(deps: TestRecipientDeps, account: AccountItem, item: TestRecipientItem, from: string): Promise<void> {
-  const recipients = new TestRecipientRepository(deps.store);
-  const token = randomBase62(TOKEN_LENGTH);
-  const digest = sha256Hex(token);
-  const expires = new Date(deps.clock.now().getTime() + LINK_TTL_MS);
-  await recipients.createToken(digest, { account_id: item.account_id, recipient_id: item.id, expires_at: Math.floor(expires.getTime() / 1000) });
-  let linked: boolean;
-  try {
-    linked = await recipients.setPendingLink(item.account_id, item.id, { digest, expiresAt: expires.toISOString() });
-  } catch (error) {
-    await recipients.deleteToken(digest);
-    throw error;
-  }
-  if (!linked) {
-    // Verified or deleted meanwhile: there is nothing left to confirm.
-    await recipients.deleteToken(digest);
-    return;
-  }
-  if (item.token_digest) await recipients.deleteToken(item.token_digest);
+  const { token } = await issueToken(deps, 'test_recipient', linkSubject(item.account_id, item.id));
   // The configured origin, never the request's Host: a forged Host would otherwise mail a link to
   // the forger's site carrying a real token.
   const link = `${publicOrigin(deps.config)}/v1/test-recipients/verify?token=${token}`;
@@ -149,7 +134,6 @@ export async function registerTestRecipient(
     status: 'pending',
     created_at: deps.clock.now().toISOString(),
     verified_at: null,
-    token_expires_at: null,
   });
   const settled = await settle(recipients, item);
   // A concurrent registration of the same address won; it mails the link.
@@ -168,17 +152,11 @@ export async function registerTestRecipient(
 
 /** The one-time link: verifies its entry and is used up, so of two clicks only one succeeds. */
 export async function verifyTestRecipient(deps: { store: Store; clock: Clock }, token: string | undefined): Promise<VerifiedTestRecipientView> {
-  if (!token || !/^[0-9A-Za-z]+$/.test(token) || token.length !== TOKEN_LENGTH) throw invalidToken();
-  const recipients = new TestRecipientRepository(deps.store);
-  const digest = sha256Hex(token);
-  const ref = await recipients.getToken(digest);
-  if (!ref) throw invalidToken();
-  if (!(await recipients.useToken(digest))) throw invalidToken();
-  const now = deps.clock.now();
-  if (now.getTime() >= ref.expires_at * 1000) throw invalidToken();
-  // Only the entry's newest link verifies, and only while the entry exists.
-  const item = await recipients.markVerified(ref.account_id, ref.recipient_id, digest, now.toISOString());
-  if (!item) throw invalidToken();
+  const subject = await redeemToken(deps, 'test_recipient', token, LINK_HINT);
+  const [accountId = '', recipientId = ''] = subject.split('/');
+  // Only while the entry exists and is pending.
+  const item = await new TestRecipientRepository(deps.store).markVerified(accountId, recipientId, deps.clock.now().toISOString());
+  if (!item) throw invalidTokenError(LINK_HINT);
   return { id: item.id, email: item.email, status: 'verified' };
 }
 
@@ -197,5 +175,5 @@ export async function removeTestRecipient(deps: { store: Store }, accountId: str
   const item = await recipients.get(accountId, recipientId);
   if (!item) throw new NotFoundError('test recipient');
   if (!(await recipients.remove(accountId, recipientId))) throw new NotFoundError('test recipient');
-  if (item.token_digest) await recipients.deleteToken(item.token_digest);
+  await revokeToken(deps, 'test_recipient', linkSubject(accountId, recipientId));
 }

@@ -2,7 +2,7 @@
 // verifies once, the account holds at most three, and the send path's checks see the result.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
-import { accountPartition } from '../../shared/db/keys';
+import { accountPartition, keys } from '../../shared/db/keys';
 import { ApiError } from '../../shared/errors';
 import { PermanentSendError } from '../../shared/ports/mailer';
 import { TestRecipientRepository } from '../../shared/test-recipients/repository';
@@ -117,8 +117,8 @@ describe('POST /v1/test-recipients', () => {
     expect(JSON.stringify(items)).not.toContain(token);
     expect(JSON.stringify(res.body)).not.toContain(token);
     const { createHash } = await import('node:crypto');
-    const ref = await new TestRecipientRepository(c.store).getToken(createHash('sha256').update(token).digest('hex'));
-    expect(ref).toMatchObject({ account_id: account.account_id, recipient_id: res.body.id });
+    const ref = await c.store.get(keys.oneTimeToken(createHash('sha256').update(token).digest('hex')));
+    expect(ref).toMatchObject({ purpose: 'test_recipient', subject: `${account.account_id}/${res.body.id}` });
   });
 
   it('answers the existing entry (200) for an address registered again, and sends a fresh link while pending', async () => {

@@ -16,6 +16,8 @@ export interface HttpEventInput {
   query?: Record<string, string>;
   headers?: Record<string, string>;
   sourceIp?: string;
+  /** Request cookies, `name=value` each, as API Gateway hands them over (`event.cookies`). */
+  cookies?: string[];
 }
 
 let counter = 0;
@@ -33,6 +35,7 @@ export function httpEvent(input: HttpEventInput): APIGatewayProxyEventV2 {
     routeKey,
     rawPath: input.path,
     rawQueryString: rawQuery,
+    cookies: input.cookies,
     headers,
     queryStringParameters: input.query,
     pathParameters: params && Object.keys(params).length ? params : undefined,
@@ -56,6 +59,8 @@ export function httpEvent(input: HttpEventInput): APIGatewayProxyEventV2 {
 export interface ParsedResult {
   status: number;
   headers: Record<string, string>;
+  /** Set-Cookie values (API Gateway's `cookies` array). */
+  cookies: string[];
   body: any;
 }
 
@@ -63,6 +68,7 @@ export function parseResult(result: APIGatewayProxyStructuredResultV2): ParsedRe
   return {
     status: result.statusCode ?? 200,
     headers: (result.headers ?? {}) as Record<string, string>,
+    cookies: result.cookies ?? [],
     body: result.body ? JSON.parse(result.body) : undefined,
   };
 }

@@ -45,6 +45,7 @@ export const storeRules = {
   create: write,
   update: write,
   delete: write,
+  take: write,
   batchPut: write,
 };
 

@@ -100,8 +100,10 @@ function toEvent(req: IncomingMessage, body: Buffer, routeKey: string, params: R
 }
 
 function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
-  const headers = { ...(result.headers ?? {}) } as Record<string, string | number | boolean>;
-  res.writeHead(result.statusCode ?? 200, Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)])));
+  const headers: Record<string, string | string[]> = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)]));
+  // API Gateway turns the result's `cookies` into Set-Cookie headers, one each.
+  if (result.cookies?.length) headers['set-cookie'] = result.cookies;
+  res.writeHead(result.statusCode ?? 200, headers);
   if (result.body === undefined) return void res.end();
   res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }

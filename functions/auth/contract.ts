@@ -1,0 +1,101 @@
+import type { Contracts } from '../../shared/http/contract';
+import {
+  acceptedView,
+  loginBody,
+  loginCodeBody,
+  passwordResetBody,
+  sessionView,
+  signedUpView,
+  signUpBody,
+  verifiedEmailView,
+  verifyEmailBody,
+} from '../../shared/auth/schemas';
+
+const COOKIE =
+  'Sets the session cookie `postbox_session` (`HttpOnly; Secure; SameSite=Lax; Path=/`, 14 days). With it, every `/v1` route answers as with an admin key of the account; ' +
+  'a request that is not a GET or HEAD must also send the session\'s `csrf_token` as `X-CSRF-Token` (403 `forbidden` otherwise). An `Authorization` header wins over the cookie.';
+const THROTTLED =
+  'Failed sign-ins (a wrong password or a wrong code) are limited to 5 per address and 30 per client IP in 15 minutes: past that, 429 `rate_limit_exceeded` with Retry-After, before any password is checked.';
+
+export const contracts: Contracts = {
+  'POST /v1/auth/signup': {
+    operationId: 'signUp',
+    description:
+      'Creates an account and its owner and mails a verification link (`<public base URL>/#/verify-email/<token>`, 24 hours) from the shared sender. ' +
+      `The person is signed in at once, unverified: the account stays in sandbox mode and may hold test-mode keys only until the address is verified. No API key is created. ${COOKIE} ` +
+      'A password must have 10 to 256 characters and not be a common or breached password, one repeated character, the address or the service\'s name (400 `invalid_request`). ' +
+      'An address that has signed up already is 409 `conflict`.',
+    body: signUpBody,
+    responses: { 201: { description: 'Signed up and signed in', schema: signedUpView, secret: true } },
+    errors: ['conflict', 'service_unavailable'],
+    examples: [
+      { name: 'sign up', body: { email: 'newcomer-{{unique}}@example.com', password: 'correct horse battery {{unique}}', name: 'Ada' }, status: 201, as: 'none' },
+      { name: 'a common password', body: { email: 'newcomer-{{unique}}@example.com', password: 'password123' }, status: 400, as: 'none' },
+      { name: 'a short password', body: { email: 'newcomer-{{unique}}@example.com', password: 'short' }, status: 400, as: 'none' },
+    ],
+  },
+  'POST /v1/auth/verify-email': {
+    operationId: 'verifyEmail',
+    description: 'Redeems the mailed verification token: the address is verified and the account may leave sandbox mode. A token works once, for 24 hours, and only the newest one mailed works.',
+    body: verifyEmailBody,
+    responses: { 200: { description: 'Verified', schema: verifiedEmailView } },
+    errors: ['invalid_token'],
+    examples: [{ name: 'an unknown token', body: { token: '0123456789abcdefghijABCDEFGHIJ0123456789' }, status: 400, as: 'none' }],
+  },
+  'POST /v1/auth/login': {
+    operationId: 'logIn',
+    description: `Signs in with email and password and answers the session view. ${COOKIE} An unknown address and a wrong password get the same 401 \`unauthorized\` after the same work. ${THROTTLED}`,
+    body: loginBody,
+    responses: { 200: { description: 'Signed in', schema: sessionView, secret: true } },
+    errors: ['unauthorized', 'rate_limit_exceeded'],
+    examples: [{ name: 'wrong credentials', body: { email: 'nobody-{{unique}}@example.com', password: 'not the password' }, status: 401, as: 'none' }],
+  },
+  'POST /v1/auth/login-code': {
+    operationId: 'logInWithCode',
+    description:
+      'With `{email}`: mails a six-digit code (10 minutes) if the address has a user, and answers 202 either way (at most 5 mails per address an hour; past that none is sent and the answer is the same). ' +
+      `With \`{email, code}\`: signs in and answers the session view (the code also verifies the address). ${COOKIE} ` +
+      `A wrong, used or expired code is 400 \`invalid_token\`; the fifth wrong code uses the code up. ${THROTTLED}`,
+    body: loginCodeBody,
+    responses: {
+      200: { description: 'Signed in', schema: sessionView, secret: true },
+      202: { description: 'A code is mailed if the address has a user', schema: acceptedView },
+    },
+    errors: ['invalid_token', 'rate_limit_exceeded'],
+    examples: [
+      { name: 'ask for a code', body: { email: 'nobody-{{unique}}@example.com' }, status: 202, as: 'none' },
+      { name: 'a code that was never sent', body: { email: 'nobody-{{unique}}@example.com', code: '123456' }, status: 400, as: 'none' },
+    ],
+  },
+  'POST /v1/auth/logout': {
+    operationId: 'logOut',
+    description: 'Ends the session and clears its cookie (`Max-Age=0`). Without a session, or with one that has ended, the answer is the same.',
+    responses: { 204: { description: 'Signed out' } },
+    errors: [],
+    examples: [{ name: 'sign out', status: 204, as: 'none' }],
+  },
+  'POST /v1/auth/password-reset': {
+    operationId: 'resetPassword',
+    description:
+      'With `{email}`: mails a reset link (`<public base URL>/#/reset-password/<token>`, one hour) if the address has a user, and answers 202 either way. ' +
+      'With `{token, password}`: sets the new password (the same rules as at sign-up), verifies the address, and ends every session of the user. ' +
+      'A used, expired or unknown token is 400 `invalid_token`.',
+    body: passwordResetBody,
+    responses: {
+      200: { description: 'The password is set; every session has ended', schema: acceptedView },
+      202: { description: 'A link is mailed if the address has a user', schema: acceptedView },
+    },
+    errors: ['invalid_token'],
+    examples: [
+      { name: 'ask for a link', body: { email: 'nobody-{{unique}}@example.com' }, status: 202, as: 'none' },
+      { name: 'an unknown token', body: { token: '0123456789abcdefghijABCDEFGHIJ0123456789', password: 'a fine new passphrase' }, status: 400, as: 'none' },
+    ],
+  },
+  'GET /v1/auth/session': {
+    operationId: 'getSession',
+    description: 'Who is signed in with the session cookie: the user, the account, whether it is in sandbox mode, and the CSRF token to send as `X-CSRF-Token`. No valid session is 401 `unauthorized`.',
+    responses: { 200: { description: 'The session', schema: sessionView, secret: true } },
+    errors: ['unauthorized'],
+    examples: [{ name: 'not signed in', status: 401, as: 'none' }],
+  },
+};

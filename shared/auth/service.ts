@@ -1,0 +1,206 @@
+// Sign-up, email verification, sign-in (password or mailed code), password reset, sign-out and the
+// session view. Login answers the same error after the same work for an unknown address and a
+// wrong password; the mail-sending routes answer the same whether or not the address has a user.
+import { createSignUpAccount, getAccount, markOwnerVerified, ownerUnverified, removeSignUpAccount } from '../accounts/service';
+import type { Store } from '../db/store';
+import { isFullyVerified } from '../domains/model';
+import { DomainRepository } from '../domains/repository';
+import { sharedSenderMailbox } from '../email/shared-sender';
+import { ApiError } from '../errors';
+import type { Ids } from '../ids';
+import { invalidToken, issueLoginCode, issueToken, redeemLoginCode, redeemToken } from '../one-time-tokens/service';
+import type { Clock } from '../ports/clock';
+import { PermanentSendError, type Mailer } from '../ports/mailer';
+import type { Logger } from '../runtime/logger';
+import { loginCodeMail, passwordResetMail, verificationMail, type AuthMail } from './mails';
+import { assertPasswordAllowed, DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords';
+import type { LoginBody, SessionView, SignUpBody } from './schemas';
+import { csrfTokenOf } from './session-lookup';
+import { endAllSessions, endSession, startSession, type StartedSession } from './sessions';
+import type { SessionItem } from './sessions-repository';
+import { assertSignInAllowed, countFailedSignIn, mayMail } from './throttle';
+import { UserRepository, type UserItem } from './users-repository';
+
+export interface AuthDeps {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  mailer: Mailer;
+  logger: Logger;
+  config: { sharedEmailSender: string; publicBaseUrl?: string };
+}
+
+export interface SignedIn {
+  session: StartedSession;
+  user: UserItem;
+}
+
+const wrongCredentials = (): ApiError => new ApiError('unauthorized', 'the email address or the password is wrong');
+
+function publicOrigin(config: AuthDeps['config']): string {
+  if (!config.publicBaseUrl) throw new Error('PUBLIC_BASE_URL is not configured; the link cannot be built');
+  return config.publicBaseUrl;
+}
+
+/**
+ * Mails `mail` to a user from the shared sender, at most AUTH_MAILS_PER_ADDRESS an hour per address
+ * (past that, silently not sent). Errors are the caller's to handle.
+ */
+async function mailUser(deps: AuthDeps, user: UserItem, mail: AuthMail): Promise<void> {
+  const from = sharedSenderMailbox(deps.config);
+  if (!from) throw new ApiError('service_unavailable', 'this deployment has no usable shared sender address (SHARED_EMAIL_SENDER)');
+  if (!(await mayMail(deps, user.email))) return;
+  await deps.mailer.send({ from, to: user.email, ...mail, messageId: user.id, accountId: user.account_id });
+}
+
+/** For routes that answer 202 whatever happens: a failed mail is logged, never answered. */
+async function mailQuietly(deps: AuthDeps, user: UserItem, mail: () => Promise<AuthMail>): Promise<void> {
+  try {
+    await mailUser(deps, user, await mail());
+  } catch (error) {
+    deps.logger.warn('auth mail not sent', { userId: user.id, error });
+  }
+}
+
+async function verificationLink(deps: AuthDeps, userId: string): Promise<AuthMail> {
+  const { token } = await issueToken(deps, 'email_verification', userId);
+  // The configured origin, never the request's Host.
+  return verificationMail(`${publicOrigin(deps.config)}/#/verify-email/${token}`);
+}
+
+/**
+ * A new user with a new account (no keys, sandbox mode until the address is verified), a mailed
+ * verification link, and a session: the person is signed in at once. All or nothing: if a later
+ * step fails, the earlier ones are undone, so the address can sign up again.
+ */
+export async function signUp(deps: AuthDeps, body: SignUpBody): Promise<SignedIn> {
+  assertPasswordAllowed(body.password, body.email);
+  const users = new UserRepository(deps.store);
+  const userId = deps.ids.next('usr');
+  const passwordHash = await hashPassword(body.password);
+  if (!(await users.claimEmail(body.email, userId))) {
+    throw new ApiError('conflict', 'an account with this email address exists already; sign in, or reset the password');
+  }
+  let accountId: string | undefined;
+  try {
+    accountId = await createSignUpAccount(deps, { name: body.name ?? body.email, email: body.email });
+    const now = deps.clock.now().toISOString();
+    const user = await users.create({
+      id: userId,
+      email: body.email,
+      name: body.name ?? null,
+      password_hash: passwordHash,
+      email_verified: false,
+      role: 'owner',
+      account_id: accountId,
+      created_at: now,
+      updated_at: now,
+    });
+    await mailUser(deps, user, await verificationLink(deps, userId));
+    return { session: await startSession(deps, user), user };
+  } catch (error) {
+    await users.remove(userId).catch(() => undefined);
+    if (accountId) await removeSignUpAccount(deps, accountId).catch(() => undefined);
+    await users.releaseEmail(body.email, userId).catch(() => undefined);
+    if (error instanceof PermanentSendError) {
+      throw new ApiError('service_unavailable', 'the verification mail could not be sent; nothing was created, try again later', { cause: error });
+    }
+    throw error;
+  }
+}
+
+/** Marks the user's address and their account's owner verified. */
+async function verifyAddress(deps: AuthDeps, user: UserItem): Promise<void> {
+  if (!user.email_verified) await new UserRepository(deps.store).markEmailVerified(user.id, deps.clock.now().toISOString());
+  if (user.role === 'owner') await markOwnerVerified(deps, user.account_id);
+}
+
+export async function verifyEmail(deps: AuthDeps, token: string): Promise<{ account_id: string; email_verified: true }> {
+  const userId = await redeemToken(deps, 'email_verification', token, 'sign in and ask for a new link');
+  const user = await new UserRepository(deps.store).get(userId);
+  if (!user) throw invalidToken();
+  await verifyAddress(deps, user);
+  return { account_id: user.account_id, email_verified: true };
+}
+
+export async function logIn(deps: AuthDeps, body: LoginBody, ip: string): Promise<SignedIn> {
+  await assertSignInAllowed(deps, body.email, ip);
+  const user = await new UserRepository(deps.store).findByEmail(body.email);
+  // An unknown address (or a user without a password) is checked against a dummy hash: the same work.
+  const matches = await verifyPassword(body.password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
+  if (!user?.password_hash || !matches) {
+    await countFailedSignIn(deps, body.email, ip);
+    throw wrongCredentials();
+  }
+  return { session: await startSession(deps, user), user };
+}
+
+/** Mails a six-digit code if the address has a user; the answer is the same either way. */
+export async function requestLoginCode(deps: AuthDeps, email: string): Promise<void> {
+  const user = await new UserRepository(deps.store).findByEmail(email);
+  if (!user) return;
+  await mailQuietly(deps, user, async () => loginCodeMail((await issueLoginCode(deps, email)).code));
+}
+
+/** Signs in with the mailed code, which also proves the address. */
+export async function logInWithCode(deps: AuthDeps, email: string, code: string, ip: string): Promise<SignedIn> {
+  await assertSignInAllowed(deps, email, ip);
+  const user = await new UserRepository(deps.store).findByEmail(email);
+  try {
+    await redeemLoginCode(deps, email, code);
+  } catch (error) {
+    await countFailedSignIn(deps, email, ip);
+    throw error;
+  }
+  if (!user) throw invalidToken('ask for a new code');
+  await verifyAddress(deps, user);
+  return { session: await startSession(deps, user), user: { ...user, email_verified: true } };
+}
+
+export async function requestPasswordReset(deps: AuthDeps, email: string): Promise<void> {
+  const user = await new UserRepository(deps.store).findByEmail(email);
+  if (!user) return;
+  await mailQuietly(deps, user, async () => {
+    const { token } = await issueToken(deps, 'password_reset', user.id);
+    return passwordResetMail(`${publicOrigin(deps.config)}/#/reset-password/${token}`);
+  });
+}
+
+/** Sets the new password, verifies the address (the link was read there) and ends every session of the user. */
+export async function resetPassword(deps: AuthDeps, token: string, password: string): Promise<void> {
+  const hint = 'ask for a new reset link';
+  if (typeof token !== 'string') throw invalidToken(hint);
+  // Everything but the address rule is checked before the token is used up, so a refused password leaves the link working.
+  assertPasswordAllowed(password);
+  const users = new UserRepository(deps.store);
+  const userId = await redeemToken(deps, 'password_reset', token, hint);
+  const user = await users.get(userId);
+  if (!user) throw invalidToken(hint);
+  assertPasswordAllowed(password, user.email);
+  const updated = await users.setPassword(userId, await hashPassword(password), deps.clock.now().toISOString());
+  if (!updated) throw invalidToken(hint);
+  await verifyAddress(deps, { ...updated, email_verified: true });
+  await endAllSessions(deps, userId);
+}
+
+export async function logOut(deps: AuthDeps, sessionId: string | undefined): Promise<void> {
+  if (sessionId) await endSession(deps, sessionId);
+}
+
+/** Who is signed in, for the console. */
+export async function sessionView(deps: AuthDeps, session: Pick<SessionItem, 'user_id' | 'account_id' | 'expires_at'>, sessionId: string): Promise<SessionView> {
+  const [user, account, domains] = await Promise.all([
+    new UserRepository(deps.store).get(session.user_id),
+    getAccount(deps.store, session.account_id),
+    new DomainRepository(deps.store).listAll(session.account_id),
+  ]);
+  if (!user || !account) throw new ApiError('unauthorized', 'your session has ended; sign in again');
+  return {
+    user: { id: user.id, email: user.email, name: user.name, email_verified: user.email_verified, role: user.role },
+    account_id: account.id,
+    account_name: account.name,
+    sandbox: ownerUnverified(account) || !domains.some(isFullyVerified),
+    csrf_token: csrfTokenOf(sessionId),
+    expires_at: new Date(session.expires_at * 1000).toISOString(),
+  };
+}
