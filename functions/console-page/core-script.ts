@@ -31,6 +31,7 @@ async function api(method, path, body, raw) {
     }
     if (!res.ok) {
       const error = (data && data.error) || {};
+      if (error.code === 'account_suspended') $('suspended').hidden = false;
       if (res.status === 401 && state.session && !path.startsWith('/v1/auth/')) signedOut('Your session ended. Sign in again.', true);
       throw new ApiFailure(error.message || 'HTTP ' + res.status, res.status, error.code);
     }
@@ -118,16 +119,18 @@ function pager(holder, load) {
 // ---- the router ---------------------------------------------------------------------------------
 
 const SIGNED_OUT = new Set(['signin', 'signup', 'code', 'forgot', 'reset-password', 'verify-email']);
+/** The mailed links' views: they work signed in as well as signed out. */
+const LINKS = new Set(['reset-password', 'verify-email']);
 
 function show(name, arg) {
   const signedIn = Boolean(state.session);
-  if (!views[name] || (signedIn && SIGNED_OUT.has(name) && name !== 'verify-email') || (!signedIn && !SIGNED_OUT.has(name)) || (views[name].staff && (!signedIn || state.session.user.role !== 'staff'))) {
+  if (!views[name] || (signedIn && SIGNED_OUT.has(name) && !LINKS.has(name)) || (!signedIn && !SIGNED_OUT.has(name)) || (views[name].staff && (!signedIn || state.session.user.role !== 'staff'))) {
     name = signedIn ? 'overview' : 'signin';
     arg = undefined;
   }
   state.view = name;
   $('app').hidden = !signedIn;
-  $('signed-out').hidden = signedIn && name !== 'verify-email';
+  $('signed-out').hidden = signedIn && !LINKS.has(name);
   for (const section of document.querySelectorAll('[data-view]')) section.hidden = section.dataset.view !== name;
   for (const link of document.querySelectorAll('nav a[data-nav]')) {
     if (link.dataset.nav === name) link.setAttribute('aria-current', 'page');
@@ -162,6 +165,7 @@ function signedIn(session) {
 function signedOut(message, isError) {
   state.session = null;
   $('who').textContent = '';
+  $('suspended').hidden = true;
   say(message || '', isError);
   go('signin');
 }

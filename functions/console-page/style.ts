@@ -22,7 +22,8 @@ h2:focus-visible, h3:focus-visible { outline: 3px solid #c2410c; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 .hint { color: #4b5563; font-size: 13px; }
 #status { margin: 0; padding: 4px 12px; min-height: 1.5em; }
-#status.error { background: #fde8e8; color: #8b1a1a; }
+#status.error, #suspended { background: #fde8e8; color: #8b1a1a; }
+#suspended { margin: 0; padding: 8px 12px; font-weight: 700; }
 #signed-out { max-width: 440px; margin: 6vh auto; padding: 16px; }
 #signed-out h1 { font-size: 24px; }
 .field { display: flex; flex-direction: column; gap: 2px; margin: 0 0 8px; }
