@@ -553,6 +553,9 @@ export class Postbox {
       this.#request<Ok<'/v1/admin/accounts/{id}/suspend', 'post'>>({ method: 'POST', path: `/v1/admin/accounts/${enc(id)}/suspend`, resendable: true }),
     unsuspend: (id: PathParams<'/v1/admin/accounts/{id}/unsuspend', 'post'>['id']) =>
       this.#request<Ok<'/v1/admin/accounts/{id}/unsuspend', 'post'>>({ method: 'POST', path: `/v1/admin/accounts/${enc(id)}/unsuspend`, resendable: true }),
+    /** Makes a signed-up user (verified address) staff, or an owner again; ends their sessions. */
+    setUserRole: (body: Body<'/v1/admin/users/role', 'post'>) =>
+      this.#request<Ok<'/v1/admin/users/role', 'post'>>({ method: 'POST', path: '/v1/admin/users/role', body, resendable: true }),
   };
 
   /**

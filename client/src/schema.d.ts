@@ -112,13 +112,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List accounts, newest first; by status or email (staff token)
+         * List accounts, newest first; by status or email (staff token or staff session)
          * @description Newest first. `status` keeps the accounts with that status; `email` finds the accounts with that address (trimmed and lower-cased; several accounts may share one, and an address no account has gives an empty page). A cursor walks only the filters it was made with. Accounts created before this list existed are not in it; `GET /v1/admin/accounts/{id}` reads any account.
          */
         get: operations["listAccounts"];
         put?: never;
         /**
-         * Create an account with its admin keys (staff token)
+         * Create an account with its admin keys (staff token or staff session)
          * @description Creates an account, in the sandbox, with one live and one test-mode admin key, shown in this answer only. The answer has the same fields as the local runtime's `DATA_DIR/bootstrap.json`, so scripts can treat both alike. The body may be omitted.
          */
         post: operations["createAccount"];
@@ -135,7 +135,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One account (staff token) */
+        /** One account (staff token or staff session) */
         get: operations["getAccount"];
         put?: never;
         post?: never;
@@ -155,8 +155,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Suspend an account (staff token)
-         * @description Every key-authenticated request of the account gets 403 `account_suspended` (at once in the process that took this call, within 10 seconds in every other), and the rest of its bulk sends fail. Suspending a suspended account changes nothing.
+         * Suspend an account (staff token or staff session)
+         * @description Every request of the account, by API key or console session, gets 403 `account_suspended` (at once in the process that took this call, within 10 seconds in every other), and the rest of its bulk sends fail. Suspending a suspended account changes nothing.
          */
         post: operations["suspendAccount"];
         delete?: never;
@@ -175,10 +175,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Lift a suspension (staff token)
+         * Lift a suspension (staff token or staff session)
          * @description Lifts a suspension; lifting none changes nothing.
          */
         post: operations["unsuspendAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/users/role": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a signed-up user staff, or an owner again (staff token or staff session)
+         * @description Makes the user who signs in with `email` staff (their console session may then list, look up and suspend accounts under /v1/admin), or an owner again. Only a verified address may be made staff (409 `conflict` otherwise). A change ends the user's sessions: the new role holds from their next sign-in.
+         */
+        post: operations["setUserRole"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3409,6 +3429,191 @@ export interface operations {
                             code?: "not_found";
                             /** @constant */
                             status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    setUserRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The address, trimmed and lower-cased
+                     * @example ada@example.com
+                     */
+                    email: string;
+                    /**
+                     * @description `staff` may list, look up and suspend accounts under /v1/admin from the console; `owner` runs their own account only
+                     * @enum {string}
+                     */
+                    role: "owner" | "staff";
+                };
+            };
+        };
+        responses: {
+            /** @description The user and their role */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description usr_… */
+                        user_id: string;
+                        email: string;
+                        /** @enum {string} */
+                        role: "owner" | "staff";
+                        /** @description The account the user signs in to */
+                        account_id: string;
+                    };
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict";
+                            /** @constant */
+                            status?: 409;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                            /** @constant */
+                            status?: 413;
                         };
                     } & components["schemas"]["ErrorEnvelope"];
                 };

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { accountStatusView, adminAccountQuery, adminAccountView, createAccountBody, createdAccountView } from '../../shared/accounts/schemas';
+import { setUserRoleBody, userRoleView } from '../../shared/auth/schemas';
 import { listOf, type Contracts } from '../../shared/http/contract';
 
 const accountId = z.object({ id: z.string().meta({ description: 'The account id, acct_…' }) });
@@ -51,7 +52,7 @@ export const contracts: Contracts = {
   'POST /v1/admin/accounts/{id}/suspend': {
     operationId: 'suspendAccount',
     description:
-      'Every key-authenticated request of the account gets 403 `account_suspended` (at once in the process that took this call, within 10 seconds in every other), ' +
+      'Every request of the account, by API key or console session, gets 403 `account_suspended` (at once in the process that took this call, within 10 seconds in every other), ' +
       'and the rest of its bulk sends fail. Suspending a suspended account changes nothing.',
     params: accountId,
     responses: { 200: { description: 'The account\'s new status', schema: accountStatusView } },
@@ -70,6 +71,20 @@ export const contracts: Contracts = {
     examples: [
       { name: 'unsuspend', params: { id: '{{account_id}}' }, status: 200, as: 'staff' },
       { name: 'no such account', params: { id: 'acct_missing' }, status: 404, as: 'staff' },
+    ],
+  },
+  'POST /v1/admin/users/role': {
+    operationId: 'setUserRole',
+    description:
+      'Makes the user who signs in with `email` staff (their console session may then list, look up and suspend accounts under /v1/admin), ' +
+      'or an owner again. Only a verified address may be made staff (409 `conflict` otherwise). A change ends the user\'s sessions: the new role holds from their next sign-in.',
+    body: setUserRoleBody,
+    responses: { 200: { description: 'The user and their role', schema: userRoleView } },
+    errors: ['not_found', 'conflict'],
+    examples: [
+      { name: 'no such user', body: { email: 'nobody-{{unique}}@example.com', role: 'staff' }, status: 404, as: 'staff' },
+      { name: 'an unknown role', body: { email: 'ops@example.com', role: 'root' }, status: 400, as: 'staff' },
+      { name: 'an API key instead of the staff token', body: { email: 'ops@example.com', role: 'staff' }, status: 401, as: 'admin' },
     ],
   },
 };

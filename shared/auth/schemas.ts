@@ -70,3 +70,22 @@ export const sessionView = z
 export type SessionView = z.infer<typeof sessionView>;
 
 export const acceptedView = z.object({}).strict();
+
+/** Staff set a user's role (POST /v1/admin/users/role). */
+export const setUserRoleBody = z
+  .object({
+    email,
+    role: userRole.meta({ description: '`staff` may list, look up and suspend accounts under /v1/admin from the console; `owner` runs their own account only' }),
+  })
+  .strict();
+export type SetUserRoleBody = z.infer<typeof setUserRoleBody>;
+
+export const userRoleView = z
+  .object({
+    user_id: z.string().meta({ description: 'usr_…' }),
+    email: z.string(),
+    role: userRole,
+    account_id: z.string().meta({ description: 'The account the user signs in to' }),
+  })
+  .strict();
+export type UserRoleView = z.infer<typeof userRoleView>;

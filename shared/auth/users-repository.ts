@@ -82,4 +82,16 @@ export class UserRepository {
     });
     return (await wrote(write)) ? write : undefined;
   }
+
+  /** false when there is no such user. */
+  setRole(userId: string, role: UserRole, now: string): Promise<boolean> {
+    return wrote(
+      this.store.update(keys.user(userId), {
+        expression: 'SET #role = :role, updated_at = :now',
+        condition: 'attribute_exists(pk)',
+        names: { '#role': 'role' },
+        values: { ':role': role, ':now': now },
+      }),
+    );
+  }
 }

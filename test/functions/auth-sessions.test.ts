@@ -2,7 +2,6 @@
 // token on every state-changing request, yields to an Authorization header, meets suspension and
 // the staff routes, and an unverified owner's account stays in sandbox without live keys.
 import { describe, expect, it } from 'vitest';
-import { keys } from '../../shared/db/keys';
 import { giveVerifiedDomain } from '../support/domains';
 import type { ParsedResult } from '../support/events';
 import { linkTokenIn, sessionFrom, signUp, withSession, type TestSession } from '../support/sessions';
@@ -135,10 +134,10 @@ describe('a session sends as a live admin key would', () => {
 
 describe('staff sessions', () => {
   it('reach /v1/admin for a user with the staff role; an owner\'s session is 403 there', async () => {
-    const s = await signUp(request);
+    const s = await verified();
     expectError(await request(withSession(s, { method: 'POST', path: '/v1/admin/accounts', body: {} })), 403, 'forbidden');
 
-    await bed.c.store.update(keys.user(s.userId), { expression: 'SET #role = :staff', names: { '#role': 'role' }, values: { ':staff': 'staff' } });
+    expect((await request({ method: 'POST', path: '/v1/admin/users/role', body: { email: s.email, role: 'staff' }, key: 'st_test_staff_token_value' })).status).toBe(200);
     const login = await request({ method: 'POST', path: '/v1/auth/login', body: { email: s.email, password: s.password } });
     const staff = await sessionFrom(request, login, s);
     expect(login.body.user.role).toBe('staff');
