@@ -32,7 +32,10 @@ async function api(method, path, body, raw) {
     if (!res.ok) {
       const error = (data && data.error) || {};
       if (error.code === 'account_suspended') $('suspended').hidden = false;
-      if (res.status === 401 && state.session && !path.startsWith('/v1/auth/')) signedOut('Your session ended. Sign in again.', true);
+      if (res.status === 401 && state.session && !path.startsWith('/v1/auth/')) {
+        signedOut('', true);
+        throw new ApiFailure('Your session ended. Sign in again.', 401, error.code);
+      }
       throw new ApiFailure(error.message || 'HTTP ' + res.status, res.status, error.code);
     }
     return data;
@@ -94,6 +97,10 @@ function showSecret(holder, label, secret) {
     el('p', {}, el('strong', {}, label), ' \u2014 shown once: copy it now, it is never shown again.'),
     el('code', {}, secret), ' ', copyButton(secret, label)));
 }
+
+/** A domain's state in words: the built-in sandbox domain (its \`sandbox\` flag), or one of the account's, verified once DKIM, SPF and DMARC all are. */
+const isVerified = (d) => !d.sandbox && d.dkim_status === 'verified' && d.spf_status === 'verified' && d.dmarc_status === 'verified';
+const domainState = (d) => (d.sandbox ? 'the built-in sandbox sender' : isVerified(d) ? 'verified' : 'not verified yet');
 
 const query = (params) => {
   const q = new URLSearchParams();
