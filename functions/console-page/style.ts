@@ -11,6 +11,7 @@ body { margin: 0; font: 15px/1.45 system-ui, sans-serif; color: #1d2330; backgro
 a { color: #1f4fa3; }
 button, input, select, textarea { font: inherit; color: inherit; }
 button, a.button { display: inline-block; background: #1f4fa3; color: #fff; border: 1px solid #1f4fa3; border-radius: 4px; padding: 4px 10px; cursor: pointer; text-decoration: none; }
+button, a.button { white-space: nowrap; overflow-wrap: normal; }
 button.danger { background: #b42318; border-color: #b42318; }
 input, select, textarea { border: 1px solid #6b7280; border-radius: 4px; padding: 4px 6px; max-width: 100%; background: #fff; }
 textarea { width: 100%; font-family: ui-monospace, monospace; font-size: 13px; }

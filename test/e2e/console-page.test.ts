@@ -298,6 +298,7 @@ chromium.describe(chromium.name('the console in a browser'), () => {
         const types = await page.$$eval('#message-timeline li strong', (s) => s.map((x) => x.textContent));
         return types.includes('delivered') && types;
       }, { what: 'the timeline to show the delivery', timeoutMs: 20_000, intervalMs: 200 });
+      await page.waitForSelector('#message-list td:has-text("delivered")');
       await shoot(page, 'newcomer-5-message-timeline');
 
       expect(events).toEqual(['sent', 'delivered']);
@@ -521,7 +522,7 @@ chromium.describe(chromium.name('the console in a browser'), () => {
       desk.once('dialog', (d) => void d.accept());
       await desk.click('button[aria-label="Suspend Newcomer"]');
       await desk.waitForSelector('#account-list td:has-text("suspended")');
-      expect(await status(desk)).toBe('Suspend: Newcomer.');
+      expect(await status(desk)).toBe('Suspended Newcomer.');
       await shoot(desk, 'staff-accounts');
       await desk.setViewportSize(PHONE);
       expect(await overflow(desk)).toBe(0);

@@ -32,7 +32,10 @@ async function openMessage(id, keepFocus) {
 }
 views.messages = {
   wire() {
-    $('message-refresh').addEventListener('click', () => void attempt(openMessage)(openedMessage, true));
+    $('message-refresh').addEventListener('click', () => void attempt(async () => {
+      await openMessage(openedMessage, true);
+      await views.messages.list();
+    })());
     views.messages.list = pager($('message-list'), async (cursor, fresh) => {
       const page = await api('GET', '/v1/messages' + query(Object.assign({ limit: 50, cursor }, messageFilters)));
       views.messages.rows = (fresh ? [] : views.messages.rows).concat(page.messages);
