@@ -136,7 +136,8 @@ function show(name, arg) {
     arg = undefined;
   }
   state.view = name;
-  $('app').hidden = !signedIn;
+  // A mailed link's view stands alone, signed in or not: one main landmark, no shell around it.
+  $('app').hidden = !signedIn || LINKS.has(name);
   $('signed-out').hidden = signedIn && !LINKS.has(name);
   for (const section of document.querySelectorAll('[data-view]')) section.hidden = section.dataset.view !== name;
   for (const link of document.querySelectorAll('nav a[data-nav]')) {

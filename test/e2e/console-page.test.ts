@@ -225,6 +225,7 @@ chromium.describe(chromium.name('the console in a browser'), () => {
       await page.goto(link);
       await page.waitForSelector('#verify-result:has-text("Your address is verified.")');
       expect(page.url()).toBe(`${runtime.url}/#/verify-email`);
+      expect(await page.isHidden('#app')).toBe(true);
       await shoot(page, 'newcomer-2-verified');
       await open(page, 'overview');
       await page.waitForSelector('#overview-steps li.done');
