@@ -28,10 +28,11 @@ async function main(): Promise<void> {
   const store = settings.dynamodbEndpoint ? `${runtime.dynamodbEndpoint} (DYNAMODB_ENDPOINT)` : `${runtime.dynamodbEndpoint} (embedded, kept in ${join(dataDir, 'dynamodb')})`;
   const lines = [
     `Postbox is running at ${runtime.url}`,
+    `  web console:                ${runtime.url}/ (sign up there; the verification mail lands in the SES emulator below)`,
     `  sent mail (SES emulator):   ${runtime.sesUrl}/`,
     `  API reference:              ${runtime.url}/docs (the OpenAPI document: ${runtime.url}/v1/openapi.json)`,
     `  inbound mail (SMTP):        ${runtime.smtpUrl ?? 'off (INBOUND_ENABLED=false)'}`,
-    ...(runtime.smtpUrl ? [`  Mail app (web page):        ${runtime.url}/mail (sign in with a key below)`] : []),
+    ...(runtime.smtpUrl ? [`  Mail app (web page):        ${runtime.url}/mail (your console session, or a key below)`] : []),
     `  store (DynamoDB endpoint):  ${store}`,
     `  data directory:             ${dataDir}`,
     runtime.createdBootstrap ? '  first start: created an account; its keys are shown once here and kept in' : '  keys of the bootstrap account are in',
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
     `    | ${ID_FROM_ANSWER}); echo "$ID"`,
     `  curl -s ${runtime.url}/v1/messages/$ID -H "Authorization: Bearer $KEY"`,
     `  then open ${runtime.sesUrl}/ to read it.`,
+    `Or open ${runtime.url}/ in a browser, sign up, and do the same from the console.`,
   );
   process.stdout.write(`${lines.join('\n')}\n`);
   process.stdout.write(`READY ${runtime.url}\n`);

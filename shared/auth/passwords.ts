@@ -6,12 +6,11 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { InvalidRequestError } from '../errors';
 import commonPasswords from './common-passwords.json';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './schemas';
 
 /** N = 2^15, r = 8: 32 MiB and tens of milliseconds per hash, well inside a 512 MB Lambda. */
 export const SCRYPT_PARAMS = { N: 32768, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
-export const MIN_PASSWORD_LENGTH = 10;
-export const MAX_PASSWORD_LENGTH = 256;
 
 const scrypt = (password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> =>
   new Promise((resolve, reject) =>

@@ -1,6 +1,5 @@
 import * as z from 'zod';
 import { isValidAddress, normalizeAddress } from '../email/address';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords';
 
 const email = z
   .string()
@@ -8,6 +7,10 @@ const email = z
   .transform(normalizeAddress)
   .refine(isValidAddress, { message: 'not a valid email address' })
   .meta({ description: 'The address, trimmed and lower-cased', example: 'ada@example.com' });
+
+/** The length rule of a new password (the rest of the policy, and its list, are in passwords.ts). */
+export const MIN_PASSWORD_LENGTH = 10;
+export const MAX_PASSWORD_LENGTH = 256;
 
 /** A password being chosen: the length is checked here, the rest of the policy by the service. */
 const newPassword = z

@@ -77,7 +77,6 @@ export type Entity =
   | 'contact_import'
   | 'form'
   | 'form_ref'
-  | 'form_token'
   | 'inbound_route'
   | 'inbound_email'
   | 'inbound_content'
@@ -298,8 +297,6 @@ export const keys = {
   formPrefix: 'FORM#',
   /** Which account a form belongs to: what the public form routes, which know only the id, read first. */
   formRef: (formId: string): ItemKey => ({ pk: `FORMREF#${formId}`, sk: 'FORMREF' }),
-  /** A pending double opt-in sign-up, looked up by the SHA-256 of its confirmation link's token. */
-  formToken: (tokenDigest: string): ItemKey => ({ pk: `FORMTOKEN#${tokenDigest}`, sk: 'FORMTOKEN' }),
   /** Rate-limit subject of the confirmation mails sent to one address for one account. */
   formConfirmMails: (accountId: string, email: string): string => `formmail#${accountId}#${email}`,
 

@@ -1,6 +1,6 @@
 // Forms in the store: the form (in its account's partition, so the account lists its forms with
-// one Query), the reference that names a form's account for the public routes (which know only the
-// form id), and the pending double opt-in sign-ups, each found by the SHA-256 of its link token.
+// one Query) and the reference that names a form's account for the public routes (which know only
+// the form id). Pending double opt-in sign-ups ride on one-time tokens (shared/one-time-tokens).
 import { keyQueries, keys, type ItemKey } from '../db/keys';
 import { wrote, type Store } from '../db/store';
 import { queryPage, type Page, type PageRequest } from '../pagination';
@@ -32,23 +32,6 @@ interface FormRefItem extends ItemKey {
   form_id: string;
   account_id: string;
 }
-
-/** A sign-up waiting for its address to confirm: what it will write, for which form and list. */
-export interface FormTokenItem extends ItemKey {
-  entity: 'form_token';
-  account_id: string;
-  form_id: string;
-  list_id: string;
-  email: string;
-  first_name: string | null;
-  last_name: string | null;
-  data: Record<string, string>;
-  created_at: string;
-  /** Epoch seconds (the table's TTL attribute). Checked on use: TTL deletion lags or never runs. */
-  expires_at: number;
-}
-
-export type NewFormToken = Omit<FormTokenItem, keyof ItemKey | 'entity'>;
 
 export class FormRepository {
   constructor(private readonly store: Store) {}
@@ -101,23 +84,5 @@ export class FormRepository {
     const removed = await wrote(this.store.delete(keys.form(accountId, formId), { expression: 'attribute_exists(pk)' }));
     await this.store.delete(keys.formRef(formId));
     return removed;
-  }
-
-  /** Digests of fresh random tokens never collide, so this never meets an existing token. */
-  async createToken(digest: string, token: NewFormToken): Promise<void> {
-    await this.store.create<FormTokenItem>({ ...keys.formToken(digest), entity: 'form_token', ...token });
-  }
-
-  getToken(digest: string): Promise<FormTokenItem | undefined> {
-    return this.store.get<FormTokenItem>(keys.formToken(digest));
-  }
-
-  /** Uses a token up; false when another use took it first. */
-  useToken(digest: string): Promise<boolean> {
-    return wrote(this.store.delete(keys.formToken(digest), { expression: 'attribute_exists(pk)' }));
-  }
-
-  async deleteToken(digest: string): Promise<void> {
-    await this.store.delete(keys.formToken(digest));
   }
 }

@@ -1,17 +1,18 @@
 // Hosted sign-up forms: an account manages forms bound to a static list; the public signs up
 // through a form (at once, or with double opt-in once a mailed one-time link is confirmed). The
-// link's token is shown only in the mail; the store holds its SHA-256, and the lookup by digest is
-// the comparison, so no token is ever compared character by character.
+// link's token is a one-time token (shared/one-time-tokens, purpose `form_confirmation`) carrying
+// the pending sign-up: shown only in the mail, stored as its SHA-256, working once, for 7 days.
 import { getAccount } from '../accounts/service';
 import { staticLists } from '../contacts/contacts';
 import { ContactRepository } from '../contacts/repository';
 import { isLive } from '../contacts/views';
-import { randomBase62, sha256Hex } from '../crypto';
+import { randomBase62 } from '../crypto';
 import { keys } from '../db/keys';
 import type { Store } from '../db/store';
 import { formatMailbox, parseMailbox } from '../email/address';
 import { ApiError, NotFoundError } from '../errors';
 import { isId, type Ids } from '../ids';
+import { invalidToken, issueToken, peekToken, redeemToken, revokeToken } from '../one-time-tokens/service';
 import { pageRequest, type Page, type PageInput } from '../pagination';
 import type { Clock } from '../ports/clock';
 import { PermanentSendError, type Mailer } from '../ports/mailer';
@@ -20,13 +21,10 @@ import { admit } from '../rate-limit/service';
 import { findSuppression } from '../suppressions/service';
 import type { Logger } from '../runtime/logger';
 import { confirmationMail } from './mail';
-import { FormRepository, type FormItem, type FormTokenItem } from './repository';
+import { FormRepository, type FormItem } from './repository';
 import { HONEYPOT_FIELD, type ConfirmedView, type FormBody, type FormConfigView, type FormView, type PendingSignupView, type SubmitResult } from './schemas';
 import { subscribe, type Signup } from './subscribe';
 
-/** A confirmation link works once, for 7 days. */
-export const CONFIRM_TTL_MS = 7 * 24 * 3600_000;
-export const TOKEN_LENGTH = 40;
 /** Confirmation mails per address and account in a sliding hour; past it a sign-up is answered alike and mails nothing. */
 export const CONFIRM_MAILS_PER_HOUR = 3;
 const HOUR_MS = 3600_000;
@@ -44,7 +42,7 @@ export interface PublicFormDeps extends FormDeps {
 }
 
 const formNotFound = (formId: string): ApiError => new NotFoundError(`form ${formId}`);
-const invalidToken = (why = 'this link is invalid, already used or expired; sign up again for a new one'): ApiError => new ApiError('invalid_token', why);
+const SIGN_UP_AGAIN = 'sign up again for a new one';
 const closed = (formId: string): ApiError => new ApiError('not_found', `form ${formId} no longer takes sign-ups: its list is gone`);
 
 // ---- views ----
@@ -207,11 +205,9 @@ export async function submitSignup(deps: PublicFormDeps, form: FormItem, signup:
     deps.logger.info('confirmation mail not sent: the address had its hourly share', { accountId: form.account_id, formId: form.id });
     return { status: 'pending_confirmation', message };
   }
-  const repo = new FormRepository(deps.store);
-  const token = randomBase62(TOKEN_LENGTH);
-  const digest = sha256Hex(token);
-  const now = deps.clock.now();
-  await repo.createToken(digest, {
+  // A subject of its own per sign-up: every sign-up's link works, not only the address's newest.
+  const subject = `${form.id}:${randomBase62(16)}`;
+  const pending: PendingSignup = {
     account_id: form.account_id,
     form_id: form.id,
     list_id: form.list_id,
@@ -219,15 +215,14 @@ export async function submitSignup(deps: PublicFormDeps, form: FormItem, signup:
     first_name: signup.first_name ?? null,
     last_name: signup.last_name ?? null,
     data: signup.data,
-    created_at: now.toISOString(),
-    expires_at: Math.floor((now.getTime() + CONFIRM_TTL_MS) / 1000),
-  });
+  };
+  const { token } = await issueToken(deps, 'form_confirmation', subject, pending);
   // The configured origin, never the request's Host: a forged Host would mail a real token to the forger's site.
   const link = `${baseUrl}/v1/forms/confirm?token=${token}`;
   try {
     await deps.mailer.send({ from, to: signup.email, ...confirmationMail({ title: form.title ?? form.name, link, language: form.language }), messageId: form.id, accountId: form.account_id });
   } catch (error) {
-    await repo.deleteToken(digest).catch(() => undefined);
+    await revokeToken(deps, 'form_confirmation', subject).catch(() => undefined);
     if (error instanceof PermanentSendError) {
       throw new ApiError('service_unavailable', 'the mail provider refused the confirmation mail; this deployment cannot send it', { cause: error });
     }
@@ -236,32 +231,41 @@ export async function submitSignup(deps: PublicFormDeps, form: FormItem, signup:
   return { status: 'pending_confirmation', message };
 }
 
+/** A sign-up waiting for its address to confirm, as its token carries it: what it will write, for which form and list. */
+type PendingSignup = {
+  account_id: string;
+  form_id: string;
+  list_id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  data: Record<string, string>;
+};
+
 interface Pending {
-  digest: string;
-  token: FormTokenItem;
+  pending: PendingSignup;
+  expiresAt: Date;
   form: FormItem;
 }
 
-/** The pending sign-up a token names, while its link works and its form takes sign-ups; 400 invalid_token otherwise. */
+/** The pending sign-up a token names, while its link works and its form takes sign-ups; 400 invalid_token otherwise. It uses nothing up. */
 async function pendingOf(deps: { store: Store; clock: Clock }, token: string | undefined): Promise<Pending> {
-  if (typeof token !== 'string' || token.length !== TOKEN_LENGTH || !/^[0-9A-Za-z]+$/.test(token)) throw invalidToken();
-  const digest = sha256Hex(token);
-  const repo = new FormRepository(deps.store);
-  const item = await repo.getToken(digest);
-  if (!item || deps.clock.now().getTime() >= item.expires_at * 1000) throw invalidToken();
-  const form = await repo.get(item.account_id, item.form_id);
-  if (!form || !(await listIsOpen(deps.store, item.account_id, item.list_id))) throw invalidToken('the form of this link no longer takes sign-ups');
-  return { digest, token: item, form };
+  const { data, expiresAt } = await peekToken(deps, 'form_confirmation', token, SIGN_UP_AGAIN);
+  const pending = data as PendingSignup | undefined;
+  if (!pending) throw invalidToken(SIGN_UP_AGAIN);
+  const form = await new FormRepository(deps.store).get(pending.account_id, pending.form_id);
+  if (!form || !(await listIsOpen(deps.store, pending.account_id, pending.list_id))) throw invalidToken('the form of this link no longer takes sign-ups');
+  return { pending, expiresAt, form };
 }
 
 /** What GET /v1/forms/confirm shows before the button is pressed; it confirms nothing (mail scanners open links). */
 export async function describePending(deps: { store: Store; clock: Clock }, token: string | undefined): Promise<PendingSignupView & { title: string; language: string }> {
-  const { token: item, form } = await pendingOf(deps, token);
+  const { pending: item, expiresAt, form } = await pendingOf(deps, token);
   return {
     status: 'pending_confirmation',
     form_id: item.form_id,
     email: item.email,
-    expires_at: new Date(item.expires_at * 1000).toISOString(),
+    expires_at: expiresAt.toISOString(),
     title: form.title ?? form.name,
     language: form.language,
   };
@@ -273,11 +277,11 @@ export async function describePending(deps: { store: Store; clock: Clock }, toke
  * subscription done; of two uses racing, the subscription happens once and one use answers 400.
  */
 export async function confirmSignup(deps: FormDeps, token: string | undefined): Promise<ConfirmedView & { title: string; language: string }> {
-  const { digest, token: item, form } = await pendingOf(deps, token);
+  const { pending: item, form } = await pendingOf(deps, token);
   const signup: Signup = { email: item.email, data: item.data ?? {} };
   if (item.first_name !== null) signup.first_name = item.first_name;
   if (item.last_name !== null) signup.last_name = item.last_name;
   await subscribe(deps, item.account_id, item.list_id, signup, { resubscribe: true });
-  if (!(await new FormRepository(deps.store).useToken(digest))) throw invalidToken();
+  await redeemToken(deps, 'form_confirmation', token, SIGN_UP_AGAIN);
   return { status: 'confirmed', form_id: item.form_id, list_id: item.list_id, email: item.email, title: form.title ?? form.name, language: form.language };
 }

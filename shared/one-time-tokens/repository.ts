@@ -13,7 +13,12 @@ export interface OneTimeTokenItem extends ItemKey {
   subject: string;
   /** Epoch seconds (the table's TTL attribute); checked on use, since TTL deletion lags. */
   expires_at: number;
+  /** What the purpose keeps with the token (a pending form sign-up); absent for most purposes. */
+  data?: TokenData;
 }
+
+/** A small object carried by a token: the caller's, stored as given. */
+export type TokenData = Record<string, unknown>;
 
 export interface TokenSubjectItem extends ItemKey {
   entity: 'one_time_token_subject';
@@ -35,13 +40,24 @@ export class OneTimeTokenRepository {
    * Stores a token and makes it its subject's newest; answers the digest of the token it replaced
    * (to delete), if any. Digests of fresh random secrets never collide.
    */
-  async create(digest: string, token: { purpose: string; subject: string; expiresAt: number }): Promise<string | undefined> {
+  async create(digest: string, token: { purpose: string; subject: string; expiresAt: number; data?: TokenData }): Promise<string | undefined> {
     const item: OneTimeTokenItem = { ...keys.oneTimeToken(digest), entity: 'one_time_token', purpose: token.purpose, subject: token.subject, expires_at: token.expiresAt };
+    if (token.data) item.data = token.data;
     await this.store.create(item);
     const pointer = keys.oneTimeTokenSubject(token.purpose, token.subject);
     const previous = await this.store.get<TokenSubjectItem>(pointer);
     await this.store.put<TokenSubjectItem>({ ...pointer, entity: 'one_time_token_subject', digest, expires_at: token.expiresAt });
     return previous?.digest;
+  }
+
+  /** Reads the token item without using it up. */
+  get(digest: string): Promise<OneTimeTokenItem | undefined> {
+    return this.store.get<OneTimeTokenItem>(keys.oneTimeToken(digest));
+  }
+
+  /** Whether `digest` is still its subject's newest token (reads the pointer, changes nothing). */
+  async isNewest(purpose: string, subject: string, digest: string): Promise<boolean> {
+    return (await this.store.get<TokenSubjectItem>(keys.oneTimeTokenSubject(purpose, subject)))?.digest === digest;
   }
 
   /** Takes the token item: the one redemption that gets it; undefined when it is gone. */

@@ -8,7 +8,9 @@ import { randomBase62, safeEqual, sha256Hex } from '../crypto';
 import type { Store } from '../db/store';
 import { ApiError } from '../errors';
 import type { Clock } from '../ports/clock';
-import { OneTimeTokenRepository } from './repository';
+import { OneTimeTokenRepository, type TokenData } from './repository';
+
+export type { TokenData } from './repository';
 
 export interface TokenDeps {
   store: Store;
@@ -20,6 +22,7 @@ const HOUR_MS = 3600_000;
 /** How long each kind of link works (docs/api-decisions.md, "Accounts, sessions and one-time tokens"). */
 export const tokenLifetimes = {
   email_verification: 24 * HOUR_MS,
+  form_confirmation: 7 * 24 * HOUR_MS,
   password_reset: HOUR_MS,
   test_recipient: 24 * HOUR_MS,
 } as const;
@@ -40,12 +43,15 @@ export function invalidToken(hint = 'ask for a new one'): ApiError {
 
 const epochSeconds = (ms: number): number => Math.floor(ms / 1000);
 
-/** A fresh token for `subject`; the subject's earlier token of this purpose stops working. */
-export async function issueToken(deps: TokenDeps, purpose: TokenPurpose, subject: string): Promise<{ token: string; expiresAt: Date }> {
+/**
+ * A fresh token for `subject`; the subject's earlier token of this purpose stops working. `data`
+ * rides on the token (kept small: it is stored with it) and is answered by `peekToken`.
+ */
+export async function issueToken(deps: TokenDeps, purpose: TokenPurpose, subject: string, data?: TokenData): Promise<{ token: string; expiresAt: Date }> {
   const tokens = new OneTimeTokenRepository(deps.store);
   const token = randomBase62(TOKEN_LENGTH);
   const expiresAt = new Date(deps.clock.now().getTime() + tokenLifetimes[purpose]);
-  const replaced = await tokens.create(sha256Hex(token), { purpose, subject, expiresAt: epochSeconds(expiresAt.getTime()) });
+  const replaced = await tokens.create(sha256Hex(token), { purpose, subject, expiresAt: epochSeconds(expiresAt.getTime()), ...(data && { data }) });
   if (replaced) await tokens.remove(replaced);
   return { token, expiresAt };
 }
@@ -63,6 +69,25 @@ export async function redeemToken(deps: TokenDeps, purpose: TokenPurpose, token:
   const newest = await tokens.takeNewest(purpose, item.subject, digest);
   if (!newest || deps.clock.now().getTime() >= item.expires_at * 1000) throw invalidToken(hint);
   return item.subject;
+}
+
+/**
+ * What a token holds while it would redeem (its purpose, unused, unexpired, its subject's newest),
+ * without using it up: for a link whose page must show what it will do before a button redeems it.
+ */
+export async function peekToken(
+  deps: TokenDeps,
+  purpose: TokenPurpose,
+  token: unknown,
+  hint?: string,
+): Promise<{ subject: string; data: TokenData | undefined; expiresAt: Date }> {
+  if (typeof token !== 'string' || !TOKEN_SHAPE.test(token)) throw invalidToken(hint);
+  const tokens = new OneTimeTokenRepository(deps.store);
+  const digest = sha256Hex(token);
+  const item = await tokens.get(digest);
+  if (!item || item.purpose !== purpose || deps.clock.now().getTime() >= item.expires_at * 1000) throw invalidToken(hint);
+  if (!(await tokens.isNewest(purpose, item.subject, digest))) throw invalidToken(hint);
+  return { subject: item.subject, data: item.data, expiresAt: new Date(item.expires_at * 1000) };
 }
 
 /** Ends the subject's outstanding token of this purpose (its entry was deleted, say). */

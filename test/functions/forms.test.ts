@@ -11,7 +11,6 @@ import { createKey } from '../../shared/api-keys/service';
 import { ContactRepository } from '../../shared/contacts/repository';
 import { keys } from '../../shared/db/keys';
 import { prefersHtml } from '../../shared/http/negotiate';
-import { FormRepository } from '../../shared/forms/repository';
 import { PermanentSendError } from '../../shared/ports/mailer';
 import type { TestContainer } from '../support/container';
 import { httpEvent, type HttpEventInput } from '../support/events';
@@ -597,9 +596,9 @@ describe('double opt-in', () => {
     await signUp(id);
     const token = tokenOf();
 
-    expect(await c.store.get(keys.formToken(token))).toBeUndefined();
-    const stored = await new FormRepository(c.store).getToken(createHash('sha256').update(token).digest('hex'));
-    expect(stored).toMatchObject({ email: 'ada@example.com', form_id: id });
+    expect(await c.store.get(keys.oneTimeToken(token))).toBeUndefined();
+    const stored = await c.store.get(keys.oneTimeToken(createHash('sha256').update(token).digest('hex')));
+    expect(stored).toMatchObject({ purpose: 'form_confirmation', data: { email: 'ada@example.com', form_id: id } });
     expect(JSON.stringify(stored)).not.toContain(token);
   });
 

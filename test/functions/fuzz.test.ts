@@ -1,10 +1,11 @@
 // Property-based fuzzing of every route in the manifest, through the real handlers and pipeline
 // over the embedded store: random bodies (deep, huge, odd numbers, not JSON), random path ids,
-// query strings and headers, with good, wrong and missing credentials. Whatever comes in, the
+// query strings and headers (cookies and CSRF tokens among them), with good, wrong and missing
+// credentials: API keys, the staff token, and a console session with and without its CSRF token. Whatever comes in, the
 // answer is never a 5xx, and every 4xx is the spec's envelope.
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functions, httpRoutes } from '../../functions/manifest';
 import { keys } from '../../shared/db/keys';
 import { createRouteMatcher } from '../../shared/http/route-match';
@@ -14,6 +15,7 @@ import { runningAs } from '../support/grants';
 import { TEST_SECRETS } from '../support/container';
 import { useTestbed } from '../support/testbed';
 import { useBilling } from '../support/billing';
+import { signUp, type TestSession } from '../support/sessions';
 
 type Lambda = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -65,22 +67,55 @@ const query = fc.dictionary(
   { maxKeys: 4 },
 );
 const headers = fc.dictionary(
-  fc.constantFrom('content-type', 'idempotency-key', 'x-forwarded-for', 'x-forwarded-proto', 'host', 'accept'),
+  fc.constantFrom('content-type', 'idempotency-key', 'x-forwarded-for', 'x-forwarded-proto', 'host', 'accept', 'cookie', 'x-csrf-token'),
   fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('multipart/form-data; boundary=x', 'image/svg+xml', 'application/json', 'text/plain')),
   { maxKeys: 3 },
 );
-const credential = fc.constantFrom<'admin' | 'test_admin' | 'none' | 'garbage' | 'staff'>('admin', 'admin', 'admin', 'test_admin', 'none', 'garbage', 'staff');
+type Credential = 'admin' | 'test_admin' | 'none' | 'garbage' | 'staff' | 'session' | 'session_without_csrf' | 'ended_session';
+const credential = fc.constantFrom<Credential>('admin', 'admin', 'admin', 'test_admin', 'none', 'garbage', 'staff', 'session', 'session_without_csrf', 'ended_session');
+
+/** A signed-in person of another account (a console session), made once for the file. */
+let person: TestSession;
+beforeAll(async () => {
+  person = await signUp(bed.request);
+});
+
+/** What a request carries for each credential: a key, or the session's cookie (with its CSRF token, or without). */
+function credentialsOf(who: Credential): { key?: string; cookies?: string[]; headers?: Record<string, string> } {
+  switch (who) {
+    case 'admin':
+      return { key: bed.account.admin_key };
+    case 'test_admin':
+      return { key: bed.account.test_admin_key };
+    case 'staff':
+      return { key: TEST_SECRETS['staff-token'] };
+    case 'garbage':
+      return { key: 'sk_live_' + 'x'.repeat(40) };
+    case 'session':
+      return { cookies: [person.cookie], headers: { 'x-csrf-token': person.csrf } };
+    case 'session_without_csrf':
+      return { cookies: [person.cookie] };
+    case 'ended_session':
+      return { cookies: ['postbox_session=' + 'A'.repeat(43)], headers: { 'x-csrf-token': person.csrf } };
+    case 'none':
+      return {};
+  }
+}
 
 function concrete(template: string, id: string): string {
   return template.replace(/\{(\w+)\}/g, () => encodeURIComponent(id));
 }
 
-async function send(method: string, path: string, input: { body: string; query: Record<string, string>; headers: Record<string, string>; key?: string }): Promise<APIGatewayProxyStructuredResultV2> {
+async function send(
+  method: string,
+  path: string,
+  input: { body: string; query: Record<string, string>; headers: Record<string, string>; key?: string; cookies?: string[] },
+): Promise<APIGatewayProxyStructuredResultV2> {
   bed.c.clock.advance(150);
   const match = matchRoute(method, path);
   const fn = match.kind === 'route' ? match.fn : functions.find((f) => f.defaultRoute)!;
   const handler = await loadFunction<Lambda>(fn);
-  const event = httpEvent({ method, path, rawBody: input.body === '' ? undefined : input.body, query: input.query, headers: input.headers, key: input.key });
+  const event = httpEvent({ method, path, rawBody: input.body === '' ? undefined : input.body, query: input.query, headers: input.headers, key: input.key, cookies: input.cookies });
   return runningAs.run(fn, () => handler(event));
 }
 
@@ -193,10 +228,11 @@ describe('fuzzing every route', () => {
     it(`${route.method} ${route.path}: never a 5xx, always the envelope`, async () => {
       await fc.assert(
         fc.asyncProperty(body, pathId, query, headers, credential, async (rawBody, id, q, h, who) => {
-          const key =
-            who === 'admin' ? bed.account.admin_key : who === 'test_admin' ? bed.account.test_admin_key : who === 'staff' ? TEST_SECRETS['staff-token'] : who === 'garbage' ? 'sk_live_' + 'x'.repeat(40) : undefined;
-          const res = await send(route.method, concrete(route.path, id), { body: rawBody, query: q, headers: h, key });
+          const { key, cookies, headers: sent } = credentialsOf(who);
+          const res = await send(route.method, concrete(route.path, id), { body: rawBody, query: q, headers: { ...h, ...sent }, key, cookies });
           expectEnvelopeOrSuccess(route.method, route.path, res);
+          // Signing out ends the file's session: the rest of the routes get a fresh one.
+          if (route.path === '/v1/auth/logout' && who === 'session' && res.statusCode === 204) person = await signUp(bed.request);
         }),
         { numRuns: RUNS_PER_ROUTE, seed: Number(process.env.FUZZ_SEED ?? 20261123), endOnFailure: true },
       );

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../shared/db/keys';
-import { sha256Hex } from '../../shared/crypto';
+import { randomBase62, sha256Hex } from '../../shared/crypto';
 import { ApiError } from '../../shared/errors';
-import { issueLoginCode, issueToken, LOGIN_CODE_TTL_MS, redeemLoginCode, redeemToken, revokeToken, tokenLifetimes } from '../../shared/one-time-tokens/service';
+import { issueLoginCode, issueToken, LOGIN_CODE_TTL_MS, peekToken, redeemLoginCode, redeemToken, revokeToken, tokenLifetimes } from '../../shared/one-time-tokens/service';
+import { OneTimeTokenRepository } from '../../shared/one-time-tokens/repository';
 import { ManualClock } from '../../shared/ports/clock';
 import { startTestStore, type TestStore } from '../support/store';
 
@@ -74,6 +75,88 @@ describe('link tokens', () => {
     await revokeToken(deps(), 'test_recipient', s);
     const error = await invalid(redeemToken(deps(), 'test_recipient', token, 'register again'));
     expect(error.message).toContain('register again');
+  });
+});
+
+describe('peeking at a link token', () => {
+  it('answers its subject, data and expiry while it works, uses nothing up, and the token then redeems once', async () => {
+    const s = subject();
+    const data = { form_id: 'frm_1', email: 'ada@example.com', first_name: null, data: { company: 'Engines' } };
+    const { token, expiresAt } = await issueToken(deps(), 'form_confirmation', s, data);
+
+    const first = await peekToken(deps(), 'form_confirmation', token);
+    const second = await peekToken(deps(), 'form_confirmation', token);
+
+    expect(first).toEqual({ subject: s, data, expiresAt });
+    expect(second).toEqual(first);
+    expect(await redeemToken(deps(), 'form_confirmation', token)).toBe(s);
+    await invalid(redeemToken(deps(), 'form_confirmation', token));
+  });
+
+  it('refuses a used token', async () => {
+    const { token } = await issueToken(deps(), 'email_verification', subject());
+    await redeemToken(deps(), 'email_verification', token);
+
+    const error = await invalid(peekToken(deps(), 'email_verification', token, 'sign up again'));
+
+    expect(error.message).toContain('sign up again');
+  });
+
+  it('refuses an expired token, from the instant it expires', async () => {
+    const { token } = await issueToken(deps(), 'form_confirmation', subject(), { n: 1 });
+    clock.advance(tokenLifetimes.form_confirmation - 1);
+    await expect(peekToken(deps(), 'form_confirmation', token)).resolves.toMatchObject({ data: { n: 1 } });
+
+    clock.advance(1);
+
+    await invalid(peekToken(deps(), 'form_confirmation', token));
+  });
+
+  it('refuses unknown and malformed tokens alike', async () => {
+    for (const bad of [undefined, 42, '', 'short', '!'.repeat(40), '0123456789abcdefghijABCDEFGHIJ0123456789']) {
+      await invalid(peekToken(deps(), 'form_confirmation', bad));
+    }
+  });
+
+  it('refuses a replaced, a revoked or another purpose\'s token, and leaves the other purpose\'s token working', async () => {
+    const s = subject();
+    const replaced = await issueToken(deps(), 'form_confirmation', s);
+    const newest = await issueToken(deps(), 'form_confirmation', s);
+    const reset = await issueToken(deps(), 'password_reset', s);
+
+    await invalid(peekToken(deps(), 'form_confirmation', replaced.token));
+    await invalid(peekToken(deps(), 'form_confirmation', reset.token));
+    expect(await redeemToken(deps(), 'password_reset', reset.token)).toBe(s);
+    await revokeToken(deps(), 'form_confirmation', s);
+    await invalid(peekToken(deps(), 'form_confirmation', newest.token));
+  });
+
+  it('refuses a token whose subject has a newer one, even when an issue stopped before deleting the older item', async () => {
+    const s = subject();
+    const repo = new OneTimeTokenRepository(t.store);
+    const expiresAt = Math.floor(clock.now().getTime() / 1000) + 3600;
+    const [older, newer] = [randomBase62(40), randomBase62(40)];
+    await repo.create(sha256Hex(older), { purpose: 'form_confirmation', subject: s, expiresAt });
+    await repo.create(sha256Hex(newer), { purpose: 'form_confirmation', subject: s, expiresAt });
+
+    await invalid(peekToken(deps(), 'form_confirmation', older));
+    expect((await peekToken(deps(), 'form_confirmation', newer)).subject).toBe(s);
+    await invalid(redeemToken(deps(), 'form_confirmation', older));
+  });
+});
+
+describe('token data', () => {
+  it('is stored on the token item with its digest, and absent when none is given', async () => {
+    const withData = await issueToken(deps(), 'form_confirmation', subject(), { list_id: 'lst_1', data: { plan: 'pro' } });
+    const without = await issueToken(deps(), 'password_reset', subject());
+
+    const stored = await t.store.get(keys.oneTimeToken(sha256Hex(withData.token)));
+    const plain = await t.store.get(keys.oneTimeToken(sha256Hex(without.token)));
+
+    expect(stored).toMatchObject({ purpose: 'form_confirmation', data: { list_id: 'lst_1', data: { plan: 'pro' } } });
+    expect(JSON.stringify(stored)).not.toContain(withData.token);
+    expect(plain).not.toHaveProperty('data');
+    expect(await peekToken(deps(), 'password_reset', without.token)).toMatchObject({ data: undefined });
   });
 });
 
