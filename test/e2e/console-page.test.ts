@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIN_PASSWORD_LENGTH } from '../../shared/auth/passwords';
+import { MIN_PASSWORD_LENGTH } from '../../shared/auth/schemas';
 import { caughtMailTo, countMail, nextMailText } from '../support/caught-mail';
 import { startDnsServer, type NameRecords, type RunningDns } from '../support/dns-server';
 import { admitted, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';

@@ -2,7 +2,7 @@
 // mailed links' views (#/verify-email/<token>, #/reset-password/<token>) that post their token.
 import { field, view, type Section } from '../section';
 
-/** The server's minimum (shared/auth/passwords.ts MIN_PASSWORD_LENGTH; the browser test holds them equal). */
+/** The server's minimum (shared/auth/schemas.ts MIN_PASSWORD_LENGTH; the browser test holds them equal). */
 const MIN = 10;
 
 const oauth = `<p class="oauth">Or continue with <a class="button" href="/v1/auth/oauth/github/start">GitHub</a> <a class="button" href="/v1/auth/oauth/google/start">Google</a></p>`;
