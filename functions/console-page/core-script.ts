@@ -31,7 +31,11 @@ async function api(method, path, body, raw) {
     }
     if (!res.ok) {
       const error = (data && data.error) || {};
-      if (res.status === 401 && state.session && !path.startsWith('/v1/auth/')) signedOut('Your session ended. Sign in again.', true);
+      if (error.code === 'account_suspended') $('suspended').hidden = false;
+      if (res.status === 401 && state.session && !path.startsWith('/v1/auth/')) {
+        signedOut('', true);
+        throw new ApiFailure('Your session ended. Sign in again.', 401, error.code);
+      }
       throw new ApiFailure(error.message || 'HTTP ' + res.status, res.status, error.code);
     }
     return data;
@@ -94,6 +98,10 @@ function showSecret(holder, label, secret) {
     el('code', {}, secret), ' ', copyButton(secret, label)));
 }
 
+/** A domain's state in words: the built-in sandbox domain (its \`sandbox\` flag), or one of the account's, verified once DKIM, SPF and DMARC all are. */
+const isVerified = (d) => !d.sandbox && d.dkim_status === 'verified' && d.spf_status === 'verified' && d.dmarc_status === 'verified';
+const domainState = (d) => (d.sandbox ? 'the built-in sandbox sender' : isVerified(d) ? 'verified' : 'not verified yet');
+
 const query = (params) => {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
@@ -118,16 +126,19 @@ function pager(holder, load) {
 // ---- the router ---------------------------------------------------------------------------------
 
 const SIGNED_OUT = new Set(['signin', 'signup', 'code', 'forgot', 'reset-password', 'verify-email']);
+/** The mailed links' views: they work signed in as well as signed out. */
+const LINKS = new Set(['reset-password', 'verify-email']);
 
 function show(name, arg) {
   const signedIn = Boolean(state.session);
-  if (!views[name] || (signedIn && SIGNED_OUT.has(name) && name !== 'verify-email') || (!signedIn && !SIGNED_OUT.has(name)) || (views[name].staff && (!signedIn || state.session.user.role !== 'staff'))) {
+  if (!views[name] || (signedIn && SIGNED_OUT.has(name) && !LINKS.has(name)) || (!signedIn && !SIGNED_OUT.has(name)) || (views[name].staff && (!signedIn || state.session.user.role !== 'staff'))) {
     name = signedIn ? 'overview' : 'signin';
     arg = undefined;
   }
   state.view = name;
-  $('app').hidden = !signedIn;
-  $('signed-out').hidden = signedIn && name !== 'verify-email';
+  // A mailed link's view stands alone, signed in or not: one main landmark, no shell around it.
+  $('app').hidden = !signedIn || LINKS.has(name);
+  $('signed-out').hidden = signedIn && !LINKS.has(name);
   for (const section of document.querySelectorAll('[data-view]')) section.hidden = section.dataset.view !== name;
   for (const link of document.querySelectorAll('nav a[data-nav]')) {
     if (link.dataset.nav === name) link.setAttribute('aria-current', 'page');
@@ -162,6 +173,7 @@ function signedIn(session) {
 function signedOut(message, isError) {
   state.session = null;
   $('who').textContent = '';
+  $('suspended').hidden = true;
   say(message || '', isError);
   go('signin');
 }

@@ -78,6 +78,7 @@ export const consolePage = `<!doctype html>
 <a class="skip" href="#main">Skip to the content</a>
 <header class="bar"><h1>Postbox</h1><span id="who"></span><span id="header-actions"><a href="/mail">Mail</a> <a href="/docs">API docs</a></span></header>
 <p id="status" role="status" aria-live="polite"></p>
+<p id="suspended" role="alert" hidden>This account is suspended: its keys, sending and settings are stopped. Contact support to have it lifted.</p>
 <div id="signed-out"><main id="main-out">${signedOutMarkup}</main></div>
 <div id="app" hidden><div id="shell">
 <nav aria-label="Console"><button type="button" id="nav-toggle" aria-expanded="false" aria-controls="nav-list">Menu</button>

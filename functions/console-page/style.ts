@@ -11,6 +11,7 @@ body { margin: 0; font: 15px/1.45 system-ui, sans-serif; color: #1d2330; backgro
 a { color: #1f4fa3; }
 button, input, select, textarea { font: inherit; color: inherit; }
 button, a.button { display: inline-block; background: #1f4fa3; color: #fff; border: 1px solid #1f4fa3; border-radius: 4px; padding: 4px 10px; cursor: pointer; text-decoration: none; }
+button, a.button { white-space: nowrap; overflow-wrap: normal; }
 button.danger { background: #b42318; border-color: #b42318; }
 input, select, textarea { border: 1px solid #6b7280; border-radius: 4px; padding: 4px 6px; max-width: 100%; background: #fff; }
 textarea { width: 100%; font-family: ui-monospace, monospace; font-size: 13px; }
@@ -22,7 +23,8 @@ h2:focus-visible, h3:focus-visible { outline: 3px solid #c2410c; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 .hint { color: #4b5563; font-size: 13px; }
 #status { margin: 0; padding: 4px 12px; min-height: 1.5em; }
-#status.error { background: #fde8e8; color: #8b1a1a; }
+#status.error, #suspended { background: #fde8e8; color: #8b1a1a; }
+#suspended { margin: 0; padding: 8px 12px; font-weight: 700; }
 #signed-out { max-width: 440px; margin: 6vh auto; padding: 16px; }
 #signed-out h1 { font-size: 24px; }
 .field { display: flex; flex-direction: column; gap: 2px; margin: 0 0 8px; }

@@ -1,6 +1,7 @@
 // Sign-up, email verification, sign-in (password or mailed code), password reset, sign-out and the
 // session view. Login answers the same error after the same work for an unknown address and a
 // wrong password; the mail-sending routes answer the same whether or not the address has a user.
+import { randomUUID } from 'node:crypto';
 import { createSignUpAccount, getAccount, markOwnerVerified, ownerUnverified, removeSignUpAccount } from '../accounts/service';
 import type { Store } from '../db/store';
 import { isFullyVerified } from '../domains/model';
@@ -50,7 +51,8 @@ async function mailUser(deps: AuthDeps, user: UserItem, mail: AuthMail): Promise
   const from = sharedSenderMailbox(deps.config);
   if (!from) throw new ApiError('service_unavailable', 'this deployment has no usable shared sender address (SHARED_EMAIL_SENDER)');
   if (!(await mayMail(deps, user.email))) return;
-  await deps.mailer.send({ from, to: user.email, ...mail, messageId: user.id, accountId: user.account_id });
+  // Each mail its own id: the id marks one send, and a retried send of the same id is not mailed twice.
+  await deps.mailer.send({ from, to: user.email, ...mail, messageId: `auth_${user.id}_${randomUUID()}`, accountId: user.account_id });
 }
 
 /** For routes that answer 202 whatever happens: a failed mail is logged, never answered. */

@@ -16,11 +16,11 @@ views.accounts = {
   wire() {
     views.accounts.list = pager($('account-list'), async (cursor, fresh) => {
       const page = await api('GET', '/v1/admin/accounts' + query({ limit: 50, cursor, email: accountEmail }));
-      views.accounts.rows = (fresh ? [] : views.accounts.rows).concat(page.data);
+      views.accounts.rows = (fresh ? [] : views.accounts.rows).concat(page.accounts);
       const act = (a, verb, label) => button(label, async () => {
         if (verb === 'suspend' && !confirm('Suspend ' + a.name + '? Its keys and sessions stop working.')) return;
         await api('POST', '/v1/admin/accounts/' + encodeURIComponent(a.account_id) + '/' + verb);
-        say(label + ': ' + a.name + '.');
+        say((verb === 'suspend' ? 'Suspended ' : 'Unsuspended ') + a.name + '.');
         await views.accounts.list();
       }, { 'aria-label': label + ' ' + a.name, class: verb === 'suspend' ? 'danger' : undefined });
       $('account-list').replaceChildren(table('Accounts', ['Name', 'Email', 'Status', 'Created', ''], views.accounts.rows.map((a) => [

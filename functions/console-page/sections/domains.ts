@@ -23,7 +23,7 @@ async function openDomain(name) {
   const d = await api('GET', domainPath(name));
   views.domains.open = name;
   $('domain-detail').hidden = false;
-  $('domain-title').textContent = d.domain + (d.sandbox ? ' (not verified yet)' : ' (verified)');
+  $('domain-title').textContent = d.domain + ' (' + domainState(d) + ')';
   const zone = el('a', { href: domainPath(d.domain) + '/dns-setup/zonefile', download: d.domain + '.zone', class: 'button' }, 'Download zone file');
   $('domain-records').replaceChildren(
     el('p', {}, 'DKIM ' + d.dkim_status + ', SPF ' + d.spf_status + ', DMARC ' + d.dmarc_status + ', ownership ' + d.txt_status + '.'),
@@ -54,7 +54,7 @@ async function verifyDomain(name) {
 async function listDomains() {
   const { domains } = await api('GET', '/v1/domains');
   $('domain-list').replaceChildren(table('Domains', ['Domain', 'Status', 'Created', ''], domains.map((d) => [
-    d.domain, d.sandbox ? 'not verified' : 'verified', when(d.created_at), button('Open', () => openDomain(d.domain), { 'aria-label': 'Open ' + d.domain }),
+    d.domain, domainState(d), when(d.created_at), button('Open', () => openDomain(d.domain), { 'aria-label': 'Open ' + d.domain }),
   ]), 'No domains yet: register one to send from your own address.'));
 }
 

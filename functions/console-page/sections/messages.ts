@@ -14,22 +14,28 @@ ${field('message-from', 'From', '<input id="message-from" name="from" type="emai
 ${field('message-to', 'To', '<input id="message-to" name="to">')}
 <button type="submit">Filter</button></form>
 <div id="message-list"></div>
-<section id="message-detail" aria-labelledby="message-title" hidden><h3 id="message-title" tabindex="-1"></h3><div id="message-facts"></div><ol id="message-timeline" class="timeline"></ol></section>`,
+<section id="message-detail" aria-labelledby="message-title" hidden><h3 id="message-title" tabindex="-1"></h3><div id="message-facts"></div><button type="button" id="message-refresh">Refresh the timeline</button><ol id="message-timeline" class="timeline"></ol></section>`,
 );
 
 const script = String.raw`
 let messageFilters = {};
-async function openMessage(id) {
+let openedMessage = '';
+async function openMessage(id, keepFocus) {
   const m = await api('GET', '/v1/messages/' + encodeURIComponent(id));
+  openedMessage = m.id;
   $('message-detail').hidden = false;
   $('message-title').textContent = 'Message ' + m.id;
   $('message-facts').replaceChildren(el('p', {}, m.channel + ', ' + m.message_type + ', ' + m.status + (m.test_mode ? ', test mode' : '') + ' \u00b7 created ' + when(m.created_at)));
   $('message-timeline').replaceChildren(...m.events.map((e) => el('li', {}, el('strong', {}, e.type), ' ' + when(e.occurred_at) + ' \u00b7 ' + e.source)));
   if (!m.events.length) $('message-timeline').append(el('li', {}, 'No events yet.'));
-  $('message-title').focus();
+  if (!keepFocus) $('message-title').focus();
 }
 views.messages = {
   wire() {
+    $('message-refresh').addEventListener('click', () => void attempt(async () => {
+      await openMessage(openedMessage, true);
+      await views.messages.list();
+    })());
     views.messages.list = pager($('message-list'), async (cursor, fresh) => {
       const page = await api('GET', '/v1/messages' + query(Object.assign({ limit: 50, cursor }, messageFilters)));
       views.messages.rows = (fresh ? [] : views.messages.rows).concat(page.messages);

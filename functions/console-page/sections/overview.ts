@@ -1,6 +1,8 @@
 // Overview: the account, whether it is in sandbox, and the next step out of it (verify the address
-// → register a domain → publish its DNS records → verify it); a link to the Mail app.
-import { view, type Section } from '../section';
+// → register a domain → publish its DNS records → verify it); a test message to the person's own
+// address (from the shared sender in the sandbox, from a verified domain once live) through
+// POST /v1/send, with a link to its timeline; a link to the Mail app.
+import { field, view, type Section } from '../section';
 
 const markup = view(
   'overview',
@@ -8,23 +10,51 @@ const markup = view(
   `<div id="overview-body"></div>
 <h3>Leave the sandbox</h3>
 <ol id="overview-steps" class="steps"></ol>
+<h3>Send a test message</h3>
+<form id="test-send-form">${field('test-send-to', 'To (your own address)', '<input id="test-send-to" name="to" type="email" readonly>')}
+${field('test-send-from', 'From', '<select id="test-send-from" name="from"></select>')}
+${field('test-send-subject', 'Subject', '<input id="test-send-subject" name="subject" maxlength="200" required value="Hello from Postbox">')}
+<button type="submit">Send test message</button></form>
+<div id="test-send-result"></div>
 <p>Read and answer mail in the <a href="/mail">Mail app</a>, signed in with this session.</p>`,
 );
 
 const script = String.raw`
 views.overview = {
+  wire() {
+    onSubmit($('test-send-form'), async (f) => {
+      // One key per submit: the retries api() makes of this request are the same send.
+      const sent = await api('POST', '/v1/send', {
+        channel: 'email',
+        idempotency_key: 'console-test-' + crypto.randomUUID(),
+        destination: { email: state.session.user.email },
+        payload: { subject: f.subject, body_text: 'A test message sent from the Postbox console.' },
+        ...(f.from ? { metadata: { from_email: f.from } } : {}),
+      });
+      $('test-send-result').replaceChildren(el('p', { role: 'status' }, 'Accepted: message ' + sent.id + ' is ' + sent.status + '. ',
+        el('a', { href: '#/messages/' + encodeURIComponent(sent.id) }, 'Open its timeline')));
+      say('Test message accepted.');
+    });
+  },
   async load() {
+    $('test-send-result').replaceChildren();
     await refreshSession();
     const s = state.session;
     const { domains } = await api('GET', '/v1/domains');
-    const verified = domains.filter((d) => !d.sandbox);
+    // The list holds the built-in sandbox domain too (sandbox: true): the steps count the account's own.
+    const own = domains.filter((d) => !d.sandbox);
+    const verified = own.filter(isVerified);
     const steps = [
       { done: s.user.email_verified, text: 'Verify your email address: open the link we mailed to ' + s.user.email + '.' },
-      { done: domains.length > 0, text: 'Register a sending domain.', href: '#/domains' },
-      { done: domains.some((d) => d.dns_records.length && d.dkim_status !== 'pending'), text: 'Add its DNS records at your DNS provider.', href: '#/domains' },
+      { done: own.length > 0, text: 'Register a sending domain.', href: '#/domains' },
+      { done: own.some((d) => d.dkim_status !== 'pending'), text: 'Add its DNS records at your DNS provider.', href: '#/domains' },
       { done: verified.length > 0, text: 'Verify the domain.', href: '#/domains' },
     ];
     const next = steps.findIndex((st) => !st.done);
+    $('test-send-to').value = s.user.email;
+    $('test-send-from').replaceChildren(...(s.sandbox
+      ? [el('option', { value: '' }, 'The shared sender (sandbox)')]
+      : verified.map((d) => el('option', { value: 'test@' + d.domain }, 'test@' + d.domain))));
     $('overview-body').replaceChildren(
       el('p', {}, 'Account ', el('strong', {}, s.account_name), ' (' + s.account_id + '), signed in as ' + s.user.email + (s.user.role === 'staff' ? ' (staff)' : '') + '.'),
       el('p', { class: s.sandbox ? 'badge warn' : 'badge ok' }, s.sandbox
