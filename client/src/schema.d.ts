@@ -216,7 +216,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with a password
-         * @description Signs in with email and password and answers the session view. Sets the session cookie `postbox_session` (`HttpOnly; Secure; SameSite=Lax; Path=/`, 14 days). With it, every `/v1` route answers as with an admin key of the account; a request that is not a GET or HEAD must also send the session's `csrf_token` as `X-CSRF-Token` (403 `forbidden` otherwise). An `Authorization` header wins over the cookie. An unknown address and a wrong password get the same 401 `unauthorized` after the same work. Failed sign-ins (a wrong password or a wrong code) are limited to 5 per address and 30 per client IP in 15 minutes: past that, 429 `rate_limit_exceeded` with Retry-After, before any password is checked.
+         * @description Signs in with email and password and answers the session view. Sets the session cookie `postbox_session` (`HttpOnly; Secure; SameSite=Lax; Path=/`, 14 days). With it, every `/v1` route answers as with an admin key of the account; a request that is not a GET or HEAD must also send the session's `csrf_token` as `X-CSRF-Token` (403 `forbidden` otherwise). An `Authorization` header wins over the cookie. An unknown address and a wrong password get the same 401 `unauthorized` after the same work; the right password of a suspended account gets 403 `account_suspended` and no session. Failed sign-ins (a wrong password or a wrong code) are limited to 5 per address and 30 per client IP in 15 minutes: past that, 429 `rate_limit_exceeded` with Retry-After, before any password is checked.
          */
         post: operations["logIn"];
         delete?: never;
@@ -3762,6 +3762,23 @@ export interface operations {
                     } & components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description account_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description payload_too_large */
             413: {
                 headers: {
@@ -3916,6 +3933,23 @@ export interface operations {
                             code?: "invalid_request" | "invalid_token";
                             /** @constant */
                             status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended";
+                            /** @constant */
+                            status?: 403;
                         };
                     } & components["schemas"]["ErrorEnvelope"];
                 };

@@ -44,10 +44,10 @@ export const contracts: Contracts = {
   },
   'POST /v1/auth/login': {
     operationId: 'logIn',
-    description: `Signs in with email and password and answers the session view. ${COOKIE} An unknown address and a wrong password get the same 401 \`unauthorized\` after the same work. ${THROTTLED}`,
+    description: `Signs in with email and password and answers the session view. ${COOKIE} An unknown address and a wrong password get the same 401 \`unauthorized\` after the same work; the right password of a suspended account gets 403 \`account_suspended\` and no session. ${THROTTLED}`,
     body: loginBody,
     responses: { 200: { description: 'Signed in', schema: sessionView, secret: true } },
-    errors: ['unauthorized', 'rate_limit_exceeded'],
+    errors: ['unauthorized', 'account_suspended', 'rate_limit_exceeded'],
     examples: [{ name: 'wrong credentials', body: { email: 'nobody-{{unique}}@example.com', password: 'not the password' }, status: 401, as: 'none' }],
   },
   'POST /v1/auth/login-code': {
@@ -61,7 +61,7 @@ export const contracts: Contracts = {
       200: { description: 'Signed in', schema: sessionView, secret: true },
       202: { description: 'A code is mailed if the address has a user', schema: acceptedView },
     },
-    errors: ['invalid_token', 'rate_limit_exceeded'],
+    errors: ['invalid_token', 'account_suspended', 'rate_limit_exceeded'],
     examples: [
       { name: 'ask for a code', body: { email: 'nobody-{{unique}}@example.com' }, status: 202, as: 'none' },
       { name: 'a code that was never sent', body: { email: 'nobody-{{unique}}@example.com', code: '123456' }, status: 400, as: 'none' },

@@ -125,6 +125,16 @@ export async function verifyEmail(deps: AuthDeps, token: string): Promise<{ acco
   return { account_id: user.account_id, email_verified: true };
 }
 
+const accountSuspended = (): ApiError => new ApiError('account_suspended', 'this account is suspended; contact support');
+
+/**
+ * A suspended account's people are told so once their credentials check out (never before, so a
+ * wrong password learns nothing), and get no session: every request would be 403 anyway.
+ */
+async function assertAccountActive(deps: AuthDeps, user: UserItem): Promise<void> {
+  if ((await getAccount(deps.store, user.account_id))?.status === 'suspended') throw accountSuspended();
+}
+
 export async function logIn(deps: AuthDeps, body: LoginBody, ip: string): Promise<SignedIn> {
   await assertSignInAllowed(deps, body.email, ip);
   const user = await new UserRepository(deps.store).findByEmail(body.email);
@@ -134,6 +144,7 @@ export async function logIn(deps: AuthDeps, body: LoginBody, ip: string): Promis
     await countFailedSignIn(deps, body.email, ip);
     throw wrongCredentials();
   }
+  await assertAccountActive(deps, user);
   return { session: await startSession(deps, user), user };
 }
 
@@ -156,6 +167,7 @@ export async function logInWithCode(deps: AuthDeps, email: string, code: string,
   }
   if (!user) throw invalidToken('ask for a new code');
   await verifyAddress(deps, user);
+  await assertAccountActive(deps, user);
   return { session: await startSession(deps, user), user: { ...user, email_verified: true } };
 }
 
@@ -197,6 +209,7 @@ export async function sessionView(deps: AuthDeps, session: Pick<SessionItem, 'us
     new DomainRepository(deps.store).listAll(session.account_id),
   ]);
   if (!user || !account) throw new ApiError('unauthorized', 'your session has ended; sign in again');
+  if (account.status === 'suspended') throw accountSuspended();
   return {
     user: { id: user.id, email: user.email, name: user.name, email_verified: user.email_verified, role: user.role },
     account_id: account.id,

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { giveVerifiedDomain } from '../support/domains';
 import type { ParsedResult } from '../support/events';
-import { linkTokenIn, sessionFrom, signUp, withSession, type TestSession } from '../support/sessions';
+import { codeIn, linkTokenIn, sessionFrom, signUp, withSession, type TestSession } from '../support/sessions';
 import { useTestbed } from '../support/testbed';
 
 const bed = useTestbed();
@@ -84,6 +84,25 @@ describe('a session on key routes', () => {
     const staff = { key: 'st_test_staff_token_value' };
     expect((await request({ method: 'POST', path: `/v1/admin/accounts/${s.accountId}/suspend`, ...staff })).status).toBe(200);
     expectError(await request(withSession(s, { method: 'GET', path: '/v1/keys' })), 403, 'account_suspended');
+    expectError(await request(withSession(s, { method: 'GET', path: '/v1/auth/session' })), 403, 'account_suspended');
+  });
+
+  it('refuses a suspended account\'s sign-in once the password checks out (a wrong one still gets 401), and starts no session', async () => {
+    const s = await signUp(request);
+    expect((await request({ method: 'POST', path: `/v1/admin/accounts/${s.accountId}/suspend`, key: 'st_test_staff_token_value' })).status).toBe(200);
+    expectError(await request({ method: 'POST', path: '/v1/auth/login', body: { email: s.email, password: 'not the password at all' } }), 401, 'unauthorized');
+    const refused = await request({ method: 'POST', path: '/v1/auth/login', body: { email: s.email, password: s.password } });
+    expectError(refused, 403, 'account_suspended');
+    expect(refused.cookies).toEqual([]);
+
+    expect((await request({ method: 'POST', path: '/v1/auth/login-code', body: { email: s.email } })).status).toBe(202);
+    const code = codeIn(bed.c.mailed.at(-1)?.text);
+    const byCode = await request({ method: 'POST', path: '/v1/auth/login-code', body: { email: s.email, code } });
+    expectError(byCode, 403, 'account_suspended');
+    expect(byCode.cookies).toEqual([]);
+
+    expect((await request({ method: 'POST', path: `/v1/admin/accounts/${s.accountId}/unsuspend`, key: 'st_test_staff_token_value' })).status).toBe(200);
+    expect((await request({ method: 'POST', path: '/v1/auth/login', body: { email: s.email, password: s.password } })).status).toBe(200);
   });
 });
 
