@@ -13,6 +13,8 @@ export interface OneTimeTokenItem extends ItemKey {
   subject: string;
   /** Epoch seconds (the table's TTL attribute); checked on use, since TTL deletion lags. */
   expires_at: number;
+  /** What the issuer kept with the token (an OAuth state's provider and PKCE verifier). */
+  data?: Record<string, string>;
 }
 
 export interface TokenSubjectItem extends ItemKey {
@@ -35,8 +37,15 @@ export class OneTimeTokenRepository {
    * Stores a token and makes it its subject's newest; answers the digest of the token it replaced
    * (to delete), if any. Digests of fresh random secrets never collide.
    */
-  async create(digest: string, token: { purpose: string; subject: string; expiresAt: number }): Promise<string | undefined> {
-    const item: OneTimeTokenItem = { ...keys.oneTimeToken(digest), entity: 'one_time_token', purpose: token.purpose, subject: token.subject, expires_at: token.expiresAt };
+  async create(digest: string, token: { purpose: string; subject: string; expiresAt: number; data?: Record<string, string> }): Promise<string | undefined> {
+    const item: OneTimeTokenItem = {
+      ...keys.oneTimeToken(digest),
+      entity: 'one_time_token',
+      purpose: token.purpose,
+      subject: token.subject,
+      expires_at: token.expiresAt,
+      ...(token.data ? { data: token.data } : {}),
+    };
     await this.store.create(item);
     const pointer = keys.oneTimeTokenSubject(token.purpose, token.subject);
     const previous = await this.store.get<TokenSubjectItem>(pointer);
