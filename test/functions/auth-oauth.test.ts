@@ -230,6 +230,17 @@ describe('GET /v1/auth/oauth/{provider}/callback', () => {
     expectSentBack(await signInWith('google'), 'oauth_failed');
   });
 
+  it('sends the person back with oauth_failed when the provider does not answer in time', async () => {
+    bed.c.config.oauthTimeoutMs = 200;
+    provider.silent.add('/user');
+    try {
+      expectSentBack(await signInWith('github'), 'oauth_failed');
+      expect(bed.c.logs.some((l) => l.msg === 'oauth sign-in failed at the provider' && String(l.error).includes('timeout'))).toBe(true);
+    } finally {
+      bed.c.config.oauthTimeoutMs = undefined;
+    }
+  });
+
   it('starts no session for a suspended account: back to sign-in with account_suspended', async () => {
     const first = await sessionOf(await signInWith('github'));
     await setAccountStatus(bed.c, first.body.account_id, 'suspended');

@@ -35,6 +35,8 @@ export interface OAuthStandIn {
   google: { userinfo: Record<string, unknown> };
   /** Answers that replace the normal one for a path (e.g. `/user/emails` → 500). */
   overrides: Map<string, CannedAnswer>;
+  /** Paths that never answer (the caller's deadline is what ends the request). */
+  silent: Set<string>;
   /** The person says no at the provider: the authorize page redirects back with error=access_denied. */
   deny: boolean;
   /**
@@ -88,6 +90,7 @@ export async function startOAuthStandIn(): Promise<OAuthStandIn> {
   const server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://stand-in');
+      if (standIn.silent.has(url.pathname)) return;
       const override = standIn.overrides.get(url.pathname);
       if (override) return send(res, override);
 
@@ -151,6 +154,7 @@ export async function startOAuthStandIn(): Promise<OAuthStandIn> {
     tokenRequests: [],
     ...defaults(),
     overrides: new Map(),
+    silent: new Set(),
     deny: false,
     async authorize(location) {
       const res = await fetch(location, { redirect: 'manual' });
@@ -162,11 +166,16 @@ export async function startOAuthStandIn(): Promise<OAuthStandIn> {
       standIn.tokenRequests.length = 0;
       Object.assign(standIn, defaults());
       standIn.overrides.clear();
+      standIn.silent.clear();
       standIn.deny = false;
       codes.clear();
       tokens.clear();
     },
-    close: () => new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
   };
   return standIn;
 }
