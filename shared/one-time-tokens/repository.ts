@@ -14,8 +14,11 @@ export interface OneTimeTokenItem extends ItemKey {
   /** Epoch seconds (the table's TTL attribute); checked on use, since TTL deletion lags. */
   expires_at: number;
   /** What the issuer kept with the token (an OAuth state's provider and PKCE verifier). */
-  data?: Record<string, string>;
+  data?: TokenData;
 }
+
+/** A small object carried by a token: the caller's, stored as given. */
+export type TokenData = Record<string, unknown>;
 
 export interface TokenSubjectItem extends ItemKey {
   entity: 'one_time_token_subject';
@@ -37,7 +40,7 @@ export class OneTimeTokenRepository {
    * Stores a token and makes it its subject's newest; answers the digest of the token it replaced
    * (to delete), if any. Digests of fresh random secrets never collide.
    */
-  async create(digest: string, token: { purpose: string; subject: string; expiresAt: number; data?: Record<string, string> }): Promise<string | undefined> {
+  async create(digest: string, token: { purpose: string; subject: string; expiresAt: number; data?: TokenData }): Promise<string | undefined> {
     const item: OneTimeTokenItem = {
       ...keys.oneTimeToken(digest),
       entity: 'one_time_token',

@@ -8,7 +8,9 @@ import { randomBase62, safeEqual, sha256Hex } from '../crypto';
 import type { Store } from '../db/store';
 import { ApiError } from '../errors';
 import type { Clock } from '../ports/clock';
-import { OneTimeTokenRepository } from './repository';
+import { OneTimeTokenRepository, type TokenData } from './repository';
+
+export type { TokenData } from './repository';
 
 export interface TokenDeps {
   store: Store;
@@ -46,7 +48,7 @@ const epochSeconds = (ms: number): number => Math.floor(ms / 1000);
  * A fresh token for `subject`; the subject's earlier token of this purpose stops working. `data`
  * is kept with it (stored as is: nothing a leaked table should not show) and answered on redemption.
  */
-export async function issueToken(deps: TokenDeps, purpose: TokenPurpose, subject: string, data?: Record<string, string>): Promise<{ token: string; expiresAt: Date }> {
+export async function issueToken(deps: TokenDeps, purpose: TokenPurpose, subject: string, data?: TokenData): Promise<{ token: string; expiresAt: Date }> {
   const tokens = new OneTimeTokenRepository(deps.store);
   const token = randomBase62(TOKEN_LENGTH);
   const expiresAt = new Date(deps.clock.now().getTime() + tokenLifetimes[purpose]);
@@ -64,7 +66,7 @@ export async function redeemToken(deps: TokenDeps, purpose: TokenPurpose, token:
 }
 
 /** redeemToken, answering the data issued with the token too ({} when none was). */
-export async function redeemTokenWithData(deps: TokenDeps, purpose: TokenPurpose, token: unknown, hint?: string): Promise<{ subject: string; data: Record<string, string> }> {
+export async function redeemTokenWithData(deps: TokenDeps, purpose: TokenPurpose, token: unknown, hint?: string): Promise<{ subject: string; data: TokenData }> {
   if (typeof token !== 'string' || !TOKEN_SHAPE.test(token)) throw invalidToken(hint);
   const tokens = new OneTimeTokenRepository(deps.store);
   const digest = sha256Hex(token);

@@ -61,13 +61,14 @@ export async function finishOAuth(deps: OAuthDeps, client: OAuthClient, callback
   const { state, cookieState } = callback;
   if (!state || !cookieState || !safeEqual(state, cookieState)) throw invalidToken(STATE_HINT);
   const { data } = await redeemTokenWithData(deps, 'oauth_state', state, STATE_HINT);
-  if (data.provider !== client.provider || !data.verifier) throw invalidToken(STATE_HINT);
+  const verifier = data.verifier;
+  if (data.provider !== client.provider || typeof verifier !== 'string') throw invalidToken(STATE_HINT);
   if (callback.error !== undefined) return refused(callback.error === 'access_denied' ? 'oauth_denied' : 'oauth_failed');
   if (!callback.code) return refused('oauth_failed');
 
   let profile: ProviderProfile;
   try {
-    profile = await fetchProfile(deps.http, client, { code: callback.code, codeVerifier: data.verifier, redirectUri: callback.redirectUri, timeoutMs: callback.timeoutMs });
+    profile = await fetchProfile(deps.http, client, { code: callback.code, codeVerifier: verifier, redirectUri: callback.redirectUri, timeoutMs: callback.timeoutMs });
   } catch (error) {
     if (!(error instanceof ProviderFailure)) throw error;
     deps.logger.warn('oauth sign-in failed at the provider', { provider: client.provider, error: error.message });
