@@ -2,8 +2,8 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { AppStack } from '../lib/app-stack';
-import { billingPeriods, paidPlans } from '../shared/platform';
-import { envNames } from '../shared/runtime/env-names';
+import { billingPeriods, oauthProviders, paidPlans } from '../shared/platform';
+import { envNames, oauthEnvNames } from '../shared/runtime/env-names';
 
 const app = new App();
 const stage = String(app.node.tryGetContext('stage') ?? 'dev');
@@ -23,11 +23,20 @@ for (const plan of paidPlans) {
   }
 }
 
+// OAuth apps' client ids, one context value per provider: `-c OAUTH_GITHUB_CLIENT_ID=…` (the secrets are Secrets Manager's).
+const oauthClientIds: Record<string, string> = {};
+for (const provider of oauthProviders) {
+  const name = oauthEnvNames.clientId(provider);
+  const value: unknown = app.node.tryGetContext(name);
+  if (typeof value === 'string' && value) oauthClientIds[name] = value;
+}
+
 new AppStack(app, `Postbox-${stage}`, {
   stage,
   sharedEmailSender: typeof sharedEmailSender === 'string' ? sharedEmailSender : undefined,
   inbound,
   stripePrices,
+  oauthClientIds,
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
 

@@ -364,8 +364,11 @@ export const functions: readonly FunctionDef[] = [
       { method: 'POST', path: '/v1/auth/logout', access: PUBLIC, summary: 'Sign out' },
       { method: 'POST', path: '/v1/auth/password-reset', access: PUBLIC, summary: 'Mail a reset link, or set a new password' },
       { method: 'GET', path: '/v1/auth/session', access: PUBLIC, summary: 'Who is signed in, and the CSRF token' },
+      { method: 'GET', path: '/v1/auth/oauth/{provider}/start', access: PUBLIC, summary: 'Sign in with GitHub or Google' },
+      { method: 'GET', path: '/v1/auth/oauth/{provider}/callback', access: PUBLIC, summary: "The provider's redirect back" },
     ],
-    needs: { table: 'readwrite', sesSend: true, links: true },
+    // The OAuth apps' client secrets; the client ids are the function's environment (lib/app-stack.ts).
+    needs: { table: 'readwrite', sesSend: true, links: true, secrets: ['oauth-github-client-secret', 'oauth-google-client-secret'] },
     memoryMb: 512,
     timeoutSeconds: 10,
   },

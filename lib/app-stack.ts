@@ -36,6 +36,8 @@ export interface AppStackProps extends StackProps {
   inbound?: boolean;
   /** Stripe price ids by their settings' names (STRIPE_PRICE_PRO_YEAR, …), handed to the functions that bill. */
   stripePrices?: Record<string, string>;
+  /** OAuth apps' client ids by their settings' names (OAUTH_GITHUB_CLIENT_ID, …), handed to the functions granted the client secrets. */
+  oauthClientIds?: Record<string, string>;
 }
 
 export class AppStack extends Stack {
@@ -87,6 +89,7 @@ export class AppStack extends Stack {
       // A consumer that mails links (unsubscribe links of marketing mail) learns the origin too.
       if (def.needs.links) target.fn.addEnvironment(envNames.publicBaseUrl, this.api.publicBaseUrl);
       if (def.needs.billing) for (const [name, price] of Object.entries(props.stripePrices ?? {})) target.fn.addEnvironment(name, price);
+      if (def.needs.secrets?.some((secret) => secret.startsWith('oauth-'))) for (const [name, id] of Object.entries(props.oauthClientIds ?? {})) target.fn.addEnvironment(name, id);
       if (def.queue) consumeQueue(target, queues, def.queue);
       if (def.every) runEvery(this, target, def.every.minutes);
     }

@@ -32,6 +32,7 @@ export const errorStatus = {
   batch_too_large: 413,
   rate_limit_exceeded: 429,
   billing_not_configured: 503,
+  oauth_not_configured: 503,
   test_send_not_configured: 503,
   validation_not_configured: 503,
   service_unavailable: 503,

@@ -42,15 +42,19 @@ export interface HttpRoute {
 }
 
 export type QueueName = 'send' | 'fanout' | 'webhooks' | 'ses-events' | 'imports' | 'inbound';
-export const secretNames = ['cursor-signing-key', 'staff-token', 'data-encryption-key', 'unsubscribe-signing-key', 'stripe-secret-key', 'stripe-webhook-secret'] as const;
+export const secretNames = ['cursor-signing-key', 'staff-token', 'data-encryption-key', 'unsubscribe-signing-key', 'stripe-secret-key', 'stripe-webhook-secret', 'oauth-github-client-secret', 'oauth-google-client-secret'] as const;
 export type SecretName = (typeof secretNames)[number];
 /**
- * Secrets only an operator can supply (the Stripe keys). The stack creates them holding
- * UNSET_SECRET, which counts as not set (billing stays unconfigured) until the operator puts the
- * real value in; the local runtime reads them from its environment and never generates them.
+ * Secrets only an operator can supply (the Stripe keys, the OAuth apps' client secrets). The stack
+ * creates them holding UNSET_SECRET, which counts as not set (billing, or that provider's sign-in,
+ * stays unconfigured) until the operator puts the real value in; the local runtime reads them from
+ * its environment and never generates them.
  */
-export const operatorSecrets: readonly SecretName[] = ['stripe-secret-key', 'stripe-webhook-secret'];
+export const operatorSecrets: readonly SecretName[] = ['stripe-secret-key', 'stripe-webhook-secret', 'oauth-github-client-secret', 'oauth-google-client-secret'];
 export const UNSET_SECRET = 'unset';
+/** Who a person may sign in with (issue 19); each has an `oauth-<provider>-client-secret`. */
+export const oauthProviders = ['github', 'google'] as const;
+export type OAuthProvider = (typeof oauthProviders)[number];
 /** Paid plans and their billing periods (issue 18); an account without a subscription is on `free`. */
 export const paidPlans = ['starter', 'pro', 'growth', 'scale'] as const;
 export type PaidPlan = (typeof paidPlans)[number];

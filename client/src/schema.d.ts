@@ -265,6 +265,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/oauth/{provider}/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The provider's redirect back
+         * @description Where the provider sends the browser back. The `state` must equal the state cookie's and is used up (a used, expired, unknown or mismatched state is 400 `invalid_token`); the code is exchanged with the PKCE verifier, and the person's verified address read (GitHub: the primary verified address; Google: `email_verified`). The user is the one the provider account was linked to, else the one with that address (now verified, and linked), else a new account and owner as at sign-up, verified, without a password. Then 302 to `<public base URL>/#/overview` with the session cookie. Sets the session cookie `postbox_session` (`HttpOnly; Secure; SameSite=Lax; Path=/`, 14 days). With it, every `/v1` route answers as with an admin key of the account; a request that is not a GET or HEAD must also send the session's `csrf_token` as `X-CSRF-Token` (403 `forbidden` otherwise). An `Authorization` header wins over the cookie. Otherwise 302 to `<public base URL>/#/sign-in?error=<reason>`: `oauth_denied` (the person said no at the provider), `oauth_email_unverified` (no verified address), `oauth_failed` (the provider failed, timed out or refused the code), `account_suspended`. Every 302 clears the state cookie.
+         */
+        get: operations["finishOAuth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/oauth/{provider}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sign in with GitHub or Google
+         * @description A browser navigation, not an API call: 302 to the provider's authorize page (the authorization code flow with PKCE, `S256`) with `client_id`, `redirect_uri` (`<public base URL>/v1/auth/oauth/<provider>/callback`), `scope` (GitHub `read:user user:email`; Google `openid email profile`), `state` and `code_challenge`. The state works once, for 10 minutes, and only in the browser that started: it is also set as the cookie `postbox_oauth_state` (`HttpOnly; Secure; SameSite=Lax; Path=/v1/auth/oauth; Max-Age=600`). 503 `oauth_not_configured` when this deployment has no client id and secret for the provider.
+         */
+        get: operations["startOAuth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/password-reset": {
         parameters: {
             query?: never;
@@ -2261,7 +2301,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /** @enum {string} */
-                code: "account_suspended" | "batch_too_large" | "billing_not_configured" | "cannot_delete_sandbox" | "channel_not_enabled" | "conflict" | "domain_limit_reached" | "domain_not_ready" | "domain_not_verified" | "duplicate_contact" | "duplicate_member" | "forbidden" | "from_not_verified" | "from_required" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_channel_payload" | "invalid_destination" | "invalid_request" | "invalid_schedule" | "invalid_signature" | "invalid_template" | "invalid_token" | "method_not_allowed" | "missing_variable" | "no_verified_domain" | "not_found" | "payload_too_large" | "rate_limit_exceeded" | "recipient_not_verified" | "recipient_suppressed" | "recipient_undeliverable" | "service_unavailable" | "spend_cap_exceeded" | "template_error" | "template_not_found" | "test_send_daily_limit" | "test_send_not_configured" | "too_many_test_recipients" | "unauthorized" | "validation_not_configured";
+                code: "account_suspended" | "batch_too_large" | "billing_not_configured" | "cannot_delete_sandbox" | "channel_not_enabled" | "conflict" | "domain_limit_reached" | "domain_not_ready" | "domain_not_verified" | "duplicate_contact" | "duplicate_member" | "forbidden" | "from_not_verified" | "from_required" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_channel_payload" | "invalid_destination" | "invalid_request" | "invalid_schedule" | "invalid_signature" | "invalid_template" | "invalid_token" | "method_not_allowed" | "missing_variable" | "no_verified_domain" | "not_found" | "oauth_not_configured" | "payload_too_large" | "rate_limit_exceeded" | "recipient_not_verified" | "recipient_suppressed" | "recipient_undeliverable" | "service_unavailable" | "spend_cap_exceeded" | "template_error" | "template_not_found" | "test_send_daily_limit" | "test_send_not_configured" | "too_many_test_recipients" | "unauthorized" | "validation_not_configured";
                 /** @description For people: what went wrong and what to do; never a stack trace */
                 message: string;
                 /** @description The HTTP status, repeated */
@@ -4093,6 +4133,218 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    finishOAuth: {
+        parameters: {
+            query?: {
+                /** @description The provider's authorization code */
+                code?: string;
+                /** @description The state the start issued; must equal the `postbox_oauth_state` cookie */
+                state?: string;
+                /** @description The provider's refusal, e.g. `access_denied` */
+                error?: string;
+            };
+            header?: never;
+            path: {
+                provider: "github" | "google";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the console: signed in, or the sign-in view with the reason */
+            302: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_request, invalid_token */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request" | "invalid_token";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description oauth_not_configured, service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "oauth_not_configured" | "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    startOAuth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider: "github" | "google";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the provider's authorize page; sets the state cookie */
+            302: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description oauth_not_configured, service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "oauth_not_configured" | "service_unavailable";
                             /** @constant */
                             status?: 503;
                         };

@@ -10,6 +10,7 @@ import {
   verifiedEmailView,
   verifyEmailBody,
 } from '../../shared/auth/schemas';
+import { oauthCallbackQuery, oauthProviderParams } from '../../shared/auth/oauth/schemas';
 
 const COOKIE =
   'Sets the session cookie `postbox_session` (`HttpOnly; Secure; SameSite=Lax; Path=/`, 14 days). With it, every `/v1` route answers as with an admin key of the account; ' +
@@ -97,5 +98,35 @@ export const contracts: Contracts = {
     responses: { 200: { description: 'The session', schema: sessionView, secret: true } },
     errors: ['unauthorized'],
     examples: [{ name: 'not signed in', status: 401, as: 'none' }],
+  },
+  'GET /v1/auth/oauth/{provider}/start': {
+    operationId: 'startOAuth',
+    description:
+      "A browser navigation, not an API call: 302 to the provider's authorize page (the authorization code flow with PKCE, `S256`) with `client_id`, " +
+      '`redirect_uri` (`<public base URL>/v1/auth/oauth/<provider>/callback`), `scope` (GitHub `read:user user:email`; Google `openid email profile`), `state` and `code_challenge`. ' +
+      'The state works once, for 10 minutes, and only in the browser that started: it is also set as the cookie `postbox_oauth_state` ' +
+      '(`HttpOnly; Secure; SameSite=Lax; Path=/v1/auth/oauth; Max-Age=600`). 503 `oauth_not_configured` when this deployment has no client id and secret for the provider.',
+    params: oauthProviderParams,
+    responses: { 302: { description: "To the provider's authorize page; sets the state cookie" } },
+    errors: ['not_found', 'oauth_not_configured'],
+    examples: [
+      { name: 'an unknown provider', params: { provider: 'gitlab' }, status: 404, as: 'none' },
+      { name: 'a provider without a client here', params: { provider: 'github' }, status: 503, as: 'none' },
+    ],
+  },
+  'GET /v1/auth/oauth/{provider}/callback': {
+    operationId: 'finishOAuth',
+    description:
+      "Where the provider sends the browser back. The `state` must equal the state cookie's and is used up (a used, expired, unknown or mismatched state is 400 `invalid_token`); " +
+      "the code is exchanged with the PKCE verifier, and the person's verified address read (GitHub: the primary verified address; Google: `email_verified`). " +
+      'The user is the one the provider account was linked to, else the one with that address (now verified, and linked), else a new account and owner as at sign-up, verified, without a password. ' +
+      `Then 302 to \`<public base URL>/#/overview\` with the session cookie. ${COOKIE} ` +
+      'Otherwise 302 to `<public base URL>/#/sign-in?error=<reason>`: `oauth_denied` (the person said no at the provider), `oauth_email_unverified` (no verified address), ' +
+      '`oauth_failed` (the provider failed, timed out or refused the code), `account_suspended`. Every 302 clears the state cookie.',
+    params: oauthProviderParams,
+    query: oauthCallbackQuery,
+    responses: { 302: { description: 'To the console: signed in, or the sign-in view with the reason' } },
+    errors: ['not_found', 'invalid_token', 'oauth_not_configured'],
+    examples: [{ name: 'a provider without a client here', params: { provider: 'google' }, query: { code: 'abc', state: 'def' }, status: 503, as: 'none' }],
   },
 };

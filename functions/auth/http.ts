@@ -5,17 +5,18 @@ import { passwordResetBody, loginBody, loginCodeBody, signUpBody, verifyEmailBod
 import { logIn, logInWithCode, logOut, requestLoginCode, requestPasswordReset, resetPassword, sessionView, signUp, verifyEmail, type SignedIn } from '../../shared/auth/service';
 import { findSession } from '../../shared/auth/session-lookup';
 import { ApiError } from '../../shared/errors';
-import { clearedSessionCookie, sessionCookie } from '../../shared/http/cookies';
+import { clearedSessionCookie } from '../../shared/http/cookies';
 import { createHttpHandler } from '../../shared/http/pipeline';
 import { json, noContent, shownOnce } from '../../shared/http/respond';
 import type { HttpResult } from '../../shared/http/types';
 import { parseInput } from '../../shared/http/validate';
 import type { Container } from '../../shared/runtime/container';
+import { oauthRoutes } from './oauth';
+import { startedSessionCookie } from './session-cookie';
 
 /** An answer that starts a session: the cookie, and nothing a cache may keep. */
 function signedIn(c: Container, status: number, body: unknown, started: SignedIn['session']): HttpResult {
-  const maxAge = (started.expiresAt.getTime() - c.clock.now().getTime()) / 1000;
-  return { ...shownOnce(status, body), cookies: [sessionCookie(started.id, maxAge)] };
+  return { ...shownOnce(status, body), cookies: [startedSessionCookie(c, started)] };
 }
 
 async function withSessionView(c: Container, status: number, done: SignedIn): Promise<HttpResult> {
@@ -58,4 +59,5 @@ export const handler = createHttpHandler(functionNamed('auth'), {
     if (!session || req.sessionId === undefined) throw new ApiError('unauthorized', 'not signed in');
     return shownOnce(200, await sessionView(c, session, req.sessionId));
   },
+  ...oauthRoutes,
 });

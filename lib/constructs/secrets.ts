@@ -19,11 +19,12 @@ export class AppSecrets extends Construct {
     super(scope, id);
 
     for (const name of new Set(props.names)) {
-      // The Stripe keys cannot be generated: they hold a placeholder that counts as unset (billing
-      // answers 503 billing_not_configured) until the operator puts Stripe's value in.
+      // The Stripe keys and the OAuth client secrets cannot be generated: they hold a placeholder
+      // that counts as unset (billing answers 503 billing_not_configured, the provider's sign-in
+      // 503 oauth_not_configured) until the operator puts the provider's value in.
       const secret = operatorSecrets.includes(name)
         ? new secretsmanager.Secret(this, pascalCase(name), {
-            description: `Postbox ${props.stage}: ${name} (set it from Stripe with put-secret-value; "${UNSET_SECRET}" leaves billing off)`,
+            description: `Postbox ${props.stage}: ${name} (set it from the provider with put-secret-value; "${UNSET_SECRET}" leaves it off)`,
             secretStringValue: SecretValue.unsafePlainText(UNSET_SECRET),
           })
         : new secretsmanager.Secret(this, pascalCase(name), {

@@ -8,7 +8,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { HttpClient, HttpPost, HttpResult } from '../ports/http-client';
+import type { HttpAnswer, HttpClient, HttpExchange, HttpExchangeRequest, HttpPost, HttpResult } from '../ports/http-client';
 import { classifyAddress, classWords, type AddressClass } from './address-class';
 
 export type Lookup = (hostname: string) => Promise<Array<{ address: string; family: 4 | 6 }>>;
@@ -74,9 +74,9 @@ const maxResponseBytes = 64 * 1024;
 const reservedHeaders = new Set(['host', 'content-length', 'transfer-encoding', 'connection']);
 const tlsCodes = /CERT|SELF_SIGNED|TLS|SSL|ALTNAME|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/;
 
-type Outcome = Omit<HttpResult, 'durationMs'>;
+type Outcome = Omit<HttpAnswer, 'durationMs'>;
 
-export class GuardedHttp implements HttpClient {
+export class GuardedHttp implements HttpClient, HttpExchange {
   private readonly lookup: Lookup;
 
   constructor(private readonly options: GuardedHttpOptions) {
@@ -94,15 +94,21 @@ export class GuardedHttp implements HttpClient {
     }
   }
 
+  /** POSTs `body`; the answer's body is read (≤ 64 KiB) and dropped. */
+  async post(raw: string, request: HttpPost): Promise<HttpResult> {
+    const { body: _read, ...result } = await this.request(raw, { ...request, method: 'POST' });
+    return result;
+  }
+
   /**
-   * POSTs `body`. Connects only to the addresses the single lookup returned (Host header and TLS
+   * One request. Connects only to the addresses the single lookup returned (Host header and TLS
    * servername stay the hostname, so certificates validate as usual); a 3xx is a failure and its
    * Location is not visited.
    */
-  async post(raw: string, request: HttpPost): Promise<HttpResult> {
+  async request(raw: string, request: HttpExchangeRequest): Promise<HttpAnswer> {
     const timeoutMs = request.timeoutMs ?? this.options.timeoutMs ?? 30_000;
     const started = performance.now();
-    const done = (result: Outcome): HttpResult => ({ ...result, durationMs: Math.round(performance.now() - started) });
+    const done = (result: Outcome): HttpAnswer => ({ ...result, durationMs: Math.round(performance.now() - started) });
 
     let target: CheckedUrl;
     let timer: NodeJS.Timeout | undefined;
@@ -111,17 +117,17 @@ export class GuardedHttp implements HttpClient {
         timer = setTimeout(() => resolve('timeout'), timeoutMs);
       });
       const checked = await Promise.race([this.inspect(raw), lookupDeadline]);
-      if (checked === 'timeout') return done({ ok: false, status: 0, error: 'timeout' });
+      if (checked === 'timeout') return done({ ok: false, status: 0, error: 'timeout', body: '' });
       target = checked;
     } catch (error) {
-      if (error instanceof Refused) return done({ ok: false, status: 0, error: `refused: ${error.reason}` });
-      if (error instanceof ResolveFailure) return done({ ok: false, status: 0, error: `dns: ${error.message}` });
-      return done({ ok: false, status: 0, error: `request: ${error instanceof Error ? error.message : String(error)}` });
+      if (error instanceof Refused) return done({ ok: false, status: 0, error: `refused: ${error.reason}`, body: '' });
+      if (error instanceof ResolveFailure) return done({ ok: false, status: 0, error: `dns: ${error.message}`, body: '' });
+      return done({ ok: false, status: 0, error: `request: ${error instanceof Error ? error.message : String(error)}`, body: '' });
     } finally {
       clearTimeout(timer);
     }
     const remainingMs = Math.max(1, timeoutMs - (performance.now() - started));
-    return done(await send(target, request.body, request.headers, remainingMs, this.options.ca));
+    return done(await send(target, request, remainingMs, this.options.ca));
   }
 
   private refusedAddress(ip: string): string | undefined {
@@ -200,30 +206,24 @@ function describeNetworkError(error: unknown): string {
 }
 
 /**
- * One POST to the checked addresses. Settles when the status is known and the response body is
- * read (≤ 64 KiB, discarded), or at the deadline: a timeout before the status line, otherwise the
- * status already received. The request is destroyed either way.
+ * One request to the checked addresses. Settles when the status is known and the response body is
+ * read (≤ 64 KiB), or at the deadline: a timeout before the status line, otherwise the status
+ * already received and what of the body had arrived. The request is destroyed either way.
  */
-function send(
-  target: CheckedUrl,
-  payload: string,
-  extra: Record<string, string>,
-  timeoutMs: number,
-  ca: string | Buffer | undefined,
-): Promise<Outcome> {
+function send(target: CheckedUrl, exchange: HttpExchangeRequest, timeoutMs: number, ca: string | Buffer | undefined): Promise<Outcome> {
   return new Promise((resolve) => {
     const { url } = target;
     const tls = url.protocol === 'https:';
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    const bytes = Buffer.from(payload, 'utf8');
+    const bytes = Buffer.from(exchange.body ?? '', 'utf8');
     const requestHeaders: Record<string, string> = {};
-    for (const [name, value] of Object.entries(extra)) if (!reservedHeaders.has(name.toLowerCase())) requestHeaders[name] = value;
-    requestHeaders['content-length'] = String(bytes.length);
+    for (const [name, value] of Object.entries(exchange.headers)) if (!reservedHeaders.has(name.toLowerCase())) requestHeaders[name] = value;
+    if (exchange.body !== undefined) requestHeaders['content-length'] = String(bytes.length);
 
     let request: ReturnType<typeof httpRequest>;
     try {
       request = (tls ? httpsRequest : httpRequest)({
-        method: 'POST',
+        method: exchange.method,
         host,
         port: url.port || (tls ? 443 : 80),
         path: `${url.pathname}${url.search}`,
@@ -234,26 +234,27 @@ function send(
       });
     } catch (error) {
       // A header value the HTTP layer refuses (CR/LF): a caller bug, reported rather than thrown.
-      resolve({ ok: false, status: 0, error: `request: ${error instanceof Error ? error.message : String(error)}` });
+      resolve({ ok: false, status: 0, error: `request: ${error instanceof Error ? error.message : String(error)}`, body: '' });
       return;
     }
 
-    let answered: Outcome | undefined;
+    let answered: Omit<Outcome, 'body'> | undefined;
+    const chunks: Buffer[] = [];
     let settled = false;
-    const finish = (result: Outcome, response?: IncomingMessage): void => {
+    const finish = (result: Omit<Outcome, 'body'>, response?: IncomingMessage): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       response?.destroy();
       request.destroy();
-      resolve(result);
+      resolve({ ...result, body: Buffer.concat(chunks).subarray(0, maxResponseBytes).toString('utf8') });
     };
     const timer = setTimeout(() => finish(answered ?? { ok: false, status: 0, error: 'timeout' }), timeoutMs);
 
     request.on('error', (error) => finish(answered ?? { ok: false, status: 0, error: describeNetworkError(error) }));
     request.on('response', (response) => {
       const status = response.statusCode ?? 0;
-      const result: Outcome =
+      const result: Omit<Outcome, 'body'> =
         status >= 200 && status < 300
           ? { ok: true, status }
           : status >= 300 && status < 400
@@ -263,6 +264,7 @@ function send(
       let read = 0;
       response.on('data', (chunk: Buffer) => {
         read += chunk.length;
+        chunks.push(chunk);
         if (read >= maxResponseBytes) finish(result, response);
       });
       response.on('end', () => finish(result, response));

@@ -70,40 +70,64 @@ async function verificationLink(deps: AuthDeps, userId: string): Promise<AuthMai
   return verificationMail(`${publicOrigin(deps.config)}/#/verify-email/${token}`);
 }
 
+/** A new owner: who they are, their password's hash (none for OAuth), whether their address is proven. */
+export interface NewOwner {
+  email: string;
+  name: string | null;
+  passwordHash?: string;
+  emailVerified: boolean;
+}
+
 /**
- * A new user with a new account (no keys, sandbox mode until the address is verified), a mailed
- * verification link, and a session: the person is signed in at once. All or nothing: if a later
- * step fails, the earlier ones are undone, so the address can sign up again.
+ * The one way a person gets a new account: the address claimed first (409 `conflict` when it has
+ * a user), then the account (no keys; sandbox mode until the address is verified) and its owner,
+ * then `then` (the sign-up's verification mail, the session). All or nothing: if a later step
+ * fails, the earlier ones are undone, so the address can sign up again.
  */
-export async function signUp(deps: AuthDeps, body: SignUpBody): Promise<SignedIn> {
-  assertPasswordAllowed(body.password, body.email);
+export async function createOwner(deps: AuthDeps, owner: NewOwner, then: (user: UserItem) => Promise<StartedSession>): Promise<SignedIn> {
   const users = new UserRepository(deps.store);
   const userId = deps.ids.next('usr');
-  const passwordHash = await hashPassword(body.password);
-  if (!(await users.claimEmail(body.email, userId))) {
+  if (!(await users.claimEmail(owner.email, userId))) {
     throw new ApiError('conflict', 'an account with this email address exists already; sign in, or reset the password');
   }
   let accountId: string | undefined;
   try {
-    accountId = await createSignUpAccount(deps, { name: body.name ?? body.email, email: body.email });
+    accountId = await createSignUpAccount(deps, { name: owner.name ?? owner.email, email: owner.email });
     const now = deps.clock.now().toISOString();
     const user = await users.create({
       id: userId,
-      email: body.email,
-      name: body.name ?? null,
-      password_hash: passwordHash,
-      email_verified: false,
+      email: owner.email,
+      name: owner.name,
+      ...(owner.passwordHash ? { password_hash: owner.passwordHash } : {}),
+      email_verified: owner.emailVerified,
       role: 'owner',
       account_id: accountId,
       created_at: now,
       updated_at: now,
     });
-    await mailUser(deps, user, await verificationLink(deps, userId));
-    return { session: await startSession(deps, user), user };
+    if (owner.emailVerified) await markOwnerVerified(deps, accountId);
+    return { session: await then(user), user };
   } catch (error) {
     await users.remove(userId).catch(() => undefined);
     if (accountId) await removeSignUpAccount(deps, accountId).catch(() => undefined);
-    await users.releaseEmail(body.email, userId).catch(() => undefined);
+    await users.releaseEmail(owner.email, userId).catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * A new user with a new account, a mailed verification link, and a session: the person is signed
+ * in at once. Nothing is left behind when the mail cannot be sent.
+ */
+export async function signUp(deps: AuthDeps, body: SignUpBody): Promise<SignedIn> {
+  assertPasswordAllowed(body.password, body.email);
+  const passwordHash = await hashPassword(body.password);
+  try {
+    return await createOwner(deps, { email: body.email, name: body.name ?? null, passwordHash, emailVerified: false }, async (user) => {
+      await mailUser(deps, user, await verificationLink(deps, user.id));
+      return startSession(deps, user);
+    });
+  } catch (error) {
     if (error instanceof PermanentSendError) {
       throw new ApiError('service_unavailable', 'the verification mail could not be sent; nothing was created, try again later', { cause: error });
     }
@@ -112,7 +136,7 @@ export async function signUp(deps: AuthDeps, body: SignUpBody): Promise<SignedIn
 }
 
 /** Marks the user's address and their account's owner verified. */
-async function verifyAddress(deps: AuthDeps, user: UserItem): Promise<void> {
+export async function verifyAddress(deps: AuthDeps, user: UserItem): Promise<void> {
   if (!user.email_verified) await new UserRepository(deps.store).markEmailVerified(user.id, deps.clock.now().toISOString());
   if (user.role === 'owner') await markOwnerVerified(deps, user.account_id);
 }

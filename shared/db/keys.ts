@@ -57,6 +57,7 @@ export type Entity =
   | 'user_email'
   | 'session'
   | 'user_session'
+  | 'oauth_identity'
   | 'test_send_counter'
   | 'webhook'
   | 'webhook_delivery'
@@ -224,6 +225,8 @@ export const keys = {
   userSession: (userId: string, digest: string): ItemKey => ({ pk: `USER#${userId}`, sk: `SESS#${digest}` }),
   userSessionPrefix: 'SESS#',
   userPartition: (userId: string): string => `USER#${userId}`,
+  /** A provider's account linked to a user (shared/auth/oauth): one per (provider, provider user id). */
+  oauthIdentity: (provider: string, providerUserId: string): ItemKey => ({ pk: `OAUTHID#${provider}#${providerUserId}`, sk: 'OAUTHID' }),
   /** Rate-limit subjects of the sign-in throttles (`fail-email`, `fail-ip`) and the auth mails (`mail`), shared/auth/throttle.ts. */
   authBudget: (kind: 'fail-email' | 'fail-ip' | 'mail', value: string): string => `auth#${kind}#${value}`,
 

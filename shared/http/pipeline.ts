@@ -276,6 +276,7 @@ const routeRequest = (declared: ReadonlyMap<string, HttpRoute>): Step => ({
       baseUrl: publicBaseUrlOf(context.container!.config),
       sourceIp: event.requestContext.http.sourceIp,
       sessionId: cookieValue(SESSION_COOKIE, event.cookies, event.headers?.cookie ?? event.headers?.Cookie),
+      cookies: event.cookies,
     };
   },
 });

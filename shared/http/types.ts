@@ -36,6 +36,8 @@ export interface HttpRequest {
   sourceIp: string;
   /** The session cookie's value, if the request carried one (checked only where it is used). */
   sessionId?: string;
+  /** API Gateway's `event.cookies` (it drops the Cookie header); read other cookies with cookieValue. */
+  cookies?: readonly string[];
   /** Set on every route that takes an API key. */
   auth?: AuthContext;
 }

@@ -13,7 +13,7 @@ export interface OneTimeTokenItem extends ItemKey {
   subject: string;
   /** Epoch seconds (the table's TTL attribute); checked on use, since TTL deletion lags. */
   expires_at: number;
-  /** What the purpose keeps with the token (a pending form sign-up); absent for most purposes. */
+  /** What the issuer keeps with the token (a pending form sign-up; an OAuth state's provider and PKCE verifier); absent for most purposes. */
   data?: TokenData;
 }
 

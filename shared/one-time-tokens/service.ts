@@ -1,5 +1,5 @@
 // The one implementation of one-time secrets: email verification, password reset and
-// test-recipient links (a 40-character random token) and login codes (six digits). Every one is
+// test-recipient links and OAuth states (a 40-character random token) and login codes (six digits). Every one is
 // stored as its SHA-256 only, works once, expires, and only the newest of a (purpose, subject)
 // works. Whatever is wrong with a token (malformed, unknown, used, expired, replaced) the answer is
 // the same 400 invalid_token, built here.
@@ -25,6 +25,8 @@ export const tokenLifetimes = {
   form_confirmation: 7 * 24 * HOUR_MS,
   password_reset: HOUR_MS,
   test_recipient: 24 * HOUR_MS,
+  /** The state of one OAuth sign-in, from its start to the provider's redirect back. */
+  oauth_state: 10 * 60_000,
 } as const;
 export type TokenPurpose = keyof typeof tokenLifetimes;
 
@@ -45,7 +47,8 @@ const epochSeconds = (ms: number): number => Math.floor(ms / 1000);
 
 /**
  * A fresh token for `subject`; the subject's earlier token of this purpose stops working. `data`
- * rides on the token (kept small: it is stored with it) and is answered by `peekToken`.
+ * rides on the token (kept small, stored as is: nothing a leaked table should not show), answered
+ * by `peekToken` and on redemption (`redeemTokenWithData`).
  */
 export async function issueToken(deps: TokenDeps, purpose: TokenPurpose, subject: string, data?: TokenData): Promise<{ token: string; expiresAt: Date }> {
   const tokens = new OneTimeTokenRepository(deps.store);
@@ -61,6 +64,11 @@ export async function issueToken(deps: TokenDeps, purpose: TokenPurpose, subject
  * of another purpose is used up too (it was presented where it does not belong) and refused.
  */
 export async function redeemToken(deps: TokenDeps, purpose: TokenPurpose, token: unknown, hint?: string): Promise<string> {
+  return (await redeemTokenWithData(deps, purpose, token, hint)).subject;
+}
+
+/** redeemToken, answering the data issued with the token too ({} when none was). */
+export async function redeemTokenWithData(deps: TokenDeps, purpose: TokenPurpose, token: unknown, hint?: string): Promise<{ subject: string; data: TokenData }> {
   if (typeof token !== 'string' || !TOKEN_SHAPE.test(token)) throw invalidToken(hint);
   const tokens = new OneTimeTokenRepository(deps.store);
   const digest = sha256Hex(token);
@@ -68,7 +76,7 @@ export async function redeemToken(deps: TokenDeps, purpose: TokenPurpose, token:
   if (!item || item.purpose !== purpose) throw invalidToken(hint);
   const newest = await tokens.takeNewest(purpose, item.subject, digest);
   if (!newest || deps.clock.now().getTime() >= item.expires_at * 1000) throw invalidToken(hint);
-  return item.subject;
+  return { subject: item.subject, data: item.data ?? {} };
 }
 
 /**

@@ -1,7 +1,7 @@
 // The only reader of process.env. Everything else receives validated config.
 import * as z from 'zod';
-import { billingPeriods, paidPlans, queues, secretNames, type BillingPeriod, type PaidPlan, type QueueName, type SecretName } from '../platform';
-import { DEFAULT_SHARED_EMAIL_SENDER, envNames } from './env-names';
+import { billingPeriods, oauthProviders, paidPlans, queues, secretNames, type BillingPeriod, type OAuthProvider, type PaidPlan, type QueueName, type SecretName } from '../platform';
+import { DEFAULT_SHARED_EMAIL_SENDER, envNames, oauthEnvNames } from './env-names';
 import type { LogLevel } from './logger';
 import { DEFAULT_EMAIL_COST_MICROS } from '../usage/cost';
 
@@ -58,7 +58,23 @@ export interface RuntimeConfig {
    * `stripe-webhook-secret`); billing is configured only when both are set.
    */
   billing?: BillingSettings;
+  /**
+   * Sign-in with GitHub or Google: the local runtime's and the tests' settings. In AWS the client
+   * ids are read when the auth function first needs them (oauthSettingsOf), so that no other
+   * bundle carries their reading; the client secrets are secrets either way.
+   */
+  oauth?: OAuthSettings;
+  /** How long a provider has to answer each OAuth request; 10 s when unset (tests shorten it). */
+  oauthTimeoutMs?: number;
 }
+
+export interface OAuthClient {
+  clientId: string;
+  /** OAUTH_<PROVIDER>_BASE_URL: tests and local stand-ins only, never read in AWS; replaces every host of the provider. */
+  baseUrl?: string;
+}
+
+export type OAuthSettings = Partial<Record<OAuthProvider, OAuthClient>>;
 
 /** A plan and period's price slot, e.g. `pro_year`. */
 export type PriceSlot = `${PaidPlan}_${BillingPeriod}`;
@@ -230,6 +246,36 @@ export interface LocalSettings {
   /** STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET: billing is configured only when both are set. */
   stripeSecrets: Partial<Record<'stripe-secret-key' | 'stripe-webhook-secret', string>>;
   billing: BillingSettings;
+  /** OAUTH_<PROVIDER>_CLIENT_ID and OAUTH_<PROVIDER>_BASE_URL of the providers whose client id is set. */
+  oauth: OAuthSettings;
+  /** OAUTH_<PROVIDER>_CLIENT_SECRET, as the secrets `oauth-<provider>-client-secret`. */
+  oauthSecrets: Partial<Record<SecretName, string>>;
+}
+
+/** The OAuth clients of this deployment: in AWS from the function's environment (client ids only), elsewhere from the config. */
+export function oauthSettingsOf(config: Pick<RuntimeConfig, 'runtime' | 'oauth'>, env: Env = process.env): OAuthSettings {
+  if (config.runtime !== 'aws') return config.oauth ?? {};
+  const settings: OAuthSettings = {};
+  for (const provider of oauthProviders) {
+    const clientId = env[oauthEnvNames.clientId(provider)]?.trim();
+    if (clientId) settings[provider] = { clientId };
+  }
+  return settings;
+}
+
+/** Locally: the providers with a client id, their secrets and their stand-in base URLs. */
+function readLocalOAuth(env: Env): Pick<LocalSettings, 'oauth' | 'oauthSecrets'> {
+  const oauth: OAuthSettings = {};
+  const oauthSecrets: LocalSettings['oauthSecrets'] = {};
+  for (const provider of oauthProviders) {
+    const clientId = env[oauthEnvNames.clientId(provider)]?.trim();
+    const secret = env[oauthEnvNames.clientSecret(provider)]?.trim();
+    const baseUrl = z.url({ protocol: /^https?$/ }).optional().safeParse(env[oauthEnvNames.baseUrl(provider)]?.trim() || undefined);
+    if (!baseUrl.success) fail('local', baseUrl.error);
+    if (clientId) oauth[provider] = { clientId, ...(baseUrl.data ? { baseUrl: baseUrl.data.replace(/\/+$/, '') } : {}) };
+    if (secret) oauthSecrets[`oauth-${provider}-client-secret`] = secret;
+  }
+  return { oauth, oauthSecrets };
 }
 
 /** Settings of `npm start` (bin/local.ts). */
@@ -286,5 +332,6 @@ export function readLocalSettings(env: Env = process.env): LocalSettings {
       ...(v[envNames.stripeWebhookSecret] ? { 'stripe-webhook-secret': v[envNames.stripeWebhookSecret] } : {}),
     },
     billing: { prices: readPrices(env), ...(v[envNames.stripeApiBase] ? { apiBase: v[envNames.stripeApiBase] } : {}) },
+    ...readLocalOAuth(env),
   };
 }

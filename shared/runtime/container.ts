@@ -89,6 +89,16 @@ function unavailable<T extends object>(port: string): T {
   });
 }
 
+/** An operator's secret (the Stripe keys, an OAuth client secret): undefined while it is missing or still the stack's placeholder. */
+export function operatorSecret(from: Secrets, name: SecretName): string | undefined {
+  try {
+    const value = from.get(name);
+    return value && value !== UNSET_SECRET ? value : undefined;
+  } catch {
+    return undefined; // not granted to this function, or not set locally
+  }
+}
+
 export async function buildContainer(config: RuntimeConfig, replace: Replacements = {}): Promise<Container> {
   const aws = { region: config.region, credentials: config.credentials };
   const clock = replace.clock ?? systemClock;
@@ -139,15 +149,6 @@ export async function buildContainer(config: RuntimeConfig, replace: Replacement
     return unavailable('objects');
   };
 
-  /** An operator's secret (the Stripe keys): undefined while it is missing or still the stack's placeholder. */
-  const operatorSecret = (from: Secrets, name: SecretName): string | undefined => {
-    try {
-      const value = from.get(name);
-      return value && value !== UNSET_SECRET ? value : undefined;
-    } catch {
-      return undefined; // not granted to this function, or not set locally
-    }
-  };
   const payments = (from: Secrets): Payments | undefined => {
     if (typeof POSTBOX_WITH_STRIPE === 'undefined' || POSTBOX_WITH_STRIPE) {
       const secretKey = operatorSecret(from, 'stripe-secret-key');

@@ -26,5 +26,17 @@ export const envNames = {
   stripeWebhookSecret: 'STRIPE_WEBHOOK_SECRET',
 } as const;
 
+/**
+ * Sign-in with GitHub or Google (shared/auth/oauth). Apart from `envNames` so that only the
+ * bundles that read them carry them. The client secret is a Secrets Manager secret in AWS
+ * (`oauth-<provider>-client-secret`); the base URL is for tests and local stand-ins only, never
+ * read in AWS, and replaces every host of the provider (authorize, token and API).
+ */
+export const oauthEnvNames = {
+  clientId: (provider: string): string => `OAUTH_${upper(provider)}_CLIENT_ID`,
+  clientSecret: (provider: string): string => `OAUTH_${upper(provider)}_CLIENT_SECRET`,
+  baseUrl: (provider: string): string => `OAUTH_${upper(provider)}_BASE_URL`,
+} as const;
+
 /** The sandbox sender when SHARED_EMAIL_SENDER is not set; the stack and config.ts share it. */
 export const DEFAULT_SHARED_EMAIL_SENDER = 'onboarding@sandbox.postbox.dev';

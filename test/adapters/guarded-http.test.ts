@@ -587,3 +587,43 @@ describe('post', () => {
     });
   });
 });
+
+describe('request (an answer that is read)', () => {
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    receiver = await startHttpReceiver();
+  });
+  afterAll(async () => receiver.close());
+  beforeEach(() => {
+    receiver.requests.length = 0;
+    receiver.reply({});
+  });
+
+  it('sends a GET without a body or a length and answers the body as text', async () => {
+    receiver.reply({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"login":"octo","name":"Ökø"}' });
+
+    const answer = await new GuardedHttp(local).request(`${receiver.url}/user`, { method: 'GET', headers: { authorization: 'Bearer t' } });
+
+    expect(answer).toMatchObject({ ok: true, status: 200, body: '{"login":"octo","name":"Ökø"}' });
+    const [got] = receiver.requests;
+    expect(got?.method).toBe('GET');
+    expect(got?.headers['content-length']).toBeUndefined();
+    expect(got?.headers.authorization).toBe('Bearer t');
+  });
+
+  it('answers a non-2xx with its status and body, and a refused URL with an empty body', async () => {
+    receiver.reply({ status: 500, body: 'boom' });
+    expect(await new GuardedHttp(local).request(`${receiver.url}/token`, { method: 'POST', headers: {}, body: 'a=1' })).toMatchObject({ ok: false, status: 500, body: 'boom' });
+
+    const refused = await new GuardedHttp(strict).request(`${receiver.url}/token`, { method: 'POST', headers: {}, body: 'a=1' });
+    expect(refused).toMatchObject({ ok: false, status: 0, body: '' });
+    expect(refused.error).toMatch(/^refused: /);
+  });
+
+  it('cuts an answer at 64 KiB', async () => {
+    receiver.reply({ status: 200, body: Buffer.alloc(100 * 1024, 'a') });
+    const answer = await new GuardedHttp(local).request(`${receiver.url}/big`, { method: 'GET', headers: {} });
+    expect(answer.body.length).toBe(64 * 1024);
+  });
+});

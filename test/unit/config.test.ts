@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, publicBaseUrlOf, readAwsConfig, readLocalSettings, readRuntimeKind } from '../../shared/runtime/config';
+import { ConfigError, oauthSettingsOf, publicBaseUrlOf, readAwsConfig, readLocalSettings, readRuntimeKind } from '../../shared/runtime/config';
 
 describe('readLocalSettings', () => {
   it('defaults to 127.0.0.1:3000 with data in ./.data', () => {
@@ -8,7 +8,7 @@ describe('readLocalSettings', () => {
 
   it('reads every variable', () => {
     const s = readLocalSettings({ HOST: '0.0.0.0', PORT: '8080', DATA_DIR: '/tmp/x', SES_PORT: '0', DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', LOG_LEVEL: 'warn', SCHEDULER_TICK_MS: '250', QUEUE_RETRY_DELAY_SECONDS: '0', SHARED_EMAIL_SENDER: 'a@b.c', INBOUND_ENABLED: 'false', INBOUND_SMTP_PORT: '0', INBOUND_MAX_BYTES: '4096' });
-    expect(s).toEqual({ host: '0.0.0.0', port: 8080, dataDir: '/tmp/x', sesPort: 0, dynamodbEndpoint: 'http://127.0.0.1:9', logLevel: 'warn', schedulerTickMs: 250, queueRetryDelaySeconds: 0, sharedEmailSender: 'a@b.c', dnsServers: [], validationEnabled: true, emailCostMicros: 100, accountEmail: 'you@example.com', webhookAllowPrivate: false, inboundEnabled: false, inboundSmtpPort: 0, inboundMaxBytes: 4096, stripeSecrets: {}, billing: { prices: {} } });
+    expect(s).toEqual({ host: '0.0.0.0', port: 8080, dataDir: '/tmp/x', sesPort: 0, dynamodbEndpoint: 'http://127.0.0.1:9', logLevel: 'warn', schedulerTickMs: 250, queueRetryDelaySeconds: 0, sharedEmailSender: 'a@b.c', dnsServers: [], validationEnabled: true, emailCostMicros: 100, accountEmail: 'you@example.com', webhookAllowPrivate: false, inboundEnabled: false, inboundSmtpPort: 0, inboundMaxBytes: 4096, stripeSecrets: {}, billing: { prices: {} }, oauth: {}, oauthSecrets: {} });
   });
 
   it.each([{ PORT: 'http' }, { PORT: '70000' }, { LOG_LEVEL: 'loud' }, { DYNAMODB_ENDPOINT: 'not a url' }, { INBOUND_SMTP_PORT: '70000' }, { INBOUND_MAX_BYTES: String(40 * 1024 * 1024 + 1) }, { INBOUND_ENABLED: 'maybe' }])('rejects %j with a ConfigError naming it', (env) => {
@@ -94,5 +94,28 @@ describe('inbound settings', () => {
   it('are off in AWS unless the stack turns them on', () => {
     expect(readAwsConfig({ TABLE_NAME: 't' }).inboundEnabled).toBe(false);
     expect(readAwsConfig({ TABLE_NAME: 't', INBOUND_ENABLED: 'true' }).inboundEnabled).toBe(true);
+  });
+});
+
+describe('OAuth settings', () => {
+  it('reads each provider with a client id locally, its secret as a secret and its stand-in base URL', () => {
+    const s = readLocalSettings({
+      OAUTH_GITHUB_CLIENT_ID: ' gh-id ',
+      OAUTH_GITHUB_CLIENT_SECRET: 'gh-secret',
+      OAUTH_GITHUB_BASE_URL: 'http://127.0.0.1:9999/',
+      OAUTH_GOOGLE_CLIENT_SECRET: 'google-secret-without-an-id',
+    });
+    expect(s.oauth).toEqual({ github: { clientId: 'gh-id', baseUrl: 'http://127.0.0.1:9999' } });
+    expect(s.oauthSecrets).toEqual({ 'oauth-github-client-secret': 'gh-secret', 'oauth-google-client-secret': 'google-secret-without-an-id' });
+  });
+
+  it('refuses a base URL that is not http(s) with a ConfigError', () => {
+    expect(() => readLocalSettings({ OAUTH_GOOGLE_BASE_URL: 'ftp://example.com' })).toThrow(ConfigError);
+  });
+
+  it('in AWS reads the client ids from the environment and never a base URL', () => {
+    const env = { OAUTH_GOOGLE_CLIENT_ID: 'google-id', OAUTH_GOOGLE_BASE_URL: 'http://127.0.0.1:1', OAUTH_GITHUB_CLIENT_ID: '' };
+    expect(oauthSettingsOf({ runtime: 'aws', oauth: { github: { clientId: 'ignored' } } }, env)).toEqual({ google: { clientId: 'google-id' } });
+    expect(oauthSettingsOf({ runtime: 'local' }, env)).toEqual({});
   });
 });

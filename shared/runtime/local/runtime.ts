@@ -94,8 +94,8 @@ export interface LocalRuntime {
   close(): Promise<void>;
 }
 
-/** The secrets a first start generates; the operator's (the Stripe keys) come from the environment. */
-const newSecret: Record<Exclude<SecretName, 'stripe-secret-key' | 'stripe-webhook-secret'>, () => string> = {
+/** The secrets a first start generates; the operator's (the Stripe keys, the OAuth client secrets) come from the environment. */
+const newSecret: Record<Exclude<SecretName, 'stripe-secret-key' | 'stripe-webhook-secret' | `oauth-${string}`>, () => string> = {
   'cursor-signing-key': () => randomBase62(48),
   'staff-token': () => `st_${randomBase62(40)}`,
   'data-encryption-key': () => randomBytes(32).toString('base64'),
@@ -197,7 +197,7 @@ export async function startLocalRuntime(
       // process over this DATA_DIR serves the links any of them made.
       objects: { kind: 'files', root: join(dataDir, 'objects'), downloadKey: createHmac('sha256', secrets['data-encryption-key'] ?? '').update('local object download links').digest('hex') },
       scheduler: { kind: 'local' },
-      secrets: { kind: 'static', values: { ...secrets, ...settings.stripeSecrets } },
+      secrets: { kind: 'static', values: { ...secrets, ...settings.stripeSecrets, ...settings.oauthSecrets } },
       sharedEmailSender: settings.sharedEmailSender,
       logLevel: settings.logLevel,
       dnsServers: settings.dnsServers,
@@ -208,6 +208,7 @@ export async function startLocalRuntime(
       inboundEnabled: settings.inboundEnabled,
       inboundSmtpHost: settings.host,
       billing: settings.billing,
+      oauth: settings.oauth,
       // The local stand-in of the visibility timeout is the retry delay: a job comes back after it.
       dispatchLeaseMs: Math.max(1, settings.queueRetryDelaySeconds) * 1000,
     };
