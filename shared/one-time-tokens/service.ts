@@ -1,8 +1,8 @@
-// The one implementation of one-time secrets: email verification, password reset and
-// test-recipient links and OAuth states (a 40-character random token) and login codes (six digits). Every one is
-// stored as its SHA-256 only, works once, expires, and only the newest of a (purpose, subject)
-// works. Whatever is wrong with a token (malformed, unknown, used, expired, replaced) the answer is
-// the same 400 invalid_token, built here.
+// The one implementation of one-time secrets: email verification, password reset, test-recipient
+// and form-confirmation links and OAuth states (a 40-character random token) and login codes (six
+// digits). Every one is stored as its SHA-256 only, works once, expires, and only the newest of a
+// (purpose, subject) works. Whatever is wrong with a token (malformed, unknown, used, expired,
+// replaced) the answer is the same 400 invalid_token, built here.
 import { randomInt } from 'node:crypto';
 import { randomBase62, safeEqual, sha256Hex } from '../crypto';
 import type { Store } from '../db/store';
