@@ -147,6 +147,37 @@ describe('POST /v1/auth/login', () => {
     expect(wrong.cookies).toEqual([]);
   });
 
+  it('does the same store work for an unknown address as for a wrong password (the same reads, the same failure count)', async () => {
+    ip = nextIp();
+    const s = await signUp(request);
+    /** The store calls of one login, each as its method and the key's entity prefix. */
+    const storeCallsOf = async (email: string, password: string): Promise<string[]> => {
+      const store = bed.c.store as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+      const calls: string[] = [];
+      const originals = new Map<string, (...args: unknown[]) => Promise<unknown>>();
+      for (const method of ['get', 'batchGet', 'query', 'put', 'create', 'update', 'delete', 'take']) {
+        const original = store[method];
+        if (typeof original !== 'function') continue;
+        originals.set(method, original);
+        store[method] = (...args: unknown[]) => {
+          const key = args[0] as { pk?: string } | undefined;
+          calls.push(`${method} ${String(key?.pk ?? '').split('#')[0]}`);
+          return original.apply(store, args);
+        };
+      }
+      try {
+        expectError(await login(email, password), 401, 'unauthorized');
+      } finally {
+        for (const [method, original] of originals) store[method] = original;
+      }
+      return calls;
+    };
+    const unknown = await storeCallsOf(freshEmail(), 'not the right passphrase');
+    const wrong = await storeCallsOf(s.email, 'not the right passphrase');
+    expect(wrong).toEqual(unknown);
+    expect(unknown.length).toBeGreaterThan(0);
+  });
+
   it('throttles failures per address: the 6th attempt in 15 minutes is 429 with Retry-After, even with the right password', async () => {
     const s = await signUp(request);
     for (let i = 0; i < 5; i++) {

@@ -24,6 +24,8 @@ describe('password hashes', () => {
     expect(await verifyPassword('x', 'bcrypt$whatever')).toBe(false);
     expect(await verifyPassword('x', '')).toBe(false);
     expect(await verifyPassword('password123', DUMMY_PASSWORD_HASH)).toBe(false);
+    // The hash an unknown address is checked against costs what a user's does: the same parameters.
+    expect(DUMMY_PASSWORD_HASH).toMatch(new RegExp(`^scrypt\\$${SCRYPT_PARAMS.N}\\$${SCRYPT_PARAMS.r}\\$${SCRYPT_PARAMS.p}\\$`));
   });
 });
 
