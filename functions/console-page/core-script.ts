@@ -129,11 +129,13 @@ const SIGNED_OUT = new Set(['signin', 'signup', 'code', 'forgot', 'reset-passwor
 /** The mailed links' views: they work signed in as well as signed out. */
 const LINKS = new Set(['reset-password', 'verify-email']);
 
-function show(name, arg) {
+/** params: the query after a view's fragment ('#/sign-in?error=…', the OAuth callback's), handed to the view's load. */
+function show(name, arg, params) {
   const signedIn = Boolean(state.session);
   if (!views[name] || (signedIn && SIGNED_OUT.has(name) && !LINKS.has(name)) || (!signedIn && !SIGNED_OUT.has(name)) || (views[name].staff && (!signedIn || state.session.user.role !== 'staff'))) {
     name = signedIn ? 'overview' : 'signin';
     arg = undefined;
+    params = undefined;
   }
   state.view = name;
   // A mailed link's view stands alone, signed in or not: one main landmark, no shell around it.
@@ -151,12 +153,17 @@ function show(name, arg) {
     document.title = heading.textContent + ' \u00b7 Postbox';
     heading.focus();
   }
-  if (views[name].load) void attempt(views[name].load)(arg);
+  if (views[name].load) void attempt(views[name].load)(arg, params || new URLSearchParams());
 }
 
 function route() {
-  const parts = location.hash.replace(/^#\/?/, '').split('/');
-  show(parts[0] || (state.session ? 'overview' : 'signin'), parts.slice(1).map(decodeURIComponent).join('/') || undefined);
+  const [path, search] = location.hash.replace(/^#\/?/, '').split('?');
+  const parts = path.split('/');
+  // The OAuth callback's links name the sign-in view '#/sign-in'.
+  const name = parts[0] === 'sign-in' ? 'signin' : parts[0];
+  // A query leaves the address bar (and the history) once read: a reload does not say it again.
+  if (search !== undefined) history.replaceState(null, '', '#/' + path.replace(parts[0], name));
+  show(name || (state.session ? 'overview' : 'signin'), parts.slice(1).map(decodeURIComponent).join('/') || undefined, new URLSearchParams(search || ''));
 }
 
 function go(name) {

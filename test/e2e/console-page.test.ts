@@ -332,7 +332,10 @@ chromium.describe(chromium.name('the console in a browser'), () => {
       await shoot(page, 'newcomer-7-overview-live');
 
       expect(await page.$$eval('#test-send-from option', (o) => o.map((x) => x.textContent))).toEqual([`test@${DOMAIN}`]);
-      expect(await page.$$eval('#overview-steps li.done', (li) => li.length)).toBe(4);
+      // Live, the way out of the sandbox is behind it: the next steps are a key to send with and a webhook.
+      expect(await page.textContent('#overview-steps-title')).toBe('Next steps');
+      expect(await page.textContent('[data-view="overview"]')).not.toContain('Leave the sandbox');
+      expect(await page.$$eval('#overview-steps li a', (a) => a.map((x) => x.getAttribute('href')))).toEqual(['#/keys', '#/webhooks']);
     });
 
     it('draws every signed-in view at 375 px without horizontal scroll, its heading focused; a screenshot of each at 375 and 1280 px; the menu folds', async () => {

@@ -5,7 +5,8 @@ import { field, view, type Section } from '../section';
 /** The server's minimum (shared/auth/schemas.ts MIN_PASSWORD_LENGTH; the browser test holds them equal). */
 const MIN = 10;
 
-const oauth = `<p class="oauth">Or continue with <a class="button" href="/v1/auth/oauth/github/start">GitHub</a> <a class="button" href="/v1/auth/oauth/google/start">Google</a></p>`;
+/** Links that work without the script; with it, a click first checks the provider is set up (the script below). */
+const oauth = `<p class="oauth">Or continue with <a class="button" href="/v1/auth/oauth/github/start" data-oauth="GitHub">GitHub</a> <a class="button" href="/v1/auth/oauth/google/start" data-oauth="Google">Google</a></p>`;
 
 const markup = [
   view(
@@ -58,8 +59,41 @@ async function enter(message, view) {
   say(message);
   go('overview');
 }
+/** Why the OAuth callback sent the person back here (its '?error=' reason), in a sentence. */
+const OAUTH_REFUSALS = {
+  oauth_denied: 'Sign-in was cancelled at the provider, and nothing was shared. Try again, or sign in another way.',
+  oauth_failed: 'Sign-in with the provider did not complete. Try again, or sign in another way.',
+  oauth_email_unverified: 'The provider has no verified email address for you. Verify your address there, or sign in another way.',
+  account_suspended: 'This account is suspended. Contact support to have it lifted.',
+};
+/**
+ * A GitHub or Google link: the start route redirects when the provider is set up and answers
+ * 503 oauth_not_configured when not, so the click asks first without following the redirect (an
+ * opaque redirect means set up) and only then leaves the page. The asking start's state is never
+ * used and expires unredeemed.
+ */
+async function startOAuth(link) {
+  const provider = link.dataset.oauth;
+  const res = await fetch(link.getAttribute('href'), { redirect: 'manual', cache: 'no-store', credentials: 'same-origin', referrerPolicy: 'no-referrer' });
+  if (res.type === 'opaqueredirect') return void location.assign(link.getAttribute('href'));
+  if (res.status === 503) {
+    const data = await res.json().catch(() => null);
+    if (data && data.error && data.error.code === 'oauth_not_configured') return void say('Sign-in with ' + provider + ' is not set up on this deployment.', true);
+  }
+  say('Sign-in with ' + provider + ' is not available right now (HTTP ' + res.status + '). Try again in a moment.', true);
+}
 views.signin = {
+  load(_, params) {
+    const reason = params.get('error');
+    if (reason) say(Object.hasOwn(OAUTH_REFUSALS, reason) ? OAUTH_REFUSALS[reason] : 'Sign-in did not complete. Try again, or sign in another way.', true);
+  },
   wire() {
+    for (const link of document.querySelectorAll('a[data-oauth]')) {
+      link.addEventListener('click', (event) => {
+        event.preventDefault();
+        void attempt(startOAuth)(link);
+      });
+    }
     onSubmit($('signin-form'), async (f, form) => {
       const view = await api('POST', '/v1/auth/login', { email: f.email, password: f.password });
       form.reset();

@@ -1,5 +1,6 @@
 // Overview: the account, whether it is in sandbox, and the next step out of it (verify the address
-// → register a domain → publish its DNS records → verify it); a test message to the person's own
+// → register a domain → publish its DNS records → verify it), or once live the next useful steps
+// (an API key to send with, a webhook for the events); a test message to the person's own
 // address (from the shared sender in the sandbox, from a verified domain once live) through
 // POST /v1/send, with a link to its timeline; a link to the Mail app.
 import { field, view, type Section } from '../section';
@@ -8,7 +9,7 @@ const markup = view(
   'overview',
   'Overview',
   `<div id="overview-body"></div>
-<h3>Leave the sandbox</h3>
+<h3 id="overview-steps-title">Leave the sandbox</h3>
 <ol id="overview-steps" class="steps"></ol>
 <h3>Send a test message</h3>
 <form id="test-send-form">${field('test-send-to', 'To (your own address)', '<input id="test-send-to" name="to" type="email" readonly>')}
@@ -44,12 +45,18 @@ views.overview = {
     // The list holds the built-in sandbox domain too (sandbox: true): the steps count the account's own.
     const own = domains.filter((d) => !d.sandbox);
     const verified = own.filter(isVerified);
-    const steps = [
+    // Live, the way out of the sandbox is behind: the steps are what sending for real takes next.
+    const steps = s.sandbox ? [
       { done: s.user.email_verified, text: 'Verify your email address: open the link we mailed to ' + s.user.email + '.' },
       { done: own.length > 0, text: 'Register a sending domain.', href: '#/domains' },
       { done: own.some((d) => d.dkim_status !== 'pending'), text: 'Add its DNS records at your DNS provider.', href: '#/domains' },
       { done: verified.length > 0, text: 'Verify the domain.', href: '#/domains' },
+    ] : [
+      { done: false, text: 'Create an API key and send from your code with POST /v1/send.', href: '#/keys' },
+      { done: false, text: 'Add a webhook to hear of deliveries, bounces and complaints.', href: '#/webhooks' },
+      { done: false, text: 'Or send yourself a test message below.' },
     ];
+    $('overview-steps-title').textContent = s.sandbox ? 'Leave the sandbox' : 'Next steps';
     const next = steps.findIndex((st) => !st.done);
     $('test-send-to').value = s.user.email;
     $('test-send-from').replaceChildren(...(s.sandbox
