@@ -18,13 +18,7 @@ async function api(method, path, body, raw) {
   for (let attempt = 1; ; attempt += 1) {
     const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store', credentials: 'same-origin', referrerPolicy: 'no-referrer' });
     if (raw && res.ok) return res;
-    const text = await res.text();
-    let data = null;
-    try {
-      data = text ? JSON.parse(text) : null;
-    } catch (_) {
-      data = null;
-    }
+    const data = await bodyOf(res);
     if ((res.status === 429 || res.status === 503) && attempt < 3 && !(data && data.error && /not_configured$/.test(data.error.code || ''))) {
       await pause(Math.min(5, Number(res.headers.get('retry-after')) || 1) * 1000);
       continue;

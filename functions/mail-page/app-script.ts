@@ -25,13 +25,7 @@ async function api(method, path, body) {
   if (body !== undefined) headers['content-type'] = 'application/json';
   for (let attempt = 1; ; attempt += 1) {
     const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store', credentials: key ? 'omit' : 'same-origin', referrerPolicy: 'no-referrer' });
-    const text = await res.text();
-    let data = null;
-    try {
-      data = text ? JSON.parse(text) : null;
-    } catch (_) {
-      data = null;
-    }
+    const data = await bodyOf(res);
     if ((res.status === 429 || res.status === 503) && attempt < 3) {
       await pause(Math.min(5, Number(res.headers.get('retry-after')) || 1) * 1000);
       continue;

@@ -1,6 +1,7 @@
 // The browser helpers the Mail app and the console share (inline in both pages' scripts): building
 // elements with text only (attributes set one by one, children appended as nodes or text, never
-// markup), dates in the reader's locale, the status line (#status), the API failure type, a pause.
+// markup), dates in the reader's locale, the status line (#status), the API failure type, an
+// answer's JSON body, a pause.
 // Plain browser JavaScript in a raw string: no backquote, no dollar-brace.
 export const browserHelpers = String.raw`
 function el(tag, attrs, ...kids) {
@@ -22,6 +23,16 @@ class ApiFailure extends Error {
     super(message);
     this.status = status;
     this.code = code;
+  }
+}
+
+/** The answer's JSON, or null when it has none or it is not JSON (a proxy's error page). */
+async function bodyOf(res) {
+  const text = await res.text();
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch (_) {
+    return null;
   }
 }
 
