@@ -65,7 +65,7 @@ views.overview = {
     $('overview-body').replaceChildren(
       el('p', {}, 'Account ', el('strong', {}, s.account_name), ' (' + s.account_id + '), signed in as ' + s.user.email + (s.user.role === 'staff' ? ' (staff)' : '') + '.'),
       el('p', { class: s.sandbox ? 'badge warn' : 'badge ok' }, s.sandbox
-        ? 'Sandbox: mail goes only to verified test recipients, from the shared sender.'
+        ? 'Sandbox: mail goes only to your own address and to verified test recipients, from the shared sender.'
         : 'Live: mail goes from your verified domains to anyone.'),
     );
     $('overview-steps').replaceChildren(...steps.map((st, i) => el('li', { class: st.done ? 'done' : i === next ? 'next' : '' },
