@@ -334,7 +334,7 @@ export interface paths {
         };
         /**
          * Who is signed in, and the CSRF token
-         * @description Who is signed in with the session cookie: the user, the account, whether it is in sandbox mode, and the CSRF token to send as `X-CSRF-Token`. No valid session is 401 `unauthorized`.
+         * @description Who is signed in with the session cookie: the user, the account, whether it is in sandbox mode, and the CSRF token to send as `X-CSRF-Token`. No valid session is 401 `unauthorized`; a session of a suspended account is 403 `account_suspended`.
          */
         get: operations["getSession"];
         put?: never;
@@ -4549,6 +4549,23 @@ export interface operations {
                             code?: "unauthorized";
                             /** @constant */
                             status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended";
+                            /** @constant */
+                            status?: 403;
                         };
                     } & components["schemas"]["ErrorEnvelope"];
                 };

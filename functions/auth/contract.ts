@@ -94,9 +94,9 @@ export const contracts: Contracts = {
   },
   'GET /v1/auth/session': {
     operationId: 'getSession',
-    description: 'Who is signed in with the session cookie: the user, the account, whether it is in sandbox mode, and the CSRF token to send as `X-CSRF-Token`. No valid session is 401 `unauthorized`.',
+    description: 'Who is signed in with the session cookie: the user, the account, whether it is in sandbox mode, and the CSRF token to send as `X-CSRF-Token`. No valid session is 401 `unauthorized`; a session of a suspended account is 403 `account_suspended`.',
     responses: { 200: { description: 'The session', schema: sessionView, secret: true } },
-    errors: ['unauthorized'],
+    errors: ['unauthorized', 'account_suspended'],
     examples: [{ name: 'not signed in', status: 401, as: 'none' }],
   },
   'GET /v1/auth/oauth/{provider}/start': {

@@ -7,7 +7,7 @@ import { oauthCallbackQuery } from '../../shared/auth/oauth/schemas';
 import { finishOAuth, startOAuth, type OAuthDeps } from '../../shared/auth/oauth/service';
 import type { OAuthClient } from '../../shared/auth/oauth/providers';
 import { ApiError, NotFoundError } from '../../shared/errors';
-import { cookieValue } from '../../shared/http/cookies';
+import { cookieValue, httpOnlyCookie, OAUTH_STATE_COOKIE } from '../../shared/http/cookies';
 import type { RouteHandler } from '../../shared/http/pipeline';
 import { redirect } from '../../shared/http/respond';
 import type { HttpRequest, HttpResult } from '../../shared/http/types';
@@ -17,13 +17,12 @@ import { oauthSettingsOf } from '../../shared/runtime/config';
 import { operatorSecret, type Container } from '../../shared/runtime/container';
 import { startedSessionCookie } from './session-cookie';
 
-export const OAUTH_STATE_COOKIE = 'postbox_oauth_state';
 const STATE_PATH = '/v1/auth/oauth';
 const STATE_MAX_AGE = 600;
 const PROVIDER_TIMEOUT_MS = 10_000;
 
 /** Holds the state for the one redirect back: never readable by script, sent only to the OAuth routes. */
-const stateCookie = (state: string, maxAge: number): string => `${OAUTH_STATE_COOKIE}=${state}; HttpOnly; Secure; SameSite=Lax; Path=${STATE_PATH}; Max-Age=${maxAge}`;
+const stateCookie = (state: string, maxAge: number): string => httpOnlyCookie(OAUTH_STATE_COOKIE, state, STATE_PATH, maxAge);
 
 function providerOf(req: HttpRequest): OAuthProvider {
   const provider = req.params.provider;

@@ -14,9 +14,18 @@ export function cookieValue(name: string, cookies: readonly string[] | undefined
   return undefined;
 }
 
-/** `HttpOnly; Secure; SameSite=Lax; Path=/`: never readable by script, never sent over plain http or cross-site POSTs. */
-export function sessionCookie(id: string, maxAgeSeconds: number): string {
-  return `${SESSION_COOKIE}=${id}; HttpOnly; Secure; SameSite=Lax; Path=/; Max-Age=${Math.max(0, Math.round(maxAgeSeconds))}`;
+/** The OAuth sign-in's state, held for the one redirect back (functions/auth/oauth.ts). */
+export const OAUTH_STATE_COOKIE = 'postbox_oauth_state';
+
+/**
+ * Every cookie the service sets: `HttpOnly; Secure; SameSite=Lax`, never readable by script, never
+ * sent over plain http or with cross-site POSTs; `Max-Age=0` clears it.
+ */
+export function httpOnlyCookie(name: string, value: string, path: string, maxAgeSeconds: number): string {
+  return `${name}=${value}; HttpOnly; Secure; SameSite=Lax; Path=${path}; Max-Age=${Math.max(0, Math.round(maxAgeSeconds))}`;
 }
+
+/** The session cookie, sent with every request to the origin. */
+export const sessionCookie = (id: string, maxAgeSeconds: number): string => httpOnlyCookie(SESSION_COOKIE, id, '/', maxAgeSeconds);
 
 export const clearedSessionCookie = (): string => sessionCookie('', 0);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { admitted, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
-import { startOAuthStandIn, STAND_IN_CLIENTS, type OAuthStandIn } from '../support/oauth-stand-in';
+import { githubStandInEnv, startOAuthStandIn, type OAuthStandIn } from '../support/oauth-stand-in';
 
 let dataDir: string;
 let runtime: RuntimeProcess;
@@ -17,9 +17,7 @@ beforeAll(async () => {
   github = await startOAuthStandIn();
   runtime = await startRuntimeProcess({
     DATA_DIR: dataDir,
-    OAUTH_GITHUB_CLIENT_ID: STAND_IN_CLIENTS.github.id,
-    OAUTH_GITHUB_CLIENT_SECRET: STAND_IN_CLIENTS.github.secret,
-    OAUTH_GITHUB_BASE_URL: github.url,
+    ...githubStandInEnv(github),
   });
 });
 afterAll(async () => {

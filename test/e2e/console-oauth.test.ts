@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
-import { startOAuthStandIn, STAND_IN_CLIENTS, type OAuthStandIn } from '../support/oauth-stand-in';
+import { githubStandInEnv, startOAuthStandIn, type OAuthStandIn } from '../support/oauth-stand-in';
 import { needsTool, whereOnPath } from '../support/system-tools';
 
 // The page's side of page.evaluate (the project's TypeScript has no DOM library).
@@ -29,9 +29,7 @@ beforeAll(async () => {
   github = await startOAuthStandIn();
   runtime = await startRuntimeProcess({
     DATA_DIR: dataDir,
-    OAUTH_GITHUB_CLIENT_ID: STAND_IN_CLIENTS.github.id,
-    OAUTH_GITHUB_CLIENT_SECRET: STAND_IN_CLIENTS.github.secret,
-    OAUTH_GITHUB_BASE_URL: github.url,
+    ...githubStandInEnv(github),
   });
 }, 120_000);
 

@@ -13,6 +13,13 @@ export const STAND_IN_CLIENTS: Record<OAuthProvider, { id: string; secret: strin
   google: { id: 'google-client-id.apps.example', secret: 'google-client-secret' },
 };
 
+/** The environment of a runtime process whose GitHub sign-in goes to this stand-in (Google stays unconfigured). */
+export const githubStandInEnv = (standIn: { url: string }): Record<string, string> => ({
+  OAUTH_GITHUB_CLIENT_ID: STAND_IN_CLIENTS.github.id,
+  OAUTH_GITHUB_CLIENT_SECRET: STAND_IN_CLIENTS.github.secret,
+  OAUTH_GITHUB_BASE_URL: standIn.url,
+});
+
 export interface Authorization {
   provider: OAuthProvider;
   params: Record<string, string>;
