@@ -560,7 +560,7 @@ export class Postbox {
 
   /**
    * Sign-up and sign-in (public routes; the API key is not needed). The session they start is a
-   * cookie (`postbox_session`, HttpOnly): a browser keeps it, this client in Node does not.
+   * cookie (`__Host-postbox_session`, HttpOnly): a browser keeps it, this client in Node does not.
    */
   readonly auth = {
     /** A new account and its owner, signed in at once; mails a verification link. */

@@ -1,11 +1,14 @@
 // Sign-up, sign-in and the session (issue 19). Every route is public (limited per client IP); the
-// session travels in the postbox_session cookie, set and cleared here, read by the pipeline.
+// session travels in the __Host-postbox_session cookie, set and cleared here, read by the pipeline.
+// Every POST changes who is signed in, so each takes JSON from this service's own pages or from no
+// browser at all (shared/http/first-party.ts): no login CSRF, no cross-site sign-out.
 import { functionNamed } from '../manifest';
 import { passwordResetBody, loginBody, loginCodeBody, signUpBody, verifyEmailBody } from '../../shared/auth/schemas';
 import { logIn, logInWithCode, logOut, requestLoginCode, requestPasswordReset, resetPassword, sessionView, signUp, verifyEmail, type SignedIn } from '../../shared/auth/service';
 import { findSession } from '../../shared/auth/session-lookup';
 import { ApiError } from '../../shared/errors';
 import { clearedSessionCookie } from '../../shared/http/cookies';
+import { firstPartyPosts } from '../../shared/http/first-party';
 import { createHttpHandler } from '../../shared/http/pipeline';
 import { json, noContent, shownOnce } from '../../shared/http/respond';
 import type { HttpResult } from '../../shared/http/types';
@@ -26,7 +29,7 @@ async function withSessionView(c: Container, status: number, done: SignedIn): Pr
 
 const accepted = (): HttpResult => json(202, {});
 
-export const handler = createHttpHandler(functionNamed('auth'), {
+export const handler = createHttpHandler(functionNamed('auth'), firstPartyPosts({
   'POST /v1/auth/signup': async (req, c) => {
     const done = await signUp(c, parseInput(signUpBody, req.body));
     return signedIn(c, 201, { account_id: done.user.account_id }, done.session);
@@ -60,4 +63,4 @@ export const handler = createHttpHandler(functionNamed('auth'), {
     return shownOnce(200, await sessionView(c, session, req.sessionId));
   },
   ...oauthRoutes,
-});
+}));

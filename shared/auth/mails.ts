@@ -7,7 +7,17 @@ export interface AuthMail {
 export function verificationMail(link: string): AuthMail {
   return {
     subject: 'Confirm your email address',
-    text: ['Welcome to Postbox.', '', 'Confirm your email address by opening this link within 24 hours:', link, '', 'If you did not sign up, ignore this message.', ''].join('\n'),
+    text: [
+      'Welcome to Postbox.',
+      '',
+      'Confirm your email address by opening this link within 24 hours:',
+      link,
+      '',
+      'If you did not sign up, do not open the link: ignore this message, and the account stays unconfirmed.',
+      // The remedy of a person whose address someone else signed up with (docs/api-decisions.md, "Sign-in cannot be pre-hijacked").
+      'Signing in with a code mailed to this address makes the account yours: it removes the password whoever signed up chose, and signs them out.',
+      '',
+    ].join('\n'),
   };
 }
 

@@ -44,21 +44,23 @@ function publicOrigin(config: AuthDeps['config']): string {
 }
 
 /**
- * Mails `mail` to a user from the shared sender, at most AUTH_MAILS_PER_ADDRESS an hour per address
- * (past that, silently not sent). Errors are the caller's to handle.
+ * Mails a user from the shared sender, at most AUTH_MAILS_PER_ADDRESS an hour per address. The
+ * budget is checked before `mail` runs, so past it nothing is issued either: a fresh login code or
+ * reset link would replace the one the person already holds, and anyone who knows the address
+ * could keep theirs from ever working. Errors are the caller's to handle.
  */
-async function mailUser(deps: AuthDeps, user: UserItem, mail: AuthMail): Promise<void> {
+async function mailUser(deps: AuthDeps, user: UserItem, mail: () => Promise<AuthMail>): Promise<void> {
   const from = sharedSenderMailbox(deps.config);
   if (!from) throw new ApiError('service_unavailable', 'this deployment has no usable shared sender address (SHARED_EMAIL_SENDER)');
   if (!(await mayMail(deps, user.email))) return;
   // Each mail its own id: the id marks one send, and a retried send of the same id is not mailed twice.
-  await deps.mailer.send({ from, to: user.email, ...mail, messageId: `auth_${user.id}_${randomUUID()}`, accountId: user.account_id });
+  await deps.mailer.send({ from, to: user.email, ...(await mail()), messageId: `auth_${user.id}_${randomUUID()}`, accountId: user.account_id });
 }
 
 /** For routes that answer 202 whatever happens: a failed mail is logged, never answered. */
 async function mailQuietly(deps: AuthDeps, user: UserItem, mail: () => Promise<AuthMail>): Promise<void> {
   try {
-    await mailUser(deps, user, await mail());
+    await mailUser(deps, user, mail);
   } catch (error) {
     deps.logger.warn('auth mail not sent', { userId: user.id, error });
   }
@@ -124,7 +126,7 @@ export async function signUp(deps: AuthDeps, body: SignUpBody): Promise<SignedIn
   const passwordHash = await hashPassword(body.password);
   try {
     return await createOwner(deps, { email: body.email, name: body.name ?? null, passwordHash, emailVerified: false }, async (user) => {
-      await mailUser(deps, user, await verificationLink(deps, user.id));
+      await mailUser(deps, user, () => verificationLink(deps, user.id));
       return startSession(deps, user);
     });
   } catch (error) {
@@ -135,10 +137,34 @@ export async function signUp(deps: AuthDeps, body: SignUpBody): Promise<SignedIn
   }
 }
 
-/** Marks the user's address and their account's owner verified. */
+/** Marks the user's address and their account's owner verified (the sign-up's own link: see verifyEmail). */
 export async function verifyAddress(deps: AuthDeps, user: UserItem): Promise<void> {
   if (!user.email_verified) await new UserRepository(deps.store).markEmailVerified(user.id, deps.clock.now().toISOString());
   if (user.role === 'owner') await markOwnerVerified(deps, user.account_id);
+}
+
+/**
+ * The address's owner proved it some other way than the sign-up's link (a provider's verified
+ * address, a mailed login code): they are the user from now on. If the address was unverified,
+ * whoever chose its password and holds its sessions never proved it, and may be someone who
+ * signed up with another person's address to wait for them (a pre-hijack): the password is
+ * removed and every session ended, before the caller starts the owner's own session. An address
+ * verified already changes nothing. Answers the user as it now is.
+ */
+export async function claimAddress(deps: AuthDeps, user: UserItem): Promise<UserItem> {
+  if (user.email_verified) {
+    await verifyAddress(deps, user);
+    return user;
+  }
+  const claimed = await new UserRepository(deps.store).claimUnverified(user.id, deps.clock.now().toISOString());
+  // Undefined: a racing claim (or the link) verified it first; the winner ended the sessions.
+  if (claimed) {
+    await endAllSessions(deps, user.id);
+    deps.logger.info('unverified address claimed: its password removed and its sessions ended', { userId: user.id });
+  }
+  const current = claimed ?? (await new UserRepository(deps.store).get(user.id)) ?? user;
+  await verifyAddress(deps, { ...current, email_verified: true });
+  return { ...current, email_verified: true };
 }
 
 export async function verifyEmail(deps: AuthDeps, token: string): Promise<{ account_id: string; email_verified: true }> {
@@ -169,7 +195,22 @@ export async function logIn(deps: AuthDeps, body: LoginBody, ip: string): Promis
     throw wrongCredentials();
   }
   await assertAccountActive(deps, user);
-  return { session: await startSession(deps, user), user };
+  return { session: await startUnlessReplaced(deps, user, user.password_hash), user };
+}
+
+/**
+ * Starts the session of a password sign-in, then checks the password it was started with is still
+ * the user's. A reset or an address claimed (claimAddress) while the password was being checked
+ * ends every session it can see; this session, written after that, would outlive it. Whichever
+ * comes first, the other sees it: the session exists before the re-read, the change before the
+ * sessions are ended.
+ */
+async function startUnlessReplaced(deps: AuthDeps, user: UserItem, checked: string): Promise<StartedSession> {
+  const session = await startSession(deps, user);
+  const now = await new UserRepository(deps.store).get(user.id);
+  if (now?.password_hash === checked) return session;
+  await endSession(deps, session.id);
+  throw wrongCredentials();
 }
 
 /** Mails a six-digit code if the address has a user; the answer is the same either way. */
@@ -179,7 +220,7 @@ export async function requestLoginCode(deps: AuthDeps, email: string): Promise<v
   await mailQuietly(deps, user, async () => loginCodeMail((await issueLoginCode(deps, email)).code));
 }
 
-/** Signs in with the mailed code, which also proves the address. */
+/** Signs in with the mailed code, which also proves the address: an unverified one is claimed (claimAddress). */
 export async function logInWithCode(deps: AuthDeps, email: string, code: string, ip: string): Promise<SignedIn> {
   await assertSignInAllowed(deps, email, ip);
   const user = await new UserRepository(deps.store).findByEmail(email);
@@ -190,9 +231,10 @@ export async function logInWithCode(deps: AuthDeps, email: string, code: string,
     throw error;
   }
   if (!user) throw invalidToken('ask for a new code');
-  await verifyAddress(deps, user);
+  // A suspended account gets no session, and nothing of it changes.
   await assertAccountActive(deps, user);
-  return { session: await startSession(deps, user), user: { ...user, email_verified: true } };
+  const owner = await claimAddress(deps, user);
+  return { session: await startSession(deps, owner), user: owner };
 }
 
 export async function requestPasswordReset(deps: AuthDeps, email: string): Promise<void> {

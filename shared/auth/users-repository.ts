@@ -73,6 +73,20 @@ export class UserRepository {
     return (await wrote(write)) ? write : undefined;
   }
 
+  /**
+   * Verifies an unverified address and removes the password chosen before it was verified, in one
+   * conditional write: the user as it now is, or undefined when the address was verified already
+   * (or there is no such user), in which case nothing changed. Of two racing claims one wins.
+   */
+  async claimUnverified(userId: string, now: string): Promise<UserItem | undefined> {
+    const write = this.store.update<UserItem>(keys.user(userId), {
+      expression: 'SET email_verified = :yes, updated_at = :now REMOVE password_hash',
+      condition: 'attribute_exists(pk) AND email_verified = :no',
+      values: { ':yes': true, ':no': false, ':now': now },
+    });
+    return (await wrote(write)) ? write : undefined;
+  }
+
   /** Sets a new password, which also proves the address (it was read to get here); undefined when there is no such user. */
   async setPassword(userId: string, passwordHash: string, now: string): Promise<UserItem | undefined> {
     const write = this.store.update<UserItem>(keys.user(userId), {

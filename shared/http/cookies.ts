@@ -2,7 +2,13 @@
 // `event.cookies` and drops the Cookie header; other callers send the header. Answers set cookies
 // through the structured result's `cookies` array, which API Gateway turns into Set-Cookie headers
 // (and so does the local runtime's server).
-export const SESSION_COOKIE = 'postbox_session';
+
+/**
+ * The session cookie. The `__Host-` prefix makes browsers keep it only when it was set Secure, with
+ * `Path=/` and no Domain, by this very host: a sibling subdomain, or a man in the middle of a plain
+ * http page, cannot plant a session (a fixation) or shadow ours with a cookie of the same name.
+ */
+export const SESSION_COOKIE = '__Host-postbox_session';
 
 /** The named cookie's value from `event.cookies` and the Cookie header alike. */
 export function cookieValue(name: string, cookies: readonly string[] | undefined, header: string | undefined): string | undefined {
@@ -25,7 +31,7 @@ export function httpOnlyCookie(name: string, value: string, path: string, maxAge
   return `${name}=${value}; HttpOnly; Secure; SameSite=Lax; Path=${path}; Max-Age=${Math.max(0, Math.round(maxAgeSeconds))}`;
 }
 
-/** The session cookie, sent with every request to the origin. */
+/** The session cookie, sent with every request to the origin (the prefix needs Path=/, Secure and no Domain, which it has). */
 export const sessionCookie = (id: string, maxAgeSeconds: number): string => httpOnlyCookie(SESSION_COOKIE, id, '/', maxAgeSeconds);
 
 export const clearedSessionCookie = (): string => sessionCookie('', 0);

@@ -41,7 +41,7 @@ it('starts at GitHub, comes back signed in to the console, and Google stays unco
   const callback = await get(`${back.path}?${new URLSearchParams(back.query).toString()}`, stateCookie);
   expect(callback.status).toBe(302);
   expect(callback.headers.get('location')).toBe(`${runtime.url}/#/overview`);
-  const session = cookieNamed(callback, 'postbox_session');
+  const session = cookieNamed(callback, '__Host-postbox_session');
   expect(session).toBeDefined();
 
   const view = await get('/v1/auth/session', session);

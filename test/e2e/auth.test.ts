@@ -33,14 +33,14 @@ async function mailTo(address: string): Promise<Array<{ body: { text: string } }
   return store.emails.filter((e) => e.destination.to.includes(address));
 }
 
-const cookieOf = (res: Response): string | undefined => res.headers.getSetCookie().find((c) => c.startsWith('postbox_session='))?.split(';')[0];
+const cookieOf = (res: Response): string | undefined => res.headers.getSetCookie().find((c) => c.startsWith('__Host-postbox_session='))?.split(';')[0];
 
 it('signs up, verifies by the mailed link, signs in, sees the session and signs out', async () => {
   const email = 'newcomer@example.com';
   const password = 'a long and unusual passphrase';
   const signup = await call('POST', '/v1/auth/signup', { body: { email, password, name: 'Newcomer' } });
   expect(signup.status).toBe(201);
-  expect(signup.headers.getSetCookie()[0]).toMatch(/^postbox_session=[\w-]{43}; HttpOnly; Secure; SameSite=Lax; Path=\/; Max-Age=1209600$/);
+  expect(signup.headers.getSetCookie()[0]).toMatch(/^__Host-postbox_session=[\w-]{43}; HttpOnly; Secure; SameSite=Lax; Path=\/; Max-Age=1209600$/);
 
   const text = await waitFor(async () => (await mailTo(email))[0]?.body.text, { what: 'the verification mail' });
   const verify = await call('POST', '/v1/auth/verify-email', { body: { token: linkTokenIn(text, 'verify-email') } });

@@ -55,7 +55,7 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
     `${method} ${path}`,
   );
   const text = await res.text();
-  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('postbox_session='))?.split(';')[0];
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('__Host-postbox_session='))?.split(';')[0];
   return { status: res.status, body: text ? JSON.parse(text) : undefined, ...(cookie ? { cookie } : {}) };
 }
 
@@ -213,7 +213,7 @@ chromium.describe(chromium.name('the console in a browser'), () => {
       expect(await page.textContent('#overview-body .badge')).toMatch(/^Sandbox/);
       expect(await status(page)).toBe('Account created. We emailed you a link to verify your address.');
       const [cookie] = await context.cookies();
-      expect(cookie).toMatchObject({ name: 'postbox_session', httpOnly: true, secure: true, sameSite: 'Lax', path: '/' });
+      expect(cookie).toMatchObject({ name: '__Host-postbox_session', httpOnly: true, secure: true, sameSite: 'Lax', path: '/' });
       await shoot(page, 'newcomer-1-overview-unverified');
     });
 

@@ -129,7 +129,7 @@ describe('GET /v1/auth/oauth/{provider}/callback', () => {
     expect(res.headers.location).toBe(`${CONSOLE}overview`);
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.cookies).toContain('postbox_oauth_state=; HttpOnly; Secure; SameSite=Lax; Path=/v1/auth/oauth; Max-Age=0');
-    expect(res.cookies.find((c) => c.startsWith('postbox_session='))).toMatch(/; HttpOnly; Secure; SameSite=Lax; Path=\/; Max-Age=1209600$/);
+    expect(res.cookies.find((c) => c.startsWith('__Host-postbox_session='))).toMatch(/; HttpOnly; Secure; SameSite=Lax; Path=\/; Max-Age=1209600$/);
     const session = await sessionOf(res);
     expect(session.status).toBe(200);
     expect(session.body.user).toMatchObject({ email, name: 'Octo Cat', email_verified: true, role: 'owner' });
@@ -153,18 +153,49 @@ describe('GET /v1/auth/oauth/{provider}/callback', () => {
     expect(second.body.account_id).toBe(first.body.account_id);
   });
 
-  it('matches an existing password user by the verified address: no second account, and the address is now verified', async () => {
+  it('matches an unverified password user by the verified address: no second account, the address verified, and whoever chose the password is out', async () => {
     const email = String(provider.google.userinfo.email);
-    const person = await signUp(request, { email });
-    expect((await request({ method: 'GET', path: '/v1/auth/session', cookies: [person.cookie] })).body.user.email_verified).toBe(false);
+    // Someone signed up with the address before its owner came, and kept the session (a pre-hijack).
+    const squatter = await signUp(request, { email });
+    expect((await request({ method: 'GET', path: '/v1/auth/session', cookies: [squatter.cookie] })).body.user.email_verified).toBe(false);
     bed.c.mailed.length = 0;
 
     const session = await sessionOf(await signInWith('google'));
 
-    expect(session.body.user).toMatchObject({ id: person.userId, email, email_verified: true });
-    expect(session.body.account_id).toBe(person.accountId);
-    // Their password still works.
+    expect(session.status).toBe(200);
+    expect(session.body.user).toMatchObject({ id: squatter.userId, email, email_verified: true });
+    expect(session.body.account_id).toBe(squatter.accountId);
+    // The password chosen before the address was proven, and every session started with it, end.
+    expectError(await request({ method: 'GET', path: '/v1/auth/session', cookies: [squatter.cookie] }), 401, 'unauthorized');
+    expectError(await request({ method: 'POST', path: '/v1/auth/login', body: { email, password: squatter.password } }), 401, 'unauthorized');
+  });
+
+  it('leaves a verified password user\'s password and sessions as they were', async () => {
+    const email = String(provider.github.emails[1]!.email).toLowerCase();
+    const person = await signUp(request, { email });
+    const token = /#\/verify-email\/([0-9A-Za-z]+)/.exec(bed.c.mailed.at(-1)?.text ?? '')![1]!;
+    expect((await request({ method: 'POST', path: '/v1/auth/verify-email', body: { token } })).status).toBe(200);
+
+    const session = await sessionOf(await signInWith('github'));
+
+    expect(session.body.user.id).toBe(person.userId);
+    expect((await request({ method: 'GET', path: '/v1/auth/session', cookies: [person.cookie] })).status).toBe(200);
     expect((await request({ method: 'POST', path: '/v1/auth/login', body: { email, password: person.password } })).status).toBe(200);
+  });
+
+  it('leaves a suspended account\'s unverified user as it was: no session, the password kept', async () => {
+    const email = String(provider.google.userinfo.email);
+    const person = await signUp(request, { email });
+    await setAccountStatus(bed.c, person.accountId, 'suspended');
+    expectSentBack(await signInWith('google'), 'account_suspended');
+    await setAccountStatus(bed.c, person.accountId, 'active');
+    expect((await request({ method: 'POST', path: '/v1/auth/login', body: { email, password: person.password } })).status).toBe(200);
+  });
+
+  it('takes the callback however the browser arrives (it comes back cross-site from the provider): only the POSTs are first-party', async () => {
+    const callback = await throughProvider('github');
+    const res = await request({ ...callback, headers: { 'sec-fetch-site': 'cross-site', origin: provider.url } });
+    expect(res.headers.location).toBe(`${CONSOLE}overview`);
   });
 
   it('refuses an address the provider has not verified: back to sign-in with oauth_email_unverified', async () => {

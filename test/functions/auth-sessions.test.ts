@@ -59,8 +59,8 @@ describe('a session on key routes', () => {
   });
 
   it('answers 401 for an unknown or ended session on a key route', async () => {
-    expectError(await request({ method: 'GET', path: '/v1/keys', cookies: [`postbox_session=${'Z'.repeat(43)}`] }), 401, 'unauthorized');
-    expectError(await request({ method: 'GET', path: '/v1/keys', cookies: ['postbox_session=garbage'] }), 401, 'unauthorized');
+    expectError(await request({ method: 'GET', path: '/v1/keys', cookies: [`__Host-postbox_session=${'Z'.repeat(43)}`] }), 401, 'unauthorized');
+    expectError(await request({ method: 'GET', path: '/v1/keys', cookies: ['__Host-postbox_session=garbage'] }), 401, 'unauthorized');
   });
 
   it('yields to an Authorization header: the key decides, and API-key requests need no CSRF token', async () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { keys } from '../../shared/db/keys';
 import { PermanentSendError } from '../../shared/ports/mailer';
 import type { HttpEventInput, ParsedResult } from '../support/events';
-import { codeIn, linkTokenIn, sessionCookieOf, sessionFrom, signUp, withSession } from '../support/sessions';
+import { codeIn, linkTokenIn, sessionCookieOf, sessionFrom, signUp, withSession, type TestSession } from '../support/sessions';
 import { useTestbed } from '../support/testbed';
 
 const bed = useTestbed();
@@ -36,7 +36,7 @@ describe('POST /v1/auth/signup', () => {
     expect(res.body).toEqual({ account_id: expect.stringMatching(/^acct_/) });
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.cookies).toHaveLength(1);
-    expect(res.cookies[0]).toMatch(/^postbox_session=[A-Za-z0-9_-]{43}; HttpOnly; Secure; SameSite=Lax; Path=\/; Max-Age=1209600$/);
+    expect(res.cookies[0]).toMatch(/^__Host-postbox_session=[A-Za-z0-9_-]{43}; HttpOnly; Secure; SameSite=Lax; Path=\/; Max-Age=1209600$/);
     expect(lastMail()).toMatchObject({ to: email, from: 'onboarding@sandbox.test', subject: 'Confirm your email address' });
     expect(lastMail()?.text).toMatch(/http:\/\/api\.test\/#\/verify-email\/[0-9A-Za-z]{40}/);
 
@@ -335,19 +335,19 @@ describe('POST /v1/auth/logout and GET /v1/auth/session', () => {
     const res = await request(withSession(s, { method: 'POST', path: '/v1/auth/logout' }));
 
     expect(res.status).toBe(204);
-    expect(res.cookies).toEqual(['postbox_session=; HttpOnly; Secure; SameSite=Lax; Path=/; Max-Age=0']);
+    expect(res.cookies).toEqual(['__Host-postbox_session=; HttpOnly; Secure; SameSite=Lax; Path=/; Max-Age=0']);
     expectError(await request(withSession(s, { method: 'GET', path: '/v1/auth/session' })), 401, 'unauthorized');
     expectError(await request(withSession(s, { method: 'GET', path: '/v1/keys' })), 401, 'unauthorized');
   });
 
   it('answers 204 without a session or with an unknown one', async () => {
     expect((await post('/v1/auth/logout')).status).toBe(204);
-    expect((await request({ method: 'POST', path: '/v1/auth/logout', cookies: ['postbox_session=nonsense'] })).status).toBe(204);
+    expect((await request({ method: 'POST', path: '/v1/auth/logout', cookies: ['__Host-postbox_session=nonsense'] })).status).toBe(204);
   });
 
   it('answers 401 without a session, with an unknown one and once it expired (14 days)', async () => {
     expectError(await request({ method: 'GET', path: '/v1/auth/session' }), 401, 'unauthorized');
-    expectError(await request({ method: 'GET', path: '/v1/auth/session', cookies: [`postbox_session=${'A'.repeat(43)}`] }), 401, 'unauthorized');
+    expectError(await request({ method: 'GET', path: '/v1/auth/session', cookies: [`__Host-postbox_session=${'A'.repeat(43)}`] }), 401, 'unauthorized');
     const s = await signUp(request);
     bed.c.clock.advance(14 * 24 * 3600_000);
     expectError(await request(withSession(s, { method: 'GET', path: '/v1/auth/session' })), 401, 'unauthorized');
@@ -365,5 +365,202 @@ describe('POST /v1/auth/logout and GET /v1/auth/session', () => {
     const { createHash } = await import('node:crypto');
     expect(await bed.c.store.get(keys.session(id))).toBeUndefined();
     expect(await bed.c.store.get(keys.session(createHash('sha256').update(id).digest('hex')))).toMatchObject({ user_id: s.userId, account_id: s.accountId });
+  });
+});
+
+describe('an address someone else signed up with (pre-hijack)', () => {
+  /** Someone signs up with the address and keeps two sessions: the sign-up's and a later login's. */
+  async function squatted(): Promise<{ squatter: TestSession; second: TestSession }> {
+    ip = nextIp();
+    const squatter = await signUp(request, { password: 'the squatter chose this one' });
+    const second = await sessionFrom(request, await login(squatter.email, squatter.password), squatter);
+    return { squatter, second };
+  }
+
+  async function expectSquatterOut({ squatter, second }: { squatter: TestSession; second: TestSession }): Promise<void> {
+    for (const ended of [squatter, second]) expectError(await request(withSession(ended, { method: 'GET', path: '/v1/auth/session' })), 401, 'unauthorized');
+    expectError(await login(squatter.email, squatter.password), 401, 'unauthorized');
+  }
+
+  it('a login code claims it: the password chosen before it was verified and every session end; the code\'s session works', async () => {
+    const squat = await squatted();
+    expect((await post('/v1/auth/login-code', { email: squat.squatter.email })).status).toBe(202);
+
+    const owner = await post('/v1/auth/login-code', { email: squat.squatter.email, code: codeIn(lastMail()?.text) });
+
+    expect(owner.status).toBe(200);
+    expect(owner.body.user).toMatchObject({ id: squat.squatter.userId, email_verified: true });
+    await expectSquatterOut(squat);
+    const mine = await sessionFrom(request, owner, squat.squatter);
+    expect((await request(withSession(mine, { method: 'GET', path: '/v1/auth/session' }))).status).toBe(200);
+  });
+
+  it('a password reset claims it too: the squatter\'s password and sessions end', async () => {
+    const squat = await squatted();
+    await post('/v1/auth/password-reset', { email: squat.squatter.email });
+    const token = linkTokenIn(lastMail()?.text, 'reset-password');
+    expect((await post('/v1/auth/password-reset', { token, password: 'the owner chose this one' })).status).toBe(200);
+    await expectSquatterOut(squat);
+    expect((await login(squat.squatter.email, 'the owner chose this one')).status).toBe(200);
+  });
+
+  it('a verified address keeps its password and sessions when its owner signs in with a code', async () => {
+    ip = nextIp();
+    const s = await signUp(request);
+    expect((await post('/v1/auth/verify-email', { token: linkTokenIn(lastMail()?.text, 'verify-email') })).status).toBe(200);
+    await post('/v1/auth/login-code', { email: s.email });
+    expect((await post('/v1/auth/login-code', { email: s.email, code: codeIn(lastMail()?.text) })).status).toBe(200);
+    expect((await request(withSession(s, { method: 'GET', path: '/v1/auth/session' }))).status).toBe(200);
+    expect((await login(s.email)).status).toBe(200);
+  });
+
+  it('the sign-up\'s own link verifies it and ends nothing: opening it is agreeing to the sign-up', async () => {
+    ip = nextIp();
+    const s = await signUp(request);
+    expect((await post('/v1/auth/verify-email', { token: linkTokenIn(lastMail()?.text, 'verify-email') })).status).toBe(200);
+    expect((await request(withSession(s, { method: 'GET', path: '/v1/auth/session' }))).body.user.email_verified).toBe(true);
+    expect((await login(s.email)).status).toBe(200);
+    // The mail tells someone who did not sign up not to open it, and how to claim the address instead.
+    expect(bed.c.mailed.find((m) => m.subject === 'Confirm your email address' && m.to === s.email)?.text).toContain('Signing in with a code mailed to this address makes the account yours');
+  });
+
+  /**
+   * A password sign-in whose password was checked before `claim` ran and whose session is written
+   * after it (the claim lands just before the session's entry in the user's partition).
+   */
+  async function loginRacing(email: string, password: string, claim: () => Promise<void>): Promise<ParsedResult> {
+    const store = bed.c.store as unknown as { put: (item: { entity?: string }, ...rest: unknown[]) => Promise<unknown> };
+    const put = store.put;
+    let pending = true;
+    store.put = async (item, ...rest) => {
+      if (pending && item.entity === 'user_session') {
+        pending = false;
+        await claim();
+      }
+      return put.call(store, item, ...rest);
+    };
+    try {
+      return await login(email, password);
+    } finally {
+      store.put = put;
+    }
+  }
+
+  it.each([
+    ['a login code', 'code'],
+    ['a password reset', 'reset'],
+  ])('a squatter\'s password sign-in racing %s does not outlive it', async (_name, how) => {
+    const { squatter } = await squatted();
+    if (how === 'code') await post('/v1/auth/login-code', { email: squatter.email });
+    else await post('/v1/auth/password-reset', { email: squatter.email });
+    const mailed = lastMail()?.text;
+    const claim = async (): Promise<void> => {
+      const res =
+        how === 'code'
+          ? await post('/v1/auth/login-code', { email: squatter.email, code: codeIn(mailed) })
+          : await post('/v1/auth/password-reset', { token: linkTokenIn(mailed, 'reset-password'), password: 'the owner chose this one' });
+      expect(res.status).toBe(200);
+    };
+
+    const raced = await loginRacing(squatter.email, squatter.password, claim);
+
+    expectError(raced, 401, 'unauthorized');
+    const cookie = sessionCookieOf(raced);
+    if (cookie) expectError(await request({ method: 'GET', path: '/v1/auth/session', cookies: [cookie] }), 401, 'unauthorized');
+  });
+});
+
+describe('login codes and reset links past the mail budget', () => {
+  it('a code request past the budget answers 202 as before, mails nothing, and the code mailed before still works', async () => {
+    ip = nextIp();
+    const s = await signUp(request); // the verification mail is the first of 5
+    for (let i = 0; i < 4; i++) expect((await post('/v1/auth/login-code', { email: s.email })).status).toBe(202);
+    const held = codeIn(lastMail()?.text);
+    const before = bed.c.mailed.length;
+
+    const past = await post('/v1/auth/login-code', { email: s.email });
+
+    expect(past.status).toBe(202);
+    expect(past.body).toEqual({});
+    expect(bed.c.mailed).toHaveLength(before);
+    expect((await post('/v1/auth/login-code', { email: s.email, code: held })).status).toBe(200);
+  });
+
+  it('a reset request past the budget leaves the link mailed before working', async () => {
+    const s = await signUp(request);
+    for (let i = 0; i < 4; i++) expect((await post('/v1/auth/password-reset', { email: s.email })).status).toBe(202);
+    const held = linkTokenIn(lastMail()?.text, 'reset-password');
+    expect((await post('/v1/auth/password-reset', { email: s.email })).status).toBe(202);
+    expect((await post('/v1/auth/password-reset', { token: held, password: 'a brand new passphrase' })).status).toBe(200);
+  });
+});
+
+describe('the auth routes take JSON from this service\'s own pages, or from no browser', () => {
+  const credentials = async (): Promise<{ email: string; password: string }> => {
+    ip = nextIp();
+    const s = await signUp(request);
+    return { email: s.email, password: s.password };
+  };
+
+  it.each([
+    ['text/plain', 'a cross-site form with enctype=text/plain'],
+    ['application/x-www-form-urlencoded', 'a form'],
+    ['multipart/form-data; boundary=x', 'a multipart form'],
+  ])('refuses a login labelled %s with 400 invalid_request, even when the body is JSON (%s)', async (contentType) => {
+    const body = await credentials();
+    const res = await request({ method: 'POST', path: '/v1/auth/login', rawBody: JSON.stringify(body), headers: { 'content-type': contentType } });
+    expectError(res, 400, 'invalid_request');
+    expect(res.body.error.message).toContain('application/json');
+    expect(res.cookies).toEqual([]);
+  });
+
+  it('takes application/json with a charset, and a body with no Content-Type is refused', async () => {
+    const body = await credentials();
+    expect((await request({ method: 'POST', path: '/v1/auth/login', body, headers: { 'content-type': 'Application/JSON; charset=utf-8' } })).status).toBe(200);
+    const unlabelled = await request({ method: 'POST', path: '/v1/auth/login', rawBody: JSON.stringify(body), headers: { 'content-type': undefined as unknown as string } });
+    expectError(unlabelled, 400, 'invalid_request');
+  });
+
+  it.each([
+    [{ 'sec-fetch-site': 'cross-site' }],
+    [{ 'sec-fetch-site': 'same-site' }],
+    [{ origin: 'https://evil.example' }],
+    [{ origin: 'http://api.test.evil.example' }],
+    [{ origin: 'null' }],
+    [{ origin: 'https://api.test' }],
+    [{ origin: 'http://api.test', 'sec-fetch-site': 'cross-site' }],
+  ])('refuses a browser\'s login from another site (%j) with 403 forbidden', async (headers) => {
+    const body = await credentials();
+    const res = await request({ method: 'POST', path: '/v1/auth/login', body, headers });
+    expectError(res, 403, 'forbidden');
+    expect(res.cookies).toEqual([]);
+  });
+
+  it('takes a login from the configured origin (Origin and Sec-Fetch-Site: same-origin), and from curl with neither', async () => {
+    const body = await credentials();
+    expect((await request({ method: 'POST', path: '/v1/auth/login', body, headers: { origin: 'http://api.test', 'sec-fetch-site': 'same-origin' } })).status).toBe(200);
+    expect((await request({ method: 'POST', path: '/v1/auth/login', body })).status).toBe(200);
+  });
+
+  it.each([
+    ['/v1/auth/signup', { email: 'cross@example.com', password: PASSWORD }],
+    ['/v1/auth/verify-email', { token: '0123456789abcdefghijABCDEFGHIJ0123456789' }],
+    ['/v1/auth/login-code', { email: 'cross@example.com' }],
+    ['/v1/auth/password-reset', { email: 'cross@example.com' }],
+  ])('guards %s the same way', async (path, body) => {
+    expectError(await request({ method: 'POST', path, body, headers: { 'sec-fetch-site': 'cross-site' } }), 403, 'forbidden');
+    expectError(await request({ method: 'POST', path, rawBody: JSON.stringify(body), headers: { 'content-type': 'text/plain' } }), 400, 'invalid_request');
+  });
+
+  it('refuses a cross-site sign-out: the session goes on; the console\'s own, without a body or a Content-Type, signs out', async () => {
+    const s = await signUp(request);
+    const cross = await request(withSession(s, { method: 'POST', path: '/v1/auth/logout', headers: { origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' } }));
+    expectError(cross, 403, 'forbidden');
+    expect(cross.cookies).toEqual([]);
+    expect((await request(withSession(s, { method: 'GET', path: '/v1/auth/session' }))).status).toBe(200);
+
+    const own = await request(withSession(s, { method: 'POST', path: '/v1/auth/logout', headers: { origin: 'http://api.test', 'sec-fetch-site': 'same-origin', 'content-type': undefined as unknown as string } }));
+    expect(own.status).toBe(204);
+    expectError(await request(withSession(s, { method: 'GET', path: '/v1/auth/session' })), 401, 'unauthorized');
   });
 });

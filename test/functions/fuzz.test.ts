@@ -96,7 +96,7 @@ function credentialsOf(who: Credential): { key?: string; cookies?: string[]; hea
     case 'session_without_csrf':
       return { cookies: [person.cookie] };
     case 'ended_session':
-      return { cookies: ['postbox_session=' + 'A'.repeat(43)], headers: { 'x-csrf-token': person.csrf } };
+      return { cookies: ['__Host-postbox_session=' + 'A'.repeat(43)], headers: { 'x-csrf-token': person.csrf } };
     case 'none':
       return {};
   }

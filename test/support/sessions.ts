@@ -7,7 +7,7 @@ export interface TestSession {
   password: string;
   accountId: string;
   userId: string;
-  /** `postbox_session=<id>`, as a browser sends it back. */
+  /** `__Host-postbox_session=<id>`, as a browser sends it back. */
   cookie: string;
   csrf: string;
 }
@@ -16,7 +16,7 @@ type Request = (input: HttpEventInput) => Promise<ParsedResult>;
 
 /** The `name=value` of the session cookie an answer set; undefined when it set none. */
 export function sessionCookieOf(res: ParsedResult): string | undefined {
-  const set = res.cookies.find((c) => c.startsWith('postbox_session='));
+  const set = res.cookies.find((c) => c.startsWith('__Host-postbox_session='));
   return set?.split(';')[0];
 }
 

@@ -10,7 +10,7 @@ import { isValidAddress, normalizeAddress } from '../../email/address';
 import { ApiError } from '../../errors';
 import { invalidToken, issueToken, redeemTokenWithData } from '../../one-time-tokens/service';
 import type { HttpExchange } from '../../ports/http-client';
-import { createOwner, verifyAddress, type AuthDeps, type SignedIn } from '../service';
+import { claimAddress, createOwner, type AuthDeps, type SignedIn } from '../service';
 import { startSession } from '../sessions';
 import { UserRepository, type UserItem } from '../users-repository';
 import { OAuthIdentityRepository } from './identities-repository';
@@ -97,16 +97,21 @@ export async function finishOAuth(deps: OAuthDeps, client: OAuthClient, callback
 
 const refused = (reason: OAuthRefusal): OAuthOutcome => ({ kind: 'refused', reason });
 
-/** A session for an existing user, unless their account is suspended. */
+/**
+ * A session for an existing user, unless their account is suspended. The provider proved the
+ * address: an unverified one is claimed first (claimAddress: the password and the sessions someone
+ * set up before it was proven end), so the session started here is the only one.
+ */
 async function signIn(deps: OAuthDeps, user: UserItem): Promise<OAuthOutcome> {
   const account = await getAccount(deps.store, user.account_id);
   if (!account || account.status === 'suspended') return refused('account_suspended');
-  return { kind: 'signed_in', user, session: await startSession(deps, user) };
+  const owner = user.email_verified ? user : await claimAddress(deps, user);
+  return { kind: 'signed_in', user: owner, session: await startSession(deps, owner) };
 }
 
 /**
  * The person's existing user: the one the provider account is linked to; else the one with the
- * verified address, which is then marked verified (the provider proved it) and linked.
+ * verified address (the provider proved it), which is then linked. signIn claims it.
  */
 async function knownUser(deps: OAuthDeps, provider: OAuthClient['provider'], providerUserId: string, email: string): Promise<UserItem | undefined> {
   const users = new UserRepository(deps.store);
@@ -116,12 +121,11 @@ async function knownUser(deps: OAuthDeps, provider: OAuthClient['provider'], pro
   if (linkedUser) return linkedUser;
   const user = await users.findByEmail(email);
   if (!user) return undefined;
-  await verifyAddress(deps, user);
   // A link whose user is gone is pointed here; a racing callback that linked first wins.
   if (!(await identities.link(provider, providerUserId, user.id, deps.clock.now().toISOString(), linked !== undefined))) {
     const winner = await identities.get(provider, providerUserId);
     const winnerUser = winner && (await users.get(winner.user_id));
     if (winnerUser) return winnerUser;
   }
-  return { ...user, email_verified: true };
+  return user;
 }
