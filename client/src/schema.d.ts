@@ -216,7 +216,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with a password
-         * @description Signs in with email and password and answers the session view. Sets the session cookie `postbox_session` (`HttpOnly; Secure; SameSite=Lax; Path=/`, 14 days). With it, every `/v1` route answers as with an admin key of the account; a request that is not a GET or HEAD must also send the session's `csrf_token` as `X-CSRF-Token` (403 `forbidden` otherwise). An `Authorization` header wins over the cookie. An unknown address and a wrong password get the same 401 `unauthorized` after the same work; the right password of a suspended account gets 403 `account_suspended` and no session. Failed sign-ins (a wrong password or a wrong code) are limited to 5 per address and 30 per client IP in 15 minutes: past that, 429 `rate_limit_exceeded` with Retry-After, before any password is checked.
+         * @description Signs in with email and password and answers the session view. Sets the session cookie `__Host-postbox_session` (`HttpOnly; Secure; SameSite=Lax; Path=/`, 14 days). With it, every `/v1` route answers as with an admin key of the account; a request that is not a GET or HEAD must also send the session's `csrf_token` as `X-CSRF-Token` (403 `forbidden` otherwise). An `Authorization` header wins over the cookie. An unknown address and a wrong password get the same 401 `unauthorized` after the same work; the right password of a suspended account gets 403 `account_suspended` and no session. Failed sign-ins (a wrong password or a wrong code) are limited to 5 per address and 30 per client IP in 15 minutes: past that, 429 `rate_limit_exceeded` with Retry-After, before any password is checked. The body must be `application/json` (400 `invalid_request` otherwise). A browser request from another site (`Sec-Fetch-Site` other than `same-origin` or `none`, or an `Origin` that is not the public base URL's) is 403 `forbidden`; a request with neither header (curl, the SDKs) is not a browser's and is taken.
          */
         post: operations["logIn"];
         delete?: never;
@@ -236,7 +236,7 @@ export interface paths {
         put?: never;
         /**
          * Mail a sign-in code, or sign in with it
-         * @description With `{email}`: mails a six-digit code (10 minutes) if the address has a user, and answers 202 either way (at most 5 mails per address an hour; past that none is sent and the answer is the same). With `{email, code}`: signs in and answers the session view (the code also verifies the address). Sets the session cookie `postbox_session` (`HttpOnly; Secure; SameSite=Lax; Path=/`, 14 days). With it, every `/v1` route answers as with an admin key of the account; a request that is not a GET or HEAD must also send the session's `csrf_token` as `X-CSRF-Token` (403 `forbidden` otherwise). An `Authorization` header wins over the cookie. A wrong, used or expired code is 400 `invalid_token`; the fifth wrong code uses the code up. Failed sign-ins (a wrong password or a wrong code) are limited to 5 per address and 30 per client IP in 15 minutes: past that, 429 `rate_limit_exceeded` with Retry-After, before any password is checked.
+         * @description With `{email}`: mails a six-digit code (10 minutes) if the address has a user, and answers 202 either way (at most 5 mails per address an hour, sign-up and reset mails included; past that no code is made or sent, the code mailed before keeps working, and the answer is the same). With `{email, code}`: signs in and answers the session view (the code also verifies the address). If the address was not verified yet, whoever signed up with it never proved it: the password chosen at sign-up is removed and every session of the user ends first, so the session started here is the only one. Sets the session cookie `__Host-postbox_session` (`HttpOnly; Secure; SameSite=Lax; Path=/`, 14 days). With it, every `/v1` route answers as with an admin key of the account; a request that is not a GET or HEAD must also send the session's `csrf_token` as `X-CSRF-Token` (403 `forbidden` otherwise). An `Authorization` header wins over the cookie. A wrong, used or expired code is 400 `invalid_token`; the fifth wrong code uses the code up. Failed sign-ins (a wrong password or a wrong code) are limited to 5 per address and 30 per client IP in 15 minutes: past that, 429 `rate_limit_exceeded` with Retry-After, before any password is checked. The body must be `application/json` (400 `invalid_request` otherwise). A browser request from another site (`Sec-Fetch-Site` other than `same-origin` or `none`, or an `Origin` that is not the public base URL's) is 403 `forbidden`; a request with neither header (curl, the SDKs) is not a browser's and is taken.
          */
         post: operations["logInWithCode"];
         delete?: never;
@@ -256,7 +256,7 @@ export interface paths {
         put?: never;
         /**
          * Sign out
-         * @description Ends the session and clears its cookie (`Max-Age=0`). Without a session, or with one that has ended, the answer is the same.
+         * @description Ends the session and clears its cookie (`Max-Age=0`). Without a session, or with one that has ended, the answer is the same. It takes no body; sent without one, it needs no Content-Type. The body must be `application/json` (400 `invalid_request` otherwise). A browser request from another site (`Sec-Fetch-Site` other than `same-origin` or `none`, or an `Origin` that is not the public base URL's) is 403 `forbidden`; a request with neither header (curl, the SDKs) is not a browser's and is taken.
          */
         post: operations["logOut"];
         delete?: never;
@@ -274,7 +274,7 @@ export interface paths {
         };
         /**
          * The provider's redirect back
-         * @description Where the provider sends the browser back. The `state` must equal the state cookie's and is used up (a used, expired, unknown or mismatched state is 400 `invalid_token`); the code is exchanged with the PKCE verifier, and the person's verified address read (GitHub: the primary verified address; Google: `email_verified`). The user is the one the provider account was linked to, else the one with that address (now verified, and linked), else a new account and owner as at sign-up, verified, without a password. Then 302 to `<public base URL>/#/overview` with the session cookie. Sets the session cookie `postbox_session` (`HttpOnly; Secure; SameSite=Lax; Path=/`, 14 days). With it, every `/v1` route answers as with an admin key of the account; a request that is not a GET or HEAD must also send the session's `csrf_token` as `X-CSRF-Token` (403 `forbidden` otherwise). An `Authorization` header wins over the cookie. Otherwise 302 to `<public base URL>/#/sign-in?error=<reason>`: `oauth_denied` (the person said no at the provider), `oauth_email_unverified` (no verified address), `oauth_failed` (the provider failed, timed out or refused the code), `account_suspended`. Every 302 clears the state cookie.
+         * @description Where the provider sends the browser back. The `state` must equal the state cookie's and is used up (a used, expired, unknown or mismatched state is 400 `invalid_token`); the code is exchanged with the PKCE verifier, and the person's verified address read (GitHub: the primary verified address; Google: `email_verified`). The user is the one the provider account was linked to, else the one with that address (now verified, and linked), else a new account and owner as at sign-up, verified, without a password. If the address was not verified yet, whoever signed up with it never proved it: the password chosen at sign-up is removed and every session of the user ends first, so the session started here is the only one. Then 302 to `<public base URL>/#/overview` with the session cookie. Sets the session cookie `__Host-postbox_session` (`HttpOnly; Secure; SameSite=Lax; Path=/`, 14 days). With it, every `/v1` route answers as with an admin key of the account; a request that is not a GET or HEAD must also send the session's `csrf_token` as `X-CSRF-Token` (403 `forbidden` otherwise). An `Authorization` header wins over the cookie. Otherwise 302 to `<public base URL>/#/sign-in?error=<reason>`: `oauth_denied` (the person said no at the provider), `oauth_email_unverified` (no verified address), `oauth_failed` (the provider failed, timed out or refused the code), `account_suspended`. Every 302 clears the state cookie.
          */
         get: operations["finishOAuth"];
         put?: never;
@@ -316,7 +316,7 @@ export interface paths {
         put?: never;
         /**
          * Mail a reset link, or set a new password
-         * @description With `{email}`: mails a reset link (`<public base URL>/#/reset-password/<token>`, one hour) if the address has a user, and answers 202 either way. With `{token, password}`: sets the new password (the same rules as at sign-up), verifies the address, and ends every session of the user. A used, expired or unknown token is 400 `invalid_token`.
+         * @description With `{email}`: mails a reset link (`<public base URL>/#/reset-password/<token>`, one hour) if the address has a user, and answers 202 either way (past the 5 auth mails per address an hour none is made, and the link mailed before keeps working). With `{token, password}`: sets the new password (the same rules as at sign-up), verifies the address, and ends every session of the user. A used, expired or unknown token is 400 `invalid_token`. The body must be `application/json` (400 `invalid_request` otherwise). A browser request from another site (`Sec-Fetch-Site` other than `same-origin` or `none`, or an `Origin` that is not the public base URL's) is 403 `forbidden`; a request with neither header (curl, the SDKs) is not a browser's and is taken.
          */
         post: operations["resetPassword"];
         delete?: never;
@@ -356,7 +356,7 @@ export interface paths {
         put?: never;
         /**
          * Sign up (signed in at once); mails a verification link
-         * @description Creates an account and its owner and mails a verification link (`<public base URL>/#/verify-email/<token>`, 24 hours) from the shared sender. The person is signed in at once, unverified: the account stays in sandbox mode and may hold test-mode keys only until the address is verified. No API key is created. Sets the session cookie `postbox_session` (`HttpOnly; Secure; SameSite=Lax; Path=/`, 14 days). With it, every `/v1` route answers as with an admin key of the account; a request that is not a GET or HEAD must also send the session's `csrf_token` as `X-CSRF-Token` (403 `forbidden` otherwise). An `Authorization` header wins over the cookie. A password must have 10 to 256 characters and not be a common or breached password, one repeated character, the address or the service's name (400 `invalid_request`). An address that has signed up already is 409 `conflict`.
+         * @description Creates an account and its owner and mails a verification link (`<public base URL>/#/verify-email/<token>`, 24 hours) from the shared sender. The person is signed in at once, unverified: the account stays in sandbox mode and may hold test-mode keys only until the address is verified. No API key is created. Sets the session cookie `__Host-postbox_session` (`HttpOnly; Secure; SameSite=Lax; Path=/`, 14 days). With it, every `/v1` route answers as with an admin key of the account; a request that is not a GET or HEAD must also send the session's `csrf_token` as `X-CSRF-Token` (403 `forbidden` otherwise). An `Authorization` header wins over the cookie. A password must have 10 to 256 characters and not be a common or breached password, one repeated character, the address or the service's name (400 `invalid_request`). An address that has signed up already is 409 `conflict`. The body must be `application/json` (400 `invalid_request` otherwise). A browser request from another site (`Sec-Fetch-Site` other than `same-origin` or `none`, or an `Origin` that is not the public base URL's) is 403 `forbidden`; a request with neither header (curl, the SDKs) is not a browser's and is taken.
          */
         post: operations["signUp"];
         delete?: never;
@@ -376,7 +376,7 @@ export interface paths {
         put?: never;
         /**
          * Verify the address with the mailed token
-         * @description Redeems the mailed verification token: the address is verified and the account may leave sandbox mode. A token works once, for 24 hours, and only the newest one mailed works.
+         * @description Redeems the mailed verification token: the address is verified and the account may leave sandbox mode. A token works once, for 24 hours, and only the newest one mailed works. Opening the sign-up's own link agrees to that sign-up: the password and the sessions stay. The body must be `application/json` (400 `invalid_request` otherwise). A browser request from another site (`Sec-Fetch-Site` other than `same-origin` or `none`, or an `Origin` that is not the public base URL's) is 403 `forbidden`; a request with neither header (curl, the SDKs) is not a browser's and is taken.
          */
         post: operations["verifyEmail"];
         delete?: never;
@@ -3802,7 +3802,7 @@ export interface operations {
                     } & components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description account_suspended */
+            /** @description account_suspended, forbidden */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3812,7 +3812,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "account_suspended";
+                            code?: "account_suspended" | "forbidden";
                             /** @constant */
                             status?: 403;
                         };
@@ -3977,7 +3977,7 @@ export interface operations {
                     } & components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description account_suspended */
+            /** @description account_suspended, forbidden */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3987,7 +3987,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "account_suspended";
+                            code?: "account_suspended" | "forbidden";
                             /** @constant */
                             status?: 403;
                         };
@@ -4085,6 +4085,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
             };
             /** @description rate_limit_exceeded */
             429: {
@@ -4420,6 +4437,23 @@ export interface operations {
                     } & components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description payload_too_large */
             413: {
                 headers: {
@@ -4682,6 +4716,23 @@ export interface operations {
                     } & components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description conflict */
             409: {
                 headers: {
@@ -4817,6 +4868,23 @@ export interface operations {
                             code?: "invalid_request" | "invalid_token";
                             /** @constant */
                             status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                            /** @constant */
+                            status?: 403;
                         };
                     } & components["schemas"]["ErrorEnvelope"];
                 };
