@@ -157,7 +157,8 @@ export async function claimAddress(deps: AuthDeps, user: UserItem): Promise<User
     return user;
   }
   const claimed = await new UserRepository(deps.store).claimUnverified(user.id, deps.clock.now().toISOString());
-  // Undefined: a racing claim (or the link) verified it first; the winner ended the sessions.
+  // Undefined: something verified it first, a racing claim (which ended the sessions) or the
+  // sign-up's link, opened by this same mailbox's owner (which keeps them, by design: verifyEmail).
   if (claimed) {
     await endAllSessions(deps, user.id);
     deps.logger.info('unverified address claimed: its password removed and its sessions ended', { userId: user.id });
