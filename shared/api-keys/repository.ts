@@ -1,6 +1,7 @@
 // API keys in the store: the key record under its account, and one lookup item per live secret,
 // found by the secret's SHA-256.
 import type { AccountItem } from '../accounts/repository';
+import { allItems } from '../db/all-items';
 import { keys, type ItemKey, keyQueries } from '../db/keys';
 import { orConflict, wrote, type Store } from '../db/store';
 import { ApiError, NotFoundError } from '../errors';
@@ -66,6 +67,11 @@ export class ApiKeyRepository {
     const query = keyQueries.accountItems(accountId, keys.apiKeyPrefix);
     if (!options.testOnly) return queryPage<ApiKeyItem>(this.store, query, page);
     return queryPage<ApiKeyItem>(this.store, { ...query, filter: 'test_mode = :test', values: { ...query.values, ':test': true } }, page);
+  }
+
+  /** Every key of the account, revoked ones included (an account holds a few dozen at most). */
+  all(accountId: string): Promise<ApiKeyItem[]> {
+    return allItems<ApiKeyItem>(this.store, keyQueries.accountItems(accountId, keys.apiKeyPrefix));
   }
 
   /** false when this hash already leads to a key */

@@ -123,11 +123,30 @@ export async function rotateKey(deps: KeyDeps, accountId: string, keyId: string,
   return created(updated, secret);
 }
 
-export async function revokeKey(deps: KeyDeps, accountId: string, keyId: string, caller: Caller): Promise<void> {
+export async function revokeKey(deps: Pick<KeyDeps, 'store' | 'clock'>, accountId: string, keyId: string, caller: Caller): Promise<void> {
   const apiKeys = new ApiKeyRepository(deps.store);
   const revoked = await apiKeys.revoke(accountId, keyId, deps.clock.now().toISOString(), { testOnly: caller.testMode });
   verifiedKeys.forgetKey(accountId, keyId);
   await apiKeys.deleteHash(revoked.key_hash);
+}
+
+/**
+ * Revokes every key of the account: the keys a squatter made before the address was claimed
+ * (shared/auth/service.ts, claimAddress) must not outlive the claim.
+ */
+export async function revokeEveryKey(deps: Pick<KeyDeps, 'store' | 'clock'>, accountId: string): Promise<number> {
+  const apiKeys = new ApiKeyRepository(deps.store);
+  let revoked = 0;
+  for (const key of await apiKeys.all(accountId)) {
+    if (key.is_revoked) continue;
+    try {
+      await revokeKey(deps, accountId, key.id, { testMode: false });
+      revoked += 1;
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error; // revoked meanwhile
+    }
+  }
+  return revoked;
 }
 
 export interface KeyIdentity {

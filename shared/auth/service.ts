@@ -2,6 +2,8 @@
 // session view. Login answers the same error after the same work for an unknown address and a
 // wrong password; the mail-sending routes answer the same whether or not the address has a user.
 import { randomUUID } from 'node:crypto';
+import { revokeEveryKey } from '../api-keys/service';
+import { removeEverySubscription } from '../webhooks/subscriptions';
 import { createSignUpAccount, getAccount, markOwnerVerified, ownerUnverified, removeSignUpAccount } from '../accounts/service';
 import type { Store } from '../db/store';
 import { isFullyVerified } from '../domains/model';
@@ -161,11 +163,24 @@ export async function claimAddress(deps: AuthDeps, user: UserItem): Promise<User
   // sign-up's link, opened by this same mailbox's owner (which keeps them, by design: verifyEmail).
   if (claimed) {
     await endAllSessions(deps, user.id);
-    deps.logger.info('unverified address claimed: its password removed and its sessions ended', { userId: user.id });
+    const access = await revokeSquattersAccess(deps, user.account_id);
+    deps.logger.info('unverified address claimed: its password removed, its sessions ended, its keys and webhooks removed', { userId: user.id, ...access });
   }
   const current = claimed ?? (await new UserRepository(deps.store).get(user.id)) ?? user;
   await verifyAddress(deps, { ...current, email_verified: true });
   return { ...current, email_verified: true };
+}
+
+/**
+ * Whoever held the account before its address was claimed may have made API keys (test mode only:
+ * an unverified owner cannot make live ones) and webhook subscriptions; a test key reads the
+ * account's mail and a webhook receives its events, so neither outlives the claim. Honest newcomers
+ * who claim their own address lose their test keys too: they make new ones (docs/threat-model.md).
+ */
+async function revokeSquattersAccess(deps: AuthDeps, accountId: string): Promise<{ keysRevoked: number; webhooksRemoved: number }> {
+  const keysRevoked = await revokeEveryKey(deps, accountId);
+  const webhooksRemoved = await removeEverySubscription(deps, accountId);
+  return { keysRevoked, webhooksRemoved };
 }
 
 export async function verifyEmail(deps: AuthDeps, token: string): Promise<{ account_id: string; email_verified: true }> {
@@ -262,6 +277,8 @@ export async function resetPassword(deps: AuthDeps, token: string, password: str
   if (!updated) throw invalidToken(hint);
   await verifyAddress(deps, { ...updated, email_verified: true });
   await endAllSessions(deps, userId);
+  // A reset that proves an unverified address is a claim like a code's: the old holder's access goes.
+  if (!user.email_verified) await revokeSquattersAccess(deps, user.account_id);
 }
 
 export async function logOut(deps: AuthDeps, sessionId: string | undefined): Promise<void> {

@@ -132,6 +132,17 @@ export async function deleteSubscription(deps: { store: Store }, accountId: stri
   if (!(await new SubscriptionRepository(deps.store).remove(accountId, subscriptionId))) throw notFound();
 }
 
+/**
+ * Removes every subscription of the account: endpoints a squatter subscribed before the address
+ * was claimed (shared/auth/service.ts, claimAddress) must not receive the owner's events.
+ */
+export async function removeEverySubscription(deps: { store: Store }, accountId: string): Promise<number> {
+  const subscriptions = new SubscriptionRepository(deps.store);
+  let removed = 0;
+  for (const sub of await subscriptions.all(accountId)) if (await subscriptions.remove(accountId, sub.id)) removed += 1;
+  return removed;
+}
+
 /** A new secret, shown once; the previous one is overwritten and never returned again. */
 export async function rotateSecret(deps: SubscriptionDeps, accountId: string, subscriptionId: string): Promise<SubscriptionWithSecretView> {
   const subscriptions = new SubscriptionRepository(deps.store);

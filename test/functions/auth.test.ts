@@ -404,6 +404,37 @@ describe('an address someone else signed up with (pre-hijack)', () => {
     expect((await login(squat.squatter.email, 'the owner chose this one')).status).toBe(200);
   });
 
+  /** The squatter, in test mode, makes a test key and a webhook subscription before the owner claims the address. */
+  async function squattersAccess(squat: { squatter: TestSession }): Promise<{ secret: string; webhookId: string }> {
+    const key = await request(withSession(squat.squatter, { method: 'POST', path: '/v1/keys', body: { name: 'mine', scope: 'admin', test_mode: true } }));
+    expect(key.status).toBe(201);
+    const hook = await request({ method: 'POST', path: '/v1/webhooks', headers: { authorization: `Bearer ${key.body.key}` }, body: { endpoint_url: 'https://93.184.216.34/hook' } }); // a public IP literal: no DNS, nothing sent
+    expect(hook.status).toBe(201);
+    return { secret: key.body.key, webhookId: hook.body.id };
+  }
+
+  async function expectAccessGone(squat: { squatter: TestSession }, access: { secret: string; webhookId: string }): Promise<void> {
+    expectError(await request({ method: 'GET', path: '/v1/inbound', headers: { authorization: `Bearer ${access.secret}` } }), 401, 'unauthorized');
+    expect(await bed.c.store.get(keys.webhook(squat.squatter.accountId, access.webhookId))).toBeUndefined();
+  }
+
+  it('a claim by code also revokes the keys and removes the webhooks made before it: none reads the owner\'s mail', async () => {
+    const squat = await squatted();
+    const access = await squattersAccess(squat);
+    await post('/v1/auth/login-code', { email: squat.squatter.email });
+    expect((await post('/v1/auth/login-code', { email: squat.squatter.email, code: codeIn(lastMail()?.text) })).status).toBe(200);
+    await expectAccessGone(squat, access);
+  });
+
+  it('a claim by password reset revokes them too', async () => {
+    const squat = await squatted();
+    const access = await squattersAccess(squat);
+    await post('/v1/auth/password-reset', { email: squat.squatter.email });
+    const token = linkTokenIn(lastMail()?.text, 'reset-password');
+    expect((await post('/v1/auth/password-reset', { token, password: 'the owner chose this one' })).status).toBe(200);
+    await expectAccessGone(squat, access);
+  });
+
   it('a verified address keeps its password and sessions when its owner signs in with a code', async () => {
     ip = nextIp();
     const s = await signUp(request);
