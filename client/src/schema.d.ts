@@ -18460,6 +18460,10 @@ export interface operations {
                         test_mode: boolean;
                         /** @description Null unless the message was scheduled */
                         scheduled_at: string | null;
+                        /** @description The template the send rendered (its template_id); null when the content was given inline */
+                        template_id: string | null;
+                        /** @description The version of that template the message was rendered from (a later edit never changes it); null when not templated */
+                        template_version: number | null;
                         /** @description The timeline, oldest first by occurred_at */
                         events: {
                             /** @description evt_… for provider and worker events; the message id for the router (suppression) event */
@@ -18649,6 +18653,10 @@ export interface operations {
                         test_mode: boolean;
                         /** @description Null unless the message was scheduled */
                         scheduled_at: string | null;
+                        /** @description The template the send rendered (its template_id); null when the content was given inline */
+                        template_id: string | null;
+                        /** @description The version of that template the message was rendered from (a later edit never changes it); null when not templated */
+                        template_version: number | null;
                         /** @description The timeline, oldest first by occurred_at */
                         events: {
                             /** @description evt_… for provider and worker events; the message id for the router (suppression) event */
