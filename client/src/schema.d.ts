@@ -11620,7 +11620,7 @@ export interface operations {
                             domain: string;
                             /** @description The envelope recipient on the domain */
                             recipient: string;
-                            /** @description The Mail app inbox the message went to; null without one */
+                            /** @description The Mail app inbox whose address the recipient was when the message arrived; null when there was none then (an inbox made later does not change it) */
                             inbox_id: string | null;
                             /** @description The first From address; null when the message had none that could be read */
                             from: string | null;
@@ -12652,7 +12652,7 @@ export interface operations {
                         domain: string;
                         /** @description The envelope recipient on the domain */
                         recipient: string;
-                        /** @description The Mail app inbox the message went to; null without one */
+                        /** @description The Mail app inbox whose address the recipient was when the message arrived; null when there was none then (an inbox made later does not change it) */
                         inbox_id: string | null;
                         /** @description The first From address; null when the message had none that could be read */
                         from: string | null;
