@@ -122,7 +122,7 @@ export function receiptDigest(accountId: string, recipient: string, rawSha256: s
  * parser left (it stops early on a malformed message), so the digest always covers every byte,
  * and rejects when the raw object could not be read to its end (the job is retried).
  */
-function digesting(source: Readable): { stream: Transform; digest: () => Promise<string> } {
+export function digesting(source: Readable): { stream: Transform; digest: () => Promise<string> } {
   const hash = createHash('sha256');
   const stream = new Transform({
     transform(chunk: Buffer, _encoding, done) {
