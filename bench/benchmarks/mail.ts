@@ -82,7 +82,7 @@ export const mail: Benchmark = {
           raw_key: `inbound/bench-${n}`,
         };
         const text = textOf(n);
-        const item = await inbound.put(email, { content: { text, html: null, headers: {}, rfc_message_id: `<order-${n}@client.test>` } });
+        const item = await inbound.putOnce(email, { content: { text, html: null, headers: {}, rfc_message_id: `<order-${n}@client.test>` } });
         await recordInboundMail(c, item, text);
       };
 

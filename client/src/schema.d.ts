@@ -11688,7 +11688,7 @@ export interface operations {
                             domain: string;
                             /** @description The envelope recipient on the domain */
                             recipient: string;
-                            /** @description The Mail app inbox the message went to; null without one */
+                            /** @description The Mail app inbox whose address the recipient was when the message arrived; null when there was none then (an inbox made later does not change it) */
                             inbox_id: string | null;
                             /** @description The first From address; null when the message had none that could be read */
                             from: string | null;
@@ -12720,7 +12720,7 @@ export interface operations {
                         domain: string;
                         /** @description The envelope recipient on the domain */
                         recipient: string;
-                        /** @description The Mail app inbox the message went to; null without one */
+                        /** @description The Mail app inbox whose address the recipient was when the message arrived; null when there was none then (an inbox made later does not change it) */
                         inbox_id: string | null;
                         /** @description The first From address; null when the message had none that could be read */
                         from: string | null;
@@ -18528,6 +18528,10 @@ export interface operations {
                         test_mode: boolean;
                         /** @description Null unless the message was scheduled */
                         scheduled_at: string | null;
+                        /** @description The template the send rendered (its template_id); null when the content was given inline */
+                        template_id: string | null;
+                        /** @description The version of that template the message was rendered from (a later edit never changes it); null when not templated */
+                        template_version: number | null;
                         /** @description The timeline, oldest first by occurred_at */
                         events: {
                             /** @description evt_… for provider and worker events; the message id for the router (suppression) event */
@@ -18717,6 +18721,10 @@ export interface operations {
                         test_mode: boolean;
                         /** @description Null unless the message was scheduled */
                         scheduled_at: string | null;
+                        /** @description The template the send rendered (its template_id); null when the content was given inline */
+                        template_id: string | null;
+                        /** @description The version of that template the message was rendered from (a later edit never changes it); null when not templated */
+                        template_version: number | null;
                         /** @description The timeline, oldest first by occurred_at */
                         events: {
                             /** @description evt_… for provider and worker events; the message id for the router (suppression) event */

@@ -145,12 +145,15 @@ function operation(fn: FunctionDef, route: HttpRoute, contract: RouteContract): 
   };
 }
 
-export interface DocumentInfo {
-  version: string;
-}
+/**
+ * The version of the interface this document describes: the spec's Versioning section says the
+ * interface description carries 1.0.0. It is the contract's version, not the package's (which
+ * counts releases of this implementation), so it changes only with the interface.
+ */
+export const INTERFACE_VERSION = '1.0.0';
 
 /** Builds the document; throws when a route has no contract or a contract names no route. */
-export function buildDocument(functions: readonly FunctionDef[], contracts: Contracts, info: DocumentInfo): Json {
+export function buildDocument(functions: readonly FunctionDef[], contracts: Contracts): Json {
   const paths: Record<string, Json> = {};
   const seen = new Set<string>();
   const operationIds = new Set<string>();
@@ -172,7 +175,7 @@ export function buildDocument(functions: readonly FunctionDef[], contracts: Cont
     openapi: '3.1.0',
     info: {
       title: 'Postbox API',
-      version: info.version,
+      version: INTERFACE_VERSION,
       description:
         'One API, one key and one bill for sending messages. Every error is `{"error": {"code", "message", "status"}}` with the codes listed per operation. ' +
         'Authenticate with `Authorization: Bearer <API key>`; `x-postbox-access` names the key scopes (an admin key may call everything) and whether a test-mode key may call the route. ' +

@@ -311,7 +311,7 @@ export const keys = {
   inboundEmailPrefix: 'INB#',
   /** What only the full form shows (text, html, headers), apart from the list's items; sorts outside `INB#`. */
   inboundContent: (accountId: string, inboundId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `INBCONTENT#${inboundId}` }),
-  /** One per received message and recipient (digest of Message-ID or SES id, and recipient): a redelivery finds its inbound id. */
+  /** One per received message and recipient (digest of the raw bytes' SHA-256, account and recipient): a redelivery of the same bytes finds its inbound id and raw object. */
   inboundReceipt: (digest: string): ItemKey => ({ pk: `INBRCPT#${digest}`, sk: 'INBRCPT' }),
 
   /**

@@ -1,14 +1,19 @@
 // A received message, from SES's receipt notification to stored inbound emails (one per recipient
-// on an inbound-enabled domain) and their email.received events. Safe to run again for the same
-// notification: attachments and content are rewritten under the same keys, the receipt gives a
-// redelivered message the id it was first stored under, and the event's id is fixed by it (the
-// webhook fan-out makes one delivery per subscription and event).
+// on an inbound-enabled domain) and their email.received events. What was received stays as
+// received: a message is known by the SHA-256 of its raw bytes (with the account and recipient), so
+// only the same bytes again (an SNS or SQS redelivery of the same object) find the email stored
+// before, and anything else, even with the same Message-ID, is an email of its own. Safe to run
+// again for the same notification: attachments and content are rewritten under the same keys, the
+// receipt gives a redelivered message the id it was first stored under, a stored email is never
+// written again, and the event's id is fixed by it (the webhook fan-out makes one delivery per
+// subscription and event).
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
+import { Transform, type Readable } from 'node:stream';
+import { finished, pipeline } from 'node:stream/promises';
 import type { Store } from '../db/store';
 import type { Ids } from '../ids';
 import type { Clock } from '../ports/clock';
@@ -17,6 +22,8 @@ import type { Queue } from '../ports/queue';
 import type { Logger } from '../runtime/logger';
 import { forwardInbound, type ForwardDeps } from '../inbound-routes/forward';
 import { recordInboundMail } from '../mail/record';
+import { MailSettingsRepository } from '../mail/settings-repository';
+import { normalizeAddress } from '../email/address';
 import { publishEvent } from '../webhooks/deliver';
 import { receivedEnvelope } from './received-event';
 import { domainOfAddress, inboundDomainOf } from './domains';
@@ -52,9 +59,11 @@ export async function receiveInbound(deps: InboundDeps, notification: ReceiptNot
   // object store, one at a time: memory holds the bodies' text, never the message or its files
   // (a message may be 40 MB; a Lambda's /tmp holds it, its memory need not).
   const spool = await mkdtemp(join(tmpdir(), 'postbox-inbound-'));
+  const bytes = digesting(raw.body);
   let parsed: ParsedMessage;
+  let rawDigest: string;
   try {
-    parsed = await parseMessage(raw.body, async (index, attachment) => {
+    parsed = await parseMessage(bytes.stream, async (index, attachment) => {
       const file = join(spool, String(index));
       await pipeline(attachment.content, createWriteStream(file));
       await deps.objects.putFile(attachmentKey(rawKey, index), file, attachment.contentType);
@@ -62,7 +71,9 @@ export async function receiveInbound(deps: InboundDeps, notification: ReceiptNot
       await rm(file, { force: true });
       return size;
     });
+    rawDigest = await bytes.digest();
   } finally {
+    bytes.stream.destroy();
     raw.body.destroy();
     await rm(spool, { recursive: true, force: true });
   }
@@ -84,23 +95,57 @@ export async function receiveInbound(deps: InboundDeps, notification: ReceiptNot
       outcomes.push({ recipient, outcome: 'not_inbound' });
       continue;
     }
-    const dedupOn = parsed.rfcMessageId ?? `ses:${notification.mail.messageId}`;
-    const digest = createHash('sha256').update(`${dedupOn}\n${recipient.toLowerCase()}`).digest('hex');
-    const id = await repo.claimReceipt(digest, target.accountId, deps.ids.next('inb'));
-    const email = await repo.put(
-      toItem(parsed, { id, accountId: target.accountId, domain: target.domain, recipient, rawKey, size: raw.size, notification }),
-      inlineContent ? { content } : { content_key: contentKey(rawKey) },
+    // Never the Message-ID: anyone may send another message under a Message-ID they know.
+    const digest = receiptDigest(target.accountId, recipient, rawDigest);
+    // The first delivery's id and raw object (a second copy of the same bytes under another key
+    // names the same message; the first copy's attachments and content are beside it).
+    const claimed = await repo.claimReceipt(digest, target.accountId, { inboundId: deps.ids.next('inb'), rawKey });
+    const inbox = await new MailSettingsRepository(deps.store).inboxAt(target.accountId, normalizeAddress(recipient));
+    const email = await repo.putOnce(
+      toItem(parsed, { id: claimed.inboundId, accountId: target.accountId, domain: target.domain, recipient, inboxId: inbox?.id ?? null, rawKey: claimed.rawKey, size: raw.size, notification }),
+      inlineContent ? { content } : { content_key: contentKey(claimed.rawKey) },
     );
     await publishEvent(deps, receivedEnvelope(email, parsed.text, 'subscription'));
     await afterReceived(deps, email, parsed.text);
-    outcomes.push({ recipient, outcome: 'stored', id });
+    outcomes.push({ recipient, outcome: 'stored', id: email.id });
   }
   return outcomes;
 }
 
+/** What a received message is known by for one recipient: the same only for the same bytes to the same account and address. */
+export function receiptDigest(accountId: string, recipient: string, rawSha256: string): string {
+  return createHash('sha256').update(`raw-sha256\n${accountId}\n${normalizeAddress(recipient)}\n${rawSha256}`).digest('hex');
+}
+
+/**
+ * The raw message passed on unchanged, its SHA-256 taken on the way. `digest()` reads what the
+ * parser left (it stops early on a malformed message), so the digest always covers every byte,
+ * and rejects when the raw object could not be read to its end (the job is retried).
+ */
+export function digesting(source: Readable): { stream: Transform; digest: () => Promise<string> } {
+  const hash = createHash('sha256');
+  const stream = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  source.on('error', (error) => stream.destroy(error));
+  source.pipe(stream);
+  return {
+    stream,
+    digest: async () => {
+      stream.unpipe();
+      stream.resume();
+      await finished(stream);
+      return hash.digest('hex');
+    },
+  };
+}
+
 function toItem(
   parsed: ParsedMessage,
-  at: { id: string; accountId: string; domain: string; recipient: string; rawKey: string; size: number; notification: ReceiptNotification },
+  at: { id: string; accountId: string; domain: string; recipient: string; inboxId: string | null; rawKey: string; size: number; notification: ReceiptNotification },
 ): Omit<InboundEmailItem, 'pk' | 'sk' | 'entity'> {
   const { receipt } = at.notification;
   return {
@@ -108,7 +153,8 @@ function toItem(
     account_id: at.accountId,
     domain: at.domain,
     recipient: at.recipient,
-    inbox_id: null,
+    // The Mail app inbox that held the recipient's address when the message arrived (never changed later).
+    inbox_id: at.inboxId,
     from: parsed.from,
     to: parsed.to,
     cc: parsed.cc,

@@ -13,7 +13,7 @@ export const inboundEmailSummary = z
     account_id: z.string(),
     domain: z.string(),
     recipient: z.string().meta({ description: 'The envelope recipient on the domain' }),
-    inbox_id: z.string().nullable().meta({ description: 'The Mail app inbox the message went to; null without one' }),
+    inbox_id: z.string().nullable().meta({ description: 'The Mail app inbox whose address the recipient was when the message arrived; null when there was none then (an inbox made later does not change it)' }),
     from: z.string().nullable().meta({ description: 'The first From address; null when the message had none that could be read' }),
     to: z.array(z.string()),
     cc: z.array(z.string()),

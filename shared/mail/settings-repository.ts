@@ -45,6 +45,11 @@ export class MailSettingsRepository {
     return allItems<MailInboxItem>(this.store, keyQueries.accountItems(accountId, keys.mailInboxPrefix));
   }
 
+  /** The account's inbox at this address (lowercased), if it has one: how received mail finds its inbox. */
+  inboxAt(accountId: string, address: string): Promise<MailInboxItem | undefined> {
+    return this.store.get<MailInboxItem>(keys.mailInbox(accountId, address));
+  }
+
   /** False when it was gone already (or the address holds another inbox now). */
   deleteInbox(inbox: MailInboxItem): Promise<boolean> {
     return wrote(this.store.delete(keys.mailInbox(inbox.account_id, inbox.address), { expression: 'id = :id', values: { ':id': inbox.id } }));

@@ -75,8 +75,12 @@ const contentOf = (m: Partial<MessageContent>): Partial<MessageContent> => ({
   attachments: m.attachments,
 });
 
+/**
+ * The status item without its content. The template and its version stay on it (a few dozen bytes
+ * that never change): GET /v1/messages/{id} shows them and reads only the status item and timeline.
+ */
 const withoutContent = (message: NewMessage): NewMessage => {
-  const { from: _from, subject: _subject, body_html: _html, body_text: _text, data: _data, template_id: _template, template_version: _version, destination: _destination, metadata: _metadata, headers: _headers, attachments: _attachments, ...rest } = message;
+  const { from: _from, subject: _subject, body_html: _html, body_text: _text, data: _data, destination: _destination, metadata: _metadata, headers: _headers, attachments: _attachments, ...rest } = message;
   return rest;
 };
 

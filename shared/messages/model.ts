@@ -46,7 +46,8 @@ export interface AttachmentRef {
 /**
  * The message's status item: what status changes, the dispatch lease and the provider's id
  * update. It holds its content inline only while it stays within one write unit (1 KB) with every
- * attribute a status change can add; otherwise `content_item` or `content_ref` and none of it.
+ * attribute a status change can add; otherwise `content_item` or `content_ref` and none of it but
+ * `template_id` and `template_version`, which GET /v1/messages/{id} shows.
  */
 export interface MessageItem extends ItemKey, MessageListKey, Partial<MessageContent> {
   entity: 'message';
@@ -131,6 +132,9 @@ export function toMessageView(m: MessageItem, events: TimelineEventItem[]): Mess
     updated_at: m.updated_at,
     test_mode: m.test_mode,
     scheduled_at: m.scheduled_at ?? null,
+    // On the status item whatever became of the content (shared/messages/content.ts keeps them there).
+    template_id: m.template_id ?? null,
+    template_version: m.template_version ?? null,
     events: sortTimeline(events),
   };
 }

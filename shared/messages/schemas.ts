@@ -172,6 +172,13 @@ export const messageView = messageSummaryView
     updated_at: timestamp,
     test_mode: z.boolean(),
     scheduled_at: timestamp.nullable().meta({ description: 'Null unless the message was scheduled' }),
+    template_id: z.string().nullable().meta({ description: 'The template the send rendered (its template_id); null when the content was given inline' }),
+    template_version: z
+      .number()
+      .int()
+      .min(1)
+      .nullable()
+      .meta({ description: 'The version of that template the message was rendered from (a later edit never changes it); null when not templated' }),
     events: z.array(timelineEventView).meta({ description: 'The timeline, oldest first by occurred_at' }),
   })
   .strict();

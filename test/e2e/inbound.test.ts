@@ -273,7 +273,7 @@ describe('the local SMTP listener', () => {
     expect(await stored.text()).toBe(raw);
   });
 
-  it('stores a message delivered twice (same Message-ID and recipient) once', async () => {
+  it('stores a message delivered twice (the same bytes to the same recipient) once', async () => {
     const raw = message({ From: `alice@${SENDER}`, To: `hello@${DOMAIN}`, Subject: 'Twice', 'Message-ID': uniqueId() }, 'Once only.\r\n');
     await deliver(raw);
     await deliver(raw);

@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { handler as receiveRaw } from '../../functions/inbound/receive-email';
+import { handler as deliverWebhookRaw } from '../../functions/webhooks/deliver-webhook';
 import { createAccount } from '../../shared/accounts/service';
+import { callRaw } from '../support/api';
 import { keys } from '../../shared/db/keys';
 import type { InboundEmailItem } from '../../shared/inbound/repository';
 import { giveVerifiedDomain } from '../support/domains';
@@ -16,6 +18,7 @@ import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 
 const receive = underNeeds('functions/inbound/receive-email.ts', receiveRaw);
+const deliverWebhook = underNeeds('functions/webhooks/deliver-webhook.ts', deliverWebhookRaw);
 const bed = useTestbed();
 
 let seq = 0;
@@ -36,6 +39,49 @@ async function inboundDomain(accountId: string, domain: string): Promise<void> {
 }
 
 const listOf = async (key: string): Promise<any[]> => (await bed.request({ method: 'GET', path: '/v1/inbound', key, query: { limit: '100' } })).body.emails;
+
+/** An email.received subscription of the account (its attempts are never run here: only the delivery log is looked at). */
+async function subscribed(): Promise<string> {
+  const res = await bed.request({ method: 'POST', path: '/v1/webhooks', key: bed.account.admin_key, body: { endpoint_url: 'https://93.184.216.34/hook', event_types: ['email.received'] } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id as string;
+}
+
+/** Runs the queued webhook event jobs through the real fan-out, and answers the subscription's delivery log. */
+async function deliveriesOf(subscriptionId: string): Promise<Array<{ event_id: string }>> {
+  for (let i = bed.c.sent.findIndex((s) => s.queue === 'webhooks' && (s.body as { kind?: string }).kind === 'event'); i >= 0; i = bed.c.sent.findIndex((s) => s.queue === 'webhooks' && (s.body as { kind?: string }).kind === 'event')) {
+    const [job] = bed.c.sent.splice(i, 1);
+    expect((await deliverWebhook(sqsEvent([sqsRecord(job?.body)]))).batchItemFailures).toEqual([]);
+  }
+  const res = await bed.request({ method: 'GET', path: `/v1/webhooks/${subscriptionId}/deliveries`, key: bed.account.admin_key, query: { limit: '100' } });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.deliveries;
+}
+
+/** An invoice as a vendor (or someone who knows its Message-ID) would mail it: a text and a PDF. */
+function invoice(messageId: string, text: string, pdf: string): string {
+  return [
+    'From: billing@vendor.test',
+    'To: ap@books.test',
+    'Subject: Invoice 7',
+    `Message-ID: ${messageId}`,
+    'MIME-Version: 1.0',
+    'Content-Type: multipart/mixed; boundary="b"',
+    '',
+    '--b',
+    'Content-Type: text/plain',
+    '',
+    text,
+    '--b',
+    'Content-Type: application/pdf; name="invoice.pdf"',
+    'Content-Disposition: attachment; filename="invoice.pdf"',
+    'Content-Transfer-Encoding: base64',
+    '',
+    Buffer.from(pdf).toString('base64'),
+    '--b--',
+    '',
+  ].join('\r\n');
+}
 
 describe('the inbound worker', () => {
   it('stores one email per recipient on an inbound-enabled domain, under the account that owns it', async () => {
@@ -79,9 +125,10 @@ describe('the inbound worker', () => {
     expect(messages).toHaveLength(1);
   });
 
-  it('stores a notification delivered twice once, under the same id (no Message-ID: the SES id decides)', async () => {
+  it('stores a notification delivered twice once, under the same id, with one email.received delivery', async () => {
     await inboundDomain(bed.account.account_id, 'twice.test');
-    const job = await arrived('From: alice@sender.test\r\nSubject: Again\r\n\r\nbody\r\n', ['me@twice.test']);
+    const subscription = await subscribed();
+    const job = await arrived('From: alice@sender.test\r\nSubject: Again\r\nMessage-ID: <again@sender.test>\r\n\r\nbody\r\n', ['me@twice.test']);
     await receive(sqsEvent([sqsRecord(job)]));
     const first = await listOf(bed.account.admin_key);
     bed.c.clock.advance(60_000);
@@ -89,6 +136,81 @@ describe('the inbound worker', () => {
     const second = await listOf(bed.account.admin_key);
     expect(second).toEqual(first);
     expect(second).toHaveLength(1);
+    expect((await deliveriesOf(subscription)).map((d) => d.event_id)).toEqual([`evt_${first[0].id}`]);
+  });
+
+  it('takes the same bytes stored again under another object key for the same email: the first copy stays what it serves', async () => {
+    await inboundDomain(bed.account.account_id, 'copy.test');
+    const raw = invoice('<copy@vendor.test>', 'the same bytes', 'PDF-1');
+    await receive(sqsEvent([sqsRecord(await arrived(raw, ['ap@copy.test'], 'ses-copy-1'))]));
+    bed.c.clock.advance(60_000);
+    await receive(sqsEvent([sqsRecord(await arrived(raw, ['ap@copy.test'], 'ses-copy-2'))]));
+
+    const emails = await listOf(bed.account.admin_key);
+    expect(emails).toHaveLength(1);
+    const item = await bed.c.store.get<InboundEmailItem>(keys.inboundEmail(bed.account.account_id, emails[0].id));
+    expect(item?.raw_key).toBe('inbound/ses-copy-1');
+    const attachment = await callRaw({ method: 'GET', path: `/v1/inbound/${emails[0].id}/attachments/0`, key: bed.account.admin_key });
+    expect(attachment.statusCode).toBe(200);
+    expect(Buffer.from(attachment.body ?? '', 'base64').toString('utf8')).toBe('PDF-1');
+  });
+
+  it('stores a second message with the same Message-ID as an email of its own, never over the first (body, raw bytes, attachment, event, Mail message)', async () => {
+    await inboundDomain(bed.account.account_id, 'books.test');
+    const subscription = await subscribed();
+    const genuine = invoice('<invoice-7@vendor.test>', 'Please pay 100 EUR to account 111.', 'PDF-GENUINE');
+    const forged = invoice('<invoice-7@vendor.test>', 'Please pay 100 EUR to account 999.', 'PDF-FORGED');
+    await receive(sqsEvent([sqsRecord(await arrived(genuine, ['ap@books.test']))]));
+    bed.c.clock.advance(60_000);
+    await receive(sqsEvent([sqsRecord(await arrived(forged, ['ap@books.test']))]));
+
+    const key = bed.account.admin_key;
+    const emails = await listOf(key);
+    expect(emails).toHaveLength(2);
+    // Newest first: the forged one came second.
+    const [second, first] = emails as Array<{ id: string; thread_id: string }>;
+    const bytes = async (path: string): Promise<string> => {
+      const res = await callRaw({ method: 'GET', path, key });
+      expect(res.statusCode).toBe(200);
+      return Buffer.from(res.body ?? '', res.isBase64Encoded ? 'base64' : 'utf8').toString('utf8');
+    };
+    const read = async (id: string) => {
+      const full = await bed.request({ method: 'GET', path: `/v1/inbound/${id}`, key });
+      return { text: full.body.text, rfcMessageId: full.body.rfc_message_id, raw: await bytes(`/v1/inbound/${id}/raw`), pdf: await bytes(`/v1/inbound/${id}/attachments/0`) };
+    };
+    expect(await read(first!.id)).toEqual({ text: 'Please pay 100 EUR to account 111.', rfcMessageId: '<invoice-7@vendor.test>', raw: genuine, pdf: 'PDF-GENUINE' });
+    expect(await read(second!.id)).toEqual({ text: 'Please pay 100 EUR to account 999.', rfcMessageId: '<invoice-7@vendor.test>', raw: forged, pdf: 'PDF-FORGED' });
+    // One email.received each.
+    expect(new Set((await deliveriesOf(subscription)).map((d) => d.event_id))).toEqual(new Set([`evt_${first!.id}`, `evt_${second!.id}`]));
+    // The Mail app files both in the conversation the Message-ID names, each its own message.
+    expect(second!.thread_id).toBe(first!.thread_id);
+    const thread = await bed.request({ method: 'GET', path: `/v1/mail/threads/${first!.thread_id}`, key });
+    expect(thread.status, JSON.stringify(thread.body)).toBe(200);
+    expect(thread.body.messages.map((m: { id: string; text_body: string }) => [m.id, m.text_body])).toEqual([
+      [first!.id, 'Please pay 100 EUR to account 111.'],
+      [second!.id, 'Please pay 100 EUR to account 999.'],
+    ]);
+  });
+
+  it("names the Mail inbox that held the recipient's address when the mail arrived (list and full form); mail that came before the inbox keeps null", async () => {
+    await inboundDomain(bed.account.account_id, 'boxes.test');
+    const key = bed.account.admin_key;
+    await receive(sqsEvent([sqsRecord(await arrived('From: a@sender.test\r\nSubject: Early\r\n\r\nbefore the inbox\r\n', ['help@boxes.test']))]));
+    const created = await bed.request({ method: 'POST', path: '/v1/mail/inboxes', key, body: { domain: 'boxes.test', local_part: 'help' } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    bed.c.clock.advance(1000);
+    await receive(sqsEvent([sqsRecord(await arrived('From: a@sender.test\r\nSubject: Later\r\n\r\nafter\r\n', ['HELP@boxes.test', 'other@boxes.test']))]));
+
+    const byKey = (emails: any[]) => emails.map((e) => [e.subject, e.recipient, e.inbox_id]);
+    expect(byKey(await listOf(key)).sort()).toEqual(
+      [
+        ['Early', 'help@boxes.test', null],
+        ['Later', 'HELP@boxes.test', created.body.id],
+        ['Later', 'other@boxes.test', null],
+      ].sort(),
+    );
+    const later = (await listOf(key)).find((e) => e.recipient === 'HELP@boxes.test');
+    expect((await bed.request({ method: 'GET', path: `/v1/inbound/${later.id}`, key })).body.inbox_id).toBe(created.body.id);
   });
 
   it('fails the record (so SQS retries it) while the raw object is missing, never storing a half email', async () => {

@@ -112,7 +112,7 @@ describe.each<[string, Payload, Record<string, unknown>, 'inline' | 'item']>([
     const list = await call({ method: 'GET', path: '/v1/messages', key: account.admin_key });
 
     expect(one.status).toBe(200);
-    expect(Object.keys(one.body).sort()).toEqual(['channel', 'created_at', 'events', 'id', 'idempotency_key', 'message_type', 'provider_message_id', 'scheduled_at', 'status', 'test_mode', 'updated_at']);
+    expect(Object.keys(one.body).sort()).toEqual(['channel', 'created_at', 'events', 'id', 'idempotency_key', 'message_type', 'provider_message_id', 'scheduled_at', 'status', 'template_id', 'template_version', 'test_mode', 'updated_at']);
     expect(one.body).toMatchObject({ id, status: 'sent', events: [expect.objectContaining({ type: 'sent' })] });
     expect(one.body.events).toHaveLength(1);
     expect(list.body.messages.find((m: { id: string }) => m.id === id)).toEqual({ id, channel: 'email', status: 'sent', message_type: 'transactional', created_at: expect.any(String) });

@@ -343,6 +343,8 @@ describe('GET /v1/messages?idempotency_key=', () => {
       updated_at: sentAt,
       test_mode: false,
       scheduled_at: null,
+      template_id: null,
+      template_version: null,
       events: [expect.objectContaining({ type: 'sent', message_id: sent.id })],
     });
     expect(res.body.events[0].payload).toEqual({ provider_message_id: res.body.provider_message_id });
@@ -401,6 +403,31 @@ describe('GET /v1/messages/{id}', () => {
         created_at: sentAt,
       },
     ]);
+  });
+
+  it('shows the template and version a templated send recorded, wherever its content is kept, and null for inline content', async () => {
+    const created = await request({
+      method: 'POST',
+      path: '/v1/templates',
+      key: sendKey,
+      body: { name: 'Receipt', channel: 'email', subject: 'Receipt for {{ name }}', body_html: '<p>Thanks, {{ name }}. {{ filler }}</p>' },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const templateId = created.body.id as string;
+    // Small content stays on the message item; a long one moves to its content item (shared/messages/content.ts).
+    const small = await send({ template_id: templateId, template_vars: { name: 'Ada', filler: '' } });
+    const large = await send({ template_id: templateId, template_vars: { name: 'Bo', filler: 'lorem ipsum '.repeat(300) } });
+    const edited = await request({ method: 'PUT', path: `/v1/templates/${templateId}`, key: sendKey, body: { subject: 'Your receipt, {{ name }}' } });
+    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+    const second = await send({ template_id: templateId, template_vars: { name: 'Cy', filler: '' } });
+    const inline = await send();
+
+    expect((await getOne(small.id)).body).toMatchObject({ id: small.id, template_id: templateId, template_version: 1 });
+    expect((await getOne(large.id)).body).toMatchObject({ id: large.id, template_id: templateId, template_version: 1 });
+    expect((await getOne(second.id)).body).toMatchObject({ id: second.id, template_id: templateId, template_version: 2 });
+    expect((await getOne(inline.id)).body).toMatchObject({ id: inline.id, template_id: null, template_version: null });
+    // The Message by idempotency key is the same view.
+    expect((await list({ idempotency_key: large.idempotency_key })).body).toMatchObject({ id: large.id, template_id: templateId, template_version: 1 });
   });
 
   it('orders the timeline oldest first by occurred_at, whatever order events were recorded in', async () => {

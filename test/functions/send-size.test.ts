@@ -125,7 +125,7 @@ describe('large content', () => {
     const res = await call({ method: 'GET', path: `/v1/messages/${sent.body.id}`, key: account.admin_key });
 
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['channel', 'created_at', 'events', 'id', 'idempotency_key', 'message_type', 'provider_message_id', 'scheduled_at', 'status', 'test_mode', 'updated_at']);
+    expect(Object.keys(res.body).sort()).toEqual(['channel', 'created_at', 'events', 'id', 'idempotency_key', 'message_type', 'provider_message_id', 'scheduled_at', 'status', 'template_id', 'template_version', 'test_mode', 'updated_at']);
   });
 
   it('records failed with a reason, mails nothing and does not retry when the content object is missing', async () => {

@@ -42,6 +42,12 @@ describe('docs/openapi.json', () => {
     expect(operations.filter((o) => !routes.includes(o))).toEqual([]);
   });
 
+  it("carries the interface's version, 1.0.0 as the spec's Versioning section says (not the package's version)", () => {
+    const committed = JSON.parse(readFileSync(documentPath, 'utf8')) as { info: { version: string } };
+
+    expect(committed.info.version).toBe('1.0.0');
+  });
+
   it('is valid OpenAPI 3.1', async () => {
     const result = await new Validator().validate(doc as never);
 
