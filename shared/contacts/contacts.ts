@@ -19,6 +19,14 @@ export interface ContactDeps {
   ids: Ids;
 }
 
+/** A contact with this id is stored already (only a caller-derived id can meet one). */
+export class ContactExistsError extends Error {
+  constructor(readonly contactId: string) {
+    super(`contact ${contactId} exists already`);
+    this.name = 'ContactExistsError';
+  }
+}
+
 /** How old an address claim must be before a request may decide its create or change died. */
 export const STALE_EMAIL_CLAIM_MS = 60_000;
 
@@ -65,10 +73,14 @@ export async function staticLists(store: Store, accountId: string, listIds: read
   });
 }
 
-/** Writes a new contact (its address first); 409 duplicate_contact when a live contact has the address. */
-export async function writeContact(deps: ContactDeps, accountId: string, body: Omit<CreateContactBody, 'list_ids'>): Promise<NewContact> {
+/**
+ * Writes a new contact (its address first); 409 duplicate_contact when a live contact has the
+ * address. `id`: the contact's id when the caller derives it (a contact import, so that a run
+ * re-doing a chunk after a crash takes back the address claim its dead run left; see
+ * shared/imports/contacts-target.ts); a fresh one otherwise.
+ */
+export async function writeContact(deps: ContactDeps, accountId: string, body: Omit<CreateContactBody, 'list_ids'>, id = deps.ids.next('ctc')): Promise<NewContact> {
   const repo = new ContactRepository(deps.store);
-  const id = deps.ids.next('ctc');
   if (!(await takeEmail(deps, accountId, body.email, id))) throw duplicate(body.email);
   const now = deps.clock.now().toISOString();
   const item = {
@@ -82,7 +94,7 @@ export async function writeContact(deps: ContactDeps, accountId: string, body: O
     created_at: now,
     updated_at: now,
   };
-  if (!(await repo.createContact(item))) throw new Error(`contact ${id} exists already`); // fresh ULIDs do not collide
+  if (!(await repo.createContact(item))) throw new ContactExistsError(id); // fresh ULIDs do not collide; a derived id may
   await repo.moveContactCount(accountId, 1);
   return item;
 }

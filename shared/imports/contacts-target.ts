@@ -6,7 +6,7 @@
 // already done, so re-running a chunk after a crash creates nothing twice.
 import { RetryableError, ApiError } from '../errors';
 import { addMember, type MemberDeps } from '../contacts/members';
-import { writeContact, type ContactDeps } from '../contacts/contacts';
+import { ContactExistsError, writeContact, type ContactDeps } from '../contacts/contacts';
 import { ContactRepository, type ContactItem } from '../contacts/repository';
 import { MAX_DATA_BYTES, MAX_DATA_KEYS } from '../contacts/schemas';
 import type { DataValue } from '../contacts/filter';
@@ -84,6 +84,21 @@ export function contactsTarget(deps: ContactDeps & MemberDeps): ContactImportTar
     return { outcomes, final: current };
   };
 
+  /**
+   * A new contact under the chunk's derived id: a claim with that id is this import's own, left by
+   * a run that died before writing the contact, and is taken back at once. The derived id is taken
+   * already only when that run did write the contact and it was deleted since (its address freed):
+   * the address then gets a fresh id.
+   */
+  const writeNew = async (accountId: string, fields: Parameters<typeof writeContact>[2], id: string | undefined) => {
+    try {
+      return await writeContact(deps, accountId, fields, id);
+    } catch (error) {
+      if (!(error instanceof ContactExistsError) || id === undefined) throw error;
+      return writeContact(deps, accountId, fields);
+    }
+  };
+
   const each = async (accountId: string, rows: readonly ContactRow[], listId: string | undefined, one: (email: string, indexes: number[]) => Promise<UpsertOutcome[]>) => {
     const outcomes: UpsertOutcome[] = new Array(rows.length);
     await inParallel([...byEmail(rows)], PARALLEL, async ([email, indexes]) => {
@@ -105,15 +120,16 @@ export function contactsTarget(deps: ContactDeps & MemberDeps): ContactImportTar
         return walk(holder ? fieldsOf(holder, listId) : undefined, indexes.map((i) => rows[i]!), listId).outcomes;
       }),
 
-    async upsertContacts(accountId, rows, listId) {
+    async upsertContacts(accountId, rows, listId, idFor) {
       const outcomes = await each(accountId, rows, listId, async (email, indexes) => {
         let holder: Pick<ContactItem, 'id' | 'first_name' | 'last_name' | 'data' | 'list_ids' | 'unsubscribed'> | undefined = await holderOf(accountId, email);
         const { outcomes: got, final } = walk(holder ? fieldsOf(holder, listId) : undefined, indexes.map((i) => rows[i]!), listId);
         if (!final) return got; // every row of the address refused
         if (!holder) {
+          const fields = { email, first_name: final.first_name, last_name: final.last_name, data: final.data };
           try {
             // Written with the row's values and in no list yet: what it holds is known without a read.
-            holder = await writeContact(deps, accountId, { email, first_name: final.first_name, last_name: final.last_name, data: final.data });
+            holder = await writeNew(accountId, fields, idFor?.(email));
           } catch (error) {
             if (!(error instanceof ApiError && error.code === 'duplicate_contact')) throw error;
             // Written meanwhile (another run of this chunk, or a request), or a claim a dead write left: retried.

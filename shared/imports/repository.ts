@@ -14,6 +14,11 @@ export interface ChunkPlan {
   updated: number;
   skipped: number;
   errors: ImportError[];
+  /**
+   * When the plan was made (epoch ms): the time part of the ids of the contacts the chunk creates
+   * (run.ts, contactIdFor). Absent on a plan stored before it was kept.
+   */
+  at?: number;
 }
 
 export interface ContactImportItem extends ItemKey {

@@ -6,6 +6,8 @@
 // written, and the import moves to the next chunk only after they are, conditional on the chunk
 // it read. A run that dies re-does at most one chunk; contact writes are upserts by email, so the
 // re-run creates nothing twice, and its counts are the stored plan's, so nothing is counted twice.
+import { encodeTime } from 'ulid';
+import { sha256Hex } from '../crypto';
 import { CsvFileError, readContactCsv, type CsvRow } from './csv';
 import type { ImportJob } from './messages';
 import { ContactImportRepository, type ChunkPlan, type ContactImportItem } from './repository';
@@ -28,14 +30,29 @@ export type ImportRunResult =
   | { kind: 'failed'; errors: ImportError[] };
 
 /** What one chunk does: the rows' errors and the target's plan for the valid ones. */
-async function planChunk(target: ContactImportTarget, item: ContactImportItem, chunk: number, rows: readonly CsvRow[], total: number): Promise<ChunkPlan> {
+async function planChunk(target: ContactImportTarget, item: ContactImportItem, chunk: number, rows: readonly CsvRow[], total: number, at: number): Promise<ChunkPlan> {
   const valid = rows.flatMap((r) => ('contact' in r ? [r] : []));
   const outcomes = valid.length > 0 ? await target.planUpsert(item.account_id, valid.map((r) => r.contact), item.list_id) : [];
   const refused = new Map(outcomes.flatMap((o, i) => (typeof o === 'object' ? [[valid[i]!.row, o.refused] as const] : [])));
   const errors = rows.flatMap((r) => ('error' in r ? [{ row: r.row, message: r.error }] : refused.has(r.row) ? [{ row: r.row, message: refused.get(r.row)! }] : []));
   const created = outcomes.filter((o) => o === 'created').length;
   const updated = outcomes.filter((o) => o === 'updated').length;
-  return { chunk, total, created, updated, skipped: rows.length - created - updated, errors };
+  return { chunk, total, created, updated, skipped: rows.length - created - updated, errors, at };
+}
+
+const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
+
+/**
+ * The id a chunk gives the contact it creates for an address: a ULID whose time is the chunk's
+ * plan's and whose random part is the first 80 bits of SHA-256(import id, address). Every run of
+ * the chunk (the plan is stored before its writes) names the same contact, so a run after a crash
+ * takes back the address claim its dead run took before it could write the contact.
+ */
+export function contactIdFor(importId: string, planAt: number, email: string): string {
+  const bits = BigInt(`0x${sha256Hex(`${importId}\n${email}`).slice(0, 20)}`);
+  let random = '';
+  for (let i = 0; i < 16; i++) random = CROCKFORD[Number((bits >> BigInt(5 * i)) & 31n)]! + random;
+  return `ctc_${encodeTime(planAt, 10).toLowerCase()}${random}`;
 }
 
 /** Writes one chunk; the import as it stands after, or undefined when another run was there first. */
@@ -45,12 +62,14 @@ async function runChunk(deps: ImportDeps, target: ContactImportTarget, item: Con
   // A plan stored by a run that died during this chunk's writes is kept: its counts are the true ones.
   let plan = item.pending?.chunk === chunk ? item.pending : undefined;
   if (!plan) {
-    plan = await planChunk(target, item, chunk, rows, total);
+    plan = await planChunk(target, item, chunk, rows, total, deps.clock.now().getTime());
     current = await imports.beginChunk(item.account_id, item.id, plan, deps.clock.now().toISOString());
     if (!current) return undefined;
   }
   const contacts = rows.flatMap((r) => ('contact' in r ? [r.contact] : []));
-  if (contacts.length > 0) await target.upsertContacts(item.account_id, contacts, item.list_id);
+  // A plan stored before plans kept their time: the import's creation time serves as well.
+  const planAt = plan.at ?? Date.parse(item.created_at);
+  if (contacts.length > 0) await target.upsertContacts(item.account_id, contacts, item.list_id, (email) => contactIdFor(item.id, planAt, email));
   const errors = [...current.errors, ...plan.errors].slice(0, MAX_REPORTED_ERRORS);
   return imports.commitChunk(current, plan, errors, last, deps.clock.now().toISOString());
 }

@@ -22,7 +22,10 @@ export interface ContactImportTarget {
    * Creates or updates a contact per row by normalized email (never a second contact of an email,
    * never duplicate_contact); a row's empty fields leave the stored ones alone, its data keys are
    * merged over the stored data; adds each contact to listId; skips a row planUpsert would
-   * refuse. Idempotent: the same rows again change nothing.
+   * refuse. Idempotent: the same rows again change nothing. `idFor` names the contact an address
+   * gets when it is new, the same on every run of a chunk, so that a run re-doing the chunk after
+   * a crash between an address claim and its contact takes the claim back instead of waiting for
+   * it to go stale (a fresh id each time when absent).
    */
-  upsertContacts(accountId: string, rows: readonly ContactRow[], listId?: string): Promise<{ created: number; updated: number }>;
+  upsertContacts(accountId: string, rows: readonly ContactRow[], listId?: string, idFor?: (email: string) => string): Promise<{ created: number; updated: number }>;
 }

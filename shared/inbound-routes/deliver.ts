@@ -2,7 +2,7 @@
 // item, in the route's own partition) and attempted as a subscription's is (shared/webhooks/deliver.ts
 // attemptDelivery): signed with the route's secret, through the HttpClient port's address guard,
 // retried on the webhook schedule on the webhooks queue, or its scheduler past 15 minutes.
-import { attemptDelivery, isDue, type AttemptOutcome, type WebhookDeps } from '../webhooks/deliver';
+import { attemptDelivery, isDue, retryLeftOwed, type AttemptOutcome, type WebhookDeps } from '../webhooks/deliver';
 import { DeliveryRepository } from '../webhooks/repository';
 import type { RouteAttemptJob } from './messages';
 import { RouteRepository } from './repository';
@@ -11,6 +11,7 @@ import { routeSecretOf } from './service';
 /** One attempt of a route's forward; a deleted route stops its retries, a paused one waits. */
 export async function attemptRoute(deps: WebhookDeps, job: RouteAttemptJob): Promise<AttemptOutcome> {
   const delivery = await new DeliveryRepository(deps.store).get(job.route_id, job.delivery_id);
+  if (await retryLeftOwed(deps, job, delivery)) return 'failed';
   if (!isDue(delivery, job)) return 'skipped';
   const route = await new RouteRepository(deps.store).get(job.account_id, job.route_id);
   if (!route || route.destination_type !== 'webhook' || !route.forward_url) return 'skipped';

@@ -120,6 +120,28 @@ function withUnsubscribe(deps: DispatchDeps, message: MessageItem, email: Outbou
 }
 
 /**
+ * A job for a message an earlier attempt took and decided: that attempt may have died part-way
+ * through its events (a `kill -9` of the local runtime, a Lambda timeout), after one was stored and
+ * before its status move or its webhook, or, in test mode, between the simulated `sent` and its
+ * outcome. Its job came back because it never finished, so its events are recorded again: each is
+ * a duplicate that re-applies its status move and hands its webhook on again (delivery collapses
+ * repeats by event id), and a simulated send fills in the outcome it never recorded. Only this rare
+ * case reads the timeline.
+ */
+async function finishEarlierAttempt(deps: DispatchDeps, message: MessageItem): Promise<void> {
+  const ref = { id: message.id, account_id: message.account_id, broadcast_id: message.broadcast_id };
+  const { events } = await new MessageRepository(deps.store).getWithTimeline(message.id);
+  const mine = events.filter((e) => e.source === 'worker' || e.source === 'router');
+  if (message.test_mode && message.channel === 'email' && mine.some((e) => e.type === 'sent')) {
+    await simulate(deps, message, mine.find((e) => e.type === 'sent')!.occurred_at);
+    return;
+  }
+  for (const e of mine) {
+    await recordEvent(deps, ref, { id: e.id, type: e.type, source: e.source, providerEventId: e.provider_event_id, payload: e.payload, occurredAt: e.occurred_at });
+  }
+}
+
+/**
  * Sends one message. Throws for failures worth retrying (the queue redelivers); on the last
  * attempt (`finalAttempt`) a retryable failure is recorded as `failed` instead of being lost.
  */
@@ -147,7 +169,10 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
   // Taken for sending unless it was canceled, sent or decided meanwhile, or another attempt holds
   // it: a second job for the same message (a recovered acceptance, a redelivery) waits for that
   // attempt's outcome instead of sending again.
-  if (!DISPATCHABLE.has(message.status) || message.provider_message_id) return 'skipped';
+  if (!DISPATCHABLE.has(message.status) || message.provider_message_id) {
+    if (message.dispatched_at !== undefined) await finishEarlierAttempt(deps, message);
+    return 'skipped';
+  }
   const leaseMs = deps.config.dispatchLeaseMs ?? DISPATCH_LEASE_MS;
   const held = message.dispatched_at !== undefined && new Date(message.dispatched_at).getTime() > deps.clock.now().getTime() - leaseMs;
   if (held || !(await messages.markDispatched(message.id, now, message.dispatched_at))) {

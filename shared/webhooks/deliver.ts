@@ -120,6 +120,7 @@ export type AttemptOutcome = 'succeeded' | 'failed' | 'exhausted' | 'postponed' 
 export async function attempt(deps: WebhookDeps, job: AttemptJob): Promise<AttemptOutcome> {
   const deliveries = new DeliveryRepository(deps.store);
   const delivery = await deliveries.get(job.subscription_id, job.delivery_id);
+  if (await retryLeftOwed(deps, job, delivery)) return 'failed';
   if (!isDue(delivery, job)) return 'skipped';
   const subscription = await new SubscriptionRepository(deps.store).get(job.account_id, job.subscription_id);
   if (!subscription) return 'skipped'; // deleted: its retries stop
@@ -129,6 +130,19 @@ export async function attempt(deps: WebhookDeps, job: AttemptJob): Promise<Attem
     secret: () => signingSecretOf(deps, subscription),
     pausedError: 'subscription paused until the retry window closed',
   });
+}
+
+/**
+ * This job's attempt failed and was recorded, and the attempt died before it queued the retry (a
+ * kill between the two writes; the job came back because it was never acknowledged): the retry is
+ * queued now, for the time recorded, instead of the delivery stopping there. True when it was. A
+ * job that did queue its retry and comes back anyway queues it twice; the two retry jobs then make
+ * at most one extra POST (at least once, as the spec promises), since only one records its outcome.
+ */
+export async function retryLeftOwed(deps: WebhookDeps, job: DeliveryJob, delivery: DeliveryItem | undefined): Promise<boolean> {
+  if (!delivery || delivery.status !== 'failed' || delivery.attempt_count !== job.attempt || !delivery.next_retry_at) return false;
+  await later(deps, { ...job, attempt: job.attempt + 1 }, Math.max(0, Date.parse(delivery.next_retry_at) - deps.clock.now().getTime()));
+  return true;
 }
 
 /** The stored delivery a job names is still waiting for exactly this attempt. */

@@ -10,11 +10,13 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SesMailer } from '../../shared/adapters/aws/ses-mailer';
 import { SimulatedSesFeedback } from '../../shared/adapters/local/ses-feedback';
+import { simulatedSnsMessageId } from '../../shared/events/ses-notification';
 import { ManualClock } from '../../shared/ports/clock';
 import type { OutboundEmail } from '../../shared/ports/mailer';
 import type { Queue } from '../../shared/ports/queue';
 import { createLogger } from '../../shared/runtime/logger';
 import { startSes, type RunningSes } from '../../shared/runtime/local/emulators';
+import { waitFor } from '../support/wait';
 
 const require = createRequire(import.meta.url);
 /** The emulator's module-level store: it outlives a server in this process, unlike in a restart. */
@@ -164,4 +166,59 @@ describe('the SES emulator of the local runtime', () => {
     expect(queued).toHaveLength(2);
     expect((queued[1] as { MessageId: string }).MessageId).toBe((queued[0] as { MessageId: string }).MessageId);
   });
+
+  it('queues at the next start the Delivery owed for a mail the emulator took just before a kill, once, with its SNS MessageId', async () => {
+    // Prepare: one mail reported as usual, then one whose report the kill took: the emulator
+    // answered, and the process died before the notification reached the queue.
+    const ledger = join(dir, 'ses-feedback.jsonl');
+    const queued: Array<{ MessageId: string; Message: string }> = [];
+    const queue: Queue = { send: async (_q, body) => void queued.push(body as { MessageId: string; Message: string }), sendBatch: async () => undefined };
+    const wire = (running: RunningSes, to: Queue) =>
+      new SimulatedSesFeedback(new SesMailer(client(running.endpoint)), {
+        queue: to,
+        clock: new ManualClock(),
+        logger: createLogger('silent'),
+        sentMail: running.sentMail,
+        durable: { heldMail: running.heldMail, ledger },
+      });
+    await wire(ses as RunningSes, queue).recover(); // the first start: nothing owed
+    const reported = await wire(ses as RunningSes, queue).send(email('msg_reported'));
+    const dying: Queue = { send: () => new Promise(() => undefined), sendBatch: async () => undefined };
+    const lost = wire(ses as RunningSes, dying).send(email('msg_lost')); // never answers: the process is gone
+    await waitFor(() => (ses as RunningSes).sentMail('msg_lost') !== undefined, { what: 'the emulator to take the mail' });
+    void lost;
+
+    // Act
+    const restarted = await killAndStart();
+    const owed = await wire(restarted, queue).recover();
+    const again = await wire(restarted, queue).recover();
+
+    // Assess: the lost mail's Delivery, once, as the send would have queued it; nothing for the reported one.
+    const providerMessageId = restarted.sentMail('msg_lost') as string;
+    expect([owed, again]).toEqual([1, 0]);
+    expect(queued).toHaveLength(2);
+    expect(queued[1]?.MessageId).toBe(simulatedSnsMessageId(providerMessageId, 'Delivery'));
+    expect(queued[0]?.MessageId).toBe(simulatedSnsMessageId(reported.providerMessageId, 'Delivery'));
+    const notification = JSON.parse(queued[1]!.Message);
+    expect(notification).toMatchObject({ eventType: 'Delivery', mail: { messageId: providerMessageId, destination: ['ada@example.test'], tags: { postbox_message_id: ['msg_lost'] } } });
+  });
+
+  it('starts the ledger of a data directory from before it as every mail reported', async () => {
+    await new SesMailer(client((ses as RunningSes).endpoint)).send(email('msg_old'));
+    const queued: unknown[] = [];
+    const queue: Queue = { send: async (_q, body) => void queued.push(body), sendBatch: async () => undefined };
+
+    const restarted = await killAndStart();
+    const feedback = new SimulatedSesFeedback(new SesMailer(client(restarted.endpoint)), {
+      queue,
+      clock: new ManualClock(),
+      logger: createLogger('silent'),
+      durable: { heldMail: restarted.heldMail, ledger: join(dir, 'ses-feedback.jsonl') },
+    });
+
+    expect(await feedback.recover()).toBe(0);
+    expect(queued).toEqual([]);
+    expect(readFileSync(join(dir, 'ses-feedback.jsonl'), 'utf8')).toContain(restarted.sentMail('msg_old') as string);
+  });
 });
+

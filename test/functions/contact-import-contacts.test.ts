@@ -2,7 +2,7 @@
 // read back through the contacts and lists routes: created and updated contacts, list membership,
 // a repeat that changes nothing, a crash between a chunk's writes and its progress that leaves no
 // second contact or membership, and data that would pass the contacts limits refused per row.
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as importContactsRaw } from '../../functions/uploads/import-contacts';
 import { contactsTarget, useContactImportTarget } from '../../shared/imports/contacts-target';
 import type { ImportJob } from '../../shared/imports/messages';
@@ -102,6 +102,29 @@ describe('a contact import into shared/contacts', () => {
     for (const email of ['a@example.com', 'b@example.com', 'c@example.com']) expect((await contactByEmail(email)).contacts).toHaveLength(1);
     expect((await send('GET', `/v1/lists/${list.id}`)).body.member_count).toBe(3);
     expect((await members(list.id)).contacts).toHaveLength(3);
+  });
+
+  it('re-runs a chunk whose worker died between an address claim and its contact: the next receive takes its own claim back', async () => {
+    // The kill: b's contact item is never written, its address claim (taken just before) stays.
+    const create = bed.c.store.create.bind(bed.c.store);
+    let killed = false;
+    const spy = vi.spyOn(bed.c.store, 'create').mockImplementation(async (item, ...rest) => {
+      if (!killed && (item as { entity?: string }).entity === 'contact' && (item as { email?: string }).email === 'b@example.com') {
+        killed = true;
+        throw new Error('worker killed between the address claim and the contact');
+      }
+      return create(item, ...rest);
+    });
+    try {
+      // importCsv allows one failed receive: the retry must not wait for the claim to go stale.
+      const result = await importCsv('email,first_name\na@example.com,A\nb@example.com,B\nc@example.com,C\n');
+
+      expect(killed).toBe(true);
+      expect(result).toMatchObject({ status: 'completed', total: 3, created: 3, updated: 0, skipped: 0, errors: [] });
+      for (const email of ['a@example.com', 'b@example.com', 'c@example.com']) expect((await contactByEmail(email)).contacts).toHaveLength(1);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('refuses a row whose data would pass 50 keys with the stored ones, and a dynamic list', async () => {

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { handler as handlerRaw } from '../../functions/events/ingest-ses-event';
 import { keys } from '../../shared/db/keys';
 import { isId } from '../../shared/ids';
-import { readTimeline } from '../../shared/messages/timeline';
+import { readTimeline, recordEvent, workerEventId } from '../../shared/messages/timeline';
 import { installContainer } from '../../shared/runtime/container';
 import { findSuppression } from '../../shared/suppressions/service';
 import { createTestContainer, type TestContainer } from '../support/container';
@@ -145,6 +145,25 @@ describe('out of order', () => {
     const { message } = await timelineOf(sent);
     expect(message?.status).toBe('delivered');
     expect(message?.status_at).toBe(later(3));
+  });
+});
+
+describe('the worker\'s handoff landing after the provider\'s report (issue 28)', () => {
+  it('keeps delivered when the worker\'s sent is written after it, at a later time: the status never goes back', async () => {
+    // Prepare: a message still queued as far as the store knows (the worker's sent not yet written).
+    const sent = await seedSentMessage(c);
+    await c.store.delete(keys.messageEvent(sent.message.id, workerEventId(sent.message.id, 'sent')));
+    await c.store.update(keys.message(sent.message.id), { expression: 'SET #s = :queued REMOVE status_at', names: { '#s': 'status' }, values: { ':queued': 'queued' } });
+
+    // Act: the Delivery is ingested first, then the worker records its handoff, later by the clock.
+    await handler(sqsEvent([sqsRecord(snsWrap(deliveryNotification(sent.target, { at: later(1) })))]));
+    await recordEvent(c, sent.message, { type: 'sent', source: 'worker', providerEventId: workerEventId(sent.message.id, 'sent'), payload: {}, occurredAt: later(5) });
+
+    // Assess
+    const { message, events } = await timelineOf(sent);
+    expect(events.map((e) => e.type)).toEqual(['delivered', 'sent']);
+    expect(message?.status).toBe('delivered');
+    expect(message?.status_at).toBe(later(1));
   });
 });
 

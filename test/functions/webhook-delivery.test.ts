@@ -4,7 +4,7 @@
 // random source for the jitter.
 import { createHmac } from 'node:crypto';
 import Stripe from 'stripe';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as deliverWebhookRaw } from '../../functions/webhooks/deliver-webhook';
 import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import type { CreatedAccount } from '../../shared/accounts/service';
@@ -219,6 +219,38 @@ describe('retries', () => {
     const listed = await call({ method: 'GET', path: `/v1/webhooks/${sub.id}/deliveries`, key: account.admin_key });
     expect(listed.body.deliveries[0]).toMatchObject({ status: 'succeeded', attempt_count: 2, response_status: 204 });
     expect(listed.body.deliveries[0].next_retry_at).toBeUndefined();
+  });
+
+  it('queues the retry a killed attempt owed: its failure was recorded, its retry never queued, and its job came back (issue 28)', async () => {
+    const sub = await subscribe();
+    receiver.reply({ status: 500 });
+    await sendAndDispatch();
+    await drainWebhooks(1); // the fan-out
+    const index = c.sent.findIndex((s) => s.queue === 'webhooks');
+    const [job] = c.sent.splice(index, 1);
+    // The kill: the attempt's failure is written, and the process dies before the retry is queued.
+    const killed = vi.spyOn(c.queue, 'send').mockImplementationOnce(async () => {
+      throw new Error('killed before the retry was queued');
+    });
+    await deliverWebhook(sqsEvent([sqsRecord(job?.body)]));
+    killed.mockRestore();
+    expect(c.sent.filter((s) => s.queue === 'webhooks')).toEqual([]);
+    const [failed] = await deliveries(sub.id);
+    expect(failed).toMatchObject({ status: 'failed', attempt_count: 1 });
+
+    // The job comes back: no second POST for attempt 1, the retry queued for the time recorded.
+    c.clock.advance(5_000);
+    const again = await deliverWebhook(sqsEvent([sqsRecord(job?.body, 2)]));
+    const owedSeconds = Math.ceil((Date.parse(failed?.next_retry_at ?? '') - c.clock.now().getTime()) / 1000);
+    receiver.reply({ status: 204 });
+    const retry = c.sent.find((s) => s.queue === 'webhooks');
+    await nextAttempt(sub.id);
+
+    expect(again.batchItemFailures).toEqual([]);
+    expect(retry?.body).toMatchObject({ kind: 'attempt', delivery_id: failed?.id, attempt: 2 });
+    expect(retry?.delaySeconds).toBe(owedSeconds);
+    expect(receiver.requests).toHaveLength(2);
+    expect((await deliveries(sub.id))[0]).toMatchObject({ status: 'succeeded', attempt_count: 2 });
   });
 
   it('gives up after 12 attempts, going through the scheduler past 15 minutes, and keeps the subscription active', async () => {

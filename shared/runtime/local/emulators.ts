@@ -10,6 +10,7 @@ import type { Server, ServerResponse } from 'node:http';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import type { HeldMail } from '../../adapters/local/ses-feedback';
 import { MESSAGE_ID_HEADER } from '../../ports/mailer';
 
 const require = createRequire(import.meta.url);
@@ -127,6 +128,8 @@ export interface RunningSes extends Running {
    * kept mail from before a restart included; undefined when it holds none.
    */
   sentMail(messageId: string): string | undefined;
+  /** Every mail it holds that carries our message id, oldest first (the SES feedback's recovery reads it). */
+  heldMail(): HeldMail[];
 }
 
 /**
@@ -146,6 +149,7 @@ export async function startSes(options: { port?: number; mailFile?: string } = {
     endpoint: `http://${host}:${port}`,
     port,
     sentMail: sentMailIndex(),
+    heldMail,
     close: async () => {
       flush();
       await close();
@@ -155,10 +159,28 @@ export async function startSes(options: { port?: number; mailFile?: string } = {
 
 /** The part of the emulator's module-level store (dist/store.js) that we read. */
 interface SesMailStore {
-  emails: Array<{ messageId: string; headers?: Array<{ name: string; value: string }> }>;
+  emails: Array<{
+    messageId: string;
+    headers?: Array<{ name: string; value: string }>;
+    from?: string;
+    destination?: { to?: string[] };
+    subject?: string;
+    /** Epoch seconds. */
+    at?: number;
+  }>;
 }
 
 const sesStore = (): SesMailStore => (require('aws-ses-v2-local/dist/store.js') as { getStoreReadonly(): SesMailStore }).getStoreReadonly();
+
+function heldMail(): HeldMail[] {
+  const header = MESSAGE_ID_HEADER.toLowerCase();
+  return sesStore().emails.flatMap((email) => {
+    const messageId = email.headers?.find((h) => h.name.toLowerCase() === header)?.value;
+    if (!messageId) return [];
+    const at = new Date((email.at ?? 0) * 1000).toISOString();
+    return [{ providerMessageId: email.messageId, messageId, from: email.from ?? '', to: email.destination?.to?.[0] ?? '', subject: email.subject ?? '', at }];
+  });
+}
 
 /**
  * Our message id → the emulator's id, from the X-Postbox-Message-Id header of the mail it holds.

@@ -228,7 +228,17 @@ export async function startLocalRuntime(
     container.queue = backlog.counting(journal, new Set(functions.flatMap((f) => (f.queue ? [f.queue] : []))));
     // Mail the emulator accepts comes back as an SES Delivery notification, through the same
     // events queue and ingest function as in AWS.
-    container.mailer = new SimulatedSesFeedback(container.mailer, { queue: container.queue, clock: container.clock, logger, sentMail: ses.sentMail });
+    const feedback = new SimulatedSesFeedback(container.mailer, {
+      queue: container.queue,
+      clock: container.clock,
+      logger,
+      sentMail: ses.sentMail,
+      durable: { heldMail: ses.heldMail, ledger: join(dataDir, 'ses-feedback.jsonl') },
+    });
+    container.mailer = feedback;
+    // A mail the emulator took just before a kill is still owed its report, as SNS would still
+    // deliver it: queued (through the journal) before any poller runs.
+    await feedback.recover();
     installContainer(container);
     const { bootstrap, created } = await ensureBootstrap(container, dataDir, settings.accountEmail);
 

@@ -1,0 +1,136 @@
+// The send worker killed part-way through the events of a message it decided (issue 28): its job
+// comes back (SQS, or the local queue journal after a restart), finds the message no longer
+// dispatchable, and must finish what the dead attempt started: the status move and the webhook of
+// every event it stored, and in test mode the simulated outcome it never reached. Each kill is a
+// store or queue call that throws once, at the point a `kill -9` would cut the attempt short.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { handler as handlerRaw } from '../../functions/send/send-message';
+import type { CreatedAccount } from '../../shared/accounts/service';
+import { readTimeline } from '../../shared/messages/timeline';
+import { PermanentSendError } from '../../shared/ports/mailer';
+import { call } from '../support/api';
+import { type TestContainer } from '../support/container';
+import { underNeeds } from '../support/grants';
+import { sqsEvent, sqsRecord } from '../support/sqs';
+import { useTestbed } from '../support/testbed';
+
+const handler = underNeeds('functions/send/send-message.ts', handlerRaw);
+
+let c: TestContainer;
+let account: CreatedAccount;
+const bed = useTestbed();
+beforeEach(async () => {
+  ({ c, account } = bed);
+  // Subscribed to every event, so that each recorded event is handed to the webhooks queue.
+  const sub = await call({ method: 'POST', path: '/v1/webhooks', key: account.admin_key, body: { endpoint_url: 'https://93.184.216.34/hook' } });
+  expect(sub.status).toBe(201);
+});
+afterEach(() => vi.restoreAllMocks());
+
+let n = 0;
+async function accept(to: string, key: string, channel: 'email' | 'webhook' = 'email'): Promise<{ id: string; job: unknown }> {
+  const destination = channel === 'email' ? { email: to } : { url: to };
+  const payload = channel === 'email' ? { subject: 'Subject', body_text: 'text' } : { hello: 'world' };
+  const res = await call({ method: 'POST', path: '/v1/send', key, body: { channel, idempotency_key: `crash-${++n}`, destination, payload, metadata: { from_email: 'hi@acme.test' } } });
+  expect(res.status).toBe(201);
+  const job = c.sent.find((s) => s.queue === 'send' && (s.body as { message_id: string }).message_id === res.body.id)?.body;
+  return { id: res.body.id, job };
+}
+
+/** The event types handed to the webhooks queue for this message, in order. */
+const published = (id: string): string[] =>
+  c.sent.filter((s) => s.queue === 'webhooks' && (s.body as { envelope?: { message_id: string } }).envelope?.message_id === id).map((s) => (s.body as { envelope: { event_type: string } }).envelope.event_type);
+
+/** The store call matching `when` throws once, as the process dying there. */
+function killOnce(method: 'create' | 'update', when: (arg: Record<string, any>) => boolean): { fired: () => boolean } {
+  const original = (c.store[method] as (...args: unknown[]) => Promise<unknown>).bind(c.store);
+  let fired = false;
+  vi.spyOn(c.store, method).mockImplementation((async (...args: unknown[]) => {
+    if (!fired && when(args[method === 'create' ? 0 : 1] as Record<string, any>)) {
+      fired = true;
+      throw new Error(`killed at a ${method}`);
+    }
+    return original(...args);
+  }) as never);
+  return { fired: () => fired };
+}
+
+/** Runs the job until it succeeds (its first receive dies at the kill); at most three receives. */
+async function runToSuccess(job: unknown): Promise<number> {
+  for (let receive = 1; receive <= 3; receive++) {
+    c.clock.advance(60_000); // past the dead attempt's dispatch lease
+    const out = await handler(sqsEvent([sqsRecord(job, receive)]));
+    if (out.batchItemFailures.length === 0) return receive;
+  }
+  throw new Error('the send job kept failing');
+}
+
+describe('a send job that comes back after its attempt died', () => {
+  it('test mode, killed between the simulated sent and its delivered: the outcome is recorded and the status is delivered', async () => {
+    const { id, job } = await accept('ada@example.com', account.test_admin_key);
+    const kill = killOnce('create', (item) => item.entity === 'message_event' && item.type === 'delivered');
+
+    expect(await runToSuccess(job)).toBe(2);
+
+    expect(kill.fired()).toBe(true);
+    const { message, events } = await readTimeline(c.store, id);
+    expect(message?.status).toBe('delivered');
+    expect(events.map((e) => e.type).sort()).toEqual(['delivered', 'sent']);
+    // A repeat of an event already handed on is collapsed by its event id when it is fanned out.
+    expect(new Set(published(id))).toEqual(new Set(['sent', 'delivered']));
+  });
+
+  it('test mode, killed after delivered was stored and before the status moved: the status is its newest event', async () => {
+    const { id, job } = await accept('ada@example.com', account.test_admin_key);
+    const kill = killOnce('update', (update) => update.values?.[':status'] === 'delivered');
+
+    expect(await runToSuccess(job)).toBe(2);
+
+    expect(kill.fired()).toBe(true);
+    const { message, events } = await readTimeline(c.store, id);
+    expect(events.map((e) => e.type).sort()).toEqual(['delivered', 'sent']);
+    expect(message?.status).toBe('delivered');
+    // A repeat of an event already handed on is collapsed by its event id when it is fanned out.
+    expect(new Set(published(id))).toEqual(new Set(['sent', 'delivered']));
+  });
+
+  it('test mode, killed after the status moved and before the webhook was handed on: the webhook is handed on', async () => {
+    const { id, job } = await accept('ada@example.com', account.test_admin_key);
+    const send = c.queue.send.bind(c.queue);
+    let fired = false;
+    vi.spyOn(c.queue, 'send').mockImplementation(async (queue, body, options) => {
+      if (!fired && queue === 'webhooks' && (body as { envelope?: { event_type: string } }).envelope?.event_type === 'delivered') {
+        fired = true;
+        throw new Error('killed before the webhook was queued');
+      }
+      return send(queue, body, options);
+    });
+
+    expect(await runToSuccess(job)).toBe(2);
+
+    expect(fired).toBe(true);
+    expect((await readTimeline(c.store, id)).message?.status).toBe('delivered');
+    expect(published(id)).toContain('delivered');
+  });
+
+  it('live, killed after failed was recorded and before its webhook: the failed webhook is handed on, nothing is mailed', async () => {
+    const { id, job } = await accept('ada@example.com', account.admin_key);
+    c.mailerFailure = new PermanentSendError('address rejected');
+    const send = c.queue.send.bind(c.queue);
+    let fired = false;
+    vi.spyOn(c.queue, 'send').mockImplementation(async (queue, body, options) => {
+      if (!fired && queue === 'webhooks' && (body as { envelope?: { event_type: string } }).envelope?.event_type === 'failed') {
+        fired = true;
+        throw new Error('killed before the webhook was queued');
+      }
+      return send(queue, body, options);
+    });
+
+    expect(await runToSuccess(job)).toBe(2);
+
+    expect(fired).toBe(true);
+    expect((await readTimeline(c.store, id)).message?.status).toBe('failed');
+    expect(published(id)).toEqual(['failed']);
+    expect(c.mailed).toEqual([]);
+  });
+});

@@ -1,0 +1,35 @@
+// The store of a local runtime started as its own process (test/support/local-process.ts), read
+// directly: crash tests watch how far the runtime got (to kill it at a chosen point) and read back
+// what it left, without going through the API they are testing.
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
+import type { ItemKey } from '../../shared/db/keys';
+import { LOCAL_TABLE } from '../../shared/runtime/local/runtime';
+import type { RuntimeProcess } from './local-process';
+
+/** The DynamoDB endpoint the runtime printed at start. */
+export function storeEndpoint(r: RuntimeProcess): string {
+  const found = /store \(DynamoDB endpoint\):\s+(\S+)/.exec(r.output())?.[1];
+  if (!found) throw new Error(`no store endpoint in the runtime's output:\n${r.output()}`);
+  return found;
+}
+
+/** A document client on the runtime's store; destroy it when done. */
+export function storeOf(r: RuntimeProcess): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(
+    new DynamoDBClient({ endpoint: storeEndpoint(r), region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+  );
+}
+
+/** Every item of one entity (a Scan: fine for a test's few thousand items). */
+export async function scanEntity(db: DynamoDBDocumentClient, entity: string): Promise<Array<Record<string, any>>> {
+  const items: Array<Record<string, any>> = [];
+  for await (const page of paginateScan({ client: db }, { TableName: LOCAL_TABLE, FilterExpression: 'entity = :e', ExpressionAttributeValues: { ':e': entity } })) {
+    items.push(...(page.Items ?? []));
+  }
+  return items;
+}
+
+export async function getItem(db: DynamoDBDocumentClient, key: ItemKey): Promise<Record<string, any> | undefined> {
+  return (await db.send(new GetCommand({ TableName: LOCAL_TABLE, Key: { pk: key.pk, sk: key.sk }, ConsistentRead: true }))).Item;
+}
