@@ -288,9 +288,12 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       physical.set(id, secret);
     }
 
-    const secretsManager: SecretsManagerStandIn = await startSecretsManager(secrets, ({ action, resource, accessKeyId }) =>
-      authorize({ service: 'secretsmanager', operation: action.split(':')[1]!, checks: [{ action, resource }], accessKeyId }),
-    );
+    const secretsManager: SecretsManagerStandIn = await startSecretsManager(secrets, ({ action, resource, accessKeyId }) => {
+      const call = { service: 'secretsmanager', operation: action.split(':')[1]!, checks: [{ action, resource }], accessKeyId };
+      const denied = authorize(call);
+      calls.push({ ...call, ...(denied ? { denied } : {}) });
+      return denied;
+    });
     closers.push(() => secretsManager.close());
     const unrehearsed = await startUnrehearsed(calls);
     closers.push(() => new Promise((resolve) => unrehearsed.server.close(() => resolve())));

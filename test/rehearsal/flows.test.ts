@@ -12,18 +12,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functions as manifest } from '../../functions/manifest';
-import { synthesize } from '../../rehearsal/assembly';
+import { synthesize, type Assembly } from '../../rehearsal/assembly';
 import { startRehearsal, type Rehearsal } from '../../rehearsal/rehearsal';
+import type { CfnTemplate } from '../../rehearsal/template';
 import { linkTokenIn } from '../support/sessions';
 import { waitFor } from '../support/wait';
 
 const FLOW_FUNCTIONS = ['auth', 'keys', 'webhooks', 'send', 'send-worker'];
 const outdir = mkdtempSync(join(tmpdir(), 'postbox-rehearsal-test-'));
+let assembly: Assembly;
 let rehearsal: Rehearsal;
 
 beforeAll(async () => {
   // Prepare: one synth for the file, bundles included, and the rehearsal of it.
-  const assembly = synthesize({ outdir, props: { functions: manifest.filter((def) => FLOW_FUNCTIONS.includes(def.name) || def.defaultRoute) } });
+  assembly = synthesize({ outdir, props: { functions: manifest.filter((def) => FLOW_FUNCTIONS.includes(def.name) || def.defaultRoute) } });
   rehearsal = await startRehearsal({ assembly });
 }, 600_000);
 
@@ -39,7 +41,7 @@ interface Answer {
 }
 
 /** A request to the rehearsed API, as a client of the deployed one makes it. */
-async function call(method: string, path: string, options: { body?: unknown; key?: string; session?: Session } = {}): Promise<Answer> {
+async function call(method: string, path: string, options: { body?: unknown; key?: string; session?: Session; on?: Rehearsal } = {}): Promise<Answer> {
   const headers: Record<string, string> = {};
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.key) headers.authorization = `Bearer ${options.key}`;
@@ -47,7 +49,7 @@ async function call(method: string, path: string, options: { body?: unknown; key
     headers.cookie = options.session.cookie;
     headers['x-csrf-token'] = options.session.csrf;
   }
-  const res = await fetch(`${rehearsal.url}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const res = await fetch(`${(options.on ?? rehearsal).url}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
   const text = await res.text();
   let body: unknown = text;
   try {
@@ -153,5 +155,87 @@ describe('the stack, rehearsed', () => {
     const res = await call('GET', '/v1/nothing-here');
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('not_found');
+  });
+});
+
+describe('the rehearsal, after the flows', () => {
+  it('saw every AWS call the flows made allowed by the calling function\'s role in the template', () => {
+    expect(rehearsal.calls.filter((c) => c.denied)).toEqual([]);
+    // The checks covered the services the flows reach, each with its own role.
+    const actions = new Set(rehearsal.calls.flatMap((c) => c.checks.map((k) => k.action)));
+    for (const action of ['dynamodb:PutItem', 'dynamodb:GetItem', 'sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'ses:SendEmail', 'secretsmanager:GetSecretValue']) expect(actions).toContain(action);
+    expect(rehearsal.errors).toEqual([]);
+  });
+});
+
+/** The template of the assembly, changed by `change`; the bundles stay as built. */
+function mutated(change: (template: CfnTemplate) => void): Assembly {
+  const template = structuredClone(assembly.template);
+  change(template);
+  return { ...assembly, template };
+}
+
+const functionId = (template: CfnTemplate, label: string): string =>
+  Object.entries(template.Resources).find(([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties?.Description === `Postbox ${label}`)![0];
+
+/** An account's live key on a rehearsal, made as the staff would not: through sign-up, verification and the console. */
+async function liveKeyOn(on: Rehearsal): Promise<string> {
+  const email = `mutant-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`;
+  const signup = await call('POST', '/v1/auth/signup', { on, body: { email, password: 'a long and unusual passphrase' } });
+  const cookie = signup.headers.getSetCookie().find((c) => c.startsWith('postbox_session='))!.split(';')[0]!;
+  const csrf = (await call('GET', '/v1/auth/session', { on, session: { email, cookie, csrf: '' } })).body.csrf_token;
+  const store = async () => ((await (await fetch(`${on.ses.endpoint}/store`)).json()) as { emails: Array<{ destination: { to: string[] }; body: { text?: string } }> }).emails;
+  const mail = await waitFor(async () => (await store()).find((m) => m.destination.to.some((to) => to.includes(email))), { what: `the verification mail to ${email}` });
+  await call('POST', '/v1/auth/verify-email', { on, body: { token: linkTokenIn(mail.body.text, 'verify-email') } });
+  return (await call('POST', '/v1/keys', { on, session: { email, cookie, csrf }, body: { test_mode: false } })).body.key as string;
+}
+
+describe('mutations of the template: the rehearsal fails, naming what broke', () => {
+  it('a function without the environment variable of its data key: POST /v1/webhooks answers 500 and the function names the secret', async () => {
+    const broken = await startRehearsal({
+      assembly: mutated((t) => {
+        delete (t.Resources[functionId(t, 'webhooks')]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables.SECRET_ARN_DATA_ENCRYPTION_KEY;
+      }),
+    });
+    try {
+      const key = await liveKeyOn(broken);
+      const res = await call('POST', '/v1/webhooks', { on: broken, key, body: { endpoint_url: 'https://93.184.216.34/hook' } });
+      expect(res.status).toBe(500);
+      expect(broken.logs.filter((l) => l.function.includes('Webhooks')).map((l) => l.line).join('\n')).toContain('secret data-encryption-key is not available to this function');
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it('a role without the grant to read its secrets: the read is denied as IAM would, naming the action and the secret', async () => {
+    let dataKeyArn = '';
+    const broken = await startRehearsal({
+      assembly: mutated((t) => {
+        const role = (t.Resources[functionId(t, 'webhooks')]!.Properties!.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+        const policy = Object.values(t.Resources).find((r) => r.Type === 'AWS::IAM::Policy' && (r.Properties!.Roles as Array<{ Ref: string }>).some((x) => x.Ref === role))!;
+        const document = policy.Properties!.PolicyDocument as { Statement: Array<{ Action: string | string[] }> };
+        document.Statement = document.Statement.filter((s) => ![s.Action].flat().includes('secretsmanager:GetSecretValue'));
+      }),
+    });
+    try {
+      dataKeyArn = broken.secrets.find((s) => s.name.includes('DataEncryptionKey'))!.arn;
+      const key = await liveKeyOn(broken);
+      const res = await call('POST', '/v1/webhooks', { on: broken, key, body: { endpoint_url: 'https://93.184.216.34/hook' } });
+      expect(res.status).toBe(500);
+      const denied = broken.calls.filter((c) => c.denied);
+      expect(denied.map((c) => c.checks.map((k) => `${k.action} ${k.resource}`)).flat()).toContain(`secretsmanager:GetSecretValue ${dataKeyArn}`);
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it('an environment variable that names a resource the template does not have: the rehearsal refuses to start, naming the variable', async () => {
+    await expect(
+      startRehearsal({
+        assembly: mutated((t) => {
+          (t.Resources[functionId(t, 'send')]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables.TABLE_NAME = { Ref: 'NoSuchTable' };
+        }),
+      }),
+    ).rejects.toThrow(/Environment\.Variables\.TABLE_NAME: Ref to NoSuchTable, which is not in the template/);
   });
 });
