@@ -44,6 +44,7 @@ try {
     assembly,
     port: Number(values.port),
     onLog: (line) => console.log(`[${line.function}] ${line.line}`),
+    onDenied: (call) => console.log(`DENIED ${call.service} ${call.operation}: ${call.denied}`),
   });
   console.log(`\n${assembly.stackName} rehearsed: ${rehearsal.functions.size} functions, ${rehearsal.routes.length} routes, ${rehearsal.secrets.length} secrets`);
   console.log(`HTTP API: ${rehearsal.url}`);

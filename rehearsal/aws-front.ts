@@ -116,7 +116,7 @@ export async function startFront(
   service: FrontService,
   upstream: string,
   authorize: Authorize,
-  calls: RecordedCall[],
+  record: (call: RecordedCall) => void,
   /** The ARN of a queue by its name, as the queue emulator made it. */
   arnOfQueue: (name: string) => string = queueArnOf,
 ): Promise<Front> {
@@ -128,7 +128,7 @@ export async function startFront(
       const raw = Buffer.concat(chunks);
       const call = readCall(service, req.method ?? 'GET', req.url ?? '/', req.headers, raw, arnOfQueue);
       const denied = authorize(call);
-      calls.push({ ...call, ...(denied ? { denied } : {}) });
+      record({ ...call, ...(denied ? { denied } : {}) });
       if (denied) {
         const answer = denial(service, denied);
         res.writeHead(answer.status, answer.headers);

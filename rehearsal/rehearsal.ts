@@ -74,6 +74,8 @@ export interface RehearsalOptions {
    */
   iam?: boolean;
   onLog?: (line: LogLine) => void;
+  /** Called with each call the IAM check refused (they are in `calls` too). */
+  onDenied?: (call: RecordedCall) => void;
 }
 
 export interface Rehearsal {
@@ -114,10 +116,10 @@ const ADMIN_KEY = 'AKIAREHEARSALSTACK';
 const labelOf = (spec: Pick<FunctionSpec, 'description' | 'logicalId'>): string => spec.description?.replace(/^Postbox /, '') ?? spec.logicalId;
 
 /** A loopback endpoint for services the rehearsal does not play: every call is answered with an error naming the service. */
-async function startUnrehearsed(calls: RecordedCall[]): Promise<{ endpoint: string; server: Server }> {
+async function startUnrehearsed(record: (call: RecordedCall) => void): Promise<{ endpoint: string; server: Server }> {
   const server = createServer((req, res) => {
     const host = String(req.headers.authorization ?? '').match(/Credential=[^/]+\/[^/]+\/[^/]+\/([^/]+)\//)?.[1] ?? 'unknown';
-    calls.push({ service: host, operation: `${req.method} ${req.url}`, checks: [], denied: 'not rehearsed' });
+    record({ service: host, operation: `${req.method} ${req.url}`, checks: [], denied: `the rehearsal does not play the ${host} service yet` });
     req.resume();
     req.on('end', () => {
       res.writeHead(501, { 'content-type': 'application/json', 'x-amzn-errortype': 'NotRehearsed' });
@@ -151,6 +153,10 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     const deliveries: Delivery[] = [];
     const errors: string[] = [];
     const physical = new Map<string, PhysicalResource>();
+    const record = (call: RecordedCall): void => {
+      calls.push(call);
+      if (call.denied) options.onDenied?.(call);
+    };
 
     // The emulators, and the credentials of the rehearsal itself (CloudFormation's, in effect).
     const dynalite: Running = await startDynalite();
@@ -217,9 +223,9 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
 
     // The fronts the functions call, each before its emulator.
     const fronts: Record<'dynamodb' | 'sqs' | 'sesv2', Front> = {
-      dynamodb: await startFront('dynamodb', dynalite.endpoint, authorize, calls),
-      sqs: await startFront('sqs', sqs.endpoint, authorize, calls, (name) => queueArns.get(name) ?? `arn:aws:sqs:${REHEARSAL_REGION}:unknown:${name}`),
-      sesv2: await startFront('sesv2', ses.endpoint, authorize, calls),
+      dynamodb: await startFront('dynamodb', dynalite.endpoint, authorize, record),
+      sqs: await startFront('sqs', sqs.endpoint, authorize, record, (name) => queueArns.get(name) ?? `arn:aws:sqs:${REHEARSAL_REGION}:unknown:${name}`),
+      sesv2: await startFront('sesv2', ses.endpoint, authorize, record),
     };
     for (const front of Object.values(fronts)) closers.push(() => front.close());
     // DynamoDB tables, from their template definition.
@@ -291,11 +297,11 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     const secretsManager: SecretsManagerStandIn = await startSecretsManager(secrets, ({ action, resource, accessKeyId }) => {
       const call = { service: 'secretsmanager', operation: action.split(':')[1]!, checks: [{ action, resource }], accessKeyId };
       const denied = authorize(call);
-      calls.push({ ...call, ...(denied ? { denied } : {}) });
+      record({ ...call, ...(denied ? { denied } : {}) });
       return denied;
     });
     closers.push(() => secretsManager.close());
-    const unrehearsed = await startUnrehearsed(calls);
+    const unrehearsed = await startUnrehearsed(record);
     closers.push(() => new Promise((resolve) => unrehearsed.server.close(() => resolve())));
 
     // The functions.
