@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { REHEARSAL_ACCOUNT } from './template';
 
 export interface LambdaError {
   errorType: string;
@@ -151,7 +152,7 @@ export class RehearsedFunction {
         context: {
           functionName: spec.name,
           functionVersion: '$LATEST',
-          invokedFunctionArn: `arn:aws:lambda:${env.AWS_REGION}:${'123456789012'}:function:${spec.name}`,
+          invokedFunctionArn: `arn:aws:lambda:${env.AWS_REGION}:${REHEARSAL_ACCOUNT}:function:${spec.name}`,
           memoryLimitInMB: String(spec.memoryMb),
           logGroupName: env.AWS_LAMBDA_LOG_GROUP_NAME,
           logStreamName: env.AWS_LAMBDA_LOG_STREAM_NAME,
