@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -22,4 +22,13 @@ export function safeEqual(a: string, b: string): boolean {
   const left = createHash('sha256').update(a).digest();
   const right = createHash('sha256').update(b).digest();
   return timingSafeEqual(left, right) && a.length === b.length;
+}
+
+/**
+ * A 32-byte key for one purpose (`label`), derived by HKDF-SHA256 from a secret string of any
+ * form: Secrets Manager's generated secrets are printable characters, not key bytes. The label
+ * keeps keys for different purposes apart even when they come from the same secret.
+ */
+export function deriveKey(secret: string, label: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'utf8'), 'postbox', label, 32));
 }

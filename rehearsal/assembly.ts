@@ -1,0 +1,52 @@
+// The stack synthesized as `cdk deploy` synthesizes it (bundling included: lib/bundling.ts builds
+// every function into the cloud assembly), and what the rehearsal reads of the assembly: the
+// template and, through the assets manifest `cdk deploy` publishes from, the directory of each
+// function's code.
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { AppStack, type AppStackProps } from '../lib/app-stack';
+import type { CfnTemplate } from './template';
+
+export interface Assembly {
+  stackName: string;
+  /** The cloud assembly's directory (cdk.out). */
+  directory: string;
+  template: CfnTemplate;
+  /** The S3 object key `cdk deploy` uploads each file asset to → the asset's directory or file in the assembly. */
+  assetPaths: ReadonlyMap<string, string>;
+}
+
+export interface SynthOptions {
+  /** Where the cloud assembly goes; the caller owns (and removes) it. */
+  outdir: string;
+  stage?: string;
+  /** The stack's props beside the stage (e.g. `inbound`, or a subset of `functions` for a quicker rehearsal). */
+  props?: Omit<AppStackProps, 'stage'>;
+}
+
+interface AssetManifest {
+  files?: Record<string, { source: { path: string; packaging?: string }; destinations: Record<string, { objectKey: string }> }>;
+}
+
+/** Synthesizes the stack in this process, bundling included, and reads the assembly. */
+export function synthesize(options: SynthOptions): Assembly {
+  const stage = options.stage ?? 'rehearsal';
+  const app = new App({ outdir: options.outdir });
+  const stack = new AppStack(app, `Postbox-${stage}`, { stage, ...options.props });
+  const cloudAssembly = app.synth();
+  const artifact = cloudAssembly.getStackByName(stack.stackName);
+  return readAssembly(cloudAssembly.directory, artifact.stackName, artifact.templateFile);
+}
+
+/** Reads an assembly already on disk (e.g. what `npm run synth` left in cdk.out). */
+export function readAssembly(directory: string, stackName: string, templateFile = `${stackName}.template.json`): Assembly {
+  const template = JSON.parse(readFileSync(join(directory, templateFile), 'utf8')) as CfnTemplate;
+  const manifest = JSON.parse(readFileSync(join(directory, `${stackName}.assets.json`), 'utf8')) as AssetManifest;
+  const assetPaths = new Map<string, string>();
+  for (const file of Object.values(manifest.files ?? {})) {
+    const path = isAbsolute(file.source.path) ? file.source.path : join(directory, file.source.path);
+    for (const destination of Object.values(file.destinations)) assetPaths.set(destination.objectKey, path);
+  }
+  return { stackName, directory, template, assetPaths };
+}

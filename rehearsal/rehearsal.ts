@@ -1,0 +1,459 @@
+// The stack run offline as deployed (issue 30). From a synthesized cloud assembly it makes what
+// CloudFormation would make, in emulators, from the template's own definitions: the DynamoDB table
+// (dynalite), the SQS queues with their redrive policies (local-aws-sqs), every secret as Secrets
+// Manager creates it; then it runs every AWS::Lambda::Function from its asset with its Handler and
+// its template Environment resolved (rehearsal/lambda.ts), serves the HTTP API from the template's
+// routes and integrations (http-api.ts) and polls the queues for the event source mappings
+// (event-sources.ts). The functions reach AWS only through the SDK's standard endpoint variables
+// (AWS_ENDPOINT_URL_<SERVICE>), which here name the rehearsal's fronts: the one thing it adds to
+// what a function would see in Lambda, as DNS would point the service hostnames at AWS.
+//
+// Not rehearsed yet (listed by `unrehearsed`): SNS topics and subscriptions, EventBridge rules
+// and Scheduler, the S3 bucket and SES receiving, log groups. A function that calls one of those
+// services reaches an endpoint that answers that it is not rehearsed.
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, GetQueueAttributesCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startDynalite, startSes, startSqs, type Running, type RunningSes } from '../shared/runtime/local/emulators';
+import type { Assembly } from './assembly';
+import { startFront, type Authorize, type Front, type RecordedCall } from './aws-front';
+import { startPoller, type Delivery, type MappingSpec, type Poller } from './event-sources';
+import { readRoutes, startHttpApi, type ApiRoute, type HttpApi } from './http-api';
+import { environmentProblems, RehearsedFunction, type FunctionSpec, type InvokeResult, type LogLine } from './lambda';
+import { iamCheck, rolePolicies } from './iam';
+import { generateSecretString, startSecretsManager, type GenerateSecretStringSpec, type SecretsManagerStandIn, type StoredSecret } from './secrets';
+import {
+  generatedName,
+  namedResource,
+  queueResource,
+  REHEARSAL_REGION,
+  Resolver,
+  resourcesOfType,
+  secretResource,
+  tableResource,
+  UnresolvableError,
+  type PhysicalResource,
+} from './template';
+
+/** Resource types the rehearsal plays, or that need nothing played (policies, permissions). */
+const REHEARSED_TYPES = new Set([
+  'AWS::DynamoDB::Table',
+  'AWS::SQS::Queue',
+  'AWS::SecretsManager::Secret',
+  'AWS::Lambda::Function',
+  'AWS::Lambda::EventSourceMapping',
+  'AWS::ApiGatewayV2::Api',
+  'AWS::ApiGatewayV2::Route',
+  'AWS::ApiGatewayV2::Integration',
+  'AWS::ApiGatewayV2::Stage',
+  'AWS::IAM::Role',
+  'AWS::IAM::Policy',
+  // Who may invoke a function, or send to a queue: only AWS services do either here.
+  'AWS::Lambda::Permission',
+  'AWS::SQS::QueuePolicy',
+]);
+
+/** One invocation of a function, however it was triggered. */
+export interface InvocationRecord {
+  functionLogicalId: string;
+  /** The manifest name, from the function's Description ("Postbox <name>"), else the logical id. */
+  label: string;
+  trigger: 'http' | 'sqs';
+  ok: boolean;
+  error?: { errorType: string; errorMessage: string };
+}
+
+export interface RehearsalOptions {
+  assembly: Assembly;
+  /** Port of the HTTP API; 0 (default) picks a free one. */
+  port?: number;
+  /**
+   * The IAM check of every call the functions make (rehearsal/iam.ts): on by default; off, every
+   * call is allowed (and still recorded).
+   */
+  iam?: boolean;
+  onLog?: (line: LogLine) => void;
+  /** Called with each call the IAM check refused (they are in `calls` too). */
+  onDenied?: (call: RecordedCall) => void;
+}
+
+export interface Rehearsal {
+  /** The HTTP API's base URL. */
+  url: string;
+  assembly: Assembly;
+  functions: ReadonlyMap<string, RehearsedFunction>;
+  routes: readonly ApiRoute[];
+  secrets: readonly StoredSecret[];
+  invocations: InvocationRecord[];
+  deliveries: Delivery[];
+  /** Every call the functions made to DynamoDB, SQS and SES, with its IAM outcome. */
+  calls: RecordedCall[];
+  logs: LogLine[];
+  /** Problems found in the poller loops (a receive that failed, …). */
+  errors: string[];
+  /** Resources of the template the rehearsal does not play, by type. */
+  unrehearsed: Record<string, string[]>;
+  /** Properties the emulators cannot apply (e.g. DynamoDB TTL in dynalite). */
+  notes: string[];
+  ses: RunningSes;
+  /** The function whose Description is "Postbox <label>". */
+  functionNamed(label: string): RehearsedFunction;
+  close(): Promise<void>;
+}
+
+/** Deploy-time failures the rehearsal found: what CloudFormation or Lambda would refuse, or what it cannot resolve. */
+export class RehearsalError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`the stack cannot be rehearsed:\n- ${problems.join('\n- ')}`);
+    this.name = 'RehearsalError';
+  }
+}
+
+const DUMMY_SECRET_KEY = 'rehearsal-secret-access-key';
+/** The access key id of the rehearsal's own calls (creating tables and queues, as CloudFormation does). */
+const ADMIN_KEY = 'AKIAREHEARSALSTACK';
+const labelOf = (spec: Pick<FunctionSpec, 'description' | 'logicalId'>): string => spec.description?.replace(/^Postbox /, '') ?? spec.logicalId;
+
+/** A loopback endpoint for services the rehearsal does not play: every call is answered with an error naming the service. */
+async function startUnrehearsed(record: (call: RecordedCall) => void): Promise<{ endpoint: string; server: Server }> {
+  const server = createServer((req, res) => {
+    const host = String(req.headers.authorization ?? '').match(/Credential=[^/]+\/[^/]+\/[^/]+\/([^/]+)\//)?.[1] ?? 'unknown';
+    record({ service: host, operation: `${req.method} ${req.url}`, checks: [], denied: `the rehearsal does not play the ${host} service yet` });
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(501, { 'content-type': 'application/json', 'x-amzn-errortype': 'NotRehearsed' });
+      res.end(JSON.stringify({ __type: 'NotRehearsed', message: `the rehearsal does not play the ${host} service yet` }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+export async function startRehearsal(options: RehearsalOptions): Promise<Rehearsal> {
+  const { assembly } = options;
+  const { template, stackName } = assembly;
+  const closers: Array<() => Promise<void>> = [];
+  const close = async (): Promise<void> => {
+    for (const closer of closers.splice(0).reverse()) await closer().catch(() => undefined);
+  };
+  try {
+    return await start();
+  } catch (error) {
+    await close();
+    throw error;
+  }
+
+  async function start(): Promise<Rehearsal> {
+    const problems: string[] = [];
+    const notes: string[] = [];
+    const calls: RecordedCall[] = [];
+    const logs: LogLine[] = [];
+    const invocations: InvocationRecord[] = [];
+    const deliveries: Delivery[] = [];
+    const errors: string[] = [];
+    const physical = new Map<string, PhysicalResource>();
+    const record = (call: RecordedCall): void => {
+      calls.push(call);
+      if (call.denied) options.onDenied?.(call);
+    };
+
+    // The emulators, and the credentials of the rehearsal itself (CloudFormation's, in effect).
+    const dynalite: Running = await startDynalite();
+    closers.push(() => dynalite.close());
+    const sqs: Running = await startSqs();
+    closers.push(() => sqs.close());
+    const ses = await startSes();
+    closers.push(() => ses.close());
+    const admin = { region: REHEARSAL_REGION, credentials: { accessKeyId: ADMIN_KEY, secretAccessKey: DUMMY_SECRET_KEY } };
+    const dynamodb = new DynamoDBClient({ ...admin, endpoint: dynalite.endpoint });
+    const sqsAdmin = new SQSClient({ ...admin, endpoint: sqs.endpoint });
+
+    // The HTTP API listens first: its endpoint is the ApiEndpoint the functions' PUBLIC_BASE_URL names.
+    const routes: ApiRoute[] = [];
+    const functions = new Map<string, RehearsedFunction>();
+    const byArn = new Map<string, RehearsedFunction>();
+    const invoke = async (fn: RehearsedFunction, event: unknown, trigger: InvocationRecord['trigger']): Promise<InvokeResult> => {
+      const outcome = await fn.invoke(event);
+      invocations.push({ functionLogicalId: fn.spec.logicalId, label: labelOf(fn.spec), trigger, ok: outcome.ok, ...(outcome.ok ? {} : { error: { errorType: outcome.error.errorType, errorMessage: outcome.error.errorMessage } }) });
+      return outcome;
+    };
+    const apiId = 'rehearsal';
+    const api: HttpApi = await startHttpApi({
+      routes,
+      apiId,
+      port: options.port,
+      invoke: (arn, event) => {
+        const fn = byArn.get(arn);
+        if (!fn) return Promise.resolve({ ok: false, error: { errorType: 'ResourceNotFoundException', errorMessage: `no function ${arn}` } });
+        return invoke(fn, event, 'http');
+      },
+    });
+    closers.push(() => api.close());
+
+    for (const [id, resource] of Object.entries(template.Resources)) {
+      const named = namedResource(stackName, id, resource, api.endpoint);
+      if (named) physical.set(id, named);
+    }
+    const resolver = new Resolver(template, physical, stackName);
+    const attempt = <T>(what: () => T): T | undefined => {
+      try {
+        return what();
+      } catch (error) {
+        if (error instanceof UnresolvableError) {
+          problems.push(error.message);
+          return undefined;
+        }
+        throw error;
+      }
+    };
+
+    // Who is calling: each role's access key id, which the fronts read from the request's signature.
+    const roleOfKey = new Map<string, string>();
+    const keyOfRole = new Map<string, string>();
+    for (const [id] of resourcesOfType(template, 'AWS::IAM::Role')) {
+      const key = `ASIAREHEARSAL${String(keyOfRole.size).padStart(4, '0')}`;
+      keyOfRole.set(id, key);
+      roleOfKey.set(key, id);
+    }
+    // The rehearsal's own calls (CloudFormation's, in effect) are not the functions' and are not checked.
+    let check: ReturnType<typeof iamCheck> | undefined;
+    const authorize: Authorize = (call) => (call.accessKeyId === ADMIN_KEY ? undefined : check?.(call.accessKeyId ? roleOfKey.get(call.accessKeyId) : undefined, call));
+    const queueArns = new Map<string, string>();
+
+    // The fronts the functions call, each before its emulator.
+    const fronts: Record<'dynamodb' | 'sqs' | 'sesv2', Front> = {
+      dynamodb: await startFront('dynamodb', dynalite.endpoint, authorize, record),
+      sqs: await startFront('sqs', sqs.endpoint, authorize, record, (name) => queueArns.get(name) ?? `arn:aws:sqs:${REHEARSAL_REGION}:unknown:${name}`),
+      sesv2: await startFront('sesv2', ses.endpoint, authorize, record),
+    };
+    for (const front of Object.values(fronts)) closers.push(() => front.close());
+    // DynamoDB tables, from their template definition.
+    for (const [id, resource] of resourcesOfType(template, 'AWS::DynamoDB::Table')) {
+      const props = (attempt(() => resolver.resolve(resource.Properties ?? {}, id)) ?? {}) as Record<string, unknown>;
+      const name = typeof props.TableName === 'string' ? props.TableName : generatedName(stackName, id, 255);
+      await dynamodb.send(
+        new CreateTableCommand({
+          TableName: name,
+          AttributeDefinitions: props.AttributeDefinitions as never,
+          KeySchema: props.KeySchema as never,
+          BillingMode: (props.BillingMode as never) ?? 'PROVISIONED',
+          ...(props.ProvisionedThroughput ? { ProvisionedThroughput: props.ProvisionedThroughput as never } : {}),
+          ...(props.GlobalSecondaryIndexes ? { GlobalSecondaryIndexes: props.GlobalSecondaryIndexes as never } : {}),
+          ...(props.LocalSecondaryIndexes ? { LocalSecondaryIndexes: props.LocalSecondaryIndexes as never } : {}),
+        }),
+      );
+      for (let i = 0; i < 500; i++) {
+        const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: name }));
+        if (Table?.TableStatus === 'ACTIVE') break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const ttl = props.TimeToLiveSpecification as { AttributeName?: string; Enabled?: boolean } | undefined;
+      if (ttl?.Enabled) notes.push(`${id}: TimeToLiveSpecification (${ttl.AttributeName}) is not applied: dynalite has no TTL; expired items stay`);
+      physical.set(id, tableResource(name));
+    }
+    for (const [id] of resourcesOfType(template, 'AWS::DynamoDB::GlobalTable')) problems.push(`${id}: AWS::DynamoDB::GlobalTable is not rehearsed yet`);
+
+    // SQS queues: all first, then their redrive policies, which name other queues' ARNs.
+    const queues = resourcesOfType(template, 'AWS::SQS::Queue');
+    for (const [id, resource] of queues) {
+      const props = resource.Properties ?? {};
+      const fifo = props.FifoQueue === true || props.FifoQueue === 'true';
+      const name = typeof props.QueueName === 'string' ? props.QueueName : generatedName(stackName, id, fifo ? 75 : 80) + (fifo ? '.fifo' : '');
+      const attributes: Record<string, string> = {};
+      for (const key of ['VisibilityTimeout', 'MessageRetentionPeriod', 'DelaySeconds', 'MaximumMessageSize', 'ReceiveMessageWaitTimeSeconds', 'FifoQueue', 'ContentBasedDeduplication']) {
+        if (props[key] !== undefined) attributes[key] = String(props[key]);
+      }
+      const { QueueUrl } = await sqsAdmin.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
+      const { Attributes } = await sqsAdmin.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }));
+      // A queue's URL names the SQS endpoint, and the SDK sends to the URL's host: here the front's.
+      const path = new URL(QueueUrl!).pathname;
+      physical.set(id, queueResource(`${fronts.sqs.endpoint}${path}`, Attributes!.QueueArn!));
+      queueArns.set(name, Attributes!.QueueArn!);
+    }
+    for (const [id, resource] of queues) {
+      const redrive = resource.Properties?.RedrivePolicy;
+      if (redrive === undefined) continue;
+      const policy = attempt(() => resolver.resolve(redrive, `${id}.RedrivePolicy`));
+      if (policy) await sqsAdmin.send(new SetQueueAttributesCommand({ QueueUrl: physical.get(id)!.ref, Attributes: { RedrivePolicy: typeof policy === 'string' ? policy : JSON.stringify(policy) } }));
+    }
+
+    // Secrets, as Secrets Manager creates them from the template.
+    const secrets: StoredSecret[] = [];
+    for (const [id, resource] of resourcesOfType(template, 'AWS::SecretsManager::Secret')) {
+      const props = resource.Properties ?? {};
+      const name = typeof props.Name === 'string' ? props.Name : generatedName(stackName, id, 512).replace(/-[A-Z0-9]{13}$/, '');
+      const secret = secretResource(name);
+      let value: string | undefined;
+      if (props.GenerateSecretString !== undefined && props.SecretString !== undefined) problems.push(`${id}: GenerateSecretString and SecretString together (CloudFormation refuses)`);
+      else if (props.GenerateSecretString !== undefined) value = generateSecretString(resolver.resolve(props.GenerateSecretString, `${id}.GenerateSecretString`) as GenerateSecretStringSpec);
+      else if (props.SecretString !== undefined) value = attempt(() => resolver.string(props.SecretString, `${id}.SecretString`));
+      // Neither: CloudFormation generates one with the defaults.
+      else value = generateSecretString({});
+      if (value !== undefined) secrets.push({ arn: secret.ref, name, value });
+      physical.set(id, secret);
+    }
+
+    const secretsManager: SecretsManagerStandIn = await startSecretsManager(secrets, ({ action, resource, accessKeyId }) => {
+      const call = { service: 'secretsmanager', operation: action.split(':')[1]!, checks: [{ action, resource }], accessKeyId };
+      const denied = authorize(call);
+      record({ ...call, ...(denied ? { denied } : {}) });
+      return denied;
+    });
+    closers.push(() => secretsManager.close());
+    const unrehearsed = await startUnrehearsed(record);
+    closers.push(() => new Promise((resolve) => unrehearsed.server.close(() => resolve())));
+
+    // The functions.
+    for (const [id, resource] of resourcesOfType(template, 'AWS::Lambda::Function')) {
+      const props = resource.Properties ?? {};
+      const code = props.Code as { S3Key?: unknown; ZipFile?: unknown } | undefined;
+      if (code?.ZipFile !== undefined) {
+        problems.push(`${id}: inline code (Code.ZipFile) is not rehearsed`);
+        continue;
+      }
+      const key = attempt(() => resolver.string(code?.S3Key, `${id}.Code.S3Key`));
+      const codeDirectory = key ? assembly.assetPaths.get(key) : undefined;
+      if (key && !codeDirectory) problems.push(`${id}: Code.S3Key ${key} is no asset of the cloud assembly`);
+      const variables = ((props.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}) as Record<string, unknown>;
+      const environment: Record<string, string> = {};
+      for (const [name, value] of Object.entries(variables)) {
+        const resolved = attempt(() => resolver.string(value, `${id}.Environment.Variables.${name}`));
+        if (resolved !== undefined) environment[name] = resolved;
+      }
+      const roleArn = attempt(() => resolver.string(props.Role, `${id}.Role`));
+      const roleLogicalId = [...physical.entries()].find(([, p]) => p.attributes.Arn === roleArn)?.[0];
+      if (!roleLogicalId) problems.push(`${id}: its Role ${roleArn} is no role of the template`);
+      const logGroup = (props.LoggingConfig as { LogGroup?: unknown } | undefined)?.LogGroup;
+      const spec: FunctionSpec = {
+        logicalId: id,
+        name: physical.get(id)!.ref,
+        description: typeof props.Description === 'string' ? props.Description : undefined,
+        handler: String(props.Handler ?? ''),
+        runtime: String(props.Runtime ?? ''),
+        codeDirectory: codeDirectory ?? '',
+        memoryMb: Number(props.MemorySize ?? 128),
+        timeoutSeconds: Number(props.Timeout ?? 3),
+        environment,
+        roleLogicalId: roleLogicalId ?? '',
+        logGroupName: (logGroup !== undefined ? attempt(() => resolver.string(logGroup, `${id}.LoggingConfig.LogGroup`)) : undefined) ?? `/aws/lambda/${physical.get(id)!.ref}`,
+      };
+      problems.push(...environmentProblems(spec));
+      const accessKeyId = keyOfRole.get(spec.roleLogicalId) ?? 'ASIAREHEARSALNOROLE';
+      const fn = new RehearsedFunction(spec, {
+        platformVariables: {
+          AWS_REGION: REHEARSAL_REGION,
+          AWS_DEFAULT_REGION: REHEARSAL_REGION,
+          AWS_ACCESS_KEY_ID: accessKeyId,
+          AWS_SECRET_ACCESS_KEY: DUMMY_SECRET_KEY,
+          AWS_SESSION_TOKEN: `rehearsal-session-${spec.roleLogicalId}`,
+          // The rehearsal's network: the SDK's standard endpoint variables, and nothing else.
+          AWS_ENDPOINT_URL_DYNAMODB: fronts.dynamodb.endpoint,
+          AWS_ENDPOINT_URL_SQS: fronts.sqs.endpoint,
+          AWS_ENDPOINT_URL_SESV2: fronts.sesv2.endpoint,
+          AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.endpoint,
+          AWS_ENDPOINT_URL: unrehearsed.endpoint,
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        },
+        onLog: (line) => {
+          logs.push(line);
+          options.onLog?.(line);
+        },
+      });
+      functions.set(id, fn);
+      byArn.set(physical.get(id)!.attributes.Arn!, fn);
+      closers.push(() => fn.stop());
+    }
+
+    const found = attempt(() => readRoutes(template, resolver));
+    if (found) routes.push(...found);
+    for (const route of routes) if (!byArn.has(route.functionArn)) problems.push(`route ${route.routeKey}: its integration invokes ${route.functionArn}, no function of the template`);
+
+    // The event source mappings.
+    const mappings: MappingSpec[] = [];
+    for (const [id, resource] of resourcesOfType(template, 'AWS::Lambda::EventSourceMapping')) {
+      const props = resource.Properties ?? {};
+      const sourceArn = attempt(() => resolver.string(props.EventSourceArn, `${id}.EventSourceArn`));
+      const queueId = [...physical.entries()].find(([, p]) => p.attributes.Arn === sourceArn && p.attributes.QueueUrl)?.[0];
+      const functionName = attempt(() => resolver.string(props.FunctionName, `${id}.FunctionName`));
+      const fnId = [...functions.values()].find((fn) => fn.spec.name === functionName || physical.get(fn.spec.logicalId)?.attributes.Arn === functionName)?.spec.logicalId;
+      if (!queueId) {
+        problems.push(`${id}: EventSourceArn ${sourceArn} is not a queue the rehearsal made`);
+        continue;
+      }
+      if (!fnId) {
+        problems.push(`${id}: FunctionName ${functionName} is no function of the template`);
+        continue;
+      }
+      const responseTypes = (props.FunctionResponseTypes as string[] | undefined) ?? [];
+      mappings.push({
+        logicalId: id,
+        functionLogicalId: fnId,
+        queueUrl: physical.get(queueId)!.ref,
+        queueArn: sourceArn!,
+        batchSize: Number(props.BatchSize ?? 10),
+        reportBatchItemFailures: responseTypes.includes('ReportBatchItemFailures'),
+        enabled: props.Enabled !== false,
+      });
+    }
+
+    if (options.iam !== false) {
+      const roles = attempt(() => rolePolicies(template, resolver));
+      if (roles) {
+        for (const [id, role] of roles) if (role.managed.length) notes.push(`${id}: managed policies ${role.managed.join(', ')} are not in the template; the IAM check counts them as granting nothing`);
+        check = iamCheck(roles);
+      }
+    }
+    if (problems.length) throw new RehearsalError(problems);
+
+    const pollers: Poller[] = [];
+    for (const spec of mappings.filter((m) => m.enabled)) {
+      const fn = functions.get(spec.functionLogicalId)!;
+      const client = new SQSClient({
+        region: REHEARSAL_REGION,
+        endpoint: fronts.sqs.endpoint,
+        credentials: { accessKeyId: keyOfRole.get(fn.spec.roleLogicalId)!, secretAccessKey: DUMMY_SECRET_KEY },
+      });
+      pollers.push(
+        startPoller({
+          spec,
+          client,
+          invoke: (event) => invoke(fn, event, 'sqs'),
+          onDelivery: (delivery) => deliveries.push(delivery),
+          onError: (error) => errors.push(`${spec.logicalId}: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`),
+        }),
+      );
+    }
+    // Pollers stop before the functions and emulators they use.
+    closers.push(async () => {
+      await Promise.all(pollers.map((p) => p.stop()));
+    });
+
+    const unplayed: Record<string, string[]> = {};
+    for (const [id, resource] of Object.entries(template.Resources)) {
+      if (!REHEARSED_TYPES.has(resource.Type)) (unplayed[resource.Type] ??= []).push(id);
+    }
+
+    return {
+      url: api.endpoint,
+      assembly,
+      functions,
+      routes,
+      secrets,
+      invocations,
+      deliveries,
+      calls,
+      logs,
+      errors,
+      unrehearsed: unplayed,
+      notes,
+      ses,
+      functionNamed(label) {
+        const fn = [...functions.values()].find((f) => labelOf(f.spec) === label);
+        if (!fn) throw new Error(`no function "Postbox ${label}" in the template`);
+        return fn;
+      },
+      close,
+    };
+  }
+}

@@ -1,0 +1,241 @@
+// The stack rehearsed as deployed (issue 30): synthesized with its bundles, its functions run from
+// the cloud assembly with the template's environment and handlers, the HTTP API routed from the
+// template, the secrets as Secrets Manager generates them, the SQS event source mappings polling.
+// The flows go through it over real HTTP, as a client of the deployed API would.
+//
+// Bundling every function of the manifest takes minutes; this rehearses the stack of the functions
+// these flows reach (each made by the same constructs as in the whole stack, with the same
+// environment, role, routes and mappings) plus the $default fallback. `npm run rehearse` runs the
+// whole stack.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { functions as manifest } from '../../functions/manifest';
+import { synthesize, type Assembly } from '../../rehearsal/assembly';
+import { startRehearsal, type Rehearsal } from '../../rehearsal/rehearsal';
+import type { CfnTemplate } from '../../rehearsal/template';
+import { linkTokenIn } from '../support/sessions';
+import { waitFor } from '../support/wait';
+
+const FLOW_FUNCTIONS = ['auth', 'keys', 'webhooks', 'send', 'send-worker'];
+const outdir = mkdtempSync(join(tmpdir(), 'postbox-rehearsal-test-'));
+let assembly: Assembly;
+let rehearsal: Rehearsal;
+
+beforeAll(async () => {
+  // Prepare: one synth for the file, bundles included, and the rehearsal of it.
+  assembly = synthesize({ outdir, props: { functions: manifest.filter((def) => FLOW_FUNCTIONS.includes(def.name) || def.defaultRoute) } });
+  rehearsal = await startRehearsal({ assembly });
+}, 600_000);
+
+afterAll(async () => {
+  await rehearsal?.close();
+  rmSync(outdir, { recursive: true, force: true });
+});
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+/** A request to the rehearsed API, as a client of the deployed one makes it. */
+async function call(method: string, path: string, options: { body?: unknown; key?: string; session?: Session; on?: Rehearsal } = {}): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  if (options.session) {
+    headers.cookie = options.session.cookie;
+    headers['x-csrf-token'] = options.session.csrf;
+  }
+  const res = await fetch(`${(options.on ?? rehearsal).url}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: kept as text
+  }
+  return { status: res.status, headers: res.headers, body };
+}
+
+/** What went wrong inside, for a failed expectation's message: the failed invocations and the functions' last log lines. */
+function inside(): string {
+  const failed = rehearsal.invocations.filter((i) => !i.ok).map((i) => `${i.label}: ${i.error?.errorType} ${i.error?.errorMessage}`);
+  return [...failed, ...rehearsal.logs.slice(-15).map((l) => `[${l.function}] ${l.line}`)].join('\n');
+}
+
+interface Session {
+  email: string;
+  cookie: string;
+  csrf: string;
+}
+
+/** The mail the SES emulator holds for an address. */
+async function mailTo(address: string): Promise<Array<{ subject: string; body: { text?: string } }>> {
+  const res = await fetch(`${rehearsal.ses.endpoint}/store`);
+  const store = (await res.json()) as { emails: Array<{ subject: string; destination: { to: string[] }; body: { text?: string } }> };
+  return store.emails.filter((m) => m.destination.to.some((to) => to.includes(address)));
+}
+
+describe('the stack, rehearsed', () => {
+  let session: Session;
+  let liveKey: string;
+
+  it('is made from the template: every function with its handler and a bundle of the cloud assembly', () => {
+    expect(rehearsal.functions.size).toBe(FLOW_FUNCTIONS.length + 1);
+    for (const fn of rehearsal.functions.values()) {
+      expect(fn.spec.codeDirectory.startsWith(outdir)).toBe(true);
+      expect(fn.spec.handler).toBe('index.handler');
+    }
+    // Every secret of the template, as Secrets Manager generated it: 64 letters and digits.
+    const generated = rehearsal.secrets.filter((s) => s.value !== 'unset');
+    expect(generated.length).toBeGreaterThan(0);
+    for (const secret of generated) expect(secret.value).toMatch(/^[A-Za-z0-9]{64}$/);
+  });
+
+  it('signs a person up from the console (POST /v1/auth/signup) and verifies the address from the mail SES sent', async () => {
+    // Act
+    const email = `rehearsal-${Date.now()}@example.com`;
+    const signup = await call('POST', '/v1/auth/signup', { body: { email, password: 'a long and unusual passphrase' } });
+    // Assert
+    expect(signup.status, `${JSON.stringify(signup.body)}\n${inside()}`).toBe(201);
+    const cookie = signup.headers.getSetCookie().find((c) => c.startsWith('postbox_session='))?.split(';')[0];
+    expect(cookie).toBeDefined();
+    const view = await call('GET', '/v1/auth/session', { session: { email, cookie: cookie!, csrf: '' } });
+    expect(view.status, JSON.stringify(view.body)).toBe(200);
+    session = { email, cookie: cookie!, csrf: view.body.csrf_token };
+
+    const [mail] = await waitFor(async () => ((await mailTo(email)).length ? mailTo(email) : undefined), { what: `the verification mail to ${email}` });
+    const verify = await call('POST', '/v1/auth/verify-email', { body: { token: linkTokenIn(mail!.body.text, 'verify-email') } });
+    expect(verify.status, `${JSON.stringify(verify.body)}\n${inside()}`).toBe(200);
+  });
+
+  it('creates a live API key with the session, shown once', async () => {
+    const created = await call('POST', '/v1/keys', { session, body: { test_mode: false } });
+    expect(created.status, `${JSON.stringify(created.body)}\n${inside()}`).toBe(201);
+    expect(created.headers.get('cache-control')).toBe('no-store');
+    expect(created.body.key).toMatch(/^sk_live_/);
+    liveKey = created.body.key;
+  });
+
+  it('creates a webhook subscription and rotates its secret: sealed under the data key Secrets Manager generated', async () => {
+    // Issue 30: in AWS both answered 500, the secret box refusing the generated key.
+    const created = await call('POST', '/v1/webhooks', { key: liveKey, body: { endpoint_url: 'https://93.184.216.34/hook' } });
+    expect(created.status, `${JSON.stringify(created.body)}\n${inside()}`).toBe(201);
+    expect(created.body.signing_secret).toMatch(/^[0-9a-f]{64}$/);
+    const rotated = await call('POST', `/v1/webhooks/${created.body.id}/rotate-secret`, { key: liveKey });
+    expect(rotated.status, `${JSON.stringify(rotated.body)}\n${inside()}`).toBe(200);
+    expect(rotated.body.signing_secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(rotated.body.signing_secret).not.toBe(created.body.signing_secret);
+  });
+
+  it('accepts a send (201 queued), and the send queue\'s event source mapping hands it to the send worker, which mails it through SES', async () => {
+    const sent = await call('POST', '/v1/send', {
+      key: liveKey,
+      body: { channel: 'email', idempotency_key: 'rehearsal-1', destination: { email: session.email }, payload: { subject: 'Rehearsed', body_text: 'Hello from the rehearsal' } },
+    });
+    expect(sent.status, `${JSON.stringify(sent.body)}\n${inside()}`).toBe(201);
+    expect(sent.body.status).toBe('queued');
+    const messageId: string = sent.body.id;
+
+    // The mapping delivered the job to the send worker, which took it (deleted from the queue).
+    const worker = rehearsal.functionNamed('send-worker').spec.logicalId;
+    const delivery = await waitFor(() => rehearsal.deliveries.find((d) => d.functionLogicalId === worker && d.bodies.some((b) => b.includes(messageId))), {
+      what: () => `the send job of ${messageId} delivered to the send worker\n${inside()}`,
+      timeoutMs: 30_000,
+    });
+    expect(delivery.failed, inside()).toEqual([]);
+    const mail = await waitFor(async () => (await mailTo(session.email)).find((m) => m.subject === 'Rehearsed'), { what: 'the sent mail in SES' });
+    expect(mail.body.text).toContain('Hello from the rehearsal');
+  });
+
+  it('answers a path no route takes through the $default route, as API Gateway does', async () => {
+    const res = await call('GET', '/v1/nothing-here');
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('not_found');
+  });
+});
+
+describe('the rehearsal, after the flows', () => {
+  it('saw every AWS call the flows made allowed by the calling function\'s role in the template', () => {
+    expect(rehearsal.calls.filter((c) => c.denied)).toEqual([]);
+    // The checks covered the services the flows reach, each with its own role.
+    const actions = new Set(rehearsal.calls.flatMap((c) => c.checks.map((k) => k.action)));
+    for (const action of ['dynamodb:PutItem', 'dynamodb:GetItem', 'sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'ses:SendEmail', 'secretsmanager:GetSecretValue']) expect(actions).toContain(action);
+    expect(rehearsal.errors).toEqual([]);
+  });
+});
+
+/** The template of the assembly, changed by `change`; the bundles stay as built. */
+function mutated(change: (template: CfnTemplate) => void): Assembly {
+  const template = structuredClone(assembly.template);
+  change(template);
+  return { ...assembly, template };
+}
+
+const functionId = (template: CfnTemplate, label: string): string =>
+  Object.entries(template.Resources).find(([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties?.Description === `Postbox ${label}`)![0];
+
+/** An account's live key on a rehearsal, made as the staff would not: through sign-up, verification and the console. */
+async function liveKeyOn(on: Rehearsal): Promise<string> {
+  const email = `mutant-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`;
+  const signup = await call('POST', '/v1/auth/signup', { on, body: { email, password: 'a long and unusual passphrase' } });
+  const cookie = signup.headers.getSetCookie().find((c) => c.startsWith('postbox_session='))!.split(';')[0]!;
+  const csrf = (await call('GET', '/v1/auth/session', { on, session: { email, cookie, csrf: '' } })).body.csrf_token;
+  const store = async () => ((await (await fetch(`${on.ses.endpoint}/store`)).json()) as { emails: Array<{ destination: { to: string[] }; body: { text?: string } }> }).emails;
+  const mail = await waitFor(async () => (await store()).find((m) => m.destination.to.some((to) => to.includes(email))), { what: `the verification mail to ${email}` });
+  await call('POST', '/v1/auth/verify-email', { on, body: { token: linkTokenIn(mail.body.text, 'verify-email') } });
+  return (await call('POST', '/v1/keys', { on, session: { email, cookie, csrf }, body: { test_mode: false } })).body.key as string;
+}
+
+describe('mutations of the template: the rehearsal fails, naming what broke', () => {
+  it('a function without the environment variable of its data key: POST /v1/webhooks answers 500 and the function names the secret', async () => {
+    const broken = await startRehearsal({
+      assembly: mutated((t) => {
+        delete (t.Resources[functionId(t, 'webhooks')]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables.SECRET_ARN_DATA_ENCRYPTION_KEY;
+      }),
+    });
+    try {
+      const key = await liveKeyOn(broken);
+      const res = await call('POST', '/v1/webhooks', { on: broken, key, body: { endpoint_url: 'https://93.184.216.34/hook' } });
+      expect(res.status).toBe(500);
+      expect(broken.logs.filter((l) => l.function.includes('Webhooks')).map((l) => l.line).join('\n')).toContain('secret data-encryption-key is not available to this function');
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it('a role without the grant to read its secrets: the read is denied as IAM would, naming the action and the secret', async () => {
+    let dataKeyArn = '';
+    const broken = await startRehearsal({
+      assembly: mutated((t) => {
+        const role = (t.Resources[functionId(t, 'webhooks')]!.Properties!.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+        const policy = Object.values(t.Resources).find((r) => r.Type === 'AWS::IAM::Policy' && (r.Properties!.Roles as Array<{ Ref: string }>).some((x) => x.Ref === role))!;
+        const document = policy.Properties!.PolicyDocument as { Statement: Array<{ Action: string | string[] }> };
+        document.Statement = document.Statement.filter((s) => ![s.Action].flat().includes('secretsmanager:GetSecretValue'));
+      }),
+    });
+    try {
+      dataKeyArn = broken.secrets.find((s) => s.name.includes('DataEncryptionKey'))!.arn;
+      const key = await liveKeyOn(broken);
+      const res = await call('POST', '/v1/webhooks', { on: broken, key, body: { endpoint_url: 'https://93.184.216.34/hook' } });
+      expect(res.status).toBe(500);
+      const denied = broken.calls.filter((c) => c.denied);
+      expect(denied.map((c) => c.checks.map((k) => `${k.action} ${k.resource}`)).flat()).toContain(`secretsmanager:GetSecretValue ${dataKeyArn}`);
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it('an environment variable that names a resource the template does not have: the rehearsal refuses to start, naming the variable', async () => {
+    await expect(
+      startRehearsal({
+        assembly: mutated((t) => {
+          (t.Resources[functionId(t, 'send')]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables.TABLE_NAME = { Ref: 'NoSuchTable' };
+        }),
+      }),
+    ).rejects.toThrow(/Environment\.Variables\.TABLE_NAME: Ref to NoSuchTable, which is not in the template/);
+  });
+});

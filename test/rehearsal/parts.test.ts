@@ -1,0 +1,129 @@
+// The rules the rehearsal plays AWS by, one at a time: IAM's evaluation of a role's statements,
+// API Gateway's choice of a route, Lambda's reading of a partial batch answer, CloudFormation's
+// intrinsic functions, Lambda's refusals of an environment and its lookup of a handler.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { failedIds } from '../../rehearsal/event-sources';
+import { matchRoute, type ApiRoute } from '../../rehearsal/http-api';
+import { evaluate } from '../../rehearsal/iam';
+import { environmentProblems, handlerFile } from '../../rehearsal/lambda';
+import { Resolver, tableResource, type CfnTemplate, type PhysicalResource } from '../../rehearsal/template';
+
+describe('the IAM check', () => {
+  const table = 'arn:aws:dynamodb:us-east-1:123456789012:table/Data';
+  const statements = [
+    { Effect: 'Allow' as const, Action: ['dynamodb:GetItem', 'dynamodb:Query'], Resource: [table, `${table}/index/*`] },
+    { Effect: 'Allow' as const, Action: 'sqs:Send*', Resource: 'arn:aws:sqs:us-east-1:123456789012:send-?' },
+    { Effect: 'Deny' as const, Action: 'dynamodb:*', Resource: `${table}/index/secret` },
+    { Effect: 'Allow' as const, Action: 'ses:SendEmail', Resource: '*', Condition: { StringEquals: { 'ses:FromAddress': 'a@b.c' } } },
+  ];
+
+  it('allows an action a statement grants on the resource, with wildcards, case-insensitive in the action only', () => {
+    expect(evaluate(statements, { action: 'dynamodb:GetItem', resource: table })).toBeUndefined();
+    expect(evaluate(statements, { action: 'DynamoDB:getitem', resource: table })).toBeUndefined();
+    expect(evaluate(statements, { action: 'dynamodb:Query', resource: `${table}/index/by-lookup` })).toBeUndefined();
+    expect(evaluate(statements, { action: 'sqs:SendMessage', resource: 'arn:aws:sqs:us-east-1:123456789012:send-1' })).toBeUndefined();
+  });
+
+  it('refuses what no statement grants, and what a Deny names even where an Allow grants it', () => {
+    expect(evaluate(statements, { action: 'dynamodb:PutItem', resource: table })).toMatch(/no statement allows dynamodb:PutItem/);
+    expect(evaluate(statements, { action: 'dynamodb:GetItem', resource: table.replace('Data', 'data') })).toMatch(/no statement allows/);
+    expect(evaluate(statements, { action: 'sqs:SendMessage', resource: 'arn:aws:sqs:us-east-1:123456789012:send-10' })).toMatch(/no statement allows/);
+    expect(evaluate(statements, { action: 'dynamodb:Query', resource: `${table}/index/secret` })).toMatch(/explicitly denied/);
+  });
+
+  it('lets no statement with a Condition allow, and says why', () => {
+    expect(evaluate(statements, { action: 'ses:SendEmail', resource: 'arn:aws:ses:us-east-1:123456789012:identity/b.c' })).toMatch(/Condition/);
+  });
+});
+
+describe("API Gateway's choice of route", () => {
+  const route = (routeKey: string): ApiRoute => {
+    const [method, path] = routeKey === '$default' ? [null, ''] : (routeKey.split(' ') as [string, string]);
+    return { routeKey, method, segments: path.split('/').filter(Boolean), functionArn: routeKey, payloadFormatVersion: '2.0' };
+  };
+  const routes = ['ANY /v1/webhooks', 'ANY /v1/webhooks/{id}', 'GET /v1/webhooks/{id}', 'POST /v1/webhooks/{id}/rotate-secret', 'ANY /v1/files/{proxy+}', 'GET /', '$default'].map(route);
+  const pick = (method: string, path: string) => {
+    const found = matchRoute(routes, method, path);
+    return found && { key: found.route.routeKey, params: found.params };
+  };
+
+  it('takes the most specific path, a method over ANY, and $default last', () => {
+    expect(pick('POST', '/v1/webhooks')).toEqual({ key: 'ANY /v1/webhooks', params: {} });
+    expect(pick('GET', '/v1/webhooks/whk_1')).toEqual({ key: 'GET /v1/webhooks/{id}', params: { id: 'whk_1' } });
+    expect(pick('DELETE', '/v1/webhooks/whk_1')).toEqual({ key: 'ANY /v1/webhooks/{id}', params: { id: 'whk_1' } });
+    expect(pick('POST', '/v1/webhooks/whk_1/rotate-secret')).toEqual({ key: 'POST /v1/webhooks/{id}/rotate-secret', params: { id: 'whk_1' } });
+    expect(pick('GET', '/v1/files/a/b%20c')).toEqual({ key: 'ANY /v1/files/{proxy+}', params: { proxy: 'a/b c' } });
+    expect(pick('GET', '/')).toEqual({ key: 'GET /', params: {} });
+    expect(pick('GET', '/v1/webhooks/whk_1/other')).toEqual({ key: '$default', params: {} });
+    expect(pick('GET', '/v1/files')).toEqual({ key: '$default', params: {} });
+    expect(matchRoute(routes.slice(0, 2), 'GET', '/nothing')).toBeUndefined();
+  });
+});
+
+describe("Lambda's reading of an SQS batch answer", () => {
+  const ids = ['m1', 'm2', 'm3'];
+  const report = { reportBatchItemFailures: true };
+
+  it('leaves exactly the reported failures on the queue', () => {
+    expect(failedIds(report, ids, { ok: true, result: { batchItemFailures: [{ itemIdentifier: 'm2' }] } })).toEqual(['m2']);
+    expect(failedIds(report, ids, { ok: true, result: { batchItemFailures: [] } })).toEqual([]);
+    expect(failedIds(report, ids, { ok: true, result: null })).toEqual([]);
+  });
+
+  it('fails the whole batch on an error, or an answer that is not a valid report', () => {
+    expect(failedIds(report, ids, { ok: false, error: { errorType: 'Error', errorMessage: 'x' } })).toEqual(ids);
+    expect(failedIds(report, ids, { ok: true, result: { batchItemFailures: [{ itemIdentifier: 'm9' }] } })).toEqual(ids);
+    expect(failedIds(report, ids, { ok: true, result: { batchItemFailures: [{ itemIdentifier: '' }] } })).toEqual(ids);
+    expect(failedIds(report, ids, { ok: true, result: { batchItemFailures: 'm1' } })).toEqual(ids);
+  });
+
+  it('ignores a report where the mapping does not ask for one', () => {
+    expect(failedIds({ reportBatchItemFailures: false }, ids, { ok: true, result: { batchItemFailures: [{ itemIdentifier: 'm2' }] } })).toEqual([]);
+  });
+});
+
+describe("CloudFormation's intrinsic functions", () => {
+  const template: CfnTemplate = { Resources: { Data: { Type: 'AWS::DynamoDB::Table' }, Bucket: { Type: 'AWS::S3::Bucket' } } };
+  const resolver = new Resolver(template, new Map<string, PhysicalResource>([['Data', tableResource('data-table')]]), 'Postbox-test');
+
+  it('resolves Ref, Fn::GetAtt, Fn::Join, Fn::Sub, Fn::Select and Fn::Split against what was made', () => {
+    expect(resolver.resolve({ Ref: 'Data' }, 'x')).toBe('data-table');
+    expect(resolver.resolve({ 'Fn::GetAtt': ['Data', 'Arn'] }, 'x')).toBe('arn:aws:dynamodb:us-east-1:123456789012:table/data-table');
+    expect(resolver.resolve({ 'Fn::Join': ['', [{ 'Fn::GetAtt': 'Data.Arn' }, '/index/*']] }, 'x')).toBe('arn:aws:dynamodb:us-east-1:123456789012:table/data-table/index/*');
+    expect(resolver.resolve({ 'Fn::Sub': 'arn:${AWS::Partition}:x:${AWS::Region}:${Data}:${Data.Arn}:${!Literal}' }, 'x')).toBe(
+      'arn:aws:x:us-east-1:data-table:arn:aws:dynamodb:us-east-1:123456789012:table/data-table:${Literal}',
+    );
+    expect(resolver.resolve({ 'Fn::Sub': ['${A}-${AWS::AccountId}', { A: { Ref: 'Data' } }] }, 'x')).toBe('data-table-123456789012');
+    expect(resolver.resolve({ 'Fn::Select': [1, { 'Fn::Split': ['/', 'a/b/c'] }] }, 'x')).toBe('b');
+  });
+
+  it('refuses what it did not make, naming the place in the template', () => {
+    expect(() => resolver.resolve({ Ref: 'Bucket' }, 'Fn.Environment.Variables.BUCKET_NAME')).toThrow('Fn.Environment.Variables.BUCKET_NAME: Ref to Bucket (AWS::S3::Bucket), which the rehearsal does not create');
+    expect(() => resolver.resolve({ 'Fn::GetAtt': ['Data', 'StreamArn'] }, 'y')).toThrow('y: Fn::GetAtt Data.StreamArn (AWS::DynamoDB::Table) is not known to the rehearsal');
+    expect(() => resolver.resolve({ Ref: 'Nothing' }, 'z')).toThrow('z: Ref to Nothing, which is not in the template');
+    expect(() => resolver.resolve({ 'Fn::ImportValue': 'x' }, 'w')).toThrow('w: Fn::ImportValue is not rehearsed');
+  });
+});
+
+describe("Lambda's rules for a function", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'postbox-rehearsal-parts-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('refuses reserved variables and an environment past 4 KB', () => {
+    expect(environmentProblems({ logicalId: 'Fn', environment: { AWS_REGION: 'x', TABLE_NAME: 't' } })).toEqual(["Fn: the environment sets Lambda's reserved AWS_REGION"]);
+    expect(environmentProblems({ logicalId: 'Fn', environment: { BIG: 'x'.repeat(4096) } })[0]).toMatch(/past Lambda's 4 KB/);
+    expect(environmentProblems({ logicalId: 'Fn', environment: { TABLE_NAME: 't' } })).toEqual([]);
+  });
+
+  it('finds the handler as the Node.js runtime does: .js, then .mjs, then .cjs', () => {
+    writeFileSync(join(dir, 'index.mjs'), 'export const handler = async () => 1;');
+    expect(handlerFile(dir, 'index.handler')).toEqual({ file: join(dir, 'index.mjs'), exportName: 'handler' });
+    writeFileSync(join(dir, 'index.js'), '');
+    expect(handlerFile(dir, 'index.handler')).toEqual({ file: join(dir, 'index.js'), exportName: 'handler' });
+    expect(handlerFile(dir, 'main.handler')).toMatchObject({ errorType: 'Runtime.ImportModuleError' });
+    expect(handlerFile(dir, 'handler')).toMatchObject({ errorType: 'Runtime.MalformedHandlerName' });
+  });
+});
