@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { httpRoutes } from '../../functions/manifest';
 import { createKey } from '../../shared/api-keys/service';
 import { routeKey } from '../../shared/platform';
-import { linkTokenIn, signUp, withSession } from '../support/sessions';
+import { linkTokenIn, sessionFrom, signUp, withSession } from '../support/sessions';
 import { useTestbed } from '../support/testbed';
 
 const bed = useTestbed();
@@ -367,5 +367,46 @@ describe('the session of a person who has not verified their address (issue 28)'
     expect(live.status).toBe(201);
     expect((await bed.request(withSession(s, { method: 'GET', path: `/v1/messages/${live.body.id}` }))).body.test_mode).toBe(false);
     expect(liveDomain.status).toBe(201);
+  });
+});
+
+describe('the audience of live broadcasts and a test-mode key (issue 28)', () => {
+  it('refuses a test key adding a contact to a live list, or a new contact (403); the list keeps its members', async () => {
+    // Prepare
+    const live = bed.account.admin_key;
+    const list = await bed.request({ method: 'POST', path: '/v1/lists', key: live, body: { name: 'Customers', type: 'static' } });
+    const before = await bed.request({ method: 'GET', path: `/v1/lists/${list.body.id}/members`, key: live });
+    // Act
+    const member = await bed.request({ method: 'POST', path: `/v1/lists/${list.body.id}/members`, key: bed.account.test_admin_key, body: { email: 'attacker@example.org' } });
+    const contact = await bed.request({ method: 'POST', path: '/v1/contacts', key: bed.account.test_admin_key, body: { email: 'attacker@example.org', list_ids: [list.body.id] } });
+    // Assess
+    expect([member.status, contact.status]).toEqual([403, 403]);
+    const after = await bed.request({ method: 'GET', path: `/v1/lists/${list.body.id}/members`, key: live });
+    expect(after.body).toEqual(before.body);
+    const found = await bed.request({ method: 'GET', path: '/v1/contacts', key: live, query: { email: 'attacker@example.org' } });
+    expect(found.body.contacts).toEqual([]);
+  });
+});
+
+describe('a staff user whose own account is suspended (issue 28)', () => {
+  it('is refused on the staff routes with 403 account_suspended; the staff token still works', async () => {
+    // Prepare: a verified person made staff, signed in again, then their own account suspended.
+    const staffToken = 'st_test_staff_token_value';
+    const s = await signUp(bed.request);
+    const token = linkTokenIn(bed.c.mailed.find((m) => m.to === s.email)?.text, 'verify-email');
+    await bed.request({ method: 'POST', path: '/v1/auth/verify-email', body: { token } });
+    expect((await bed.request({ method: 'POST', path: '/v1/admin/users/role', key: staffToken, body: { email: s.email, role: 'staff' } })).status).toBe(200);
+    const staff = await sessionFrom(bed.request, await bed.request({ method: 'POST', path: '/v1/auth/login', body: { email: s.email, password: s.password } }), s);
+    expect((await bed.request(withSession(staff, { method: 'GET', path: '/v1/admin/accounts' }))).status).toBe(200);
+    expect((await bed.request({ method: 'POST', path: `/v1/admin/accounts/${s.accountId}/suspend`, key: staffToken })).status).toBe(200);
+    // Act
+    const listed = await bed.request(withSession(staff, { method: 'GET', path: '/v1/admin/accounts' }));
+    const unsuspend = await bed.request(withSession(staff, { method: 'POST', path: `/v1/admin/accounts/${s.accountId}/unsuspend` }));
+    // Assess
+    for (const res of [listed, unsuspend]) {
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('account_suspended');
+    }
+    expect((await bed.request({ method: 'GET', path: `/v1/admin/accounts/${s.accountId}`, key: staffToken })).body.status).toBe('suspended');
   });
 });
