@@ -3,8 +3,13 @@
 import { type Access, type FunctionDef, type HttpRoute } from '../shared/platform';
 
 
-// Test-mode keys may call every key route except the `…_LIVE` ones, which change what live mail
-// does (docs/api-decisions.md, "Test-mode keys"); the pipeline enforces it from this table.
+// Test-mode keys, and the sessions of people who have not verified their address yet, may call
+// every key route except the `…_LIVE` ones, which change what live mail reads or does: who it goes
+// to (contacts, lists, suppressions), what it says (templates, snippets), where it comes from
+// (domains, inboxes) and whether it goes at all (docs/api-decisions.md, "Test-mode keys"). The
+// pipeline enforces it from this table; docs/threat-model.md is the table of powers it makes.
+// A `live_and_test` route that moves a stored live thing (a broadcast, a scheduled message, a
+// key) answers a test-mode caller 404 for a live one, in its use case.
 const ADMIN: Access = { kind: 'key', scopes: ['admin'], modes: 'live_and_test' };
 const ADMIN_LIVE: Access = { kind: 'key', scopes: ['admin'], modes: 'live_only' };
 const READ: Access = { kind: 'key', scopes: ['read'], modes: 'live_and_test' };
@@ -83,9 +88,9 @@ export const functions: readonly FunctionDef[] = [
     handler: 'handler',
     http: [
       { method: 'GET', path: '/v1/suppressions', access: SEND_OR_READ, summary: 'List suppressed recipients' },
-      { method: 'POST', path: '/v1/suppressions', access: SEND, summary: 'Suppress a recipient' },
+      { method: 'POST', path: '/v1/suppressions', access: SEND_LIVE, summary: 'Suppress a recipient' },
       { method: 'DELETE', path: '/v1/suppressions', access: SEND_LIVE, summary: 'Remove a suppression (query: channel, recipient)' },
-      { method: 'POST', path: '/v1/suppressions/import', access: SEND, summary: 'Upsert up to 10000 suppressions' },
+      { method: 'POST', path: '/v1/suppressions/import', access: SEND_LIVE, summary: 'Upsert up to 10000 suppressions' },
     ],
     needs: { table: 'readwrite', secrets: ['cursor-signing-key'] },
     memoryMb: 1024,
@@ -190,8 +195,8 @@ export const functions: readonly FunctionDef[] = [
       { method: 'POST', path: '/v1/templates', access: SEND, summary: 'Create a template (Mustache; checked on write); version 1' },
       { method: 'GET', path: '/v1/templates', access: SEND_OR_READ, summary: 'List templates, newest first' },
       { method: 'GET', path: '/v1/templates/{id}', access: SEND_OR_READ, summary: 'A template; ?version=N for an earlier version' },
-      { method: 'PUT', path: '/v1/templates/{id}', access: SEND, summary: 'Change a template; content or variables make a new version' },
-      { method: 'DELETE', path: '/v1/templates/{id}', access: SEND, summary: 'Delete a template; sends with its id answer 404' },
+      { method: 'PUT', path: '/v1/templates/{id}', access: SEND_LIVE, summary: 'Change a template; content or variables make a new version' },
+      { method: 'DELETE', path: '/v1/templates/{id}', access: SEND_LIVE, summary: 'Delete a template; sends with its id answer 404' },
     ],
     needs: { table: 'readwrite', secrets: ['cursor-signing-key'] },
     memoryMb: 512,
@@ -230,8 +235,8 @@ export const functions: readonly FunctionDef[] = [
     handler: 'handler',
     http: [
       { method: 'GET', path: '/v1/mail/inboxes', access: ANY_KEY, summary: 'List Mail inboxes, newest first' },
-      { method: 'POST', path: '/v1/mail/inboxes', access: SEND, summary: 'Create an inbox for an address on an inbound-enabled domain' },
-      { method: 'DELETE', path: '/v1/mail/inboxes/{id}', access: SEND, summary: 'Delete an inbox; its mail stays, detached from it' },
+      { method: 'POST', path: '/v1/mail/inboxes', access: SEND_LIVE, summary: 'Create an inbox for an address on an inbound-enabled domain' },
+      { method: 'DELETE', path: '/v1/mail/inboxes/{id}', access: SEND_LIVE, summary: 'Delete an inbox; its mail stays, detached from it' },
       { method: 'GET', path: '/v1/mail/threads', access: ANY_KEY, summary: 'List threads of a folder, newest message first' },
       { method: 'GET', path: '/v1/mail/threads/{id}', access: ANY_KEY, summary: 'A thread with its messages, oldest first; marks it read' },
       { method: 'GET', path: '/v1/mail/search', access: ANY_KEY, summary: 'Search mail (words, "phrases", from:, to:, subject:, has:attachment, after:, before:), newest first' },
@@ -258,9 +263,9 @@ export const functions: readonly FunctionDef[] = [
     entry: 'functions/mail-send/http.ts',
     handler: 'handler',
     http: [
-      { method: 'POST', path: '/v1/mail/compose', access: SEND, summary: 'Send a new message from a verified domain; it starts a thread' },
-      { method: 'POST', path: '/v1/mail/threads/{id}/reply', access: SEND, summary: 'Reply in a thread to its newest received message' },
-      { method: 'POST', path: '/v1/mail/threads/{id}/forward', access: SEND, summary: 'Forward the newest received message of a thread, the original attached' },
+      { method: 'POST', path: '/v1/mail/compose', access: SEND_LIVE, summary: 'Send a new message from a verified domain; it starts a thread' },
+      { method: 'POST', path: '/v1/mail/threads/{id}/reply', access: SEND_LIVE, summary: 'Reply in a thread to its newest received message' },
+      { method: 'POST', path: '/v1/mail/threads/{id}/forward', access: SEND_LIVE, summary: 'Forward the newest received message of a thread, the original attached' },
     ],
     needs: { table: 'readwrite', bucket: 'readwrite', sendTo: ['send'] },
     memoryMb: 512,
@@ -422,8 +427,8 @@ export const functions: readonly FunctionDef[] = [
       { method: 'POST', path: '/v1/templates/snippets', access: SEND, summary: 'Create a snippet, a partial templates include as {{> name }}' },
       { method: 'GET', path: '/v1/templates/snippets', access: SEND_OR_READ, summary: 'List snippets, newest first' },
       { method: 'GET', path: '/v1/templates/snippets/{id}', access: SEND_OR_READ, summary: 'A snippet' },
-      { method: 'PATCH', path: '/v1/templates/snippets/{id}', access: SEND, summary: 'Change a snippet; a rename is refused while a template includes it' },
-      { method: 'DELETE', path: '/v1/templates/snippets/{id}', access: SEND, summary: 'Delete a snippet; refused while a template includes it' },
+      { method: 'PATCH', path: '/v1/templates/snippets/{id}', access: SEND_LIVE, summary: 'Change a snippet; a rename is refused while a template includes it' },
+      { method: 'DELETE', path: '/v1/templates/snippets/{id}', access: SEND_LIVE, summary: 'Delete a snippet; refused while a template includes it' },
     ],
     needs: { table: 'readwrite', secrets: ['cursor-signing-key'] },
     memoryMb: 256,
@@ -435,19 +440,19 @@ export const functions: readonly FunctionDef[] = [
     entry: 'functions/contacts/http.ts',
     handler: 'handler',
     http: [
-      { method: 'POST', path: '/v1/contacts', access: SEND, summary: 'Create a contact (addresses unique per account), optionally in static lists' },
+      { method: 'POST', path: '/v1/contacts', access: SEND_LIVE, summary: 'Create a contact (addresses unique per account), optionally in static lists' },
       { method: 'GET', path: '/v1/contacts', access: SEND_OR_READ, summary: 'List contacts, newest first; by email, list_id or a prefix q' },
       { method: 'GET', path: '/v1/contacts/{id}', access: SEND_OR_READ, summary: 'A contact' },
-      { method: 'PATCH', path: '/v1/contacts/{id}', access: SEND, summary: 'Change a contact; only the fields sent change' },
-      { method: 'DELETE', path: '/v1/contacts/{id}', access: SEND, summary: 'Delete a contact and its memberships' },
-      { method: 'POST', path: '/v1/lists', access: SEND, summary: 'Create a list: static, or dynamic with a filter' },
+      { method: 'PATCH', path: '/v1/contacts/{id}', access: SEND_LIVE, summary: 'Change a contact; only the fields sent change' },
+      { method: 'DELETE', path: '/v1/contacts/{id}', access: SEND_LIVE, summary: 'Delete a contact and its memberships' },
+      { method: 'POST', path: '/v1/lists', access: SEND_LIVE, summary: 'Create a list: static, or dynamic with a filter' },
       { method: 'GET', path: '/v1/lists', access: SEND_OR_READ, summary: 'List contact lists with their member counts, newest first' },
       { method: 'GET', path: '/v1/lists/{id}', access: SEND_OR_READ, summary: 'A contact list with its member count' },
-      { method: 'PATCH', path: '/v1/lists/{id}', access: SEND, summary: "Rename a list or change a dynamic list's filter" },
-      { method: 'DELETE', path: '/v1/lists/{id}', access: SEND, summary: 'Delete a list; its contacts stay' },
-      { method: 'POST', path: '/v1/lists/{id}/members', access: SEND, summary: 'Add a contact to a static list, by id or by address' },
+      { method: 'PATCH', path: '/v1/lists/{id}', access: SEND_LIVE, summary: "Rename a list or change a dynamic list's filter" },
+      { method: 'DELETE', path: '/v1/lists/{id}', access: SEND_LIVE, summary: 'Delete a list; its contacts stay' },
+      { method: 'POST', path: '/v1/lists/{id}/members', access: SEND_LIVE, summary: 'Add a contact to a static list, by id or by address' },
       { method: 'GET', path: '/v1/lists/{id}/members', access: SEND_OR_READ, summary: "A list's members; a dynamic list's are the contacts its filter matches now" },
-      { method: 'DELETE', path: '/v1/lists/{id}/members/{contact_id}', access: SEND, summary: 'Take a contact out of a static list' },
+      { method: 'DELETE', path: '/v1/lists/{id}/members/{contact_id}', access: SEND_LIVE, summary: 'Take a contact out of a static list' },
     ],
     // The imports queue: a list delete longer than one request's share leaves the rest to a job there.
     needs: { table: 'readwrite', secrets: ['cursor-signing-key'], sendTo: ['imports'] },
@@ -460,7 +465,7 @@ export const functions: readonly FunctionDef[] = [
     handler: 'handler',
     http: [
       { method: 'POST', path: '/v1/uploads', access: SEND, body: 'raw', summary: 'Store a file (CSV, text or JSON, at most 2 MiB) for a later import' },
-      { method: 'POST', path: '/v1/contacts/import', access: SEND, summary: 'Import contacts from an uploaded CSV; runs in the background (202)' },
+      { method: 'POST', path: '/v1/contacts/import', access: SEND_LIVE, summary: 'Import contacts from an uploaded CSV; runs in the background (202)' },
       { method: 'GET', path: '/v1/contacts/imports/{id}', access: SEND_OR_READ, summary: 'A contact import: status, counts and the first 100 row errors' },
     ],
     // The bucket: uploads are stored there under the account's prefix; an import checks its file is there.

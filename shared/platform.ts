@@ -8,18 +8,29 @@ export type Scope = (typeof scopes)[number];
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
- * Which key modes may call a key route. `live_only` routes change what live mail does (domains,
- * channels, sender names, BIMI, test recipients, un-suppressing): a test-mode key gets 403 there.
- * Every key route states it, so a new route cannot forget to decide (docs/api-decisions.md).
+ * Which modes may call a key route. A caller is in test mode when it is a test-mode key, or the
+ * console session of a person whose address is not verified yet. `live_only` routes change what
+ * live mail reads or does (domains, channels, sender names, BIMI, test recipients, suppressions,
+ * templates and snippets once written, contacts, lists and their members, Mail inboxes and the
+ * Mail app's sending, forms, inbound routes, spend caps, billing): a caller in test mode gets 403
+ * there. `live_and_test` routes read, send in the caller's mode (a test send never leaves), or
+ * write what live mail never reads (webhooks, new templates, labels); where one moves a stored
+ * live thing (a broadcast, a scheduled message, a key) its use case answers a test-mode caller 404.
+ * Every key route states it, so a new route cannot forget to decide (docs/api-decisions.md,
+ * docs/threat-model.md).
  */
 export type KeyModes = 'live_and_test' | 'live_only';
 
 /**
- * Who may call a route.
- * - `key`: an API key whose scope is listed; `admin` keys may call every key route.
- * - `any_key`: any valid API key, whatever its scope.
- * - `staff`: the deployment's staff token (operators, not customers). Limited per client IP.
+ * Who may call a route (the whole table, per actor: docs/threat-model.md).
+ * - `key`: an API key whose scope is listed; `admin` keys may call every key route. A console
+ *   session (no Authorization header) acts as an admin key of its account, live once the person's
+ *   address is verified and in test mode before.
+ * - `any_key`: any valid API key (or session), whatever its scope.
+ * - `staff`: the deployment's staff token, or the session of a staff user (operators, not
+ *   customers). Limited per client IP.
  * - `public`: no credentials. Limited per client IP.
+ * A suspended account's keys and sessions are refused on every `key`, `any_key` and `staff` route.
  */
 export type Access =
   | { kind: 'key'; scopes: readonly Scope[]; modes: KeyModes }

@@ -528,7 +528,7 @@ export interface paths {
         head?: never;
         /**
          * Edit a draft broadcast
-         * @description Edits a draft: the fields sent replace the stored ones and null clears an optional one (to switch between inline content and `template_id`, or between `recipients` and `audience_list_id`). The draft as edited must pass the creation rules again; a template is pinned again at its current version. Any status but `draft` is 409 `conflict`, and so is an edit that loses a race to another edit or a send. `scheduled_at` and `send_now` are not edits: send a draft with POST /v1/broadcasts/{id}/send.
+         * @description Edits a draft: the fields sent replace the stored ones and null clears an optional one (to switch between inline content and `template_id`, or between `recipients` and `audience_list_id`). The draft as edited must pass the creation rules again; a template is pinned again at its current version. Any status but `draft` is 409 `conflict`, and so is an edit that loses a race to another edit or a send. `scheduled_at` and `send_now` are not edits: send a draft with POST /v1/broadcasts/{id}/send. A test-mode key edits test broadcasts only: a live one answers 404 `not_found`, as an unknown id does.
          */
         patch: operations["updateBroadcast"];
         trace?: never;
@@ -544,7 +544,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a draft or scheduled broadcast
-         * @description A draft or scheduled broadcast becomes `cancelled` and never sends (a scheduled one's schedule is removed, and a schedule that fires anyway finds it cancelled). Any other status is 409 `conflict` (the spec leaves that code open: docs/api-decisions.md).
+         * @description A draft or scheduled broadcast becomes `cancelled` and never sends (a scheduled one's schedule is removed, and a schedule that fires anyway finds it cancelled). Any other status is 409 `conflict` (the spec leaves that code open: docs/api-decisions.md). A test-mode key cancels test broadcasts only: a live one answers 404 `not_found`, as an unknown id does.
          */
         post: operations["cancelBroadcast"];
         delete?: never;
@@ -564,7 +564,7 @@ export interface paths {
         put?: never;
         /**
          * Send a draft or scheduled broadcast now (202)
-         * @description A draft, or a scheduled broadcast ahead of its time, starts sending now (202; the fan-out runs asynchronously). A scheduled broadcast sent this way loses its schedule and its `scheduled_at` becomes null. The sender rules are checked again. Any other status is 409 `conflict`.
+         * @description A draft, or a scheduled broadcast ahead of its time, starts sending now (202; the fan-out runs asynchronously). A scheduled broadcast sent this way loses its schedule and its `scheduled_at` becomes null. The sender rules are checked again. Any other status is 409 `conflict`. A test-mode key sends test broadcasts only: a live one answers 404 `not_found`, as an unknown id does.
          */
         post: operations["sendBroadcast"];
         delete?: never;

@@ -91,7 +91,8 @@ export const contracts: Contracts = {
       'Edits a draft: the fields sent replace the stored ones and null clears an optional one (to switch between inline content and `template_id`, ',
       'or between `recipients` and `audience_list_id`). The draft as edited must pass the creation rules again; a template is pinned again at its current version. ',
       'Any status but `draft` is 409 `conflict`, and so is an edit that loses a race to another edit or a send. ',
-      '`scheduled_at` and `send_now` are not edits: send a draft with POST /v1/broadcasts/{id}/send.',
+      '`scheduled_at` and `send_now` are not edits: send a draft with POST /v1/broadcasts/{id}/send. ',
+      'A test-mode key edits test broadcasts only: a live one answers 404 `not_found`, as an unknown id does.',
     ].join(''),
     params: broadcastId,
     body: updateBroadcastBody,
@@ -103,13 +104,15 @@ export const contracts: Contracts = {
       { name: 'both inline content and a template', params: { id: '{{draft_broadcast_id}}' }, body: { template_id: '{{template_id}}' }, status: 400 },
       { name: 'a list the account does not have', params: { id: '{{draft_broadcast_id}}' }, body: { audience_list_id: 'lst_missing', recipients: null }, status: 404 },
       { name: 'no such broadcast', params: { id: 'bcast_missing' }, body: { name: 'Renamed' }, status: 404 },
+      { name: 'a live broadcast, with a test-mode key', params: { id: '{{draft_broadcast_id}}' }, body: { name: 'Renamed' }, status: 404, as: 'test' },
     ],
   },
   'POST /v1/broadcasts/{id}/send': {
     operationId: 'sendBroadcast',
     description:
       'A draft, or a scheduled broadcast ahead of its time, starts sending now (202; the fan-out runs asynchronously). A scheduled broadcast sent this way ' +
-      'loses its schedule and its `scheduled_at` becomes null. The sender rules are checked again. Any other status is 409 `conflict`.',
+      'loses its schedule and its `scheduled_at` becomes null. The sender rules are checked again. Any other status is 409 `conflict`. ' +
+      'A test-mode key sends test broadcasts only: a live one answers 404 `not_found`, as an unknown id does.',
     params: broadcastId,
     responses: { 202: { description: 'The broadcast, sending', schema: broadcastView } },
     errors: ['not_found', 'conflict', 'from_not_verified', 'domain_not_verified', 'no_verified_domain'],
@@ -117,13 +120,15 @@ export const contracts: Contracts = {
       { name: 'send a draft', params: { id: '{{draft_broadcast_id}}' }, status: 202 },
       { name: 'a broadcast that is sending', params: { id: '{{broadcast_id}}' }, status: 409 },
       { name: 'no such broadcast', params: { id: 'bcast_missing' }, status: 404 },
+      { name: 'a live broadcast, with a test-mode key', params: { id: '{{draft_broadcast_id}}' }, status: 404, as: 'test' },
     ],
   },
   'POST /v1/broadcasts/{id}/cancel': {
     operationId: 'cancelBroadcast',
     description:
       'A draft or scheduled broadcast becomes `cancelled` and never sends (a scheduled one\'s schedule is removed, and a schedule that fires anyway finds it cancelled). ' +
-      'Any other status is 409 `conflict` (the spec leaves that code open: docs/api-decisions.md).',
+      'Any other status is 409 `conflict` (the spec leaves that code open: docs/api-decisions.md). ' +
+      'A test-mode key cancels test broadcasts only: a live one answers 404 `not_found`, as an unknown id does.',
     params: broadcastId,
     responses: { 200: { description: 'The broadcast, cancelled', schema: broadcastView } },
     errors: ['not_found', 'conflict'],
@@ -131,6 +136,7 @@ export const contracts: Contracts = {
       { name: 'cancel a draft', params: { id: '{{draft_broadcast_id}}' }, status: 200 },
       { name: 'a broadcast that is sending', params: { id: '{{broadcast_id}}' }, status: 409 },
       { name: 'no such broadcast', params: { id: 'bcast_missing' }, status: 404 },
+      { name: 'a live broadcast, with a test-mode key', params: { id: '{{draft_broadcast_id}}' }, status: 404, as: 'test' },
     ],
   },
   'GET /v1/broadcasts': {

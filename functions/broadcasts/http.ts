@@ -16,5 +16,5 @@ export const handler = createHttpHandler(functionNamed('broadcasts'), {
   'GET /v1/broadcasts/{id}': async (req, c) => json(200, await readBroadcast(c, authOf(req).accountId, req.params.id ?? '')),
   'PATCH /v1/broadcasts/{id}': async (req, c) => json(200, await updateBroadcast(c, authOf(req), req.params.id ?? '', parseInput(updateBroadcastBody, req.body))),
   'POST /v1/broadcasts/{id}/send': async (req, c) => json(202, await sendBroadcast(c, authOf(req), req.params.id ?? '')),
-  'POST /v1/broadcasts/{id}/cancel': async (req, c) => json(200, await cancelBroadcast(c, authOf(req).accountId, req.params.id ?? '')),
+  'POST /v1/broadcasts/{id}/cancel': async (req, c) => json(200, await cancelBroadcast(c, authOf(req), req.params.id ?? '')),
 });

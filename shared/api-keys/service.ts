@@ -56,9 +56,10 @@ export interface Caller {
 
 export async function createKey(deps: KeyDeps, accountId: string, body: CreateKeyBody, caller: Caller): Promise<CreatedApiKeyView> {
   const testMode = body.test_mode ?? false;
+  // Checked first: an unverified owner's session is in test mode too, and this says what to do about it.
+  if (!testMode && caller.account?.owner_verified === false) throw new ApiError('forbidden', 'verify your email address first: until then the account may hold test-mode keys only');
   // A test-mode key may not mint live keys: test keys are handed around more freely.
   if (caller.testMode && !testMode) throw new ApiError('forbidden', 'a test-mode key can only create test-mode keys');
-  if (!testMode && caller.account?.owner_verified === false) throw new ApiError('forbidden', 'verify your email address first: until then the account may hold test-mode keys only');
   const scope = body.scope ?? DEFAULT_SCOPE;
   const id = deps.ids.next('key');
   const { secret, hash, prefix } = newSecret(testMode);

@@ -4,6 +4,7 @@
 // bundles stay small.
 import { createHmac } from 'node:crypto';
 import { safeEqual, sha256Hex } from '../crypto';
+import type { AccountItem } from '../accounts/repository';
 import type { Store } from '../db/store';
 import type { Clock } from '../ports/clock';
 import { readSession, type SessionItem } from './sessions-repository';
@@ -23,6 +24,15 @@ export async function findSession(deps: { store: Store; clock: Clock }, id: stri
   if (!session || deps.clock.now().getTime() >= session.expires_at * 1000) return undefined;
   return session;
 }
+
+/**
+ * Whether a signed-in person acts in test mode: while the account's owner has not verified their
+ * address (the account's `owner_verified`, which the pipeline reads for every session anyway, so
+ * this costs no read). A sign-up account has one user, its owner, and staff must be verified, so
+ * this is the user's own verified state; verifying the address flips it for every session of the
+ * user on their next request (docs/threat-model.md).
+ */
+export const sessionActsInTestMode = (account: Pick<AccountItem, 'owner_verified'>): boolean => account.owner_verified === false;
 
 export const csrfTokenOf = (sessionId: string): string => createHmac('sha256', CSRF_KEY).update(sessionId, 'utf8').digest('base64url');
 

@@ -1,6 +1,7 @@
 // The broadcast's moves after creation: an edit of a draft, the send of a draft or a scheduled
 // broadcast, and the cancel of either. Each move is one conditional write on the broadcast's
-// status, so two racing requests never both win; the loser is 409 conflict.
+// status, so two racing requests never both win; the loser is 409 conflict. A test-mode caller
+// moves test broadcasts only (movableBroadcast).
 import { ApiError, InvalidRequestError } from '../errors';
 import type { BulkSendBody, UpdateBroadcastBody } from './schemas';
 import { contentOf } from './fan-out';
@@ -10,6 +11,7 @@ import {
   audienceFields,
   checkSender,
   chunksOf,
+  movableBroadcast,
   ownedBroadcast,
   resolveAudience,
   resolveContent,
@@ -33,7 +35,7 @@ const merged = <T>(patch: T | null | undefined, current: T | undefined): T | und
  * another edit changes nothing the broadcast sends.
  */
 export async function updateBroadcast(deps: BroadcastDeps, sender: BroadcastSender, broadcastId: string, patch: UpdateBroadcastBody): Promise<BroadcastView> {
-  const current = await ownedBroadcast(deps.store, sender.accountId, broadcastId);
+  const current = await movableBroadcast(deps.store, sender, broadcastId);
   if (current.status !== 'draft') throw wrongStatus(current, 'edited', 'draft');
   const broadcasts = new BroadcastRepository(deps.store);
   const stored = await contentOf(broadcasts, current);
@@ -86,7 +88,7 @@ export async function updateBroadcast(deps: BroadcastDeps, sender: BroadcastSend
  * removed and its scheduled_at cleared (it no longer says when it sends).
  */
 export async function sendBroadcast(deps: BroadcastDeps, sender: BroadcastSender, broadcastId: string): Promise<BroadcastView> {
-  const current = await ownedBroadcast(deps.store, sender.accountId, broadcastId);
+  const current = await movableBroadcast(deps.store, sender, broadcastId);
   if (current.status !== 'draft' && current.status !== 'scheduled') throw wrongStatus(current, 'sent', 'draft or scheduled');
   // The sender rules again: a domain may have lost its verification since the draft was written.
   await checkSender(deps, sender.accountId, current.from_email);
@@ -102,8 +104,9 @@ export async function sendBroadcast(deps: BroadcastDeps, sender: BroadcastSender
 }
 
 /** POST /v1/broadcasts/{id}/cancel: draft or scheduled → cancelled; 409 conflict for any other status. */
-export async function cancelBroadcast(deps: BroadcastDeps, accountId: string, broadcastId: string): Promise<BroadcastView> {
-  const current = await ownedBroadcast(deps.store, accountId, broadcastId);
+export async function cancelBroadcast(deps: BroadcastDeps, caller: Pick<BroadcastSender, 'accountId' | 'testMode'>, broadcastId: string): Promise<BroadcastView> {
+  const { accountId } = caller;
+  const current = await movableBroadcast(deps.store, caller, broadcastId);
   if (current.status !== 'draft' && current.status !== 'scheduled') throw wrongStatus(current, 'cancelled', 'draft or scheduled');
   const cancelled = await new BroadcastRepository(deps.store).cancel(accountId, broadcastId, current.status, deps.clock.now().toISOString());
   if (!cancelled) throw wrongStatus(await ownedBroadcast(deps.store, accountId, broadcastId), 'cancelled', 'draft or scheduled');

@@ -251,6 +251,19 @@ export async function ownedBroadcast(store: Store, accountId: string, broadcastI
   return item;
 }
 
+/**
+ * The broadcast a caller may move (edit, send, cancel). A test-mode caller moves test broadcasts
+ * only: a live one answers 404 word for word as an unknown id does, as a live scheduled message
+ * does to a test key's cancel (docs/api-decisions.md, "Test-mode keys and account-wide
+ * resources"), so a leaked test key can neither rewrite nor start nor stop live mail. Reads still
+ * show both modes. `test_mode` is written once at creation, so the check cannot race a write.
+ */
+export async function movableBroadcast(store: Store, caller: Pick<BroadcastSender, 'accountId' | 'testMode'>, broadcastId: string): Promise<BroadcastItem> {
+  const item = await ownedBroadcast(store, caller.accountId, broadcastId);
+  if (caller.testMode && !item.test_mode) throw new NotFoundError('broadcast');
+  return item;
+}
+
 /** A broadcast with its stats, counted from its messages' timelines (shared/broadcasts/stats.ts). */
 export async function readBroadcast(deps: StatsDeps, accountId: string, broadcastId: string): Promise<{ broadcast: BroadcastView; stats: BroadcastStats }> {
   const item = await ownedBroadcast(deps.store, accountId, broadcastId);

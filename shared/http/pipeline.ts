@@ -10,8 +10,10 @@
 //
 // A request with no Authorization header and the console's session cookie is a signed-in person:
 // on every key route they act as the account's admin (one GetItem for the session, one for the
-// account), and every state-changing request needs the session's CSRF token in X-CSRF-Token. An
-// Authorization header always wins, so the API-key path reads nothing more than it did.
+// account), live once the owner's address is verified and in test mode before, and every
+// state-changing request needs the session's CSRF token in X-CSRF-Token. An Authorization header
+// always wins, so the API-key path reads nothing more than it did. Who may call what is
+// docs/threat-model.md's table of powers.
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { routeKey, type Access, type FunctionDef, type HttpRoute } from '../platform';
@@ -21,7 +23,9 @@ import { parseJsonBody } from './json-body';
 import { isHead, render, renderThrown, requestIdOf, transportHeaders, withoutBody } from './respond';
 import { findKeyBySecret, recordKeyUse } from '../api-keys/service';
 import { AccountRepository } from '../accounts/repository';
-import { csrfTokenMatches, findSession } from '../auth/session-lookup';
+import type { AccountItem } from '../accounts/repository';
+import { csrfTokenMatches, findSession, sessionActsInTestMode } from '../auth/session-lookup';
+import type { SessionItem } from '../auth/sessions-repository';
 import { cookieValue, SESSION_COOKIE } from './cookies';
 import { keys } from '../db/keys';
 import { admit, ACCOUNT_RATE_LIMIT, IP_RATE_LIMIT, type RateDecision } from '../rate-limit/service';
@@ -121,9 +125,19 @@ async function sessionOf(c: Container, request: HttpRequest) {
   return session;
 }
 
+/** The session's account; a suspended account acts nowhere, staff routes included. */
+async function sessionAccount(c: Container, session: SessionItem): Promise<AccountItem> {
+  const account = await new AccountRepository(c.store).get(session.account_id);
+  if (!account) throw sessionEnded();
+  if (account.status === 'suspended') throw suspended();
+  return account;
+}
+
 async function authorizeStaff(c: Container, request: HttpRequest): Promise<void> {
   const session = await sessionOf(c, request);
   if (session) {
+    // Staff sessions are rare: the account read that makes suspension hold here too is cheap.
+    await sessionAccount(c, session);
     if (session.role !== 'staff') throw new ApiError('forbidden', 'for staff only');
     return;
   }
@@ -139,11 +153,12 @@ async function authorize(c: Container, access: Access, request: HttpRequest): Pr
   }
   const session = await sessionOf(c, request);
   if (session) {
-    const account = await new AccountRepository(c.store).get(session.account_id);
-    if (!account) throw sessionEnded();
-    if (account.status === 'suspended') throw suspended();
+    const account = await sessionAccount(c, session);
     const headers = await limit(c, keys.accountRateSubject(account.id), ACCOUNT_RATE_LIMIT, request.requestId);
-    request.auth = { accountId: account.id, keyId: session.user_id, scope: 'admin', testMode: false, account, session: { userId: session.user_id, role: session.role } };
+    // A person acts as the account's admin: live once their address is verified, in test mode
+    // before (live-only routes refuse them, and what they send never leaves).
+    const testMode = sessionActsInTestMode(account);
+    request.auth = { accountId: account.id, keyId: session.user_id, scope: 'admin', testMode, account, session: { userId: session.user_id, role: session.role, verified: !testMode } };
     return { headers };
   }
   const secret = bearer(request.headers.authorization);
@@ -173,6 +188,9 @@ function permit(access: Access, request: HttpRequest): void {
     throw new ApiError('forbidden', `this API key's scope (${auth.scope}) does not permit ${request.routeKey}`);
   }
   if (access.modes === 'live_only' && auth.testMode) {
+    if (auth.session) {
+      throw new ApiError('forbidden', `${request.routeKey} changes what live mail does; verify your email address first: until then you act in test mode`);
+    }
     throw new ApiError('forbidden', `${request.routeKey} changes what live mail does; a test-mode key cannot call it, use a live key`);
   }
 }

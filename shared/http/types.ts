@@ -11,9 +11,10 @@ export interface AuthContext {
   account: AccountItem;
   /**
    * Set when a signed-in person (the console's session cookie) made the request: they act as the
-   * account's admin, and `keyId` holds their user id.
+   * account's admin, and `keyId` holds their user id. Until their address is verified
+   * (`verified: false`) they act in test mode (`testMode: true`).
    */
-  session?: { userId: string; role: UserRole };
+  session?: { userId: string; role: UserRole; verified: boolean };
 }
 
 export interface HttpRequest {

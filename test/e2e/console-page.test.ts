@@ -211,6 +211,7 @@ chromium.describe(chromium.name('the console in a browser'), () => {
       expect(await page.textContent('#who')).toBe(`${NEWCOMER} · Newcomer`);
       expect(await page.textContent('#overview-steps li.next')).toContain(`Verify your email address: open the link we mailed to ${NEWCOMER}.`);
       expect(await page.textContent('#overview-body .badge')).toMatch(/^Sandbox/);
+      expect(await page.textContent('#overview-test-mode')).toMatch(/^You are in test mode until you verify your email address/);
       expect(await status(page)).toBe('Account created. We emailed you a link to verify your address.');
       const [cookie] = await context.cookies();
       expect(cookie).toMatchObject({ name: '__Host-postbox_session', httpOnly: true, secure: true, sameSite: 'Lax', path: '/' });
@@ -230,6 +231,7 @@ chromium.describe(chromium.name('the console in a browser'), () => {
       await open(page, 'overview');
       await page.waitForSelector('#overview-steps li.done');
       expect(await page.textContent('#overview-steps li.next')).toContain('Register a sending domain.');
+      expect(await page.$('#overview-test-mode')).toBeNull();
 
       await page.goto(link);
       await page.waitForSelector('#verify-result:has-text("This link is used, expired or unknown.")');

@@ -136,11 +136,12 @@ describe('POST /v1/contacts', () => {
     expect((await list({ email: 'ghost@example.com' })).body.contacts).toEqual([res]);
   });
 
-  it('test-mode keys share the account’s contacts, as templates do', async () => {
+  it('test-mode keys read the account’s contacts but may not add one (live broadcasts reach contacts)', async () => {
     const testKey = (await createKey(c, account.account_id, { scope: 'send', test_mode: true }, { testMode: true })).key;
     const mine = await made({ email: 'ada@example.com' });
     expect((await get(mine.id, testKey)).body).toEqual(mine);
-    expectError(await create({ email: 'ada@example.com' }, testKey), 'duplicate_contact', 409);
+    expectError(await create({ email: 'grace@example.com' }, testKey), 'forbidden', 403);
+    expect((await list({ email: 'grace@example.com' })).body.contacts).toEqual([]);
   });
 });
 

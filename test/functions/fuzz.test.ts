@@ -1,12 +1,16 @@
 // Property-based fuzzing of every route in the manifest, through the real handlers and pipeline
-// over the embedded store: random bodies (deep, huge, odd numbers, not JSON), random path ids,
-// query strings and headers (cookies and CSRF tokens among them), with good, wrong and missing
-// credentials: API keys, the staff token, and a console session with and without its CSRF token. Whatever comes in, the
-// answer is never a 5xx, and every 4xx is the spec's envelope.
+// over the embedded store: random bodies (deep, huge, odd numbers, not JSON), random path ids
+// (the ids of the account's live broadcast, template, snippet, contact, list and scheduled
+// message among them), query strings and headers (cookies and CSRF tokens among them), with good,
+// wrong and missing credentials: live and test API keys, the staff token, and console sessions
+// of every state (unverified, verified, staff, a suspended account's; with and without the CSRF
+// token; ended), and a suspended account's key. Whatever comes in, the answer is never a 5xx, and
+// every 4xx is the spec's envelope; test keys let loose on the live things change none of them.
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { functions, httpRoutes } from '../../functions/manifest';
+import { createKey } from '../../shared/api-keys/service';
 import { keys } from '../../shared/db/keys';
 import { createRouteMatcher } from '../../shared/http/route-match';
 import { loadFunction } from '../../shared/runtime/local/runtime';
@@ -15,7 +19,7 @@ import { runningAs } from '../support/grants';
 import { TEST_SECRETS } from '../support/container';
 import { useTestbed } from '../support/testbed';
 import { useBilling } from '../support/billing';
-import { signUp, type TestSession } from '../support/sessions';
+import { linkTokenIn, sessionFrom, signUp, withSession, type TestSession } from '../support/sessions';
 
 type Lambda = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -56,10 +60,16 @@ const body = fc.oneof(
   fc.string({ maxLength: 200 }),
   fc.record({ channel: fc.constantFrom('email', 'webhook', 'sms', 'x'), destination: fc.jsonValue({ maxDepth: 2 }), payload: fc.jsonValue({ maxDepth: 3 }) }).map((v) => JSON.stringify(v)),
 );
+/** The account's live things, made with the live admin key before each route's runs; a path id `@live:<name>` stands for one. */
+const LIVE_THINGS = ['broadcast', 'template', 'snippet', 'contact', 'list', 'message'] as const;
+type LiveThing = (typeof LIVE_THINGS)[number];
+let live: Record<LiveThing, string>;
+const liveId = fc.constantFrom(...LIVE_THINGS).map((name) => `@live:${name}`);
 const pathId = fc.oneof(
   fc.string({ minLength: 1, maxLength: 40 }),
   fc.constantFrom('a'.repeat(1200), 'key_' + 'z'.repeat(2000), '..', '%', '%00', 'msg_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'example.com', 'ACCT#x', 'x'.repeat(300) + '.com'),
   fc.stringMatching(/^[a-z]{3,6}_[0-9A-Z]{26}$/),
+  liveId,
 );
 const query = fc.dictionary(
   fc.constantFrom('limit', 'cursor', 'status', 'channel', 'from', 'to', 'recipient', 'period', 'idempotency_key', 'token', 'x'),
@@ -71,14 +81,87 @@ const headers = fc.dictionary(
   fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('multipart/form-data; boundary=x', 'image/svg+xml', 'application/json', 'text/plain')),
   { maxKeys: 3 },
 );
-type Credential = 'admin' | 'test_admin' | 'none' | 'garbage' | 'staff' | 'session' | 'session_without_csrf' | 'ended_session';
-const credential = fc.constantFrom<Credential>('admin', 'admin', 'admin', 'test_admin', 'none', 'garbage', 'staff', 'session', 'session_without_csrf', 'ended_session');
+type PersonState = 'unverified' | 'verified' | 'staff' | 'suspended';
+type Credential =
+  | 'admin'
+  | 'test_admin'
+  | 'test_send'
+  | 'none'
+  | 'garbage'
+  | 'staff'
+  | 'suspended_key'
+  | `session_${PersonState}`
+  | 'session_without_csrf'
+  | 'ended_session';
+const credential = fc.constantFrom<Credential>(
+  'admin', 'admin', 'admin', 'test_admin', 'test_admin', 'test_send', 'none', 'garbage', 'staff', 'suspended_key',
+  'session_unverified', 'session_verified', 'session_staff', 'session_suspended', 'session_without_csrf', 'ended_session',
+);
 
-/** A signed-in person of another account (a console session), made once for the file. */
-let person: TestSession;
+/** Signed-in people of other accounts (console sessions) in every state, and the suspended account's live key; made once for the file. */
+const people = {} as Record<PersonState, TestSession>;
+let suspendedKey: string;
+let testSendKey: string;
+
+async function verifiedPerson(): Promise<TestSession> {
+  const s = await signUp(bed.request);
+  const token = linkTokenIn(bed.c.mailed.filter((m) => m.to === s.email).at(-1)?.text, 'verify-email');
+  expect((await bed.request({ method: 'POST', path: '/v1/auth/verify-email', body: { token } })).status).toBe(200);
+  return s;
+}
+
+/** A new session of the person (their account, and its state, stay as they are). */
+async function signIn(s: TestSession): Promise<TestSession> {
+  const login = await bed.request({ method: 'POST', path: '/v1/auth/login', body: { email: s.email, password: s.password } });
+  return sessionFrom(bed.request, login, s);
+}
+
 beforeAll(async () => {
-  person = await signUp(bed.request);
-});
+  people.unverified = await signUp(bed.request);
+  people.verified = await verifiedPerson();
+  const operator = await verifiedPerson();
+  expect((await bed.request({ method: 'POST', path: '/v1/admin/users/role', key: TEST_SECRETS['staff-token'], body: { email: operator.email, role: 'staff' } })).status).toBe(200);
+  people.staff = await signIn(operator);
+  await suspendPerson();
+}, 60_000);
+
+/** A verified owner with a live admin key, whose account staff then suspend (a suspended account starts no new session). */
+async function suspendPerson(): Promise<void> {
+  people.suspended = await verifiedPerson();
+  suspendedKey = (await bed.request(withSession(people.suspended, { method: 'POST', path: '/v1/keys', body: { scope: 'admin' } }))).body.key;
+  expect((await bed.request({ method: 'POST', path: `/v1/admin/accounts/${people.suspended.accountId}/suspend`, key: TEST_SECRETS['staff-token'] })).status).toBe(200);
+}
+
+/** The account's live things (a draft broadcast, a template and a snippet it includes, a contact in a list, a scheduled message), made with the live admin key. */
+async function makeLiveThings(): Promise<void> {
+  const key = bed.account.admin_key;
+  const made = async (path: string, body: unknown): Promise<string> => {
+    const res = await bed.request({ method: 'POST', path, key, body });
+    if (res.status !== 201) throw new Error(`POST ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    return res.body.id;
+  };
+  const snippet = await made('/v1/templates/snippets', { name: 'footer', body_html: '<p>Regards</p>' });
+  const template = await made('/v1/templates', { name: 'welcome', channel: 'email', subject: 'Welcome', body_html: '<p>Hi</p>{{> footer }}' });
+  const list = await made('/v1/lists', { name: 'Newsletter', type: 'static' });
+  const contact = await made('/v1/contacts', { email: 'ada@example.com', list_ids: [list] });
+  const broadcast = await made('/v1/broadcasts', { from_email: 'news@acme.test', subject: 'News', body_text: 'Hello', audience_list_id: list });
+  const message = await made('/v1/send', {
+    channel: 'email',
+    idempotency_key: 'fuzz-live-scheduled',
+    destination: { email: 'ada@example.com' },
+    payload: { subject: 'Later', body_text: 'Later' },
+    metadata: { from_email: 'hello@acme.test' },
+    scheduled_at: new Date(bed.c.clock.now().getTime() + 3600_000).toISOString(),
+  });
+  live = { broadcast, template, snippet, contact, list, message };
+  testSendKey = (await createKey(bed.c, bed.account.account_id, { scope: 'send', test_mode: true }, { testMode: false })).key;
+}
+
+/** How the live things read to the live admin key: what a test key must leave as it found it. */
+async function liveState(): Promise<unknown[]> {
+  const paths = [`/v1/broadcasts/${live.broadcast}`, `/v1/templates/${live.template}`, `/v1/templates/snippets/${live.snippet}`, `/v1/contacts/${live.contact}`, `/v1/lists/${live.list}`, `/v1/lists/${live.list}/members`, `/v1/messages/${live.message}`];
+  return Promise.all(paths.map(async (path) => (await bed.request({ method: 'GET', path, key: bed.account.admin_key })).body));
+}
 
 /** What a request carries for each credential: a key, or the session's cookie (with its CSRF token, or without). */
 function credentialsOf(who: Credential): { key?: string; cookies?: string[]; headers?: Record<string, string> } {
@@ -87,23 +170,34 @@ function credentialsOf(who: Credential): { key?: string; cookies?: string[]; hea
       return { key: bed.account.admin_key };
     case 'test_admin':
       return { key: bed.account.test_admin_key };
+    case 'test_send':
+      return { key: testSendKey };
     case 'staff':
       return { key: TEST_SECRETS['staff-token'] };
     case 'garbage':
       return { key: 'sk_live_' + 'x'.repeat(40) };
-    case 'session':
+    case 'suspended_key':
+      return { key: suspendedKey };
+    case 'session_unverified':
+    case 'session_verified':
+    case 'session_staff':
+    case 'session_suspended': {
+      const person = people[who.slice('session_'.length) as PersonState];
       return { cookies: [person.cookie], headers: { 'x-csrf-token': person.csrf } };
+    }
     case 'session_without_csrf':
-      return { cookies: [person.cookie] };
+      return { cookies: [people.verified.cookie] };
     case 'ended_session':
-      return { cookies: ['__Host-postbox_session=' + 'A'.repeat(43)], headers: { 'x-csrf-token': person.csrf } };
+      return { cookies: ['__Host-postbox_session=' + 'A'.repeat(43)], headers: { 'x-csrf-token': people.verified.csrf } };
     case 'none':
       return {};
   }
 }
 
+/** The path with every parameter set to `id`; `@live:<name>` is the live thing of that name. */
 function concrete(template: string, id: string): string {
-  return template.replace(/\{(\w+)\}/g, () => encodeURIComponent(id));
+  const value = id.startsWith('@live:') ? (live?.[id.slice('@live:'.length) as LiveThing] ?? id) : id;
+  return template.replace(/\{(\w+)\}/g, () => encodeURIComponent(value));
 }
 
 async function send(
@@ -224,6 +318,7 @@ function expectEnvelopeOrSuccess(method: string, path: string, res: APIGatewayPr
 }
 
 describe('fuzzing every route', () => {
+  beforeEach(makeLiveThings);
   for (const route of httpRoutes()) {
     it(`${route.method} ${route.path}: never a 5xx, always the envelope`, async () => {
       await fc.assert(
@@ -231,11 +326,33 @@ describe('fuzzing every route', () => {
           const { key, cookies, headers: sent } = credentialsOf(who);
           const res = await send(route.method, concrete(route.path, id), { body: rawBody, query: q, headers: { ...h, ...sent }, key, cookies });
           expectEnvelopeOrSuccess(route.method, route.path, res);
-          // Signing out ends the file's session: the rest of the routes get a fresh one.
-          if (route.path === '/v1/auth/logout' && who === 'session' && res.statusCode === 204) person = await signUp(bed.request);
+          // Signing out ends that person's session: the rest of the routes get a fresh one.
+          if (route.path === '/v1/auth/logout' && who.startsWith('session_') && who !== 'session_without_csrf' && res.statusCode === 204) {
+            const state = who.slice('session_'.length) as PersonState;
+            if (state === 'suspended') await suspendPerson();
+            else people[state] = await signIn(people[state]);
+          }
         }),
         { numRuns: RUNS_PER_ROUTE, seed: Number(process.env.FUZZ_SEED ?? 20261123), endOnFailure: true },
       );
+    });
+  }
+});
+
+describe('test keys on the live things', () => {
+  beforeEach(makeLiveThings);
+  const testKey = fc.constantFrom<Credential>('test_admin', 'test_send');
+  for (const route of httpRoutes().filter((r) => r.path.includes('{') && (r.access.kind === 'key' || r.access.kind === 'any_key'))) {
+    it(`${route.method} ${route.path}: never a 5xx, and the live things stay as they were`, async () => {
+      const before = await liveState();
+      await fc.assert(
+        fc.asyncProperty(fc.oneof(body, fc.constant('{}')), liveId, query, testKey, async (rawBody, id, q, who) => {
+          const res = await send(route.method, concrete(route.path, id), { body: rawBody, query: q, headers: {}, key: credentialsOf(who).key });
+          expectEnvelopeOrSuccess(route.method, route.path, res);
+        }),
+        { numRuns: 12, seed: Number(process.env.FUZZ_SEED ?? 20261123), endOnFailure: true },
+      );
+      expect(await liveState()).toEqual(before);
     });
   }
 });

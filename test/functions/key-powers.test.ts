@@ -1,10 +1,13 @@
 // What a test-mode key may do, against the decision in docs/api-decisions.md ("Test-mode keys"):
 // every key route of the manifest with a live and a test admin key, and the key-management
-// routes, where a test key neither sees nor touches a live key.
+// routes, where a test key neither sees nor touches a live key; live broadcasts, templates and
+// snippets, which a test key may not change; and the session of a person whose address is not
+// verified yet, which acts in test mode (issue 28).
 import { describe, expect, it } from 'vitest';
 import { httpRoutes } from '../../functions/manifest';
 import { createKey } from '../../shared/api-keys/service';
 import { routeKey } from '../../shared/platform';
+import { linkTokenIn, sessionFrom, signUp, withSession } from '../support/sessions';
 import { useTestbed } from '../support/testbed';
 
 const bed = useTestbed();
@@ -36,6 +39,30 @@ const LIVE_ONLY = [
   // Billing: buying a plan or opening the portal spends money.
   'POST /v1/billing/checkout',
   'POST /v1/billing/portal',
+  // Issue 28: what live mail reads. Suppressions stop live mail to an address.
+  'POST /v1/suppressions',
+  'POST /v1/suppressions/import',
+  // What live sends and broadcasts render: a template or snippet once written (creating a new one is free).
+  'PUT /v1/templates/{id}',
+  'DELETE /v1/templates/{id}',
+  'PATCH /v1/templates/snippets/{id}',
+  'DELETE /v1/templates/snippets/{id}',
+  // Who live broadcasts reach: contacts, lists and their members.
+  'POST /v1/contacts',
+  'PATCH /v1/contacts/{id}',
+  'DELETE /v1/contacts/{id}',
+  'POST /v1/contacts/import',
+  'POST /v1/lists',
+  'PATCH /v1/lists/{id}',
+  'DELETE /v1/lists/{id}',
+  'POST /v1/lists/{id}/members',
+  'DELETE /v1/lists/{id}/members/{contact_id}',
+  // The Mail app is a person's real mailbox: its sending, and the inboxes compose sends from.
+  'POST /v1/mail/inboxes',
+  'DELETE /v1/mail/inboxes/{id}',
+  'POST /v1/mail/compose',
+  'POST /v1/mail/threads/{id}/reply',
+  'POST /v1/mail/threads/{id}/forward',
 ];
 
 /** Path values that name nothing the account has, so no allowed call changes anything. */
@@ -86,16 +113,22 @@ describe('every key route with a live and a test admin key', () => {
     expect(verification.body.channels).not.toContainEqual(expect.objectContaining({ channel: 'webhook', status: 'ready' }));
   });
 
-  it('lets a test key manage webhooks and add suppressions', async () => {
+  it('lets a test key manage webhooks and create templates and snippets, but not add a suppression (it would stop live mail)', async () => {
     const test = bed.account.test_admin_key;
 
     const hook = await bed.request({ method: 'POST', path: '/v1/webhooks', key: test, body: { endpoint_url: 'https://93.184.216.34/hook' } });
+    const template = await bed.request({ method: 'POST', path: '/v1/templates', key: test, body: { name: 'ci', channel: 'email', subject: 'Hi', body_html: '<p>Hi</p>' } });
+    const snippet = await bed.request({ method: 'POST', path: '/v1/templates/snippets', key: test, body: { name: 'ci_footer', body_html: '<p>Bye</p>' } });
     const suppress = await bed.request({ method: 'POST', path: '/v1/suppressions', key: test, body: { channel: 'email', recipient: 'gone@example.com' } });
     const removeHook = await bed.request({ method: 'DELETE', path: `/v1/webhooks/${hook.body.id}`, key: test });
 
     expect(hook.status).toBe(201);
-    expect(suppress.status).toBeLessThan(300);
+    expect(template.status).toBe(201);
+    expect(snippet.status).toBe(201);
+    expect(suppress.status).toBe(403);
     expect(removeHook.status).toBeLessThan(300);
+    const listed = await bed.request({ method: 'GET', path: '/v1/suppressions', key: bed.account.admin_key });
+    expect(JSON.stringify(listed.body)).not.toContain('gone@example.com');
   });
 });
 
@@ -219,5 +252,161 @@ describe('scheduled messages and a test-mode key', () => {
     expect(stillLive.body.status).toBe('scheduled');
     const byLiveKey = await bed.request({ method: 'POST', path: `/v1/messages/${live.body.id}/cancel`, key: bed.account.admin_key });
     expect(byLiveKey.body).toEqual({ id: live.body.id, status: 'canceled' });
+  });
+});
+
+describe('live broadcasts and a test-mode key (issue 28)', () => {
+  const liveDraft = async (): Promise<string> => {
+    const res = await bed.request({
+      method: 'POST',
+      path: '/v1/broadcasts',
+      key: bed.account.admin_key,
+      body: { from_email: 'news@acme.test', name: 'April news', subject: 'News', body_text: 'News for you', recipients: [{ email: 'ada@example.com' }] },
+    });
+    expect(res.status).toBe(201);
+    return res.body.id;
+  };
+  const fanoutJobs = () => bed.c.sent.filter((s) => s.queue === 'fanout').length;
+
+  it('answers 404 to a test key editing, sending or cancelling a live draft, as for an unknown id; the draft is unchanged and nothing is queued', async () => {
+    // Prepare
+    const id = await liveDraft();
+    const before = await bed.request({ method: 'GET', path: `/v1/broadcasts/${id}`, key: bed.account.admin_key });
+    const jobs = fanoutJobs();
+    const test = bed.account.test_admin_key;
+    const recipients = Array.from({ length: 50 }, (_, i) => ({ email: `stranger-${i}@example.org` }));
+    // Act
+    const edit = await bed.request({ method: 'PATCH', path: `/v1/broadcasts/${id}`, key: test, body: { subject: 'Buy now', body_text: 'Spam', recipients } });
+    const start = await bed.request({ method: 'POST', path: `/v1/broadcasts/${id}/send`, key: test });
+    const stop = await bed.request({ method: 'POST', path: `/v1/broadcasts/${id}/cancel`, key: test });
+    const unknown = await bed.request({ method: 'POST', path: '/v1/broadcasts/bcast_00000000000000000000000000/send', key: test });
+    // Assess
+    for (const res of [edit, start, stop]) {
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual(unknown.body);
+    }
+    const after = await bed.request({ method: 'GET', path: `/v1/broadcasts/${id}`, key: bed.account.admin_key });
+    expect(after.body).toEqual(before.body);
+    expect(after.body.broadcast).toMatchObject({ status: 'draft', total_recipients: 1 });
+    expect(fanoutJobs()).toBe(jobs);
+  });
+
+  it('lets a test key move its own test broadcasts, and a live key move live ones', async () => {
+    const test = bed.account.test_admin_key;
+    const body = { from_email: 'news@acme.test', subject: 'Test news', body_text: 'Hi', recipients: [{ email: 'ada@example.com' }] };
+    const mine = await bed.request({ method: 'POST', path: '/v1/broadcasts', key: test, body });
+    const other = await bed.request({ method: 'POST', path: '/v1/broadcasts', key: test, body });
+
+    const edited = await bed.request({ method: 'PATCH', path: `/v1/broadcasts/${mine.body.id}`, key: test, body: { subject: 'Edited' } });
+    const sent = await bed.request({ method: 'POST', path: `/v1/broadcasts/${mine.body.id}/send`, key: test });
+    const cancelled = await bed.request({ method: 'POST', path: `/v1/broadcasts/${other.body.id}/cancel`, key: test });
+    const liveCancel = await bed.request({ method: 'POST', path: `/v1/broadcasts/${await liveDraft()}/cancel`, key: bed.account.admin_key });
+
+    expect([edited.status, sent.status, cancelled.status, liveCancel.status]).toEqual([200, 202, 200, 200]);
+    expect(sent.body.status).toBe('sending');
+    expect(cancelled.body.status).toBe('cancelled');
+  });
+});
+
+describe('templates and snippets that live mail renders, and a test-mode key (issue 28)', () => {
+  it('refuses a test key changing or deleting a live template or snippet (403); both stay as they were', async () => {
+    // Prepare
+    const live = bed.account.admin_key;
+    const test = bed.account.test_admin_key;
+    const snippet = await bed.request({ method: 'POST', path: '/v1/templates/snippets', key: live, body: { name: 'footer', body_html: '<p>Kind regards</p>' } });
+    const template = await bed.request({ method: 'POST', path: '/v1/templates', key: live, body: { name: 'welcome', channel: 'email', subject: 'Welcome', body_html: '<p>Hello</p>{{> footer }}' } });
+    expect([snippet.status, template.status]).toEqual([201, 201]);
+    // Act
+    const put = await bed.request({ method: 'PUT', path: `/v1/templates/${template.body.id}`, key: test, body: { subject: 'Your password expired', body_html: '<a href="https://evil.example">Log in</a>' } });
+    const remove = await bed.request({ method: 'DELETE', path: `/v1/templates/${template.body.id}`, key: test });
+    const rewrite = await bed.request({ method: 'PATCH', path: `/v1/templates/snippets/${snippet.body.id}`, key: test, body: { body_html: '<a href="https://evil.example">x</a>' } });
+    // Assess
+    for (const res of [put, remove, rewrite]) {
+      expect(res.status).toBe(403);
+      expect(res.body.error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('use a live key') });
+    }
+    const kept = await bed.request({ method: 'GET', path: `/v1/templates/${template.body.id}`, key: live });
+    const keptSnippet = await bed.request({ method: 'GET', path: `/v1/templates/snippets/${snippet.body.id}`, key: live });
+    expect(kept.body).toEqual(template.body);
+    expect(keptSnippet.body).toEqual(snippet.body);
+  });
+});
+
+describe('the session of a person who has not verified their address (issue 28)', () => {
+  let n = 0;
+  const mail = (to: string, from?: string) => ({
+    channel: 'email',
+    idempotency_key: `unverified-${++n}`,
+    destination: { email: to },
+    payload: { subject: 'Hello', body_text: 'Hi' },
+    ...(from ? { metadata: { from_email: from } } : {}),
+  });
+
+  it('acts in test mode: a send is a test send (nothing leaves), live-only routes are 403; verified, the same session is live', async () => {
+    // Prepare
+    const s = await signUp(bed.request);
+    // Act
+    const sent = await bed.request(withSession(s, { method: 'POST', path: '/v1/send', body: mail(s.email) }));
+    const domain = await bed.request(withSession(s, { method: 'POST', path: '/v1/domains', body: { domain: 'newcomer.test' } }));
+    const tester = await bed.request(withSession(s, { method: 'POST', path: '/v1/test-recipients', body: { email: 'friend@example.org' } }));
+    // Assess
+    expect(sent.status).toBe(201);
+    const message = await bed.request(withSession(s, { method: 'GET', path: `/v1/messages/${sent.body.id}` }));
+    expect(message.body.test_mode).toBe(true);
+    for (const res of [domain, tester]) {
+      expect(res.status).toBe(403);
+      expect(res.body.error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('verify your email address first') });
+    }
+
+    // Act: verified by the mailed link, the same session acts live from its next request.
+    const token = linkTokenIn(bed.c.mailed.find((m) => m.to === s.email)?.text, 'verify-email');
+    expect((await bed.request({ method: 'POST', path: '/v1/auth/verify-email', body: { token } })).status).toBe(200);
+    const live = await bed.request(withSession(s, { method: 'POST', path: '/v1/send', body: mail(s.email) }));
+    const liveDomain = await bed.request(withSession(s, { method: 'POST', path: '/v1/domains', body: { domain: 'newcomer.test' } }));
+    // Assess
+    expect(live.status).toBe(201);
+    expect((await bed.request(withSession(s, { method: 'GET', path: `/v1/messages/${live.body.id}` }))).body.test_mode).toBe(false);
+    expect(liveDomain.status).toBe(201);
+  });
+});
+
+describe('the audience of live broadcasts and a test-mode key (issue 28)', () => {
+  it('refuses a test key adding a contact to a live list, or a new contact (403); the list keeps its members', async () => {
+    // Prepare
+    const live = bed.account.admin_key;
+    const list = await bed.request({ method: 'POST', path: '/v1/lists', key: live, body: { name: 'Customers', type: 'static' } });
+    const before = await bed.request({ method: 'GET', path: `/v1/lists/${list.body.id}/members`, key: live });
+    // Act
+    const member = await bed.request({ method: 'POST', path: `/v1/lists/${list.body.id}/members`, key: bed.account.test_admin_key, body: { email: 'attacker@example.org' } });
+    const contact = await bed.request({ method: 'POST', path: '/v1/contacts', key: bed.account.test_admin_key, body: { email: 'attacker@example.org', list_ids: [list.body.id] } });
+    // Assess
+    expect([member.status, contact.status]).toEqual([403, 403]);
+    const after = await bed.request({ method: 'GET', path: `/v1/lists/${list.body.id}/members`, key: live });
+    expect(after.body).toEqual(before.body);
+    const found = await bed.request({ method: 'GET', path: '/v1/contacts', key: live, query: { email: 'attacker@example.org' } });
+    expect(found.body.contacts).toEqual([]);
+  });
+});
+
+describe('a staff user whose own account is suspended (issue 28)', () => {
+  it('is refused on the staff routes with 403 account_suspended; the staff token still works', async () => {
+    // Prepare: a verified person made staff, signed in again, then their own account suspended.
+    const staffToken = 'st_test_staff_token_value';
+    const s = await signUp(bed.request);
+    const token = linkTokenIn(bed.c.mailed.find((m) => m.to === s.email)?.text, 'verify-email');
+    await bed.request({ method: 'POST', path: '/v1/auth/verify-email', body: { token } });
+    expect((await bed.request({ method: 'POST', path: '/v1/admin/users/role', key: staffToken, body: { email: s.email, role: 'staff' } })).status).toBe(200);
+    const staff = await sessionFrom(bed.request, await bed.request({ method: 'POST', path: '/v1/auth/login', body: { email: s.email, password: s.password } }), s);
+    expect((await bed.request(withSession(staff, { method: 'GET', path: '/v1/admin/accounts' }))).status).toBe(200);
+    expect((await bed.request({ method: 'POST', path: `/v1/admin/accounts/${s.accountId}/suspend`, key: staffToken })).status).toBe(200);
+    // Act
+    const listed = await bed.request(withSession(staff, { method: 'GET', path: '/v1/admin/accounts' }));
+    const unsuspend = await bed.request(withSession(staff, { method: 'POST', path: `/v1/admin/accounts/${s.accountId}/unsuspend` }));
+    // Assess
+    for (const res of [listed, unsuspend]) {
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('account_suspended');
+    }
+    expect((await bed.request({ method: 'GET', path: `/v1/admin/accounts/${s.accountId}`, key: staffToken })).body.status).toBe('suspended');
   });
 });

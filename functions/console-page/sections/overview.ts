@@ -1,8 +1,9 @@
-// Overview: the account, whether it is in sandbox, and the next step out of it (verify the address
-// → register a domain → publish its DNS records → verify it), or once live the next useful steps
-// (an API key to send with, a webhook for the events); a test message to the person's own
-// address (from the shared sender in the sandbox, from a verified domain once live) through
-// POST /v1/send, with a link to its timeline; a link to the Mail app.
+// Overview: the account, whether it is in sandbox (and in test mode until the address is verified),
+// and the next step out of it (verify the address → register a domain → publish its DNS records →
+// verify it), or once live the next useful steps (an API key to send with, a webhook for the
+// events); a test message to the person's own address (from the shared sender in the sandbox,
+// from a verified domain once live) through POST /v1/send, with a link to its timeline; a link to
+// the Mail app.
 import { field, view, type Section } from '../section';
 
 const markup = view(
@@ -67,6 +68,8 @@ views.overview = {
       el('p', { class: s.sandbox ? 'badge warn' : 'badge ok' }, s.sandbox
         ? 'Sandbox: mail goes only to your own address and to verified test recipients, from the shared sender.'
         : 'Live: mail goes from your verified domains to anyone.'),
+      // Until the address is verified the session acts in test mode (docs/threat-model.md).
+      ...(s.user.email_verified ? [] : [el('p', { id: 'overview-test-mode' }, 'You are in test mode until you verify your email address: what you send is not delivered, and domains, live keys and contacts wait until then.')]),
     );
     $('overview-steps').replaceChildren(...steps.map((st, i) => el('li', { class: st.done ? 'done' : i === next ? 'next' : '' },
       el('span', { class: 'visually-hidden' }, st.done ? 'Done: ' : i === next ? 'Next: ' : 'To do: '),
