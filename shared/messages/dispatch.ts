@@ -8,7 +8,7 @@ import type { ObjectStore } from '../ports/object-store';
 import type { Queue } from '../ports/queue';
 import { PermanentSendError, type Mailer, type OutboundEmail } from '../ports/mailer';
 import type { Logger } from '../runtime/logger';
-import { findSuppression, suppress } from '../suppressions/service';
+import { findSuppression } from '../suppressions/service';
 import { recordSend } from '../usage/service';
 import { releaseSpend } from '../spend-caps/reserve';
 import { ContentMissingError, loadAttachments, loadContent } from './content';
@@ -51,6 +51,12 @@ const DISPATCHABLE = new Set(['queued', 'scheduled']);
 const later = (iso: string, ms: number): string => new Date(new Date(iso).getTime() + ms).toISOString();
 
 /** Test mode: nothing leaves; the recipient's local part picks the outcome. */
+/**
+ * A test-mode send's outcome, from its recipient's local part. A simulated bounce or complaint is
+ * recorded and fires its webhooks but suppresses nothing: the suppression list is what live mail
+ * reads, and a test key changes nothing live mail reads (docs/threat-model.md), even for a real
+ * mailbox named bounced@ or complained@.
+ */
 async function simulate(deps: DispatchDeps, message: MessageItem, now: string): Promise<void> {
   const ref = { id: message.id, account_id: message.account_id, broadcast_id: message.broadcast_id };
   const providerMessageId = `test_${message.id}`;
@@ -59,10 +65,8 @@ async function simulate(deps: DispatchDeps, message: MessageItem, now: string): 
   const at = later(now, 1);
   if (local === 'bounced') {
     await recordEvent(deps, ref, { type: 'bounced', source: 'worker', providerEventId: workerEventId(message.id, 'bounced'), payload: { detail: 'simulated hard bounce (test mode)', bounce_type: 'Permanent' }, occurredAt: at });
-    await suppress(deps, message.account_id, { channel: 'email', recipient: message.recipient, reason: 'hard bounce (test mode)' });
   } else if (local === 'complained') {
     await recordEvent(deps, ref, { type: 'complained', source: 'worker', providerEventId: workerEventId(message.id, 'complained'), payload: { detail: 'simulated complaint (test mode)' }, occurredAt: at });
-    await suppress(deps, message.account_id, { channel: 'email', recipient: message.recipient, reason: 'complaint (test mode)' });
   } else {
     await recordEvent(deps, ref, { type: 'delivered', source: 'worker', providerEventId: workerEventId(message.id, 'delivered'), payload: { detail: 'simulated delivery (test mode)' }, occurredAt: at });
   }

@@ -64,7 +64,7 @@ describe('a live send', () => {
 });
 
 describe('a test-mode send', () => {
-  it('bounces bounced@ without reaching the emulator and suppresses the address', async () => {
+  it('bounces bounced@ without reaching the emulator, and suppresses nothing live mail reads', async () => {
     const res = await api(runtime.url, 'POST', '/v1/send', test, email({ idempotency_key: 'e2e-bounce', destination: { email: 'bounced@example.com' } }));
 
     const message = await messageReaching(res.body.id, 'bounced');
@@ -72,8 +72,9 @@ describe('a test-mode send', () => {
     const mailbox = (await (await fetch(`${runtime.sesUrl}/store`)).json()) as any;
 
     expect(message.events.map((e: { type: string }) => e.type)).toEqual(['sent', 'bounced']);
-    expect(again.status).toBe(409);
-    expect(again.body.error.code).toBe('recipient_suppressed');
+    expect(again.status).toBe(201);
+    const suppressed = (await api(runtime.url, 'GET', '/v1/suppressions', live)).body.suppressions.map((s: { recipient: string }) => s.recipient);
+    expect(suppressed).not.toContain('bounced@example.com');
     expect(mailbox.emails.map((m: { destination: { to: string[] } }) => m.destination.to[0])).not.toContain('bounced@example.com');
   });
 });

@@ -148,9 +148,9 @@ describe('test-mode sends', () => {
   it.each([
     ['delivered@example.com', ['sent', 'delivered'], false],
     ['someone@example.com', ['sent', 'delivered'], false],
-    ['bounced@example.com', ['sent', 'bounced'], true],
-    ['complained@example.com', ['sent', 'complained'], true],
-  ])('%s yields %j, worker-shaped, without reaching the mailer', async (to, types, suppresses) => {
+    ['bounced@example.com', ['sent', 'bounced'], false],
+    ['complained@example.com', ['sent', 'complained'], false],
+  ])('%s yields %j, worker-shaped, without reaching the mailer nor the suppression list live mail reads', async (to, types, suppresses) => {
     const { id, job } = await accept(to, account.test_admin_key);
 
     await handler(sqsEvent([sqsRecord(job)]));
