@@ -17,7 +17,7 @@ import {
 export const handler = createHttpHandler(functionNamed('webhooks'), {
   'POST /v1/webhooks': async (req, c) => {
     const body = parseInput(createWebhookBody, req.body);
-    return shownOnce(201, await createSubscription(c, authOf(req).accountId, body));
+    return shownOnce(201, await createSubscription(c, authOf(req).accountId, body, authOf(req)));
   },
   'GET /v1/webhooks': async (req, c) => {
     return listed('webhooks', await listSubscriptions(listing(c), authOf(req).accountId, pageOf(req)));
@@ -25,13 +25,13 @@ export const handler = createHttpHandler(functionNamed('webhooks'), {
   'GET /v1/webhooks/{id}': async (req, c) => json(200, await readSubscription(c.store, authOf(req).accountId, req.params.id ?? '')),
   'PUT /v1/webhooks/{id}': async (req, c) => {
     const body = parseInput(updateWebhookBody, req.body);
-    return json(200, await updateSubscription(c, authOf(req).accountId, req.params.id ?? '', body));
+    return json(200, await updateSubscription(c, authOf(req).accountId, req.params.id ?? '', body, authOf(req)));
   },
   'DELETE /v1/webhooks/{id}': async (req, c) => {
-    await deleteSubscription(c, authOf(req).accountId, req.params.id ?? '');
+    await deleteSubscription(c, authOf(req).accountId, req.params.id ?? '', authOf(req));
     return json(200, { message: 'webhook deleted' });
   },
-  'POST /v1/webhooks/{id}/rotate-secret': async (req, c) => shownOnce(200, await rotateSecret(c, authOf(req).accountId, req.params.id ?? '')),
+  'POST /v1/webhooks/{id}/rotate-secret': async (req, c) => shownOnce(200, await rotateSecret(c, authOf(req).accountId, req.params.id ?? '', authOf(req))),
   'GET /v1/webhooks/{id}/deliveries': async (req, c) => {
     return listed('deliveries', await listDeliveries(listing(c), authOf(req).accountId, req.params.id ?? '', pageOf(req)));
   },

@@ -18,6 +18,8 @@ export interface SubscriptionItem extends ItemKey {
   is_active: boolean;
   /** The signing secret sealed with shared/secret-box (context: the subscription id). */
   secret_sealed: string;
+  /** Made by a test-mode caller (issue 28); absent on subscriptions made before, which count as live. */
+  test_mode?: boolean;
   created_at: string;
   updated_at: string;
 }

@@ -57,6 +57,22 @@ async function ownedSubscription(subscriptions: SubscriptionRepository, accountI
   return item;
 }
 
+/** Who changes a subscription: a test-mode caller changes only subscriptions a test-mode caller made. */
+export interface SubscriptionCaller {
+  testMode?: boolean;
+}
+
+/**
+ * The subscription a caller may change. A live integration's subscription answers a test-mode
+ * caller 404, word for word as an unknown id does (as a live broadcast does), so a leaked test key
+ * can neither pause, repoint, re-key nor delete it (docs/threat-model.md). Reads show both modes.
+ */
+async function changeableSubscription(subscriptions: SubscriptionRepository, accountId: string, subscriptionId: string, caller: SubscriptionCaller): Promise<SubscriptionItem> {
+  const item = await ownedSubscription(subscriptions, accountId, subscriptionId);
+  if (caller.testMode && item.test_mode !== true) throw notFound();
+  return item;
+}
+
 /** Every active subscription of the account that takes this event type. */
 export async function listMatchingSubscriptions(store: Store, accountId: string, eventType: string): Promise<SubscriptionItem[]> {
   return (await new SubscriptionRepository(store).all(accountId)).filter((s) => matches(s, eventType));
@@ -67,7 +83,7 @@ export function signingSecretOf(c: { secrets: Pick<Secrets, 'get'> }, sub: Subsc
   return open(c.secrets.get(ENCRYPTION_KEY), sub.secret_sealed, sub.id);
 }
 
-export async function createSubscription(deps: SubscriptionDeps, accountId: string, body: CreateWebhookBody): Promise<SubscriptionWithSecretView> {
+export async function createSubscription(deps: SubscriptionDeps, accountId: string, body: CreateWebhookBody, caller: SubscriptionCaller = {}): Promise<SubscriptionWithSecretView> {
   const subscriptions = new SubscriptionRepository(deps.store);
   await checkEndpoint(deps, body.endpoint_url);
   // A count, not a counter: it cannot drift, and a race past the limit costs one extra row at most.
@@ -84,6 +100,7 @@ export async function createSubscription(deps: SubscriptionDeps, accountId: stri
     event_types: body.event_types ?? [],
     is_active: true,
     secret_sealed: sealed,
+    ...(caller.testMode ? { test_mode: true } : {}),
     created_at: now,
     updated_at: now,
   };
@@ -111,9 +128,10 @@ export async function updateSubscription(
   accountId: string,
   subscriptionId: string,
   body: UpdateWebhookBody,
+  caller: SubscriptionCaller = {},
 ): Promise<SubscriptionView> {
   const subscriptions = new SubscriptionRepository(deps.store);
-  const current = await ownedSubscription(subscriptions, accountId, subscriptionId);
+  const current = await changeableSubscription(subscriptions, accountId, subscriptionId, caller);
   const changes: SubscriptionChanges = {};
   if (body.endpoint_url !== undefined) {
     await checkEndpoint(deps, body.endpoint_url);
@@ -128,8 +146,10 @@ export async function updateSubscription(
 }
 
 /** Removes the subscription; the worker finds it gone and stops its pending retries. */
-export async function deleteSubscription(deps: { store: Store }, accountId: string, subscriptionId: string): Promise<void> {
-  if (!(await new SubscriptionRepository(deps.store).remove(accountId, subscriptionId))) throw notFound();
+export async function deleteSubscription(deps: { store: Store }, accountId: string, subscriptionId: string, caller: SubscriptionCaller = {}): Promise<void> {
+  const subscriptions = new SubscriptionRepository(deps.store);
+  if (caller.testMode) await changeableSubscription(subscriptions, accountId, subscriptionId, caller);
+  if (!(await subscriptions.remove(accountId, subscriptionId))) throw notFound();
 }
 
 /**
@@ -144,9 +164,9 @@ export async function removeEverySubscription(deps: { store: Store }, accountId:
 }
 
 /** A new secret, shown once; the previous one is overwritten and never returned again. */
-export async function rotateSecret(deps: SubscriptionDeps, accountId: string, subscriptionId: string): Promise<SubscriptionWithSecretView> {
+export async function rotateSecret(deps: SubscriptionDeps, accountId: string, subscriptionId: string, caller: SubscriptionCaller = {}): Promise<SubscriptionWithSecretView> {
   const subscriptions = new SubscriptionRepository(deps.store);
-  const current = await ownedSubscription(subscriptions, accountId, subscriptionId);
+  const current = await changeableSubscription(subscriptions, accountId, subscriptionId, caller);
   const { secret, sealed } = newSecret(deps.secrets.get(ENCRYPTION_KEY), subscriptionId);
   const updated = await subscriptions.replaceSecret(accountId, subscriptionId, { from: current.secret_sealed, to: sealed, updatedAt: deps.clock.now().toISOString() });
   if (updated) return withSecret(updated, secret);

@@ -130,6 +130,24 @@ describe('every key route with a live and a test admin key', () => {
     const listed = await bed.request({ method: 'GET', path: '/v1/suppressions', key: bed.account.admin_key });
     expect(JSON.stringify(listed.body)).not.toContain('gone@example.com');
   });
+
+  it('answers a test key 404 on a live integration\'s webhook subscription: it cannot pause, repoint, re-key or delete it', async () => {
+    const test = bed.account.test_admin_key;
+    const hook = await bed.request({ method: 'POST', path: '/v1/webhooks', key: bed.account.admin_key, body: { endpoint_url: 'https://93.184.216.34/live' } });
+    expect(hook.status).toBe(201);
+    const path = `/v1/webhooks/${hook.body.id}`;
+
+    const attempts = [
+      await bed.request({ method: 'PUT', path, key: test, body: { is_active: false, endpoint_url: 'https://93.184.216.35/evil' } }),
+      await bed.request({ method: 'POST', path: `${path}/rotate-secret`, key: test }),
+      await bed.request({ method: 'DELETE', path, key: test }),
+    ];
+
+    for (const res of attempts) expect(res.body).toEqual({ error: { code: 'not_found', message: expect.any(String), status: 404 } });
+    const after = await bed.request({ method: 'GET', path, key: test });
+    expect(after.body).toMatchObject({ endpoint_url: 'https://93.184.216.34/live', is_active: true });
+    expect((await bed.request({ method: 'PUT', path, key: bed.account.admin_key, body: { is_active: false } })).status).toBe(200);
+  });
 });
 
 describe('keys seen and managed by a test-mode key', () => {
