@@ -19,7 +19,7 @@ import { checkMessageSize, placeContent } from './content';
 import { checkExtras, type MessageExtras } from './extras';
 import { bodyDigest, LEASE_MS, type IdempotencyItem, type NewIdempotencyRecord, type SendDecision } from './idempotency';
 import { IdempotencyRepository, MessageRepository, messageKeyBytes, type NewMessage } from './repository';
-import { admitTestSend, type SandboxQuota } from '../test-recipients/sandbox';
+import { admitTestSend, ownAddressCounted, type SandboxQuota } from '../test-recipients/sandbox';
 import { checkSandboxRecipient, loadSenderContext, resolveSender, type SenderContext } from './sender';
 import { sendRequest, type SendRequest, type SendResponse } from './schemas';
 import { handOn } from './hand-on';
@@ -151,7 +151,9 @@ async function prepareEmail(render: TemplateRenderer, ctx: SenderContext, reques
   const content = await resolveContent(render, request);
   const from = resolveSender(ctx, request.metadata?.from_email);
   const sandbox = await checkSandboxRecipient(ctx, recipient, testMode);
-  return { recipient, from, ...content, ...(sandbox === 'unrestricted' ? {} : { quota: sandbox }) };
+  const quota: SandboxQuota | undefined =
+    sandbox === 'test_recipient' || (sandbox === 'account_address' && ownAddressCounted(ctx.account)) ? sandbox : undefined;
+  return { recipient, from, ...content, ...(quota ? { quota } : {}) };
 }
 
 /** The webhook channel posts payload.data to destination.url, through the same guard as webhooks. */
@@ -335,8 +337,8 @@ export async function acceptSends(
 }
 
 /**
- * Sandbox sends count per address and UTC day: 10 to a verified test recipient, 50 to the
- * account's own address. A retry of a request already accepted is not counted again. Items over
+ * Sandbox sends count per address and UTC day: 10 to a verified test recipient, 50 to a
+ * signed-up account's own address. A retry of a request already accepted is not counted again. Items over
  * the limit get their error and drop out; once an address is refused, the rest of the call's
  * items to it are refused without another write.
  */

@@ -1,5 +1,6 @@
 // What the send path asks while an account is in sandbox mode: may this address be mailed, and
 // has it had its test sends for today.
+import type { AccountItem } from '../accounts/service';
 import type { Store } from '../db/store';
 import { normalizeAddress } from '../email/address';
 import { ApiError } from '../errors';
@@ -26,6 +27,14 @@ export async function verifiedTestRecipientAddresses(store: Store, accountId: st
 /** Which sandbox allowance a send draws on: a verified test recipient's, or the account address's. */
 export type SandboxQuota = 'test_recipient' | 'account_address';
 
+/**
+ * Whether sandbox mail to the account's own address is counted: for an account made by sign-up
+ * (it carries owner_verified), whose address anyone could have typed in. An account the operator
+ * made (the staff route, `npm start`'s own) has the operator's word for its address and is not
+ * counted (docs/api-decisions.md, issue 28).
+ */
+export const ownAddressCounted = (account: Pick<AccountItem, 'owner_verified'>): boolean => account.owner_verified !== undefined;
+
 const LIMITS: Record<SandboxQuota, { perDay: number; who: string }> = {
   test_recipient: { perDay: TEST_SENDS_PER_DAY, who: 'test sends' },
   account_address: { perDay: OWN_ADDRESS_SENDS_PER_DAY, who: 'sandbox sends to the account address' },
@@ -33,7 +42,7 @@ const LIMITS: Record<SandboxQuota, { perDay: number; who: string }> = {
 
 /**
  * Counts one sandbox send to an address in the current UTC day: 10 a day to a verified test
- * recipient, 50 to the account's own address. Past that it throws 429 test_send_daily_limit with
+ * recipient, 50 to a signed-up account's own address. Past that it throws 429 test_send_daily_limit with
  * Retry-After set to the next UTC midnight. Call it once per message that will be sent (after the
  * idempotency claim is known, so a replayed request is not counted twice).
  */
