@@ -133,7 +133,7 @@ function withUnsubscribe(deps: DispatchDeps, message: MessageItem, email: Outbou
  * (shared/messages/sender.ts); a message accepted before that rule, e.g. scheduled weeks ahead,
  * goes out under the configured shared sender all the same.
  */
-function sharedSenderAsIs(deps: DispatchDeps, from: string): string {
+function sharedSenderAsConfigured(deps: DispatchDeps, from: string): string {
   const shared = deps.config.sharedEmailSender;
   const configured = shared === undefined ? undefined : parseMailbox(shared);
   if (!configured) return from;
@@ -207,7 +207,7 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attemp
     // (shared/templates/text.ts); inline content is sent as given.
     const parts =
       content.template_id !== undefined && content.body_html !== undefined ? asMailed(content.body_html, content.body_text) : { html: content.body_html, text: content.body_text };
-    const email: OutboundEmail = { from: sharedSenderAsIs(deps, content.from), to: message.recipient, subject: content.subject, html: parts.html, text: parts.text ?? undefined, messageId: message.id, accountId: message.account_id };
+    const email: OutboundEmail = { from: sharedSenderAsConfigured(deps, content.from), to: message.recipient, subject: content.subject, html: parts.html, text: parts.text ?? undefined, messageId: message.id, accountId: message.account_id };
     // An internal sender's headers and attachments (shared/messages/extras.ts); the objects are read now, at send time.
     if (content.headers?.length) email.headers = content.headers;
     if (content.attachments?.length) email.attachments = await loadAttachments(deps.objects, content.attachments);

@@ -338,9 +338,9 @@ export async function acceptSends(
 
 /**
  * Sandbox sends count per address and UTC day: 10 to a verified test recipient, 50 to a
- * signed-up account's own address. A retry of a request already accepted is not counted again. Items over
- * the limit get their error and drop out; once an address is refused, the rest of the call's
- * items to it are refused without another write.
+ * signed-up account's own address. A retry of a request already accepted is not counted again.
+ * Items over the limit get their error and drop out; once an address is refused, the rest of the
+ * call's items to it are refused without another write.
  */
 async function countTestSends(
   deps: SendDeps,
