@@ -29,7 +29,8 @@ export const contracts: Contracts = {
       `Accepts one message: 201 once it is stored and queued (or scheduled); delivery is reported on its timeline (GET /v1/messages/{id}) and to webhooks. ${IDEMPOTENCY}\n\n` +
       'A recipient on the suppression list for the channel is 409 `recipient_suppressed`: the message is stored with status `suppressed` and never sent, and a retry answers the same. ' +
       'While the account is in the sandbox (no verified domain of its own), live email goes only from the shared sender and only to the account’s address or a verified test recipient (403 `recipient_not_verified`); ' +
-      'a test-mode key sends nothing and is not held to that. A test recipient takes 10 sends a day (429 `test_send_daily_limit` with `Retry-After`).',
+      'a test-mode key sends nothing and is not held to that. A test recipient takes 10 sends a day, a signed-up account’s own address 50 (UTC days; 429 `test_send_daily_limit` with `Retry-After`). ' +
+      'The shared sender takes no display name of the account’s choosing: `metadata.from_email` names it bare or is omitted (400 `invalid_request` otherwise).',
     body: sendRequest,
     idempotent: true,
     responses: { 201: { description: 'Accepted: queued, or scheduled when scheduled_at was given', schema: sendResponse } },

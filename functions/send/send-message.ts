@@ -2,13 +2,16 @@
 // reported for that record alone; on its last receive the message is recorded `failed` instead.
 // The queue also carries a spend cap's soft alert (shared/spend-caps/alert.ts), mailed from here.
 import * as z from 'zod';
+import { getAccount } from '../../shared/accounts/service';
 import { dispatch } from '../../shared/messages/dispatch';
 import { sendJob } from '../../shared/messages/messages';
 import { consume } from '../../shared/runtime/consume';
 import { sendSoftCapAlert, softCapAlertJob } from '../../shared/spend-caps/alert';
 
-export const handler = consume('send', z.union([softCapAlertJob, sendJob]), async (job, { container: c, finalAttempt }) => {
+export const handler = consume('send', z.union([softCapAlertJob, sendJob]), async (job, { container: c, finalAttempt, perBatch }) => {
   if ('kind' in job) return sendSoftCapAlert(c, job);
-  const result = await dispatch(c, job, { finalAttempt });
+  // Whether the account may still send is read once per account and batch, not per message.
+  const account = (accountId: string) => perBatch(`account:${accountId}`, () => getAccount(c.store, accountId));
+  const result = await dispatch(c, job, { finalAttempt, account });
   c.logger.debug('send job handled', { messageId: job.message_id, result });
 });

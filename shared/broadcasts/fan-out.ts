@@ -4,10 +4,11 @@
 // recipient's idempotency key is derived from the broadcast, so a re-run sends nothing twice; the
 // chunk's counts are added in the same conditional write that marks the chunk done, so a re-run
 // does not count twice either.
-import { getAccount } from '../accounts/service';
+import { getAccount, type AccountItem } from '../accounts/service';
 import { sha256Hex } from '../crypto';
 import type { SendRequest } from '../messages/schemas';
 import { RetryableError } from '../errors';
+import { accountHold } from '../messages/account-hold';
 import { acceptSends, type SendDeps } from '../messages/send';
 import type { FanOutJob } from './messages';
 import type { BroadcastContent, BroadcastItem, RecipientChunkItem } from './model';
@@ -65,11 +66,11 @@ function sendRequestFor(broadcast: BroadcastItem, recipient: string, data: Recor
 }
 
 /** Sends the chunk's recipients in calls of SENDS_PER_CALL and counts the outcomes. */
-async function sendChunk(deps: SendDeps, broadcast: BroadcastItem, chunk: RecipientChunkItem): Promise<{ tally: Tally; failures: Record<string, number> }> {
+async function sendChunk(deps: SendDeps, account: AccountItem, broadcast: BroadcastItem, chunk: RecipientChunkItem): Promise<{ tally: Tally; failures: Record<string, number> }> {
   const { recipients } = chunk;
   const tally: Tally = { sent: 0, skipped: 0, failed: 0 };
   const failures: Record<string, number> = {};
-  const sender = { accountId: broadcast.account_id, keyId: broadcast.key_id, testMode: broadcast.test_mode };
+  const sender = { accountId: broadcast.account_id, keyId: broadcast.key_id, testMode: broadcast.test_mode, account };
   // The version pinned at creation, not the template's current one.
   const render = broadcast.template ? await pinnedRenderer(deps.store, broadcast.account_id, broadcast.template) : undefined;
   for (let i = 0; i < recipients.length; i += SENDS_PER_CALL) {
@@ -113,13 +114,11 @@ export async function finishIfComplete(deps: { clock: SendDeps['clock'] }, broad
 
 /**
  * Why nothing more can go out for the broadcast's account, if so: the fan-out stops there and the
- * broadcast is failed with that reason (chunks already sent stay sent).
+ * broadcast is failed with that reason (chunks already sent stay sent; their messages still
+ * queued or scheduled fail at the send worker for the same reason).
  */
 export async function accountStop(deps: Pick<SendDeps, 'store'>, accountId: string): Promise<string | undefined> {
-  const account = await getAccount(deps.store, accountId);
-  if (!account) return 'the account is gone';
-  if (account.status === 'suspended') return 'the account is suspended';
-  return undefined;
+  return accountHold(await getAccount(deps.store, accountId))?.detail;
 }
 
 /** What the broadcast sends: its content item, or the content an earlier version kept on the broadcast item. */
@@ -141,13 +140,15 @@ export async function fanOutChunk(deps: SendDeps, job: FanOutJob): Promise<FanOu
   if (broadcast.status !== 'sending') return { kind: 'stopped', status: broadcast.status };
   const chunk = await broadcasts.getChunk(job.broadcast_id, job.chunk);
   if (!chunk) return { kind: 'missing' };
-  const stop = await accountStop(deps, broadcast.account_id);
-  if (stop) {
-    await broadcasts.fail(broadcast.account_id, broadcast.id, stop, deps.clock.now().toISOString());
+  // Read once for the chunk: the hold below, and every acceptSends call of the chunk.
+  const account = await getAccount(deps.store, broadcast.account_id);
+  const hold = accountHold(account);
+  if (hold || !account) {
+    await broadcasts.fail(broadcast.account_id, broadcast.id, hold?.detail ?? 'the account is gone', deps.clock.now().toISOString());
     return { kind: 'stopped', status: 'failed' };
   }
 
-  const { tally, failures } = await sendChunk(deps, { ...broadcast, ...(await contentOf(broadcasts, broadcast)) }, chunk);
+  const { tally, failures } = await sendChunk(deps, account, { ...broadcast, ...(await contentOf(broadcasts, broadcast)) }, chunk);
   const updated = await broadcasts.countChunk(job.account_id, job.broadcast_id, job.chunk, tally, deps.clock.now().toISOString());
   if (!updated) {
     // A concurrent run of the same job counted it first (or the broadcast was removed).

@@ -16,6 +16,7 @@ import { invalidToken, issueToken, peekToken, redeemToken, revokeToken } from '.
 import { pageRequest, type Page, type PageInput } from '../pagination';
 import type { Clock } from '../ports/clock';
 import { PermanentSendError, type Mailer } from '../ports/mailer';
+import { accountHold } from '../messages/account-hold';
 import { checkSandboxRecipient, loadSenderContext } from '../messages/sender';
 import { admit } from '../rate-limit/service';
 import { findSuppression } from '../suppressions/service';
@@ -183,6 +184,10 @@ function sharedSender(config: PublicFormDeps['config']): string {
  * and stores and mails nothing, so a form cannot be used to flood an inbox.
  */
 export async function submitSignup(deps: PublicFormDeps, form: FormItem, signup: Signup, baseUrl: string): Promise<SubmitResult> {
+  // A suspended account's forms take no sign-ups, with or without a confirmation mail: answered
+  // as an unknown form is, so the public learns nothing about the account.
+  const account = await getAccount(deps.store, form.account_id);
+  if (!account || accountHold(account)) throw formNotFound(form.id);
   if (!(await listIsOpen(deps.store, form.account_id, form.list_id))) throw closed(form.id);
   const message = successMessageOf(form);
   if (!form.double_opt_in) {
@@ -193,8 +198,6 @@ export async function submitSignup(deps: PublicFormDeps, form: FormItem, signup:
   // The confirmation mail is the account's mail to a stranger: the send rules that protect
   // recipients hold for it too. In sandbox mode it goes only where a send could (403
   // recipient_not_verified otherwise), and a suppressed address gets no mail (answered alike).
-  const account = await getAccount(deps.store, form.account_id);
-  if (!account || account.status === 'suspended') throw closed(form.id);
   await checkSandboxRecipient(await loadSenderContext(deps.store, account, deps.config.sharedEmailSender), signup.email, false);
   if (await findSuppression(deps.store, form.account_id, 'email', signup.email)) {
     deps.logger.info('confirmation mail not sent: the address is on the suppression list', { accountId: form.account_id, formId: form.id });

@@ -4,6 +4,8 @@
 // queue; an email route sends a new outbound message through the send pipeline, so suppressions,
 // spend caps and usage apply as to any send: a short text quoting the original, X-Forwarded-For/-To
 // headers, and the original attached as message/rfc822 when it fits SES's limit once encoded.
+import { getAccount, type AccountItem } from '../accounts/service';
+import { accountHold, type Hold } from '../messages/account-hold';
 import { isHeaderValue, MAX_SENT_MESSAGE_BYTES, sentMessageBytes, type MessageExtras } from '../messages/extras';
 import { receivedEnvelope, type ReceivedEmail } from '../inbound/received-event';
 import type { AttachmentRef } from '../messages/model';
@@ -33,7 +35,9 @@ export type ForwardOutcome =
   | { kind: 'unrouted' }
   /** `queued` false: an earlier call made this delivery and its first attempt already. */
   | { kind: 'webhook'; route_id: string; delivery_id: string; queued: boolean }
-  | { kind: 'email'; route_id: string; outcome: SendOutcome };
+  | { kind: 'email'; route_id: string; outcome: SendOutcome }
+  /** A webhook forward of an account that may not send: logged `exhausted` with the reason, never attempted. */
+  | { kind: 'held'; route_id: string; reason: Hold['reason'] };
 
 /** The forwarded text is cut here: the send pipeline's content limits are the message's, not the original's. */
 export const MAX_FORWARDED_TEXT = 200_000;
@@ -72,7 +76,12 @@ export function forwardedText(email: ForwardableEmail, original: ForwardedOrigin
   ].join('\n');
 }
 
-async function toWebhook(deps: ForwardDeps, route: RouteItem, email: ForwardableEmail): Promise<ForwardOutcome> {
+/**
+ * A webhook forward: its delivery in the route's log, then its first attempt on the webhooks
+ * queue. For an account that may not send (`hold`), the delivery is logged `exhausted` with the
+ * reason and never attempted.
+ */
+async function toWebhook(deps: ForwardDeps, route: RouteItem, email: ForwardableEmail, hold: Hold | undefined): Promise<ForwardOutcome> {
   const deliveries = new DeliveryRepository(deps.store);
   const now = deps.clock.now();
   const envelope = receivedEnvelope(email, email.text, 'route');
@@ -84,14 +93,16 @@ async function toWebhook(deps: ForwardDeps, route: RouteItem, email: Forwardable
     account_id: route.account_id,
     event_id: eventId,
     event_type: 'email.received',
-    status: 'pending',
+    status: hold ? 'exhausted' : 'pending',
     attempt_count: 0,
     response_status: 0,
+    ...(hold ? { last_error: `not forwarded: ${hold.detail}` } : {}),
     body: JSON.stringify(envelope),
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
     expires_at: Math.floor(now.getTime() / 1000) + LOG_RETENTION_S,
   });
+  if (hold) return { kind: 'held', route_id: route.id, reason: hold.reason };
   if (!created) {
     // The same message handed over again: only a delivery that never got its first attempt starts again.
     const existing = await deliveries.get(route.id, deliveryId);
@@ -140,7 +151,12 @@ export async function originalAttachment(
   return { original: { kind: 'attached' }, attachment: { filename: FORWARDED_FILENAME, content_type: 'message/rfc822', object_key: email.raw_key as string, size } };
 }
 
-async function toEmail(deps: ForwardDeps, route: RouteItem, email: ForwardableEmail): Promise<ForwardOutcome> {
+/**
+ * An email forward: a send through acceptSends. For a suspended account it is accepted all the
+ * same and the send worker fails it with the reason, so the forward's message says why it never
+ * went (docs/api-decisions.md, issue 28).
+ */
+async function toEmail(deps: ForwardDeps, route: RouteItem, email: ForwardableEmail, account: AccountItem | undefined): Promise<ForwardOutcome> {
   const subject = `Fwd: ${email.subject ?? ''}`.slice(0, 998);
   const headers = forwardHeaders(email);
   const { original, attachment } = await originalAttachment(
@@ -159,7 +175,8 @@ async function toEmail(deps: ForwardDeps, route: RouteItem, email: ForwardableEm
   };
   const extras: MessageExtras = { headers };
   if (attachment) extras.attachments = [attachment];
-  const [outcome] = await acceptSends(deps, { accountId: route.account_id, keyId: `route:${route.id}`, testMode: false }, [request], { batch: false, extras });
+  const sender = { accountId: route.account_id, keyId: `route:${route.id}`, testMode: false, ...(account ? { account } : {}) };
+  const [outcome] = await acceptSends(deps, sender, [request], { batch: false, extras });
   return { kind: 'email', route_id: route.id, outcome: outcome! };
 }
 
@@ -167,6 +184,8 @@ async function toEmail(deps: ForwardDeps, route: RouteItem, email: ForwardableEm
 export async function forwardInbound(deps: ForwardDeps, email: ForwardableEmail): Promise<ForwardOutcome> {
   const route = matchRoute(await new RouteRepository(deps.store).all(email.account_id), email.recipient);
   if (!route) return { kind: 'unrouted' };
-  if (route.destination_type === 'webhook') return toWebhook(deps, route, email);
-  return toEmail(deps, route, email);
+  // Read once: whether the account may still send, and the sender an email forward needs.
+  const account = await getAccount(deps.store, route.account_id);
+  if (route.destination_type === 'webhook') return toWebhook(deps, route, email, accountHold(account));
+  return toEmail(deps, route, email, account);
 }

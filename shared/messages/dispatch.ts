@@ -1,6 +1,8 @@
 // The send worker's use case: one queued message to the provider (or, in test mode, through the
 // simulated outcomes), with worker-shaped events on its timeline.
+import { getAccount, type AccountItem } from '../accounts/service';
 import type { Store } from '../db/store';
+import { formatMailbox, parseMailbox } from '../email/address';
 import { RetryableError } from '../errors';
 import type { Ids } from '../ids';
 import type { Clock } from '../ports/clock';
@@ -11,6 +13,7 @@ import type { Logger } from '../runtime/logger';
 import { findSuppression } from '../suppressions/service';
 import { recordSend } from '../usage/service';
 import { releaseSpend } from '../spend-caps/reserve';
+import { accountHold } from './account-hold';
 import { ContentMissingError, loadAttachments, loadContent } from './content';
 import { asMailed } from '../templates/text';
 import type { SendJob } from './messages';
@@ -34,7 +37,13 @@ export interface DispatchDeps {
   logger: Logger;
   /** Keys the unsubscribe links of marketing mail (shared/unsubscribe/links.ts). */
   secrets: Pick<Secrets, 'get'>;
-  config: { emailCostMicros?: number; dispatchLeaseMs?: number; publicBaseUrl?: string };
+  config: { emailCostMicros?: number; dispatchLeaseMs?: number; publicBaseUrl?: string; sharedEmailSender?: string };
+}
+
+export interface Attempt {
+  finalAttempt: boolean;
+  /** Reads the account (the send worker reads it once per batch); getAccount by default. */
+  account?: (accountId: string) => Promise<AccountItem | undefined>;
 }
 
 /**
@@ -146,10 +155,23 @@ async function finishEarlierAttempt(deps: DispatchDeps, message: MessageItem): P
 }
 
 /**
+ * The shared sender carries only the deployment's own name. Acceptance refuses any other
+ * (shared/messages/sender.ts); a message accepted before that rule, e.g. scheduled weeks ahead,
+ * goes out under the configured shared sender all the same.
+ */
+function sharedSenderAsConfigured(deps: DispatchDeps, from: string): string {
+  const shared = deps.config.sharedEmailSender;
+  const configured = shared === undefined ? undefined : parseMailbox(shared);
+  if (!configured) return from;
+  const mailbox = parseMailbox(from);
+  return mailbox && mailbox.address === configured.address ? formatMailbox(configured) : from;
+}
+
+/**
  * Sends one message. Throws for failures worth retrying (the queue redelivers); on the last
  * attempt (`finalAttempt`) a retryable failure is recorded as `failed` instead of being lost.
  */
-export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { finalAttempt: boolean }): Promise<DispatchResult> {
+export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attempt): Promise<DispatchResult> {
   const messages = new MessageRepository(deps.store);
   const message = await messages.get(job.message_id);
   if (!message || message.account_id !== job.account_id) {
@@ -184,6 +206,17 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
     throw new RetryableError(`message ${message.id} is being sent by another attempt; retried later`);
   }
 
+  // A suspended account sends nothing more: what it accepted before fails here, with the reason
+  // on its timeline, and stays failed when the account is unsuspended (docs/api-decisions.md).
+  const readAccount = attempt.account ?? ((id: string) => getAccount(deps.store, id));
+  const hold = accountHold(await readAccount(message.account_id));
+  if (hold) {
+    const recorded = await recordEvent(deps, ref, { type: 'failed', source: 'worker', providerEventId: workerEventId(message.id, 'failed'), payload: { error: `not sent: ${hold.detail}`, reason: hold.reason }, occurredAt: now });
+    if (recorded.created) await releaseSpend(deps, message);
+    deps.logger.info('message not sent: the account may not send', { messageId: message.id, reason: hold.reason });
+    return 'failed';
+  }
+
   // A scheduled send may meet a suppression added after it was accepted.
   if (await findSuppression(deps.store, message.account_id, message.channel, message.recipient)) {
     const recorded = await recordEvent(deps, ref, { id: message.id, type: 'suppressed', source: 'router', providerEventId: routerEventId(message.id), payload: { reason: 'recipient is on the suppression list' }, occurredAt: now });
@@ -203,7 +236,7 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: { fina
     // (shared/templates/text.ts); inline content is sent as given.
     const parts =
       content.template_id !== undefined && content.body_html !== undefined ? asMailed(content.body_html, content.body_text) : { html: content.body_html, text: content.body_text };
-    const email: OutboundEmail = { from: content.from, to: message.recipient, subject: content.subject, html: parts.html, text: parts.text ?? undefined, messageId: message.id, accountId: message.account_id };
+    const email: OutboundEmail = { from: sharedSenderAsConfigured(deps, content.from), to: message.recipient, subject: content.subject, html: parts.html, text: parts.text ?? undefined, messageId: message.id, accountId: message.account_id };
     // An internal sender's headers and attachments (shared/messages/extras.ts); the objects are read now, at send time.
     if (content.headers?.length) email.headers = content.headers;
     if (content.attachments?.length) email.attachments = await loadAttachments(deps.objects, content.attachments);

@@ -19,7 +19,7 @@ import { checkMessageSize, placeContent } from './content';
 import { checkExtras, type MessageExtras } from './extras';
 import { bodyDigest, LEASE_MS, type IdempotencyItem, type NewIdempotencyRecord, type SendDecision } from './idempotency';
 import { IdempotencyRepository, MessageRepository, messageKeyBytes, type NewMessage } from './repository';
-import { admitTestSend } from '../test-recipients/sandbox';
+import { admitTestSend, ownAddressCounted, type SandboxQuota } from '../test-recipients/sandbox';
 import { checkSandboxRecipient, loadSenderContext, resolveSender, type SenderContext } from './sender';
 import { sendRequest, type SendRequest, type SendResponse } from './schemas';
 import { handOn } from './hand-on';
@@ -66,8 +66,8 @@ interface Prepared {
   scheduledAt?: Date;
   /** The webhook channel's payload.data. */
   data?: unknown;
-  /** A sandbox send to a verified test recipient: counts toward its daily limit. */
-  countsAsTestSend: boolean;
+  /** A sandbox send to a verified test recipient or the account's own address: counts toward that daily limit. */
+  quota?: SandboxQuota;
   /** The template and version the content was rendered from. */
   template_id?: string;
   template_version?: number;
@@ -142,7 +142,7 @@ async function resolveContent(render: TemplateRenderer, request: SendRequest): P
 /** The channels this deployment can send; the others answer channel_not_enabled. */
 const SENDABLE = new Set(['email', 'webhook']);
 
-type Target = Pick<Prepared, 'recipient' | 'from' | 'subject' | 'html' | 'text' | 'data' | 'countsAsTestSend' | 'template_id' | 'template_version'>;
+type Target = Pick<Prepared, 'recipient' | 'from' | 'subject' | 'html' | 'text' | 'data' | 'quota' | 'template_id' | 'template_version'>;
 
 async function prepareEmail(render: TemplateRenderer, ctx: SenderContext, request: SendRequest, testMode: boolean): Promise<Target> {
   const email = request.destination.email;
@@ -151,7 +151,9 @@ async function prepareEmail(render: TemplateRenderer, ctx: SenderContext, reques
   const content = await resolveContent(render, request);
   const from = resolveSender(ctx, request.metadata?.from_email);
   const sandbox = await checkSandboxRecipient(ctx, recipient, testMode);
-  return { recipient, from, ...content, countsAsTestSend: sandbox === 'test_recipient' };
+  const quota: SandboxQuota | undefined =
+    sandbox === 'test_recipient' || (sandbox === 'account_address' && ownAddressCounted(ctx.account)) ? sandbox : undefined;
+  return { recipient, from, ...content, ...(quota ? { quota } : {}) };
 }
 
 /** The webhook channel posts payload.data to destination.url, through the same guard as webhooks. */
@@ -164,7 +166,7 @@ async function prepareWebhook(deps: SendDeps, request: SendRequest): Promise<Tar
   if (request.template_id !== undefined) throw templateNotFound(request.template_id);
   const data = request.payload?.data;
   if (data === undefined) throw new ApiError('invalid_channel_payload', 'webhook needs payload.data');
-  return { recipient: checked.url, from: '', subject: '', data, countsAsTestSend: false };
+  return { recipient: checked.url, from: '', subject: '', data };
 }
 
 async function prepare(
@@ -335,8 +337,10 @@ export async function acceptSends(
 }
 
 /**
- * Sandbox sends to a verified test recipient count toward its 10 a day. A retry of a request
- * already accepted is not counted again. Items over the limit get their error and drop out.
+ * Sandbox sends count per address and UTC day: 10 to a verified test recipient, 50 to a
+ * signed-up account's own address. A retry of a request already accepted is not counted again.
+ * Items over the limit get their error and drop out; once an address is refused, the rest of the
+ * call's items to it are refused without another write.
  */
 async function countTestSends(
   deps: SendDeps,
@@ -345,17 +349,21 @@ async function countTestSends(
   items: Prepared[],
   outcomes: Array<SendOutcome | undefined>,
 ): Promise<Prepared[]> {
-  const counted = items.filter((p) => p.countsAsTestSend);
+  const counted = items.filter((p) => p.quota !== undefined);
   if (counted.length === 0) return items;
   const claimed = await records.getMany(accountId, counted.map((p) => p.request.idempotency_key));
   const replays = new Set(claimed.map((c) => c.idempotency_key));
   const refused = new Set<Prepared>();
+  const exhausted = new Map<string, ApiError>();
   for (const p of counted) {
     if (replays.has(p.request.idempotency_key)) continue;
     try {
-      await admitTestSend(deps, accountId, p.recipient);
+      const known = exhausted.get(p.recipient);
+      if (known) throw known;
+      await admitTestSend(deps, accountId, p.recipient, p.quota);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
+      if (error.code === 'test_send_daily_limit') exhausted.set(p.recipient, error);
       outcomes[p.index] = rejected(error);
       refused.add(p);
     }

@@ -31,6 +31,13 @@ export async function loadSenderContext(store: Store, account: AccountItem, shar
   };
 }
 
+/** A display name of the account's own on the shared sender (docs/api-decisions.md, issue 28). */
+export const sharedSenderNamed = (sharedSender: string): ApiError =>
+  new ApiError(
+    'invalid_request',
+    `metadata.from_email: the shared sender ${sharedSender} takes no display name of your choosing; omit the name (or from_email), or send from a verified domain of your own, where the name is yours to set`,
+  );
+
 /** The RFC 5322 sender of one send, or the error the spec names for it. */
 export function resolveSender(ctx: SenderContext, fromEmail: unknown): string {
   let mailbox: ReturnType<typeof parseMailbox>;
@@ -38,10 +45,16 @@ export function resolveSender(ctx: SenderContext, fromEmail: unknown): string {
     mailbox = typeof fromEmail === 'string' ? parseMailbox(fromEmail) : undefined;
     if (!mailbox) throw new ApiError('invalid_request', 'metadata.from_email: expected an address or "Name <address>"');
   }
-  const shared = normalizeAddress(parseMailbox(ctx.sharedSender)?.address ?? ctx.sharedSender);
+  const configured = parseMailbox(ctx.sharedSender);
+  const shared = normalizeAddress(configured?.address ?? ctx.sharedSender);
   if (ctx.sandboxMode) {
     if (!mailbox) return ctx.sharedSender;
-    if (mailbox.address === shared) return formatMailbox(mailbox);
+    if (mailbox.address === shared) {
+      // The shared sender speaks for the deployment, to every tenant's recipients: a name of the
+      // account's choosing ("PayPal Security") would lend it any identity, so only its own name goes.
+      if (mailbox.name !== undefined && mailbox.name !== configured?.name) throw sharedSenderNamed(ctx.sharedSender);
+      return ctx.sharedSender;
+    }
     if (ownerUnverified(ctx.account)) {
       throw new ApiError('no_verified_domain', 'verify your email address first; until then omit metadata.from_email');
     }

@@ -23,6 +23,12 @@ export interface Delivery {
   receiveCount: number;
   /** This is the last receive before the record would move to the DLQ. */
   finalAttempt: boolean;
+  /**
+   * Memoizes a read for the records of one invocation (a batch): the first record's `load` is
+   * what later records of the batch get for the same key, e.g. an account's status read once for
+   * ten send jobs. A rejected load is not kept, so the next record reads again.
+   */
+  perBatch<T>(key: string, load: () => Promise<T>): Promise<T>;
 }
 
 export interface ConsumeOptions {
@@ -34,6 +40,19 @@ export interface ConsumeOptions {
 }
 
 type Outcome = { recordId: string; ok: boolean };
+
+/** One invocation's memo (Delivery.perBatch). */
+function batchMemo(): Delivery['perBatch'] {
+  const memo = new Map<string, Promise<unknown>>();
+  return <T>(key: string, load: () => Promise<T>): Promise<T> => {
+    const known = memo.get(key);
+    if (known) return known as Promise<T>;
+    const loaded = load();
+    memo.set(key, loaded);
+    loaded.catch(() => memo.delete(key));
+    return loaded;
+  };
+}
 
 /** What the middlewares hand the handler on the Lambda context. */
 type ConsumerContext = Context & { container: Container };
@@ -73,7 +92,7 @@ export function consume<T>(
   options: ConsumeOptions = {},
 ): (event: SQSEvent) => Promise<SQSBatchResponse> {
   const { maxReceiveCount } = queueNamed(queue);
-  const one = async (c: Container, record: SQSRecord): Promise<Outcome> => {
+  const one = async (c: Container, record: SQSRecord, perBatch: Delivery['perBatch']): Promise<Outcome> => {
     const recordId = record.messageId;
     const parsed = parseRecord(record, contract);
     if (!parsed.ok) {
@@ -86,7 +105,7 @@ export function consume<T>(
     }
     const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? 1) || 1;
     try {
-      await handle(parsed.job, { container: c, recordId, receiveCount, finalAttempt: receiveCount >= maxReceiveCount });
+      await handle(parsed.job, { container: c, recordId, receiveCount, finalAttempt: receiveCount >= maxReceiveCount, perBatch });
       return { recordId, ok: true };
     } catch (error) {
       c.logger.warn(`${queue} job failed; SQS will deliver it again`, { recordId, receiveCount, error: describeError(error) });
@@ -98,9 +117,10 @@ export function consume<T>(
     .use(partialBatchFailures())
     .handler(async (event, context) => {
       const c = context.container;
-      if (options.order === 'parallel') return Promise.all(event.Records.map((r) => one(c, r)));
+      const perBatch = batchMemo();
+      if (options.order === 'parallel') return Promise.all(event.Records.map((r) => one(c, r, perBatch)));
       const outcomes: Outcome[] = [];
-      for (const record of event.Records) outcomes.push(await one(c, record));
+      for (const record of event.Records) outcomes.push(await one(c, record, perBatch));
       return outcomes;
     });
   return async (event) => (await handler(event, {} as ConsumerContext)) as SQSBatchResponse;

@@ -7,6 +7,11 @@ import type { TestRecipientView } from './schemas';
 export const MAX_TEST_RECIPIENTS = 3;
 /** Spec limit: test sends per verified address per UTC day. */
 export const TEST_SENDS_PER_DAY = 10;
+/**
+ * Sandbox sends to a signed-up account's own address per UTC day (issue 28): enough to try every
+ * feature, too few to make a sign-up a mailing cannon aimed at whatever address it signed up with.
+ */
+export const OWN_ADDRESS_SENDS_PER_DAY = 50;
 
 export const toTestRecipientView = (item: TestRecipientItem): TestRecipientView => ({
   id: item.id,

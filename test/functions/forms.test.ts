@@ -12,7 +12,7 @@ import { ContactRepository } from '../../shared/contacts/repository';
 import { keys } from '../../shared/db/keys';
 import { prefersHtml } from '../../shared/http/negotiate';
 import { PermanentSendError } from '../../shared/ports/mailer';
-import type { TestContainer } from '../support/container';
+import { TEST_SECRETS, type TestContainer } from '../support/container';
 import { httpEvent, type HttpEventInput } from '../support/events';
 import { runningAs } from '../support/grants';
 import { useTestbed } from '../support/testbed';
@@ -848,5 +848,32 @@ describe('the public routes', () => {
     ['text/html;q=0.5, application/json', false],
   ])('prefersHtml(%j) is %s', (accept, expected) => {
     expect(prefersHtml(accept)).toBe(expected);
+  });
+});
+
+describe('a suspended account’s form', () => {
+  let staffIp = 0;
+  const setSuspended = async (suspended: boolean) => {
+    const path = `/v1/admin/accounts/${account.account_id}/${suspended ? 'suspend' : 'unsuspend'}`;
+    expect((await request({ method: 'POST', path, key: TEST_SECRETS['staff-token'], sourceIp: `198.51.100.${++staffIp}` })).status).toBe(200);
+  };
+
+  it('takes no sign-up, with or without double opt-in, answered as an unknown form; mails nothing and stores nothing', async () => {
+    const single = await makeForm();
+    const double = await makeForm({ double_opt_in: true });
+    await setSuspended(true);
+
+    expectError(await submit(single.id, { email: 'ada@example.com', first_name: 'Ada' }), 404, 'not_found', new RegExp(`form ${single.id} not found`));
+    expectError(await submit(double.id, { email: 'owner@example.com', first_name: 'Owner' }), 404, 'not_found');
+    expectError(await submit(double.id, { email: 'bob@example.com', first_name: 'Bob' }), 404, 'not_found');
+    const page = await submitForm(single.id, { email: 'ada@example.com', first_name: 'Ada' });
+    expect(page.statusCode).toBe(404);
+    expect(c.mailed).toEqual([]);
+
+    await setSuspended(false);
+    expect(await contactByEmail('ada@example.com')).toEqual([]);
+    expect(await memberCount(single.listId)).toBe(0);
+    // Unsuspended, the same form takes sign-ups again.
+    expect((await submit(single.id, { email: 'ada@example.com', first_name: 'Ada' })).status).toBe(202);
   });
 });

@@ -12,10 +12,11 @@ import { FORWARDED_FILENAME, forwardInbound, forwardedText, type ForwardableEmai
 import { loadContent } from '../../shared/messages/content';
 import { MAX_SENT_MESSAGE_BYTES } from '../../shared/messages/extras';
 import { readTimeline } from '../../shared/messages/timeline';
-import { MAX_ATTEMPTS } from '../../shared/webhooks/deliver';
+import { deliveryIdFor, MAX_ATTEMPTS } from '../../shared/webhooks/deliver';
 import { MessageRepository } from '../../shared/messages/repository';
 import { suppress } from '../../shared/suppressions/service';
 import type { DeliveryItem } from '../../shared/webhooks/repository';
+import { TEST_SECRETS } from '../support/container';
 import { underNeeds } from '../support/grants';
 import { startHttpReceiver, type Receiver } from '../support/receivers';
 import { sqsEvent, sqsRecord } from '../support/sqs';
@@ -307,5 +308,40 @@ describe('email routes', () => {
     const out = await forwardInbound(bed.c, inbound('y@acme.test'));
     expect(out).toMatchObject({ kind: 'email', outcome: { kind: 'rejected', error: { code: 'spend_cap_exceeded' } } });
     expect(bed.c.sent.filter((s) => s.queue === 'send')).toEqual([]);
+  });
+});
+
+describe('a suspended account', () => {
+  let ip = 0;
+  const suspend = async () => {
+    const path = `/v1/admin/accounts/${bed.account.account_id}/suspend`;
+    expect((await bed.request({ method: 'POST', path, key: TEST_SECRETS['staff-token'], sourceIp: `198.51.100.${++ip}` })).status).toBe(200);
+  };
+
+  it('gets no email forward: the forward’s message fails at the send worker with the reason, and nothing is mailed', async () => {
+    await makeRoute({ match_prefix: '', destination_type: 'email', forward_address: 'team@example.com' });
+    await suspend();
+
+    const out = await forwardInbound(bed.c, inbound('sales@acme.test'));
+    const job = bed.c.sent.find((s) => s.queue === 'send');
+    expect((await sendWorker(sqsEvent([sqsRecord(job?.body)]))).batchItemFailures).toEqual([]);
+
+    expect(bed.c.mailed).toEqual([]);
+    const { message, events } = await readTimeline(bed.c.store, (out as { outcome: { message: { id: string } } }).outcome.message.id);
+    expect(message).toMatchObject({ status: 'failed', recipient: 'team@example.com' });
+    expect(events.map((e) => e.payload)).toEqual([{ error: 'not sent: the account is suspended', reason: 'account_suspended' }]);
+  });
+
+  it('gets no webhook forward: the delivery is logged exhausted with the reason and never attempted', async () => {
+    const route = await makeRoute({ match_prefix: '', destination_type: 'webhook', forward_url: `${receiver.url}/hook` });
+    await suspend();
+    const email = inbound('sales@acme.test');
+
+    const out = await forwardInbound(bed.c, email);
+    await drainWebhooks();
+
+    expect(out).toEqual({ kind: 'held', route_id: route.id, reason: 'account_suspended' });
+    expect(receiver.requests).toEqual([]);
+    expect(await delivery(route.id, deliveryIdFor(`evt_${email.id}`))).toMatchObject({ status: 'exhausted', attempt_count: 0, last_error: 'not forwarded: the account is suspended' });
   });
 });

@@ -23,8 +23,8 @@ const job = z.object({ n: z.number() });
 describe('consume', () => {
   it('hands each valid record to the use case as a typed job and reports only the failures', async () => {
     // Prepare
-    const seen: Array<{ n: number; delivery: Omit<Delivery, 'container'> }> = [];
-    const handler = consume('send', job, async (j, { container, ...delivery }) => {
+    const seen: Array<{ n: number; delivery: Omit<Delivery, 'container' | 'perBatch'> }> = [];
+    const handler = consume('send', job, async (j, { container, perBatch: _perBatch, ...delivery }) => {
       expect(container).toBe(c);
       if (j.n === 2) throw new Error('boom');
       seen.push({ n: j.n, delivery });
@@ -72,5 +72,33 @@ describe('consume', () => {
     const out = await handler(event(...[1, 2, 3, 4].map((n) => record(`r${n}`, JSON.stringify({ n })))));
     // Assess
     expect(out.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['r2', 'r4']);
+  });
+
+  it('shares a read among the records of one batch, never across batches, and keeps no failed read', async () => {
+    // Prepare
+    let loads = 0;
+    let failNext = false;
+    const handler = consume('send', job, async (j, { perBatch }) => {
+      const value = await perBatch(`account:${j.n}`, async () => {
+        loads++;
+        if (failNext) {
+          failNext = false;
+          throw new Error('store hiccup');
+        }
+        return j.n * 10;
+      });
+      expect(value).toBe(j.n * 10);
+    });
+    // Act
+    const first = await handler(event(record('a', '{"n":1}'), record('b', '{"n":1}'), record('c', '{"n":2}')));
+    const loadsInFirst = loads;
+    await handler(event(record('d', '{"n":1}')));
+    failNext = true;
+    const third = await handler(event(record('e', '{"n":3}'), record('f', '{"n":3}')));
+    // Assess
+    expect(first.batchItemFailures).toEqual([]);
+    expect(loadsInFirst).toBe(2);
+    expect(loads).toBe(5);
+    expect(third.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['e']);
   });
 });
