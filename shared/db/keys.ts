@@ -35,6 +35,7 @@ export const table = {
 export type Entity =
   | 'account'
   | 'account_email'
+  | 'staff_audit'
   | 'api_key'
   | 'api_key_hash'
   | 'rate_log'
@@ -147,6 +148,13 @@ export const keys = {
    */
   accountEmail: (email: string, createdAt: string, accountId: string): ItemKey => ({ pk: `ACCOUNTEMAIL#${email}`, sk: `${createdAt}#${accountId}` }),
   accountEmailPartition: (email: string): string => `ACCOUNTEMAIL#${email}`,
+  /**
+   * The staff audit log (shared/accounts/audit-repository.ts): one item per staff action, all in
+   * one partition sorted by time then request id, so the log is one Query, newest first. Staff
+   * actions are few (people clicking), far below a partition's write limit.
+   */
+  staffAudit: (createdAt: string, requestId: string): ItemKey => ({ pk: 'STAFFAUDIT', sk: `${createdAt}#${requestId}` }),
+  staffAuditPartition: 'STAFFAUDIT',
 
   apiKey: (accountId: string, keyId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `KEY#${keyId}` }),
   apiKeyPrefix: 'KEY#',
