@@ -1,5 +1,6 @@
 // The only place that knows key formats, attribute names and index names. The CDK table
 // construct and the local table bootstrap import the same definitions.
+import { clientNetworkOf } from '../rate-limit/client-network';
 
 export const table = {
   partitionKey: 'pk',
@@ -163,9 +164,12 @@ export const keys = {
 
   /** A rate-limit subject's log of its latest admissions, one item per subject (see shared/rate-limit/service.ts). */
   rateLog: (subject: string): ItemKey => ({ pk: `RATE#${subject}`, sk: 'LOG' }),
-  /** Rate-limit subjects: one budget per account, and one per client IP for public and staff routes. */
+  /**
+   * Rate-limit subjects: one budget per account, and one per client network for public and staff
+   * routes: an IPv4 address, or an IPv6 address's /64 (shared/rate-limit/client-network.ts).
+   */
   accountRateSubject: (accountId: string): string => `acct#${accountId}`,
-  ipRateSubject: (ip: string): string => `ip#${ip}`,
+  ipRateSubject: (ip: string): string => `ip#${clientNetworkOf(ip)}`,
 
   /** A message and its timeline share one partition: one Query reads both. */
   message: (messageId: string): ItemKey => ({ pk: `MSG#${messageId}`, sk: 'MSG' }),
