@@ -706,7 +706,7 @@ export interface paths {
         put?: never;
         /**
          * Register a domain; answers the 6 DNS records to publish
-         * @description Registers the domain with the mail provider and answers the 6 records to publish: 3 DKIM CNAMEs, the MX and SPF TXT of the MAIL FROM domain `send.<domain>`, and a starter DMARC TXT at `p=none`. Every status starts `pending`; publish the records, then call verify. A domain name has one owner per deployment: a name another account holds, or the sandbox domain, is 409 `conflict`.
+         * @description Registers the domain with the mail provider and answers the 6 records to publish: 3 DKIM CNAMEs, the MX and SPF TXT of the MAIL FROM domain `send.<domain>`, and a starter DMARC TXT at `p=none`. Every status starts `pending`; publish the records, then call verify. A domain name has one owner per deployment: a name another account has verified, one this account registered already, or the sandbox domain, is 409 `conflict`. A name another account registered but has not verified does not block: within its 7 days the answer lists a 7th record, the TXT `_postbox-verification.<domain>` proving the domain is yours, and the first account to verify fully takes the name; after them, the registration takes the name over with the 6 records and new DKIM tokens.
          */
         post: operations["createDomain"];
         delete?: never;
@@ -871,7 +871,7 @@ export interface paths {
         put?: never;
         /**
          * Check the DNS records now
-         * @description Looks up the published records now and saves the statuses: each of DKIM, SPF and DMARC becomes `verified` or `failed`, or stays `pending` when DNS did not answer. A record is checked by what DNS serves now, so a removed record fails the next call. Records that are not published yet are an answer too (200 with `fully_verified: false`), not an error.
+         * @description Looks up the published records now and saves the statuses: each of DKIM, SPF and DMARC becomes `verified` or `failed`, or stays `pending` when DNS did not answer. A record is checked by what DNS serves now, so a removed record fails the next call. Records that are not published yet are an answer too (200 with `fully_verified: false`), not an error. Where another account registered the name too, the check also needs this account's ownership TXT record (added to the domain's records if it did not list one), and a full verification takes the name from a holder that has not verified. 409 `conflict` when another account has verified the name.
          */
         post: operations["verifyDomain"];
         delete?: never;
@@ -8192,11 +8192,11 @@ export interface operations {
                             /** @enum {string} */
                             dmarc_status: "pending" | "verified" | "failed";
                             /**
-                             * @description The TXT records together (SPF and DMARC)
+                             * @description The TXT records together (SPF, DMARC, and the ownership record when one is listed)
                              * @enum {string}
                              */
                             txt_status: "pending" | "verified" | "failed";
-                            /** @description 3 DKIM CNAMEs, the MAIL FROM MX and SPF TXT, a starter DMARC TXT; empty for the sandbox domain */
+                            /** @description 3 DKIM CNAMEs, the MAIL FROM MX and SPF TXT, a starter DMARC TXT; empty for the sandbox domain. A 7th, the TXT _postbox-verification.<domain>, when another account registered the name too: it proves the domain is this account's */
                             dns_records: {
                                 /** @enum {string} */
                                 type: "CNAME" | "MX" | "TXT";
@@ -8346,11 +8346,11 @@ export interface operations {
                         /** @enum {string} */
                         dmarc_status: "pending" | "verified" | "failed";
                         /**
-                         * @description The TXT records together (SPF and DMARC)
+                         * @description The TXT records together (SPF, DMARC, and the ownership record when one is listed)
                          * @enum {string}
                          */
                         txt_status: "pending" | "verified" | "failed";
-                        /** @description 3 DKIM CNAMEs, the MAIL FROM MX and SPF TXT, a starter DMARC TXT; empty for the sandbox domain */
+                        /** @description 3 DKIM CNAMEs, the MAIL FROM MX and SPF TXT, a starter DMARC TXT; empty for the sandbox domain. A 7th, the TXT _postbox-verification.<domain>, when another account registered the name too: it proves the domain is this account's */
                         dns_records: {
                             /** @enum {string} */
                             type: "CNAME" | "MX" | "TXT";
@@ -8545,11 +8545,11 @@ export interface operations {
                         /** @enum {string} */
                         dmarc_status: "pending" | "verified" | "failed";
                         /**
-                         * @description The TXT records together (SPF and DMARC)
+                         * @description The TXT records together (SPF, DMARC, and the ownership record when one is listed)
                          * @enum {string}
                          */
                         txt_status: "pending" | "verified" | "failed";
-                        /** @description 3 DKIM CNAMEs, the MAIL FROM MX and SPF TXT, a starter DMARC TXT; empty for the sandbox domain */
+                        /** @description 3 DKIM CNAMEs, the MAIL FROM MX and SPF TXT, a starter DMARC TXT; empty for the sandbox domain. A 7th, the TXT _postbox-verification.<domain>, when another account registered the name too: it proves the domain is this account's */
                         dns_records: {
                             /** @enum {string} */
                             type: "CNAME" | "MX" | "TXT";
@@ -10045,7 +10045,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One result per DKIM CNAME, the SPF and the DMARC record */
+            /** @description One result per DKIM CNAME, the SPF and the DMARC record, and the ownership record when the domain lists one */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10062,10 +10062,10 @@ export interface operations {
                         /** @description One per DKIM CNAME, the SPF TXT and the DMARC TXT; the MX has none */
                         results: {
                             /**
-                             * @description The domain status this record counts toward
+                             * @description The domain status this record counts toward; txt_status for the ownership record (listed only when another account registered the name too)
                              * @enum {string}
                              */
-                            field: "dkim_status" | "spf_status" | "dmarc_status";
+                            field: "dkim_status" | "spf_status" | "dmarc_status" | "txt_status";
                             /** @enum {string} */
                             type: "CNAME" | "MX" | "TXT";
                             name: string;
@@ -10127,6 +10127,23 @@ export interface operations {
                             code?: "not_found";
                             /** @constant */
                             status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict";
+                            /** @constant */
+                            status?: 409;
                         };
                     } & components["schemas"]["ErrorEnvelope"];
                 };

@@ -34,6 +34,12 @@ export interface DomainItem extends ItemKey {
   from_name?: string | null;
   bimi?: BimiSettings;
   verified_at?: string;
+  /**
+   * The ownership TXT record's outcome, for a domain whose records list one (registered while
+   * another account held the name, or verified without holding it alone): it counts toward full
+   * verification like DKIM, SPF and DMARC. Absent when the domain needs no such record.
+   */
+  ownership_status?: VerificationStatus;
   /** Inbound email on (POST /v1/domains/{domain}/inbound): the SMTP listener and routes take the domain. */
   inbound_enabled?: boolean;
   created_at: string;
@@ -42,17 +48,39 @@ export interface DomainItem extends ItemKey {
 
 export type NewDomain = Omit<DomainItem, keyof ItemKey | 'entity'>;
 
-/** Who holds a domain name; one per name across the deployment, as the provider identity is. */
+/**
+ * Who holds a domain name; one per name across the deployment, as the provider identity is.
+ * A pending claim (registered, not verified) holds the name for PENDING_CLAIM_DAYS and does not
+ * keep other accounts from registering it and taking it by verifying (shared/domains/claims.ts).
+ */
 export interface DomainClaimItem extends ItemKey {
   entity: 'domain_claim';
   account_id: string;
+  /** Absent on claims written before claims had states: claims.ts reads the holder's domain for it. */
+  state?: 'pending' | 'verified';
+  /** Pending claims: epoch ms after which another account's registration takes the name over. */
+  pending_until?: number;
+  /**
+   * Another account registered the name while this claim was pending. The DKIM records of a name
+   * are the provider identity's, the same for every account that registers it, so from then on
+   * every verification of the name needs its account's ownership record as well.
+   */
+  contested?: boolean;
 }
+
+/** The claim as it was read: a conditional write on it holds only if nobody changed it meanwhile. */
+type ClaimSeen = Pick<DomainClaimItem, 'account_id' | 'state'>;
+const unchanged = (seen: ClaimSeen): { condition: string; values: Record<string, unknown> } =>
+  seen.state === undefined
+    ? { condition: 'account_id = :holder AND attribute_not_exists(#state)', values: { ':holder': seen.account_id } }
+    : { condition: 'account_id = :holder AND #state = :seenState', values: { ':holder': seen.account_id, ':seenState': seen.state } };
 
 export interface DomainStatuses {
   dkim_status: VerificationStatus;
   spf_status: VerificationStatus;
   dmarc_status: VerificationStatus;
   txt_status: VerificationStatus;
+  ownership_status?: VerificationStatus;
 }
 
 const EXISTS = { expression: 'attribute_exists(pk)' };
@@ -105,9 +133,10 @@ export class DomainRepository {
 
   /** Records the outcome of a DNS check; `verifiedAt` is set only by the first full verification. false when the domain is gone. */
   setStatuses(accountId: string, domain: string, statuses: DomainStatuses, now: string, verifiedAt?: string): Promise<boolean> {
+    const ownership = statuses.ownership_status !== undefined;
     return wrote(
       this.store.update(keys.domain(accountId, domain), {
-        expression: `SET dkim_status = :dkim, spf_status = :spf, dmarc_status = :dmarc, txt_status = :txt, updated_at = :now${verifiedAt ? ', verified_at = :verified' : ''}`,
+        expression: `SET dkim_status = :dkim, spf_status = :spf, dmarc_status = :dmarc, txt_status = :txt, updated_at = :now${verifiedAt ? ', verified_at = :verified' : ''}${ownership ? ', ownership_status = :own' : ''}`,
         condition: 'attribute_exists(pk)',
         values: {
           ':dkim': statuses.dkim_status,
@@ -116,7 +145,19 @@ export class DomainRepository {
           ':txt': statuses.txt_status,
           ':now': now,
           ...(verifiedAt ? { ':verified': verifiedAt } : {}),
+          ...(ownership ? { ':own': statuses.ownership_status } : {}),
         },
+      }),
+    );
+  }
+
+  /** Lists one more record to publish (the ownership record); false when the domain is gone. */
+  setRecords(accountId: string, domain: string, records: DnsRecord[], now: string): Promise<boolean> {
+    return wrote(
+      this.store.update(keys.domain(accountId, domain), {
+        expression: 'SET dns_records = :records, updated_at = :now',
+        condition: 'attribute_exists(pk)',
+        values: { ':records': records, ':now': now },
       }),
     );
   }
@@ -148,10 +189,48 @@ export class DomainRepository {
     return this.store.get<DomainClaimItem>(keys.domainClaim(domain));
   }
 
-  /** false when some account (this one included) holds the name already. */
-  claim(accountId: string, domain: string): Promise<boolean> {
-    const item: DomainClaimItem = { ...keys.domainClaim(domain), entity: 'domain_claim', account_id: accountId };
+  /** A pending claim on a free name; false when some account (this one included) holds the name already. */
+  claim(accountId: string, domain: string, pendingUntil: number): Promise<boolean> {
+    const item: DomainClaimItem = { ...keys.domainClaim(domain), entity: 'domain_claim', account_id: accountId, state: 'pending', pending_until: pendingUntil, contested: false };
     return wrote(this.store.create(item));
+  }
+
+  /** Takes an expired pending claim as a new pending one, uncontested; false when it changed meanwhile. */
+  takeExpired(accountId: string, domain: string, seen: ClaimSeen, pendingUntil: number): Promise<boolean> {
+    const { condition, values } = unchanged(seen);
+    return wrote(
+      this.store.update(keys.domainClaim(domain), {
+        expression: 'SET account_id = :me, #state = :pending, pending_until = :until, contested = :no',
+        condition,
+        names: { '#state': 'state' },
+        values: { ...values, ':me': accountId, ':pending': 'pending', ':until': pendingUntil, ':no': false },
+      }),
+    );
+  }
+
+  /** Marks a pending claim contested; false when it changed meanwhile. */
+  contest(domain: string, seen: ClaimSeen): Promise<boolean> {
+    const { condition, values } = unchanged(seen);
+    return wrote(this.store.update(keys.domainClaim(domain), { expression: 'SET contested = :yes', condition, names: { '#state': 'state' }, values: { ...values, ':yes': true } }));
+  }
+
+  /**
+   * The verified claim of the account whose verification succeeded: a free name, its own claim,
+   * or another account's pending claim as it was read. false when the claim changed meanwhile.
+   */
+  win(accountId: string, domain: string, seen: ClaimSeen | undefined): Promise<boolean> {
+    if (!seen) {
+      return wrote(this.store.create({ ...keys.domainClaim(domain), entity: 'domain_claim', account_id: accountId, state: 'verified' } satisfies DomainClaimItem));
+    }
+    const { condition, values } = unchanged(seen);
+    return wrote(
+      this.store.update(keys.domainClaim(domain), {
+        expression: 'SET account_id = :me, #state = :verified REMOVE pending_until',
+        condition,
+        names: { '#state': 'state' },
+        values: { ...values, ':me': accountId, ':verified': 'verified' },
+      }),
+    );
   }
 
   /** Frees the name, but only while this account holds it. */
