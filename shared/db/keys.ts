@@ -239,8 +239,11 @@ export const keys = {
   userPartition: (userId: string): string => `USER#${userId}`,
   /** A provider's account linked to a user (shared/auth/oauth): one per (provider, provider user id). */
   oauthIdentity: (provider: string, providerUserId: string): ItemKey => ({ pk: `OAUTHID#${provider}#${providerUserId}`, sk: 'OAUTHID' }),
-  /** Rate-limit subjects of the sign-in throttles (`fail-email`, `fail-ip`) and the auth mails (`mail`), shared/auth/throttle.ts. */
-  authBudget: (kind: 'fail-email' | 'fail-ip' | 'mail', value: string): string => `auth#${kind}#${value}`,
+  /**
+   * Rate-limit subjects of the sign-in throttles (`fail-email`, `fail-ip`) and the auth mails
+   * (`mail`), shared/auth/throttle.ts; `fail-ip` by client network, as ipRateSubject.
+   */
+  authBudget: (kind: 'fail-email' | 'fail-ip' | 'mail', value: string): string => `auth#${kind}#${kind === 'fail-ip' ? clientNetworkOf(value) : value}`,
 
   webhook: (accountId: string, subscriptionId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `WEBHOOK#${subscriptionId}` }),
   webhookPrefix: 'WEBHOOK#',

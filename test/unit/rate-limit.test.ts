@@ -176,5 +176,6 @@ describe('per-IP subjects (keys.ipRateSubject)', () => {
   ])('keys %s as %s', (ip, network) => {
     expect(clientNetworkOf(ip)).toBe(network);
     expect(keys.ipRateSubject(ip)).toBe(`ip#${network}`);
+    expect(keys.authBudget('fail-ip', ip)).toBe(`auth#fail-ip#${network}`);
   });
 });
