@@ -193,7 +193,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The staff audit log: who did what to which account or user, newest first (staff token or staff session)
+         * The staff audit log, newest first (staff token or staff session)
          * @description Every staff action (account creation, suspension, lifting one, a role change), newest first: who (the staff token, or a staff user's session), what, on which account or user, when, from which IP, in which request, and how it ended. An entry is written before its action runs, so a request whose entry cannot be written fails and changes nothing; `pending` means the outcome was never recorded.
          */
         get: operations["listStaffAudit"];

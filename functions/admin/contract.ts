@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { accountStatusView, adminAccountQuery, adminAccountView, adminAuditQuery, createAccountBody, createdAccount, staffAuditEntryView } from '../../shared/accounts/schemas';
+import { adminAuditQuery, staffAuditEntryView } from '../../shared/accounts/audit-schemas';
+import { accountStatusView, adminAccountQuery, adminAccountView, createAccountBody, createdAccount } from '../../shared/accounts/schemas';
 import { setUserRoleBody, userRoleView } from '../../shared/auth/schemas';
 import { listOf, type Contracts } from '../../shared/http/contract';
 

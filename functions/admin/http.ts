@@ -1,5 +1,6 @@
 import { functionNamed } from '../manifest';
-import { adminAccountQuery, adminAuditQuery, createAccountBody } from '../../shared/accounts/schemas';
+import { adminAuditQuery } from '../../shared/accounts/audit-schemas';
+import { adminAccountQuery, createAccountBody } from '../../shared/accounts/schemas';
 import { createAccount, setAccountStatus } from '../../shared/accounts/service';
 import { audited, listAccounts, listStaffAudit, readAccount, type StaffRequest } from '../../shared/accounts/staff';
 import { setUserRoleBody } from '../../shared/auth/schemas';

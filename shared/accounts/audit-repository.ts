@@ -4,7 +4,7 @@
 import { keyQueries, keys, type ItemKey } from '../db/keys';
 import type { Store } from '../db/store';
 import { queryPage, type Page, type PageRequest } from '../pagination';
-import type { StaffAction } from './schemas';
+import type { StaffAction } from './audit-schemas';
 
 export type AuditOutcome = 'pending' | 'succeeded' | 'failed';
 

@@ -7,7 +7,8 @@ import type { Logger } from '../runtime/logger';
 import { StaffAuditRepository, type StaffAuditItem } from './audit-repository';
 import { AccountListRepository } from './list-repository';
 import { AccountRepository, type AccountItem } from './repository';
-import type { AdminAccountQuery, AdminAccountView, StaffAction, StaffAuditEntryView } from './schemas';
+import type { StaffAction, StaffAuditEntryView } from './audit-schemas';
+import type { AdminAccountQuery, AdminAccountView } from './schemas';
 
 const toAdminView = (a: AccountItem): AdminAccountView => ({
   account_id: a.id,

@@ -10,6 +10,7 @@ import type { SendingIdentities } from '../ports/identities';
 import type { ObjectStore } from '../ports/object-store';
 import type { Logger } from '../runtime/logger';
 import { claimStanding, ownershipRecord, pendingUntil } from './claims';
+import { DomainClaimRepository } from './claims-repository';
 import { buildDnsGuide, type DnsGuide } from './dns-guide';
 import { isFullyVerified, logoObjectKey, MAIL_FROM_LABEL, MAX_DOMAINS, normalizeDomain, recordsFor, sandboxDomainView, toDomainView, type DomainView } from './model';
 import { DomainRepository, type DomainItem } from './repository';
@@ -77,18 +78,19 @@ async function claimForRegistration(deps: DomainDeps, domains: DomainRepository,
   if (await domains.get(accountId, name)) throw conflict('is already registered on this account');
   const nowMs = deps.clock.now().getTime();
   const claim = await claimStanding(domains, name, nowMs);
+  const claims = new DomainClaimRepository(deps.store);
   if (!claim) {
-    if (!(await domains.claim(accountId, name, pendingUntil(nowMs)))) throw conflict('was registered by another account a moment ago; try again');
+    if (!(await claims.claim(accountId, name, pendingUntil(nowMs)))) throw conflict('was registered by another account a moment ago; try again');
     return { role: 'holder', took: true, freshIdentity: false };
   }
   if (claim.holder === accountId) return { role: 'holder', took: false, freshIdentity: false };
   if (claim.state === 'verified') throw conflict('is registered and verified by another account');
   if (claim.expired) {
-    if (!(await domains.takeExpired(accountId, name, claim.seen, pendingUntil(nowMs)))) throw conflict('changed hands a moment ago; try again');
+    if (!(await claims.takeExpired(accountId, name, claim.seen, pendingUntil(nowMs)))) throw conflict('changed hands a moment ago; try again');
     // The old holder never verified: a new identity (new DKIM tokens) leaves its records worthless.
     return { role: 'holder', took: true, freshIdentity: true };
   }
-  if (!(await domains.contest(name, claim.seen))) throw conflict('changed hands a moment ago; try again');
+  if (!(await claims.contest(name, claim.seen))) throw conflict('changed hands a moment ago; try again');
   return { role: 'contender', took: false, freshIdentity: false };
 }
 

@@ -5,6 +5,7 @@ import { ApiError, NotFoundError, RetryableError } from '../errors';
 import type { Clock } from '../ports/clock';
 import type { Dns } from '../ports/dns';
 import { claimStanding, isOwnershipRecord, needsOwnershipProof, ownershipRecord } from './claims';
+import { DomainClaimRepository } from './claims-repository';
 import { isFullyVerified } from './model';
 import { DomainRepository, type DnsRecord, type DomainItem, type VerificationStatus } from './repository';
 import type { DomainVerification, VerificationResult } from './schemas';
@@ -86,7 +87,7 @@ async function checkOwnership(dns: Dns, record: DnsRecord): Promise<Verification
 async function recordsToCheck(deps: { store: Store; clock: Clock }, domains: DomainRepository, item: DomainItem, proof: boolean): Promise<DnsRecord[]> {
   if (!proof || item.dns_records.some(isOwnershipRecord)) return item.dns_records;
   const records = [...item.dns_records, ownershipRecord(item.account_id, item.domain)];
-  if (!(await domains.setRecords(item.account_id, item.domain, records, deps.clock.now().toISOString()))) throw new NotFoundError('domain'); // deleted meanwhile
+  if (!(await new DomainClaimRepository(deps.store).setRecords(item.account_id, item.domain, records, deps.clock.now().toISOString()))) throw new NotFoundError('domain'); // deleted meanwhile
   return records;
 }
 
@@ -116,7 +117,7 @@ export async function verifyDomain(deps: { store: Store; dns: Dns; clock: Clock 
   const fully = isFullyVerified(statuses);
   // A full verification takes the name first: the domain is stored verified only once it is this
   // account's, so two accounts never both hold it verified.
-  if (fully && !(claim?.holder === accountId && claim.state === 'verified') && !(await domains.win(accountId, item.domain, claim?.seen))) {
+  if (fully && !(claim?.holder === accountId && claim.state === 'verified') && !(await new DomainClaimRepository(deps.store).win(accountId, item.domain, claim?.seen))) {
     throw new ApiError('conflict', `${item.domain} changed hands during the check; verify again`);
   }
   const now = deps.clock.now().toISOString();
