@@ -388,6 +388,7 @@ export const functions: readonly FunctionDef[] = [
       { method: 'POST', path: '/v1/admin/accounts/{id}/suspend', access: STAFF, summary: 'Suspend an account (staff token or staff session)' },
       { method: 'POST', path: '/v1/admin/accounts/{id}/unsuspend', access: STAFF, summary: 'Lift a suspension (staff token or staff session)' },
       { method: 'POST', path: '/v1/admin/users/role', access: STAFF, summary: 'Make a signed-up user staff, or an owner again (staff token or staff session)' },
+      { method: 'GET', path: '/v1/admin/audit', access: STAFF, summary: 'The staff audit log, newest first (staff token or staff session)' },
     ],
     needs: { table: 'readwrite', secrets: ['staff-token', 'cursor-signing-key'] },
     memoryMb: 512,

@@ -556,6 +556,9 @@ export class Postbox {
     /** Makes a signed-up user (verified address) staff, or an owner again; ends their sessions. */
     setUserRole: (body: Body<'/v1/admin/users/role', 'post'>) =>
       this.#request<Ok<'/v1/admin/users/role', 'post'>>({ method: 'POST', path: '/v1/admin/users/role', body, resendable: true }),
+    /** The staff audit log, newest first (walk with `paginate`). */
+    listAudit: (query?: Query<'/v1/admin/audit', 'get'>) =>
+      this.#request<Ok<'/v1/admin/audit', 'get'>>({ method: 'GET', path: '/v1/admin/audit', query }),
   };
 
   /**

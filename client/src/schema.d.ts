@@ -119,7 +119,7 @@ export interface paths {
         put?: never;
         /**
          * Create an account with its admin keys (staff token or staff session)
-         * @description Creates an account, in the sandbox, with one live and one test-mode admin key, shown in this answer only. The answer has the same fields as the local runtime's `DATA_DIR/bootstrap.json`, so scripts can treat both alike. The body may be omitted.
+         * @description Creates an account, in the sandbox, with one live and one test-mode admin key, shown in this answer only. The answer never carries the staff token (the local runtime's `DATA_DIR/bootstrap.json` does, beside the same three fields). The body may be omitted. The creation is written to the staff audit log (`GET /v1/admin/audit`).
          */
         post: operations["createAccount"];
         delete?: never;
@@ -179,6 +179,26 @@ export interface paths {
          * @description Lifts a suspension; lifting none changes nothing.
          */
         post: operations["unsuspendAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The staff audit log, newest first (staff token or staff session)
+         * @description Every staff action (account creation, suspension, lifting one, a role change), newest first: who (the staff token, or a staff user's session), what, on which account or user, when, from which IP, in which request, and how it ended. An entry is written before its action runs, so a request whose entry cannot be written fails and changes nothing; `pending` means the outcome was never recorded.
+         */
+        get: operations["listStaffAudit"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -686,7 +706,7 @@ export interface paths {
         put?: never;
         /**
          * Register a domain; answers the 6 DNS records to publish
-         * @description Registers the domain with the mail provider and answers the 6 records to publish: 3 DKIM CNAMEs, the MX and SPF TXT of the MAIL FROM domain `send.<domain>`, and a starter DMARC TXT at `p=none`. Every status starts `pending`; publish the records, then call verify. A domain name has one owner per deployment: a name another account holds, or the sandbox domain, is 409 `conflict`.
+         * @description Registers the domain with the mail provider and answers the 6 records to publish: 3 DKIM CNAMEs, the MX and SPF TXT of the MAIL FROM domain `send.<domain>`, and a starter DMARC TXT at `p=none`. Every status starts `pending`; publish the records, then call verify. A domain name has one owner per deployment: a name another account has verified, one this account registered already, or the sandbox domain, is 409 `conflict`. A name another account registered but has not verified does not block: within its 7 days the answer lists a 7th record, the TXT `_postbox-verification.<domain>` proving the domain is yours, and the first account to verify fully takes the name; after them, the registration takes the name over with the 6 records and new DKIM tokens.
          */
         post: operations["createDomain"];
         delete?: never;
@@ -851,7 +871,7 @@ export interface paths {
         put?: never;
         /**
          * Check the DNS records now
-         * @description Looks up the published records now and saves the statuses: each of DKIM, SPF and DMARC becomes `verified` or `failed`, or stays `pending` when DNS did not answer. A record is checked by what DNS serves now, so a removed record fails the next call. Records that are not published yet are an answer too (200 with `fully_verified: false`), not an error.
+         * @description Looks up the published records now and saves the statuses: each of DKIM, SPF and DMARC becomes `verified` or `failed`, or stays `pending` when DNS did not answer. A record is checked by what DNS serves now, so a removed record fails the next call. Records that are not published yet are an answer too (200 with `fully_verified: false`), not an error. Where another account registered the name too, the check also needs this account's ownership TXT record (added to the domain's records if it did not list one), and a full verification takes the name from a holder that has not verified. 409 `conflict` when another account has verified the name.
          */
         post: operations["verifyDomain"];
         delete?: never;
@@ -3051,8 +3071,6 @@ export interface operations {
                         admin_key: string;
                         /** @description A test-mode admin key (sk_test_…), shown once: store it now */
                         test_admin_key: string;
-                        /** @description The deployment's staff token, the one this call was made with */
-                        staff_token: string;
                     };
                 };
             };
@@ -3469,6 +3487,161 @@ export interface operations {
                             code?: "not_found";
                             /** @constant */
                             status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listStaffAudit: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100 (default 50; larger values are capped, others ignored) */
+                limit?: string;
+                /** @description The next_cursor of the page before */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the audit log */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entries: {
+                            /** @description The request that did it (the X-Request-Id it was answered with); one entry per request */
+                            request_id: string;
+                            /** @description ISO 8601, when the request arrived */
+                            created_at: string;
+                            actor: {
+                                /**
+                                 * @description staff_token: the deployment's staff token; staff_session: a staff user's console session
+                                 * @enum {string}
+                                 */
+                                type: "staff_token" | "staff_session";
+                                /** @description The staff user (usr_…) for a session; null for the token */
+                                user_id: string | null;
+                            };
+                            /** @enum {string} */
+                            action: "account.create" | "account.suspend" | "account.unsuspend" | "user.set_role";
+                            target: {
+                                /** @enum {string} */
+                                type: "account" | "user";
+                                /** @description acct_… or usr_…; null when the request did not name it and the action did not finish (a creation, a role change by address) */
+                                id: string | null;
+                            };
+                            /** @description What the request asked for, e.g. {role: "staff"} or the new account's {name, email} */
+                            detail: {
+                                [key: string]: string;
+                            };
+                            /**
+                             * @description Written before the action runs (pending) and updated after it; pending means the outcome was never recorded (the process stopped, or the update failed and was logged)
+                             * @enum {string}
+                             */
+                            outcome: "pending" | "succeeded" | "failed";
+                            /** @description The error code the action answered with when it failed */
+                            error_code: string | null;
+                            /** @description The client IP as API Gateway saw it */
+                            source_ip: string;
+                        }[];
+                        /** @description Pass as cursor for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
                         };
                     } & components["schemas"]["ErrorEnvelope"];
                 };
@@ -8087,11 +8260,11 @@ export interface operations {
                             /** @enum {string} */
                             dmarc_status: "pending" | "verified" | "failed";
                             /**
-                             * @description The TXT records together (SPF and DMARC)
+                             * @description The TXT records together (SPF, DMARC, and the ownership record when one is listed)
                              * @enum {string}
                              */
                             txt_status: "pending" | "verified" | "failed";
-                            /** @description 3 DKIM CNAMEs, the MAIL FROM MX and SPF TXT, a starter DMARC TXT; empty for the sandbox domain */
+                            /** @description 3 DKIM CNAMEs, the MAIL FROM MX and SPF TXT, a starter DMARC TXT; empty for the sandbox domain. A 7th, the TXT _postbox-verification.<domain>, when another account registered the name too: it proves the domain is this account's */
                             dns_records: {
                                 /** @enum {string} */
                                 type: "CNAME" | "MX" | "TXT";
@@ -8241,11 +8414,11 @@ export interface operations {
                         /** @enum {string} */
                         dmarc_status: "pending" | "verified" | "failed";
                         /**
-                         * @description The TXT records together (SPF and DMARC)
+                         * @description The TXT records together (SPF, DMARC, and the ownership record when one is listed)
                          * @enum {string}
                          */
                         txt_status: "pending" | "verified" | "failed";
-                        /** @description 3 DKIM CNAMEs, the MAIL FROM MX and SPF TXT, a starter DMARC TXT; empty for the sandbox domain */
+                        /** @description 3 DKIM CNAMEs, the MAIL FROM MX and SPF TXT, a starter DMARC TXT; empty for the sandbox domain. A 7th, the TXT _postbox-verification.<domain>, when another account registered the name too: it proves the domain is this account's */
                         dns_records: {
                             /** @enum {string} */
                             type: "CNAME" | "MX" | "TXT";
@@ -8440,11 +8613,11 @@ export interface operations {
                         /** @enum {string} */
                         dmarc_status: "pending" | "verified" | "failed";
                         /**
-                         * @description The TXT records together (SPF and DMARC)
+                         * @description The TXT records together (SPF, DMARC, and the ownership record when one is listed)
                          * @enum {string}
                          */
                         txt_status: "pending" | "verified" | "failed";
-                        /** @description 3 DKIM CNAMEs, the MAIL FROM MX and SPF TXT, a starter DMARC TXT; empty for the sandbox domain */
+                        /** @description 3 DKIM CNAMEs, the MAIL FROM MX and SPF TXT, a starter DMARC TXT; empty for the sandbox domain. A 7th, the TXT _postbox-verification.<domain>, when another account registered the name too: it proves the domain is this account's */
                         dns_records: {
                             /** @enum {string} */
                             type: "CNAME" | "MX" | "TXT";
@@ -9940,7 +10113,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One result per DKIM CNAME, the SPF and the DMARC record */
+            /** @description One result per DKIM CNAME, the SPF and the DMARC record, and the ownership record when the domain lists one */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9957,10 +10130,10 @@ export interface operations {
                         /** @description One per DKIM CNAME, the SPF TXT and the DMARC TXT; the MX has none */
                         results: {
                             /**
-                             * @description The domain status this record counts toward
+                             * @description The domain status this record counts toward; txt_status for the ownership record (listed only when another account registered the name too)
                              * @enum {string}
                              */
-                            field: "dkim_status" | "spf_status" | "dmarc_status";
+                            field: "dkim_status" | "spf_status" | "dmarc_status" | "txt_status";
                             /** @enum {string} */
                             type: "CNAME" | "MX" | "TXT";
                             name: string;
@@ -10022,6 +10195,23 @@ export interface operations {
                             code?: "not_found";
                             /** @constant */
                             status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict";
+                            /** @constant */
+                            status?: 409;
                         };
                     } & components["schemas"]["ErrorEnvelope"];
                 };

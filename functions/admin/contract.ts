@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { accountStatusView, adminAccountQuery, adminAccountView, createAccountBody, createdAccountView } from '../../shared/accounts/schemas';
+import { adminAuditQuery, staffAuditEntryView } from '../../shared/accounts/audit-schemas';
+import { accountStatusView, adminAccountQuery, adminAccountView, createAccountBody, createdAccount } from '../../shared/accounts/schemas';
 import { setUserRoleBody, userRoleView } from '../../shared/auth/schemas';
 import { listOf, type Contracts } from '../../shared/http/contract';
 
@@ -10,9 +11,10 @@ export const contracts: Contracts = {
     operationId: 'createAccount',
     description:
       'Creates an account, in the sandbox, with one live and one test-mode admin key, shown in this answer only. ' +
-      'The answer has the same fields as the local runtime\'s `DATA_DIR/bootstrap.json`, so scripts can treat both alike. The body may be omitted.',
+      'The answer never carries the staff token (the local runtime\'s `DATA_DIR/bootstrap.json` does, beside the same three fields). The body may be omitted. ' +
+      'The creation is written to the staff audit log (`GET /v1/admin/audit`).',
     body: createAccountBody,
-    responses: { 201: { description: 'The account id and its admin keys, shown once', schema: createdAccountView, secret: true } },
+    responses: { 201: { description: 'The account id and its admin keys, shown once', schema: createdAccount, secret: true } },
     errors: [],
     examples: [
       { name: 'an account', body: { name: 'Example {{unique}}' }, status: 201, as: 'staff' },
@@ -85,6 +87,22 @@ export const contracts: Contracts = {
       { name: 'no such user', body: { email: 'nobody-{{unique}}@example.com', role: 'staff' }, status: 404, as: 'staff' },
       { name: 'an unknown role', body: { email: 'ops@example.com', role: 'root' }, status: 400, as: 'staff' },
       { name: 'an API key instead of the staff token', body: { email: 'ops@example.com', role: 'staff' }, status: 401, as: 'admin' },
+    ],
+  },
+  'GET /v1/admin/audit': {
+    operationId: 'listStaffAudit',
+    description:
+      'Every staff action (account creation, suspension, lifting one, a role change), newest first: who (the staff token, or a staff user\'s session), ' +
+      'what, on which account or user, when, from which IP, in which request, and how it ended. An entry is written before its action runs, so a request ' +
+      'whose entry cannot be written fails and changes nothing; `pending` means the outcome was never recorded.',
+    query: adminAuditQuery,
+    paginated: true,
+    responses: { 200: { description: 'A page of the audit log', schema: listOf('entries', staffAuditEntryView) } },
+    errors: [],
+    examples: [
+      { name: 'first page', query: { limit: '10' }, status: 200, as: 'staff' },
+      { name: 'a cursor from elsewhere', query: { cursor: 'not-a-cursor' }, status: 400, as: 'staff' },
+      { name: 'an API key instead of the staff token', status: 401, as: 'admin' },
     ],
   },
 };

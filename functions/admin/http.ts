@@ -1,27 +1,65 @@
 import { functionNamed } from '../manifest';
-import { adminAccountQuery, createAccountBody, type CreatedAccountView } from '../../shared/accounts/schemas';
+import { adminAuditQuery } from '../../shared/accounts/audit-schemas';
+import { adminAccountQuery, createAccountBody } from '../../shared/accounts/schemas';
 import { createAccount, setAccountStatus } from '../../shared/accounts/service';
-import { listAccounts, readAccount } from '../../shared/accounts/staff';
+import { audited, listAccounts, listStaffAudit, readAccount, type StaffRequest } from '../../shared/accounts/staff';
 import { setUserRoleBody } from '../../shared/auth/schemas';
+import { findSession } from '../../shared/auth/session-lookup';
 import { setUserRole } from '../../shared/auth/staff-role';
+import { ApiError } from '../../shared/errors';
 import { listed, listing, pageOf } from '../../shared/http/lists';
 import { createHttpHandler } from '../../shared/http/pipeline';
 import { json, shownOnce } from '../../shared/http/respond';
+import type { HttpRequest } from '../../shared/http/types';
 import { parseInput } from '../../shared/http/validate';
+import type { Container } from '../../shared/runtime/container';
+
+/**
+ * Who is acting, for the audit log. The pipeline let the request in with the staff token or a
+ * staff user's session and, as it does, a session counts only when there is no Authorization
+ * header; it keeps no staff identity on the request, so the session is read again here.
+ */
+async function staffRequest(c: Container, req: HttpRequest): Promise<StaffRequest> {
+  const base = { requestId: req.requestId, sourceIp: req.sourceIp };
+  if (req.headers.authorization !== undefined || req.sessionId === undefined) return { ...base, actor: { type: 'staff_token' } };
+  const session = await findSession(c, req.sessionId);
+  if (!session) throw new ApiError('unauthorized', 'your session has ended; sign in again');
+  return { ...base, actor: { type: 'staff_session', userId: session.user_id } };
+}
+
+const accountIdOf = (req: HttpRequest): string => req.params.id ?? '';
 
 export const handler = createHttpHandler(functionNamed('admin'), {
   'POST /v1/admin/accounts': async (req, c) => {
     const body = parseInput(createAccountBody, req.body ?? {});
-    const created = await createAccount(c, body);
-    // Same fields as DATA_DIR/bootstrap.json; the caller already holds the staff token.
-    return shownOnce(201, { ...created, staff_token: c.secrets.get('staff-token') } satisfies CreatedAccountView);
+    const detail = { ...(body.name !== undefined ? { name: body.name } : {}), ...(body.email !== undefined ? { email: body.email } : {}) };
+    const created = await audited(c, await staffRequest(c, req), { action: 'account.create', target: { type: 'account', id: null }, detail, targetOf: (a) => a.account_id }, () =>
+      createAccount(c, body),
+    );
+    // The account and its keys only: the staff token is never answered (a session must not learn it).
+    return shownOnce(201, created);
   },
   'GET /v1/admin/accounts': async (req, c) => {
     const { status, email } = parseInput(adminAccountQuery, req.query, 'query');
     return listed('accounts', await listAccounts(listing(c), { status, email }, pageOf(req)));
   },
-  'GET /v1/admin/accounts/{id}': async (req, c) => json(200, await readAccount(c.store, req.params.id ?? '')),
-  'POST /v1/admin/accounts/{id}/suspend': async (req, c) => json(200, await setAccountStatus(c, req.params.id ?? '', 'suspended')),
-  'POST /v1/admin/accounts/{id}/unsuspend': async (req, c) => json(200, await setAccountStatus(c, req.params.id ?? '', 'active')),
-  'POST /v1/admin/users/role': async (req, c) => json(200, await setUserRole(c, parseInput(setUserRoleBody, req.body ?? {}))),
+  'GET /v1/admin/accounts/{id}': async (req, c) => json(200, await readAccount(c.store, accountIdOf(req))),
+  'POST /v1/admin/accounts/{id}/suspend': async (req, c) =>
+    json(200, await audited(c, await staffRequest(c, req), { action: 'account.suspend', target: { type: 'account', id: accountIdOf(req) } }, () => setAccountStatus(c, accountIdOf(req), 'suspended'))),
+  'POST /v1/admin/accounts/{id}/unsuspend': async (req, c) =>
+    json(200, await audited(c, await staffRequest(c, req), { action: 'account.unsuspend', target: { type: 'account', id: accountIdOf(req) } }, () => setAccountStatus(c, accountIdOf(req), 'active'))),
+  'POST /v1/admin/users/role': async (req, c) => {
+    const body = parseInput(setUserRoleBody, req.body ?? {});
+    const changed = await audited(
+      c,
+      await staffRequest(c, req),
+      { action: 'user.set_role', target: { type: 'user', id: null }, detail: { email: body.email, role: body.role }, targetOf: (u) => u.user_id },
+      () => setUserRole(c, body),
+    );
+    return json(200, changed);
+  },
+  'GET /v1/admin/audit': async (req, c) => {
+    parseInput(adminAuditQuery, req.query, 'query');
+    return listed('entries', await listStaffAudit(listing(c), pageOf(req)));
+  },
 });

@@ -28,7 +28,10 @@ export const contracts: Contracts = {
     operationId: 'createDomain',
     description:
       'Registers the domain with the mail provider and answers the 6 records to publish: 3 DKIM CNAMEs, the MX and SPF TXT of the MAIL FROM domain `send.<domain>`, and a starter DMARC TXT at `p=none`. ' +
-      'Every status starts `pending`; publish the records, then call verify. A domain name has one owner per deployment: a name another account holds, or the sandbox domain, is 409 `conflict`.',
+      'Every status starts `pending`; publish the records, then call verify. A domain name has one owner per deployment: a name another account has verified, one this account ' +
+      'registered already, or the sandbox domain, is 409 `conflict`. A name another account registered but has not verified does not block: within its 7 days the answer ' +
+      'lists a 7th record, the TXT `_postbox-verification.<domain>` proving the domain is yours, and the first account to verify fully takes the name; after them, the ' +
+      'registration takes the name over with the 6 records and new DKIM tokens.',
     body: createDomainBody,
     responses: { 201: { description: 'The new domain with its records', schema: domainView } },
     errors: ['conflict', 'domain_limit_reached'],
@@ -63,10 +66,12 @@ export const contracts: Contracts = {
     operationId: 'verifyDomain',
     description:
       'Looks up the published records now and saves the statuses: each of DKIM, SPF and DMARC becomes `verified` or `failed`, or stays `pending` when DNS did not answer. ' +
-      'A record is checked by what DNS serves now, so a removed record fails the next call. Records that are not published yet are an answer too (200 with `fully_verified: false`), not an error.',
+      'A record is checked by what DNS serves now, so a removed record fails the next call. Records that are not published yet are an answer too (200 with `fully_verified: false`), not an error. ' +
+      'Where another account registered the name too, the check also needs this account\'s ownership TXT record (added to the domain\'s records if it did not list one), and a full ' +
+      'verification takes the name from a holder that has not verified. 409 `conflict` when another account has verified the name.',
     params: domainParams,
-    responses: { 200: { description: 'One result per DKIM CNAME, the SPF and the DMARC record', schema: domainVerificationView } },
-    errors: [],
+    responses: { 200: { description: 'One result per DKIM CNAME, the SPF and the DMARC record, and the ownership record when the domain lists one', schema: domainVerificationView } },
+    errors: ['conflict'],
     examples: [
       { name: 'records not published yet', params: { domain: '{{domain}}' }, status: 200 },
       { name: 'no such domain', params: missing, status: 404 },

@@ -47,6 +47,30 @@ export interface RouteTarget {
 /** CDK context key of the public origin (`cdk deploy -c publicBaseUrl=https://mail.example.com`). */
 export const PUBLIC_BASE_URL_CONTEXT = 'publicBaseUrl';
 
+/**
+ * CDK context keys of the stage's default route throttling (`cdk deploy -c API_THROTTLE_RATE=500
+ * -c API_THROTTLE_BURST=1000`): the steady requests per second the whole API takes and the burst
+ * above it, for every client together. The per-account and per-IP limits inside the functions
+ * (10 a second each) say who may use the capacity; this caps how much of the AWS account's
+ * Lambda concurrency and API Gateway quota (10,000 a second, 5,000 burst per region, shared with
+ * the account's other APIs) a flood from many addresses can take. Past it API Gateway answers
+ * 429 itself, before any function runs.
+ */
+export const API_THROTTLE_RATE_CONTEXT = 'API_THROTTLE_RATE';
+export const API_THROTTLE_BURST_CONTEXT = 'API_THROTTLE_BURST';
+export const DEFAULT_API_THROTTLE = { rateLimit: 500, burstLimit: 1000 } as const;
+
+/** A context value as a number: CDK hands `-c` values over as strings, cdk.json may hold numbers. */
+function numberFromContext(scope: Construct, key: string, fallback: number, wholeNumber: boolean): number {
+  const raw: unknown = scope.node.tryGetContext(key);
+  if (raw === undefined) return fallback;
+  const value = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : Number.NaN;
+  if (!Number.isFinite(value) || value <= 0 || (wholeNumber && !Number.isInteger(value))) {
+    throw new Error(`context ${key} must be a positive ${wholeNumber ? 'whole number' : 'number'}; got ${String(raw)}`);
+  }
+  return value;
+}
+
 export interface ApiProps {
   stage: string;
   logRetention: logs.RetentionDays;
@@ -80,6 +104,10 @@ export class Api extends Construct {
       httpApi: this.httpApi,
       stageName: '$default',
       autoDeploy: true,
+      throttle: {
+        rateLimit: numberFromContext(this, API_THROTTLE_RATE_CONTEXT, DEFAULT_API_THROTTLE.rateLimit, false),
+        burstLimit: numberFromContext(this, API_THROTTLE_BURST_CONTEXT, DEFAULT_API_THROTTLE.burstLimit, true),
+      },
       accessLogSettings: {
         destination: new apigw.LogGroupLogDestination(accessLogs),
         format: AccessLogFormat.custom(ACCESS_LOG_FORMAT),

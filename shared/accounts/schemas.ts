@@ -31,12 +31,6 @@ export const createdAccount = z
   .strict();
 export type CreatedAccount = z.infer<typeof createdAccount>;
 
-/** POST /v1/admin/accounts: the same fields as DATA_DIR/bootstrap.json. */
-export const createdAccountView = createdAccount
-  .extend({ staff_token: z.string().meta({ description: "The deployment's staff token, the one this call was made with" }) })
-  .strict();
-export type CreatedAccountView = z.infer<typeof createdAccountView>;
-
 /** POST /v1/admin/accounts/{id}/suspend and /unsuspend. */
 export const accountStatusView = z
   .object({
@@ -94,3 +88,4 @@ export type AccountVerification = z.infer<typeof accountVerificationView>;
 /** PUT /v1/account/channels/{channel}. */
 export const channelStateView = z.object({ channel: z.enum(channels), enabled: z.boolean() }).strict();
 export type ChannelStateView = z.infer<typeof channelStateView>;
+

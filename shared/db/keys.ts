@@ -1,5 +1,6 @@
 // The only place that knows key formats, attribute names and index names. The CDK table
 // construct and the local table bootstrap import the same definitions.
+import { clientNetworkOf } from '../rate-limit/client-network';
 
 export const table = {
   partitionKey: 'pk',
@@ -35,6 +36,7 @@ export const table = {
 export type Entity =
   | 'account'
   | 'account_email'
+  | 'staff_audit'
   | 'api_key'
   | 'api_key_hash'
   | 'rate_log'
@@ -147,6 +149,13 @@ export const keys = {
    */
   accountEmail: (email: string, createdAt: string, accountId: string): ItemKey => ({ pk: `ACCOUNTEMAIL#${email}`, sk: `${createdAt}#${accountId}` }),
   accountEmailPartition: (email: string): string => `ACCOUNTEMAIL#${email}`,
+  /**
+   * The staff audit log (shared/accounts/audit-repository.ts): one item per staff action, all in
+   * one partition sorted by time then request id, so the log is one Query, newest first. Staff
+   * actions are few (people clicking), far below a partition's write limit.
+   */
+  staffAudit: (createdAt: string, requestId: string): ItemKey => ({ pk: 'STAFFAUDIT', sk: `${createdAt}#${requestId}` }),
+  staffAuditPartition: 'STAFFAUDIT',
 
   apiKey: (accountId: string, keyId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `KEY#${keyId}` }),
   apiKeyPrefix: 'KEY#',
@@ -155,9 +164,12 @@ export const keys = {
 
   /** A rate-limit subject's log of its latest admissions, one item per subject (see shared/rate-limit/service.ts). */
   rateLog: (subject: string): ItemKey => ({ pk: `RATE#${subject}`, sk: 'LOG' }),
-  /** Rate-limit subjects: one budget per account, and one per client IP for public and staff routes. */
+  /**
+   * Rate-limit subjects: one budget per account, and one per client network for public and staff
+   * routes: an IPv4 address, or an IPv6 address's /64 (shared/rate-limit/client-network.ts).
+   */
   accountRateSubject: (accountId: string): string => `acct#${accountId}`,
-  ipRateSubject: (ip: string): string => `ip#${ip}`,
+  ipRateSubject: (ip: string): string => `ip#${clientNetworkOf(ip)}`,
 
   /** A message and its timeline share one partition: one Query reads both. */
   message: (messageId: string): ItemKey => ({ pk: `MSG#${messageId}`, sk: 'MSG' }),
@@ -227,8 +239,11 @@ export const keys = {
   userPartition: (userId: string): string => `USER#${userId}`,
   /** A provider's account linked to a user (shared/auth/oauth): one per (provider, provider user id). */
   oauthIdentity: (provider: string, providerUserId: string): ItemKey => ({ pk: `OAUTHID#${provider}#${providerUserId}`, sk: 'OAUTHID' }),
-  /** Rate-limit subjects of the sign-in throttles (`fail-email`, `fail-ip`) and the auth mails (`mail`), shared/auth/throttle.ts. */
-  authBudget: (kind: 'fail-email' | 'fail-ip' | 'mail', value: string): string => `auth#${kind}#${value}`,
+  /**
+   * Rate-limit subjects of the sign-in throttles (`fail-email`, `fail-ip`) and the auth mails
+   * (`mail`), shared/auth/throttle.ts; `fail-ip` by client network, as ipRateSubject.
+   */
+  authBudget: (kind: 'fail-email' | 'fail-ip' | 'mail', value: string): string => `auth#${kind}#${kind === 'fail-ip' ? clientNetworkOf(value) : value}`,
 
   webhook: (accountId: string, subscriptionId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `WEBHOOK#${subscriptionId}` }),
   webhookPrefix: 'WEBHOOK#',

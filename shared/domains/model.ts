@@ -23,8 +23,9 @@ export function recordsFor(domain: string, dkimTokens: readonly string[], region
   ];
 }
 
-export const isFullyVerified = (d: Pick<DomainItem, 'dkim_status' | 'spf_status' | 'dmarc_status'>): boolean =>
-  d.dkim_status === 'verified' && d.spf_status === 'verified' && d.dmarc_status === 'verified';
+/** DKIM, SPF and DMARC verified, and the ownership record too where the domain lists one (shared/domains/claims.ts). */
+export const isFullyVerified = (d: Pick<DomainItem, 'dkim_status' | 'spf_status' | 'dmarc_status'> & { ownership_status?: DomainItem['ownership_status'] }): boolean =>
+  d.dkim_status === 'verified' && d.spf_status === 'verified' && d.dmarc_status === 'verified' && (d.ownership_status === undefined || d.ownership_status === 'verified');
 
 export function toDomainView(d: DomainItem): DomainView {
   return {

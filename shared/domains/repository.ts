@@ -34,6 +34,12 @@ export interface DomainItem extends ItemKey {
   from_name?: string | null;
   bimi?: BimiSettings;
   verified_at?: string;
+  /**
+   * The ownership TXT record's outcome, for a domain whose records list one (registered while
+   * another account held the name, or verified without holding it alone): it counts toward full
+   * verification like DKIM, SPF and DMARC. Absent when the domain needs no such record.
+   */
+  ownership_status?: VerificationStatus;
   /** Inbound email on (POST /v1/domains/{domain}/inbound): the SMTP listener and routes take the domain. */
   inbound_enabled?: boolean;
   created_at: string;
@@ -42,10 +48,24 @@ export interface DomainItem extends ItemKey {
 
 export type NewDomain = Omit<DomainItem, keyof ItemKey | 'entity'>;
 
-/** Who holds a domain name; one per name across the deployment, as the provider identity is. */
+/**
+ * Who holds a domain name; one per name across the deployment, as the provider identity is.
+ * A pending claim (registered, not verified) holds the name for PENDING_CLAIM_DAYS and does not
+ * keep other accounts from registering it and taking it by verifying (shared/domains/claims.ts).
+ */
 export interface DomainClaimItem extends ItemKey {
   entity: 'domain_claim';
   account_id: string;
+  /** Absent on claims written before claims had states: claims.ts reads the holder's domain for it. */
+  state?: 'pending' | 'verified';
+  /** Pending claims: epoch ms after which another account's registration takes the name over. */
+  pending_until?: number;
+  /**
+   * Another account registered the name while this claim was pending. The DKIM records of a name
+   * are the provider identity's, the same for every account that registers it, so from then on
+   * every verification of the name needs its account's ownership record as well.
+   */
+  contested?: boolean;
 }
 
 export interface DomainStatuses {
@@ -53,6 +73,7 @@ export interface DomainStatuses {
   spf_status: VerificationStatus;
   dmarc_status: VerificationStatus;
   txt_status: VerificationStatus;
+  ownership_status?: VerificationStatus;
 }
 
 const EXISTS = { expression: 'attribute_exists(pk)' };
@@ -105,9 +126,10 @@ export class DomainRepository {
 
   /** Records the outcome of a DNS check; `verifiedAt` is set only by the first full verification. false when the domain is gone. */
   setStatuses(accountId: string, domain: string, statuses: DomainStatuses, now: string, verifiedAt?: string): Promise<boolean> {
+    const ownership = statuses.ownership_status !== undefined;
     return wrote(
       this.store.update(keys.domain(accountId, domain), {
-        expression: `SET dkim_status = :dkim, spf_status = :spf, dmarc_status = :dmarc, txt_status = :txt, updated_at = :now${verifiedAt ? ', verified_at = :verified' : ''}`,
+        expression: `SET dkim_status = :dkim, spf_status = :spf, dmarc_status = :dmarc, txt_status = :txt, updated_at = :now${verifiedAt ? ', verified_at = :verified' : ''}${ownership ? ', ownership_status = :own' : ''}`,
         condition: 'attribute_exists(pk)',
         values: {
           ':dkim': statuses.dkim_status,
@@ -116,6 +138,7 @@ export class DomainRepository {
           ':txt': statuses.txt_status,
           ':now': now,
           ...(verifiedAt ? { ':verified': verifiedAt } : {}),
+          ...(ownership ? { ':own': statuses.ownership_status } : {}),
         },
       }),
     );
@@ -146,12 +169,6 @@ export class DomainRepository {
   /** The account holding a domain name, across the deployment. */
   claimOf(domain: string): Promise<DomainClaimItem | undefined> {
     return this.store.get<DomainClaimItem>(keys.domainClaim(domain));
-  }
-
-  /** false when some account (this one included) holds the name already. */
-  claim(accountId: string, domain: string): Promise<boolean> {
-    const item: DomainClaimItem = { ...keys.domainClaim(domain), entity: 'domain_claim', account_id: accountId };
-    return wrote(this.store.create(item));
   }
 
   /** Frees the name, but only while this account holds it. */

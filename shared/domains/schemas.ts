@@ -35,8 +35,12 @@ export const domainView = z
     dkim_status: verificationStatus.meta({ description: 'The 3 DKIM CNAMEs together' }),
     spf_status: verificationStatus,
     dmarc_status: verificationStatus,
-    txt_status: verificationStatus.meta({ description: 'The TXT records together (SPF and DMARC)' }),
-    dns_records: z.array(dnsRecordView).meta({ description: '3 DKIM CNAMEs, the MAIL FROM MX and SPF TXT, a starter DMARC TXT; empty for the sandbox domain' }),
+    txt_status: verificationStatus.meta({ description: 'The TXT records together (SPF, DMARC, and the ownership record when one is listed)' }),
+    dns_records: z.array(dnsRecordView).meta({
+      description:
+        '3 DKIM CNAMEs, the MAIL FROM MX and SPF TXT, a starter DMARC TXT; empty for the sandbox domain. ' +
+        'A 7th, the TXT _postbox-verification.<domain>, when another account registered the name too: it proves the domain is this account\'s',
+    }),
     mail_from_domain: z.string().meta({ description: 'send.<domain>; "" for the sandbox domain' }),
     from_name: z.string().nullable().meta({ description: 'Default display name of mail from the domain; null until set' }),
     sandbox: z.boolean().meta({ description: 'True only for the built-in sandbox domain' }),
@@ -53,7 +57,9 @@ export const fromNameView = z
 
 export const verificationResultView = z
   .object({
-    field: z.enum(['dkim_status', 'spf_status', 'dmarc_status']).meta({ description: 'The domain status this record counts toward' }),
+    field: z
+      .enum(['dkim_status', 'spf_status', 'dmarc_status', 'txt_status'])
+      .meta({ description: 'The domain status this record counts toward; txt_status for the ownership record (listed only when another account registered the name too)' }),
     type: dnsRecordView.shape.type,
     name: z.string(),
     status: verificationStatus.meta({ description: 'pending when DNS did not answer' }),

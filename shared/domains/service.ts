@@ -9,6 +9,8 @@ import type { Dns } from '../ports/dns';
 import type { SendingIdentities } from '../ports/identities';
 import type { ObjectStore } from '../ports/object-store';
 import type { Logger } from '../runtime/logger';
+import { claimStanding, ownershipRecord, pendingUntil } from './claims';
+import { DomainClaimRepository } from './claims-repository';
 import { buildDnsGuide, type DnsGuide } from './dns-guide';
 import { isFullyVerified, logoObjectKey, MAIL_FROM_LABEL, MAX_DOMAINS, normalizeDomain, recordsFor, sandboxDomainView, toDomainView, type DomainView } from './model';
 import { DomainRepository, type DomainItem } from './repository';
@@ -66,15 +68,42 @@ export async function getZoneFile(deps: Pick<DomainDeps, 'store'>, accountId: st
   return renderZoneFile(await getDomainItem(deps.store, accountId, domain));
 }
 
+/**
+ * How a registration stands toward the name's claim: it takes a free name (or its own claim left
+ * by a crash) or an expired one as the holder, or it joins a pending one as a contender; a name
+ * registered here already or verified by another account is 409.
+ */
+async function claimForRegistration(deps: DomainDeps, domains: DomainRepository, accountId: string, name: string): Promise<{ role: 'holder' | 'contender'; took: boolean; freshIdentity: boolean }> {
+  const conflict = (why: string): ApiError => new ApiError('conflict', `${name} ${why}`);
+  if (await domains.get(accountId, name)) throw conflict('is already registered on this account');
+  const nowMs = deps.clock.now().getTime();
+  const claim = await claimStanding(domains, name, nowMs);
+  const claims = new DomainClaimRepository(deps.store);
+  if (!claim) {
+    if (!(await claims.claim(accountId, name, pendingUntil(nowMs)))) throw conflict('was registered by another account a moment ago; try again');
+    return { role: 'holder', took: true, freshIdentity: false };
+  }
+  if (claim.holder === accountId) return { role: 'holder', took: false, freshIdentity: false };
+  if (claim.state === 'verified') throw conflict('is registered and verified by another account');
+  if (claim.expired) {
+    if (!(await claims.takeExpired(accountId, name, claim.seen, pendingUntil(nowMs)))) throw conflict('changed hands a moment ago; try again');
+    // The old holder never verified: a new identity (new DKIM tokens) leaves its records worthless.
+    return { role: 'holder', took: true, freshIdentity: true };
+  }
+  if (!(await claims.contest(name, claim.seen))) throw conflict('changed hands a moment ago; try again');
+  return { role: 'contender', took: false, freshIdentity: false };
+}
+
 export async function createDomain(deps: DomainDeps, accountId: string, input: string): Promise<DomainView> {
   const name = normalizeDomain(input);
   if (!name) throw new ApiError('invalid_request', 'domain: expected a domain name such as example.com');
   if (name === sandboxName(deps)) throw new ApiError('conflict', `${name} is the built-in sandbox domain`);
   const domains = new DomainRepository(deps.store);
-  if (!(await domains.claim(accountId, name))) throw new ApiError('conflict', `${name} is already registered`);
+  const { role, took, freshIdentity } = await claimForRegistration(deps, domains, accountId, name);
   // Undoing a half-done registration is best effort: the error worth answering is the first one.
-  const release = (): Promise<void> =>
-    domains.release(accountId, name).catch((error: unknown) => deps.logger.warn('domain claim left behind', { domain: name, accountId, error }));
+  const release = async (): Promise<void> => {
+    if (took) await domains.release(accountId, name).catch((error: unknown) => deps.logger.warn('domain claim left behind', { domain: name, accountId, error }));
+  };
   const uncount = (): Promise<void> =>
     domains.uncountDomain(accountId).catch((error: unknown) => deps.logger.warn('domain count left one too high', { accountId, error }));
   let counted: boolean;
@@ -91,12 +120,15 @@ export async function createDomain(deps: DomainDeps, accountId: string, input: s
   const mailFrom = `${MAIL_FROM_LABEL}.${name}`;
   let tokens: string[];
   try {
+    if (freshIdentity) await deps.identities.remove(name);
     ({ dkimTokens: tokens } = await deps.identities.create(name, mailFrom));
   } catch (error) {
     await Promise.all([release(), uncount()]);
     throw error;
   }
   const now = deps.clock.now().toISOString();
+  // A contender proves the name is its own with one more TXT record (claims.ts).
+  const records = [...recordsFor(name, tokens, deps.config.region), ...(role === 'contender' ? [ownershipRecord(accountId, name)] : [])];
   const item = await domains.put({
     id: deps.ids.next('dom'),
     account_id: accountId,
@@ -106,8 +138,9 @@ export async function createDomain(deps: DomainDeps, accountId: string, input: s
     spf_status: 'pending',
     dmarc_status: 'pending',
     txt_status: 'pending',
+    ...(role === 'contender' ? { ownership_status: 'pending' as const } : {}),
     mail_from_domain: mailFrom,
-    dns_records: recordsFor(name, tokens, deps.config.region),
+    dns_records: records,
     from_name: null,
     created_at: now,
     updated_at: now,
@@ -115,14 +148,20 @@ export async function createDomain(deps: DomainDeps, accountId: string, input: s
   return toDomainView(item);
 }
 
+/**
+ * Removes the account's domain. The holder of the name's claim also removes the provider identity
+ * and frees the name; another account's registration (a contender's, or one whose claim was
+ * taken) only goes: the identity is the holder's.
+ */
 export async function deleteDomain(deps: DomainDeps, accountId: string, input: string): Promise<void> {
   if (normalizeDomain(input) === sandboxName(deps)) throw new ApiError('cannot_delete_sandbox', 'the built-in sandbox domain cannot be deleted');
   const item = await getDomainItem(deps.store, accountId, input);
   const domains = new DomainRepository(deps.store);
-  await deps.identities.remove(item.domain);
+  const holds = (await domains.claimOf(item.domain))?.account_id === accountId;
+  if (holds) await deps.identities.remove(item.domain);
   await deps.objects.delete(logoObjectKey(accountId, item.domain));
   if (!(await domains.remove(accountId, item.domain))) throw new NotFoundError('domain'); // deleted meanwhile
-  await domains.release(accountId, item.domain).catch((error: unknown) => deps.logger.warn('domain claim left behind', { domain: item.domain, accountId, error }));
+  if (holds) await domains.release(accountId, item.domain).catch((error: unknown) => deps.logger.warn('domain claim left behind', { domain: item.domain, accountId, error }));
   await domains.uncountDomain(accountId);
 }
 

@@ -8,6 +8,7 @@ import { testApp } from '../support/cdk';
 import { functions, httpRoutes } from '../../functions/manifest';
 import { gatewayRoutes, operatorSecrets, queues, routeKey, UNSET_SECRET, type FunctionDef } from '../../shared/platform';
 import { AppStack } from '../../lib/app-stack';
+import { DEFAULT_API_THROTTLE } from '../../lib/constructs/api';
 import { table as tableKeys } from '../../shared/db/keys';
 import { envNames } from '../../shared/runtime/env-names';
 
@@ -276,6 +277,13 @@ describe('HTTP API', () => {
       StageName: '$default',
       AutoDeploy: true,
       AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('\\$context\\.requestId') },
+    });
+  });
+
+  it('throttles every route of the stage by default (API_THROTTLE_RATE, API_THROTTLE_BURST)', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      DefaultRouteSettings: Match.objectLike({ ThrottlingRateLimit: DEFAULT_API_THROTTLE.rateLimit, ThrottlingBurstLimit: DEFAULT_API_THROTTLE.burstLimit }),
     });
   });
 });

@@ -1,11 +1,14 @@
 // Sending domains through the handlers, with DNS answers from a real DNS server on loopback.
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CreatedAccount } from '../../shared/accounts/service';
 import { NodeDns } from '../../shared/adapters/node-dns';
 import { createAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
 import { createKey } from '../../shared/api-keys/service';
 import type { DnsRecord } from '../../shared/domains/model';
+import { PENDING_CLAIM_DAYS } from '../../shared/domains/claims';
+import type { SendingIdentities } from '../../shared/ports/identities';
 import { call } from '../support/api';
 import type { TestContainer } from '../support/container';
 import { startDnsServer, startSilentDnsServer, type RunningDns } from '../support/dns-server';
@@ -60,13 +63,16 @@ describe('POST /v1/domains', () => {
     expect(records).toContainEqual({ type: 'TXT', name: `_dmarc.${domain}`, value: `v=DMARC1; p=none; rua=mailto:dmarc-reports@${domain}` });
   });
 
-  it('answers 409 when the domain is already registered, here or by another account', async () => {
+  it('answers 409 when the domain is registered on this account already, is verified by another account, or is the sandbox', async () => {
     const domain = uniqueDomain();
+    const verifiedElsewhere = uniqueDomain();
     const other = await createAccount(c, {});
     await register(domain);
+    publish((await register(verifiedElsewhere, other.admin_key)).body.dns_records);
+    expect((await verify(verifiedElsewhere, other.admin_key)).body.fully_verified).toBe(true);
 
     const again = await register(domain);
-    const elsewhere = await register(domain, other.admin_key);
+    const elsewhere = await register(verifiedElsewhere);
     const sandbox = await register('sandbox.test');
 
     for (const res of [again, elsewhere, sandbox]) {
@@ -325,3 +331,138 @@ describe('routes on a domain the account does not hold', () => {
     expect(verifyAttempt.status).toBe(403);
   });
 });
+
+/**
+ * SES's behaviour the claim rules depend on: one identity per name, so every account that
+ * registers a name while the identity lives gets its DKIM tokens; removing it drops them.
+ */
+function sesLikeIdentities(): SendingIdentities & { removed: string[] } {
+  const tokens = new Map<string, string[]>();
+  const removed: string[] = [];
+  return {
+    removed,
+    create: async (domain) => {
+      if (!tokens.has(domain)) tokens.set(domain, Array.from({ length: 3 }, () => randomBytes(16).toString('hex')));
+      return { dkimTokens: tokens.get(domain) as string[] };
+    },
+    remove: async (domain) => {
+      removed.push(domain);
+      tokens.delete(domain);
+    },
+  };
+}
+
+const OWNERSHIP = /^postbox-verification=[0-9a-f]{32}$/;
+const ownershipOf = (records: DnsRecord[]): DnsRecord | undefined => records.find((r) => r.type === 'TXT' && OWNERSHIP.test(r.value));
+const get = (domain: string, key: string) => call({ method: 'GET', path: `/v1/domains/${domain}`, key });
+const DAY = 86_400_000;
+
+describe('a name another account registered and has not verified', () => {
+  let identities: ReturnType<typeof sesLikeIdentities>;
+  let original: SendingIdentities;
+  beforeEach(() => {
+    original = c.identities;
+    identities = sesLikeIdentities();
+    c.identities = identities;
+  });
+  afterEach(() => {
+    c.identities = original;
+  });
+
+  it('does not block the owner: they register it with an ownership record and take it by verifying; the squatter cannot verify with their records', async () => {
+    const domain = uniqueDomain();
+    const squatter = await createAccount(c, {});
+    const squatted = await register(domain, squatter.admin_key);
+    expect(squatted.status).toBe(201);
+    expect(ownershipOf(squatted.body.dns_records)).toBeUndefined();
+
+    const mine = await register(domain);
+    expect(mine.status).toBe(201);
+    const records: DnsRecord[] = mine.body.dns_records;
+    expect(records).toHaveLength(7);
+    expect(ownershipOf(records)).toEqual({ type: 'TXT', name: `_postbox-verification.${domain}`, value: expect.stringMatching(OWNERSHIP) });
+    publish(records); // the owner controls the zone: the shared DKIM, SPF and DMARC records and its own TXT
+
+    const theirTry = await verify(domain, squatter.admin_key);
+    expect(theirTry.status).toBe(200);
+    expect(theirTry.body.fully_verified).toBe(false);
+    expect(theirTry.body.results.find((r: { field: string }) => r.field === 'txt_status')).toMatchObject({ status: 'failed', detail: expect.stringContaining('another account registered this domain too') });
+    const theirs = await get(domain, squatter.admin_key);
+    expect(ownershipOf(theirs.body.dns_records)?.value).not.toBe(ownershipOf(records)?.value);
+    expect(theirs.body.txt_status).toBe('failed');
+
+    const myTry = await verify(domain);
+    expect(myTry.body.fully_verified).toBe(true);
+    expect(myTry.body.results.filter((r: { status: string }) => r.status === 'verified')).toHaveLength(6);
+    expect(await c.store.get(keys.domainClaim(domain))).toMatchObject({ account_id: account.account_id, state: 'verified' });
+
+    expectConflict(await verify(domain, squatter.admin_key));
+    expectConflict(await register(domain, (await createAccount(c, {})).admin_key));
+    expect((await call({ method: 'GET', path: '/v1/account/verification', key: squatter.admin_key })).body.sandbox_mode).toBe(true);
+    expect((await call({ method: 'GET', path: '/v1/account/verification', key: admin() })).body.sandbox_mode).toBe(false);
+  });
+
+  it(`expires after ${PENDING_CLAIM_DAYS} days: the next registration takes the name with the 6 records and a new identity`, async () => {
+    const domain = uniqueDomain();
+    const squatter = await createAccount(c, {});
+    const squatted = await register(domain, squatter.admin_key);
+    c.clock.advance(PENDING_CLAIM_DAYS * DAY + 1000);
+
+    const mine = await register(domain);
+
+    expect(mine.status).toBe(201);
+    expect(mine.body.dns_records).toHaveLength(6);
+    expect(identities.removed).toEqual([domain]); // the squatter's DKIM tokens are worthless now
+    expect(mine.body.dns_records.filter((r: DnsRecord) => r.type === 'CNAME')).not.toEqual(squatted.body.dns_records.filter((r: DnsRecord) => r.type === 'CNAME'));
+    expect(await c.store.get(keys.domainClaim(domain))).toMatchObject({ account_id: account.account_id, state: 'pending', contested: false });
+    publish(mine.body.dns_records);
+    expect((await verify(domain)).body.fully_verified).toBe(true);
+    expectConflict(await verify(domain, squatter.admin_key));
+  });
+
+  it('holds the name within its days: a registration then contends (7 records) rather than taking it over', async () => {
+    const domain = uniqueDomain();
+    const squatter = await createAccount(c, {});
+    await register(domain, squatter.admin_key);
+    c.clock.advance(PENDING_CLAIM_DAYS * DAY - 60_000);
+
+    const mine = await register(domain);
+
+    expect(mine.body.dns_records).toHaveLength(7);
+    expect(identities.removed).toEqual([]);
+    expect(await c.store.get(keys.domainClaim(domain))).toMatchObject({ account_id: squatter.account_id, state: 'pending', contested: true });
+  });
+
+  it('reads a claim written before claims had states from its holder: pending and old gives way, verified holds', async () => {
+    const stale = uniqueDomain();
+    const kept = uniqueDomain();
+    const before = await createAccount(c, {});
+    await register(stale, before.admin_key);
+    publish((await register(kept, before.admin_key)).body.dns_records);
+    expect((await verify(kept, before.admin_key)).body.fully_verified).toBe(true);
+    for (const name of [stale, kept]) await c.store.put({ ...keys.domainClaim(name), entity: 'domain_claim', account_id: before.account_id });
+    c.clock.advance(PENDING_CLAIM_DAYS * DAY + 1000);
+
+    expect((await register(stale)).body.dns_records).toHaveLength(6);
+    expectConflict(await register(kept));
+  });
+
+  it('lets a contender delete its registration without removing the holder\'s identity or claim', async () => {
+    const domain = uniqueDomain();
+    const holder = await createAccount(c, {});
+    await register(domain, holder.admin_key);
+    await register(domain);
+
+    const res = await call({ method: 'DELETE', path: `/v1/domains/${domain}`, key: admin() });
+
+    expect(res.status).toBe(204);
+    expect(identities.removed).toEqual([]);
+    expect(await c.store.get(keys.domainClaim(domain))).toMatchObject({ account_id: holder.account_id });
+    expect((await get(domain, holder.admin_key)).status).toBe(200);
+  });
+});
+
+function expectConflict(res: { status: number; body: any }): void {
+  expect(res.status).toBe(409);
+  expect(res.body.error.code).toBe('conflict');
+}

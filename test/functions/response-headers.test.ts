@@ -44,7 +44,7 @@ describe('answers that show a secret', () => {
       'POST /v1/admin/accounts',
       () => bed.request({ method: 'POST', path: '/v1/admin/accounts', key: TEST_SECRETS['staff-token'], body: { name: 'Acme' }, sourceIp: '198.51.100.77' }),
       201,
-      'staff_token',
+      'admin_key',
     ],
   ];
 

@@ -1,6 +1,8 @@
 // The local stand-in for SES receiving: an SMTP server on HOST:INBOUND_SMTP_PORT. It takes a
 // recipient only on a domain whose inbound is enabled (550 at RCPT otherwise) and a message up to
-// the size limit (552 past it, counted while it streams to a temp file, never held in memory), then
+// the size limit (552 past it, counted while it streams to a temp file, never held in memory), at
+// most 50 recipients a message (452 past them, as SES), 64 connections at once and a minute of
+// silence per connection (421 past either), then
 // does what SES's receipt rule does: SPF, DKIM and DMARC verdicts (mailauth against DNS_SERVERS;
 // spam and virus GRAY, there is no scanner), the raw message into the object store, and an SES
 // `Received` notification in its SNS envelope onto the inbound queue, where the same worker as in
@@ -29,7 +31,18 @@ export interface SmtpListenerOptions {
   tmpDir: string;
   container: Pick<Container, 'store' | 'objects' | 'queue' | 'clock' | 'config'>;
   logger: Logger;
+  /** A connection that says nothing for this long hears 421 and is closed (default 60 s; tests set less). */
+  idleTimeoutMs?: number;
+  /** Connections at once; one more hears 421 and is closed (default 64). */
+  maxClients?: number;
 }
+
+/** SES receiving takes at most 50 recipients per message; the 51st RCPT hears 452 (RFC 5321 4.5.3.1.8). */
+export const MAX_RECIPIENTS = 50;
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_CLIENTS = 64;
+/** How long close() lets connections in the middle of something finish before it ends them. */
+const CLOSE_TIMEOUT_MS = 10_000;
 
 export interface SmtpListener {
   /** smtp://host:port */
@@ -143,8 +156,14 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
     size: maxBytes,
-    // A laptop's share: more senders than this at once wait for a connection, as at any busy MX.
-    maxClients: 64,
+    // As SES: at most 50 recipients a message; the sender gets 452 for the rest and may send them in another.
+    maxRecipients: MAX_RECIPIENTS,
+    // A laptop's share: more senders than this at once are told 421 and retry, as at any busy MX.
+    maxClients: options.maxClients ?? DEFAULT_MAX_CLIENTS,
+    // An idle connection holds a place among maxClients: one that says nothing for a minute is closed
+    // (421), so idle sockets cannot keep real senders out for long.
+    socketTimeout: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+    closeTimeout: CLOSE_TIMEOUT_MS,
     logger: false,
     onRcptTo(address, _session, callback) {
       const domain = domainOfAddress(address.address);

@@ -1,0 +1,127 @@
+// The local SMTP listener's limits against a real SMTP conversation over TCP: at most 50
+// recipients a message (452 past them, as SES receiving), idle connections closed with 421, and a
+// bounded number of connections at once (421 past it).
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../../shared/accounts/service';
+import { createLogger } from '../../shared/runtime/logger';
+import { MAX_RECIPIENTS, startSmtpListener, type SmtpListener, type SmtpListenerOptions } from '../../shared/runtime/local/smtp-listener';
+import { createTestContainer, type TestContainer } from '../support/container';
+import { giveVerifiedDomain } from '../support/domains';
+import { waitFor } from '../support/wait';
+
+const DOMAIN = 'limits.test';
+
+let c: TestContainer;
+let tmpRoot: string;
+const listeners: SmtpListener[] = [];
+const sockets: Socket[] = [];
+
+async function listen(options: Partial<SmtpListenerOptions> = {}): Promise<SmtpListener> {
+  const listener = await startSmtpListener({
+    host: '127.0.0.1',
+    port: 0,
+    maxBytes: 100_000,
+    tmpDir: mkdtempSync(join(tmpRoot, 'tmp-')),
+    container: c,
+    logger: createLogger('silent'),
+    ...options,
+  });
+  listeners.push(listener);
+  return listener;
+}
+
+/** A raw SMTP client: what the server said, and a wait for its next reply with a code. */
+function client(listener: SmtpListener) {
+  const socket = connect(listener.port, '127.0.0.1');
+  sockets.push(socket);
+  let heard = '';
+  socket.on('data', (d: Buffer) => (heard += d.toString()));
+  socket.on('error', () => undefined); // a server that closes first may reset the socket; the tests read what was heard
+  const closed = once(socket, 'close');
+  return {
+    socket,
+    closed,
+    heard: () => heard,
+    /** Resolves with the reply line once one with this code arrived; the lines before it are dropped. */
+    reply: async (code: number): Promise<string> => {
+      const line = await waitFor(() => new RegExp(`^${code}[ -].*$`, 'm').exec(heard)?.[0], { what: () => `SMTP ${code}, heard: ${heard}` });
+      heard = heard.slice(heard.indexOf(line) + line.length);
+      return line;
+    },
+    say: (line: string) => socket.write(`${line}\r\n`),
+  };
+}
+
+beforeAll(async () => {
+  c = await createTestContainer();
+  tmpRoot = mkdtempSync(join(tmpdir(), 'postbox-smtp-limits-'));
+  const account = await createAccount(c, { email: 'owner@example.com' });
+  await giveVerifiedDomain(c, account.account_id, DOMAIN, { inbound_enabled: true });
+});
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.destroy();
+  await Promise.all(listeners.splice(0).map((l) => l.close()));
+});
+afterAll(async () => {
+  await c.testStore.close();
+  rmSync(tmpRoot, { recursive: true, force: true });
+});
+
+describe('the SMTP listener', () => {
+  it(`takes ${MAX_RECIPIENTS} recipients a message and answers 452 too many recipients past them`, async () => {
+    const smtp = client(await listen());
+    await smtp.reply(220);
+    smtp.say('EHLO mx.sender.test');
+    await smtp.reply(250);
+    smtp.say('MAIL FROM:<alice@sender.test>');
+    await smtp.reply(250);
+    for (let i = 1; i <= MAX_RECIPIENTS; i++) {
+      smtp.say(`RCPT TO:<r${i}@${DOMAIN}>`);
+      await smtp.reply(250);
+    }
+
+    smtp.say(`RCPT TO:<r${MAX_RECIPIENTS + 1}@${DOMAIN}>`);
+    const refused = await smtp.reply(452);
+    smtp.say(`RCPT TO:<r${MAX_RECIPIENTS + 2}@${DOMAIN}>`);
+    const again = await smtp.reply(452);
+
+    expect(MAX_RECIPIENTS).toBe(50);
+    expect(refused).toMatch(/too many recipients/i);
+    expect(again).toMatch(/too many recipients/i);
+    smtp.say('RSET');
+    await smtp.reply(250);
+  });
+
+  // Its own timeout well under the listener's default minute, so a listener that ignored the option fails here.
+  it('closes a connection that stays silent past the idle timeout, with 421', { timeout: 20_000 }, async () => {
+    const smtp = client(await listen({ idleTimeoutMs: 300 }));
+    await smtp.reply(220);
+    smtp.say('EHLO mx.sender.test');
+    await smtp.reply(250);
+
+    await smtp.closed; // nothing more is said: the server ends it
+
+    expect(smtp.heard()).toMatch(/^421 .*timeout/im);
+  });
+
+  it('answers 421 to a connection past the most it serves at once, and serves the others', async () => {
+    const listener = await listen({ maxClients: 2 });
+    const first = client(listener);
+    const second = client(listener);
+    await first.reply(220);
+    await second.reply(220);
+
+    const third = client(listener);
+    const refused = await third.reply(421);
+    await third.closed;
+
+    expect(refused).toMatch(/too many/i);
+    first.say('NOOP');
+    await first.reply(250);
+  });
+});
