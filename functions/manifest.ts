@@ -111,7 +111,7 @@ export const functions: readonly FunctionDef[] = [
     handler: 'handler',
     http: [
       { method: 'GET', path: '/v1/domains', access: READ, summary: 'List sending domains (the built-in sandbox domain first)' },
-      { method: 'POST', path: '/v1/domains', access: ADMIN_LIVE, summary: 'Register a domain; answers the 6 DNS records to publish' },
+      { method: 'POST', path: '/v1/domains', access: ADMIN_LIVE, summary: 'Register a domain; answers the DNS records to publish (6, or 7 while another account contends for the name)' },
       { method: 'GET', path: '/v1/domains/{domain}', access: READ, summary: 'A domain with its records and statuses' },
       { method: 'DELETE', path: '/v1/domains/{domain}', access: ADMIN_LIVE, summary: 'Remove a domain and its provider identity' },
       { method: 'POST', path: '/v1/domains/{domain}/verify', access: ADMIN_LIVE, summary: 'Check the DNS records now' },

@@ -705,7 +705,7 @@ export interface paths {
         get: operations["listDomains"];
         put?: never;
         /**
-         * Register a domain; answers the 6 DNS records to publish
+         * Register a domain; answers the DNS records to publish (6, or 7 while another account contends for the name)
          * @description Registers the domain with the mail provider and answers the 6 records to publish: 3 DKIM CNAMEs, the MX and SPF TXT of the MAIL FROM domain `send.<domain>`, and a starter DMARC TXT at `p=none`. Every status starts `pending`; publish the records, then call verify. A domain name has one owner per deployment: a name another account has verified, one this account registered already, or the sandbox domain, is 409 `conflict`. A name another account registered but has not verified does not block: within its 7 days the answer lists a 7th record, the TXT `_postbox-verification.<domain>` proving the domain is yours, and the first account to verify fully takes the name; after them, the registration takes the name over with the 6 records and new DKIM tokens.
          */
         post: operations["createDomain"];
