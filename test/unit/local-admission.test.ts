@@ -1,7 +1,7 @@
 // The local runtime's fair share of its one event loop: the queue consumers keep a floor of
-// batches however busy the API is, take more only while it has room, and the API stops taking
-// new work (not reads) while the consumers are too far behind. No timers: the lag probe is not
-// started, busy-ness comes from requests held in flight, and the backlog is a stand-in.
+// batches however busy the API is and take more only while it has room; the API refuses only past
+// its in-flight bound, never because the loop lags or the consumers are behind (issue 31). Busy-ness
+// comes from requests held in flight, or from a loop held on purpose where the lag is the point.
 import { describe, expect, it } from 'vitest';
 import { Admission } from '../../shared/runtime/local/admission';
 import { waitFor } from '../support/wait';
@@ -29,8 +29,8 @@ describe('Admission: consumer batches', () => {
   it('runs the floor of batches while the API is busy, and more once it has room', async () => {
     // Prepare: two requests in flight of at most four is "busy" (half its room).
     const admission = new Admission({ maxInFlight: 4, minConsumerBatches: 2, maxConsumerBatches: 4 });
-    expect(admission.admit('GET')).toBeUndefined();
-    expect(admission.admit('GET')).toBeUndefined();
+    expect(admission.admit()).toBeUndefined();
+    expect(admission.admit()).toBeUndefined();
     expect(admission.busy()).toBe(true);
     const b = batches(admission);
 
@@ -64,26 +64,42 @@ describe('Admission: consumer batches', () => {
   });
 });
 
-describe('Admission: backlog', () => {
-  const backlogOf = (size: number, drainMs: number) => ({ size, drainMs: () => drainMs });
+describe('Admission: what it refuses', () => {
+  it('refuses only past the in-flight bound, whatever the method, and admits again once a slot frees', () => {
+    const admission = new Admission({ maxInFlight: 2, retryAfterSeconds: 3 });
 
-  it('refuses new work, not reads, while the consumers would take too long to finish what is queued', () => {
-    const admission = new Admission({ maxDrainMs: 1000, minBacklog: 20, backlog: backlogOf(300, 3000) });
+    const first = admission.admit();
+    const second = admission.admit();
+    const third = admission.admit();
+    admission.release();
+    const fourth = admission.admit();
 
-    const post = admission.admit('POST');
-    const get = admission.admit('GET');
-    const head = admission.admit('HEAD');
-
-    expect(post).toEqual({ reason: 'backlog', retryAfterSeconds: 1 });
-    expect(get).toBeUndefined();
-    expect(head).toBeUndefined();
-    expect(admission.refused.backlog).toBe(1);
+    expect([first, second, fourth]).toEqual([undefined, undefined, undefined]);
+    expect(third).toEqual({ reason: 'in_flight', retryAfterSeconds: 3 });
+    expect(admission.refused).toEqual({ in_flight: 1 });
     expect(admission.requestsInFlight).toBe(2);
   });
 
-  it('takes new work while the backlog drains soon enough, or is small', () => {
-    expect(new Admission({ maxDrainMs: 1000, backlog: backlogOf(300, 900) }).admit('POST')).toBeUndefined();
-    expect(new Admission({ minBacklog: 20, backlog: backlogOf(19, Number.POSITIVE_INFINITY) }).admit('DELETE')).toBeUndefined();
-    expect(new Admission({}).admit('POST')).toBeUndefined();
+  it('refuses nothing while the event loop lags; the lag only sends the consumers back to their floor', () => {
+    const admission = new Admission({ sampleMs: 5, busyLagMs: 100 }).start();
+    try {
+      // Act: hold the loop well past the probe's period (and the old 200 ms refusal threshold), as
+      // a consumer batch parsing a large payload would.
+      const until = performance.now() + 300;
+      while (performance.now() < until) {
+        // busy: the probe's timer cannot fire
+      }
+      const lag = admission.lagMs();
+      const write = admission.admit();
+      const read = admission.admit();
+
+      // Assess
+      expect(lag).toBeGreaterThan(100);
+      expect(write).toBeUndefined();
+      expect(read).toBeUndefined();
+      expect(admission.busy()).toBe(true);
+    } finally {
+      admission.stop();
+    }
   });
 });

@@ -1,23 +1,20 @@
-// Overload control of the local runtime's one API process. A request the process cannot start on
-// soon is refused at once with 503 service_unavailable and Retry-After, instead of joining a queue
-// that grows for seconds. The queue pollers share the event loop with the API and get a fair share
-// of it: a floor of consumer batches that always runs, however busy the API is (so accepted work
-// keeps moving and a send reaches `delivered` in seconds, not in however long the load lasts), and
-// more, up to a ceiling, while the API leaves room. The API in turn sheds by the lag the consumers'
-// work adds, so neither side can starve the other.
+// Overload control of the local runtime's one API process. It refuses only what it cannot start:
+// a request that finds `maxInFlight` others in flight is answered 503 service_unavailable with
+// Retry-After at once, before its body is read. It never refuses because the queue consumers are
+// behind or the event loop is slow: accepted work is queued, as SQS queues it, and drained at the
+// pace the machine allows (issue 31). A request that arrives while consumers run waits its turn on
+// the event loop instead of being turned away.
+//
+// The queue pollers share the event loop with the API and get a fair share of it: a floor of
+// consumer batches that always runs, however busy the API is (so a burst drains while more
+// requests arrive), and more, up to a ceiling, while the API leaves room. "Busy" is half the
+// in-flight bound taken, or the event loop lagging (a probe timer running late), so the consumers
+// step back to their floor while the API has requests waiting.
 import type { Logger } from '../logger';
-import type { Backlog } from './backlog';
 
 export interface AdmissionOptions {
   /** Requests handled at once; the next one is refused (default 32). */
   maxInFlight?: number;
-  /**
-   * Event-loop lag (ms) above which new requests are refused (default 200): how overdue, at the
-   * moment the request is parsed, a timer is that should fire every `sampleMs`. That is how long
-   * the request has waited behind other work; a stall that has already passed (a module loaded on
-   * first use) does not count, the next timer has fired by then.
-   */
-  maxLagMs?: number;
   /** Seconds a refused client is told to wait (Retry-After; default 1). */
   retryAfterSeconds?: number;
   /** Queue consumer batches handled at once, all queues together, while the API has room (default 12). */
@@ -28,34 +25,23 @@ export interface AdmissionOptions {
    * while the API is busy.
    */
   minConsumerBatches?: number;
+  /**
+   * Event-loop lag (ms) above which the API counts as busy and the consumers keep to their floor
+   * (default 100): how overdue a timer is that should fire every `sampleMs`. It refuses nothing.
+   */
+  busyLagMs?: number;
   /** Period of the lag probe (default 20 ms). */
   sampleMs?: number;
-  /**
-   * With a `backlog`: a request that may add work (any method but GET and HEAD) is refused while
-   * the consumers would take longer than this (ms) to finish what is queued, at the pace they have
-   * been finishing (default 1000), so the API accepts no faster than the consumers finish and
-   * accepted work is done in seconds. Reads are never refused for it.
-   */
-  maxDrainMs?: number;
-  /** A backlog smaller than this never refuses anything (default 20). */
-  minBacklog?: number;
-  /** The queued work not yet finished (backlog.ts). */
-  backlog?: Pick<Backlog, 'size' | 'drainMs'>;
 }
 
-export type Refusal = { reason: 'in_flight' | 'event_loop_lag' | 'backlog'; retryAfterSeconds: number };
-
-const READS = new Set(['GET', 'HEAD']);
+export type Refusal = { reason: 'in_flight'; retryAfterSeconds: number };
 
 export class Admission {
   readonly maxInFlight: number;
-  readonly maxLagMs: number;
   readonly retryAfterSeconds: number;
   readonly maxConsumerBatches: number;
   readonly minConsumerBatches: number;
-  readonly maxDrainMs: number;
-  readonly minBacklog: number;
-  private readonly backlog: Pick<Backlog, 'size' | 'drainMs'> | undefined;
+  readonly busyLagMs: number;
   private readonly sampleMs: number;
   private inFlight = 0;
   private consumerBatches = 0;
@@ -63,19 +49,16 @@ export class Admission {
   private lastTick = performance.now();
   private lastLag = 0;
   private timer: NodeJS.Timeout | undefined;
-  /** Requests refused since start, by reason (the benchmark reads them). */
-  readonly refused = { in_flight: 0, event_loop_lag: 0, backlog: 0 };
+  /** Requests refused since start, by reason (the shedding log reports them). */
+  readonly refused = { in_flight: 0 };
 
   constructor(options: AdmissionOptions = {}) {
     this.maxInFlight = options.maxInFlight ?? 32;
-    this.maxLagMs = options.maxLagMs ?? 200;
     this.retryAfterSeconds = options.retryAfterSeconds ?? 1;
     this.maxConsumerBatches = Math.max(1, options.maxConsumerBatches ?? 12);
     this.minConsumerBatches = Math.max(1, Math.min(this.maxConsumerBatches, options.minConsumerBatches ?? 6));
+    this.busyLagMs = options.busyLagMs ?? 100;
     this.sampleMs = options.sampleMs ?? 20;
-    this.maxDrainMs = options.maxDrainMs ?? 1000;
-    this.minBacklog = options.minBacklog ?? 20;
-    this.backlog = options.backlog;
   }
 
   /** Starts the lag probe (an unref'd timer). */
@@ -95,41 +78,23 @@ export class Admission {
     this.timer = undefined;
   }
 
-  /** How overdue the lag probe is right now: the wait of work queued behind the current work. */
-  overdueMs(): number {
-    if (!this.timer) return 0;
-    return Math.max(0, performance.now() - this.lastTick - this.sampleMs);
-  }
-
   /** The event loop's recent lag: the last sample's, or the overdue probe's if it is later still. */
   lagMs(): number {
-    return Math.max(this.timer ? this.lastLag : 0, this.overdueMs());
+    if (!this.timer) return 0;
+    return Math.max(this.lastLag, performance.now() - this.lastTick - this.sampleMs);
   }
 
   /**
-   * Takes a request slot, or says why not. Every admitted request must be `release`d once. `method`
-   * (the request's) lets reads through while the consumers are behind.
+   * Takes a request slot, or says why not: only a full in-flight bound refuses. Every admitted
+   * request must be `release`d once.
    */
-  admit(method?: string): Refusal | undefined {
-    const reason =
-      this.inFlight >= this.maxInFlight
-        ? 'in_flight'
-        : this.overdueMs() > this.maxLagMs
-          ? 'event_loop_lag'
-          : method !== undefined && !READS.has(method) && this.behind()
-            ? 'backlog'
-            : undefined;
-    if (reason) {
-      this.refused[reason]++;
-      return { reason, retryAfterSeconds: this.retryAfterSeconds };
+  admit(): Refusal | undefined {
+    if (this.inFlight >= this.maxInFlight) {
+      this.refused.in_flight++;
+      return { reason: 'in_flight', retryAfterSeconds: this.retryAfterSeconds };
     }
     this.inFlight++;
     return undefined;
-  }
-
-  /** True while the consumers are too far behind to take on more work (see maxDrainMs). */
-  behind(): boolean {
-    return this.backlog !== undefined && this.backlog.size >= this.minBacklog && this.backlog.drainMs() > this.maxDrainMs;
   }
 
   release(): void {
@@ -140,9 +105,9 @@ export class Admission {
     return this.inFlight;
   }
 
-  /** True while the API uses more than half its room (requests or lag): consumers keep to their floor. */
+  /** True while the API uses half its request room or the loop lags: consumers keep to their floor. */
   busy(): boolean {
-    return this.inFlight >= this.maxInFlight / 2 || this.lagMs() > this.maxLagMs / 2;
+    return this.inFlight >= this.maxInFlight / 2 || this.lagMs() > this.busyLagMs;
   }
 
   /** Consumer batches running now. */
@@ -175,20 +140,16 @@ export class Admission {
   }
 }
 
-/** Logs shedding at most once per `everyMs` with the counts since the last line. */
+/** Logs shedding at most once per `everyMs` with the count since the last line. */
 export function shedLogger(admission: Admission, logger: Logger, everyMs = 10_000): () => void {
   let last = 0;
-  let seen = { ...admission.refused };
+  let seen = admission.refused.in_flight;
   return () => {
     const now = performance.now();
     if (now - last < everyMs) return;
     last = now;
-    const since = {
-      in_flight: admission.refused.in_flight - seen.in_flight,
-      event_loop_lag: admission.refused.event_loop_lag - seen.event_loop_lag,
-      backlog: admission.refused.backlog - seen.backlog,
-    };
-    seen = { ...admission.refused };
-    logger.warn('overloaded: refusing requests with 503 service_unavailable', { refused_since_last: since, in_flight: admission.requestsInFlight, lag_ms: Math.round(admission.lagMs()) });
+    const since = admission.refused.in_flight - seen;
+    seen = admission.refused.in_flight;
+    logger.warn('overloaded: refusing requests with 503 service_unavailable', { refused_since_last: { in_flight: since }, in_flight: admission.requestsInFlight, lag_ms: Math.round(admission.lagMs()) });
   };
 }

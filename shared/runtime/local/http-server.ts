@@ -109,9 +109,9 @@ function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): v
 }
 
 /**
- * The API over node:http. With `admission`, a request that finds the process full (too many
- * requests in flight, or the event loop lagging) is answered 503 service_unavailable with
- * Retry-After at once, before its body is read or any handler runs; retrying it is always safe.
+ * The API over node:http. With `admission`, a request that finds the process full (its in-flight
+ * bound reached) is answered 503 service_unavailable with Retry-After at once, before its body is
+ * read or any handler runs; retrying it is always safe.
  */
 export function createLocalHttpServer(
   functions: readonly FunctionDef[],
@@ -125,7 +125,7 @@ export function createLocalHttpServer(
   const { admission } = options;
   const logShedding = admission ? shedLogger(admission, logger) : () => undefined;
   const server = createServer((req, res) => {
-    const refusal = admission?.admit((req.method ?? 'GET').toUpperCase());
+    const refusal = admission?.admit();
     if (refusal) {
       logShedding();
       const error = new ApiError('service_unavailable', 'the service is overloaded; retry after the number of seconds in Retry-After', {

@@ -24,7 +24,6 @@ import { buildContainer, installContainer, type Container } from '../container';
 import { createLogger, describeError, type Logger } from '../logger';
 import { startSes, startSqs, startStoreAndQueues, type Running } from './emulators';
 import { Admission, type AdmissionOptions } from './admission';
-import { Backlog } from './backlog';
 import { ChannelHttpHandler } from './channel-handler';
 import { createLocalHttpServer, type HttpLambda } from './http-server';
 import { ensureQueues, ensureTable } from './provision';
@@ -85,7 +84,7 @@ export interface LocalRuntime {
   smtpUrl?: string;
   /** The SQS client the queue pollers use (benchmarks count its calls). */
   sqsClient: SQSClient;
-  /** The API's overload control (in-flight requests, lag, refusals). */
+  /** The API's overload control (the in-flight bound, the consumers' share of the loop). */
   admission: Admission;
   container: Container;
   bootstrap: Bootstrap;
@@ -223,9 +222,7 @@ export async function startLocalRuntime(
     // waiting, before anything polls or sends, and every send from here on goes through it.
     const journal = JournaledQueue.open(join(dataDir, 'queue-journal.jsonl'), container.queue, { clock: container.clock, logger });
     await journal.replay({ sqs: sqsClient, urls: provisioned.urls, dlqUrls: provisioned.dlqUrls });
-    // What is queued and not yet finished: Admission stops taking new work while it is too much.
-    const backlog = new Backlog();
-    container.queue = backlog.counting(journal, new Set(functions.flatMap((f) => (f.queue ? [f.queue] : []))));
+    container.queue = journal;
     // Mail the emulator accepts comes back as an SES Delivery notification, through the same
     // events queue and ingest function as in AWS.
     const feedback = new SimulatedSesFeedback(container.mailer, {
@@ -248,7 +245,7 @@ export async function startLocalRuntime(
     config.claimsExpiredBy = claimsExpiredBy;
     await recoverAcceptances(container, { leaseEndingBy: claimsExpiredBy });
 
-    const admission = new Admission({ backlog, ...options.admission }).start();
+    const admission = new Admission(options.admission).start();
     for (const fn of functions.filter((f) => f.queue)) {
       const queue = queues.find((q) => q.name === fn.queue);
       if (!queue) throw new Error(`function ${fn.name} consumes unknown queue ${fn.queue}`);
@@ -264,14 +261,8 @@ export async function startLocalRuntime(
         // them all together. Fan-out pages are one message a batch and rare.
         lanes: CONSUMER_LANES[queue.name] ?? 1,
         turn: (pass) => admission.consumerTurn(pass),
-        onDeleted: (records) => {
-          journal.acknowledge(records);
-          backlog.finished(records);
-        },
-        onDeadLettered: (records) => {
-          journal.deadLettered(records);
-          backlog.finished(records);
-        },
+        onDeleted: (records) => journal.acknowledge(records),
+        onDeadLettered: (records) => journal.deadLettered(records),
       });
       poller.start();
       stops.push(() => poller.stop());
