@@ -15,6 +15,7 @@ import { functions as manifest } from '../../functions/manifest';
 import { synthesize, type Assembly } from '../../rehearsal/assembly';
 import { startRehearsal, type Rehearsal } from '../../rehearsal/rehearsal';
 import type { CfnTemplate } from '../../rehearsal/template';
+import { SESSION_COOKIE } from '../../shared/http/cookies';
 import { linkTokenIn } from '../support/sessions';
 import { waitFor } from '../support/wait';
 
@@ -25,7 +26,7 @@ let rehearsal: Rehearsal;
 
 beforeAll(async () => {
   // Prepare: one synth for the file, bundles included, and the rehearsal of it.
-  assembly = synthesize({ outdir, props: { functions: manifest.filter((def) => FLOW_FUNCTIONS.includes(def.name) || def.defaultRoute) } });
+  assembly = await synthesize({ outdir, props: { functions: manifest.filter((def) => FLOW_FUNCTIONS.includes(def.name) || def.defaultRoute) } });
   rehearsal = await startRehearsal({ assembly });
 }, 600_000);
 
@@ -101,7 +102,7 @@ describe('the stack, rehearsed', () => {
     const signup = await call('POST', '/v1/auth/signup', { body: { email, password: 'a long and unusual passphrase' } });
     // Assert
     expect(signup.status, `${JSON.stringify(signup.body)}\n${inside()}`).toBe(201);
-    const cookie = signup.headers.getSetCookie().find((c) => c.startsWith('postbox_session='))?.split(';')[0];
+    const cookie = signup.headers.getSetCookie().find((c) => c.startsWith('__Host-postbox_session='))?.split(';')[0];
     expect(cookie).toBeDefined();
     const view = await call('GET', '/v1/auth/session', { session: { email, cookie: cookie!, csrf: '' } });
     expect(view.status, JSON.stringify(view.body)).toBe(200);
@@ -182,7 +183,7 @@ const functionId = (template: CfnTemplate, label: string): string =>
 async function liveKeyOn(on: Rehearsal): Promise<string> {
   const email = `mutant-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`;
   const signup = await call('POST', '/v1/auth/signup', { on, body: { email, password: 'a long and unusual passphrase' } });
-  const cookie = signup.headers.getSetCookie().find((c) => c.startsWith('postbox_session='))!.split(';')[0]!;
+  const cookie = signup.headers.getSetCookie().find((c) => c.startsWith('__Host-postbox_session='))!.split(';')[0]!;
   const csrf = (await call('GET', '/v1/auth/session', { on, session: { email, cookie, csrf: '' } })).body.csrf_token;
   const store = async () => ((await (await fetch(`${on.ses.endpoint}/store`)).json()) as { emails: Array<{ destination: { to: string[] }; body: { text?: string } }> }).emails;
   const mail = await waitFor(async () => (await store()).find((m) => m.destination.to.some((to) => to.includes(email))), { what: `the verification mail to ${email}` });
