@@ -36,7 +36,7 @@ if (values.assembly) {
     throw new Error(`--only names functions the manifest does not have: ${only.filter((name) => !manifest.some((def) => def.name === name)).join(', ')}`);
   }
   console.log(`synthesizing ${functions ? `${functions.length} functions` : 'the stack'} with its bundles into ${outdir} …`);
-  assembly = synthesize({ outdir, props: { inbound: values.inbound, ...(functions ? { functions } : {}) } });
+  assembly = await synthesize({ outdir, props: { inbound: values.inbound, ...(functions ? { functions } : {}) } });
 }
 
 try {

@@ -2,6 +2,7 @@
 // (CDK's local bundling is synchronous and esbuild plugins are not, so it runs in a child process)
 // and bench/benchmarks/bundles.ts calls it directly: what the benchmark measures is what deploys.
 // No aws-cdk-lib import here.
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
@@ -178,4 +179,23 @@ export function esbuildOptions(def: BundledFunction, projectRoot: string, outdir
 export async function bundleFunction(def: BundledFunction, projectRoot: string, outdir: string, overrides: BuildOptions = {}): Promise<Metafile> {
   const result = await build({ ...esbuildOptions(def, projectRoot, outdir), ...overrides });
   return result.metafile!;
+}
+
+/**
+ * The CDK context key naming a directory of bundles built beforehand by prebuildBundles. With it
+ * the stack's local bundling copies a function's prebuilt bundle into the assembly instead of
+ * building it in a child process (lib/constructs/manifest-function.ts); the assembly is the same,
+ * each asset still hashed by its content. Only the rehearsal sets it: CDK runs local bundling one
+ * asset at a time, each in its own process, and that is most of a rehearsal's start.
+ */
+export const PREBUILT_BUNDLES_CONTEXT = 'postbox:prebuiltBundles';
+
+/** The directory, under the prebuilt bundles' one, of a function's bundle: named by what decides the bundle. */
+export function prebuiltBundleName(def: BundledFunction): string {
+  return createHash('sha256').update(JSON.stringify({ entry: def.entry, needs: def.needs })).digest('hex').slice(0, 32);
+}
+
+/** Bundles the functions with bundleFunction, all at once in this process (esbuild runs the builds side by side), each into `dir/<prebuiltBundleName>`. */
+export async function prebuildBundles(defs: readonly BundledFunction[], projectRoot: string, dir: string): Promise<void> {
+  await Promise.all(defs.map((def) => bundleFunction(def, projectRoot, join(dir, prebuiltBundleName(def)))));
 }

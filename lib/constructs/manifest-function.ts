@@ -3,6 +3,7 @@
 // that starts with nothing but the right to write to that log group. What else it may touch is
 // granted from `needs` (needs.ts).
 import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { AssetHashType, Duration, RemovalPolicy, type ILocalBundling } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -10,7 +11,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { type FunctionDef } from '../../shared/platform';
-import { BUNDLE_FILE, type BundledFunction } from '../bundling';
+import { BUNDLE_FILE, PREBUILT_BUNDLES_CONTEXT, prebuiltBundleName, type BundledFunction } from '../bundling';
 
 const RUNTIME = lambda.Runtime.NODEJS_24_X;
 
@@ -47,7 +48,7 @@ export class ManifestFunction extends Construct {
 
     this.fn = new lambda.Function(this, 'Function', {
       description: `Postbox ${def.name}`,
-      code: bundledCode(props.projectRoot, def),
+      code: bundledCode(props.projectRoot, def, this.node.tryGetContext(PREBUILT_BUNDLES_CONTEXT) as string | undefined),
       handler: `${path.parse(BUNDLE_FILE).name}.${def.handler}`,
       runtime: RUNTIME,
       architecture: lambda.Architecture.ARM_64,
@@ -68,10 +69,12 @@ export class ManifestFunction extends Construct {
  * The function's bundle as an asset, hashed by its content. The Docker image is required by the
  * API and never used: local bundling either succeeds or fails the synth.
  */
-function bundledCode(projectRoot: string, def: FunctionDef): lambda.Code {
+function bundledCode(projectRoot: string, def: FunctionDef, prebuiltBundles: string | undefined): lambda.Code {
+  const bundled: BundledFunction = { entry: def.entry, needs: def.needs };
+  const prebuilt = prebuiltBundles === undefined ? undefined : path.join(prebuiltBundles, prebuiltBundleName(bundled));
   return lambda.Code.fromAsset(projectRoot, {
     assetHashType: AssetHashType.OUTPUT,
-    bundling: { image: RUNTIME.bundlingImage, local: new LocalBundling(projectRoot, { entry: def.entry, needs: def.needs }) },
+    bundling: { image: RUNTIME.bundlingImage, local: new LocalBundling(projectRoot, bundled, prebuilt) },
   });
 }
 
@@ -79,15 +82,21 @@ function bundledCode(projectRoot: string, def: FunctionDef): lambda.Code {
  * Runs lib/bundling.ts in a child process: CDK's local bundling is synchronous, and the build uses
  * an esbuild plugin, which only esbuild's asynchronous API runs. The fields are data on purpose:
  * CDK reuses one bundle for every asset whose source and bundling options look the same, and
- * what it compares of this object is its fields.
+ * what it compares of this object is its fields. A bundle prebuilt by the same lib/bundling.ts
+ * (PREBUILT_BUNDLES_CONTEXT) is copied instead; one that is not there is built as always.
  */
 class LocalBundling implements ILocalBundling {
   constructor(
     readonly projectRoot: string,
     readonly bundled: BundledFunction,
+    readonly prebuilt?: string,
   ) {}
 
   tryBundle(outputDir: string): boolean {
+    if (this.prebuilt !== undefined && existsSync(path.join(this.prebuilt, BUNDLE_FILE))) {
+      cpSync(this.prebuilt, outputDir, { recursive: true });
+      return true;
+    }
     execFileSync(process.execPath, ['--import', 'tsx', path.join(this.projectRoot, 'lib', 'bundle-function.ts'), JSON.stringify(this.bundled), outputDir], {
       cwd: this.projectRoot,
       stdio: ['ignore', 'inherit', 'inherit'],

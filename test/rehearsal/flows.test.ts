@@ -15,6 +15,7 @@ import { functions as manifest } from '../../functions/manifest';
 import { synthesize, type Assembly } from '../../rehearsal/assembly';
 import { startRehearsal, type Rehearsal } from '../../rehearsal/rehearsal';
 import type { CfnTemplate } from '../../rehearsal/template';
+import { SESSION_COOKIE } from '../../shared/http/cookies';
 import { linkTokenIn } from '../support/sessions';
 import { waitFor } from '../support/wait';
 
@@ -25,7 +26,7 @@ let rehearsal: Rehearsal;
 
 beforeAll(async () => {
   // Prepare: one synth for the file, bundles included, and the rehearsal of it.
-  assembly = synthesize({ outdir, props: { functions: manifest.filter((def) => FLOW_FUNCTIONS.includes(def.name) || def.defaultRoute) } });
+  assembly = await synthesize({ outdir, props: { functions: manifest.filter((def) => FLOW_FUNCTIONS.includes(def.name) || def.defaultRoute) } });
   rehearsal = await startRehearsal({ assembly });
 }, 600_000);
 
