@@ -157,6 +157,8 @@ export interface DeliveryTarget {
   /** Read only when an attempt is made. */
   secret: () => string;
   pausedError: string;
+  /** Set when nothing more may leave for the account (suspended): the delivery ends at once with it, unsent. */
+  stoppedError?: string;
 }
 
 /**
@@ -170,6 +172,10 @@ export async function attemptDelivery(deps: WebhookDeps, job: DeliveryJob, deliv
   const elapsed = nowMs - Date.parse(delivery.created_at);
   const record = (result: Omit<AttemptRecord, 'updated_at'>): Promise<boolean> =>
     deliveries.recordAttempt(delivery, { ...result, updated_at: deps.clock.now().toISOString() });
+  if (target.stoppedError !== undefined) {
+    await record({ status: 'exhausted', attempt_count: job.attempt - 1, response_status: delivery.response_status, last_error: target.stoppedError });
+    return 'exhausted';
+  }
   if (!target.active) {
     if (elapsed + PAUSED_RECHECK_MS <= RETRY_WINDOW_MS) await later(deps, job, PAUSED_RECHECK_MS);
     else await record({ status: 'exhausted', attempt_count: job.attempt - 1, response_status: delivery.response_status, last_error: target.pausedError });

@@ -344,4 +344,23 @@ describe('a suspended account', () => {
     expect(receiver.requests).toEqual([]);
     expect(await delivery(route.id, deliveryIdFor(`evt_${email.id}`))).toMatchObject({ status: 'exhausted', attempt_count: 0, last_error: 'not forwarded: the account is suspended' });
   });
+
+  it('stops a webhook forward already queued for a retry: it ends exhausted with the reason, unsent', async () => {
+    const route = await makeRoute({ match_prefix: 'retry', destination_type: 'webhook', forward_url: `${receiver.url}/retry` });
+    receiver.reply({ status: 500 });
+    const out = (await forwardInbound(bed.c, inbound('retry@acme.test'))) as { delivery_id: string };
+    // Only the first attempt runs: it fails and queues its retry.
+    const first = bed.c.sent.findIndex((s) => s.queue === 'webhooks');
+    const [job] = bed.c.sent.splice(first, 1);
+    expect((await deliverWebhook(sqsEvent([sqsRecord(job?.body)]))).batchItemFailures).toEqual([]);
+    receiver.reply({ status: 200 });
+    expect(await delivery(route.id, out.delivery_id)).toMatchObject({ status: 'failed', attempt_count: 1 });
+    await suspend();
+
+    await drainWebhooks();
+    while ((await bed.c.scheduler.fireDue(new Date(bed.c.clock.now().getTime() + 3_600_000), bed.c.queue)) > 0) await drainWebhooks();
+
+    expect(receiver.requests.filter((r) => r.path === '/retry')).toHaveLength(1);
+    expect(await delivery(route.id, out.delivery_id)).toMatchObject({ status: 'exhausted', attempt_count: 1, last_error: 'not forwarded: the account is suspended' });
+  });
 });
