@@ -186,16 +186,25 @@ export async function bundleFunction(def: BundledFunction, projectRoot: string, 
  * the stack's local bundling copies a function's prebuilt bundle into the assembly instead of
  * building it in a child process (lib/constructs/manifest-function.ts); the assembly is the same,
  * each asset still hashed by its content. Only the rehearsal sets it: CDK runs local bundling one
- * asset at a time, each in its own process, and that is most of a rehearsal's start.
+ * asset at a time, each in its own process, and that was most of a rehearsal's start.
+ *
+ * The directory must be the assembly's own (its outdir): the source map names the sources by
+ * paths relative to the bundle, so a bundle built anywhere else than one level below the outdir,
+ * where CDK builds it, is another asset (test/rehearsal/assembly.test.ts compares the two).
  */
 export const PREBUILT_BUNDLES_CONTEXT = 'postbox:prebuiltBundles';
 
-/** The directory, under the prebuilt bundles' one, of a function's bundle: named by what decides the bundle. */
+/** The directory, in the prebuilt bundles' one, of a function's bundle: named by what decides the bundle. */
 export function prebuiltBundleName(def: BundledFunction): string {
-  return createHash('sha256').update(JSON.stringify({ entry: def.entry, needs: def.needs })).digest('hex').slice(0, 32);
+  return `prebuilt-bundle-${createHash('sha256').update(JSON.stringify({ entry: def.entry, needs: def.needs })).digest('hex').slice(0, 32)}`;
 }
 
-/** Bundles the functions with bundleFunction, all at once in this process (esbuild runs the builds side by side), each into `dir/<prebuiltBundleName>`. */
-export async function prebuildBundles(defs: readonly BundledFunction[], projectRoot: string, dir: string): Promise<void> {
-  await Promise.all(defs.map((def) => bundleFunction(def, projectRoot, join(dir, prebuiltBundleName(def)))));
+/**
+ * Bundles the functions with bundleFunction, all at once in this process (esbuild runs the builds
+ * side by side), each into `dir/<prebuiltBundleName>`; answers those directories.
+ */
+export async function prebuildBundles(defs: readonly BundledFunction[], projectRoot: string, dir: string): Promise<string[]> {
+  const byDirectory = new Map(defs.map((def) => [join(dir, prebuiltBundleName(def)), def]));
+  await Promise.all([...byDirectory].map(([outdir, def]) => bundleFunction(def, projectRoot, outdir)));
+  return [...byDirectory.keys()];
 }

@@ -1,10 +1,9 @@
 // The stack synthesized as `cdk deploy` synthesizes it (bundling included: lib/bundling.ts builds
-// every function into the cloud assembly; here all at once before the synth, which copies each
-// bundle into the assembly as its local bundling, so each asset is still hashed by its content), and what the rehearsal reads of the assembly: the
-// template and, through the assets manifest `cdk deploy` publishes from, the directory of each
-// function's code.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// every function into the cloud assembly; here all at once before the synth, whose local bundling
+// then copies each bundle, so each asset is the one `cdk synth` makes), and what the rehearsal
+// reads of the assembly: the template and, through the assets manifest `cdk deploy` publishes
+// from, the directory of each function's code.
+import { readFileSync, rmSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
@@ -38,23 +37,23 @@ const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
  * Synthesizes the stack in this process, bundling included, and reads the assembly. The stack's
- * functions are bundled first, side by side (CDK would build them one at a time, each in a child
- * process: minutes for the whole stack); the synth copies each bundle into the assembly.
+ * functions are bundled first, side by side, in the assembly's directory as CDK would bundle them
+ * (CDK builds them one at a time, each in a child process: minutes for the whole stack); the
+ * synth copies each bundle into its asset, and the prebuilt copies are removed.
  */
 export async function synthesize(options: SynthOptions): Promise<Assembly> {
   const stage = options.stage ?? 'rehearsal';
-  const bundles = mkdtempSync(join(tmpdir(), 'postbox-rehearsal-bundles-'));
+  const prebuilt = await prebuildBundles(options.props?.functions ?? manifest, PROJECT_ROOT, options.outdir);
   try {
-    await prebuildBundles(options.props?.functions ?? manifest, PROJECT_ROOT, bundles);
     // CDK's built-in CloudFormation validation lints the template (its findings only warn, unless
     // strict) and changes nothing of the assembly; it took a third of the synth. `cdk synth` runs it.
-    const app = new App({ outdir: options.outdir, context: { [PREBUILT_BUNDLES_CONTEXT]: bundles }, builtinCloudFormationValidation: false });
+    const app = new App({ outdir: options.outdir, context: { [PREBUILT_BUNDLES_CONTEXT]: options.outdir }, builtinCloudFormationValidation: false });
     const stack = new AppStack(app, `Postbox-${stage}`, { stage, ...options.props });
     const cloudAssembly = app.synth();
     const artifact = cloudAssembly.getStackByName(stack.stackName);
     return readAssembly(cloudAssembly.directory, artifact.stackName, artifact.templateFile);
   } finally {
-    rmSync(bundles, { recursive: true, force: true });
+    for (const directory of prebuilt) rmSync(directory, { recursive: true, force: true });
   }
 }
 

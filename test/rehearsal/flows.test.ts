@@ -3,10 +3,10 @@
 // template, the secrets as Secrets Manager generates them, the SQS event source mappings polling.
 // The flows go through it over real HTTP, as a client of the deployed API would.
 //
-// Bundling every function of the manifest takes minutes; this rehearses the stack of the functions
-// these flows reach (each made by the same constructs as in the whole stack, with the same
-// environment, role, routes and mappings) plus the $default fallback. `npm run rehearse` runs the
-// whole stack.
+// Bundling every function of the manifest takes a while even side by side (rehearsal/assembly.ts);
+// this rehearses the stack of the functions these flows reach (each made by the same constructs as
+// in the whole stack, with the same environment, role, routes and mappings) plus the $default
+// fallback. `npm run rehearse` runs the whole stack.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { cyclesOf, importGraph, type ImportEdge } from '../support/imports';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const graph = importGraph(root, ['shared', 'functions', 'lib', 'bin']);
+const graph = importGraph(root, ['shared', 'functions', 'lib', 'bin', 'rehearsal']);
 
 /** Folders of shared/ that are not domain areas: the plumbing around them. */
 const PLUMBING = ['shared/http/', 'shared/runtime/', 'shared/adapters/', 'shared/ports/', 'shared/db/'];
@@ -28,6 +28,16 @@ describe('the import graph', () => {
         (e.from.startsWith('lib/') && e.to.startsWith('bin/')),
     );
     expect(describeEdges(upward)).toEqual([]);
+  });
+
+  it('keeps rehearsal/ beside the product: only bin/ imports it, and it imports the stack, the manifest and the local emulators, never a function\'s code', () => {
+    // The rehearsal runs the functions from their bundles in the cloud assembly; importing their
+    // code would rehearse something else than what deploys.
+    const allowed = (to: string): boolean =>
+      /^(rehearsal|lib)\//.test(to) || to === 'functions/manifest.ts' || to === 'shared/platform.ts' || /^shared\/(adapters|runtime\/local)\//.test(to);
+    const crossing = graph.filter((e) => (e.to.startsWith('rehearsal/') && !/^(rehearsal|bin)\//.test(e.from)) || (e.from.startsWith('rehearsal/') && !allowed(e.to)));
+    expect(describeEdges(crossing)).toEqual([]);
+    expect(graph.some((e) => e.from === 'bin/rehearse.ts' && e.to === 'rehearsal/rehearsal.ts')).toBe(true);
   });
 
   it('has no import cycles, type imports included', () => {
