@@ -62,8 +62,10 @@ const GZIP_BUDGETS: Record<string, number> = {
   // manifest every bundle carries) add about 600 bytes of gzip. Raised for send alone, by 1 KB.
   // Issue 28 adds about 500 more to every bundle's pipeline and manifest: per-IP limits key an IPv6
   // client by its /64 (shared/rate-limit/client-network.ts), the audit route's manifest line, the
-  // ownership status in isFullyVerified. Raised by 500 bytes more.
-  send: API_GZIP_BUDGET + 1_500,
+  // ownership status in isFullyVerified. Raised by 500 bytes more. Then the shared sender's name
+  // rule and the daily cap on mail to a sign-up's own address (issue 28, in the send path itself):
+  // the bundle measured 151,730 bytes. Raised by 1 KB more.
+  send: API_GZIP_BUDGET + 2_500,
   // auth carries the list of common and breached passwords new passwords are checked against
   // (issue 19): data, on top of the API budget at its own gzip size, like docs' document.
   auth: API_GZIP_BUDGET + gzipSync(JSON.stringify(JSON.parse(readFileSync(new URL('../../shared/auth/common-passwords.json', import.meta.url), 'utf8')))).length,
