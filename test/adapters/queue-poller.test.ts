@@ -61,11 +61,13 @@ function poller(
   handler: QueueHandler,
   logger: Logger = recordingLogger(),
   hooks: Pick<PollerOptions, 'onDeleted' | 'onDeadLettered'> = {},
+  client: SQSClient = sqs,
 ): QueuePoller {
-  return new QueuePoller(sqs, {
+  return new QueuePoller(client, {
     queue: queueDef(name),
     url: provisioned.urls[name],
     arn: provisioned.arns[name],
+    dlqUrl: provisioned.dlqUrls[name],
     region: REGION,
     handler,
     retryDelaySeconds: 0,
@@ -273,5 +275,69 @@ describe('QueuePoller', () => {
     expect(deleted).toEqual([[{ queue: name, body: JSON.stringify({ hooks: 'fine' }) }]]);
     expect(dead).toEqual([[{ queue: name, body: JSON.stringify({ hooks: 'doomed' }) }]]);
     expect(receiveCounts).toEqual(Array.from({ length: maxReceiveCount }, (_, i) => String(i + 1)));
+  });
+
+  it('neither counts nor dead-letters a message while it is handled, however often another lane receives it meanwhile', async () => {
+    // Prepare: a handler slower than the retry delay (1 s) lets the queue offer its message again;
+    // another lane of the same poller receives it each time and leaves it alone. The emulator
+    // counts each of those receives, and moved the message to the DLQ at maxReceiveCount of them.
+    const name: QueueName = 'fanout';
+    const { maxReceiveCount } = queueDef(name);
+    const received = new Map<string, number>();
+    const spy = {
+      send: async (command: Parameters<SQSClient['send']>[0]) => {
+        const out = (await sqs.send(command as never)) as { Messages?: Message[] };
+        if (command instanceof ReceiveMessageCommand) {
+          for (const m of out.Messages ?? []) received.set(m.MessageId as string, (received.get(m.MessageId as string) ?? 0) + 1);
+        }
+        return out;
+      },
+    } as unknown as SQSClient;
+    const attempts: string[] = [];
+    const dead: PolledRecord[][] = [];
+    let release: (() => void) | undefined;
+    const p = poller(
+      name,
+      async (event) => {
+        attempts.push(...event.Records.map((r) => r.attributes.ApproximateReceiveCount));
+        if (attempts.length > 1) return;
+        // The first attempt fails transiently, once the queue has offered it again more often than
+        // maxReceiveCount (or has moved it away).
+        await new Promise<void>((resolve) => (release = resolve));
+        return { batchItemFailures: event.Records.map((r) => ({ itemIdentifier: r.messageId })) };
+      },
+      recordingLogger(),
+      { onDeadLettered: (records) => void dead.push([...records]) },
+      spy,
+    );
+    await enqueue(name, [{ slow: true }]);
+    // One lane: receives until it has the message, and is then held in its handler.
+    const firstLane = (async () => {
+      while ((await p.pollOnce()) === 0);
+    })();
+    await waitFor(() => release !== undefined, { what: 'the first attempt to start', timeoutMs: DEADLINE_MS });
+    const [id] = [...received.keys()];
+
+    // Act: play the other lane until the emulator offered the message past maxReceiveCount
+    // receives, or the queue no longer holds it (the emulator moved it to the DLQ).
+    await waitFor(
+      async () => {
+        await p.pollOnce();
+        const { visible, inFlight } = await depth(provisioned.urls[name]);
+        return (received.get(id as string) ?? 0) > maxReceiveCount || visible + inFlight === 0;
+      },
+      { what: 'the queue to offer the handled message again past maxReceiveCount', timeoutMs: DEADLINE_MS },
+    );
+    (release as () => void)();
+    await firstLane;
+    await pollUntil(p, 'the failed message to come back for its second attempt', () => attempts.length >= 2);
+
+    // Assess: the second attempt is the second (not past the last), the message was never
+    // dead-lettered, and the successful attempt deleted it.
+    expect(attempts).toEqual(['1', '2']);
+    expect(dead).toEqual([]);
+    // (The DLQ may hold the earlier tests' doomed messages.)
+    expect((await receiveAll(provisioned.dlqUrls[name])).filter((m) => JSON.parse(m.Body ?? '{}').slow)).toEqual([]);
+    expect(await depth(provisioned.urls[name])).toEqual({ visible: 0, inFlight: 0 });
   });
 });

@@ -1,7 +1,7 @@
 // Local queues that outlive a kill. local-aws-sqs keeps its queues in memory, so a message waiting
 // in one is gone when the process dies. This decorator of the Queue port writes every message to an
 // append-only journal (DATA_DIR/queue-journal.jsonl) before handing it to the emulator; the local
-// poller tells it which messages were deleted (`ack`) and which failed their last receive (`dead`).
+// poller tells it which messages were deleted (`ack`) and which it moved to the DLQ (`dead`).
 // At the next start, before anything polls or sends, `replay` puts every message still outstanding
 // back into the fresh emulator, and the dead ones into their queue's DLQ.
 //
@@ -220,7 +220,7 @@ export class JournaledQueue implements Queue {
     this.settle(records, 'ack');
   }
 
-  /** These failed their last receive: the queue's redrive policy moves them to its DLQ. */
+  /** These failed their last attempt: the poller moved them to the queue's DLQ. */
   deadLettered(records: readonly JournalRecord[]): void {
     this.settle(records, 'dead');
   }

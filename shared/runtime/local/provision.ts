@@ -70,14 +70,14 @@ export async function ensureQueues(client: SQSClient): Promise<ProvisionedQueues
   const out = { urls: {}, arns: {}, dlqUrls: {} } as ProvisionedQueues;
   for (const q of queues) {
     const dlq = await client.send(new CreateQueueCommand({ QueueName: `${q.name}-dlq`, Attributes: { MessageRetentionPeriod: '1209600' } }));
-    const dlqArn = await queueArn(client, dlq.QueueUrl as string);
     const main = await client.send(
       new CreateQueueCommand({
         QueueName: q.name,
-        Attributes: {
-          VisibilityTimeout: String(q.visibilityTimeoutSeconds),
-          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: q.maxReceiveCount }),
-        },
+        // No RedrivePolicy: the local poller counts attempts and moves a message to `dlq` after
+        // q.maxReceiveCount of them itself. local-aws-sqs would count every receive, including
+        // those of a message another lane is still handling, and dead-letter it behind that
+        // handler's back (queue-poller.ts).
+        Attributes: { VisibilityTimeout: String(q.visibilityTimeoutSeconds) },
       }),
     );
     out.urls[q.name] = main.QueueUrl as string;

@@ -1,10 +1,19 @@
 // Plays the Lambda SQS event source: receives batches, calls the same handler export, deletes
-// what succeeded, and leaves each reported failure on the queue to be received again, so the
-// queue's redrive policy moves it to the DLQ after maxReceiveCount receives. Two optional hooks
-// report what became of each message (the local runtime's queue journal listens).
+// what succeeded, and leaves each reported failure on the queue to be received again; after the
+// queue's maxReceiveCount attempts it moves the message to the DLQ. Two optional hooks report what
+// became of each message (the local runtime's queue journal listens).
+//
+// The poller counts attempts and dead-letters itself; the emulator's queues have no redrive policy
+// (provision.ts). local-aws-sqs counts every receive, and moves a message once its count reaches
+// maxReceiveCount when its visibility runs out; a batch slower than the retry delay is received
+// again by other lanes, which leave it alone (`handling`) but still add to that count. Left to the
+// emulator, such a message would reach the DLQ while its handler still worked on it (the journal
+// never told, the message lost until a restart when that handler then failed), and its next real
+// attempt would look like its last (`finalAttempt`), recording a transient failure as final.
 import {
   DeleteMessageBatchCommand,
   ReceiveMessageCommand,
+  SendMessageCommand,
   type Message,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
@@ -24,6 +33,11 @@ export interface PollerOptions {
   queue: QueueDef;
   url: string;
   arn: string;
+  /**
+   * Where a message that failed its last attempt goes: the queue's DLQ. Defaults to `<url>-dlq`,
+   * the name provision.ts gives each queue's DLQ.
+   */
+  dlqUrl?: string;
   region: string;
   handler: QueueHandler;
   /**
@@ -52,20 +66,21 @@ export interface PollerOptions {
   /** Called after DeleteMessageBatch with the records it deleted. */
   onDeleted?: (records: readonly PolledRecord[]) => void | Promise<void>;
   /**
-   * Called with the records that failed on their last receive (ApproximateReceiveCount at the
-   * queue's maxReceiveCount): the redrive policy moves them to the DLQ instead of offering them again.
+   * Called with the records that failed their last attempt (the queue's maxReceiveCount), after
+   * the poller moved them to the DLQ instead of leaving them to be offered again.
    */
   onDeadLettered?: (records: readonly PolledRecord[]) => void | Promise<void>;
 }
 
-function toRecord(message: Message, options: PollerOptions): SQSRecord {
+/** `attempt`: how many times this poller has handed the message to the handler, this one included. */
+function toRecord(message: Message, attempt: number, options: PollerOptions): SQSRecord {
   const a = message.Attributes ?? {};
   return {
     messageId: message.MessageId as string,
     receiptHandle: message.ReceiptHandle as string,
     body: message.Body ?? '',
     attributes: {
-      ApproximateReceiveCount: a.ApproximateReceiveCount ?? '1',
+      ApproximateReceiveCount: String(attempt),
       SentTimestamp: a.SentTimestamp ?? String(Date.now()),
       SenderId: a.SenderId ?? 'local',
       ApproximateFirstReceiveTimestamp: a.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
@@ -87,6 +102,11 @@ export class QueuePoller {
    * it alone (neither handles nor deletes it), so no message is handled twice at once.
    */
   private readonly handling = new Set<string>();
+  /**
+   * Attempts so far of each message still on the queue: the handler's real tries, not the
+   * emulator's receive count, which also counts the receives `handling` made another lane skip.
+   */
+  private readonly attempts = new Map<string, number>();
 
   constructor(
     private readonly sqs: SQSClient,
@@ -124,7 +144,7 @@ export class QueuePoller {
         WaitTimeSeconds: this.options.waitTimeSeconds ?? 0,
         // Lambda leaves a failed message invisible for the visibility timeout; locally the retry
         // delay plays that part. (Changing visibility afterwards would count as another receive in
-        // local-aws-sqs and send messages to the DLQ early.)
+        // local-aws-sqs; the poller counts attempts itself, so it could, but has no need to.)
         VisibilityTimeout: Math.max(1, this.options.retryDelaySeconds),
         AttributeNames: ['All'],
         MessageAttributeNames: ['All'],
@@ -147,7 +167,11 @@ export class QueuePoller {
 
   private async handle(messages: Message[]): Promise<void> {
     const { url, queue } = this.options;
-    const records = messages.map((m) => toRecord(m, this.options));
+    const records = messages.map((m) => {
+      const attempt = (this.attempts.get(m.MessageId as string) ?? 0) + 1;
+      this.attempts.set(m.MessageId as string, attempt);
+      return toRecord(m, attempt, this.options);
+    });
     let failedIds: Set<string>;
     try {
       const response = await this.options.handler({ Records: records });
@@ -164,10 +188,29 @@ export class QueuePoller {
       );
       const notDeleted = new Set((deleted.Failed ?? []).map((f) => f.Id));
       const gone = done.filter((_, i) => !notDeleted.has(String(i)));
+      for (const r of gone) this.attempts.delete(r.messageId);
       if (gone.length > 0) await this.options.onDeleted?.(gone.map((r) => ({ queue: queue.name, body: r.body })));
     }
     const dead = records.filter((r) => failedIds.has(r.messageId) && Number(r.attributes.ApproximateReceiveCount) >= queue.maxReceiveCount);
-    if (dead.length > 0) await this.options.onDeadLettered?.(dead.map((r) => ({ queue: queue.name, body: r.body })));
+    if (dead.length > 0) await this.deadLetter(dead);
+  }
+
+  /**
+   * Moves messages that failed their last attempt to the DLQ, as a redrive policy would: a copy
+   * into the DLQ, then the original deleted, then the hook. A kill in between leaves the journal
+   * still holding the message as waiting, so it is tried again after the restart (at least once).
+   */
+  private async deadLetter(records: SQSRecord[]): Promise<void> {
+    const { url, queue } = this.options;
+    const dlqUrl = this.options.dlqUrl ?? `${url}-dlq`;
+    // One by one: ten bodies of up to 256 KiB would not fit one 1 MiB batch, and this is rare.
+    for (const r of records) await this.sqs.send(new SendMessageCommand({ QueueUrl: dlqUrl, MessageBody: r.body }));
+    await this.sqs.send(
+      new DeleteMessageBatchCommand({ QueueUrl: url, Entries: records.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })) }),
+    );
+    for (const r of records) this.attempts.delete(r.messageId);
+    this.options.logger.warn('queue messages moved to the DLQ after their last attempt', { queue: queue.name, count: records.length });
+    await this.options.onDeadLettered?.(records.map((r) => ({ queue: queue.name, body: r.body })));
   }
 
   /**

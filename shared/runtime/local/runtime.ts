@@ -253,6 +253,7 @@ export async function startLocalRuntime(
         queue,
         url: provisioned.urls[queue.name],
         arn: provisioned.arns[queue.name],
+        dlqUrl: provisioned.dlqUrls[queue.name],
         region: REGION,
         handler: await loadFunction<QueueHandler>(fn),
         retryDelaySeconds: settings.queueRetryDelaySeconds,

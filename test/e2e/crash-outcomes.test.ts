@@ -1,0 +1,131 @@
+// `kill -9` of the local runtime while a 1000-item live batch drains, once some of its messages are
+// `sent`: after a restart on the same DATA_DIR every message gets its provider outcome (`delivered`,
+// from the SES emulator's Delivery notification) and its status is its newest timeline event
+// (issue 28, "Crashes lose nothing"). Read back from the store, as crash.test.ts does.
+//
+// Size: the reported fault was a 1000-item batch, and the fault it guards against needs load: a
+// consumer batch slower than the retry delay (1 s here), so other lanes receive its messages again
+// while it is handled (shared/runtime/local/queue-poller.ts). A smaller batch drains too fast to
+// make that happen reliably.
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sortTimeline, type TimelineEventItem } from '../../shared/messages/model';
+import { LOCAL_TABLE } from '../../shared/runtime/local/runtime';
+import { api, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
+import { waitFor } from '../support/wait';
+
+const ITEMS = 1000;
+/** Killed once this many of the batch's messages have a `sent` event: mid-drain, outcomes in flight. */
+const KILL_AFTER_SENT = 100;
+
+let dataDir: string;
+let runtime: RuntimeProcess | undefined;
+let live: string;
+let accountId: string;
+
+// The bootstrap account's own address: exempt from the sign-up accounts' daily own-address cap.
+const env = () => ({ DATA_DIR: dataDir, QUEUE_RETRY_DELAY_SECONDS: '1', ACCOUNT_EMAIL: 'ada@example.com' });
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'postbox-crash-outcomes-'));
+  runtime = await startRuntimeProcess(env());
+  const bootstrap = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
+  live = bootstrap.admin_key;
+  accountId = bootstrap.account_id;
+});
+afterAll(async () => {
+  await runtime?.stop('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function storeOf(r: RuntimeProcess): DynamoDBDocumentClient {
+  const endpoint = /store \(DynamoDB endpoint\):\s+(\S+)/.exec(r.output())?.[1];
+  if (!endpoint) throw new Error(`no store endpoint in the runtime's output:\n${r.output()}`);
+  return DynamoDBDocumentClient.from(
+    new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+  );
+}
+
+async function scan(db: DynamoDBDocumentClient, entity: string): Promise<Array<Record<string, any>>> {
+  const items: Array<Record<string, any>> = [];
+  for await (const page of paginateScan({ client: db }, { TableName: LOCAL_TABLE, FilterExpression: 'entity = :e', ExpressionAttributeValues: { ':e': entity } })) {
+    items.push(...(page.Items ?? []));
+  }
+  return items;
+}
+
+/** The batch's messages and, per message id, its timeline oldest first (the API's own order). */
+async function readBack(db: DynamoDBDocumentClient): Promise<{ messages: Array<Record<string, any>>; timelines: Map<string, string[]> }> {
+  const messages = (await scan(db, 'message')).filter((m) => m.account_id === accountId);
+  const byMessage = new Map<string, TimelineEventItem[]>();
+  for (const e of await scan(db, 'message_event')) byMessage.set(e.message_id, [...(byMessage.get(e.message_id) ?? []), e as TimelineEventItem]);
+  const timelines = new Map([...byMessage].map(([id, events]) => [id, sortTimeline(events).map((e) => e.type as string)]));
+  return { messages, timelines };
+}
+
+const batch = Array.from({ length: ITEMS }, (_, i) => ({
+  channel: 'email',
+  idempotency_key: `outcomes-${i}`,
+  destination: { email: 'ada@example.com' },
+  payload: { subject: `outcomes ${i}`, body_text: 'Hi' },
+}));
+
+describe('kill -9 of the local runtime while a batch drains', () => {
+  it(`every message of a ${ITEMS}-item batch gets its provider outcome after a restart, and its status is its newest event`, { timeout: 420_000 }, async () => {
+    // Prepare: the batch accepted, then killed once KILL_AFTER_SENT of its messages are sent.
+    const first = runtime!;
+    const accepted = await api(first.url, 'POST', '/v1/send/batch', live, batch);
+    expect(accepted.status).toBe(200);
+    const ids: string[] = accepted.body.map((r: { success: boolean; response: { id: string } }) => r.success && r.response.id);
+    expect(ids.filter((id) => !id)).toEqual([]);
+    const firstDb = storeOf(first);
+    const sentBeforeKill = await waitFor(
+      async () => {
+        const sent = (await scan(firstDb, 'message_event')).filter((e) => e.account_id === accountId && e.type === 'sent').length;
+        return sent >= KILL_AFTER_SENT && sent;
+      },
+      { what: `${KILL_AFTER_SENT} messages of the batch to be sent`, timeoutMs: 120_000, intervalMs: 50 },
+    );
+    first.child.kill('SIGKILL');
+    firstDb.destroy();
+
+    // Act
+    await runtime?.stop('SIGKILL');
+    runtime = await startRuntimeProcess(env());
+    const db = storeOf(runtime);
+
+    // Assess
+    let seen: Awaited<ReturnType<typeof readBack>> | undefined;
+    await waitFor(
+      async () => {
+        seen = await readBack(db);
+        return seen.messages.length === ITEMS && seen.messages.every((m) => m.status === 'delivered');
+      },
+      {
+        what: () => {
+          const open = seen?.messages.filter((m) => m.status !== 'delivered') ?? [];
+          return `all ${ITEMS} messages to be delivered (${seen?.messages.length ?? 0} stored, ${open.length} not delivered, e.g. ${JSON.stringify(open.slice(0, 3).map((m) => [m.id, m.status, seen?.timelines.get(m.id)]))})`;
+        },
+        timeoutMs: 180_000,
+        intervalMs: 1000,
+      },
+    );
+    db.destroy();
+    expect(new Set(seen!.messages.map((m) => m.id))).toEqual(new Set(ids));
+    for (const m of seen!.messages) {
+      const timeline = seen!.timelines.get(m.id) ?? [];
+      // Its status is its newest event, and its one provider outcome is recorded once.
+      expect({ id: m.id, status: m.status, newest: timeline.at(-1), delivered: timeline.filter((t) => t === 'delivered').length }).toEqual({
+        id: m.id,
+        status: 'delivered',
+        newest: 'delivered',
+        delivered: 1,
+      });
+    }
+    process.stdout.write(`crash-outcomes: ${ITEMS} accepted, killed after ${sentBeforeKill} sent; all delivered after restart, each status its newest event\n`);
+  });
+});
