@@ -10,7 +10,10 @@
 // (AWS_ENDPOINT_URL_<SERVICE>), which here name the rehearsal's fronts: the one thing it adds to
 // what a function would see in Lambda, as DNS would point the service hostnames at AWS.
 //
-// Not rehearsed yet (listed by `unrehearsed`): EventBridge rules and Scheduler, the S3 bucket and SES receiving, log groups. A function that calls one of those
+// EventBridge rate rules run their target function on a timer (and on `fireRule`), if a Lambda
+// permission lets events.amazonaws.com invoke it for the rule.
+//
+// Not rehearsed yet (listed by `unrehearsed`): EventBridge Scheduler, the S3 bucket and SES receiving, log groups. A function that calls one of those
 // services reaches an endpoint that answers that it is not rehearsed.
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -30,6 +33,7 @@ import {
   generatedName,
   namedResource,
   queueResource,
+  REHEARSAL_ACCOUNT,
   REHEARSAL_REGION,
   Resolver,
   resourcesOfType,
@@ -61,7 +65,17 @@ const REHEARSED_TYPES = new Set([
   'AWS::SES::ConfigurationSetEventDestination',
   'AWS::SNS::Topic',
   'AWS::SNS::Subscription',
+  // Rate rules invoking a function (the timer runs; fireRule runs one now).
+  'AWS::Events::Rule',
 ]);
+
+/** An AWS::Events::Rule on a rate, invoking a function. */
+interface RuleSpec {
+  logicalId: string;
+  arn: string;
+  everyMs: number;
+  functionLogicalId: string;
+}
 
 /** A notification SNS handed to a subscription's queue (or could not). */
 export interface Notification {
@@ -77,7 +91,7 @@ export interface InvocationRecord {
   functionLogicalId: string;
   /** The manifest name, from the function's Description ("Postbox <name>"), else the logical id. */
   label: string;
-  trigger: 'http' | 'sqs';
+  trigger: 'http' | 'sqs' | 'schedule';
   ok: boolean;
   error?: { errorType: string; errorMessage: string };
 }
@@ -117,6 +131,10 @@ export interface Rehearsal {
   /** Properties the emulators cannot apply (e.g. DynamoDB TTL in dynalite). */
   notes: string[];
   ses: RunningSes;
+  /** The rate rules, by logical id, and the function each invokes. */
+  rules: ReadonlyArray<{ logicalId: string; everyMs: number; functionLogicalId: string }>;
+  /** Runs a rule's target now, as EventBridge does when the rate comes round. */
+  fireRule(logicalId: string): Promise<InvokeResult>;
   /** The function whose Description is "Postbox <label>". */
   functionNamed(label: string): RehearsedFunction;
   close(): Promise<void>;
@@ -463,6 +481,51 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       });
     }
 
+    // EventBridge rate rules: each target a function that lets events.amazonaws.com invoke it for this rule.
+    const rules: RuleSpec[] = [];
+    const units: Record<string, number> = { minute: 60_000, minutes: 60_000, hour: 3_600_000, hours: 3_600_000, day: 86_400_000, days: 86_400_000 };
+    for (const [id, resource] of resourcesOfType(template, 'AWS::Events::Rule')) {
+      const props = resource.Properties ?? {};
+      if (props.State !== undefined && props.State !== 'ENABLED') continue;
+      const rate = /^rate\((\d+) (\w+)\)$/.exec(String(props.ScheduleExpression ?? ''));
+      if (!rate || !units[rate[2]!]) {
+        problems.push(`${id}: ScheduleExpression ${String(props.ScheduleExpression)} is not rehearsed (only rate(…))`);
+        continue;
+      }
+      const ruleArn = physical.get(id)!.attributes.Arn!;
+      for (const [i, target] of ((props.Targets as Array<{ Arn: unknown }> | undefined) ?? []).entries()) {
+        const targetArn = attempt(() => resolver.string(target.Arn, `${id}.Targets[${i}].Arn`));
+        const fn = targetArn ? byArn.get(targetArn) : undefined;
+        if (!fn) {
+          problems.push(`${id}: its target ${targetArn} is not a function of the template`);
+          continue;
+        }
+        const permitted = resourcesOfType(template, 'AWS::Lambda::Permission').some(([pid, permission]) => {
+          const p = permission.Properties ?? {};
+          const names = attempt(() => [resolver.string(p.FunctionName, `${pid}.FunctionName`), p.SourceArn === undefined ? ruleArn : resolver.string(p.SourceArn, `${pid}.SourceArn`)]);
+          return p.Principal === 'events.amazonaws.com' && p.Action === 'lambda:InvokeFunction' && names !== undefined && (names[0] === targetArn || names[0] === fn.spec.name) && names[1] === ruleArn;
+        });
+        if (!permitted) problems.push(`${id}: no AWS::Lambda::Permission lets events.amazonaws.com invoke ${fn.spec.logicalId} for this rule`);
+        else rules.push({ logicalId: id, arn: ruleArn, everyMs: Number(rate[1]) * units[rate[2]!]!, functionLogicalId: fn.spec.logicalId });
+      }
+    }
+    const fireRule = (logicalId: string): Promise<InvokeResult> => {
+      const rule = rules.find((r) => r.logicalId === logicalId);
+      if (!rule) throw new Error(`no rate rule ${logicalId} in the template`);
+      const event = {
+        version: '0',
+        id: randomUUID(),
+        'detail-type': 'Scheduled Event',
+        source: 'aws.events',
+        account: REHEARSAL_ACCOUNT,
+        time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        region: REHEARSAL_REGION,
+        resources: [rule.arn],
+        detail: {},
+      };
+      return invoke(functions.get(rule.functionLogicalId)!, event, 'schedule');
+    };
+
     if (options.iam !== false) {
       const roles = attempt(() => rolePolicies(template, resolver));
       if (roles) {
@@ -490,6 +553,11 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         }),
       );
     }
+    for (const rule of rules) {
+      const timer = setInterval(() => void fireRule(rule.logicalId).catch((error: unknown) => errors.push(`${rule.logicalId}: ${String(error)}`)), rule.everyMs);
+      timer.unref();
+      closers.push(async () => clearInterval(timer));
+    }
     // Pollers stop before the functions and emulators they use.
     closers.push(async () => {
       await Promise.all(pollers.map((p) => p.stop()));
@@ -515,6 +583,8 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       unrehearsed: unplayed,
       notes,
       ses,
+      rules: rules.map(({ logicalId, everyMs, functionLogicalId }) => ({ logicalId, everyMs, functionLogicalId })),
+      fireRule,
       functionNamed(label) {
         const fn = [...functions.values()].find((f) => labelOf(f.spec) === label);
         if (!fn) throw new Error(`no function "Postbox ${label}" in the template`);

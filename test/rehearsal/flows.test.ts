@@ -19,7 +19,7 @@ import { SESSION_COOKIE } from '../../shared/http/cookies';
 import { linkTokenIn } from '../support/sessions';
 import { waitFor } from '../support/wait';
 
-const FLOW_FUNCTIONS = ['auth', 'keys', 'webhooks', 'send', 'send-worker', 'ses-events', 'messages'];
+const FLOW_FUNCTIONS = ['auth', 'keys', 'webhooks', 'send', 'send-worker', 'ses-events', 'messages', 'acceptance-sweep'];
 const outdir = mkdtempSync(join(tmpdir(), 'postbox-rehearsal-test-'));
 let assembly: Assembly;
 let rehearsal: Rehearsal;
@@ -172,6 +172,18 @@ describe('the stack, rehearsed', () => {
     expect(message.body.status).toBe('delivered');
   });
 
+  it('runs the function of a rate rule (AWS::Events::Rule) as EventBridge does, allowed by its Lambda permission', async () => {
+    // Prepare: the rule whose target is the acceptance sweep, at its rate from the manifest.
+    const sweep = rehearsal.functionNamed('acceptance-sweep').spec.logicalId;
+    const rule = rehearsal.rules.find((r) => r.functionLogicalId === sweep);
+    expect(rule?.everyMs).toBe(60_000);
+    // Act
+    const outcome = await rehearsal.fireRule(rule!.logicalId);
+    // Assert
+    expect(outcome.ok, JSON.stringify(outcome)).toBe(true);
+    expect(rehearsal.invocations.some((i) => i.functionLogicalId === sweep && i.trigger === 'schedule' && i.ok)).toBe(true);
+  });
+
   it('answers a path no route takes through the $default route, as API Gateway does', async () => {
     const res = await call('GET', '/v1/nothing-here');
     expect(res.status).toBe(404);
@@ -261,6 +273,16 @@ describe('mutations of the template: the rehearsal fails, naming what broke', ()
         }),
       }),
     ).rejects.toThrow(/SesEventsQueue\w*: no queue policy lets arn:aws:sns:[^ ]+ send to arn:aws:sqs:[^ ]+: SQS would refuse every notification/);
+  });
+
+  it('a rate rule whose function does not let EventBridge invoke it: the rehearsal refuses to start, naming the rule', async () => {
+    await expect(
+      startRehearsal({
+        assembly: mutated((t) => {
+          for (const [id, r] of Object.entries(t.Resources)) if (r.Type === 'AWS::Lambda::Permission' && r.Properties!.Principal === 'events.amazonaws.com') delete t.Resources[id];
+        }),
+      }),
+    ).rejects.toThrow(/AcceptanceSweepEvery\w*: no AWS::Lambda::Permission lets events.amazonaws.com invoke AcceptanceSweep\w* for this rule/);
   });
 
   it('an environment variable that names a resource the template does not have: the rehearsal refuses to start, naming the variable', async () => {
