@@ -6,12 +6,14 @@
 //   npm run rehearse -- --only auth,keys     a stack of some functions only (quicker to bundle)
 //   npm run rehearse -- --assembly cdk.out   an assembly already synthesized (`npm run synth`)
 //   npm run rehearse -- --inbound            the stack as synthesized with `-c inbound=true`
+//   npm run rehearse -- --preview            what a deploy would create: resources by type, IAM statements per function
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { functions as manifest } from '../functions/manifest';
-import { readAssembly, synthesize, type Assembly } from '../rehearsal/assembly';
+import { readAssembly, synthesize, synthesizeTemplate, type Assembly } from '../rehearsal/assembly';
+import { formatPreview, preview } from '../rehearsal/preview';
 import { RehearsalError, startRehearsal } from '../rehearsal/rehearsal';
 
 const { values } = parseArgs({
@@ -21,8 +23,21 @@ const { values } = parseArgs({
     assembly: { type: 'string' },
     stack: { type: 'string', default: 'Postbox-rehearsal' },
     inbound: { type: 'boolean', default: false },
+    preview: { type: 'boolean', default: false },
   },
 });
+
+if (values.preview) {
+  // The template only (no bundles, nothing run): what `cdk deploy` would create.
+  const previewDir = mkdtempSync(join(tmpdir(), 'postbox-preview-'));
+  try {
+    const { stackName, template } = values.assembly ? readAssembly(values.assembly, values.stack) : synthesizeTemplate({ outdir: previewDir, props: { inbound: values.inbound } });
+    console.log(formatPreview(preview(template), stackName));
+  } finally {
+    rmSync(previewDir, { recursive: true, force: true });
+  }
+  process.exit(0);
+}
 
 let outdir: string | undefined;
 let assembly: Assembly;

@@ -57,6 +57,15 @@ export async function synthesize(options: SynthOptions): Promise<Assembly> {
   }
 }
 
+/** The template alone, synthesized without bundling (the preview reads no code): quick. */
+export function synthesizeTemplate(options: SynthOptions): { stackName: string; template: CfnTemplate } {
+  const stage = options.stage ?? 'rehearsal';
+  const app = new App({ outdir: options.outdir, context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+  const stack = new AppStack(app, `Postbox-${stage}`, { stage, ...options.props });
+  const artifact = app.synth().getStackByName(stack.stackName);
+  return { stackName: artifact.stackName, template: artifact.template as CfnTemplate };
+}
+
 /** Reads an assembly already on disk (e.g. what `npm run synth` left in cdk.out). */
 export function readAssembly(directory: string, stackName: string, templateFile = `${stackName}.template.json`): Assembly {
   const template = JSON.parse(readFileSync(join(directory, templateFile), 'utf8')) as CfnTemplate;

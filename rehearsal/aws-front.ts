@@ -119,6 +119,8 @@ export async function startFront(
   record: (call: RecordedCall) => void,
   /** The ARN of a queue by its name, as the queue emulator made it. */
   arnOfQueue: (name: string) => string = queueArnOf,
+  /** Told of each call the emulator answered, with the request and answer bodies (SES event publishing reads them). */
+  onAnswered?: (call: AwsCall, status: number, request: Buffer, answer: Buffer) => void,
 ): Promise<Front> {
   const target = new URL(upstream);
   const server: Server = createServer((req, res) => {
@@ -138,7 +140,17 @@ export async function startFront(
         { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
         (upstreamRes) => {
           res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
-          upstreamRes.pipe(res);
+          if (!onAnswered) return void upstreamRes.pipe(res);
+          const answer: Buffer[] = [];
+          upstreamRes.on('data', (chunk: Buffer) => {
+            answer.push(chunk);
+            res.write(chunk);
+          });
+          upstreamRes.on('end', () => {
+            // Told before the caller has its answer, as SES queues the event when it accepts the send.
+            onAnswered(call, upstreamRes.statusCode ?? 502, raw, Buffer.concat(answer));
+            res.end();
+          });
         },
       );
       forward.on('error', (error) => {

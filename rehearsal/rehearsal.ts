@@ -4,15 +4,20 @@
 // Manager creates it; then it runs every AWS::Lambda::Function from its asset with its Handler and
 // its template Environment resolved (rehearsal/lambda.ts), serves the HTTP API from the template's
 // routes and integrations (http-api.ts) and polls the queues for the event source mappings
-// (event-sources.ts). The functions reach AWS only through the SDK's standard endpoint variables
+// (event-sources.ts). SES event publishing and SNS play from inside (sns.ts): a send SES accepts
+// under the configuration set is reported to its event destination's topic, and SNS puts it on
+// each subscribed queue, in its envelope or raw. The functions reach AWS only through the SDK's standard endpoint variables
 // (AWS_ENDPOINT_URL_<SERVICE>), which here name the rehearsal's fronts: the one thing it adds to
 // what a function would see in Lambda, as DNS would point the service hostnames at AWS.
 //
-// Not rehearsed yet (listed by `unrehearsed`): SNS topics and subscriptions, EventBridge rules
-// and Scheduler, the S3 bucket and SES receiving, log groups. A function that calls one of those
+// EventBridge rate rules run their target function on a timer (and on `fireRule`), if a Lambda
+// permission lets events.amazonaws.com invoke it for the rule.
+//
+// Not rehearsed yet (listed by `unrehearsed`): EventBridge Scheduler, the S3 bucket and SES receiving, log groups. A function that calls one of those
 // services reaches an endpoint that answers that it is not rehearsed.
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { CreateQueueCommand, GetQueueAttributesCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startDynalite, startSes, startSqs, type Running, type RunningSes } from '../shared/runtime/local/emulators';
@@ -22,11 +27,13 @@ import { startPoller, type Delivery, type MappingSpec, type Poller } from './eve
 import { readRoutes, startHttpApi, type ApiRoute, type HttpApi } from './http-api';
 import { environmentProblems, RehearsedFunction, type FunctionSpec, type InvokeResult, type LogLine } from './lambda';
 import { iamCheck, rolePolicies } from './iam';
+import { deliveryEvent, queuePolicyAdmits, readEventDestinations, readSubscriptions, snsEnvelope, type AcceptedSend, type EventDestination, type Subscription } from './sns';
 import { generateSecretString, startSecretsManager, type GenerateSecretStringSpec, type SecretsManagerStandIn, type StoredSecret } from './secrets';
 import {
   generatedName,
   namedResource,
   queueResource,
+  REHEARSAL_ACCOUNT,
   REHEARSAL_REGION,
   Resolver,
   resourcesOfType,
@@ -52,14 +59,39 @@ const REHEARSED_TYPES = new Set([
   // Who may invoke a function, or send to a queue: only AWS services do either here.
   'AWS::Lambda::Permission',
   'AWS::SQS::QueuePolicy',
+  'AWS::SNS::TopicPolicy',
+  // SES event publishing through SNS to the queues (rehearsal/sns.ts).
+  'AWS::SES::ConfigurationSet',
+  'AWS::SES::ConfigurationSetEventDestination',
+  'AWS::SNS::Topic',
+  'AWS::SNS::Subscription',
+  // Rate rules invoking a function (the timer runs; fireRule runs one now).
+  'AWS::Events::Rule',
 ]);
+
+/** An AWS::Events::Rule on a rate, invoking a function. */
+interface RuleSpec {
+  logicalId: string;
+  arn: string;
+  everyMs: number;
+  functionLogicalId: string;
+}
+
+/** A notification SNS handed to a subscription's queue (or could not). */
+export interface Notification {
+  topicArn: string;
+  subscription: string;
+  queueArn: string;
+  message: string;
+  error?: string;
+}
 
 /** One invocation of a function, however it was triggered. */
 export interface InvocationRecord {
   functionLogicalId: string;
   /** The manifest name, from the function's Description ("Postbox <name>"), else the logical id. */
   label: string;
-  trigger: 'http' | 'sqs';
+  trigger: 'http' | 'sqs' | 'schedule';
   ok: boolean;
   error?: { errorType: string; errorMessage: string };
 }
@@ -87,6 +119,8 @@ export interface Rehearsal {
   secrets: readonly StoredSecret[];
   invocations: InvocationRecord[];
   deliveries: Delivery[];
+  /** Every notification SNS delivered to a subscription, SES's events among them. */
+  notifications: Notification[];
   /** Every call the functions made to DynamoDB, SQS and SES, with its IAM outcome. */
   calls: RecordedCall[];
   logs: LogLine[];
@@ -97,6 +131,10 @@ export interface Rehearsal {
   /** Properties the emulators cannot apply (e.g. DynamoDB TTL in dynalite). */
   notes: string[];
   ses: RunningSes;
+  /** The rate rules, by logical id, and the function each invokes. */
+  rules: ReadonlyArray<{ logicalId: string; everyMs: number; functionLogicalId: string }>;
+  /** Runs a rule's target now, as EventBridge does when the rate comes round. */
+  fireRule(logicalId: string): Promise<InvokeResult>;
   /** The function whose Description is "Postbox <label>". */
   functionNamed(label: string): RehearsedFunction;
   close(): Promise<void>;
@@ -152,6 +190,9 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     const invocations: InvocationRecord[] = [];
     const deliveries: Delivery[] = [];
     const errors: string[] = [];
+    const notifications: Notification[] = [];
+    let subscriptions: Subscription[] = [];
+    let destinations: EventDestination[] = [];
     const physical = new Map<string, PhysicalResource>();
     const record = (call: RecordedCall): void => {
       calls.push(call);
@@ -225,9 +266,39 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     const fronts: Record<'dynamodb' | 'sqs' | 'sesv2', Front> = {
       dynamodb: await startFront('dynamodb', dynalite.endpoint, authorize, record),
       sqs: await startFront('sqs', sqs.endpoint, authorize, record, (name) => queueArns.get(name) ?? `arn:aws:sqs:${REHEARSAL_REGION}:unknown:${name}`),
-      sesv2: await startFront('sesv2', ses.endpoint, authorize, record),
+      sesv2: await startFront('sesv2', ses.endpoint, authorize, record, undefined, (call, status, request, answer) => {
+        if (call.operation !== 'SendEmail' || status !== 200) return;
+        void publishSesEvents(JSON.parse(request.toString('utf8')) as AcceptedSend['request'], JSON.parse(answer.toString('utf8')) as { MessageId?: string });
+      }),
     };
     for (const front of Object.values(fronts)) closers.push(() => front.close());
+
+    /** SNS: the notification to every subscription of the topic (only SQS ones are made: the others are problems at start). */
+    const publish = async (topicArn: string, message: string): Promise<void> => {
+      const messageId = randomUUID();
+      for (const sub of subscriptions.filter((s) => s.topicArn === topicArn)) {
+        const queue = [...physical.values()].find((p) => p.attributes.QueueUrl && p.attributes.Arn === sub.endpoint);
+        const body = sub.raw ? message : JSON.stringify(snsEnvelope(topicArn, message, messageId));
+        const note: Notification = { topicArn, subscription: sub.logicalId, queueArn: sub.endpoint, message };
+        try {
+          await sqsAdmin.send(new SendMessageCommand({ QueueUrl: queue!.ref, MessageBody: body }));
+        } catch (error) {
+          note.error = error instanceof Error ? error.message : String(error);
+          errors.push(`${sub.logicalId}: SNS could not deliver to ${sub.endpoint}: ${note.error}`);
+        }
+        notifications.push(note);
+      }
+    };
+    /** SES event publishing: a send under a configuration set is reported to its destinations' topics. */
+    const publishSesEvents = async (request: AcceptedSend['request'], answer: { MessageId?: string }): Promise<void> => {
+      const set = request.ConfigurationSetName;
+      if (!set || !answer.MessageId) return;
+      const matching = destinations.filter((d) => d.configurationSet === set);
+      if (!matching.length) errors.push(`SES: a send named the configuration set ${set}, which the template has no event destination for`);
+      const event = JSON.stringify(deliveryEvent({ request, providerMessageId: answer.MessageId, timestamp: new Date().toISOString() }));
+      for (const destination of matching) if (destination.enabled && destination.topicArn && destination.eventTypes.includes('delivery')) await publish(destination.topicArn, event);
+    };
+
     // DynamoDB tables, from their template definition.
     for (const [id, resource] of resourcesOfType(template, 'AWS::DynamoDB::Table')) {
       const props = (attempt(() => resolver.resolve(resource.Properties ?? {}, id)) ?? {}) as Record<string, unknown>;
@@ -293,6 +364,19 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       if (value !== undefined) secrets.push({ arn: secret.ref, name, value });
       physical.set(id, secret);
     }
+
+    // SNS subscriptions and SES event destinations, which name the queues and topics made above.
+    subscriptions = attempt(() => readSubscriptions(template, resolver)) ?? [];
+    destinations = attempt(() => readEventDestinations(template, resolver)) ?? [];
+    for (const sub of subscriptions) {
+      const queue = [...physical.values()].some((p) => p.attributes.QueueUrl && p.attributes.Arn === sub.endpoint);
+      if (sub.protocol !== 'sqs') problems.push(`${sub.logicalId}: SNS subscriptions over ${sub.protocol} are not rehearsed`);
+      else if (!queue) problems.push(`${sub.logicalId}: its Endpoint ${sub.endpoint} is not a queue of the template`);
+      else if (!attempt(() => queuePolicyAdmits(template, resolver, sub.endpoint, sub.topicArn))) {
+        problems.push(`${sub.logicalId}: no queue policy lets ${sub.topicArn} send to ${sub.endpoint}: SQS would refuse every notification`);
+      }
+    }
+    for (const d of destinations) if (d.enabled && !d.topicArn) notes.push(`${d.logicalId}: only SNS event destinations are rehearsed`);
 
     const secretsManager: SecretsManagerStandIn = await startSecretsManager(secrets, ({ action, resource, accessKeyId }) => {
       const call = { service: 'secretsmanager', operation: action.split(':')[1]!, checks: [{ action, resource }], accessKeyId };
@@ -397,6 +481,51 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       });
     }
 
+    // EventBridge rate rules: each target a function that lets events.amazonaws.com invoke it for this rule.
+    const rules: RuleSpec[] = [];
+    const units: Record<string, number> = { minute: 60_000, minutes: 60_000, hour: 3_600_000, hours: 3_600_000, day: 86_400_000, days: 86_400_000 };
+    for (const [id, resource] of resourcesOfType(template, 'AWS::Events::Rule')) {
+      const props = resource.Properties ?? {};
+      if (props.State !== undefined && props.State !== 'ENABLED') continue;
+      const rate = /^rate\((\d+) (\w+)\)$/.exec(String(props.ScheduleExpression ?? ''));
+      if (!rate || !units[rate[2]!]) {
+        problems.push(`${id}: ScheduleExpression ${String(props.ScheduleExpression)} is not rehearsed (only rate(…))`);
+        continue;
+      }
+      const ruleArn = physical.get(id)!.attributes.Arn!;
+      for (const [i, target] of ((props.Targets as Array<{ Arn: unknown }> | undefined) ?? []).entries()) {
+        const targetArn = attempt(() => resolver.string(target.Arn, `${id}.Targets[${i}].Arn`));
+        const fn = targetArn ? byArn.get(targetArn) : undefined;
+        if (!fn) {
+          problems.push(`${id}: its target ${targetArn} is not a function of the template`);
+          continue;
+        }
+        const permitted = resourcesOfType(template, 'AWS::Lambda::Permission').some(([pid, permission]) => {
+          const p = permission.Properties ?? {};
+          const names = attempt(() => [resolver.string(p.FunctionName, `${pid}.FunctionName`), p.SourceArn === undefined ? ruleArn : resolver.string(p.SourceArn, `${pid}.SourceArn`)]);
+          return p.Principal === 'events.amazonaws.com' && p.Action === 'lambda:InvokeFunction' && names !== undefined && (names[0] === targetArn || names[0] === fn.spec.name) && names[1] === ruleArn;
+        });
+        if (!permitted) problems.push(`${id}: no AWS::Lambda::Permission lets events.amazonaws.com invoke ${fn.spec.logicalId} for this rule`);
+        else rules.push({ logicalId: id, arn: ruleArn, everyMs: Number(rate[1]) * units[rate[2]!]!, functionLogicalId: fn.spec.logicalId });
+      }
+    }
+    const fireRule = (logicalId: string): Promise<InvokeResult> => {
+      const rule = rules.find((r) => r.logicalId === logicalId);
+      if (!rule) throw new Error(`no rate rule ${logicalId} in the template`);
+      const event = {
+        version: '0',
+        id: randomUUID(),
+        'detail-type': 'Scheduled Event',
+        source: 'aws.events',
+        account: REHEARSAL_ACCOUNT,
+        time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        region: REHEARSAL_REGION,
+        resources: [rule.arn],
+        detail: {},
+      };
+      return invoke(functions.get(rule.functionLogicalId)!, event, 'schedule');
+    };
+
     if (options.iam !== false) {
       const roles = attempt(() => rolePolicies(template, resolver));
       if (roles) {
@@ -424,6 +553,11 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
         }),
       );
     }
+    for (const rule of rules) {
+      const timer = setInterval(() => void fireRule(rule.logicalId).catch((error: unknown) => errors.push(`${rule.logicalId}: ${String(error)}`)), rule.everyMs);
+      timer.unref();
+      closers.push(async () => clearInterval(timer));
+    }
     // Pollers stop before the functions and emulators they use.
     closers.push(async () => {
       await Promise.all(pollers.map((p) => p.stop()));
@@ -442,12 +576,15 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       secrets,
       invocations,
       deliveries,
+      notifications,
       calls,
       logs,
       errors,
       unrehearsed: unplayed,
       notes,
       ses,
+      rules: rules.map(({ logicalId, everyMs, functionLogicalId }) => ({ logicalId, everyMs, functionLogicalId })),
+      fireRule,
       functionNamed(label) {
         const fn = [...functions.values()].find((f) => labelOf(f.spec) === label);
         if (!fn) throw new Error(`no function "Postbox ${label}" in the template`);

@@ -19,7 +19,7 @@ import { SESSION_COOKIE } from '../../shared/http/cookies';
 import { linkTokenIn } from '../support/sessions';
 import { waitFor } from '../support/wait';
 
-const FLOW_FUNCTIONS = ['auth', 'keys', 'webhooks', 'send', 'send-worker'];
+const FLOW_FUNCTIONS = ['auth', 'keys', 'webhooks', 'send', 'send-worker', 'ses-events', 'messages', 'acceptance-sweep'];
 const outdir = mkdtempSync(join(tmpdir(), 'postbox-rehearsal-test-'));
 let assembly: Assembly;
 let rehearsal: Rehearsal;
@@ -83,6 +83,7 @@ async function mailTo(address: string): Promise<Array<{ subject: string; body: {
 describe('the stack, rehearsed', () => {
   let session: Session;
   let liveKey: string;
+  let sentId: string;
 
   it('is made from the template: every function with its handler and a bundle of the cloud assembly', () => {
     expect(rehearsal.functions.size).toBe(FLOW_FUNCTIONS.length + 1);
@@ -150,6 +151,37 @@ describe('the stack, rehearsed', () => {
     expect(delivery.failed, inside()).toEqual([]);
     const mail = await waitFor(async () => (await mailTo(session.email)).find((m) => m.subject === 'Rehearsed'), { what: 'the sent mail in SES' });
     expect(mail.body.text).toContain('Hello from the rehearsal');
+    sentId = messageId;
+  });
+
+  it('reaches delivered: SES publishes the Delivery event to the configuration set\'s topic, SNS puts it on the ses-events queue in its envelope, the ses-events function records it', async () => {
+    // Act: the send of the previous flow, followed through SES event publishing (waiting on the
+    // ingester's batch, not on polling the API, which rate limits the key).
+    const ingester = rehearsal.functionNamed('ses-events').spec.logicalId;
+    const taken = await waitFor(() => rehearsal.deliveries.find((d) => d.functionLogicalId === ingester && d.bodies.some((b) => b.includes(sentId))), {
+      what: () => `the Delivery event of ${sentId} taken by the ses-events function\n${inside()}`,
+      timeoutMs: 30_000,
+    });
+    // Assert
+    expect(taken.failed, inside()).toEqual([]);
+    const note = rehearsal.notifications.find((n) => n.message.includes(sentId));
+    expect(note?.error).toBeUndefined();
+    expect(JSON.parse(taken.bodies.find((b) => b.includes(sentId))!)).toMatchObject({ Type: 'Notification', TopicArn: note!.topicArn });
+    const message = await call('GET', `/v1/messages/${sentId}`, { session });
+    expect(message.status, JSON.stringify(message.body)).toBe(200);
+    expect(message.body.status).toBe('delivered');
+  });
+
+  it('runs the function of a rate rule (AWS::Events::Rule) as EventBridge does, allowed by its Lambda permission', async () => {
+    // Prepare: the rule whose target is the acceptance sweep, at its rate from the manifest.
+    const sweep = rehearsal.functionNamed('acceptance-sweep').spec.logicalId;
+    const rule = rehearsal.rules.find((r) => r.functionLogicalId === sweep);
+    expect(rule?.everyMs).toBe(60_000);
+    // Act
+    const outcome = await rehearsal.fireRule(rule!.logicalId);
+    // Assert
+    expect(outcome.ok, JSON.stringify(outcome)).toBe(true);
+    expect(rehearsal.invocations.some((i) => i.functionLogicalId === sweep && i.trigger === 'schedule' && i.ok)).toBe(true);
   });
 
   it('answers a path no route takes through the $default route, as API Gateway does', async () => {
@@ -228,6 +260,29 @@ describe('mutations of the template: the rehearsal fails, naming what broke', ()
     } finally {
       await broken.close();
     }
+  });
+
+  it('a queue policy that no longer lets the topic send: the rehearsal refuses to start, naming the subscription SQS would refuse', async () => {
+    await expect(
+      startRehearsal({
+        assembly: mutated((t) => {
+          for (const r of Object.values(t.Resources).filter((r) => r.Type === 'AWS::SQS::QueuePolicy')) {
+            const document = r.Properties!.PolicyDocument as { Statement: Array<{ Principal?: { Service?: string } }> };
+            document.Statement = document.Statement.filter((s) => s.Principal?.Service !== 'sns.amazonaws.com');
+          }
+        }),
+      }),
+    ).rejects.toThrow(/SesEventsQueue\w*: no queue policy lets arn:aws:sns:[^ ]+ send to arn:aws:sqs:[^ ]+: SQS would refuse every notification/);
+  });
+
+  it('a rate rule whose function does not let EventBridge invoke it: the rehearsal refuses to start, naming the rule', async () => {
+    await expect(
+      startRehearsal({
+        assembly: mutated((t) => {
+          for (const [id, r] of Object.entries(t.Resources)) if (r.Type === 'AWS::Lambda::Permission' && r.Properties!.Principal === 'events.amazonaws.com') delete t.Resources[id];
+        }),
+      }),
+    ).rejects.toThrow(/AcceptanceSweepEvery\w*: no AWS::Lambda::Permission lets events.amazonaws.com invoke AcceptanceSweep\w* for this rule/);
   });
 
   it('an environment variable that names a resource the template does not have: the rehearsal refuses to start, naming the variable', async () => {

@@ -1,6 +1,7 @@
 // The rules the rehearsal plays AWS by, one at a time: IAM's evaluation of a role's statements,
 // API Gateway's choice of a route, Lambda's reading of a partial batch answer, CloudFormation's
-// intrinsic functions, Lambda's refusals of an environment and its lookup of a handler.
+// intrinsic functions, Lambda's refusals of an environment and its lookup of a handler, SES event
+// publishing and SNS's delivery to queues.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import { failedIds } from '../../rehearsal/event-sources';
 import { matchRoute, type ApiRoute } from '../../rehearsal/http-api';
 import { evaluate } from '../../rehearsal/iam';
 import { environmentProblems, handlerFile } from '../../rehearsal/lambda';
+import { deliveryEvent, queuePolicyAdmits, readEventDestinations, readSubscriptions, snsEnvelope } from '../../rehearsal/sns';
 import { Resolver, tableResource, type CfnTemplate, type PhysicalResource } from '../../rehearsal/template';
 
 describe('the IAM check', () => {
@@ -125,5 +127,62 @@ describe("Lambda's rules for a function", () => {
     expect(handlerFile(dir, 'index.handler')).toEqual({ file: join(dir, 'index.js'), exportName: 'handler' });
     expect(handlerFile(dir, 'main.handler')).toMatchObject({ errorType: 'Runtime.ImportModuleError' });
     expect(handlerFile(dir, 'handler')).toMatchObject({ errorType: 'Runtime.MalformedHandlerName' });
+  });
+});
+
+describe('SES event publishing and SNS', () => {
+  const topic = 'arn:aws:sns:us-east-1:123456789012:Events';
+  const queueArn = 'arn:aws:sqs:us-east-1:123456789012:ses-events';
+  const policyTemplate = (statement: Record<string, unknown>): CfnTemplate => ({
+    Resources: {
+      Q: { Type: 'AWS::SQS::QueuePolicy', Properties: { Queues: ['http://127.0.0.1:1/123456789012/ses-events'], PolicyDocument: { Statement: [statement] } } },
+    },
+  });
+  const resolverOf = (t: CfnTemplate): Resolver => new Resolver(t, new Map(), 'Stack');
+  const allow = { Effect: 'Allow', Principal: { Service: 'sns.amazonaws.com' }, Action: 'sqs:SendMessage', Resource: queueArn };
+
+  it('lets the topic send to a queue only through a policy that admits SNS for that topic', () => {
+    const admits = (statement: Record<string, unknown>): boolean => queuePolicyAdmits(policyTemplate(statement), resolverOf(policyTemplate(statement)), queueArn, topic);
+    expect(admits({ ...allow, Condition: { ArnEquals: { 'aws:SourceArn': topic } } })).toBe(true);
+    expect(admits(allow)).toBe(true);
+    expect(admits({ ...allow, Condition: { ArnEquals: { 'aws:SourceArn': `${topic}-other` } } })).toBe(false);
+    expect(admits({ ...allow, Principal: { Service: 'events.amazonaws.com' } })).toBe(false);
+    expect(admits({ ...allow, Effect: 'Deny' })).toBe(false);
+    // A condition the rehearsal does not evaluate makes the statement not count.
+    expect(admits({ ...allow, Condition: { Bool: { 'aws:SecureTransport': 'true' } } })).toBe(false);
+  });
+
+  it('reports a send as SES event publishing does: the tags of the send, the configuration set, every recipient', () => {
+    const event = deliveryEvent({
+      request: {
+        FromEmailAddress: 'Shop <news@shop.example>',
+        Destination: { ToAddresses: ['a@x.example'], CcAddresses: ['b@x.example'] },
+        Content: { Simple: { Subject: { Data: 'Hi' } } },
+        ConfigurationSetName: 'set-1',
+        EmailTags: [{ Name: 'postbox-message-id', Value: 'msg_1' }],
+      },
+      providerMessageId: 'ses-1',
+      timestamp: '2026-01-01T00:00:00.000Z',
+    }) as { eventType: string; mail: { messageId: string; tags: Record<string, string[]>; destination: string[] }; delivery: { timestamp: string; recipients: string[] } };
+    expect(event.eventType).toBe('Delivery');
+    expect(event.mail.messageId).toBe('ses-1');
+    expect(event.mail.tags).toMatchObject({ 'postbox-message-id': ['msg_1'], 'ses:configuration-set': ['set-1'], 'ses:from-domain': ['shop.example'] });
+    expect(event.delivery.recipients).toEqual(['a@x.example', 'b@x.example']);
+    expect(Date.parse(event.delivery.timestamp)).toBeGreaterThan(Date.parse('2026-01-01T00:00:00.000Z'));
+  });
+
+  it('wraps a notification in the SNS envelope, naming the topic', () => {
+    expect(snsEnvelope(topic, '{"a":1}', 'id-1', '2026-01-01T00:00:00.000Z')).toMatchObject({ Type: 'Notification', MessageId: 'id-1', TopicArn: topic, Message: '{"a":1}' });
+  });
+
+  it('reads subscriptions with their delivery mode, and event destinations as CloudFormation spells them', () => {
+    const template: CfnTemplate = {
+      Resources: {
+        S: { Type: 'AWS::SNS::Subscription', Properties: { TopicArn: topic, Protocol: 'sqs', Endpoint: queueArn, RawMessageDelivery: 'true' } },
+        D: { Type: 'AWS::SES::ConfigurationSetEventDestination', Properties: { ConfigurationSetName: 'set-1', EventDestination: { Enabled: true, MatchingEventTypes: ['DELIVERY', 'bounce'], SnsDestination: { TopicARN: topic } } } },
+      },
+    };
+    expect(readSubscriptions(template, resolverOf(template))).toEqual([{ logicalId: 'S', topicArn: topic, protocol: 'sqs', endpoint: queueArn, raw: true }]);
+    expect(readEventDestinations(template, resolverOf(template))).toEqual([{ logicalId: 'D', configurationSet: 'set-1', enabled: true, eventTypes: ['delivery', 'bounce'], topicArn: topic }]);
   });
 });
