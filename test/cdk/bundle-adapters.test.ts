@@ -8,12 +8,13 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { App } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionNamed, functions } from '../../functions/manifest';
 import { AppStack } from '../../lib/app-stack';
-import { adapterFlags, NO_EVENT_STREAMS } from '../../lib/bundling';
+import { adapterFlags, NO_EVENT_STREAMS, PREBUILT_BUNDLES_CONTEXT, prebuildBundles } from '../../lib/bundling';
 import type { FunctionDef } from '../../shared/platform';
 
 const outdir = mkdtempSync(join(tmpdir(), 'postbox-cdk-bundles-'));
@@ -74,9 +75,12 @@ const GZIP_BUDGETS: Record<string, number> = {
 const isApi = (def: FunctionDef): boolean => (def.http?.length ?? 0) > 0;
 const bundles = new Map<string, string>();
 
-beforeAll(() => {
-  // Prepare: one stack with every function, bundled.
-  const app = new App({ outdir });
+beforeAll(async () => {
+  // Prepare: one stack with every function, bundled. The bundles are built side by side first
+  // (lib/bundling.ts, prebuildBundles), and the stack's local bundling takes each one as it is: the
+  // same bundle CDK would build one function at a time (test/rehearsal/assembly.test.ts).
+  await prebuildBundles(functions, fileURLToPath(new URL('../..', import.meta.url)), outdir);
+  const app = new App({ outdir, context: { [PREBUILT_BUNDLES_CONTEXT]: outdir } });
   new AppStack(app, 'Postbox-bundles', { stage: 'test' });
   // Act
   const assembly = app.synth();
@@ -89,7 +93,7 @@ beforeAll(() => {
     bundles.set(resource.Properties.Description.slice('Postbox '.length), readFileSync(join(assembly.directory, `asset.${hash}`, 'index.mjs'), 'utf8'));
   }
   expect(readdirSync(assembly.directory).filter((entry) => entry.startsWith('asset.'))).toHaveLength(functions.length);
-}, 240_000);
+}, 480_000);
 
 describe('function bundles', () => {
   it('derive their build flags from the manifest needs', () => {
