@@ -101,7 +101,8 @@ export const functions: readonly FunctionDef[] = [
     entry: 'functions/events/ingest-ses-event.ts',
     handler: 'handler',
     queue: 'ses-events',
-    needs: { table: 'readwrite', sendTo: ['webhooks'] },
+    // send: a reputation alert (shared/reputation) is mailed by the send worker.
+    needs: { table: 'readwrite', sendTo: ['webhooks', 'send'] },
     memoryMb: 512,
     timeoutSeconds: 30,
   },
@@ -389,6 +390,9 @@ export const functions: readonly FunctionDef[] = [
       { method: 'POST', path: '/v1/admin/accounts/{id}/unsuspend', access: STAFF, summary: 'Lift a suspension (staff token or staff session)' },
       { method: 'POST', path: '/v1/admin/users/role', access: STAFF, summary: 'Make a signed-up user staff, or an owner again (staff token or staff session)' },
       { method: 'GET', path: '/v1/admin/audit', access: STAFF, summary: 'The staff audit log, newest first (staff token or staff session)' },
+      // Sending reputation (issue 32): the deployment's accounts by bounce and complaint rate, and the lift of a pause.
+      { method: 'GET', path: '/v1/admin/reputation', access: STAFF, summary: 'Accounts by bounce and complaint rate over the last 7 days (staff token or staff session)' },
+      { method: 'POST', path: '/v1/admin/accounts/{id}/reputation/lift', access: STAFF, summary: 'Lift a reputation warning or pause (staff token or staff session)' },
     ],
     needs: { table: 'readwrite', secrets: ['staff-token', 'cursor-signing-key'] },
     memoryMb: 512,

@@ -43,6 +43,7 @@ export const errorStatus = {
   invalid_channel_payload: 422,
   invalid_schedule: 422,
   account_suspended: 403,
+  sending_paused: 403,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

@@ -145,6 +145,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/accounts/{id}/reputation/lift": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lift a reputation warning or pause (staff token or staff session)
+         * @description Lifts a reputation warning or pause: the account is `ok` and may send live again (at once in the process that took this call, within 10 seconds in every other), and its window restarts at the next whole UTC hour, so the bounces that paused it are not judged again. Written to the staff audit log. Lifting an `ok` account restarts its window too.
+         */
+        post: operations["liftReputation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/accounts/{id}/suspend": {
         parameters: {
             query?: never;
@@ -197,6 +217,26 @@ export interface paths {
          * @description Every staff action (account creation, suspension, lifting one, a role change), newest first: who (the staff token, or a staff user's session), what, on which account or user, when, from which IP, in which request, and how it ended. An entry is written before its action runs, so a request whose entry cannot be written fails and changes nothing; `pending` means the outcome was never recorded.
          */
         get: operations["listStaffAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/reputation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Accounts by bounce and complaint rate over the last 7 days (staff token or staff session)
+         * @description Every account whose sending reputation was ever judged (at a hard bounce, a complaint or a lift), paused first, then warned, then by complaint and bounce rate, highest first: the rates over the last 7 days as of `judged_at`. Sends since then are not in them; `GET /v1/usage` shows an account's rates now.
+         */
+        get: operations["listReputation"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2321,7 +2361,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /** @enum {string} */
-                code: "account_suspended" | "batch_too_large" | "billing_not_configured" | "cannot_delete_sandbox" | "channel_not_enabled" | "conflict" | "domain_limit_reached" | "domain_not_ready" | "domain_not_verified" | "duplicate_contact" | "duplicate_member" | "forbidden" | "from_not_verified" | "from_required" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_channel_payload" | "invalid_destination" | "invalid_request" | "invalid_schedule" | "invalid_signature" | "invalid_template" | "invalid_token" | "method_not_allowed" | "missing_variable" | "no_verified_domain" | "not_found" | "oauth_not_configured" | "payload_too_large" | "rate_limit_exceeded" | "recipient_not_verified" | "recipient_suppressed" | "recipient_undeliverable" | "service_unavailable" | "spend_cap_exceeded" | "template_error" | "template_not_found" | "test_send_daily_limit" | "test_send_not_configured" | "too_many_test_recipients" | "unauthorized" | "validation_not_configured";
+                code: "account_suspended" | "batch_too_large" | "billing_not_configured" | "cannot_delete_sandbox" | "channel_not_enabled" | "conflict" | "domain_limit_reached" | "domain_not_ready" | "domain_not_verified" | "duplicate_contact" | "duplicate_member" | "forbidden" | "from_not_verified" | "from_required" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_channel_payload" | "invalid_destination" | "invalid_request" | "invalid_schedule" | "invalid_signature" | "invalid_template" | "invalid_token" | "method_not_allowed" | "missing_variable" | "no_verified_domain" | "not_found" | "oauth_not_configured" | "payload_too_large" | "rate_limit_exceeded" | "recipient_not_verified" | "recipient_suppressed" | "recipient_undeliverable" | "sending_paused" | "service_unavailable" | "spend_cap_exceeded" | "template_error" | "template_not_found" | "test_send_daily_limit" | "test_send_not_configured" | "too_many_test_recipients" | "unauthorized" | "validation_not_configured";
                 /** @description For people: what went wrong and what to do; never a stack trace */
                 message: string;
                 /** @description The HTTP status, repeated */
@@ -3306,6 +3346,125 @@ export interface operations {
             };
         };
     };
+    liftReputation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's reputation state and where its window restarts */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account_id: string;
+                        /** @constant */
+                        state: "ok";
+                        /** @description The window restarts at this UTC hour */
+                        window_from_hour: string;
+                    };
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     suspendAccount: {
         parameters: {
             query?: never;
@@ -3586,7 +3745,7 @@ export interface operations {
                                 user_id: string | null;
                             };
                             /** @enum {string} */
-                            action: "account.create" | "account.suspend" | "account.unsuspend" | "user.set_role";
+                            action: "account.create" | "account.suspend" | "account.unsuspend" | "user.set_role" | "account.reputation_lift";
                             target: {
                                 /** @enum {string} */
                                 type: "account" | "user";
@@ -3627,6 +3786,116 @@ export interface operations {
                             status?: 400;
                         };
                     } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listReputation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The accounts by rate */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accounts: {
+                            account_id: string;
+                            /**
+                             * @description ok; warned (a mail and an account.reputation_warning event went); paused (live sends answer 403 sending_paused until staff lift it). Moves up by itself, down only by a staff lift
+                             * @enum {string}
+                             */
+                            state: "ok" | "warned" | "paused";
+                            sends: number;
+                            bounces: number;
+                            complaints: number;
+                            bounce_rate: number;
+                            complaint_rate: number;
+                            /** @description When the window was last judged (at a hard bounce or complaint, or a lift) */
+                            judged_at: string;
+                        }[];
+                    };
                 };
             };
             /** @description unauthorized */
@@ -24286,6 +24555,35 @@ export interface operations {
                             /** @description Cost of the live sends accepted in the period (queued, scheduled or sent), every kind; the spend caps count it */
                             cost_micros: number;
                         }[];
+                        /** @description The account's sending reputation over a rolling window, as SES computes it (extension, docs/api-decisions.md) */
+                        reputation: {
+                            /**
+                             * @description ok; warned (a mail and an account.reputation_warning event went); paused (live sends answer 403 sending_paused until staff lift it). Moves up by itself, down only by a staff lift
+                             * @enum {string}
+                             */
+                            state: "ok" | "warned" | "paused";
+                            /** @description Live email sends the provider accepted in the window */
+                            sends: number;
+                            /** @description Hard (permanent) bounces recorded in the window */
+                            bounces: number;
+                            /** @description Complaints recorded in the window */
+                            complaints: number;
+                            /** @description Hard bounces over live email sends in the window, 0 to 1 (0 with no sends) */
+                            bounce_rate: number;
+                            /** @description Complaints over live email sends in the window, 0 to 1 (0 with no sends) */
+                            complaint_rate: number;
+                            /** @description First UTC hour of the window (YYYY-MM-DDTHH): 7 days back, or the hour after a staff lift */
+                            from_hour: string;
+                            /** @description Last UTC hour of the window, the current one */
+                            to_hour: string;
+                            window_hours: number;
+                            /** @description Fewer sends in the window than this are never judged */
+                            min_sends: number;
+                            warn_bounce_rate: number;
+                            warn_complaint_rate: number;
+                            pause_bounce_rate: number;
+                            pause_complaint_rate: number;
+                        };
                     };
                 };
             };
@@ -24586,7 +24884,7 @@ export interface operations {
                             account_id: string;
                             endpoint_url: string;
                             /** @description The event types delivered; empty means every type */
-                            event_types: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached")[];
+                            event_types: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached" | "account.reputation_warning")[];
                             /** @description false pauses delivery: no new deliveries, and due retries wait */
                             is_active: boolean;
                             created_at: string;
@@ -24714,7 +25012,7 @@ export interface operations {
                 "application/json": {
                     endpoint_url: string;
                     /** @description The event types to deliver; empty or omitted means every type */
-                    event_types?: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached")[];
+                    event_types?: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached" | "account.reputation_warning")[];
                 };
             };
         };
@@ -24736,7 +25034,7 @@ export interface operations {
                         account_id: string;
                         endpoint_url: string;
                         /** @description The event types delivered; empty means every type */
-                        event_types: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached")[];
+                        event_types: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached" | "account.reputation_warning")[];
                         /** @description false pauses delivery: no new deliveries, and due retries wait */
                         is_active: boolean;
                         created_at: string;
@@ -24895,7 +25193,7 @@ export interface operations {
                         account_id: string;
                         endpoint_url: string;
                         /** @description The event types delivered; empty means every type */
-                        event_types: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached")[];
+                        event_types: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached" | "account.reputation_warning")[];
                         /** @description false pauses delivery: no new deliveries, and due retries wait */
                         is_active: boolean;
                         created_at: string;
@@ -25022,7 +25320,7 @@ export interface operations {
                 "application/json": {
                     endpoint_url?: string;
                     /** @description The event types to deliver; empty or omitted means every type */
-                    event_types?: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached")[];
+                    event_types?: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached" | "account.reputation_warning")[];
                     is_active?: boolean;
                 };
             };
@@ -25044,7 +25342,7 @@ export interface operations {
                         account_id: string;
                         endpoint_url: string;
                         /** @description The event types delivered; empty means every type */
-                        event_types: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached")[];
+                        event_types: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached" | "account.reputation_warning")[];
                         /** @description false pauses delivery: no new deliveries, and due retries wait */
                         is_active: boolean;
                         created_at: string;
@@ -25357,7 +25655,7 @@ export interface operations {
                             /** @description The event delivered: the Service-Event-Id header and the envelope's event_id */
                             event_id: string;
                             /** @enum {string} */
-                            event_type: "sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached";
+                            event_type: "sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached" | "account.reputation_warning";
                             /**
                              * @description pending until the first attempt ends; succeeded on a 2xx; failed while a retry is scheduled; exhausted after 12 attempts or 24 hours
                              * @enum {string}
@@ -25526,7 +25824,7 @@ export interface operations {
                         account_id: string;
                         endpoint_url: string;
                         /** @description The event types delivered; empty means every type */
-                        event_types: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached")[];
+                        event_types: ("sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached" | "account.reputation_warning")[];
                         /** @description false pauses delivery: no new deliveries, and due retries wait */
                         is_active: boolean;
                         created_at: string;

@@ -12,5 +12,5 @@ export const handler = createHttpHandler(functionNamed('account'), {
     json(200, await getVerification(c, authOf(req).accountId, { sharedEmailSender: c.config.sharedEmailSender, domains: await domainCounts(c.store, authOf(req).accountId) })),
   'PUT /v1/account/channels/{channel}': async (req, c) =>
     json(200, await setChannelEnabled(c, authOf(req).accountId, req.params.channel ?? '', parseInput(channelBody, req.body).enabled)),
-  'GET /v1/usage': async (req, c) => json(200, await getUsage(c, authOf(req).accountId, parseInput(usageQuery, req.query, 'query').period)),
+  'GET /v1/usage': async (req, c) => json(200, await getUsage(c, authOf(req).account, parseInput(usageQuery, req.query, 'query').period)),
 });

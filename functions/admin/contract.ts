@@ -3,6 +3,7 @@ import { adminAuditQuery, staffAuditEntryView } from '../../shared/accounts/audi
 import { accountStatusView, adminAccountQuery, adminAccountView, createAccountBody, createdAccount } from '../../shared/accounts/schemas';
 import { setUserRoleBody, userRoleView } from '../../shared/auth/schemas';
 import { listOf, type Contracts } from '../../shared/http/contract';
+import { reputationBoardEntry, reputationLifted } from '../../shared/reputation/schemas';
 
 const accountId = z.object({ id: z.string().meta({ description: 'The account id, acct_…' }) });
 
@@ -72,6 +73,31 @@ export const contracts: Contracts = {
     errors: [],
     examples: [
       { name: 'unsuspend', params: { id: '{{account_id}}' }, status: 200, as: 'staff' },
+      { name: 'no such account', params: { id: 'acct_missing' }, status: 404, as: 'staff' },
+    ],
+  },
+  'GET /v1/admin/reputation': {
+    operationId: 'listReputation',
+    description:
+      'Every account whose sending reputation was ever judged (at a hard bounce, a complaint or a lift), paused first, then warned, then by complaint and bounce rate, highest first: ' +
+      'the rates over the last 7 days as of `judged_at`. Sends since then are not in them; `GET /v1/usage` shows an account\'s rates now.',
+    responses: { 200: { description: 'The accounts by rate', schema: z.object({ accounts: z.array(reputationBoardEntry) }).strict() } },
+    errors: [],
+    examples: [
+      { name: 'the board', status: 200, as: 'staff' },
+      { name: 'an API key instead of the staff token', status: 401, as: 'admin' },
+    ],
+  },
+  'POST /v1/admin/accounts/{id}/reputation/lift': {
+    operationId: 'liftReputation',
+    description:
+      'Lifts a reputation warning or pause: the account is `ok` and may send live again (at once in the process that took this call, within 10 seconds in every other), ' +
+      'and its window restarts at the next whole UTC hour, so the bounces that paused it are not judged again. Written to the staff audit log. Lifting an `ok` account restarts its window too.',
+    params: accountId,
+    responses: { 200: { description: 'The account\'s reputation state and where its window restarts', schema: reputationLifted } },
+    errors: [],
+    examples: [
+      { name: 'lift', params: { id: '{{account_id}}' }, status: 200, as: 'staff' },
       { name: 'no such account', params: { id: 'acct_missing' }, status: 404, as: 'staff' },
     ],
   },

@@ -1,4 +1,5 @@
 import { functionNamed } from '../manifest';
+import { verifiedKeys } from '../../shared/api-keys/cache';
 import { adminAuditQuery } from '../../shared/accounts/audit-schemas';
 import { adminAccountQuery, createAccountBody } from '../../shared/accounts/schemas';
 import { createAccount, setAccountStatus } from '../../shared/accounts/service';
@@ -12,6 +13,7 @@ import { createHttpHandler } from '../../shared/http/pipeline';
 import { json, shownOnce } from '../../shared/http/respond';
 import type { HttpRequest } from '../../shared/http/types';
 import { parseInput } from '../../shared/http/validate';
+import { liftReputation, reputationBoard } from '../../shared/reputation/service';
 import type { Container } from '../../shared/runtime/container';
 
 /**
@@ -48,6 +50,17 @@ export const handler = createHttpHandler(functionNamed('admin'), {
     json(200, await audited(c, await staffRequest(c, req), { action: 'account.suspend', target: { type: 'account', id: accountIdOf(req) } }, () => setAccountStatus(c, accountIdOf(req), 'suspended'))),
   'POST /v1/admin/accounts/{id}/unsuspend': async (req, c) =>
     json(200, await audited(c, await staffRequest(c, req), { action: 'account.unsuspend', target: { type: 'account', id: accountIdOf(req) } }, () => setAccountStatus(c, accountIdOf(req), 'active'))),
+  'GET /v1/admin/reputation': async (_req, c) => json(200, { accounts: await reputationBoard(c.store) }),
+  'POST /v1/admin/accounts/{id}/reputation/lift': async (req, c) =>
+    json(
+      200,
+      await audited(c, await staffRequest(c, req), { action: 'account.reputation_lift', target: { type: 'account', id: accountIdOf(req) } }, async () => {
+        const lifted = await liftReputation(c, accountIdOf(req));
+        // Keys verified in this process carry the account: the lift holds here at once.
+        verifiedKeys.forgetAccount(accountIdOf(req));
+        return lifted;
+      }),
+    ),
   'POST /v1/admin/users/role': async (req, c) => {
     const body = parseInput(setUserRoleBody, req.body ?? {});
     const changed = await audited(

@@ -3,7 +3,7 @@
 import * as z from 'zod';
 
 /** What staff did, as the audit log names it. */
-export const staffActions = ['account.create', 'account.suspend', 'account.unsuspend', 'user.set_role'] as const;
+export const staffActions = ['account.create', 'account.suspend', 'account.unsuspend', 'user.set_role', 'account.reputation_lift'] as const;
 export type StaffAction = (typeof staffActions)[number];
 
 /** GET /v1/admin/audit: the page only. */

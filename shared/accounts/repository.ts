@@ -18,6 +18,10 @@ export interface AccountItem extends ItemKey, Partial<AccountListKey>, Partial<I
    * stays in sandbox mode and holds no live keys. Absent (staff and bootstrap accounts) counts as verified.
    */
   owner_verified?: boolean;
+  /** The sending reputation's judgement (shared/reputation): absent is ok; `paused` refuses live sends. */
+  reputation_state?: 'ok' | 'warned' | 'paused';
+  /** The first UTC hour (YYYY-MM-DDTHH) the reputation window counts: set when staff lift a pause. */
+  reputation_since?: string;
   created_at: string;
   updated_at: string;
 }
@@ -94,6 +98,32 @@ export class AccountRepository {
         expression: 'SET enabled_channels = :channels, updated_at = :now',
         condition: 'attribute_exists(pk)',
         values: { ':channels': [...enabled], ':now': now },
+      }),
+    );
+  }
+
+  /**
+   * Moves the reputation judgement up (ok → warned → paused), never down: true only for the write
+   * that moved it, so one alert per step however many events race.
+   */
+  escalateReputation(accountId: string, to: 'warned' | 'paused', now: string): Promise<boolean> {
+    const below = to === 'paused' ? ['ok', 'warned'] : ['ok'];
+    return wrote(
+      this.store.update(keys.account(accountId), {
+        expression: 'SET reputation_state = :to, updated_at = :now',
+        condition: `attribute_exists(pk) AND (attribute_not_exists(reputation_state) OR reputation_state IN (${below.map((_, i) => `:b${i}`).join(', ')}))`,
+        values: { ':to': to, ':now': now, ...Object.fromEntries(below.map((b, i) => [`:b${i}`, b])) },
+      }),
+    );
+  }
+
+  /** Staff lift: back to ok, the window restarting at `since`. false when there is no such account. */
+  liftReputation(accountId: string, since: string, now: string): Promise<boolean> {
+    return wrote(
+      this.store.update(keys.account(accountId), {
+        expression: 'SET reputation_state = :ok, reputation_since = :since, updated_at = :now',
+        condition: 'attribute_exists(pk)',
+        values: { ':ok': 'ok', ':since': since, ':now': now },
       }),
     );
   }

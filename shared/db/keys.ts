@@ -48,6 +48,8 @@ export type Entity =
   | 'idempotency'
   | 'suppression'
   | 'usage'
+  | 'reputation_bucket'
+  | 'reputation_board'
   | 'spend_cap'
   | 'domain'
   | 'domain_claim'
@@ -370,6 +372,11 @@ export const keys = {
   mailDoc: (accountId: string, source: string, id: string): ItemKey => ({ pk: `MAILDOC#${accountId}#${source}#${id}`, sk: 'DOC' }),
 
   usage: (accountId: string, period: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `USAGE#${period}` }),
+  /** An account's sending reputation counters of one UTC hour (YYYY-MM-DDTHH), shared/reputation. */
+  reputationBucket: (accountId: string, hour: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `REPUTATION#${hour}` }),
+  /** The deployment-wide board: one entry per account ever judged (GET /v1/admin/reputation). */
+  reputationBoard: (accountId: string): ItemKey => ({ pk: 'REPUTATION', sk: `${ACCOUNT}${accountId}` }),
+  reputationBoardPartition: 'REPUTATION',
   /** An account's spend cap (no key) or one key's, in the account's partition (shared/spend-caps). */
   spendCap: (accountId: string, keyId: string | null): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: keyId === null ? 'SPENDCAP#ACCOUNT' : `SPENDCAP#KEY#${keyId}` }),
   spendCapPrefix: 'SPENDCAP#',
@@ -427,6 +434,11 @@ export const keyQueries = {
     index: table.indexes.byLookup.name,
     keyCondition: 'gsi1pk = :pk AND gsi1sk <= :upTo',
     values: { ':pk': `OUTBOX#${shard}`, ':upTo': `${String(leaseEndingBy).padStart(15, '0')}#~` },
+  }),
+  /** An account's reputation buckets from one UTC hour to another, both inclusive. */
+  reputationBuckets: (accountId: string, fromHour: string, toHour: string): KeyQuery => ({
+    keyCondition: 'pk = :pk AND sk BETWEEN :from AND :to',
+    values: { ':pk': accountPartition(accountId), ':from': `REPUTATION#${fromHour}`, ':to': `REPUTATION#${toHour}` },
   }),
   /** One search term's postings between two sort keys, both inclusive (shared/mail/index-repository.ts). */
   mailPostingsBetween: (partition: string, from: string, to: string): KeyQuery => ({

@@ -7,6 +7,8 @@ import { MessageRepository } from '../messages/repository';
 import { recordEvent } from '../messages/timeline';
 import type { Clock } from '../ports/clock';
 import type { Queue } from '../ports/queue';
+import { countReputationSignal } from '../reputation/service';
+import type { Logger } from '../runtime/logger';
 import { suppress } from '../suppressions/service';
 import type { SesEventMessage } from './messages';
 import type { SesNotification } from './ses-notification';
@@ -29,7 +31,7 @@ export type IngestResult =
 /** A notification of a type the timeline does not track (Send, SNS subscription messages…). */
 export type SesEventResult = IngestResult | { outcome: 'ignored' };
 
-type Deps = { store: Store; clock: Clock; ids: Ids; queue: Queue };
+type Deps = { store: Store; clock: Clock; ids: Ids; queue: Queue; logger: Logger };
 
 /**
  * The configuration set's event publishing carries the tags the send worker set (our message id
@@ -77,6 +79,11 @@ async function ingestSesNotification(deps: Deps, event: SesNotification): Promis
     // worker stored is never replaced.
     { providerMessageId: message.provider_message_id ? undefined : event.providerMessageId },
   );
+
+  // Once per signal (a duplicate is not counted again): SES's own rates count hard bounces and
+  // complaints over sends, and so does the account's reputation (shared/reputation).
+  const signal = event.bounce?.kind === 'hard' ? 'bounce' : event.complaint ? 'complaint' : undefined;
+  if (recorded.created && signal) await countReputationSignal(deps, { accountId: message.account_id, kind: signal, messageId: message.id });
 
   // Also on a duplicate: the upsert is idempotent, and a crash between recording and suppressing
   // heals when SQS delivers the notification again.

@@ -215,6 +215,9 @@ async function prepare(
   return { index: index ?? 0, request, digest, ...target, ...checked, scheduledAt };
 }
 
+const sendingPaused = (): ApiError =>
+  new ApiError('sending_paused', "live sending is paused: this account's bounce or complaint rate passed the pause level; staff must lift it (GET /v1/usage shows the rates)");
+
 /**
  * Accepts sends and returns one outcome per item, in order. `index` is set for batches so that
  * field errors name the item (body.3.destination). `render` replaces how a `template_id` is
@@ -235,6 +238,9 @@ export async function acceptSends(
 ): Promise<SendOutcome[]> {
   const account = sender.account ?? (await getAccount(deps.store, sender.accountId));
   if (!account) throw new ApiError('unauthorized', 'unknown account');
+  // A reputation pause (shared/reputation) refuses every live send, read from the account item the
+  // caller already holds: no store read per send. Test-mode sends never reach the provider.
+  if (account.reputation_state === 'paused' && !sender.testMode) return items.map(() => rejected(sendingPaused()));
   const now = deps.clock.now();
   const nowIso = now.toISOString();
   const outcomes = new Array<SendOutcome | undefined>(items.length);

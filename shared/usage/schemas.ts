@@ -1,6 +1,7 @@
 // Wire shapes of GET /v1/usage: its query and the Usage answer.
 import * as z from 'zod';
 import { channels } from '../accounts/schemas';
+import { reputationView } from '../reputation/schemas';
 
 export const usageQuery = z.object({
   period: z
@@ -27,6 +28,7 @@ export const usageView = z
     broadcast_send_count: z.number().int().meta({ description: 'Broadcast and bulk live sends the provider accepted in the period, every channel (extension)' }),
     total_cost_micros: z.number().int().meta({ description: 'Internal spend-cap estimate in micro-dollars, broadcasts included: what a hard spend cap compares with; not an invoice' }),
     channels: z.array(channelUsageView).meta({ description: 'Every channel, zero where nothing was sent' }),
+    reputation: reputationView,
   })
   .strict();
 export type Usage = z.infer<typeof usageView>;

@@ -4,6 +4,8 @@
 import type { Channel } from '../accounts/schemas';
 import type { Store } from '../db/store';
 import type { Clock } from '../ports/clock';
+import { AccountRepository, type AccountItem } from '../accounts/repository';
+import { countReputationSend, reputationOf } from '../reputation/service';
 import { UsageRepository } from './repository';
 import type { Usage } from './schemas';
 
@@ -15,11 +17,21 @@ export const periodOf = (at: Date | string): string => new Date(at).toISOString(
 /** A live send the provider accepted, counted in the month of `at`; a broadcast's message counts as broadcast. */
 export async function recordSend(store: Store, message: { account_id: string; channel: Channel; broadcast_id?: string }, at: string): Promise<void> {
   await new UsageRepository(store).addSend(message.account_id, periodOf(at), message.channel, message.broadcast_id ? 'broadcast' : 'transactional');
+  // The sending reputation's denominator: live email sends, as SES counts them (shared/reputation).
+  if (message.channel === 'email') await countReputationSend(store, message.account_id, new Date(at));
 }
 
-export async function getUsage(deps: { store: Store; clock: Clock }, accountId: string, period?: string): Promise<Usage> {
+/** The period's usage and, whatever the period, the account's reputation now (shared/reputation). */
+export async function getUsage(
+  deps: { store: Store; clock: Clock },
+  /** The account as the caller holds it, or its id (then it is read). */
+  who: string | Pick<AccountItem, 'id' | 'reputation_state' | 'reputation_since'>,
+  period?: string,
+): Promise<Usage> {
+  const account = typeof who === 'string' ? ((await new AccountRepository(deps.store).get(who)) ?? { id: who }) : who;
+  const accountId = account.id;
   const wanted = period ?? periodOf(deps.clock.now());
-  const rows = await new UsageRepository(deps.store).byChannel(accountId, wanted);
+  const [rows, reputation] = await Promise.all([new UsageRepository(deps.store).byChannel(accountId, wanted), reputationOf(deps, account)]);
   const sum = (pick: (r: (typeof rows)[number]) => number) => rows.reduce((total, r) => total + pick(r), 0);
   return {
     period: wanted,
@@ -27,5 +39,6 @@ export async function getUsage(deps: { store: Store; clock: Clock }, accountId: 
     broadcast_send_count: sum((r) => r.broadcast_send_count),
     total_cost_micros: sum((r) => r.cost_micros),
     channels: rows,
+    reputation,
   };
 }

@@ -2,7 +2,7 @@
 // matching rule. The wire forms are zod schemas in ./schemas.ts; the stored shapes live in
 // ./repository.ts.
 
-export const subscribableTypes = ['sent', 'delivered', 'opened', 'clicked', 'delivery_delayed', 'bounced', 'complained', 'failed', 'email.received', 'usage.soft_cap_reached'] as const;
+export const subscribableTypes = ['sent', 'delivered', 'opened', 'clicked', 'delivery_delayed', 'bounced', 'complained', 'failed', 'email.received', 'usage.soft_cap_reached', 'account.reputation_warning'] as const;
 export type SubscribableType = (typeof subscribableTypes)[number];
 
 export const isSubscribable = (type: string): type is SubscribableType => (subscribableTypes as readonly string[]).includes(type);

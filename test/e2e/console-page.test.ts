@@ -211,6 +211,7 @@ chromium.describe(chromium.name('the console in a browser'), () => {
       expect(await page.textContent('#who')).toBe(`${NEWCOMER} · Newcomer`);
       expect(await page.textContent('#overview-steps li.next')).toContain(`Verify your email address: open the link we mailed to ${NEWCOMER}.`);
       expect(await page.textContent('#overview-body .badge')).toMatch(/^Sandbox/);
+      expect(await page.textContent('#overview-reputation')).toBe('Reputation, last 7 days: 0 sends, bounce rate 0.00%, complaint rate 0.00%.');
       expect(await page.textContent('#overview-test-mode')).toMatch(/^You are in test mode until you verify your email address/);
       expect(await status(page)).toBe('Account created. We emailed you a link to verify your address.');
       const [cookie] = await context.cookies();

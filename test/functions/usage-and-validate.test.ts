@@ -78,6 +78,8 @@ function usageOf(period: string, emails: number, reserved = emails) {
       broadcast_send_count: 0,
       cost_micros: channel === 'email' ? reserved * 100 : 0,
     })),
+    // The sending reputation (test/functions/reputation.test.ts covers it).
+    reputation: expect.objectContaining({ state: 'ok', bounces: 0, complaints: 0 }),
   };
 }
 
@@ -98,6 +100,7 @@ describe('GET /v1/usage', () => {
         { channel: 'voice', send_count: 0, broadcast_send_count: 0, cost_micros: 0 },
         { channel: 'webhook', send_count: 0, broadcast_send_count: 0, cost_micros: 0 },
       ],
+      reputation: expect.objectContaining({ state: 'ok', sends: 0, bounces: 0, complaints: 0, bounce_rate: 0, complaint_rate: 0, window_hours: 168, min_sends: 200 }),
     });
   });
 

@@ -183,7 +183,7 @@ const touches: Record<string, string> = {
   'GET /v1/auth/oauth/{provider}/start': 'an OAuth state cookie and a redirect to the provider',
   'GET /v1/auth/oauth/{provider}/callback': 'signs in, or up, by the provider’s verified address (state cookie and PKCE checked)',
   // staff
-  'fn:admin': 'every account of the deployment (create with keys, list, read, suspend, unsuspend) and users’ roles',
+  'fn:admin': 'every account of the deployment (create with keys, list, read, suspend, unsuspend, reputation board and lift of a reputation pause) and users’ roles',
   // contacts, lists, imports
   'GET /v1/contacts': read,
   'GET /v1/contacts/{id}': read,
@@ -233,7 +233,7 @@ const entryPoints: Record<string, { trigger: string; who: string; touches: strin
   'ses-events': {
     trigger: 'queue `ses-events` (SES → SNS → SQS)',
     who: 'SES’s configuration set, through our SNS topic (its policy lets only SES publish); locally the SES emulator’s feedback',
-    touches: 'timeline events of the message SES names (matched by our message id tag), suppressions on bounces and complaints, webhooks',
+    touches: 'timeline events of the message SES names (matched by our message id tag), suppressions on bounces and complaints, the account’s reputation counters and its reputation warning or pause (an alert job to the send queue), webhooks',
   },
   'webhook-worker': {
     trigger: 'queue `webhooks`',

@@ -3,7 +3,7 @@
 // verify it), or once live the next useful steps (an API key to send with, a webhook for the
 // events); a test message to the person's own address (from the shared sender in the sandbox,
 // from a verified domain once live) through POST /v1/send, with a link to its timeline; a link to
-// the Mail app.
+// the Mail app; the account's sending reputation (GET /v1/usage → reputation).
 import { field, view, type Section } from '../section';
 
 const markup = view(
@@ -42,7 +42,10 @@ views.overview = {
     $('test-send-result').replaceChildren();
     await refreshSession();
     const s = state.session;
-    const { domains } = await api('GET', '/v1/domains');
+    const [{ domains }, usage] = await Promise.all([api('GET', '/v1/domains'), api('GET', '/v1/usage')]);
+    // The sending reputation (issue 32): hard bounces and complaints over the last 7 days' sends.
+    const r = usage.reputation;
+    const pct = (x) => (x * 100).toFixed(2) + '%';
     // The list holds the built-in sandbox domain too (sandbox: true): the steps count the account's own.
     const own = domains.filter((d) => !d.sandbox);
     const verified = own.filter(isVerified);
@@ -69,6 +72,8 @@ views.overview = {
         ? 'Sandbox: mail goes only to your own address and to verified test recipients, from the shared sender.'
         : 'Live: mail goes from your verified domains to anyone.'),
       // Until the address is verified the session acts in test mode (docs/threat-model.md).
+      el('p', { id: 'overview-reputation', class: r.state === 'ok' ? '' : 'badge warn' }, 'Reputation, last 7 days: ' + r.sends + ' sends, bounce rate ' + pct(r.bounce_rate) + ', complaint rate ' + pct(r.complaint_rate) +
+        (r.state === 'paused' ? '. Live sending is paused: contact support.' : r.state === 'warned' ? '. Warning: close to having live sending paused.' : '.')),
       ...(s.user.email_verified ? [] : [el('p', { id: 'overview-test-mode' }, 'You are in test mode until you verify your email address: what you send is not delivered, and domains, live keys and contacts wait until then.')]),
     );
     $('overview-steps').replaceChildren(...steps.map((st, i) => el('li', { class: st.done ? 'done' : i === next ? 'next' : '' },

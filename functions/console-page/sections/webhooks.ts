@@ -1,7 +1,7 @@
 // Webhooks: create (the signing secret shown once), rotate the secret, delete, and the delivery log.
 import { field, view, type Section } from '../section';
 
-const events = ['sent', 'delivered', 'opened', 'clicked', 'delivery_delayed', 'bounced', 'complained', 'failed', 'email.received', 'usage.soft_cap_reached'];
+const events = ['sent', 'delivered', 'opened', 'clicked', 'delivery_delayed', 'bounced', 'complained', 'failed', 'email.received', 'usage.soft_cap_reached', 'account.reputation_warning'];
 
 const markup = view(
   'webhooks',

@@ -1,0 +1,64 @@
+// The send worker's part of a reputation alert: a mail to the account's address from the shared
+// sender (the service's own mail: no message, no usage) and an `account.reputation_warning`
+// webhook event whose id is the account's and step's, so a redelivered job delivers it once.
+import { getAccount } from '../accounts/service';
+import type { Store } from '../db/store';
+import type { Mailer } from '../ports/mailer';
+import type { Queue } from '../ports/queue';
+import type { Logger } from '../runtime/logger';
+import { publishEvent } from '../webhooks/deliver';
+import { REPUTATION_EVENT, type ReputationAlertJob } from './alert-job';
+import { defaultPolicy } from './policy';
+
+const percent = (rate: number): string => `${(rate * 100).toFixed(2)}%`;
+
+function alertMail(job: ReputationAlertJob, accountName: string): { subject: string; text: string } {
+  const p = defaultPolicy;
+  const days = p.windowHours / 24;
+  const head =
+    job.state === 'paused'
+      ? `Live sending from ${accountName} is paused: its bounce or complaint rate over the last ${days} days passed the pause level.`
+      : `${accountName} is close to having its live sending paused: its bounce or complaint rate over the last ${days} days passed the warning level.`;
+  const text = [
+    head,
+    '',
+    `Live email sends: ${job.sends}; hard bounces: ${job.bounces} (${percent(job.bounce_rate)}); complaints: ${job.complaints} (${percent(job.complaint_rate)}).`,
+    `Warning at ${percent(p.warnBounceRate)} bounces or ${percent(p.warnComplaintRate)} complaints; pause at ${percent(p.pauseBounceRate)} or ${percent(p.pauseComplaintRate)}.`,
+    '',
+    job.state === 'paused'
+      ? 'New live sends are refused with 403 sending_paused until our staff lift the pause. Reply to this mail or contact support.'
+      : 'Clean your lists (remove addresses that bounce, send only to people who asked for mail). GET /v1/usage shows the rates.',
+    '',
+  ].join('\n');
+  return { subject: job.state === 'paused' ? 'Live sending paused: bounce or complaint rate too high' : 'Warning: bounce or complaint rate is high', text };
+}
+
+export async function sendReputationAlert(
+  deps: { store: Store; queue: Queue; mailer: Mailer; logger: Logger; config: { sharedEmailSender: string } },
+  job: ReputationAlertJob,
+): Promise<void> {
+  const account = await getAccount(deps.store, job.account_id);
+  if (!account) return;
+  const alertId = `${job.account_id}_${job.state}_${job.occurred_at.replace(/[^0-9]/g, '')}`;
+  if (account.email) {
+    await deps.mailer.send({ from: deps.config.sharedEmailSender, to: account.email, ...alertMail(job, account.name), messageId: `alert_rep_${alertId}`, accountId: account.id });
+  } else {
+    deps.logger.info('reputation alert; the account has no address to mail', { accountId: account.id, state: job.state });
+  }
+  await publishEvent(deps, {
+    event_id: `evt_rep_${alertId}`,
+    event_type: REPUTATION_EVENT,
+    message_id: job.message_id,
+    account_id: job.account_id,
+    payload: {
+      state: job.state,
+      sends: job.sends,
+      bounces: job.bounces,
+      complaints: job.complaints,
+      bounce_rate: job.bounce_rate,
+      complaint_rate: job.complaint_rate,
+    },
+    occurred_at: job.occurred_at,
+    created_at: job.occurred_at,
+  });
+}
