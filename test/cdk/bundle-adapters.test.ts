@@ -65,8 +65,10 @@ const GZIP_BUDGETS: Record<string, number> = {
   // client by its /64 (shared/rate-limit/client-network.ts), the audit route's manifest line, the
   // ownership status in isFullyVerified. Raised by 500 bytes more. Then the shared sender's name
   // rule and the daily cap on mail to a sign-up's own address (issue 28, in the send path itself):
-  // the bundle measured 151,730 bytes. Raised by 1 KB more.
-  send: API_GZIP_BUDGET + 2_500,
+  // the bundle measured 151,730 bytes. Raised by 1 KB more. And the reputation pause checked at
+  // acceptance (issue 32, sending_paused from the account the pipeline holds): 152,740 bytes.
+  // Raised by 1 KB more; issue 29's one-of-each-piece work is where send gets lighter again.
+  send: API_GZIP_BUDGET + 3_500,
   // auth carries the list of common and breached passwords new passwords are checked against
   // (issue 19): data, on top of the API budget at its own gzip size, like docs' document.
   auth: API_GZIP_BUDGET + gzipSync(JSON.stringify(JSON.parse(readFileSync(new URL('../../shared/auth/common-passwords.json', import.meta.url), 'utf8')))).length,
