@@ -69,6 +69,9 @@ const GZIP_BUDGETS: Record<string, number> = {
   // acceptance (issue 32, sending_paused from the account the pipeline holds): 152,740 bytes.
   // Raised by 1 KB more; issue 29's one-of-each-piece work is where send gets lighter again.
   send: API_GZIP_BUDGET + 3_500,
+  // mail-send accepts its messages through the same acceptSends, so the reputation pause (issue
+  // 32) reaches it too: 150,148 bytes measured. Raised by 1 KB.
+  'mail-send': API_GZIP_BUDGET + 1_000,
   // auth carries the list of common and breached passwords new passwords are checked against
   // (issue 19): data, on top of the API budget at its own gzip size, like docs' document.
   auth: API_GZIP_BUDGET + gzipSync(JSON.stringify(JSON.parse(readFileSync(new URL('../../shared/auth/common-passwords.json', import.meta.url), 'utf8')))).length,
