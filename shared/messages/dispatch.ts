@@ -230,6 +230,8 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attemp
   }
 
   let providerMessageId: string;
+  // When the provider took the mail: now, or when an earlier attempt that died handed it over.
+  let sentAt = now;
   try {
     const content = await loadContent({ objects: deps.objects, messages }, message);
     // A template's HTML is mailed with its CSS inlined and, without a text part, one made from it
@@ -240,7 +242,10 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attemp
     // An internal sender's headers and attachments (shared/messages/extras.ts); the objects are read now, at send time.
     if (content.headers?.length) email.headers = content.headers;
     if (content.attachments?.length) email.attachments = await loadAttachments(deps.objects, content.attachments);
-    ({ providerMessageId } = await deps.mailer.send(message.message_type === 'marketing' ? withUnsubscribe(deps, message, email) : email));
+    const receipt = await deps.mailer.send(message.message_type === 'marketing' ? withUnsubscribe(deps, message, email) : email);
+    providerMessageId = receipt.providerMessageId;
+    // Never after now, and never before this message was accepted.
+    if (receipt.acceptedAt !== undefined && receipt.acceptedAt < now) sentAt = receipt.acceptedAt > message.created_at ? receipt.acceptedAt : message.created_at;
   } catch (error) {
     // Missing content (or a missing attachment) is as final as a provider's refusal: retrying cannot bring it back.
     if (!(error instanceof PermanentSendError || error instanceof ContentMissingError) && !attempt.finalAttempt) {
@@ -257,10 +262,10 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attemp
   const recorded = await recordEvent(
     deps,
     ref,
-    { type: 'sent', source: 'worker', providerEventId: workerEventId(message.id, 'sent'), payload: { provider_message_id: providerMessageId }, occurredAt: now },
+    { type: 'sent', source: 'worker', providerEventId: workerEventId(message.id, 'sent'), payload: { provider_message_id: providerMessageId }, occurredAt: sentAt },
     { providerMessageId },
   );
   // Counted once: a redelivered job finds the sent event already there.
-  if (recorded.created) await recordSend(deps.store, message, now);
+  if (recorded.created) await recordSend(deps.store, message, sentAt);
   return 'sent';
 }

@@ -27,8 +27,18 @@ export interface MailHeader {
 }
 
 export interface Mailer {
-  /** Hands the message to the provider; resolves with the provider's message id. */
-  send(email: OutboundEmail): Promise<{ providerMessageId: string }>;
+  /**
+   * Hands the message to the provider; resolves with the provider's message id, and with
+   * `acceptedAt` when the provider already held this message from an earlier attempt (the local
+   * runtime's emulator after a crash): when it took it, which is when the message was sent.
+   */
+  send(email: OutboundEmail): Promise<SendReceipt>;
+}
+
+export interface SendReceipt {
+  providerMessageId: string;
+  /** ISO 8601; only for a message an earlier attempt handed over. */
+  acceptedAt?: string;
 }
 
 /** The provider refused this message for good: retrying cannot help. */

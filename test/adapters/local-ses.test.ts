@@ -106,10 +106,10 @@ describe('the SES emulator of the local runtime', () => {
     const restarted = await killAndStart();
 
     // Assess
-    expect(found).toBe(providerMessageId);
+    expect(found?.providerMessageId).toBe(providerMessageId);
     expect((ses as RunningSes).sentMail('msg_other')).toBeUndefined();
     expect(kept()).toEqual([expect.objectContaining({ messageId: providerMessageId, headers: [{ name: 'X-Postbox-Message-Id', value: 'msg_kept' }] })]);
-    expect(restarted.sentMail('msg_kept')).toBe(providerMessageId);
+    expect(restarted.sentMail('msg_kept')).toEqual(found);
   });
 
   it('takes attachments and caller-set headers: the emulator holds the exact bytes and every header', async () => {
@@ -139,7 +139,7 @@ describe('the SES emulator of the local runtime', () => {
   it('forgets the mail the viewer clears', async () => {
     const { endpoint } = ses as RunningSes;
     await new SesMailer(client(endpoint)).send(email('msg_cleared'));
-    expect((ses as RunningSes).sentMail('msg_cleared')).toEqual(expect.any(String));
+    expect((ses as RunningSes).sentMail('msg_cleared')).toEqual({ providerMessageId: expect.any(String), at: expect.any(String) });
 
     await fetch(`${endpoint}/clear-store`, { method: 'POST' });
 
@@ -147,20 +147,24 @@ describe('the SES emulator of the local runtime', () => {
     expect(kept()).toEqual([]);
   });
 
-  it('through the feedback simulator, sends a retried message once and answers with the same id', async () => {
+  it('through the feedback simulator, sends a retried message once and answers with the same id and when the emulator took it', async () => {
     // Prepare: the mailer as the local runtime wires it.
     const queued: unknown[] = [];
     const queue: Queue = { send: async (_q, body) => void queued.push(body), sendBatch: async () => undefined };
     const deps = { queue, clock: new ManualClock(), logger: createLogger('silent'), sentMail: (ses as RunningSes).sentMail };
     const mailer = new SimulatedSesFeedback(new SesMailer(client((ses as RunningSes).endpoint)), deps);
+    const before = Math.floor(Date.now() / 1000) * 1000;
     const first = await mailer.send(email('msg_retried'));
+    const after = Date.now();
 
     // Act: the worker died after the emulator accepted the mail; the process starts again and the job comes back.
     const restarted = await killAndStart();
     const again = await new SimulatedSesFeedback(new SesMailer(client(restarted.endpoint)), { ...deps, sentMail: restarted.sentMail }).send(email('msg_retried'));
 
     // Assess
-    expect(again).toEqual(first);
+    expect(again).toEqual({ ...first, acceptedAt: expect.any(String) });
+    const acceptedAt = Date.parse(again.acceptedAt as string);
+    expect(acceptedAt >= before && acceptedAt <= after).toBe(true);
     expect(emulatorStore.getStoreReadonly().emails.map((m) => m.messageId)).toEqual([first.providerMessageId]);
     expect(kept()).toHaveLength(1);
     expect(queued).toHaveLength(2);
@@ -194,7 +198,7 @@ describe('the SES emulator of the local runtime', () => {
     const again = await wire(restarted, queue).recover();
 
     // Assess: the lost mail's Delivery, once, as the send would have queued it; nothing for the reported one.
-    const providerMessageId = restarted.sentMail('msg_lost') as string;
+    const providerMessageId = restarted.sentMail('msg_lost')?.providerMessageId as string;
     expect([owed, again]).toEqual([1, 0]);
     expect(queued).toHaveLength(2);
     expect(queued[1]?.MessageId).toBe(simulatedSnsMessageId(providerMessageId, 'Delivery'));
@@ -218,7 +222,7 @@ describe('the SES emulator of the local runtime', () => {
 
     expect(await feedback.recover()).toBe(0);
     expect(queued).toEqual([]);
-    expect(readFileSync(join(dir, 'ses-feedback.jsonl'), 'utf8')).toContain(restarted.sentMail('msg_old') as string);
+    expect(readFileSync(join(dir, 'ses-feedback.jsonl'), 'utf8')).toContain(restarted.sentMail('msg_old')?.providerMessageId as string);
   });
 });
 

@@ -2,7 +2,7 @@
 // AWS would, and that notification takes a message to delivered through the real ingest handler.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as handlerRaw } from '../../functions/events/ingest-ses-event';
-import { SimulatedSesFeedback } from '../../shared/adapters/local/ses-feedback';
+import { SimulatedSesFeedback, type HeldReceipt } from '../../shared/adapters/local/ses-feedback';
 import { LOCAL_SES_TOPIC_ARN, parseSesNotification, simulatedSnsMessageId } from '../../shared/events/ses-notification';
 import { readTimeline } from '../../shared/messages/timeline';
 import { ManualClock } from '../../shared/ports/clock';
@@ -139,21 +139,24 @@ describe('SimulatedSesFeedback', () => {
     // Prepare: the lookup answers as the emulator's store would once the first send is in it.
     const queue = capturingQueue();
     const inner = new FakeMailer({ providerMessageId: 'p-held' });
-    const held = new Map<string, string>();
+    const held = new Map<string, HeldReceipt>();
     const { deps, logs } = quietDeps(queue);
     const mailer = new SimulatedSesFeedback(inner, { ...deps, sentMail: (messageId) => held.get(messageId) });
     const first = await mailer.send(email);
-    held.set(email.messageId, first.providerMessageId);
+    const takenAt = '2026-01-02T03:04:05.000Z';
+    held.set(email.messageId, { providerMessageId: first.providerMessageId, at: takenAt });
 
     // Act: the worker died after the emulator accepted the mail, and the job came back.
     const retried = await mailer.send(email);
 
     // Assess
     expect(inner.sent).toHaveLength(1);
-    expect(retried).toEqual({ providerMessageId: 'p-held' });
+    // … and says when the emulator took it: the worker's `sent` is then, not now.
+    expect(retried).toEqual({ providerMessageId: 'p-held', acceptedAt: takenAt });
     const envelopes = queue.bodies.map((b) => JSON.parse(b.body));
     expect(envelopes).toHaveLength(2);
     expect(envelopes[1].MessageId).toBe(envelopes[0].MessageId);
+    expect(JSON.parse(envelopes[1].Message).mail.timestamp).toBe(takenAt);
     expect(logs).toContainEqual(expect.objectContaining({ level: 'info', messageId: email.messageId, providerMessageId: 'p-held' }));
   });
 
@@ -206,12 +209,12 @@ describe('SimulatedSesFeedback with the ingest handler', () => {
     // Prepare: a retried send queues the Delivery of the mail the emulator already held again.
     const sent = await seedSentMessage(c, { recipient: 'hedy@example.test' });
     const providerMessageId = newProviderMessageId();
-    const held = new Map<string, string>();
+    const held = new Map<string, HeldReceipt>();
     const mailer = new SimulatedSesFeedback(new FakeMailer({ providerMessageId }), { ...c, sentMail: (id) => held.get(id) });
     const outbound = { ...email, to: 'hedy@example.test', messageId: sent.message.id, accountId: sent.message.account_id };
     const before = c.sent.length;
     await mailer.send(outbound);
-    held.set(sent.message.id, providerMessageId);
+    held.set(sent.message.id, { providerMessageId, at: c.clock.now().toISOString() });
     await mailer.send(outbound);
     const queued = c.sent.slice(before).filter((s) => s.queue === 'ses-events');
 

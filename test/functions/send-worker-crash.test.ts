@@ -4,8 +4,11 @@
 // every event it stored, and in test mode the simulated outcome it never reached. Each kill is a
 // store or queue call that throws once, at the point a `kill -9` would cut the attempt short.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { handler as ingestRaw } from '../../functions/events/ingest-ses-event';
 import { handler as handlerRaw } from '../../functions/send/send-message';
+import { SimulatedSesFeedback, type HeldReceipt } from '../../shared/adapters/local/ses-feedback';
 import type { CreatedAccount } from '../../shared/accounts/service';
+import { sortTimeline } from '../../shared/messages/model';
 import { readTimeline } from '../../shared/messages/timeline';
 import { PermanentSendError } from '../../shared/ports/mailer';
 import { call } from '../support/api';
@@ -15,6 +18,7 @@ import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 
 const handler = underNeeds('functions/send/send-message.ts', handlerRaw);
+const ingest = underNeeds('functions/events/ingest-ses-event.ts', ingestRaw);
 
 let c: TestContainer;
 let account: CreatedAccount;
@@ -132,5 +136,46 @@ describe('a send job that comes back after its attempt died', () => {
     expect((await readTimeline(c.store, id)).message?.status).toBe('failed');
     expect(published(id)).toEqual(['failed']);
     expect(c.mailed).toEqual([]);
+  });
+
+  it('live on the local runtime, killed after the emulator took the mail and before sent was stored: sent is when the emulator took it, before its delivered', async () => {
+    // Prepare: the mailer as the local runtime wires it (the SES emulator's held mail, the simulated
+    // Delivery); the attempt dies at its `sent` event, after the emulator took the mail.
+    const { id, job } = await accept('ada@example.com', account.admin_key);
+    const held = new Map<string, HeldReceipt>();
+    const emulator = c.mailer;
+    c.mailer = new SimulatedSesFeedback(
+      {
+        send: async (email) => {
+          const receipt = await emulator.send(email);
+          held.set(email.messageId, { providerMessageId: receipt.providerMessageId, at: c.clock.now().toISOString() });
+          return receipt;
+        },
+      },
+      // SNS's side, not the send function's: it queues onto ses-events, which the worker may not.
+      { queue: { send: async (queue, body) => void c.sent.push({ queue, body }), sendBatch: async () => undefined }, clock: c.clock, logger: c.logger, sentMail: (messageId) => held.get(messageId) },
+    );
+    try {
+      const kill = killOnce('create', (item) => item.entity === 'message_event' && item.type === 'sent');
+      c.clock.advance(60_000);
+      expect((await handler(sqsEvent([sqsRecord(job, 1)]))).batchItemFailures).toHaveLength(1);
+      expect(kill.fired()).toBe(true);
+
+      // Act: the job comes back a minute later, before the Delivery the emulator's mail owes is
+      // ingested; then both copies of that Delivery reach ingest, the first attempt's first.
+      expect(await runToSuccess(job)).toBe(1);
+      const deliveries = c.sent.filter((s) => s.queue === 'ses-events').map((s) => sqsRecord(s.body));
+      expect(deliveries).toHaveLength(2);
+      expect((await ingest(sqsEvent(deliveries))).batchItemFailures).toEqual([]);
+
+      // Assess: mailed once; `sent` at the time the emulator took it, so the provider's `delivered`
+      // is the newest event, as the status says.
+      const { message, events } = await readTimeline(c.store, id);
+      expect(c.mailed.map((m) => m.messageId)).toEqual([id]);
+      expect(message?.status).toBe('delivered');
+      expect(sortTimeline(events).map((e) => e.type)).toEqual(['sent', 'delivered']);
+    } finally {
+      c.mailer = emulator;
+    }
   });
 });

@@ -4,9 +4,11 @@
 //
 // It also makes the local handoff idempotent across a crash: when the emulator already holds the
 // mail of this message (the worker died after the emulator accepted it, and the job came back), it
-// does not send again but answers with that mail's id and queues its Delivery again. The
-// notification's SNS MessageId is derived from the mail's id, so ingest sees the same provider
-// event however often it is queued, and the timeline gets one `delivered`.
+// does not send again but answers with that mail's id and when the emulator took it, and queues its
+// Delivery again. The notification's SNS MessageId is derived from the mail's id, so ingest sees the
+// same provider event however often it is queued, and the timeline gets one `delivered`. The worker
+// records `sent` at the time the emulator took the mail, not at the retry: a Delivery ingested
+// before the retry stays the newest event, as the status it set says (docs/api-decisions.md).
 //
 // And it is as durable as SNS → SQS, which never loses a notification SES owes for a mail it took:
 // a ledger (DATA_DIR/ses-feedback.jsonl, one line per mail whose notification the queue journal
@@ -16,7 +18,7 @@
 import { appendFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { Queue } from '../../ports/queue';
 import type { Clock } from '../../ports/clock';
-import type { Mailer, OutboundEmail } from '../../ports/mailer';
+import type { Mailer, OutboundEmail, SendReceipt } from '../../ports/mailer';
 import type { Logger } from '../../runtime/logger';
 import { buildSesDeliveryEvent, buildSesMail, buildSnsNotification, LOCAL_SES_TOPIC_ARN, simulatedSnsMessageId } from '../../events/ses-notification';
 
@@ -27,6 +29,12 @@ export interface SimulatedSesFeedbackOptions {
    */
   processingTimeMillis?: number;
   topicArn?: string;
+}
+
+/** The mail the SES emulator holds for one of our messages: its id, and when it took it (ISO 8601). */
+export interface HeldReceipt {
+  providerMessageId: string;
+  at: string;
 }
 
 /** A mail the SES emulator holds, as the feedback needs it to report on it. */
@@ -45,8 +53,8 @@ export interface SimulatedSesFeedbackDeps {
   queue: Queue;
   clock: Clock;
   logger: Logger;
-  /** The provider id of the mail the emulator already holds for our message id, if any. */
-  sentMail?: (messageId: string) => string | undefined;
+  /** The mail the emulator already holds for our message id, if any. */
+  sentMail?: (messageId: string) => HeldReceipt | undefined;
   /** Every mail the emulator holds with our message id, and the ledger file: both or neither. */
   durable?: { heldMail: () => HeldMail[]; ledger: string };
 }
@@ -68,11 +76,12 @@ export class SimulatedSesFeedback implements Mailer {
     private readonly options: SimulatedSesFeedbackOptions = {},
   ) {}
 
-  async send(email: OutboundEmail): Promise<{ providerMessageId: string }> {
+  async send(email: OutboundEmail): Promise<SendReceipt> {
     const held = this.deps.sentMail?.(email.messageId);
-    if (held) this.deps.logger.info('the SES emulator already holds this message; not sending it again', { messageId: email.messageId, providerMessageId: held });
-    const result = held ? { providerMessageId: held } : await this.inner.send(email);
-    const mail = { providerMessageId: result.providerMessageId, messageId: email.messageId, accountId: email.accountId, from: email.from, to: email.to, subject: email.subject, timestamp: this.deps.clock.now().toISOString() };
+    if (held) this.deps.logger.info('the SES emulator already holds this message; not sending it again', { messageId: email.messageId, providerMessageId: held.providerMessageId });
+    const result: SendReceipt = held ? { providerMessageId: held.providerMessageId, acceptedAt: held.at } : await this.inner.send(email);
+    const timestamp = held?.at ?? this.deps.clock.now().toISOString();
+    const mail = { providerMessageId: result.providerMessageId, messageId: email.messageId, accountId: email.accountId, from: email.from, to: email.to, subject: email.subject, timestamp };
     try {
       await this.deps.queue.send('ses-events', this.notificationOf(mail));
       this.noteReported([result.providerMessageId]);

@@ -10,7 +10,7 @@ import type { Server, ServerResponse } from 'node:http';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
-import type { HeldMail } from '../../adapters/local/ses-feedback';
+import type { HeldMail, HeldReceipt } from '../../adapters/local/ses-feedback';
 import { MESSAGE_ID_HEADER } from '../../ports/mailer';
 
 const require = createRequire(import.meta.url);
@@ -127,7 +127,7 @@ export interface RunningSes extends Running {
    * The emulator's id of the mail it holds for our message id (the X-Postbox-Message-Id header),
    * kept mail from before a restart included; undefined when it holds none.
    */
-  sentMail(messageId: string): string | undefined;
+  sentMail(messageId: string): HeldReceipt | undefined;
   /** Every mail it holds that carries our message id, oldest first (the SES feedback's recovery reads it). */
   heldMail(): HeldMail[];
 }
@@ -177,22 +177,25 @@ function heldMail(): HeldMail[] {
   return sesStore().emails.flatMap((email) => {
     const messageId = email.headers?.find((h) => h.name.toLowerCase() === header)?.value;
     if (!messageId) return [];
-    const at = new Date((email.at ?? 0) * 1000).toISOString();
+    const at = takenAt(email);
     return [{ providerMessageId: email.messageId, messageId, from: email.from ?? '', to: email.destination?.to?.[0] ?? '', subject: email.subject ?? '', at }];
   });
 }
 
+/** When the emulator took a mail: it keeps epoch seconds, so this is at or before the moment. */
+const takenAt = (email: { at?: number }): string => new Date((email.at ?? 0) * 1000).toISOString();
+
 /**
- * Our message id → the emulator's id, from the X-Postbox-Message-Id header of the mail it holds.
+ * Our message id → the emulator's id and when it took the mail, from the X-Postbox-Message-Id header of the mail it holds.
  * The store only grows between clears, so each lookup indexes the mail added since the last one;
  * a clear (the emulator replaces the array) starts the index over.
  */
-function sentMailIndex(): (messageId: string) => string | undefined {
+function sentMailIndex(): (messageId: string) => HeldReceipt | undefined {
   const store = sesStore();
   const header = MESSAGE_ID_HEADER.toLowerCase();
   let list = store.emails;
   let indexed = 0;
-  const index = new Map<string, string>();
+  const index = new Map<string, HeldReceipt>();
   return (messageId) => {
     if (store.emails !== list || store.emails.length < indexed) {
       list = store.emails;
@@ -202,7 +205,7 @@ function sentMailIndex(): (messageId: string) => string | undefined {
     for (; indexed < list.length; indexed++) {
       const email = list[indexed];
       const ours = email?.headers?.find((h) => h.name.toLowerCase() === header)?.value;
-      if (email && ours && !index.has(ours)) index.set(ours, email.messageId);
+      if (email && ours && !index.has(ours)) index.set(ours, { providerMessageId: email.messageId, at: takenAt(email) });
     }
     return index.get(messageId);
   };
