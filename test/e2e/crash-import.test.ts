@@ -3,12 +3,9 @@
 // counts add up to the file's rows. 1,500 rows (three chunks) prove the same as 5,000 in a fraction
 // of the time: the fault is in the one chunk the kill cuts short, whichever it is. The kill lands where the runtime's own contact count says it
 // is (inside a chunk of 500, while its writes run 8 at a time), not after a sleep.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { keys } from '../../shared/db/keys';
-import { api, admitted, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
+import { api, admitted, useKillableRuntime } from '../support/local-process';
 import { getItem, scanEntity, storeOf } from '../support/runtime-store';
 import { waitFor } from '../support/wait';
 
@@ -16,30 +13,13 @@ const ROWS = 1500;
 /** Inside the second chunk (rows 500–999), its writes under way. */
 const KILL_AT = 750;
 
-let dataDir: string;
-let runtime: RuntimeProcess | undefined;
-let key: string;
-let accountId: string;
-
-const env = () => ({ DATA_DIR: dataDir, QUEUE_RETRY_DELAY_SECONDS: '1', ACCOUNT_EMAIL: 'ada@example.com' });
-
-beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'postbox-crash-import-'));
-  runtime = await startRuntimeProcess(env());
-  const bootstrap = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
-  key = bootstrap.admin_key;
-  accountId = bootstrap.account_id;
-});
-afterAll(async () => {
-  await runtime?.stop('SIGKILL');
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const runtime = useKillableRuntime('crash-import');
 
 const emailOf = (i: number): string => `row${i}@crash-import.test`;
 
 async function upload(base: string, csv: string): Promise<string> {
   const res = await admitted(
-    () => fetch(`${base}/v1/uploads`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'text/csv' }, body: csv }),
+    () => fetch(`${base}/v1/uploads`, { method: 'POST', headers: { authorization: `Bearer ${runtime.bootstrap.admin_key}`, 'content-type': 'text/csv' }, body: csv }),
     'POST /v1/uploads',
   );
   const body = (await res.json()) as { key: string };
@@ -48,7 +28,8 @@ async function upload(base: string, csv: string): Promise<string> {
 }
 
 it(`finishes a ${ROWS}-row import killed mid-chunk: every row once, counts that add up`, { timeout: 180_000 }, async () => {
-  const first = runtime!;
+  const first = runtime.current;
+  const { admin_key: key, account_id: accountId } = runtime.bootstrap;
   const csv = `email,first_name\n${Array.from({ length: ROWS }, (_, i) => `${emailOf(i)},Row ${i}`).join('\n')}\n`;
   const started = await api(first.url, 'POST', '/v1/contacts/import', key, { object_key: await upload(first.url, csv) });
   expect(started.status).toBe(202);
@@ -64,10 +45,8 @@ it(`finishes a ${ROWS}-row import killed mid-chunk: every row once, counts that 
   );
   first.child.kill('SIGKILL');
   db.destroy();
-  await runtime!.stop('SIGKILL');
 
-  runtime = await startRuntimeProcess(env());
-  const second = runtime;
+  const second = await runtime.restart();
   let last: Record<string, any> | undefined;
   const finished = await waitFor(
     async () => {

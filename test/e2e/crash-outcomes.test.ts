@@ -7,60 +7,22 @@
 // consumer batch slower than the retry delay (1 s here), so other lanes receive its messages again
 // while it is handled (shared/runtime/local/queue-poller.ts). A smaller batch drains too fast to
 // make that happen reliably.
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
 import { sortTimeline, type TimelineEventItem } from '../../shared/messages/model';
-import { LOCAL_TABLE } from '../../shared/runtime/local/runtime';
-import { api, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
+import { api, useKillableRuntime } from '../support/local-process';
+import { scanEntity as scan, storeOf } from '../support/runtime-store';
 import { waitFor } from '../support/wait';
 
 const ITEMS = 1000;
 /** Killed once this many of the batch's messages have a `sent` event: mid-drain, outcomes in flight. */
 const KILL_AFTER_SENT = 100;
 
-let dataDir: string;
-let runtime: RuntimeProcess | undefined;
-let live: string;
-let accountId: string;
-
-// The bootstrap account's own address: exempt from the sign-up accounts' daily own-address cap.
-const env = () => ({ DATA_DIR: dataDir, QUEUE_RETRY_DELAY_SECONDS: '1', ACCOUNT_EMAIL: 'ada@example.com' });
-
-beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'postbox-crash-outcomes-'));
-  runtime = await startRuntimeProcess(env());
-  const bootstrap = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
-  live = bootstrap.admin_key;
-  accountId = bootstrap.account_id;
-});
-afterAll(async () => {
-  await runtime?.stop('SIGKILL');
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-function storeOf(r: RuntimeProcess): DynamoDBDocumentClient {
-  const endpoint = /store \(DynamoDB endpoint\):\s+(\S+)/.exec(r.output())?.[1];
-  if (!endpoint) throw new Error(`no store endpoint in the runtime's output:\n${r.output()}`);
-  return DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
-  );
-}
-
-async function scan(db: DynamoDBDocumentClient, entity: string): Promise<Array<Record<string, any>>> {
-  const items: Array<Record<string, any>> = [];
-  for await (const page of paginateScan({ client: db }, { TableName: LOCAL_TABLE, FilterExpression: 'entity = :e', ExpressionAttributeValues: { ':e': entity } })) {
-    items.push(...(page.Items ?? []));
-  }
-  return items;
-}
+const runtime = useKillableRuntime('crash-outcomes');
 
 /** The batch's messages and, per message id, its timeline oldest first (the API's own order). */
 async function readBack(db: DynamoDBDocumentClient): Promise<{ messages: Array<Record<string, any>>; timelines: Map<string, string[]> }> {
-  const messages = (await scan(db, 'message')).filter((m) => m.account_id === accountId);
+  const messages = (await scan(db, 'message')).filter((m) => m.account_id === runtime.bootstrap.account_id);
   const byMessage = new Map<string, TimelineEventItem[]>();
   for (const e of await scan(db, 'message_event')) byMessage.set(e.message_id, [...(byMessage.get(e.message_id) ?? []), e as TimelineEventItem]);
   const timelines = new Map([...byMessage].map(([id, events]) => [id, sortTimeline(events).map((e) => e.type as string)]));
@@ -77,7 +39,8 @@ const batch = Array.from({ length: ITEMS }, (_, i) => ({
 describe('kill -9 of the local runtime while a batch drains', () => {
   it(`every message of a ${ITEMS}-item batch gets its provider outcome after a restart, and its status is its newest event`, { timeout: 420_000 }, async () => {
     // Prepare: the batch accepted, then killed once KILL_AFTER_SENT of its messages are sent.
-    const first = runtime!;
+    const first = runtime.current;
+    const { account_id: accountId, admin_key: live } = runtime.bootstrap;
     const accepted = await api(first.url, 'POST', '/v1/send/batch', live, batch);
     expect(accepted.status).toBe(200);
     const ids: string[] = accepted.body.map((r: { success: boolean; response: { id: string } }) => r.success && r.response.id);
@@ -94,9 +57,7 @@ describe('kill -9 of the local runtime while a batch drains', () => {
     firstDb.destroy();
 
     // Act
-    await runtime?.stop('SIGKILL');
-    runtime = await startRuntimeProcess(env());
-    const db = storeOf(runtime);
+    const db = storeOf(await runtime.restart());
 
     // Assess
     let seen: Awaited<ReturnType<typeof readBack>> | undefined;

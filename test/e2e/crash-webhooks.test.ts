@@ -3,11 +3,8 @@
 // its newest timeline event. The events are those of 250 test-mode sends (sent, then the simulated
 // delivered), so the kill cuts into the send worker's events and their deliveries alike. It lands
 // when the subscriber has received a given number of events, not after a sleep.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { api, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
+import { api, useKillableRuntime } from '../support/local-process';
 import { startHttpReceiver, type Receiver } from '../support/receivers';
 import { scanEntity, storeOf } from '../support/runtime-store';
 import { waitFor } from '../support/wait';
@@ -16,24 +13,12 @@ const MESSAGES = 250;
 const EVENTS = MESSAGES * 2;
 const KILL_AFTER = 120;
 
-let dataDir: string;
-let runtime: RuntimeProcess | undefined;
 let receiver: Receiver;
-let key: string;
-
-const env = () => ({ DATA_DIR: dataDir, QUEUE_RETRY_DELAY_SECONDS: '1', WEBHOOK_ALLOW_PRIVATE: 'true', ACCOUNT_EMAIL: 'ada@example.com' });
-
 beforeAll(async () => {
   receiver = await startHttpReceiver();
-  dataDir = mkdtempSync(join(tmpdir(), 'postbox-crash-webhooks-'));
-  runtime = await startRuntimeProcess(env());
-  key = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')).test_admin_key;
 });
-afterAll(async () => {
-  await runtime?.stop('SIGKILL');
-  await receiver?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(async () => receiver?.close());
+const runtime = useKillableRuntime('crash-webhooks', { WEBHOOK_ALLOW_PRIVATE: 'true' });
 
 /** message id → the distinct event types the subscriber received for it. */
 function received(): Map<string, Set<string>> {
@@ -47,7 +32,8 @@ function received(): Map<string, Set<string>> {
 const distinctEvents = (): number => new Set(receiver.requests.map((r) => r.headers['service-event-id'])).size;
 
 it(`delivers every one of ${EVENTS} webhook events after a kill -9 mid-delivery, and leaves each status at its newest event`, { timeout: 240_000 }, async () => {
-  const first = runtime!;
+  const first = runtime.current;
+  const key = runtime.bootstrap.test_admin_key;
   const sub = await api(first.url, 'POST', '/v1/webhooks', key, { endpoint_url: `${receiver.url}/hooks`, event_types: ['sent', 'delivered'] });
   expect(sub.status).toBe(201);
   const items = Array.from({ length: MESSAGES }, (_, i) => ({
@@ -62,10 +48,7 @@ it(`delivers every one of ${EVENTS} webhook events after a kill -9 mid-delivery,
 
   const atKill = await waitFor(() => distinctEvents() >= KILL_AFTER && distinctEvents(), { what: `the subscriber to receive ${KILL_AFTER} events`, timeoutMs: 90_000, intervalMs: 2 });
   first.child.kill('SIGKILL');
-  await first.stop('SIGKILL');
-
-  runtime = await startRuntimeProcess(env());
-  const second = runtime;
+  const second = await runtime.restart();
   await waitFor(() => distinctEvents() >= EVENTS, {
     what: () => {
       const seen = received();

@@ -1,62 +1,20 @@
 // `kill -9` of the local runtime, mid-batch and right after a batch is accepted: after a restart
 // every accepted message reaches a final status, none is mailed twice, and no message that was
 // never accepted appears. What happened is read back from the store and the SES emulator.
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_TABLE } from '../../shared/runtime/local/runtime';
-import { api, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
+import { afterAll, describe, expect, it } from 'vitest';
+import { api, useKillableRuntime, type RuntimeProcess } from '../support/local-process';
+import { scanEntity as scan, storeOf } from '../support/runtime-store';
 import { waitFor } from '../support/wait';
 
 const ITEMS = 400;
 const FINAL = new Set(['delivered', 'bounced', 'complained', 'failed', 'suppressed', 'canceled']);
 
-let dataDir: string;
-let runtime: RuntimeProcess | undefined;
-let live: string;
-let accountId: string;
-
-const env = () => ({ DATA_DIR: dataDir, QUEUE_RETRY_DELAY_SECONDS: '1', ACCOUNT_EMAIL: 'ada@example.com' });
-
-beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'postbox-crash-'));
-  runtime = await startRuntimeProcess(env());
-  const bootstrap = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
-  live = bootstrap.admin_key;
-  accountId = bootstrap.account_id;
-});
-afterAll(async () => {
-  await runtime?.stop('SIGKILL');
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-function storeEndpoint(r: RuntimeProcess): string {
-  const found = /store \(DynamoDB endpoint\):\s+(\S+)/.exec(r.output())?.[1];
-  if (!found) throw new Error(`no store endpoint in the runtime's output:\n${r.output()}`);
-  return found;
-}
-
-function storeOf(r: RuntimeProcess): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint: storeEndpoint(r), region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
-  );
-}
-
-async function scan(db: DynamoDBDocumentClient, entity: string): Promise<Array<Record<string, any>>> {
-  const items: Array<Record<string, any>> = [];
-  for await (const page of paginateScan({ client: db }, { TableName: LOCAL_TABLE, FilterExpression: 'entity = :e', ExpressionAttributeValues: { ':e': entity } })) {
-    items.push(...(page.Items ?? []));
-  }
-  return items;
-}
+const runtime = useKillableRuntime('crash');
 
 /** The account's messages and, per message id, the types on its timeline. */
 async function readBack(r: RuntimeProcess): Promise<{ messages: Array<Record<string, any>>; events: Map<string, string[]> }> {
   const db = storeOf(r);
-  const messages = (await scan(db, 'message')).filter((m) => m.account_id === accountId);
+  const messages = (await scan(db, 'message')).filter((m) => m.account_id === runtime.bootstrap.account_id);
   const events = new Map<string, string[]>();
   for (const e of await scan(db, 'message_event')) events.set(e.message_id, [...(events.get(e.message_id) ?? []), e.type]);
   db.destroy();
@@ -81,12 +39,6 @@ const batch = (tag: string) =>
     destination: { email: 'ada@example.com' },
     payload: { subject: `${tag} ${i}`, body_text: 'Hi' },
   }));
-
-async function restart(): Promise<RuntimeProcess> {
-  await runtime?.stop('SIGKILL');
-  runtime = await startRuntimeProcess(env());
-  return runtime;
-}
 
 /** Waits until every one of `ids` is final, then checks nothing is doubled or invented. */
 async function expectAllFinalOnce(r: RuntimeProcess, ids: readonly string[], tag: string): Promise<void> {
@@ -142,12 +94,12 @@ describe('kill -9 of the local runtime', () => {
   ];
   for (const point of killPoints) {
     it(`mid-batch, ${point.name}: the same batch retried after a restart answers ids that all exist, each mailed once`, { timeout: 240_000 }, async () => {
-      const first = runtime!;
+      const first = runtime.current;
       const body = batch(point.tag);
       const db = storeOf(first);
       const answered = fetch(`${first.url}/v1/send/batch`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${live}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${runtime.bootstrap.admin_key}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
       }).then(
         (res) => res.status,
@@ -164,8 +116,8 @@ describe('kill -9 of the local runtime', () => {
       db.destroy();
       expect(await answered).toBe('no answer');
 
-      const second = await restart();
-      const retry = await api(second.url, 'POST', '/v1/send/batch', live, body);
+      const second = await runtime.restart();
+      const retry = await api(second.url, 'POST', '/v1/send/batch', runtime.bootstrap.admin_key, body);
 
       expect(retry.status).toBe(200);
       expect(retry.body.filter((r: { success: boolean }) => !r.success)).toEqual([]);
@@ -177,14 +129,14 @@ describe('kill -9 of the local runtime', () => {
   }
 
   it('right after a batch is accepted: every accepted message is delivered after a restart, each mailed once', { timeout: 240_000 }, async () => {
-    const first = runtime!;
-    const accepted = await api(first.url, 'POST', '/v1/send/batch', live, batch('after'));
+    const first = runtime.current;
+    const accepted = await api(first.url, 'POST', '/v1/send/batch', runtime.bootstrap.admin_key, batch('after'));
     first.child.kill('SIGKILL');
 
     expect(accepted.status).toBe(200);
     const ids = accepted.body.map((r: { success: boolean; response: { id: string } }) => r.success && r.response.id);
     expect(ids.filter((id: unknown) => !id)).toEqual([]);
-    const second = await restart();
+    const second = await runtime.restart();
     await expectAllFinalOnce(second, ids, 'after');
     report.push(`after acceptance: ${ids.length} accepted, killed at once; ${sweptAtStart(second)}; all ${ids.length} delivered after restart, each mailed once`);
   });

@@ -13,6 +13,7 @@ import { callRaw } from '../support/api';
 import { keys } from '../../shared/db/keys';
 import type { InboundEmailItem } from '../../shared/inbound/repository';
 import { giveVerifiedDomain } from '../support/domains';
+import { rawMailWithAttachment } from '../support/mail';
 import { underNeeds } from '../support/grants';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
@@ -59,29 +60,8 @@ async function deliveriesOf(subscriptionId: string): Promise<Array<{ event_id: s
 }
 
 /** An invoice as a vendor (or someone who knows its Message-ID) would mail it: a text and a PDF. */
-function invoice(messageId: string, text: string, pdf: string): string {
-  return [
-    'From: billing@vendor.test',
-    'To: ap@books.test',
-    'Subject: Invoice 7',
-    `Message-ID: ${messageId}`,
-    'MIME-Version: 1.0',
-    'Content-Type: multipart/mixed; boundary="b"',
-    '',
-    '--b',
-    'Content-Type: text/plain',
-    '',
-    text,
-    '--b',
-    'Content-Type: application/pdf; name="invoice.pdf"',
-    'Content-Disposition: attachment; filename="invoice.pdf"',
-    'Content-Transfer-Encoding: base64',
-    '',
-    Buffer.from(pdf).toString('base64'),
-    '--b--',
-    '',
-  ].join('\r\n');
-}
+const invoice = (messageId: string, text: string, pdf: string): string =>
+  rawMailWithAttachment({ from: 'billing@vendor.test', to: 'ap@books.test', subject: 'Invoice 7', messageId, text, pdf: { filename: 'invoice.pdf', content: pdf } });
 
 describe('the inbound worker', () => {
   it('stores one email per recipient on an inbound-enabled domain, under the account that owns it', async () => {

@@ -16,6 +16,7 @@ import { TEST_SECRETS, type TestContainer } from '../support/container';
 import { underNeeds } from '../support/grants';
 import { bounceNotification, complaintNotification, seedSentMessage, snsWrap } from '../support/ses-events';
 import { sqsEvent, sqsRecord } from '../support/sqs';
+import { signUp, withSession } from '../support/sessions';
 import { useTestbed } from '../support/testbed';
 
 const ingest = underNeeds('functions/events/ingest-ses-event.ts', ingestRaw);
@@ -174,6 +175,21 @@ describe('warning and pause', () => {
     expect((await getAccount(c.store, other))?.reputation_state).toBe('paused');
     expect((await getAccount(c.store, accountId))?.reputation_state).toBeUndefined();
     expect((await email(bed.sendKey)).status).toBe(201);
+  });
+
+  it("another account's owner, signed in, neither sees the board nor lifts a pause: 403, and the pause stays", async () => {
+    await sends(200);
+    await feedback(16, 'bounce');
+    expect((await getAccount(c.store, accountId))?.reputation_state).toBe('paused');
+    const stranger = await signUp(bed.request);
+
+    const board = await bed.request(withSession(stranger, { method: 'GET', path: '/v1/admin/reputation' }));
+    const lift = await bed.request(withSession(stranger, { method: 'POST', path: `/v1/admin/accounts/${accountId}/reputation/lift` }));
+    const ownLift = await bed.request(withSession(stranger, { method: 'POST', path: `/v1/admin/accounts/${stranger.accountId}/reputation/lift` }));
+
+    expect([board.status, lift.status, ownLift.status]).toEqual([403, 403, 403]);
+    expect(JSON.stringify(board.body)).not.toContain(accountId);
+    expect((await getAccount(c.store, accountId))?.reputation_state).toBe('paused');
   });
 
   it('a lift of an unknown account is 404', async () => {

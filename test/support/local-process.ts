@@ -1,7 +1,11 @@
 // Starts `bin/local.ts` as its own process, the way `npm start` does, on free ports, and calls its
 // API the way a client that honours 429 does, unless a test is about the rate limiter itself.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { waitFor } from './wait';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -116,4 +120,64 @@ export function admitted<R extends ApiResponse | Response>(send: () => Promise<R
 /** One API call, once the per-second rate limiter admits it (see apiOnce for the limiter's own tests). */
 export function api(base: string, method: string, path: string, key?: string, body?: unknown): Promise<ApiResponse> {
   return admitted(() => apiOnce(base, method, path, key, body), `${method} ${path}`);
+}
+
+/** What `npm start` wrote to DATA_DIR/bootstrap.json on its first start. */
+export interface Bootstrap {
+  account_id: string;
+  admin_key: string;
+  test_admin_key: string;
+  staff_token: string;
+}
+
+export interface KillableRuntime {
+  /** The running process (replaced by `restart`). */
+  readonly current: RuntimeProcess;
+  readonly dataDir: string;
+  readonly bootstrap: Bootstrap;
+  /** `kill -9` of the current process, then a new one on the same DATA_DIR. */
+  restart(): Promise<RuntimeProcess>;
+}
+
+/**
+ * The prelude of the crash tests: before all, a runtime process on a DATA_DIR of its own (the
+ * bootstrap account's own address, exempt from the sign-up accounts' own-address cap, and a 1 s
+ * queue retry delay unless `env` says otherwise); after all, the process killed and the directory
+ * removed.
+ */
+export function useKillableRuntime(name: string, env: Record<string, string> = {}): KillableRuntime {
+  let dataDir = '';
+  let running: RuntimeProcess | undefined;
+  let bootstrap: Bootstrap | undefined;
+  const settings = () => ({ DATA_DIR: dataDir, QUEUE_RETRY_DELAY_SECONDS: '1', ACCOUNT_EMAIL: 'ada@example.com', ...env });
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), `postbox-${name}-`));
+    running = await startRuntimeProcess(settings());
+    bootstrap = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as Bootstrap;
+  });
+  afterAll(async () => {
+    await running?.stop('SIGKILL');
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the runtime is not started: useKillableRuntime runs in beforeAll');
+    return value;
+  };
+  return {
+    get current() {
+      return started(running);
+    },
+    get dataDir() {
+      return started(dataDir || undefined);
+    },
+    get bootstrap() {
+      return started(bootstrap);
+    },
+    async restart() {
+      await running?.stop('SIGKILL');
+      running = undefined;
+      running = await startRuntimeProcess(settings());
+      return running;
+    },
+  };
 }

@@ -35,12 +35,17 @@ export function rawMail(m: { from?: string; to: string; subject: string; text?: 
   return `${headers.join('\r\n')}\r\n\r\n${m.text ?? 'hello'}\r\n`;
 }
 
-/** A message with a text part and one small PDF attachment (c.pdf, 9 bytes). */
-export function rawMailWithAttachment(m: { to: string; subject: string; text: string }): string {
+/**
+ * A message with a text part and one PDF attachment: by default c.pdf of 9 bytes from
+ * alice@sender.test, without a Message-ID.
+ */
+export function rawMailWithAttachment(m: { to: string; subject: string; text: string; from?: string; messageId?: string; pdf?: { filename: string; content: string } }): string {
+  const pdf = m.pdf ?? { filename: 'c.pdf', content: '%PDF-1.4\n' };
   return [
-    'From: alice@sender.test',
+    `From: ${m.from ?? 'alice@sender.test'}`,
     `To: ${m.to}`,
     `Subject: ${m.subject}`,
+    ...(m.messageId ? [`Message-ID: ${m.messageId}`] : []),
     'MIME-Version: 1.0',
     'Content-Type: multipart/mixed; boundary="b"',
     '',
@@ -49,11 +54,11 @@ export function rawMailWithAttachment(m: { to: string; subject: string; text: st
     '',
     m.text,
     '--b',
-    'Content-Type: application/pdf; name="c.pdf"',
-    'Content-Disposition: attachment; filename="c.pdf"',
+    `Content-Type: application/pdf; name="${pdf.filename}"`,
+    `Content-Disposition: attachment; filename="${pdf.filename}"`,
     'Content-Transfer-Encoding: base64',
     '',
-    'JVBERi0xLjQK',
+    Buffer.from(pdf.content).toString('base64'),
     '--b--',
     '',
   ].join('\r\n');
