@@ -8,8 +8,7 @@
 // form: v2. The first format, v1, used the string's base64 decoding as the key and refused any
 // other string, which in AWS failed every seal (issue 30); v1 values exist only where the key was
 // base64 of 32 bytes (local data directories) and still open there.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { deriveKey } from './crypto';
+import { derivedKey, gcmOpen, gcmSeal } from './crypto';
 
 const VERSION = 'v2';
 const LEGACY_VERSION = 'v1';
@@ -17,17 +16,10 @@ const KEY_LABEL = 'secret-box/aes-256-gcm/v2';
 /** Shorter than any key a deployment makes (64 generated characters; 44 locally): a typo, not a key. */
 const MIN_KEY_CHARS = 32;
 
-const derivedKeys = new Map<string, Buffer>();
-
 /** The v2 key: HKDF-SHA256 of the secret string, computed once per secret. */
 function keyOf(secret: string): Buffer {
   if (secret.length < MIN_KEY_CHARS) throw new Error(`data encryption key must be at least ${MIN_KEY_CHARS} characters`);
-  let key = derivedKeys.get(secret);
-  if (!key) {
-    key = deriveKey(secret, KEY_LABEL);
-    derivedKeys.set(secret, key);
-  }
-  return key;
+  return derivedKey(secret, KEY_LABEL);
 }
 
 /** The v1 key: the secret's base64 decoding, which had to be exactly 32 bytes. */
@@ -39,19 +31,14 @@ function legacyKeyOf(secret: string): Buffer {
 
 /** `context` (e.g. the owning item's id) must be given again to open the box. */
 export function seal(secret: string, plaintext: string, context: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', keyOf(secret), iv);
-  cipher.setAAD(Buffer.from(context, 'utf8'));
-  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return [VERSION, iv.toString('base64url'), body.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+  const { iv, body, tag } = gcmSeal(keyOf(secret), plaintext, Buffer.from(context, 'utf8'));
+  return [VERSION, iv.toString('base64url'), body.toString('base64url'), tag.toString('base64url')].join('.');
 }
 
 export function open(secret: string, sealed: string, context: string): string {
   const [version, iv, body, tag, extra] = sealed.split('.');
   if ((version !== VERSION && version !== LEGACY_VERSION) || !iv || !body || !tag || extra !== undefined) throw new Error('not a sealed secret');
   const key = version === VERSION ? keyOf(secret) : legacyKeyOf(secret);
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
-  decipher.setAAD(Buffer.from(context, 'utf8'));
-  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-  return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+  const box = { iv: Buffer.from(iv, 'base64url'), body: Buffer.from(body, 'base64url'), tag: Buffer.from(tag, 'base64url') };
+  return gcmOpen(key, box, Buffer.from(context, 'utf8'));
 }

@@ -3,7 +3,8 @@
 // the policy a new password must meet: 10 to 256 characters, not on the shipped list of common and
 // breached passwords (common-passwords.json, checked case-insensitively), not one repeated
 // character, not the address or its local part, not a "postbox" variant.
-import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { randomBytes, scrypt as scryptCallback, type ScryptOptions } from 'node:crypto';
+import { safeEqualBytes } from '../crypto';
 import { InvalidRequestError } from '../errors';
 import commonPasswords from './common-passwords.json';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './schemas';
@@ -35,7 +36,7 @@ export async function verifyPassword(password: string, encoded: string): Promise
   if (scheme !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64url');
   const actual = await scrypt(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p) });
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  return safeEqualBytes(actual, expected);
 }
 
 const common = new Set<string>(commonPasswords);

@@ -2,8 +2,7 @@
 // and the CSRF token, which is derived from the id, so nothing more is stored and a leaked token
 // reveals nothing about the id. Kept apart from the session writes (sessions.ts) so the API's
 // bundles stay small.
-import { createHmac } from 'node:crypto';
-import { safeEqual, sha256Hex } from '../crypto';
+import { hmacSha256, safeEqual, sha256Hex } from '../crypto';
 import type { AccountItem } from '../accounts/repository';
 import type { Store } from '../db/store';
 import type { Clock } from '../ports/clock';
@@ -34,7 +33,7 @@ export async function findSession(deps: { store: Store; clock: Clock }, id: stri
  */
 export const sessionActsInTestMode = (account: Pick<AccountItem, 'owner_verified'>): boolean => account.owner_verified === false;
 
-export const csrfTokenOf = (sessionId: string): string => createHmac('sha256', CSRF_KEY).update(sessionId, 'utf8').digest('base64url');
+export const csrfTokenOf = (sessionId: string): string => hmacSha256(CSRF_KEY, sessionId).toString('base64url');
 
 /** Constant time; false for a missing token. */
 export const csrfTokenMatches = (sessionId: string, presented: string | undefined): boolean =>

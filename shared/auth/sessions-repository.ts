@@ -4,6 +4,7 @@
 import { keyQueries, keys, type ItemKey } from '../db/keys';
 import type { Store } from '../db/store';
 import type { UserRole } from './users-repository';
+import { eachPage } from '../db/all-items';
 
 export interface SessionItem extends ItemKey {
   entity: 'session';
@@ -45,15 +46,12 @@ export class SessionRepository {
 
   /** Ends every session of a user. */
   async removeAllOf(userId: string): Promise<void> {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.store.query<UserSessionItem>({ ...keyQueries.userSessions(userId), startKey });
-      for (const entry of page.items) {
+    for await (const entries of eachPage<UserSessionItem>(this.store, keyQueries.userSessions(userId))) {
+      for (const entry of entries) {
         const digest = entry.sk.slice(keys.userSessionPrefix.length);
         await this.store.delete(keys.session(digest));
         await this.store.delete(keys.userSession(userId, digest));
       }
-      startKey = page.lastKey;
-    } while (startKey);
+    }
   }
 }

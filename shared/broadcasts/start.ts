@@ -7,7 +7,7 @@
 // the scheduler's start job is the schedule itself, which makes the move scheduled → sending when
 // it fires (never for a broadcast cancelled or sent meanwhile: the move is conditional). A hand-on
 // repeated after a crash queues jobs that were queued already, which every job tolerates.
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../crypto';
 import type { Store } from '../db/store';
 import type { Clock } from '../ports/clock';
 import type { Queue } from '../ports/queue';
@@ -25,7 +25,7 @@ export interface StartDeps {
   queue: Queue;
 }
 
-export const newStartToken = (): string => randomBytes(8).toString('hex');
+export const newStartToken = (): string => randomHex(8);
 
 export const startJobFor = (broadcast: Pick<BroadcastItem, 'id' | 'account_id'>, token: string): StartJob => ({
   broadcast_id: broadcast.id,

@@ -21,8 +21,7 @@
 //
 // Writes per counted event: 3 (shard +1 & token, marker, drop token) after 1 read of the marker;
 // a duplicate or a second open reads the marker and its shard and writes nothing.
-import { randomBytes } from 'node:crypto';
-import { sha256Hex } from '../crypto';
+import { randomHex, sha256Hex } from '../crypto';
 import type { Store } from '../db/store';
 import { inParallel } from '../concurrency';
 import type { Clock } from '../ports/clock';
@@ -65,7 +64,7 @@ interface Token {
 }
 
 /** type|message id|epoch ms|nonce: what a settle needs to find the token's marker and its age. */
-const newToken = (type: CountedType, messageId: string, ms: number): string => `${type}|${messageId}|${ms}|${randomBytes(4).toString('hex')}`;
+const newToken = (type: CountedType, messageId: string, ms: number): string => `${type}|${messageId}|${ms}|${randomHex(4)}`;
 
 function parseToken(token: string): Token | undefined {
   const [type, messageId, ms] = token.split('|');

@@ -17,11 +17,11 @@
 // So member_count is exact for every list with no token older than the bound, and a list read
 // after the bound sees it exact again. A write that fails its condition halfway undoes the count
 // (undoCount drops the token in the same write, so it happens at most once).
+import { randomHex } from '../crypto';
 import { inParallel } from '../concurrency';
 import type { Clock } from '../ports/clock';
 import type { Store } from '../db/store';
 import { ApiError, NotFoundError } from '../errors';
-import { randomBytes } from 'node:crypto';
 import { ContactRepository, type ContactListItem, type ListMemberItem } from './repository';
 
 /** How old a membership write's token must be before a read decides its request died. */
@@ -32,7 +32,7 @@ export interface MemberDeps {
   clock: Clock;
 }
 
-const newOp = (): string => randomBytes(8).toString('hex');
+const newOp = (): string => randomHex(8);
 
 interface Token {
   sign: '+' | '-';

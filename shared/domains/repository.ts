@@ -2,6 +2,7 @@
 // claim on a domain name, and the account's domain count the limit is checked against.
 import {  keys, type ItemKey, keyQueries } from '../db/keys';
 import { wrote, type Store } from '../db/store';
+import { allItems } from '../db/all-items';
 
 export type VerificationStatus = 'pending' | 'verified' | 'failed';
 
@@ -88,17 +89,7 @@ export class DomainRepository {
 
   /** Every domain of the account, in store order (by name). */
   async listAll(accountId: string): Promise<DomainItem[]> {
-    const items: DomainItem[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.store.query<DomainItem>({
-        ...keyQueries.accountItems(accountId, keys.domainPrefix),
-        startKey,
-      });
-      items.push(...page.items);
-      startKey = page.lastKey;
-    } while (startKey);
-    return items;
+    return allItems<DomainItem>(this.store, { ...keyQueries.accountItems(accountId, keys.domainPrefix), ascending: false });
   }
 
   /** Written once its name is claimed, so it never overwrites another account's domain. */

@@ -4,6 +4,7 @@ import { keys, keyQueries, type ItemKey } from '../db/keys';
 import { wrote, type Store } from '../db/store';
 import { isId } from '../ids';
 import type { DestinationType, RouteView } from './schemas';
+import { allItems } from '../db/all-items';
 
 export interface RouteItem extends ItemKey {
   entity: 'inbound_route';
@@ -51,14 +52,7 @@ export class RouteRepository {
 
   /** Every route of the account, oldest first (ids are ULIDs). */
   async all(accountId: string): Promise<RouteItem[]> {
-    const found: RouteItem[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.store.query<RouteItem>({ ...keyQueries.accountItems(accountId, keys.inboundRoutePrefix), ascending: true, startKey });
-      found.push(...out.items);
-      startKey = out.lastKey;
-    } while (startKey);
-    return found;
+    return allItems<RouteItem>(this.store, keyQueries.accountItems(accountId, keys.inboundRoutePrefix));
   }
 
   /** The updated route; undefined when it is gone. */

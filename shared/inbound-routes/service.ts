@@ -1,7 +1,7 @@
 // Inbound email settings: turning inbound on for a domain, and the routes that forward what it
 // receives. A route's signing secret is shown once (create) and otherwise kept sealed under the
 // data encryption key, bound to the route id, as webhook subscriptions keep theirs.
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../crypto';
 import type { Store } from '../db/store';
 import { domainOf, isValidAddress, normalizeAddress } from '../email/address';
 import { isFullyVerified, normalizeDomain } from '../domains/model';
@@ -148,7 +148,7 @@ export async function createRoute(deps: RouteDeps, accountId: string, body: Crea
   assertPrefixFree(existing, domain.domain, body.match_prefix);
   const id = deps.ids.next('inr');
   const now = deps.clock.now().toISOString();
-  const secret = randomBytes(SECRET_BYTES).toString('hex');
+  const secret = randomHex(SECRET_BYTES);
   const item: NewRoute = {
     id,
     account_id: accountId,

@@ -9,6 +9,7 @@ import { queryPage, type Page, type PageRequest } from '../pagination';
 import { LEASE_MS, type IdempotencyItem, type NewIdempotencyRecord } from './idempotency';
 import { type EventType, type MessageContentItem, type MessageItem, type MessageStatus, type TimelineEvent, type TimelineEventItem } from './model';
 import { storedItemBytes } from '../db/item-size';
+import { allItems, eachPage } from '../db/all-items';
 
 export type NewMessage = Omit<MessageItem, keyof ItemKey | keyof MessageListKey | 'entity'>;
 
@@ -45,19 +46,10 @@ export class MessageRepository {
   async getWithTimeline(messageId: string): Promise<{ message?: MessageItem; events: TimelineEventItem[] }> {
     const events: TimelineEventItem[] = [];
     let message: MessageItem | undefined;
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.store.query<MessageItem | TimelineEventItem>({
-        ...keyQueries.messageTimeline(messageId),
-        ascending: true,
-        startKey,
-      });
-      for (const item of page.items) {
-        if (item.entity === 'message') message = item;
-        else if (item.entity === 'message_event') events.push(item);
-      }
-      startKey = page.lastKey;
-    } while (startKey);
+    for (const item of await allItems<MessageItem | TimelineEventItem>(this.store, keyQueries.messageTimeline(messageId))) {
+      if (item.entity === 'message') message = item;
+      else if (item.entity === 'message_event') events.push(item);
+    }
     return { message, events };
   }
 
@@ -316,15 +308,12 @@ export class IdempotencyRepository {
    */
   async *dueForRecovery(leaseEndingBy: number, pageSize = 200): AsyncGenerator<IdempotencyItem[]> {
     for (let shard = 0; shard < OUTBOX_SHARDS; shard++) {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await this.store.query<ItemKey>({ ...keyQueries.outboxDue(shard, leaseEndingBy), ascending: true, limit: pageSize, startKey });
-        startKey = page.lastKey;
-        if (page.items.length === 0) continue;
-        const items = await this.store.batchGet<StoredClaim>(page.items.map((i) => ({ pk: i.pk, sk: i.sk })));
+      for await (const entries of eachPage<ItemKey>(this.store, { ...keyQueries.outboxDue(shard, leaseEndingBy), ascending: true, limit: pageSize })) {
+        if (entries.length === 0) continue;
+        const items = await this.store.batchGet<StoredClaim>(entries.map((i) => ({ pk: i.pk, sk: i.sk })));
         const due = items.filter((i) => i.state === 'pending' && i.lease_until <= leaseEndingBy).map(plain);
         if (due.length > 0) yield due;
-      } while (startKey);
+      }
     }
   }
 }

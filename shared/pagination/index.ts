@@ -1,8 +1,7 @@
 // The one pagination module every list uses: limit parsing, sealed opaque cursors bound to the
 // account, the collection and the filters, and newest-first pages of a store query.
 import * as z from 'zod';
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { sha256Hex } from '../crypto';
+import { derivedKey, GCM_IV_BYTES as IV_BYTES, GCM_TAG_BYTES as TAG_BYTES, gcmOpen, gcmSeal, sha256Hex } from '../crypto';
 import { table, keyQueries } from '../db/keys';
 import type { Item, QueryRequest, Store } from '../db/store';
 import { InvalidRequestError } from '../errors';
@@ -43,30 +42,16 @@ function filterDigest(filters: CursorScope['filters'] = {}): string {
 // nobody's business, and AES-GCM's tag makes any changed byte unreadable. The version names the
 // scheme so a later one can be told apart.
 const VERSION = 'c2';
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
-const derivedKeys = new Map<string, Buffer>();
 
 /** The cursor key, derived from the cursor-signing-key secret so no new secret is needed. */
-function cursorKey(secret: string): Buffer {
-  let key = derivedKeys.get(secret);
-  if (!key) {
-    key = Buffer.from(hkdfSync('sha256', secret, 'postbox', 'cursor/aes-256-gcm/v2', 32));
-    derivedKeys.set(secret, key);
-  }
-  return key;
-}
+const cursorKey = (secret: string): Buffer => derivedKey(secret, 'cursor/aes-256-gcm/v2');
 
 /** Account and list are bound as associated data: a cursor opens only in the walk it came from. */
 const boundTo = (scope: CursorScope): Buffer => Buffer.from(JSON.stringify([VERSION, scope.accountId, scope.collection]), 'utf8');
 
 export function encodeCursor(secret: string, scope: CursorScope, lastKey: Record<string, unknown>): string {
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', cursorKey(secret), iv);
-  cipher.setAAD(boundTo(scope));
-  const plaintext = JSON.stringify({ f: filterDigest(scope.filters), k: lastKey });
-  const sealed = Buffer.concat([iv, cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()]);
-  return `${VERSION}.${sealed.toString('base64url')}`;
+  const box = gcmSeal(cursorKey(secret), JSON.stringify({ f: filterDigest(scope.filters), k: lastKey }), boundTo(scope));
+  return `${VERSION}.${Buffer.concat([box.iv, box.body, box.tag]).toString('base64url')}`;
 }
 
 const invalidCursor = (cause?: unknown): InvalidRequestError =>
@@ -81,11 +66,8 @@ export function decodeCursor(secret: string, scope: CursorScope, cursor: string)
   if (sealed.length < IV_BYTES + TAG_BYTES + 1 || sealed.toString('base64url') !== body) throw invalidCursor();
   let parsed: z.infer<typeof payloadSchema>;
   try {
-    const decipher = createDecipheriv('aes-256-gcm', cursorKey(secret), sealed.subarray(0, IV_BYTES));
-    decipher.setAAD(boundTo(scope));
-    decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
-    const plaintext = Buffer.concat([decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)), decipher.final()]);
-    parsed = payloadSchema.parse(JSON.parse(plaintext.toString('utf8')));
+    const box = { iv: sealed.subarray(0, IV_BYTES), body: sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES), tag: sealed.subarray(sealed.length - TAG_BYTES) };
+    parsed = payloadSchema.parse(JSON.parse(gcmOpen(cursorKey(secret), box, boundTo(scope))));
   } catch (error) {
     throw invalidCursor(error);
   }

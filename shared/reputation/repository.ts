@@ -4,6 +4,7 @@
 import { keyQueries, keys, table, type ItemKey } from '../db/keys';
 import type { Store } from '../db/store';
 import type { ReputationState, Window } from './policy';
+import { allItems } from '../db/all-items';
 
 export type Counter = 'sends' | 'bounces' | 'complaints';
 
@@ -44,16 +45,11 @@ export class ReputationRepository {
   /** The sum of the buckets from one hour to another, both inclusive. */
   async window(accountId: string, fromHour: string, toHour: string): Promise<Window> {
     const sum: Window = { sends: 0, bounces: 0, complaints: 0 };
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.store.query<BucketItem>({ ...keyQueries.reputationBuckets(accountId, fromHour, toHour), ascending: true, startKey });
-      for (const b of page.items) {
-        sum.sends += Number(b.sends ?? 0);
-        sum.bounces += Number(b.bounces ?? 0);
-        sum.complaints += Number(b.complaints ?? 0);
-      }
-      startKey = page.lastKey;
-    } while (startKey);
+    for (const b of await allItems<BucketItem>(this.store, keyQueries.reputationBuckets(accountId, fromHour, toHour))) {
+      sum.sends += Number(b.sends ?? 0);
+      sum.bounces += Number(b.bounces ?? 0);
+      sum.complaints += Number(b.complaints ?? 0);
+    }
     return sum;
   }
 
@@ -63,13 +59,7 @@ export class ReputationRepository {
 
   /** Every board entry (one per account ever judged). */
   async board(): Promise<BoardEntry[]> {
-    const out: BoardEntry[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.store.query<BoardItem>({ ...keyQueries.partition(keys.reputationBoardPartition), ascending: true, startKey });
-      for (const { pk: _pk, sk: _sk, entity: _e, ...entry } of page.items) out.push(entry);
-      startKey = page.lastKey;
-    } while (startKey);
-    return out;
+    const items = await allItems<BoardItem>(this.store, keyQueries.partition(keys.reputationBoardPartition));
+    return items.map(({ pk: _pk, sk: _sk, entity: _e, ...entry }) => entry);
   }
 }

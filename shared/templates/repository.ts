@@ -12,6 +12,7 @@ import { wrote, type Store } from '../db/store';
 import { isId } from '../ids';
 import { queryPage, type Page, type PageRequest } from '../pagination';
 import type { TemplateVariable } from './schemas';
+import { eachPage } from '../db/all-items';
 
 /** One version's content: what a render needs. */
 export interface VersionContent {
@@ -148,11 +149,8 @@ export class TemplateRepository {
 
   /** Deletes the version items of a deleted template, a page at a time. */
   async removeVersions(templateId: string): Promise<void> {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.store.query<TemplateVersionItem>({ ...keyQueries.partition(keys.templateVersionsPartition(templateId)), startKey });
-      for (const item of page.items) await this.store.delete(keys.templateVersion(templateId, item.version));
-      startKey = page.lastKey;
-    } while (startKey);
+    for await (const items of eachPage<TemplateVersionItem>(this.store, keyQueries.partition(keys.templateVersionsPartition(templateId)))) {
+      for (const item of items) await this.store.delete(keys.templateVersion(templateId, item.version));
+    }
   }
 }

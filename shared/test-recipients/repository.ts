@@ -4,6 +4,7 @@ import {  keys, type ItemKey, keyQueries, type KeyQuery } from '../db/keys';
 import { wrote, type Store } from '../db/store';
 import { queryPage, type Page, type PageRequest } from '../pagination';
 import type { TestRecipientStatus } from './schemas';
+import { allItems } from '../db/all-items';
 
 export interface TestRecipientItem extends ItemKey {
   entity: 'test_recipient';
@@ -38,14 +39,7 @@ export class TestRecipientRepository {
    * moment while concurrent registrations settle), so this is one small Query.
    */
   async listAll(accountId: string): Promise<TestRecipientItem[]> {
-    const items: TestRecipientItem[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.store.query<TestRecipientItem>({ ...entriesOf(accountId), ascending: true, startKey });
-      items.push(...out.items);
-      startKey = out.lastKey;
-    } while (startKey);
-    return items;
+    return allItems<TestRecipientItem>(this.store, entriesOf(accountId));
   }
 
   /** A page of the account's entries, newest first. */

@@ -6,8 +6,8 @@
 // Lower-case base32 throughout (the ULID's Crockford alphabet, RFC 4648's for the MAC): the token
 // also rides in a mailto local part, which mail systems may fold to one case, and 26 + 1 + 26
 // characters keep `unsub+<token>` within the 64 characters a local part may have.
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Channel } from '../accounts/schemas';
+import { hmacSha256, safeEqualBytes } from '../crypto';
 
 export interface UnsubscribeRef {
   /** msg_ id */
@@ -44,7 +44,7 @@ function base32(bytes: Buffer): string {
 function macOf(secret: string, ref: UnsubscribeRef): Buffer {
   // One field a line, with a version label: no two refs share an input.
   const input = ['postbox-unsubscribe/v1', ref.id, ref.account_id, ref.channel, ref.recipient].join('\n');
-  return createHmac('sha256', secret).update(input, 'utf8').digest().subarray(0, MAC_BYTES);
+  return hmacSha256(secret, input).subarray(0, MAC_BYTES);
 }
 
 export function unsubscribeToken(secret: string, ref: UnsubscribeRef): string {
@@ -65,5 +65,5 @@ export function tokenMatches(secret: string, token: string, ref: UnsubscribeRef)
   if (!match || `msg_${match[1]}` !== ref.id) return false;
   const given = Buffer.from(match[2] as string, 'utf8');
   const expected = Buffer.from(base32(macOf(secret, ref)), 'utf8');
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return safeEqualBytes(given, expected);
 }

@@ -7,6 +7,7 @@ import { isId } from '../ids';
 import { queryPage, type Page, type PageRequest } from '../pagination';
 import type { DeliveryStatus, SubscribableType } from './model';
 import type { DeliveryView, SubscriptionView } from './schemas';
+import { allItems } from '../db/all-items';
 
 export interface SubscriptionItem extends ItemKey {
   entity: 'webhook';
@@ -108,14 +109,7 @@ export class SubscriptionRepository {
 
   /** Every subscription of the account (at most a few dozen), oldest first. */
   async all(accountId: string): Promise<SubscriptionItem[]> {
-    const found: SubscriptionItem[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await this.store.query<SubscriptionItem>({ ...accountSubscriptions(accountId), ascending: true, startKey });
-      found.push(...out.items);
-      startKey = out.lastKey;
-    } while (startKey);
-    return found;
+    return allItems<SubscriptionItem>(this.store, accountSubscriptions(accountId));
   }
 
   /** A page of the account's subscriptions, newest first. */

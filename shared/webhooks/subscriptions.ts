@@ -1,7 +1,7 @@
 // Webhook subscriptions: the use cases behind /v1/webhooks and the reads the delivery worker needs.
 // The signing secret is shown once (create, rotate) and otherwise kept sealed under the data
 // encryption key, bound to the subscription id; the worker opens it to sign each request.
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../crypto';
 import type { Store } from '../db/store';
 import { ApiError, InvalidRequestError, NotFoundError } from '../errors';
 import type { Ids } from '../ids';
@@ -45,7 +45,7 @@ async function checkEndpoint(deps: SubscriptionDeps, url: string): Promise<void>
 }
 
 function newSecret(key: string, subscriptionId: string): { secret: string; sealed: string } {
-  const secret = randomBytes(SECRET_BYTES).toString('hex');
+  const secret = randomHex(SECRET_BYTES);
   return { secret, sealed: seal(key, secret, subscriptionId) };
 }
 

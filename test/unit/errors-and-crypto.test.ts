@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { randomBase62, safeEqual } from '../../shared/crypto';
+import { deriveKey, derivedKey, gcmOpen, gcmSeal, randomBase62, randomHex, safeEqual, safeEqualBytes } from '../../shared/crypto';
 import { ApiError, errorStatus } from '../../shared/errors';
 import { ulidIds, isId } from '../../shared/ids';
 import { ManualClock } from '../../shared/ports/clock';
@@ -27,6 +27,35 @@ describe('crypto helpers', () => {
     expect(safeEqual('abc', 'abd')).toBe(false);
     expect(safeEqual('abc', 'abcd')).toBe(false);
     expect(safeEqual('', 'a')).toBe(false);
+  });
+});
+
+describe('the one sealing, signing and comparing pieces', () => {
+  it('gcmSeal opens with the same key and associated data, and refuses any changed byte, key or data', () => {
+    const key = derivedKey('a secret of the deployment', 'test/v1');
+    const box = gcmSeal(key, 'hello', Buffer.from('acct_1'));
+    expect(gcmOpen(key, box, Buffer.from('acct_1'))).toBe('hello');
+    expect(box.iv).toHaveLength(12);
+    expect(box.tag).toHaveLength(16);
+    expect(() => gcmOpen(key, box, Buffer.from('acct_2'))).toThrow();
+    expect(() => gcmOpen(derivedKey('another secret', 'test/v1'), box, Buffer.from('acct_1'))).toThrow();
+    const flipped = Buffer.from(box.body);
+    flipped[0] = (flipped[0] ?? 0) ^ 1;
+    expect(() => gcmOpen(key, { ...box, body: flipped }, Buffer.from('acct_1'))).toThrow();
+    expect(gcmSeal(key, 'hello', Buffer.from('acct_1')).iv.equals(box.iv)).toBe(false);
+  });
+
+  it('derivedKey is deriveKey, kept apart by label', () => {
+    expect(derivedKey('s3cret', 'one').equals(deriveKey('s3cret', 'one'))).toBe(true);
+    expect(derivedKey('s3cret', 'one').equals(derivedKey('s3cret', 'two'))).toBe(false);
+  });
+
+  it('safeEqualBytes is false for other bytes or another length, and randomHex gives twice its bytes in hex', () => {
+    expect(safeEqualBytes(Buffer.from('abc'), Buffer.from('abc'))).toBe(true);
+    expect(safeEqualBytes(Buffer.from('abc'), Buffer.from('abd'))).toBe(false);
+    expect(safeEqualBytes(Buffer.from('abc'), Buffer.from('abcd'))).toBe(false);
+    expect(randomHex(8)).toMatch(/^[0-9a-f]{16}$/);
+    expect(randomHex(8)).not.toBe(randomHex(8));
   });
 });
 

@@ -1,10 +1,11 @@
 // The local stand-in for S3: one file per object under a folder, with its content type beside it.
 // Its download links play S3's presigned GETs: the local HTTP server serves `/_objects/<token>`,
 // where the token names the key, the expiry and the answer's headers, sealed with an HMAC.
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { hmacSha256, safeEqualBytes } from '../../crypto';
 import type { DownloadOptions, ObjectStore, ObjectStream, StoredObject } from '../../ports/object-store';
 
 /** The path under the local API's origin where download links are served. */
@@ -108,7 +109,7 @@ export class FileObjectStore implements ObjectStore {
     const payload = token.slice(0, dot);
     const given = Buffer.from(token.slice(dot + 1), 'base64url');
     const expected = Buffer.from(this.seal(payload), 'base64url');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    if (!safeEqualBytes(given, expected)) return undefined;
     let claims: LinkClaims;
     try {
       claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as LinkClaims;
@@ -121,7 +122,7 @@ export class FileObjectStore implements ObjectStore {
   }
 
   private seal(payload: string): string {
-    return createHmac('sha256', this.links!.key).update(`object-download\n${payload}`).digest('base64url');
+    return hmacSha256(this.links!.key, `object-download\n${payload}`).toString('base64url');
   }
 
   private nowMs(): number {

@@ -3,7 +3,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -17,7 +17,7 @@ import { FileObjectStore } from '../../adapters/local/file-object-store';
 import { JournaledQueue } from '../../adapters/local/journaled-queue';
 import { SimulatedSesFeedback } from '../../adapters/local/ses-feedback';
 import { StoreScheduler } from '../../adapters/local/store-scheduler';
-import { randomBase62 } from '../../crypto';
+import { hmacSha256, randomBase62 } from '../../crypto';
 import { Store } from '../../db/store';
 import type { LocalSettings, RuntimeConfig } from '../config';
 import { buildContainer, installContainer, type Container } from '../container';
@@ -194,7 +194,7 @@ export async function startLocalRuntime(
       queueArns: provisioned.arns,
       // Download links are sealed with a key of their own, derived from a stored secret, so every
       // process over this DATA_DIR serves the links any of them made.
-      objects: { kind: 'files', root: join(dataDir, 'objects'), downloadKey: createHmac('sha256', secrets['data-encryption-key'] ?? '').update('local object download links').digest('hex') },
+      objects: { kind: 'files', root: join(dataDir, 'objects'), downloadKey: hmacSha256(secrets['data-encryption-key'] ?? '', 'local object download links').toString('hex') },
       scheduler: { kind: 'local' },
       secrets: { kind: 'static', values: { ...secrets, ...settings.stripeSecrets, ...settings.oauthSecrets } },
       sharedEmailSender: settings.sharedEmailSender,

@@ -8,7 +8,7 @@
 // `Received` notification in its SNS envelope onto the inbound queue, where the same worker as in
 // AWS takes it. The client hears 250 only once the object is stored and the notification is in the
 // queue's journal, so a kill -9 at any moment loses no message that was accepted.
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { Resolver } from 'node:dns/promises';
@@ -110,7 +110,7 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
   await mkdir(options.tmpDir, { recursive: true });
 
   const receive = async (stream: SMTPServerDataStream, session: SMTPServerSession): Promise<void> => {
-    const sesMessageId = randomBytes(20).toString('hex');
+    const sesMessageId = randomHex(20);
     const file = join(options.tmpDir, `${sesMessageId}.eml`);
     try {
       let bytes = 0;
@@ -144,7 +144,7 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
           action: { type: 'S3', bucketName: LOCAL_BUCKET, objectKey },
         },
       };
-      await c.queue.send('inbound', asSnsEnvelope(notification, randomBytes(16).toString('hex')));
+      await c.queue.send('inbound', asSnsEnvelope(notification, randomHex(16)));
     } finally {
       await rm(file, { force: true });
     }
