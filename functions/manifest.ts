@@ -165,8 +165,12 @@ export const functions: readonly FunctionDef[] = [
       { method: 'DELETE', path: '/v1/webhooks/{id}', access: SEND, summary: 'Remove a subscription; its retries stop' },
       { method: 'POST', path: '/v1/webhooks/{id}/rotate-secret', access: SEND, summary: 'New signing secret, shown once' },
       { method: 'GET', path: '/v1/webhooks/{id}/deliveries', access: SEND_OR_READ, summary: 'Delivery log, most recent first' },
+      { method: 'POST', path: '/v1/webhooks/{id}/deliveries/{delivery_id}/replay', access: SEND, summary: 'Deliver a logged event again, as a new delivery' },
+      { method: 'POST', path: '/v1/webhooks/{id}/replay-failed', access: SEND, summary: 'Deliver every exhausted event of the log again' },
+      { method: 'POST', path: '/v1/webhooks/{id}/test', access: SEND, summary: 'Deliver a signed webhook.test event' },
     ],
-    needs: { table: 'readwrite', secrets: ['cursor-signing-key', 'data-encryption-key'] },
+    // sendTo webhooks: replays and test events are queued attempts, made by the webhook worker.
+    needs: { table: 'readwrite', sendTo: ['webhooks'], secrets: ['cursor-signing-key', 'data-encryption-key'] },
     memoryMb: 512,
     timeoutSeconds: 10,
   },
@@ -393,8 +397,11 @@ export const functions: readonly FunctionDef[] = [
       // Sending reputation (issue 32): the deployment's accounts by bounce and complaint rate, and the lift of a pause.
       { method: 'GET', path: '/v1/admin/reputation', access: STAFF, summary: 'Accounts by bounce and complaint rate over the last 7 days (staff token or staff session)' },
       { method: 'POST', path: '/v1/admin/accounts/{id}/reputation/lift', access: STAFF, summary: 'Lift a reputation warning or pause (staff token or staff session)' },
+      { method: 'GET', path: '/v1/admin/dead-letters', access: STAFF, summary: "Each queue's DLQ: depth, messages and why they failed (staff token or staff session)" },
+      { method: 'POST', path: '/v1/admin/dead-letters/{queue}/redrive', access: STAFF, summary: 'Put DLQ messages back on their queue, some or all (staff token or staff session)' },
     ],
-    needs: { table: 'readwrite', secrets: ['staff-token', 'cursor-signing-key'] },
+    // deadLetters: the dead-letter routes look at and redrive every DLQ.
+    needs: { table: 'readwrite', secrets: ['staff-token', 'cursor-signing-key'], deadLetters: true },
     memoryMb: 512,
     timeoutSeconds: 10,
   },

@@ -61,6 +61,9 @@ export function adapterFlags(needs: Needs): Record<string, string> {
   const flag = (on: boolean): string => (on ? 'true' : 'false');
   return {
     POSTBOX_WITH_SQS: flag((needs.sendTo?.length ?? 0) > 0),
+    // Its own flag: the DLQ adapter's SQS commands stay out of every function that only sends, and
+    // a function that only redrives (admin) gets no queue port to send jobs of its own with.
+    POSTBOX_WITH_DLQ: flag(Boolean(needs.deadLetters)),
     POSTBOX_WITH_SES: flag(Boolean(needs.sesSend || needs.sesIdentities)),
     POSTBOX_WITH_SCHEDULER: flag(Boolean(needs.scheduler)),
     POSTBOX_WITH_S3: flag(needs.bucket !== undefined),

@@ -101,6 +101,11 @@ export interface Needs {
   links?: boolean;
   /** Calls the payment provider (Stripe): its client is in this function's bundle only. */
   billing?: boolean;
+  /**
+   * Looks at and redrives every queue's DLQ (the staff dead-letter routes): receive and delete on
+   * the DLQs, send on their source queues.
+   */
+  deadLetters?: boolean;
 }
 
 export interface FunctionDef {

@@ -460,6 +460,15 @@ export class Postbox {
     /** The delivery log, most recent first. */
     deliveries: (id: PathParams<'/v1/webhooks/{id}/deliveries', 'get'>['id'], query?: Query<'/v1/webhooks/{id}/deliveries', 'get'>) =>
       this.#request<Ok<'/v1/webhooks/{id}/deliveries', 'get'>>({ method: 'GET', path: `/v1/webhooks/${enc(id)}/deliveries`, query }),
+    /** Delivers a logged event again as a new delivery (202, pending): same body and event id, signed afresh. */
+    replayDelivery: (id: PathParams<'/v1/webhooks/{id}/deliveries/{delivery_id}/replay', 'post'>['id'], deliveryId: PathParams<'/v1/webhooks/{id}/deliveries/{delivery_id}/replay', 'post'>['delivery_id']) =>
+      this.#request<Ok<'/v1/webhooks/{id}/deliveries/{delivery_id}/replay', 'post'>>({ method: 'POST', path: `/v1/webhooks/${enc(id)}/deliveries/${enc(deliveryId)}/replay` }),
+    /** Replays every exhausted event of the log, at most 100 a call (`has_more`: call again). */
+    replayFailed: (id: PathParams<'/v1/webhooks/{id}/replay-failed', 'post'>['id']) =>
+      this.#request<Ok<'/v1/webhooks/{id}/replay-failed', 'post'>>({ method: 'POST', path: `/v1/webhooks/${enc(id)}/replay-failed` }),
+    /** A signed webhook.test event to this subscription (202, pending; its outcome is in the log). */
+    sendTest: (id: PathParams<'/v1/webhooks/{id}/test', 'post'>['id']) =>
+      this.#request<Ok<'/v1/webhooks/{id}/test', 'post'>>({ method: 'POST', path: `/v1/webhooks/${enc(id)}/test` }),
   };
 
   readonly keys = {
@@ -559,6 +568,11 @@ export class Postbox {
     /** The staff audit log, newest first (walk with `paginate`). */
     listAudit: (query?: Query<'/v1/admin/audit', 'get'>) =>
       this.#request<Ok<'/v1/admin/audit', 'get'>>({ method: 'GET', path: '/v1/admin/audit', query }),
+    /** Each queue's DLQ: its depth and up to 10 messages with why they failed. */
+    listDeadLetters: () => this.#request<Ok<'/v1/admin/dead-letters', 'get'>>({ method: 'GET', path: '/v1/admin/dead-letters' }),
+    /** Puts DLQ messages back on their queue: `ids`, or all (up to 1,000 a call). Audited. */
+    redriveDeadLetters: (queue: PathParams<'/v1/admin/dead-letters/{queue}/redrive', 'post'>['queue'], body: Body<'/v1/admin/dead-letters/{queue}/redrive', 'post'> = {}) =>
+      this.#request<Ok<'/v1/admin/dead-letters/{queue}/redrive', 'post'>>({ method: 'POST', path: `/v1/admin/dead-letters/${enc(queue)}/redrive`, body }),
   };
 
   /**

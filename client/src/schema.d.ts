@@ -225,6 +225,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/dead-letters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Each queue's DLQ: depth, messages and why they failed (staff token or staff session)
+         * @description Every queue's dead-letter queue: its approximate depth and up to 10 of its messages (SQS has no peek: this is one ReceiveMessage whose messages are made visible again at once, so a deeper DLQ shows a sample), each with a body preview, when it was sent, and why it failed: the note the consumer wrote on its last failed receive (the error, or why it is poison). A message with no note (its consumer timed out or crashed) has null reason and failure times.
+         */
+        get: operations["listDeadLetters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/dead-letters/{queue}/redrive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put DLQ messages back on their queue, some or all (staff token or staff session)
+         * @description Puts DLQ messages back on their queue exactly as they were sent, once the fault is fixed: the `ids` given, or every message when `ids` is omitted (up to 1,000 a call; call again for more). Each redrive is written to the staff audit log. A message that fails again returns to the DLQ after the queue's receives, with a new reason. Locally the redrive is journaled before it happens, so a kill does not lose it. An unknown queue is 404.
+         */
+        post: operations["redriveDeadLetters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/reputation": {
         parameters: {
             query?: never;
@@ -2315,6 +2355,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/{id}/deliveries/{delivery_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver a logged event again, as a new delivery
+         * @description Delivers a logged event again as a **new delivery** (new `dlv_` id, attempt 1, its own retry schedule): the same body bytes, the same `Service-Event-Id` (deduplicate on it), a fresh `Service-Timestamp` and a signature by the secret current when it is attempted. The original delivery stays in the log as it ended. Any delivery of the log may be replayed, a succeeded one included. A test-mode caller may do this only on a subscription a test-mode caller made; a live one answers it 404, as an unknown id does.
+         */
+        post: operations["replayWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/replay-failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver every exhausted event of the log again
+         * @description Replays (as `replayWebhookDelivery` does) every **exhausted** delivery of the log, oldest first, one per event, at most 100 a call (`has_more`: call again). A `failed` delivery still has a retry scheduled and an event with a delivery under way is left to it, so a second call does not deliver an event twice. A test-mode caller may do this only on a subscription a test-mode caller made; a live one answers it 404, as an unknown id does.
+         */
+        post: operations["replayFailedWebhookDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks/{id}/rotate-secret": {
         parameters: {
             query?: never;
@@ -2348,6 +2428,26 @@ export interface paths {
          *     retried 30 s × 2^(n−1) after the n-th (±25 % jitter) until 12 attempts or 24 hours; the delivery log (`GET /v1/webhooks/{id}/deliveries`) shows each delivery's state.
          */
         post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver a signed webhook.test event
+         * @description Delivers a test event to this subscription only, whatever its `event_types`: the usual envelope with `event_type` `webhook.test`, `message_id` empty and `payload` `{test: true, subscription_id, note}`, signed and retried as any delivery and logged. A paused subscription keeps it waiting as any delivery. A test-mode caller may do this only on a subscription a test-mode caller made; a live one answers it 404, as an unknown id does.
+         */
+        post: operations["testWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3745,11 +3845,11 @@ export interface operations {
                                 user_id: string | null;
                             };
                             /** @enum {string} */
-                            action: "account.create" | "account.suspend" | "account.unsuspend" | "user.set_role" | "account.reputation_lift";
+                            action: "account.create" | "account.suspend" | "account.unsuspend" | "user.set_role" | "account.reputation_lift" | "dead_letters.redrive";
                             target: {
                                 /** @enum {string} */
-                                type: "account" | "user";
-                                /** @description acct_… or usr_…; null when the request did not name it and the action did not finish (a creation, a role change by address) */
+                                type: "account" | "user" | "queue";
+                                /** @description acct_…, usr_… or a queue name; null when the request did not name it and the action did not finish (a creation, a role change by address) */
                                 id: string | null;
                             };
                             /** @description What the request asked for, e.g. {role: "staff"} or the new account's {name, email} */
@@ -3801,6 +3901,284 @@ export interface operations {
                             code?: "unauthorized";
                             /** @constant */
                             status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listDeadLetters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The DLQs, one entry per queue */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        queues: {
+                            /** @enum {string} */
+                            queue: "send" | "fanout" | "webhooks" | "ses-events" | "imports" | "inbound";
+                            /** @description SQS's approximate number of messages in the DLQ */
+                            depth: number;
+                            /** @description Up to 10 of them: SQS has no peek, so this is one receive made visible again at once */
+                            items: {
+                                /** @description The SQS message id */
+                                id: string;
+                                /** @enum {string} */
+                                queue: "send" | "fanout" | "webhooks" | "ses-events" | "imports" | "inbound";
+                                /** @description The first 500 characters of the body exactly as sent */
+                                body_preview: string;
+                                body_truncated: boolean;
+                                /** @description When it was first sent to its queue */
+                                sent_at: string | null;
+                                /** @description Its first failed receive; null when no reason was noted (e.g. the consumer timed out or crashed) */
+                                first_failed_at: string | null;
+                                last_failed_at: string | null;
+                                receive_count: number | null;
+                                /** @description Why its last receive failed: the error, or why it is poison (not JSON, breaks the contract) */
+                                reason: string | null;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    redriveDeadLetters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                queue: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The DLQ message ids to put back (from GET /v1/admin/dead-letters); omitted: every message of the DLQ (up to 1,000 a call) */
+                    ids?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The ids put back */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        queue: "send" | "fanout" | "webhooks" | "ses-events" | "imports" | "inbound";
+                        /** @description The ids put back on the queue; an id no longer in the DLQ is left out */
+                        redriven: string[];
+                    };
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                            /** @constant */
+                            status?: 413;
                         };
                     } & components["schemas"]["ErrorEnvelope"];
                 };
@@ -25654,8 +26032,11 @@ export interface operations {
                             subscription_id: string;
                             /** @description The event delivered: the Service-Event-Id header and the envelope's event_id */
                             event_id: string;
-                            /** @enum {string} */
-                            event_type: "sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached" | "account.reputation_warning";
+                            /**
+                             * @description The event type delivered; webhook.test for a test event (POST /v1/webhooks/{id}/test)
+                             * @enum {string}
+                             */
+                            event_type: "sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached" | "account.reputation_warning" | "webhook.test";
                             /**
                              * @description pending until the first attempt ends; succeeded on a 2xx; failed while a retry is scheduled; exhausted after 12 attempts or 24 hours
                              * @enum {string}
@@ -25688,6 +26069,316 @@ export interface operations {
                             status?: 400;
                         };
                     } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    replayWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new delivery, pending; its outcome shows in the delivery log */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The delivery id, dlv_…: one per subscription and event */
+                        id: string;
+                        subscription_id: string;
+                        /** @description The event delivered: the Service-Event-Id header and the envelope's event_id */
+                        event_id: string;
+                        /**
+                         * @description The event type delivered; webhook.test for a test event (POST /v1/webhooks/{id}/test)
+                         * @enum {string}
+                         */
+                        event_type: "sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached" | "account.reputation_warning" | "webhook.test";
+                        /**
+                         * @description pending until the first attempt ends; succeeded on a 2xx; failed while a retry is scheduled; exhausted after 12 attempts or 24 hours
+                         * @enum {string}
+                         */
+                        status: "pending" | "succeeded" | "failed" | "exhausted";
+                        attempt_count: number;
+                        /** @description HTTP status of the receiver's last answer; 0 when it gave none (timeout, connection error, refused address) */
+                        response_status: number;
+                        /** @description When the next attempt is due; present only while the status is failed */
+                        next_retry_at?: string;
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    replayFailedWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new deliveries, pending */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The new deliveries, one per exhausted event, oldest event first */
+                        replayed: {
+                            /** @description The delivery id, dlv_…: one per subscription and event */
+                            id: string;
+                            subscription_id: string;
+                            /** @description The event delivered: the Service-Event-Id header and the envelope's event_id */
+                            event_id: string;
+                            /**
+                             * @description The event type delivered; webhook.test for a test event (POST /v1/webhooks/{id}/test)
+                             * @enum {string}
+                             */
+                            event_type: "sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached" | "account.reputation_warning" | "webhook.test";
+                            /**
+                             * @description pending until the first attempt ends; succeeded on a 2xx; failed while a retry is scheduled; exhausted after 12 attempts or 24 hours
+                             * @enum {string}
+                             */
+                            status: "pending" | "succeeded" | "failed" | "exhausted";
+                            attempt_count: number;
+                            /** @description HTTP status of the receiver's last answer; 0 when it gave none (timeout, connection error, refused address) */
+                            response_status: number;
+                            /** @description When the next attempt is due; present only while the status is failed */
+                            next_retry_at?: string;
+                            created_at: string;
+                        }[];
+                        /** @description More exhausted events wait: call again */
+                        has_more: boolean;
+                    };
                 };
             };
             /** @description unauthorized */
@@ -25897,6 +26588,158 @@ export interface operations {
                             code?: "conflict";
                             /** @constant */
                             status?: 409;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test delivery, pending; its outcome shows in the delivery log */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The delivery id, dlv_…: one per subscription and event */
+                        id: string;
+                        subscription_id: string;
+                        /** @description The event delivered: the Service-Event-Id header and the envelope's event_id */
+                        event_id: string;
+                        /**
+                         * @description The event type delivered; webhook.test for a test event (POST /v1/webhooks/{id}/test)
+                         * @enum {string}
+                         */
+                        event_type: "sent" | "delivered" | "opened" | "clicked" | "delivery_delayed" | "bounced" | "complained" | "failed" | "email.received" | "usage.soft_cap_reached" | "account.reputation_warning" | "webhook.test";
+                        /**
+                         * @description pending until the first attempt ends; succeeded on a 2xx; failed while a retry is scheduled; exhausted after 12 attempts or 24 hours
+                         * @enum {string}
+                         */
+                        status: "pending" | "succeeded" | "failed" | "exhausted";
+                        attempt_count: number;
+                        /** @description HTTP status of the receiver's last answer; 0 when it gave none (timeout, connection error, refused address) */
+                        response_status: number;
+                        /** @description When the next attempt is due; present only while the status is failed */
+                        next_retry_at?: string;
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
                         };
                     } & components["schemas"]["ErrorEnvelope"];
                 };

@@ -4,7 +4,9 @@ import { accountStatusView, adminAccountQuery, adminAccountView, createAccountBo
 import { setUserRoleBody, userRoleView } from '../../shared/auth/schemas';
 import { listOf, type Contracts } from '../../shared/http/contract';
 import { reputationBoardEntry, reputationLifted } from '../../shared/reputation/schemas';
+import { deadLettersView, redriveBody, redriveView } from '../../shared/dead-letters/schemas';
 
+const queueParam = z.object({ queue: z.string().meta({ description: 'A queue name: send, fanout, webhooks, ses-events, imports, inbound' }) });
 const accountId = z.object({ id: z.string().meta({ description: 'The account id, acct_…' }) });
 
 export const contracts: Contracts = {
@@ -129,6 +131,35 @@ export const contracts: Contracts = {
       { name: 'first page', query: { limit: '10' }, status: 200, as: 'staff' },
       { name: 'a cursor from elsewhere', query: { cursor: 'not-a-cursor' }, status: 400, as: 'staff' },
       { name: 'an API key instead of the staff token', status: 401, as: 'admin' },
+    ],
+  },
+  'GET /v1/admin/dead-letters': {
+    operationId: 'listDeadLetters',
+    description:
+      'Every queue\'s dead-letter queue: its approximate depth and up to 10 of its messages (SQS has no peek: this is one ReceiveMessage whose messages are ' +
+      'made visible again at once, so a deeper DLQ shows a sample), each with a body preview, when it was sent, and why it failed: the note the consumer ' +
+      'wrote on its last failed receive (the error, or why it is poison). A message with no note (its consumer timed out or crashed) has null reason and failure times.',
+    responses: { 200: { description: 'The DLQs, one entry per queue', schema: deadLettersView } },
+    errors: [],
+    examples: [
+      { name: 'the DLQs', status: 200, as: 'staff' },
+      { name: 'an API key instead of the staff token', status: 401, as: 'admin' },
+    ],
+  },
+  'POST /v1/admin/dead-letters/{queue}/redrive': {
+    operationId: 'redriveDeadLetters',
+    description:
+      'Puts DLQ messages back on their queue exactly as they were sent, once the fault is fixed: the `ids` given, or every message when `ids` is omitted ' +
+      '(up to 1,000 a call; call again for more). Each redrive is written to the staff audit log. A message that fails again returns to the DLQ after the ' +
+      'queue\'s receives, with a new reason. Locally the redrive is journaled before it happens, so a kill does not lose it. An unknown queue is 404.',
+    params: queueParam,
+    body: redriveBody,
+    responses: { 200: { description: 'The ids put back', schema: redriveView } },
+    errors: [],
+    examples: [
+      { name: 'all of a queue', params: { queue: 'webhooks' }, body: {}, status: 200, as: 'staff' },
+      { name: 'an unknown queue', params: { queue: 'nope' }, body: {}, status: 404, as: 'staff' },
+      { name: 'ids not a list', params: { queue: 'send' }, body: { ids: 'x' }, status: 400, as: 'staff' },
     ],
   },
 };

@@ -15,6 +15,8 @@ import type { HttpRequest } from '../../shared/http/types';
 import { parseInput } from '../../shared/http/validate';
 import { liftReputation, reputationBoard } from '../../shared/reputation/service';
 import type { Container } from '../../shared/runtime/container';
+import { listDeadLetters, queueNamedIn, redriveDeadLetters } from '../../shared/dead-letters/service';
+import { redriveBody } from '../../shared/dead-letters/schemas';
 
 /**
  * Who is acting, for the audit log. The pipeline let the request in with the staff token or a
@@ -70,6 +72,13 @@ export const handler = createHttpHandler(functionNamed('admin'), {
       () => setUserRole(c, body),
     );
     return json(200, changed);
+  },
+  'GET /v1/admin/dead-letters': async (_req, c) => json(200, { queues: await listDeadLetters(c) }),
+  'POST /v1/admin/dead-letters/{queue}/redrive': async (req, c) => {
+    const queue = queueNamedIn(req.params.queue ?? '');
+    const { ids } = parseInput(redriveBody, req.body ?? {});
+    const detail = { ids: ids ? ids.join(',') : 'all' };
+    return json(200, await audited(c, await staffRequest(c, req), { action: 'dead_letters.redrive', target: { type: 'queue', id: queue }, detail }, () => redriveDeadLetters(c, queue, ids)));
   },
   'GET /v1/admin/audit': async (req, c) => {
     parseInput(adminAuditQuery, req.query, 'query');

@@ -9,6 +9,7 @@ import { accountsSection } from './sections/accounts';
 import { audienceSection } from './sections/audience';
 import { authSection } from './sections/auth';
 import { billingSection } from './sections/billing';
+import { deadLettersSection } from './sections/dead-letters';
 import { domainsSection } from './sections/domains';
 import { keysSection } from './sections/keys';
 import { messagesSection } from './sections/messages';
@@ -32,6 +33,7 @@ const sections: Section[] = [
   usageSection,
   billingSection,
   accountsSection,
+  deadLettersSection,
 ];
 
 export const consoleScript = [coreScript, ...sections.map((s) => s.script), startScript].join('\n');

@@ -3,6 +3,7 @@ import { listOf, pageQuery, type Contracts } from '../../shared/http/contract';
 import {
   createWebhookBody,
   deliveryView,
+  replayFailedView,
   subscriptionView,
   subscriptionWithSecretView,
   updateWebhookBody,
@@ -10,6 +11,10 @@ import {
 } from '../../shared/webhooks/schemas';
 
 const webhookId = z.object({ id: z.string().meta({ description: 'The subscription id, whk_…' }) });
+const deliveryId = webhookId.extend({ delivery_id: z.string().meta({ description: 'A delivery id of the log, dlv_…' }) });
+
+/** Who may replay or test: the rule of every change to a subscription. */
+const TEST_MODE_RULE = 'A test-mode caller may do this only on a subscription a test-mode caller made; a live one answers it 404, as an unknown id does.';
 
 /**
  * How a receiver checks a delivery: shared/webhooks/deliver.ts (signedHeaders, signatureOf) and
@@ -139,6 +144,54 @@ export const contracts: Contracts = {
     examples: [
       { name: 'first page', params: { id: '{{webhook_id}}' }, status: 200 },
       { name: 'a cursor from elsewhere', params: { id: '{{webhook_id}}' }, query: { cursor: 'not-a-cursor' }, status: 400 },
+      { name: 'no such subscription', params: { id: 'whk_missing' }, status: 404 },
+    ],
+  },
+  'POST /v1/webhooks/{id}/deliveries/{delivery_id}/replay': {
+    operationId: 'replayWebhookDelivery',
+    description: [
+      'Delivers a logged event again as a **new delivery** (new `dlv_` id, attempt 1, its own retry schedule): the same body bytes, the same ',
+      '`Service-Event-Id` (deduplicate on it), a fresh `Service-Timestamp` and a signature by the secret current when it is attempted. ',
+      'The original delivery stays in the log as it ended. Any delivery of the log may be replayed, a succeeded one included. ',
+      TEST_MODE_RULE,
+    ].join(''),
+    params: deliveryId,
+    responses: { 202: { description: 'The new delivery, pending; its outcome shows in the delivery log', schema: deliveryView } },
+    errors: [],
+    examples: [
+      { name: 'no such delivery', params: { id: '{{webhook_id}}', delivery_id: 'dlv_missing' }, status: 404 },
+      { name: 'no such subscription', params: { id: 'whk_missing', delivery_id: 'dlv_missing' }, status: 404 },
+    ],
+  },
+  'POST /v1/webhooks/{id}/replay-failed': {
+    operationId: 'replayFailedWebhookDeliveries',
+    description: [
+      'Replays (as `replayWebhookDelivery` does) every **exhausted** delivery of the log, oldest first, one per event, at most 100 a call ',
+      '(`has_more`: call again). A `failed` delivery still has a retry scheduled and an event with a delivery under way is left to it, ',
+      'so a second call does not deliver an event twice. ',
+      TEST_MODE_RULE,
+    ].join(''),
+    params: webhookId,
+    responses: { 202: { description: 'The new deliveries, pending', schema: replayFailedView } },
+    errors: [],
+    examples: [
+      { name: 'nothing to replay', params: { id: '{{webhook_id}}' }, status: 202 },
+      { name: 'no such subscription', params: { id: 'whk_missing' }, status: 404 },
+    ],
+  },
+  'POST /v1/webhooks/{id}/test': {
+    operationId: 'testWebhook',
+    description: [
+      'Delivers a test event to this subscription only, whatever its `event_types`: the usual envelope with `event_type` `webhook.test`, ',
+      '`message_id` empty and `payload` `{test: true, subscription_id, note}`, signed and retried as any delivery and logged. ',
+      'A paused subscription keeps it waiting as any delivery. ',
+      TEST_MODE_RULE,
+    ].join(''),
+    params: webhookId,
+    responses: { 202: { description: 'The test delivery, pending; its outcome shows in the delivery log', schema: deliveryView } },
+    errors: [],
+    examples: [
+      { name: 'a test event', params: { id: '{{webhook_id}}' }, status: 202 },
       { name: 'no such subscription', params: { id: 'whk_missing' }, status: 404 },
     ],
   },

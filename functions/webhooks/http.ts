@@ -13,6 +13,7 @@ import {
   rotateSecret,
   updateSubscription,
 } from '../../shared/webhooks/subscriptions';
+import { replayDelivery, replayFailed, sendTestEvent } from '../../shared/webhooks/replay';
 
 export const handler = createHttpHandler(functionNamed('webhooks'), {
   'POST /v1/webhooks': async (req, c) => {
@@ -35,4 +36,8 @@ export const handler = createHttpHandler(functionNamed('webhooks'), {
   'GET /v1/webhooks/{id}/deliveries': async (req, c) => {
     return listed('deliveries', await listDeliveries(listing(c), authOf(req).accountId, req.params.id ?? '', pageOf(req)));
   },
+  'POST /v1/webhooks/{id}/deliveries/{delivery_id}/replay': async (req, c) =>
+    json(202, await replayDelivery(c, authOf(req).accountId, req.params.id ?? '', req.params.delivery_id ?? '', authOf(req))),
+  'POST /v1/webhooks/{id}/replay-failed': async (req, c) => json(202, await replayFailed(c, authOf(req).accountId, req.params.id ?? '', authOf(req))),
+  'POST /v1/webhooks/{id}/test': async (req, c) => json(202, await sendTestEvent(c, authOf(req).accountId, req.params.id ?? '', authOf(req))),
 });

@@ -46,6 +46,26 @@ export function grantNeeds(target: ManifestFunction, needs: Needs, shared: Share
   if (needs.sesIdentities) grantSesIdentities(target, shared.mail);
   if (needs.scheduler) grantScheduler(target, shared);
   if (needs.bucket) grantBucket(target, needs.bucket, shared.storage);
+  if (needs.deadLetters) grantDeadLetters(target, shared.queues);
+}
+
+/**
+ * The staff dead-letter routes: look at and take messages off every DLQ (receive, delete, make
+ * visible again, its depth), and put them back on their source queue (send). Nothing else.
+ */
+function grantDeadLetters(target: ManifestFunction, queues: Queues): void {
+  for (const [name, queue] of queues.entries()) {
+    const dlq = queues.deadLetterQueue(name);
+    target.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes'],
+        resources: [dlq.queueArn],
+      }),
+    );
+    queue.grantSendMessages(target.role);
+    target.addEnvironment(envNames.dlqUrl(name), dlq.queueUrl);
+    target.addEnvironment(envNames.queueUrl(name), queue.queueUrl);
+  }
 }
 
 function grantTable(target: ManifestFunction, access: 'read' | 'readwrite', table: DataTable): void {

@@ -15,6 +15,7 @@ export interface QueuesProps {
 export class Queues extends Construct {
   readonly definitions: readonly QueueDef[];
   private readonly byName = new Map<QueueName, sqs.Queue>();
+  private readonly dlqByName = new Map<QueueName, sqs.Queue>();
 
   constructor(scope: Construct, id: string, props: QueuesProps) {
     super(scope, id);
@@ -34,6 +35,7 @@ export class Queues extends Construct {
         deadLetterQueue: { queue: dlq, maxReceiveCount: def.maxReceiveCount },
       });
       this.byName.set(def.name, queue);
+      this.dlqByName.set(def.name, dlq);
     }
   }
 
@@ -41,6 +43,12 @@ export class Queues extends Construct {
     const queue = this.byName.get(name);
     if (!queue) throw new Error(`Queue "${name}" is used by a function but missing from the manifest's queues`);
     return queue;
+  }
+
+  deadLetterQueue(name: QueueName): sqs.Queue {
+    const dlq = this.dlqByName.get(name);
+    if (!dlq) throw new Error(`Queue "${name}" is used by a function but missing from the manifest's queues`);
+    return dlq;
   }
 
   definition(name: QueueName): QueueDef {

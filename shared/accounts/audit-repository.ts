@@ -15,7 +15,7 @@ export interface StaffAuditItem extends ItemKey {
   actor_type: 'staff_token' | 'staff_session';
   actor_user_id: string | null;
   action: StaffAction;
-  target_type: 'account' | 'user';
+  target_type: 'account' | 'user' | 'queue';
   target_id: string | null;
   detail: Record<string, string>;
   outcome: AuditOutcome;

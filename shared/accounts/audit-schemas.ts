@@ -3,7 +3,7 @@
 import * as z from 'zod';
 
 /** What staff did, as the audit log names it. */
-export const staffActions = ['account.create', 'account.suspend', 'account.unsuspend', 'user.set_role', 'account.reputation_lift'] as const;
+export const staffActions = ['account.create', 'account.suspend', 'account.unsuspend', 'user.set_role', 'account.reputation_lift', 'dead_letters.redrive'] as const;
 export type StaffAction = (typeof staffActions)[number];
 
 /** GET /v1/admin/audit: the page only. */
@@ -28,8 +28,8 @@ export const staffAuditEntryView = z
     action: z.enum(staffActions),
     target: z
       .object({
-        type: z.enum(['account', 'user']),
-        id: z.string().nullable().meta({ description: 'acct_… or usr_…; null when the request did not name it and the action did not finish (a creation, a role change by address)' }),
+        type: z.enum(['account', 'user', 'queue']),
+        id: z.string().nullable().meta({ description: 'acct_…, usr_… or a queue name; null when the request did not name it and the action did not finish (a creation, a role change by address)' }),
       })
       .strict(),
     detail: z.record(z.string(), z.string()).meta({ description: 'What the request asked for, e.g. {role: "staff"} or the new account\'s {name, email}' }),

@@ -64,7 +64,7 @@ export interface StaffRequest {
 /** One staff action to record: what, on which target (null when only the action will tell), with what. */
 export interface StaffActionRecord<T> {
   action: StaffAction;
-  target: { type: 'account' | 'user'; id: string | null };
+  target: { type: 'account' | 'user' | 'queue'; id: string | null };
   detail?: Record<string, string>;
   /** The target as the action's result names it (a new account's id, the user whose role changed). */
   targetOf?: (result: T) => string;

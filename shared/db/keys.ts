@@ -252,6 +252,8 @@ export const keys = {
   /** A subscription's deliveries, newest first by id. */
   webhookDelivery: (subscriptionId: string, deliveryId: string): ItemKey => ({ pk: `DELIVERIES#${subscriptionId}`, sk: deliveryId }),
   deliveriesPartition: (subscriptionId: string): string => `DELIVERIES#${subscriptionId}`,
+  /** Why a message of `queue` ended in its DLQ: one item per queue and body hash (issue 32). */
+  deadLetterNote: (queue: string, bodyHash: string): ItemKey => ({ pk: `DLQNOTE#${queue}`, sk: bodyHash }),
 
   broadcast: (accountId: string, broadcastId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `BCAST#${broadcastId}` }),
   broadcastPrefix: 'BCAST#',

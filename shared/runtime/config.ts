@@ -14,6 +14,8 @@ export interface RuntimeConfig {
   credentials?: { accessKeyId: string; secretAccessKey: string };
   queueUrls: Partial<Record<QueueName, string>>;
   queueArns: Partial<Record<QueueName, string>>;
+  /** The queues' DLQs, where the function may look at and redrive them (needs.deadLetters). */
+  dlqUrls?: Partial<Record<QueueName, string>>;
   sesConfigurationSet?: string;
   /**
    * Where objects (large message content, inbound mail, BIMI logos, uploads) live. Local files
@@ -195,6 +197,7 @@ export function readAwsConfig(env: Env = process.env): RuntimeConfig {
     endpoints: {},
     queueUrls: pick(queueNames, envNames.queueUrl),
     queueArns: pick(queueNames, envNames.queueArn),
+    dlqUrls: pick(queueNames, envNames.dlqUrl),
     sesConfigurationSet: v[envNames.sesConfigurationSet],
     // A function without the bucket grant never touches objects; the empty name fails loudly if it did.
     objects: { kind: 's3', bucket: v[envNames.bucketName] ?? '' },

@@ -7,12 +7,15 @@
 //   and reported as failed, so SQS retries it and, after the queue's maxReceiveCount, moves it to
 //   the DLQ where it can be read and redriven. Nothing is dropped silently.
 // - A record whose use case throws is reported as failed and retried the same way.
+// - On a record's last receive before the DLQ (poison or failed), a dead-letter note records why
+//   (shared/dead-letters/notes.ts), so the staff listing of the DLQs shows the reason.
 // - `finalAttempt` tells the use case this is the last receive before the DLQ, so it can record a
 //   final state (a message `failed`) instead of leaving it pending.
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context, SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type * as z from 'zod';
 import { queueNamed, type QueueName } from '../platform';
+import { writeDeadLetterNote } from '../dead-letters/notes';
 import { getContainer, type Container } from './container';
 import { describeError } from './logger';
 
@@ -85,6 +88,20 @@ function parseRecord<T>(record: SQSRecord, contract: z.ZodType<T>): { ok: true; 
   return parsed.success ? { ok: true, job: parsed.data } : { ok: false, reason: parsed.error };
 }
 
+/**
+ * An error as one line of text for a dead-letter note: `Name: message`, or what was thrown. A
+ * contract's ZodError, whose message is its issues as JSON, reads `path: message; …`.
+ */
+function messageOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const issues = (error as { issues?: unknown }).issues;
+  if (error.name === 'ZodError' && Array.isArray(issues)) {
+    const said = issues.map((i: { path?: unknown[]; message?: string }) => `${(i.path ?? []).join('.') || '(body)'}: ${i.message ?? ''}`);
+    return `ZodError: ${said.join('; ')}`;
+  }
+  return error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message;
+}
+
 export function consume<T>(
   queue: QueueName,
   contract: z.ZodType<T>,
@@ -94,22 +111,32 @@ export function consume<T>(
   const { maxReceiveCount } = queueNamed(queue);
   const one = async (c: Container, record: SQSRecord, perBatch: Delivery['perBatch']): Promise<Outcome> => {
     const recordId = record.messageId;
+    const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? 1) || 1;
+    const finalAttempt = receiveCount >= maxReceiveCount;
     const parsed = parseRecord(record, contract);
     if (!parsed.ok) {
-      c.logger.error(`poison message on the ${queue} queue; it goes to the DLQ after its last receive`, {
-        recordId,
-        reason: describeError(parsed.reason),
-        body: record.body.slice(0, 2000),
-      });
+      c.logger.error(`poison message on the ${queue} queue; it goes to the DLQ after its last receive`, { recordId, reason: describeError(parsed.reason), body: record.body.slice(0, 2000) });
+      if (finalAttempt) await noteDeadLetter(c, record, `poison message: ${messageOf(parsed.reason)}`, receiveCount);
       return { recordId, ok: false };
     }
-    const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? 1) || 1;
     try {
-      await handle(parsed.job, { container: c, recordId, receiveCount, finalAttempt: receiveCount >= maxReceiveCount, perBatch });
+      await handle(parsed.job, { container: c, recordId, receiveCount, finalAttempt, perBatch });
       return { recordId, ok: true };
     } catch (error) {
       c.logger.warn(`${queue} job failed; SQS will deliver it again`, { recordId, receiveCount, error: describeError(error) });
+      if (finalAttempt) await noteDeadLetter(c, record, messageOf(error), receiveCount);
       return { recordId, ok: false };
+    }
+  };
+  /** Records why the record goes to the DLQ; a note that cannot be written is logged, never fatal. */
+  const noteDeadLetter = async (c: Container, record: SQSRecord, reason: string, receiveCount: number): Promise<void> => {
+    const now = c.clock.now();
+    const first = Number(record.attributes?.ApproximateFirstReceiveTimestamp);
+    const firstFailedAt = Number.isFinite(first) && first > 0 ? new Date(first) : now;
+    try {
+      await writeDeadLetterNote(c.store, { queue, body: record.body, reason, firstFailedAt: firstFailedAt.toISOString(), lastFailedAt: now.toISOString(), receiveCount });
+    } catch (error) {
+      c.logger.error(`could not note why a ${queue} message goes to the DLQ`, { recordId: record.messageId, error: describeError(error) });
     }
   };
   const handler = middy<SQSEvent, Outcome[] | SQSBatchResponse, Error, ConsumerContext>()

@@ -22,6 +22,8 @@ import { loadSecrets } from '../adapters/aws/secrets-manager';
 import { SesIdentities } from '../adapters/aws/ses-identities';
 import { SesMailer } from '../adapters/aws/ses-mailer';
 import { SqsQueue } from '../adapters/aws/sqs-queue';
+import { SqsDeadLetters } from '../adapters/aws/sqs-dead-letters';
+import type { DeadLetterQueues } from '../ports/dead-letters';
 import { FileObjectStore } from '../adapters/local/file-object-store';
 import { LocalIdentities } from '../adapters/local/local-identities';
 import { StoreScheduler } from '../adapters/local/store-scheduler';
@@ -48,6 +50,7 @@ import { createLogger, type Logger } from './logger';
 
 declare const POSTBOX_WITH_SQS: boolean | undefined;
 declare const POSTBOX_WITH_SES: boolean | undefined;
+declare const POSTBOX_WITH_DLQ: boolean | undefined;
 declare const POSTBOX_WITH_SCHEDULER: boolean | undefined;
 declare const POSTBOX_WITH_S3: boolean | undefined;
 declare const POSTBOX_WITH_SECRETS_MANAGER: boolean | undefined;
@@ -59,6 +62,8 @@ export interface Container {
   ids: Ids;
   store: Store;
   queue: Queue;
+  /** The queues' DLQs (the staff dead-letter routes only). */
+  deadLetters: DeadLetterQueues;
   scheduler: Scheduler;
   secrets: Secrets;
   mailer: Mailer;
@@ -111,6 +116,12 @@ export async function buildContainer(config: RuntimeConfig, replace: Replacement
       return new SqsQueue(new SQSClient({ ...aws, endpoint: config.endpoints.sqs }), config.queueUrls);
     }
     return unavailable('queue');
+  };
+  const deadLetters = (): DeadLetterQueues => {
+    if (typeof POSTBOX_WITH_DLQ === 'undefined' || POSTBOX_WITH_DLQ) {
+      return new SqsDeadLetters(new SQSClient({ ...aws, endpoint: config.endpoints.sqs }), { urls: config.queueUrls, dlqUrls: config.dlqUrls ?? {} });
+    }
+    return unavailable('deadLetters');
   };
   const scheduler = (): Scheduler => {
     if (config.scheduler.kind === 'local') return new StoreScheduler(store);
@@ -167,6 +178,7 @@ export async function buildContainer(config: RuntimeConfig, replace: Replacement
     ids: ulidIds(clock),
     store,
     queue: replace.queue ?? queue(),
+    deadLetters: replace.deadLetters ?? deadLetters(),
     scheduler: replace.scheduler ?? scheduler(),
     secrets: secretsPort,
     mailer: replace.mailer ?? mail?.mailer ?? unavailable<Mailer>('mailer'),

@@ -9,6 +9,8 @@ export const envNames = {
   tableName: 'TABLE_NAME',
   queueUrl: (queue: QueueName): string => `QUEUE_URL_${upper(queue)}`,
   queueArn: (queue: QueueName): string => `QUEUE_ARN_${upper(queue)}`,
+  /** A queue's dead-letter queue (functions whose needs list deadLetters). */
+  dlqUrl: (queue: QueueName): string => `DLQ_URL_${upper(queue)}`,
   secretArn: (secret: SecretName): string => `SECRET_ARN_${upper(secret)}`,
   sesConfigurationSet: 'SES_CONFIGURATION_SET',
   schedulerGroup: 'SCHEDULER_GROUP_NAME',

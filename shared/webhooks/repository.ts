@@ -65,7 +65,7 @@ export const toSubscriptionView = (s: NewSubscription): SubscriptionView => ({
   created_at: s.created_at,
 });
 
-export function toDeliveryView(d: DeliveryItem): DeliveryView {
+export function toDeliveryView(d: NewDelivery): DeliveryView {
   const view: DeliveryView = {
     id: d.id,
     subscription_id: d.subscription_id,

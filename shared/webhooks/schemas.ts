@@ -68,7 +68,7 @@ export const deliveryView = z
     id: z.string().meta({ description: 'The delivery id, dlv_…: one per subscription and event' }),
     subscription_id: z.string(),
     event_id: z.string().meta({ description: 'The event delivered: the Service-Event-Id header and the envelope\'s event_id' }),
-    event_type: z.enum(subscribableTypes),
+    event_type: z.enum([...subscribableTypes, 'webhook.test']).meta({ description: 'The event type delivered; webhook.test for a test event (POST /v1/webhooks/{id}/test)' }),
     status: z.enum(deliveryStatuses).meta({
       description: 'pending until the first attempt ends; succeeded on a 2xx; failed while a retry is scheduled; exhausted after 12 attempts or 24 hours',
     }),
@@ -79,3 +79,11 @@ export const deliveryView = z
   })
   .strict();
 export type DeliveryView = z.infer<typeof deliveryView>;
+
+/** POST /v1/webhooks/{id}/replay-failed. */
+export const replayFailedView = z
+  .object({
+    replayed: z.array(deliveryView).meta({ description: 'The new deliveries, one per exhausted event, oldest event first' }),
+    has_more: z.boolean().meta({ description: 'More exhausted events wait: call again' }),
+  })
+  .strict();

@@ -67,7 +67,7 @@ export interface SubscriptionCaller {
  * caller 404, word for word as an unknown id does (as a live broadcast does), so a leaked test key
  * can neither pause, repoint, re-key nor delete it (docs/threat-model.md). Reads show both modes.
  */
-async function changeableSubscription(subscriptions: SubscriptionRepository, accountId: string, subscriptionId: string, caller: SubscriptionCaller): Promise<SubscriptionItem> {
+export async function changeableSubscription(subscriptions: SubscriptionRepository, accountId: string, subscriptionId: string, caller: SubscriptionCaller): Promise<SubscriptionItem> {
   const item = await ownedSubscription(subscriptions, accountId, subscriptionId);
   if (caller.testMode && item.test_mode !== true) throw notFound();
   return item;

@@ -1,18 +1,13 @@
 // The queue journal against the embedded local-aws-sqs: what a process kill would take from the
 // in-memory emulator comes back at the next start. A "restart" here is what a kill leaves: the
 // emulator gone with everything in it, the journal file, and a fresh emulator to replay into.
-import {
-  GetQueueAttributesCommand,
-  ReceiveMessageCommand,
-  SendMessageBatchCommand,
-  SQSClient,
-  type SendMessageBatchCommandInput,
-} from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageBatchCommand, SQSClient, type SendMessageBatchCommandInput, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SqsQueue } from '../../shared/adapters/aws/sqs-queue';
+import { SqsDeadLetters } from '../../shared/adapters/aws/sqs-dead-letters';
 import { JournaledQueue } from '../../shared/adapters/local/journaled-queue';
 import type { QueueName } from '../../shared/platform';
 import { ManualClock } from '../../shared/ports/clock';
@@ -275,5 +270,59 @@ describe('JournaledQueue', () => {
 
     expect(counts).toEqual({ waiting: 1, dead: 0 });
     expect(await receiveBodies(second, second.provisioned.urls.send)).toEqual([{ maybe: true }]);
+  });
+});
+
+describe('dead letters on the journaled local queues (issue 32)', () => {
+  it('lists a dead message by peeking (it stays), and a redrive puts it back on its queue for good: a kill after it does not bring it back to the DLQ', async () => {
+    // Prepare: a message dead-lettered in an earlier run sits in the fanout DLQ after the start.
+    const first = await startEmulator();
+    const journal = journalOver(first);
+    await journal.replay(target(first));
+    await journal.send('fanout', { poison: 1 });
+    await journal.send('fanout', { poison: 2 });
+    journal.deadLettered([record('fanout', { poison: 1 }), record('fanout', { poison: 2 })]);
+    const { emulator: second, journal: reopened } = await restart(first);
+    const dlq = new SqsDeadLetters(second.sqs, { urls: second.provisioned.urls, dlqUrls: second.provisioned.dlqUrls, beforeRedrive: (q, body) => reopened.redriven(q, body) });
+
+    // Act: look twice (a look leaves them), then redrive one by id.
+    const seen = await dlq.peek('fanout');
+    const again = await dlq.peek('fanout');
+    const one = seen.messages.find((m) => m.body === JSON.stringify({ poison: 1 }));
+    const moved = await dlq.redrive('fanout', [one?.id ?? '']);
+
+    // Assess
+    expect(seen.depth).toBe(2);
+    expect(seen.messages.map((m) => JSON.parse(m.body)).sort((a, b) => a.poison - b.poison)).toEqual([{ poison: 1 }, { poison: 2 }]);
+    expect(again.messages).toHaveLength(2);
+    expect(moved.map((m) => m.id)).toEqual([one?.id]);
+    expect(reopened.outstanding()).toEqual({ waiting: 1, dead: 1 });
+    // The other one is visible again at once, and the redriven one waits on its queue.
+    expect(await receiveBodies(second, second.provisioned.dlqUrls.fanout)).toEqual([{ poison: 2 }]);
+    expect(await receiveBodies(second, second.provisioned.urls.fanout)).toEqual([{ poison: 1 }]);
+    // A kill now: the redrive was journaled, so the start puts it on its queue, not in the DLQ.
+    const { emulator: third, counts } = await restart(second);
+    expect(counts).toEqual({ waiting: 1, dead: 1 });
+    expect(await receiveBodies(third, third.provisioned.urls.fanout)).toEqual([{ poison: 1 }]);
+    expect(await receiveBodies(third, third.provisioned.dlqUrls.fanout)).toEqual([{ poison: 2 }]);
+  });
+
+  it('redrives every message of a DLQ when no ids are given, and a body the journal never held is journaled as sent', async () => {
+    const first = await startEmulator();
+    const journal = journalOver(first);
+    await journal.replay(target(first));
+    // Straight into the DLQ, past the journal (as a message the journal never saw).
+    await first.sqs.send(new SendMessageCommand({ QueueUrl: first.provisioned.dlqUrls.webhooks, MessageBody: 'not json' }));
+    await first.sqs.send(new SendMessageCommand({ QueueUrl: first.provisioned.dlqUrls.webhooks, MessageBody: '{"b":1}' }));
+    const dlq = new SqsDeadLetters(first.sqs, { urls: first.provisioned.urls, dlqUrls: first.provisioned.dlqUrls, beforeRedrive: (q, body) => journal.redriven(q, body) });
+
+    const moved = await dlq.redrive('webhooks');
+
+    expect(moved.map((m) => m.body).sort()).toEqual(['not json', '{"b":1}'].sort());
+    expect((await dlq.peek('webhooks')).depth).toBe(0);
+    expect(journal.outstanding()).toEqual({ waiting: 2, dead: 0 });
+    const { emulator: second } = await restart(first);
+    const out = await second.sqs.send(new ReceiveMessageCommand({ QueueUrl: second.provisioned.urls.webhooks, MaxNumberOfMessages: 10 }));
+    expect((out.Messages ?? []).map((m) => m.Body).sort()).toEqual(['not json', '{"b":1}'].sort());
   });
 });

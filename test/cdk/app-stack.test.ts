@@ -159,7 +159,11 @@ describe('functions', () => {
     expect(envNames.tableName in env).toBe(Boolean(def.needs.table));
     for (const secret of def.needs.secrets ?? []) expect(env).toHaveProperty(envNames.secretArn(secret));
     const queueUrls = Object.keys(env).filter((name) => name.startsWith('QUEUE_URL_'));
-    expect(queueUrls.sort()).toEqual((def.needs.sendTo ?? []).map(envNames.queueUrl).sort());
+    // A redrive sends to every source queue (needs.deadLetters), beside the DLQs' own URLs.
+    const sendsTo = def.needs.deadLetters ? queues.map((q) => q.name) : (def.needs.sendTo ?? []);
+    expect(queueUrls.sort()).toEqual(sendsTo.map(envNames.queueUrl).sort());
+    const dlqUrls = Object.keys(env).filter((name) => name.startsWith('DLQ_URL_'));
+    expect(dlqUrls.sort()).toEqual(def.needs.deadLetters ? queues.map((q) => envNames.dlqUrl(q.name)).sort() : []);
     expect(envNames.bucketName in env).toBe(Boolean(def.needs.bucket));
     expect(envNames.sesConfigurationSet in env).toBe(Boolean(def.needs.sesSend));
     expect(envNames.schedulerGroup in env).toBe(Boolean(def.needs.scheduler));
@@ -177,14 +181,31 @@ describe('least privilege', () => {
     expect(has('dynamodb:')).toBe(Boolean(def.needs.table));
     expect(actions.includes('dynamodb:PutItem')).toBe(def.needs.table === 'readwrite');
     expect(actions).not.toContain('dynamodb:Scan');
-    expect(actions.includes('sqs:SendMessage')).toBe((def.needs.sendTo ?? []).length > 0);
-    expect(actions.includes('sqs:ReceiveMessage')).toBe(Boolean(def.queue));
+    expect(actions.includes('sqs:SendMessage')).toBe((def.needs.sendTo ?? []).length > 0 || Boolean(def.needs.deadLetters));
+    expect(actions.includes('sqs:ReceiveMessage')).toBe(Boolean(def.queue) || Boolean(def.needs.deadLetters));
     expect(has('secretsmanager:')).toBe((def.needs.secrets ?? []).length > 0);
     expect(actions.includes('ses:SendEmail')).toBe(Boolean(def.needs.sesSend));
     expect(actions.includes('ses:CreateEmailIdentity')).toBe(Boolean(def.needs.sesIdentities));
     expect(has('ses:')).toBe(Boolean(def.needs.sesSend || def.needs.sesIdentities));
     expect(has('scheduler:') || actions.includes('iam:PassRole')).toBe(Boolean(def.needs.scheduler));
     expect(has('s3:')).toBe(Boolean(def.needs.bucket));
+  });
+
+  it('lets the dead-letter routes receive and delete on the DLQs only, never on the queues themselves', () => {
+    // Prepare
+    const dlqIds = new Set(queues.map((q) => logicalId(stack.shared.queues.deadLetterQueue(q.name))));
+    const roleId = logicalId(stack.functions.get('admin')!.role);
+
+    // Act
+    const receiving = Object.values(resources)
+      .filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.Roles).includes(`"${roleId}"`))
+      .flatMap((r) => r.Properties.PolicyDocument.Statement)
+      .filter((statement: { Action: string | string[] }) => [statement.Action].flat().some((a) => a === 'sqs:ReceiveMessage' || a === 'sqs:DeleteMessage'));
+
+    // Assess
+    const targets = receiving.map((statement: { Resource: unknown }) => JSON.stringify(statement.Resource));
+    expect(targets).toHaveLength(queues.length);
+    for (const target of targets) expect([...dlqIds].some((id) => target.includes(`"${id}"`))).toBe(true);
   });
 
   it('gives the catch-all function no table access and keeps the keys function off the queues', () => {

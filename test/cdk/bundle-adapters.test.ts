@@ -109,7 +109,9 @@ describe('function bundles', () => {
       POSTBOX_WITH_S3: 'false',
       POSTBOX_WITH_SECRETS_MANAGER: 'true',
       POSTBOX_WITH_STRIPE: 'false',
+      POSTBOX_WITH_DLQ: 'false',
     });
+    expect(adapterFlags(functionNamed('admin').needs)).toMatchObject({ POSTBOX_WITH_DLQ: 'true', POSTBOX_WITH_SQS: 'false' });
     expect(adapterFlags(functionNamed('billing').needs)).toMatchObject({ POSTBOX_WITH_STRIPE: 'true', POSTBOX_WITH_SECRETS_MANAGER: 'true', POSTBOX_WITH_SQS: 'false' });
     expect(adapterFlags(functionNamed('domains').needs)).toMatchObject({ POSTBOX_WITH_SES: 'true', POSTBOX_WITH_S3: 'true', POSTBOX_WITH_SQS: 'false' });
   });
@@ -127,7 +129,8 @@ describe('function bundles', () => {
       secretsManager: carries(CLIENTS.secretsManager),
       stripe: carries(STRIPE),
     }).toEqual({
-      sqs: flags.POSTBOX_WITH_SQS === 'true',
+      // The SQS client comes with the queue port (sends) or the DLQ port (the staff redrive).
+      sqs: flags.POSTBOX_WITH_SQS === 'true' || flags.POSTBOX_WITH_DLQ === 'true',
       ses: flags.POSTBOX_WITH_SES === 'true',
       s3Client: false,
       s3Adapter: flags.POSTBOX_WITH_S3 === 'true',

@@ -11,7 +11,9 @@ import type { Queue } from '../../shared/ports/queue';
 import { buildContainer, type Container } from '../../shared/runtime/container';
 import type { RuntimeConfig } from '../../shared/runtime/config';
 import { createLogger } from '../../shared/runtime/logger';
-import { guarded, identityRules, mailerRules, objectRules, queueRules, schedulerRules, secretRules, storeRules } from './grants';
+import type { DeadLetter, DeadLetterQueues } from '../../shared/ports/dead-letters';
+import type { QueueName } from '../../shared/platform';
+import { deadLetterRules, guarded, identityRules, mailerRules, objectRules, queueRules, schedulerRules, secretRules, storeRules } from './grants';
 import { connectTestStore, startTestStore, type TestStore } from './store';
 
 export interface TestContainer extends Container {
@@ -19,6 +21,8 @@ export interface TestContainer extends Container {
   scheduler: StoreScheduler;
   logs: Array<Record<string, unknown>>;
   sent: Array<{ queue: string; body: unknown; delaySeconds?: number }>;
+  /** What the DLQs hold (the DeadLetterQueues port in memory); a redrive moves a message to `sent` as its raw body. */
+  dlq: Array<DeadLetter & { queue: QueueName }>;
   /** What the fake mailer was handed; set `mailerFailure` to make it throw. */
   mailed: OutboundEmail[];
   mailerFailure?: Error;
@@ -48,6 +52,21 @@ export async function createTestContainer(options: { start?: string; store?: { e
     sendBatch: async (q, bodies) => void bodies.forEach((body) => sent.push({ queue: q, body })),
   };
   const mailed: OutboundEmail[] = [];
+  const dlq: TestContainer['dlq'] = [];
+  const deadLetters: DeadLetterQueues = {
+    peek: async (q) => {
+      const held = dlq.filter((m) => m.queue === q);
+      return { depth: held.length, messages: held.slice(0, 10).map(({ queue: _q, ...m }) => m) };
+    },
+    redrive: async (q, ids) => {
+      const chosen = dlq.filter((m) => m.queue === q && (!ids || ids.includes(m.id)));
+      for (const m of chosen) {
+        dlq.splice(dlq.indexOf(m), 1);
+        sent.push({ queue: q, body: m.body });
+      }
+      return chosen.map(({ queue: _q, ...m }) => m);
+    },
+  };
   const objectsRoot = mkdtempSync(join(tmpdir(), 'postbox-objects-'));
   const mailDomains = new Set<string>(['example.com', 'example.org']);
   const config: RuntimeConfig = {
@@ -75,6 +94,7 @@ export async function createTestContainer(options: { start?: string; store?: { e
     clock,
     store: testStore.store,
     queue,
+    deadLetters,
     logger: createLogger('debug', (line) => logs.push(JSON.parse(line) as Record<string, unknown>)),
     dns: {
       acceptsMail: async (domain) => mailDomains.has(domain),
@@ -96,6 +116,7 @@ export async function createTestContainer(options: { start?: string; store?: { e
     scheduler: built.scheduler,
     logs,
     sent,
+    dlq,
     mailed,
     mailDomains,
     // Closing the store also removes the files this container wrote.
@@ -111,6 +132,7 @@ export async function createTestContainer(options: { start?: string; store?: { e
   // While a handler runs, every adapter holds it to its manifest needs (./grants.ts).
   container.store = guarded(container.store, storeRules);
   container.queue = guarded(container.queue, queueRules);
+  container.deadLetters = guarded(container.deadLetters, deadLetterRules);
   container.scheduler = guarded(container.scheduler, schedulerRules);
   container.objects = guarded(container.objects, objectRules);
   container.identities = guarded(container.identities, identityRules);

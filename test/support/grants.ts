@@ -64,6 +64,9 @@ const bucket = (mode: 'read' | 'write') => (): [string, (n: Needs) => boolean] =
 ];
 export const objectRules = { get: bucket('read'), getStream: bucket('read'), downloadUrl: bucket('read'), put: bucket('write'), putFile: bucket('write'), delete: bucket('write') };
 
+const deadLetters = (): [string, (n: Needs) => boolean] => ['the DLQs', (n) => Boolean(n.deadLetters)];
+export const deadLetterRules = { peek: deadLetters, redrive: deadLetters };
+
 export const mailerRules = { send: (): [string, (n: Needs) => boolean] => ['SES sending', (n) => Boolean(n.sesSend)] };
 
 const identities = (): [string, (n: Needs) => boolean] => ['SES identities', (n) => Boolean(n.sesIdentities)];

@@ -184,6 +184,8 @@ const touches: Record<string, string> = {
   'GET /v1/auth/oauth/{provider}/callback': 'signs in, or up, by the provider’s verified address (state cookie and PKCE checked)',
   // staff
   'fn:admin': 'every account of the deployment (create with keys, list, read, suspend, unsuspend, reputation board and lift of a reputation pause) and users’ roles',
+  'GET /v1/admin/dead-letters': 'every queue’s DLQ: message bodies (any account’s jobs) and why they failed',
+  'POST /v1/admin/dead-letters/{queue}/redrive': 'puts DLQ messages (any account’s jobs) back on their queue, as sent; audited',
   // contacts, lists, imports
   'GET /v1/contacts': read,
   'GET /v1/contacts/{id}': read,

@@ -52,7 +52,7 @@ describe('the console page', () => {
   it('has a focusable heading for every view, and every navigation entry names a view', () => {
     const views = [...markup.matchAll(/<section data-view="([^"]+)" aria-labelledby="h-\1" hidden><h2 id="h-\1" tabindex="-1">/g)].map((m) => m[1]);
     const navigated = [...markup.matchAll(/data-nav="([^"]+)"/g)].map((m) => m[1]);
-    expect(views).toEqual(expect.arrayContaining(['signin', 'signup', 'code', 'forgot', 'reset-password', 'verify-email', 'overview', 'keys', 'domains', 'messages', 'suppressions', 'webhooks', 'templates', 'broadcasts', 'contacts', 'usage', 'billing', 'accounts']));
+    expect(views).toEqual(expect.arrayContaining(['signin', 'signup', 'code', 'forgot', 'reset-password', 'verify-email', 'overview', 'keys', 'domains', 'messages', 'suppressions', 'webhooks', 'templates', 'broadcasts', 'contacts', 'usage', 'billing', 'accounts', 'dead-letters']));
     expect(navigated.filter((n) => !views.includes(n))).toEqual([]);
     expect(markup).toMatch(/<header[\s>]/);
     expect(markup).toMatch(/<nav aria-label="Console">/);

@@ -3,6 +3,7 @@
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { readDeadLetterNote } from '../../shared/dead-letters/notes';
 import { queueNamed } from '../../shared/platform';
 import { consume, type Delivery } from '../../shared/runtime/consume';
 import { installContainer } from '../../shared/runtime/container';
@@ -100,5 +101,22 @@ describe('consume', () => {
     expect(loadsInFirst).toBe(2);
     expect(loads).toBe(5);
     expect(third.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['e']);
+  });
+
+  it('notes why a record goes to the DLQ on its last failed receive only, poison or a use case that threw (issue 32)', async () => {
+    // Prepare
+    const { maxReceiveCount } = queueNamed('send');
+    const handler = consume('send', job, async () => {
+      throw new TypeError('the provider is down');
+    });
+    // Act
+    await handler(event(record('early', '{"n":41}', maxReceiveCount - 1)));
+    await handler(event(record('last', '{"n":42}', maxReceiveCount), record('poison', 'not json', maxReceiveCount), record('contract', '{"n":"x"}', maxReceiveCount)));
+    // Assess
+    expect(await readDeadLetterNote(c.store, 'send', '{"n":41}')).toBeUndefined();
+    expect(await readDeadLetterNote(c.store, 'send', '{"n":42}')).toMatchObject({ reason: 'TypeError: the provider is down', receive_count: maxReceiveCount, last_failed_at: c.clock.now().toISOString() });
+    expect((await readDeadLetterNote(c.store, 'send', 'not json'))?.reason).toMatch(/^poison message: SyntaxError/);
+    // A broken contract names each field and what is wrong with it, not the issues' JSON.
+    expect((await readDeadLetterNote(c.store, 'send', '{"n":"x"}'))?.reason).toBe('poison message: ZodError: n: Invalid input: expected number, received string');
   });
 });

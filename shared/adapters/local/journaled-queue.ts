@@ -1,7 +1,8 @@
 // Local queues that outlive a kill. local-aws-sqs keeps its queues in memory, so a message waiting
 // in one is gone when the process dies. This decorator of the Queue port writes every message to an
 // append-only journal (DATA_DIR/queue-journal.jsonl) before handing it to the emulator; the local
-// poller tells it which messages were deleted (`ack`) and which it moved to the DLQ (`dead`).
+// poller tells it which messages were deleted (`ack`) and which it moves to the DLQ (`dead`, told
+// before the move, so nothing finds a message in the DLQ that the journal still holds waiting).
 // At the next start, before anything polls or sends, `replay` puts every message still outstanding
 // back into the fresh emulator, and the dead ones into their queue's DLQ.
 //
@@ -19,6 +20,12 @@
 //   {"op":"send","queue":"send","at":<epoch ms>,"delay":<s>,"bodies":["<JSON body>",…]}
 //   {"op":"ack","queue":"send","hashes":["<sha256 of a body>",…]}
 //   {"op":"dead","queue":"send","hashes":[…]}
+//   {"op":"redrive","queue":"send","at":<epoch ms>,"bodies":["<JSON body>",…]}
+// A redrive (POST /v1/admin/dead-letters/{queue}/redrive) moves a message from the DLQ back to its
+// queue: its line takes the oldest dead entry with that body off the journal (if there is one: a
+// poison body may never have gone through it) and holds the body as sent again, so a kill -9
+// after the redrive puts it back in its queue, not in the DLQ, and not in both. The poller then
+// settles it as any message: `ack` once handled, `dead` again if it fails its attempts again.
 // A compacted journal is written in the same lines, so it reads back to the same state.
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { appendFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -51,7 +58,8 @@ export interface JournaledQueueOptions {
 
 type Line =
   | { op: 'send'; queue: QueueName; at: number; delay: number; bodies: string[] }
-  | { op: 'ack' | 'dead'; queue: QueueName; hashes: string[] };
+  | { op: 'ack' | 'dead'; queue: QueueName; hashes: string[] }
+  | { op: 'redrive'; queue: QueueName; at: number; bodies: string[] };
 
 interface Entry {
   queue: QueueName;
@@ -90,6 +98,7 @@ function parseLine(text: string): Line | undefined {
     return { op: 'send', queue, at: line.at, delay: line.delay, bodies: line.bodies };
   }
   if ((line.op === 'ack' || line.op === 'dead') && isStrings(line.hashes)) return { op: line.op, queue, hashes: line.hashes };
+  if (line.op === 'redrive' && typeof line.at === 'number' && isStrings(line.bodies)) return { op: 'redrive', queue, at: line.at, bodies: line.bodies };
   return undefined;
 }
 
@@ -131,8 +140,21 @@ class JournalState {
     return true;
   }
 
+  /** Takes the oldest dead entry with this body off (if any) and holds the body as sent at `at`. */
+  redrive(queue: QueueName, body: string, at: number): void {
+    const hash = sha256Hex(body);
+    for (const [seq, entry] of this.entries) {
+      if (entry.dead && entry.queue === queue && entry.hash === hash) {
+        this.entries.delete(seq);
+        break;
+      }
+    }
+    this.add(queue, body, at, 0);
+  }
+
   apply(line: Line): void {
     if (line.op === 'send') for (const body of line.bodies) this.add(line.queue, body, line.at, line.delay);
+    else if (line.op === 'redrive') for (const body of line.bodies) this.redrive(line.queue, body, line.at);
     else for (const hash of line.hashes) this.settle(line.queue, hash, line.op);
   }
 
@@ -220,9 +242,14 @@ export class JournaledQueue implements Queue {
     this.settle(records, 'ack');
   }
 
-  /** These failed their last attempt: the poller moved them to the queue's DLQ. */
+  /** These failed their last attempt: the poller moves them to the queue's DLQ once this returns. */
   deadLettered(records: readonly JournalRecord[]): void {
     this.settle(records, 'dead');
+  }
+
+  /** This DLQ message is about to go back to its queue: journaled first, as a send is. */
+  redriven(queue: QueueName, body: string): void {
+    this.append({ op: 'redrive', queue, at: this.now(), bodies: [body] });
   }
 
   /**

@@ -66,8 +66,9 @@ export interface PollerOptions {
   /** Called after DeleteMessageBatch with the records it deleted. */
   onDeleted?: (records: readonly PolledRecord[]) => void | Promise<void>;
   /**
-   * Called with the records that failed their last attempt (the queue's maxReceiveCount), after
-   * the poller moved them to the DLQ instead of leaving them to be offered again.
+   * Called with the records that failed their last attempt (the queue's maxReceiveCount), just
+   * before the poller moves them to the DLQ instead of leaving them to be offered again: whatever
+   * finds a message in the DLQ (a staff redrive) finds the hook told already.
    */
   onDeadLettered?: (records: readonly PolledRecord[]) => void | Promise<void>;
 }
@@ -196,13 +197,16 @@ export class QueuePoller {
   }
 
   /**
-   * Moves messages that failed their last attempt to the DLQ, as a redrive policy would: a copy
-   * into the DLQ, then the original deleted, then the hook. A kill in between leaves the journal
-   * still holding the message as waiting, so it is tried again after the restart (at least once).
+   * Moves messages that failed their last attempt to the DLQ, as a redrive policy would: the hook
+   * first, then a copy into the DLQ, then the original deleted. The hook goes first so that a
+   * message is never in the DLQ before the journal holds it dead: a staff redrive that took it out
+   * of the DLQ in between would otherwise be undone by the late `dead` (issue 32). A kill after the
+   * hook puts it in the DLQ at the restart (the journal's replay); the emulator lost both copies.
    */
   private async deadLetter(records: SQSRecord[]): Promise<void> {
     const { url, queue } = this.options;
     const dlqUrl = this.options.dlqUrl ?? `${url}-dlq`;
+    await this.options.onDeadLettered?.(records.map((r) => ({ queue: queue.name, body: r.body })));
     // One by one: ten bodies of up to 256 KiB would not fit one 1 MiB batch, and this is rare.
     for (const r of records) await this.sqs.send(new SendMessageCommand({ QueueUrl: dlqUrl, MessageBody: r.body }));
     await this.sqs.send(
@@ -210,7 +214,6 @@ export class QueuePoller {
     );
     for (const r of records) this.attempts.delete(r.messageId);
     this.options.logger.warn('queue messages moved to the DLQ after their last attempt', { queue: queue.name, count: records.length });
-    await this.options.onDeadLettered?.(records.map((r) => ({ queue: queue.name, body: r.body })));
   }
 
   /**

@@ -14,6 +14,7 @@ import { ensureAccountListed } from '../../accounts/staff';
 import { SesMailer } from '../../adapters/aws/ses-mailer';
 import { SqsQueue } from '../../adapters/aws/sqs-queue';
 import { FileObjectStore } from '../../adapters/local/file-object-store';
+import { SqsDeadLetters } from '../../adapters/aws/sqs-dead-letters';
 import { JournaledQueue } from '../../adapters/local/journaled-queue';
 import { SimulatedSesFeedback } from '../../adapters/local/ses-feedback';
 import { StoreScheduler } from '../../adapters/local/store-scheduler';
@@ -192,6 +193,7 @@ export async function startLocalRuntime(
       credentials: DUMMY_CREDENTIALS,
       queueUrls: provisioned.urls,
       queueArns: provisioned.arns,
+      dlqUrls: provisioned.dlqUrls,
       // Download links are sealed with a key of their own, derived from a stored secret, so every
       // process over this DATA_DIR serves the links any of them made.
       objects: { kind: 'files', root: join(dataDir, 'objects'), downloadKey: hmacSha256(secrets['data-encryption-key'] ?? '', 'local object download links').toString('hex') },
@@ -223,6 +225,9 @@ export async function startLocalRuntime(
     const journal = JournaledQueue.open(join(dataDir, 'queue-journal.jsonl'), container.queue, { clock: container.clock, logger });
     await journal.replay({ sqs: sqsClient, urls: provisioned.urls, dlqUrls: provisioned.dlqUrls });
     container.queue = journal;
+    // The DLQs stay in the emulator (the journal puts dead messages back in them at start); a
+    // redrive is journaled as a send before it happens, so a kill after it does not lose it.
+    container.deadLetters = new SqsDeadLetters(sqsClient, { urls: provisioned.urls, dlqUrls: provisioned.dlqUrls, beforeRedrive: (queue, body) => journal.redriven(queue, body) });
     // Mail the emulator accepts comes back as an SES Delivery notification, through the same
     // events queue and ingest function as in AWS.
     const feedback = new SimulatedSesFeedback(container.mailer, {
