@@ -15,6 +15,7 @@ import { DataTable } from './constructs/data-table';
 import { InboundMail } from './constructs/inbound';
 import { MailEvents } from './constructs/mail-events';
 import { ManifestFunction } from './constructs/manifest-function';
+import { Observability } from './constructs/observability';
 import { pascalCase } from './constructs/names';
 import { grantNeeds, type SharedResources } from './constructs/needs';
 import { Queues } from './constructs/queues';
@@ -47,6 +48,7 @@ export class AppStack extends Stack {
   readonly functions = new Map<string, ManifestFunction>();
   /** SES receiving; undefined without `inbound`, or while the stack has no inbound queue. */
   readonly inbound?: InboundMail;
+  readonly observability: Observability;
 
   constructor(scope: Construct, id: string, props: AppStackProps) {
     super(scope, id, { description: `Postbox messaging API (${props.stage})`, ...props });
@@ -68,6 +70,7 @@ export class AppStack extends Stack {
 
     const environment: Record<string, string> = {
       [envNames.runtime]: 'aws',
+      [envNames.stage]: props.stage,
       [envNames.logLevel]: 'info',
       [envNames.sharedEmailSender]: props.sharedEmailSender ?? DEFAULT_SHARED_EMAIL_SENDER,
     };
@@ -96,10 +99,19 @@ export class AppStack extends Stack {
     // The routes, laid out over all functions at once: a path one function serves is one ANY route.
     for (const route of gatewayRoutes(functionDefs)) this.api.addRoute(route, { name: route.fn.name, fn: this.functions.get(route.fn.name)!.fn });
 
+    this.observability = new Observability(this, 'Observability', {
+      stage: props.stage,
+      queues,
+      functions: [...this.functions.values()].map((target) => ({ name: target.def.name, fn: target.fn })),
+      api: this.api,
+    });
+
     if (this.inbound) new CfnOutput(this, 'InboundRuleSet', { value: this.inbound.ruleSet.receiptRuleSetName, description: 'Activate it: aws ses set-active-receipt-rule-set --rule-set-name <value>' });
     new CfnOutput(this, 'TableName', { value: shared.table.table.tableName });
     new CfnOutput(this, 'BucketName', { value: shared.storage.bucket.bucketName });
     new CfnOutput(this, 'SesConfigurationSet', { value: shared.mail.configurationSetName });
+    new CfnOutput(this, 'AlarmTopic', { value: this.observability.topic.topicArn, description: 'Alarms publish here; subscribe more endpoints as needed' });
+    new CfnOutput(this, 'Dashboard', { value: this.observability.dashboard.dashboard.dashboardName, description: 'The CloudWatch dashboard: send funnel, queues, API, SES reputation, alarms' });
   }
 
   /**

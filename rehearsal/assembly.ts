@@ -27,6 +27,8 @@ export interface SynthOptions {
   stage?: string;
   /** The stack's props beside the stage (e.g. `inbound`, or a subset of `functions` for a quicker rehearsal). */
   props?: Omit<AppStackProps, 'stage'>;
+  /** CDK context, as `-c key=value` gives it (e.g. `alarmEmail`). */
+  context?: Record<string, unknown>;
 }
 
 interface AssetManifest {
@@ -47,7 +49,7 @@ export async function synthesize(options: SynthOptions): Promise<Assembly> {
   try {
     // CDK's built-in CloudFormation validation lints the template (its findings only warn, unless
     // strict) and changes nothing of the assembly; it took a third of the synth. `cdk synth` runs it.
-    const app = new App({ outdir: options.outdir, context: { [PREBUILT_BUNDLES_CONTEXT]: options.outdir }, builtinCloudFormationValidation: false });
+    const app = new App({ outdir: options.outdir, context: { ...options.context, [PREBUILT_BUNDLES_CONTEXT]: options.outdir }, builtinCloudFormationValidation: false });
     const stack = new AppStack(app, `Postbox-${stage}`, { stage, ...options.props });
     const cloudAssembly = app.synth();
     const artifact = cloudAssembly.getStackByName(stack.stackName);
@@ -60,7 +62,7 @@ export async function synthesize(options: SynthOptions): Promise<Assembly> {
 /** The template alone, synthesized without bundling (the preview reads no code): quick. */
 export function synthesizeTemplate(options: SynthOptions): { stackName: string; template: CfnTemplate } {
   const stage = options.stage ?? 'rehearsal';
-  const app = new App({ outdir: options.outdir, context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+  const app = new App({ outdir: options.outdir, context: { ...options.context, 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
   const stack = new AppStack(app, `Postbox-${stage}`, { stage, ...options.props });
   const artifact = app.synth().getStackByName(stack.stackName);
   return { stackName: artifact.stackName, template: artifact.template as CfnTemplate };

@@ -15,6 +15,8 @@
 //
 // Not rehearsed yet (listed by `unrehearsed`): EventBridge Scheduler, the S3 bucket and SES receiving, log groups. A function that calls one of those
 // services reaches an endpoint that answers that it is not rehearsed.
+// Deploy-only (a note, not `unrehearsed`): the CloudWatch alarms and dashboard, and SNS email
+// subscriptions, which have nothing to do offline.
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
@@ -68,6 +70,16 @@ const REHEARSED_TYPES = new Set([
   // Rate rules invoking a function (the timer runs; fireRule runs one now).
   'AWS::Events::Rule',
 ]);
+
+/**
+ * Deploy-only: resources with no behaviour to play offline. CloudWatch alarms and dashboards read
+ * metrics AWS publishes (Lambda, SQS, API Gateway, SES) or that CloudWatch Logs extracts from the
+ * functions' EMF lines; nothing offline produces either, so they are listed in a note, not as
+ * unrehearsed. (The EMF lines themselves are in the functions' logs.)
+ */
+const DEPLOY_ONLY_TYPES = new Set(['AWS::CloudWatch::Alarm', 'AWS::CloudWatch::Dashboard']);
+/** SNS subscriptions that mail a person (alarms, `-c alarmEmail`): AWS asks the address to confirm; nothing to play offline. */
+const DEPLOY_ONLY_PROTOCOLS = new Set(['email', 'email-json']);
 
 /** An AWS::Events::Rule on a rate, invoking a function. */
 interface RuleSpec {
@@ -370,7 +382,8 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     destinations = attempt(() => readEventDestinations(template, resolver)) ?? [];
     for (const sub of subscriptions) {
       const queue = [...physical.values()].some((p) => p.attributes.QueueUrl && p.attributes.Arn === sub.endpoint);
-      if (sub.protocol !== 'sqs') problems.push(`${sub.logicalId}: SNS subscriptions over ${sub.protocol} are not rehearsed`);
+      if (DEPLOY_ONLY_PROTOCOLS.has(sub.protocol)) notes.push(`${sub.logicalId}: an ${sub.protocol} subscription is deploy-only (SNS mails ${sub.endpoint} once it is confirmed); nothing is mailed offline`);
+      else if (sub.protocol !== 'sqs') problems.push(`${sub.logicalId}: SNS subscriptions over ${sub.protocol} are not rehearsed`);
       else if (!queue) problems.push(`${sub.logicalId}: its Endpoint ${sub.endpoint} is not a queue of the template`);
       else if (!attempt(() => queuePolicyAdmits(template, resolver, sub.endpoint, sub.topicArn))) {
         problems.push(`${sub.logicalId}: no queue policy lets ${sub.topicArn} send to ${sub.endpoint}: SQS would refuse every notification`);
@@ -564,9 +577,13 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     });
 
     const unplayed: Record<string, string[]> = {};
+    const deployOnly: Record<string, number> = {};
     for (const [id, resource] of Object.entries(template.Resources)) {
-      if (!REHEARSED_TYPES.has(resource.Type)) (unplayed[resource.Type] ??= []).push(id);
+      if (DEPLOY_ONLY_TYPES.has(resource.Type)) deployOnly[resource.Type] = (deployOnly[resource.Type] ?? 0) + 1;
+      else if (!REHEARSED_TYPES.has(resource.Type)) (unplayed[resource.Type] ??= []).push(id);
     }
+    const deployOnlyCounts = Object.entries(deployOnly).map(([type, count]) => `${type} (${count})`);
+    if (deployOnlyCounts.length) notes.push(`deploy-only, nothing to run offline: ${deployOnlyCounts.join(', ')}; they read metrics only AWS publishes`);
 
     return {
       url: api.endpoint,

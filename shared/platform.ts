@@ -72,6 +72,15 @@ export type PaidPlan = (typeof paidPlans)[number];
 export const billingPeriods = ['month', 'year'] as const;
 export type BillingPeriod = (typeof billingPeriods)[number];
 
+/**
+ * The service's own CloudWatch metrics (counts, emitted as Embedded Metric Format log lines by
+ * shared/adapters/emf-metrics.ts; the stack's dashboard graphs them). One namespace; the only
+ * dimension is the stage, never an account: a metric per account would cost a custom metric each.
+ */
+export const METRICS_NAMESPACE = 'Postbox';
+export const countMetrics = ['MessagesAccepted', 'MessagesSent', 'MessagesDelivered', 'MessagesBounced', 'MessagesComplained', 'WebhooksDelivered', 'WebhooksFailed'] as const;
+export type CountMetric = (typeof countMetrics)[number];
+
 export interface QueueDef {
   name: QueueName;
   /** Seconds a received message stays invisible; at least six times the consumer's timeout. */

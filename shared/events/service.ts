@@ -6,6 +6,7 @@ import type { EventType, MessageItem } from '../messages/model';
 import { MessageRepository } from '../messages/repository';
 import { recordEvent } from '../messages/timeline';
 import type { Clock } from '../ports/clock';
+import type { Metrics } from '../ports/metrics';
 import type { Queue } from '../ports/queue';
 import { countReputationSignal } from '../reputation/service';
 import type { Logger } from '../runtime/logger';
@@ -31,7 +32,7 @@ export type IngestResult =
 /** A notification of a type the timeline does not track (Send, SNS subscription messages…). */
 export type SesEventResult = IngestResult | { outcome: 'ignored' };
 
-type Deps = { store: Store; clock: Clock; ids: Ids; queue: Queue; logger: Logger };
+type Deps = { store: Store; clock: Clock; ids: Ids; queue: Queue; logger: Logger; metrics: Metrics };
 
 /**
  * The configuration set's event publishing carries the tags the send worker set (our message id

@@ -7,6 +7,7 @@ import { RetryableError } from '../errors';
 import type { Ids } from '../ids';
 import type { Clock } from '../ports/clock';
 import type { ObjectStore } from '../ports/object-store';
+import type { Metrics } from '../ports/metrics';
 import type { Queue } from '../ports/queue';
 import { PermanentSendError, type Mailer, type OutboundEmail } from '../ports/mailer';
 import type { Logger } from '../runtime/logger';
@@ -35,6 +36,7 @@ export interface DispatchDeps {
   /** Where content too large for the message item is kept (shared/messages/content.ts). */
   objects: ObjectStore;
   logger: Logger;
+  metrics: Metrics;
   /** Keys the unsubscribe links of marketing mail (shared/unsubscribe/links.ts). */
   secrets: Pick<Secrets, 'get'>;
   config: { emailCostMicros?: number; dispatchLeaseMs?: number; publicBaseUrl?: string; sharedEmailSender?: string };
@@ -67,7 +69,7 @@ const later = (iso: string, ms: number): string => new Date(new Date(iso).getTim
  * mailbox named bounced@ or complained@.
  */
 async function simulate(deps: DispatchDeps, message: MessageItem, now: string): Promise<void> {
-  const ref = { id: message.id, account_id: message.account_id, broadcast_id: message.broadcast_id };
+  const ref = { id: message.id, account_id: message.account_id, broadcast_id: message.broadcast_id, test_mode: message.test_mode };
   const providerMessageId = `test_${message.id}`;
   await recordEvent(deps, ref, { type: 'sent', source: 'worker', providerEventId: workerEventId(message.id, 'sent'), payload: { provider_message_id: providerMessageId }, occurredAt: now }, { providerMessageId });
   const local = message.recipient.slice(0, message.recipient.lastIndexOf('@'));
@@ -87,7 +89,7 @@ async function simulate(deps: DispatchDeps, message: MessageItem, now: string): 
  * and the timeline say what happened.
  */
 async function postWebhookMessage(deps: DispatchDeps, message: MessageItem, now: string, attempt: { finalAttempt: boolean }): Promise<DispatchResult> {
-  const ref = { id: message.id, account_id: message.account_id, broadcast_id: message.broadcast_id };
+  const ref = { id: message.id, account_id: message.account_id, broadcast_id: message.broadcast_id, test_mode: message.test_mode };
   const event = (type: 'delivered' | 'failed', payload: Record<string, unknown>) =>
     recordEvent(deps, ref, { type, source: 'worker', providerEventId: workerEventId(message.id, type), payload, occurredAt: now });
   if (message.test_mode) {
@@ -142,7 +144,7 @@ function withUnsubscribe(deps: DispatchDeps, message: MessageItem, email: Outbou
  * case reads the timeline.
  */
 async function finishEarlierAttempt(deps: DispatchDeps, message: MessageItem): Promise<void> {
-  const ref = { id: message.id, account_id: message.account_id, broadcast_id: message.broadcast_id };
+  const ref = { id: message.id, account_id: message.account_id, broadcast_id: message.broadcast_id, test_mode: message.test_mode };
   const { events } = await new MessageRepository(deps.store).getWithTimeline(message.id);
   const mine = events.filter((e) => e.source === 'worker' || e.source === 'router');
   if (message.test_mode && message.channel === 'email' && mine.some((e) => e.type === 'sent')) {
@@ -179,7 +181,7 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attemp
     return 'skipped';
   }
   const now = deps.clock.now().toISOString();
-  const ref = { id: message.id, account_id: message.account_id, broadcast_id: message.broadcast_id };
+  const ref = { id: message.id, account_id: message.account_id, broadcast_id: message.broadcast_id, test_mode: message.test_mode };
   if (message.dispatched_at && message.provider_message_id && !message.test_mode) {
     // An earlier attempt reached the provider and stopped before recording it; a provider event
     // has since told us the provider's id. Record the handoff (once) instead of losing it.

@@ -6,6 +6,7 @@ import { inParallel } from '../concurrency';
 import { wrote, type Store } from '../db/store';
 import type { Ids } from '../ids';
 import type { Clock } from '../ports/clock';
+import type { Metrics } from '../ports/metrics';
 import type { Queue } from '../ports/queue';
 import type { Scheduler } from '../ports/scheduler';
 import type { SendDecision } from './idempotency';
@@ -21,9 +22,10 @@ export interface HandOnDeps {
   ids: Ids;
   queue: Queue;
   scheduler: Scheduler;
+  metrics: Metrics;
 }
 
-export type Waiting = Pick<MessageItem, 'id' | 'status' | 'scheduled_at'>;
+export type Waiting = Pick<MessageItem, 'id' | 'status' | 'scheduled_at' | 'test_mode'>;
 
 /**
  * Hands each stored message on by what its claim decided: suppressed ones onto the timeline only,
@@ -42,7 +44,7 @@ export async function handOn(
     const job: SendJob = { message_id: message.id, account_id: accountId };
     if (decisions.get(message.id)?.kind === 'suppressed') {
       // Decided before dispatch: on the timeline only, never enqueued or billed.
-      await recordEvent(deps, { id: message.id, account_id: accountId }, {
+      await recordEvent(deps, { id: message.id, account_id: accountId, test_mode: message.test_mode }, {
         id: message.id,
         type: 'suppressed',
         source: 'router',

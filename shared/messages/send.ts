@@ -11,6 +11,7 @@ import type { Clock } from '../ports/clock';
 import type { Dns } from '../ports/dns';
 import type { HttpClient } from '../ports/http-client';
 import type { ObjectStore } from '../ports/object-store';
+import type { Metrics } from '../ports/metrics';
 import type { Queue } from '../ports/queue';
 import type { Scheduler } from '../ports/scheduler';
 import type { Logger } from '../runtime/logger';
@@ -38,6 +39,7 @@ export interface SendDeps {
   /** Content too large for the message item (shared/messages/content.ts). */
   objects: ObjectStore;
   logger: Logger;
+  metrics: Metrics;
   config: { sharedEmailSender: string; validationEnabled: boolean; claimsExpiredBy?: number; emailCostMicros?: number };
 }
 
@@ -437,8 +439,12 @@ async function store(
     await releaseUnstored(deps, records, repository, toWrite.map(({ item }) => item));
     throw error;
   }
+  // Counted once per message, as it is stored: a request resuming a dead one's claim counts only
+  // the messages that one never stored. Suppressed ones were never accepted.
+  const accepted = toWrite.filter(({ item }) => item.decision.kind === 'accepted').length;
+  if (!sender.testMode) deps.metrics.count('MessagesAccepted', accepted);
   const waiting = [
-    ...messages.map((m) => ({ id: m.id, status: m.status, scheduled_at: m.scheduled_at })),
+    ...messages.map((m) => ({ id: m.id, status: m.status, scheduled_at: m.scheduled_at, test_mode: m.test_mode })),
     ...already.values(),
   ];
   await handOn(deps, sender.accountId, new Map(fresh.map(({ item }) => [item.message_id, item.decision])), waiting, nowIso);

@@ -5,6 +5,8 @@ import { sha256Hex } from '../crypto';
 import type { Store } from '../db/store';
 import type { Ids } from '../ids';
 import type { Clock } from '../ports/clock';
+import type { Metrics } from '../ports/metrics';
+import type { CountMetric } from '../platform';
 import type { Queue } from '../ports/queue';
 import { publishEvent } from '../webhooks/deliver';
 import type { EventSource, EventType, MessageItem, TimelineEvent, TimelineEventItem } from './model';
@@ -23,6 +25,14 @@ export interface NewEvent {
 export const workerEventId = (messageId: string, type: EventType): string => `wkr_${sha256Hex(`${messageId}:${type}`)}`;
 export const routerEventId = (messageId: string): string => `supp_${messageId}`;
 
+/** The timeline events the service counts (shared/platform.ts `countMetrics`), live mail only. */
+const COUNTED: Partial<Record<EventType, CountMetric>> = {
+  sent: 'MessagesSent',
+  delivered: 'MessagesDelivered',
+  bounced: 'MessagesBounced',
+  complained: 'MessagesComplained',
+};
+
 export interface Recorded {
   event: TimelineEvent;
   /** False when this signal was already on the timeline (a duplicate callback). */
@@ -35,9 +45,12 @@ export interface Recorded {
  * write and the hand-off cannot lose the webhook.
  */
 export async function recordEvent(
-  deps: { store: Store; clock: Clock; ids: Ids; queue: Queue },
-  /** With its broadcast_id when a broadcast sent it: the event is counted in that broadcast's stats. */
-  message: Pick<MessageItem, 'id' | 'account_id' | 'broadcast_id'>,
+  deps: { store: Store; clock: Clock; ids: Ids; queue: Queue; metrics: Metrics },
+  /**
+   * With its broadcast_id when a broadcast sent it: the event is counted in that broadcast's stats.
+   * Its test_mode: only live mail's events count in the service's metrics.
+   */
+  message: Pick<MessageItem, 'id' | 'account_id' | 'broadcast_id' | 'test_mode'>,
   input: NewEvent,
   extra: { providerMessageId?: string } = {},
 ): Promise<Recorded> {
@@ -55,6 +68,9 @@ export async function recordEvent(
     created_at: now,
   };
   const created = await messages.addEvent(event);
+  // Once per event, where it is first stored: a duplicate signal or a retried job counts nothing.
+  const metric = COUNTED[event.type];
+  if (created && metric && !message.test_mode) deps.metrics.count(metric);
   const recorded = created ? event : ((await messages.getEvent(message.id, input.providerEventId)) ?? event);
   // Counted for a duplicate too (once per message and type, so a repeat settles and adds nothing),
   // and before the status moves: every retry a crash here leads to (a redelivered signal, a send

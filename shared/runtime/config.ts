@@ -7,6 +7,8 @@ import { DEFAULT_EMAIL_COST_MICROS } from '../usage/cost';
 
 export interface RuntimeConfig {
   runtime: 'aws' | 'local';
+  /** AWS: the stack's stage (STAGE), the dimension of the metrics the functions emit. */
+  stage?: string;
   region: string;
   tableName: string;
   /** Local runtime: the embedded store and emulators, with dummy credentials. */
@@ -168,6 +170,7 @@ export function readAwsConfig(env: Env = process.env): RuntimeConfig {
   const base = z
     .object({
       [envNames.tableName]: z.string().min(1),
+      [envNames.stage]: z.string().min(1).optional(),
       AWS_REGION: z.string().min(1).default('us-east-1'),
       [envNames.sesConfigurationSet]: z.string().optional(),
       [envNames.bucketName]: z.string().optional(),
@@ -192,6 +195,7 @@ export function readAwsConfig(env: Env = process.env): RuntimeConfig {
   const role = v[envNames.schedulerRoleArn];
   return {
     runtime: 'aws',
+    stage: v[envNames.stage],
     region: v.AWS_REGION,
     tableName: v[envNames.tableName],
     endpoints: {},

@@ -27,6 +27,7 @@ import type { DeadLetterQueues } from '../ports/dead-letters';
 import { FileObjectStore } from '../adapters/local/file-object-store';
 import { LocalIdentities } from '../adapters/local/local-identities';
 import { StoreScheduler } from '../adapters/local/store-scheduler';
+import { stdoutEmfMetrics } from '../adapters/emf-metrics';
 import { GuardedHttp } from '../adapters/guarded-http';
 import { NodeDns } from '../adapters/node-dns';
 import { staticSecrets } from '../adapters/static-secrets';
@@ -38,6 +39,7 @@ import type { Dns } from '../ports/dns';
 import type { HttpClient } from '../ports/http-client';
 import type { SendingIdentities } from '../ports/identities';
 import type { Mailer } from '../ports/mailer';
+import { noMetrics, type Metrics } from '../ports/metrics';
 import type { ObjectStore } from '../ports/object-store';
 import type { Payments } from '../ports/payments';
 import type { Queue } from '../ports/queue';
@@ -74,6 +76,11 @@ export interface Container {
   http: HttpClient;
   random: Random;
   logger: Logger;
+  /**
+   * The service's counts (accepted, sent, delivered…): EMF lines on stdout in AWS, which CloudWatch
+   * Logs turns into metrics; nothing in the local runtime, which has no CloudWatch to read them.
+   */
+  metrics: Metrics;
   /** Stripe; undefined where billing is not configured (no Stripe keys), answered 503 billing_not_configured. */
   payments?: Payments;
 }
@@ -188,6 +195,7 @@ export async function buildContainer(config: RuntimeConfig, replace: Replacement
     http: replace.http ?? new GuardedHttp({ allowPrivate: config.webhookAllowPrivate }),
     random: replace.random ?? systemRandom,
     logger: replace.logger ?? createLogger(config.logLevel),
+    metrics: replace.metrics ?? (config.runtime === 'aws' ? stdoutEmfMetrics(config.stage, () => clock.now().getTime()) : noMetrics),
     payments: 'payments' in replace ? replace.payments : payments(secretsPort),
   };
 }

@@ -6,6 +6,8 @@ const upper = (name: string): string => name.toUpperCase().replace(/-/g, '_');
 
 export const envNames = {
   runtime: 'RUNTIME',
+  /** The stage the stack was deployed as (CDK context `stage`): the only dimension of the service's metrics. */
+  stage: 'STAGE',
   tableName: 'TABLE_NAME',
   queueUrl: (queue: QueueName): string => `QUEUE_URL_${upper(queue)}`,
   queueArn: (queue: QueueName): string => `QUEUE_ARN_${upper(queue)}`,

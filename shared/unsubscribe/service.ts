@@ -16,6 +16,7 @@ import type { MessageItem } from '../messages/model';
 import { MessageRepository } from '../messages/repository';
 import { recordEvent, workerEventId } from '../messages/timeline';
 import type { Clock } from '../ports/clock';
+import type { Metrics } from '../ports/metrics';
 import type { Queue } from '../ports/queue';
 import type { Secrets } from '../ports/secrets';
 import { findSuppression, suppress } from '../suppressions/service';
@@ -29,6 +30,7 @@ export interface UnsubscribeDeps {
   ids: Ids;
   queue: Queue;
   secrets: Pick<Secrets, 'get'>;
+  metrics: Metrics;
 }
 
 /** The suppression an unsubscribe leaves (docs/api-decisions.md). */

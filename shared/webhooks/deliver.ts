@@ -7,6 +7,7 @@ import { hmacSha256 } from '../crypto';
 import { wrote, type Store } from '../db/store';
 import type { Clock } from '../ports/clock';
 import type { HttpClient } from '../ports/http-client';
+import type { Metrics } from '../ports/metrics';
 import type { Queue } from '../ports/queue';
 import type { Random } from '../ports/random';
 import type { Scheduler } from '../ports/scheduler';
@@ -35,6 +36,7 @@ export interface WebhookDeps {
   http: HttpClient;
   random: Random;
   logger: Logger;
+  metrics: Metrics;
   config: { webhookTimeoutMs?: number };
 }
 
@@ -187,18 +189,21 @@ export async function attemptDelivery(deps: WebhookDeps, job: DeliveryJob, deliv
     body: delivery.body,
     timeoutMs: deps.config.webhookTimeoutMs ?? DEFAULT_TIMEOUT_MS,
   });
+  // Each POST's outcome is counted once, by the job whose write recorded it: a repeated job that
+  // posted again but lost the race to record counts nothing.
   if (result.ok) {
-    await record({ status: 'succeeded', attempt_count: job.attempt, response_status: result.status });
+    if (await record({ status: 'succeeded', attempt_count: job.attempt, response_status: result.status })) deps.metrics.count('WebhooksDelivered');
     return 'succeeded';
   }
   const error = result.error ?? `HTTP ${result.status}`;
   const delay = retryDelayMs(job.attempt, deps.random);
   if (job.attempt >= MAX_ATTEMPTS || elapsed + delay > RETRY_WINDOW_MS) {
-    await record({ status: 'exhausted', attempt_count: job.attempt, response_status: result.status, last_error: error });
+    if (await record({ status: 'exhausted', attempt_count: job.attempt, response_status: result.status, last_error: error })) deps.metrics.count('WebhooksFailed');
     return 'exhausted';
   }
   const nextRetryAt = new Date(nowMs + delay).toISOString();
   if (await record({ status: 'failed', attempt_count: job.attempt, response_status: result.status, last_error: error, next_retry_at: nextRetryAt })) {
+    deps.metrics.count('WebhooksFailed');
     await later(deps, { ...job, attempt: job.attempt + 1 }, delay);
   }
   return 'failed';

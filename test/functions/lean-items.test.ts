@@ -90,7 +90,7 @@ describe.each<[string, Payload, Record<string, unknown>, 'inline' | 'item']>([
     expect(content === undefined ? 'inline' : 'item').toBe(where);
 
     expect((await sendWorker(sqsEvent([sqsRecord(job)]))).batchItemFailures).toEqual([]);
-    await recordEvent(c, { id, account_id: account.account_id }, { type: 'delivered', source: 'ses', providerEventId: `ses-delivery-${id}`, payload: {}, occurredAt: new Date(c.clock.now().getTime() + 1000).toISOString() });
+    await recordEvent(c, { id, account_id: account.account_id, test_mode: false }, { type: 'delivered', source: 'ses', providerEventId: `ses-delivery-${id}`, payload: {}, occurredAt: new Date(c.clock.now().getTime() + 1000).toISOString() });
 
     // The worker mailed the whole content it was given.
     expect(c.mailed.at(-1)).toMatchObject({ messageId: id, subject: payload.subject, ...(payload.body_html ? { html: payload.body_html } : { text: payload.body_text }) });
@@ -124,7 +124,7 @@ describe("the account's message list index", () => {
     const { id, job } = await accept({ subject: 'Hi', body_text: 'Hello Ada' });
     const before = await raw.query<Record<string, unknown>>({ ...byMessageEntry(id) });
     expect((await sendWorker(sqsEvent([sqsRecord(job)]))).batchItemFailures).toEqual([]);
-    await recordEvent(c, { id, account_id: account.account_id }, { type: 'delivered', source: 'ses', providerEventId: `ses-delivery-${id}`, payload: {}, occurredAt: new Date(c.clock.now().getTime() + 1000).toISOString() });
+    await recordEvent(c, { id, account_id: account.account_id, test_mode: false }, { type: 'delivered', source: 'ses', providerEventId: `ses-delivery-${id}`, payload: {}, occurredAt: new Date(c.clock.now().getTime() + 1000).toISOString() });
 
     const after = await raw.query<Record<string, unknown>>({ ...byMessageEntry(id) });
     expect(before.items).toHaveLength(1);

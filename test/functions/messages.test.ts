@@ -434,7 +434,7 @@ describe('GET /v1/messages/{id}', () => {
     const sent = await send();
     await dispatchMessages(sent.id);
     const sentAt = c.clock.now().getTime();
-    const ref = { id: sent.id, account_id: account.account_id };
+    const ref = { id: sent.id, account_id: account.account_id, test_mode: false };
     const at = (offsetMs: number) => new Date(sentAt + offsetMs).toISOString();
     c.clock.advance(10_000);
     await recordEvent(c, ref, { type: 'delivered', source: 'ses', providerEventId: 'ses-delivery-1', payload: {}, occurredAt: at(5000) });

@@ -346,7 +346,7 @@ describe('the send worker lease', () => {
     const mailer = bed.c.mailer;
     bed.c.mailer = {
       send: async (email) => {
-        await recordEvent(bed.c, { id, account_id: bed.account.account_id }, {
+        await recordEvent(bed.c, { id, account_id: bed.account.account_id, test_mode: false }, {
           type: 'delivered',
           source: 'sns',
           providerEventId: 'sns-delivery-1',
@@ -386,7 +386,7 @@ describe('the send worker lease', () => {
       created_at: at,
     });
 
-    const again = await recordEvent(bed.c, { id, account_id: bed.account.account_id }, { type: 'delivered', source: 'sns', providerEventId: 'sns-dup-1', payload: {}, occurredAt: at });
+    const again = await recordEvent(bed.c, { id, account_id: bed.account.account_id, test_mode: false }, { type: 'delivered', source: 'sns', providerEventId: 'sns-dup-1', payload: {}, occurredAt: at });
 
     expect(again.created).toBe(false);
     expect(again.event.id).toBe('evt_first');

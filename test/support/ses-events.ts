@@ -176,7 +176,7 @@ export interface SentMessage {
  * now.
  */
 export async function seedSentMessage(
-  c: Pick<Container, 'store' | 'clock' | 'ids' | 'queue'>,
+  c: Pick<Container, 'store' | 'clock' | 'ids' | 'queue' | 'metrics'>,
   options: { accountId?: string; recipient?: string } = {},
 ): Promise<SentMessage> {
   const id = c.ids.next('msg');

@@ -39,6 +39,11 @@ describe('readAwsConfig', () => {
     });
   });
 
+  it('reads the stage the stack set (STAGE), the dimension of the service\'s metrics; none when unset', () => {
+    expect(readAwsConfig({ TABLE_NAME: 't', STAGE: 'prod' }).stage).toBe('prod');
+    expect(readAwsConfig({ TABLE_NAME: 't' }).stage).toBeUndefined();
+  });
+
   it('fails loudly without a table', () => {
     expect(() => readAwsConfig({})).toThrow(/TABLE_NAME/);
   });
