@@ -61,6 +61,17 @@ async function call(method: string, path: string, options: { body?: unknown; key
   return { status: res.status, headers: res.headers, body };
 }
 
+/** A request made again while the account's rate limit (10 a second, sliding) answers 429: the flows' requests come faster than a client's. */
+async function pastRateLimit(method: string, path: string, options: Parameters<typeof call>[2]): Promise<Answer> {
+  return waitFor(
+    async () => {
+      const answer = await call(method, path, options);
+      return answer.status !== 429 && answer;
+    },
+    { what: `${method} ${path} answered past the rate limit`, intervalMs: 200 },
+  );
+}
+
 /** What went wrong inside, for a failed expectation's message: the failed invocations and the functions' last log lines. */
 function inside(): string {
   const failed = rehearsal.invocations.filter((i) => !i.ok).map((i) => `${i.label}: ${i.error?.errorType} ${i.error?.errorMessage}`);
@@ -237,6 +248,39 @@ describe('the stack, rehearsed', () => {
     expect(rehearsal.scheduler.schedule(id)).toBeUndefined();
     expect(rehearsal.calls.some((c) => c.service === 'scheduler' && c.operation === 'DeleteSchedule' && !c.denied && c.checks[0]!.resource.endsWith(`/${id}`))).toBe(true);
   });
+
+  it('takes a batch of 1000 sends (POST /v1/send/batch, test mode) and the send worker brings every one to delivered', async () => {
+    // Prepare: a test-mode key, since a sandboxed account's live mail reaches only its own address, 50 a day.
+    const testKey = (await call('POST', '/v1/keys', { session, body: { test_mode: true } })).body.key as string;
+    const items = Array.from({ length: 1000 }, (_, i) => ({ channel: 'email', idempotency_key: `rehearsal-batch-${i}`, destination: { email: session.email }, payload: { subject: `Batch ${i}`, body_text: 'One of a thousand' } }));
+    // Act
+    const res = await pastRateLimit('POST', '/v1/send/batch', { key: testKey, body: items });
+    // Assert: each accepted, each taken by the send worker from the queue, each delivered.
+    expect(res.status, `${JSON.stringify(res.body).slice(0, 500)}\n${inside()}`).toBe(200);
+    const results = res.body as Array<{ success: boolean; response?: { id: string; status: string }; error?: unknown }>;
+    expect(results.filter((r) => !r.success || r.response?.status !== 'queued')).toEqual([]);
+    const ids = new Set(results.map((r) => r.response!.id));
+    expect(ids.size).toBe(1000);
+    const worker = rehearsal.functionNamed('send-worker').spec.logicalId;
+    const batches = () => rehearsal.deliveries.filter((d) => d.functionLogicalId === worker && d.bodies.some((b) => ids.has(JSON.parse(b).message_id)));
+    const taken = () => new Set(batches().flatMap((d) => d.bodies.map((b) => JSON.parse(b).message_id as string)).filter((id) => ids.has(id)));
+    await waitFor(() => taken().size === 1000, { what: () => `the send worker to take all 1000 jobs (took ${taken().size})\n${inside()}`, timeoutMs: 110_000, intervalMs: 200 });
+    expect(batches().flatMap((d) => d.failed)).toEqual([]);
+    // Read back through the API, page by page.
+    const delivered = new Set<string>();
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const path = `/v1/messages?status=delivered&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const page = await pastRateLimit('GET', path, { session });
+      pages += 1;
+      expect(page.status, JSON.stringify(page.body)).toBe(200);
+      for (const m of page.body.messages as Array<{ id: string }>) if (ids.has(m.id)) delivered.add(m.id);
+      cursor = page.body.next_cursor ?? undefined;
+    } while (cursor);
+    expect(delivered.size, `${pages} pages`).toBe(1000);
+    // About eleven AWS calls per message in the send worker, one invocation at a time: 30 to 50 s on two shared cores.
+  }, 150_000);
 
   it('runs the function of a rate rule (AWS::Events::Rule) as EventBridge does, allowed by its Lambda permission', async () => {
     // Prepare: the rule whose target is the acceptance sweep, at its rate from the manifest.
