@@ -64,6 +64,7 @@ try {
   console.log(`\n${assembly.stackName} rehearsed: ${rehearsal.functions.size} functions, ${rehearsal.routes.length} routes, ${rehearsal.secrets.length} secrets`);
   console.log(`HTTP API: ${rehearsal.url}`);
   console.log(`SES mail: ${rehearsal.ses.endpoint}`);
+  console.log(`Scheduler: ${rehearsal.scheduler.endpoint} (due at() schedules fire on the wall clock)`);
   for (const note of rehearsal.notes) console.log(`note: ${note}`);
   const unrehearsed = Object.entries(rehearsal.unrehearsed);
   if (unrehearsed.length) console.log(`not rehearsed: ${unrehearsed.map(([type, ids]) => `${type} (${ids.length})`).join(', ')}`);

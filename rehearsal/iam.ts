@@ -92,3 +92,52 @@ export function iamCheck(roles: ReadonlyMap<string, RolePolicies>): (roleLogical
     return undefined;
   };
 }
+
+/** The condition operators a trust policy of the stack uses; any other makes its statement not count. */
+const CONDITION_OPERATORS: Record<string, (pattern: string, value: string) => boolean> = {
+  StringEquals: (p, v) => p === v,
+  StringLike: (p, v) => pattern(p, false).test(v),
+  ArnEquals: (p, v) => pattern(p, false).test(v),
+  ArnLike: (p, v) => pattern(p, false).test(v),
+};
+
+interface TrustStatement {
+  Effect?: string;
+  Principal?: string | { Service?: string | string[] };
+  Action?: string | string[];
+  Condition?: Record<string, Record<string, unknown>>;
+}
+
+/** Whether a statement's conditions hold in the request context (keys case-insensitive); a string saying why not. */
+function conditionRefusal(condition: TrustStatement['Condition'], context: Readonly<Record<string, string>>): string | undefined {
+  for (const [operator, pairs] of Object.entries(condition ?? {})) {
+    const test = CONDITION_OPERATORS[operator];
+    if (!test) return `its condition operator ${operator} is not evaluated by the rehearsal`;
+    for (const [key, expected] of Object.entries(pairs)) {
+      const value = Object.entries(context).find(([name]) => name.toLowerCase() === key.toLowerCase())?.[1];
+      if (value === undefined || ![expected].flat().some((p) => test(String(p), value))) return `its condition ${operator} ${key} ${JSON.stringify(expected)} does not hold for ${value ?? 'an absent key'}`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Why a service may not assume a role under its trust policy (AssumeRolePolicyDocument) in this
+ * request context (e.g. aws:SourceAccount, aws:SourceArn); undefined when it may. A Deny that
+ * applies wins; an Allow must name the service, allow sts:AssumeRole, and have every condition hold.
+ */
+export function trustRefusal(document: unknown, service: string, context: Readonly<Record<string, string>>): string | undefined {
+  const statements = [(document as { Statement?: TrustStatement | TrustStatement[] } | undefined)?.Statement ?? []].flat();
+  const reasons: string[] = [];
+  const applying = statements.filter((s) => {
+    const principal = s.Principal === '*' || (typeof s.Principal === 'object' && [s.Principal.Service ?? []].flat().includes(service));
+    return principal && matchesAny(list(s.Action), 'sts:AssumeRole', true);
+  });
+  if (applying.some((s) => s.Effect === 'Deny' && conditionRefusal(s.Condition, context) === undefined)) return `its trust policy denies ${service} sts:AssumeRole`;
+  for (const s of applying.filter((x) => x.Effect === 'Allow')) {
+    const refusal = conditionRefusal(s.Condition, context);
+    if (refusal === undefined) return undefined;
+    reasons.push(refusal);
+  }
+  return reasons.length ? `its trust policy lets ${service} assume it only under conditions that do not hold: ${reasons.join('; ')}` : `no statement of its trust policy lets ${service} sts:AssumeRole`;
+}

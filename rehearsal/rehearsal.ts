@@ -11,9 +11,12 @@
 // what a function would see in Lambda, as DNS would point the service hostnames at AWS.
 //
 // EventBridge rate rules run their target function on a timer (and on `fireRule`), if a Lambda
-// permission lets events.amazonaws.com invoke it for the rule.
+// permission lets events.amazonaws.com invoke it for the rule. EventBridge Scheduler is a stand-in
+// behind the functions' endpoint (scheduler.ts): schedules in the template's schedule group, each
+// call IAM-checked, and each at() schedule fired when due (`scheduler.fireDue(now)`, or the wall
+// clock) by assuming its role under the role's trust policy and sending to the target queue as it.
 //
-// Not rehearsed yet (listed by `unrehearsed`): EventBridge Scheduler, the S3 bucket and SES receiving, log groups. A function that calls one of those
+// Not rehearsed yet (listed by `unrehearsed`): the S3 bucket and SES receiving, log groups. A function that calls one of those
 // services reaches an endpoint that answers that it is not rehearsed.
 // Deploy-only (a note, not `unrehearsed`): the CloudWatch alarms and dashboard, and SNS email
 // subscriptions, which have nothing to do offline.
@@ -30,6 +33,7 @@ import { readRoutes, startHttpApi, type ApiRoute, type HttpApi } from './http-ap
 import { environmentProblems, RehearsedFunction, type FunctionSpec, type InvokeResult, type LogLine } from './lambda';
 import { iamCheck, rolePolicies } from './iam';
 import { deliveryEvent, queuePolicyAdmits, readEventDestinations, readSubscriptions, snsEnvelope, type AcceptedSend, type EventDestination, type Subscription } from './sns';
+import { sqsTarget, startScheduler, type SchedulerStandIn } from './scheduler';
 import { generateSecretString, startSecretsManager, type GenerateSecretStringSpec, type SecretsManagerStandIn, type StoredSecret } from './secrets';
 import {
   generatedName,
@@ -69,6 +73,8 @@ const REHEARSED_TYPES = new Set([
   'AWS::SNS::Subscription',
   // Rate rules invoking a function (the timer runs; fireRule runs one now).
   'AWS::Events::Rule',
+  // EventBridge Scheduler's groups (rehearsal/scheduler.ts).
+  'AWS::Scheduler::ScheduleGroup',
 ]);
 
 /**
@@ -120,6 +126,8 @@ export interface RehearsalOptions {
   onLog?: (line: LogLine) => void;
   /** Called with each call the IAM check refused (they are in `calls` too). */
   onDenied?: (call: RecordedCall) => void;
+  /** How often the wall clock fires due schedules (1000 ms by default; 0: only `scheduler.fireDue`). */
+  schedulerTickMs?: number;
 }
 
 export interface Rehearsal {
@@ -133,7 +141,7 @@ export interface Rehearsal {
   deliveries: Delivery[];
   /** Every notification SNS delivered to a subscription, SES's events among them. */
   notifications: Notification[];
-  /** Every call the functions made to DynamoDB, SQS and SES, with its IAM outcome. */
+  /** Every call the functions made to DynamoDB, SQS, SES, Secrets Manager and Scheduler (and Scheduler's sends as its role), with its IAM outcome. */
   calls: RecordedCall[];
   logs: LogLine[];
   /** Problems found in the poller loops (a receive that failed, …). */
@@ -145,6 +153,8 @@ export interface Rehearsal {
   ses: RunningSes;
   /** The rate rules, by logical id, and the function each invokes. */
   rules: ReadonlyArray<{ logicalId: string; everyMs: number; functionLogicalId: string }>;
+  /** EventBridge Scheduler: the schedules the functions made, the firings, and `fireDue(now)` to fire what is due. */
+  scheduler: Omit<SchedulerStandIn, 'close'>;
   /** Runs a rule's target now, as EventBridge does when the rate comes round. */
   fireRule(logicalId: string): Promise<InvokeResult>;
   /** The function whose Description is "Postbox <label>". */
@@ -285,6 +295,22 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     };
     for (const front of Object.values(fronts)) closers.push(() => front.close());
 
+    /** What Scheduler's firings reach: the template's roles and queues, and the SQS front as the assumed role. */
+    const senders = new Map<string, SQSClient>();
+    const schedulerTargets = (): Parameters<typeof sqsTarget>[0] => ({
+      checkTrust: options.iam !== false,
+      role: (arn) => {
+        const id = [...physical.entries()].find(([rid, p]) => template.Resources[rid]?.Type === 'AWS::IAM::Role' && p.attributes.Arn === arn)?.[0];
+        return id ? { logicalId: id, trustPolicy: resolver.resolve(template.Resources[id]!.Properties?.AssumeRolePolicyDocument, `${id}.AssumeRolePolicyDocument`) } : undefined;
+      },
+      queueUrl: (arn) => [...physical.values()].find((p) => p.attributes.QueueUrl && p.attributes.Arn === arn)?.ref,
+      send: async (roleId, queueUrl, body, groupId) => {
+        let client = senders.get(roleId);
+        if (!client) senders.set(roleId, (client = new SQSClient({ region: REHEARSAL_REGION, endpoint: fronts.sqs.endpoint, credentials: { accessKeyId: keyOfRole.get(roleId)!, secretAccessKey: DUMMY_SECRET_KEY } })));
+        await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body, ...(groupId ? { MessageGroupId: groupId } : {}) }));
+      },
+    });
+
     /** SNS: the notification to every subscription of the topic (only SQS ones are made: the others are problems at start). */
     const publish = async (topicArn: string, message: string): Promise<void> => {
       const messageId = randomUUID();
@@ -398,6 +424,18 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       return denied;
     });
     closers.push(() => secretsManager.close());
+    const scheduler = await startScheduler({
+      groups: resourcesOfType(template, 'AWS::Scheduler::ScheduleGroup').map(([id]) => ({ name: physical.get(id)!.ref, arn: physical.get(id)!.attributes.Arn! })),
+      authorize: (call) => {
+        const denied = authorize(call);
+        record({ ...call, ...(denied ? { denied } : {}) });
+        return denied;
+      },
+      invokeTarget: sqsTarget(schedulerTargets()),
+      onFailure: (firing) => errors.push(`${firing.scheduleArn}: Scheduler could not deliver to ${firing.targetArn}: ${firing.error}`),
+      tickMs: options.schedulerTickMs,
+    });
+    closers.push(() => scheduler.close());
     const unrehearsed = await startUnrehearsed(record);
     closers.push(() => new Promise((resolve) => unrehearsed.server.close(() => resolve())));
 
@@ -449,6 +487,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
           AWS_ENDPOINT_URL_SQS: fronts.sqs.endpoint,
           AWS_ENDPOINT_URL_SESV2: fronts.sesv2.endpoint,
           AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.endpoint,
+          AWS_ENDPOINT_URL_SCHEDULER: scheduler.endpoint,
           AWS_ENDPOINT_URL: unrehearsed.endpoint,
           AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
         },
@@ -600,6 +639,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       unrehearsed: unplayed,
       notes,
       ses,
+      scheduler,
       rules: rules.map(({ logicalId, everyMs, functionLogicalId }) => ({ logicalId, everyMs, functionLogicalId })),
       fireRule,
       functionNamed(label) {

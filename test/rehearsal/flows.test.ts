@@ -61,6 +61,17 @@ async function call(method: string, path: string, options: { body?: unknown; key
   return { status: res.status, headers: res.headers, body };
 }
 
+/** A request made again while the account's rate limit (10 a second, sliding) answers 429: the flows' requests come faster than a client's. */
+async function pastRateLimit(method: string, path: string, options: Parameters<typeof call>[2]): Promise<Answer> {
+  return waitFor(
+    async () => {
+      const answer = await call(method, path, options);
+      return answer.status !== 429 && answer;
+    },
+    { what: `${method} ${path} answered past the rate limit`, intervalMs: 200 },
+  );
+}
+
 /** What went wrong inside, for a failed expectation's message: the failed invocations and the functions' last log lines. */
 function inside(): string {
   const failed = rehearsal.invocations.filter((i) => !i.ok).map((i) => `${i.label}: ${i.error?.errorType} ${i.error?.errorMessage}`);
@@ -80,10 +91,24 @@ async function mailTo(address: string): Promise<Array<{ subject: string; body: {
   return store.emails.filter((m) => m.destination.to.some((to) => to.includes(address)));
 }
 
+/** A message's status once the ses-events function took its Delivery event (the send worker mailed it, SES published, SNS queued it). */
+async function deliveredStatus(messageId: string, session: Session): Promise<string> {
+  const ingester = rehearsal.functionNamed('ses-events').spec.logicalId;
+  const taken = await waitFor(() => rehearsal.deliveries.find((d) => d.functionLogicalId === ingester && d.bodies.some((b) => b.includes(messageId))), {
+    what: () => `the Delivery event of ${messageId} taken by the ses-events function\n${inside()}`,
+    timeoutMs: 30_000,
+  });
+  expect(taken.failed, inside()).toEqual([]);
+  const message = await call('GET', `/v1/messages/${messageId}`, { session });
+  expect(message.status, JSON.stringify(message.body)).toBe(200);
+  return message.body.status as string;
+}
+
 describe('the stack, rehearsed', () => {
   let session: Session;
   let liveKey: string;
   let sentId: string;
+  let scheduledId: string;
 
   it('is made from the template: every function with its handler and a bundle of the cloud assembly', () => {
     expect(rehearsal.functions.size).toBe(FLOW_FUNCTIONS.length + 1);
@@ -172,6 +197,91 @@ describe('the stack, rehearsed', () => {
     expect(message.body.status).toBe('delivered');
   });
 
+  it('accepts a send scheduled a minute ahead (201 scheduled): the send function made an at() schedule in the template\'s group, for the send queue, as the scheduler role', async () => {
+    // Act
+    const scheduledAt = new Date(Date.now() + 60_000);
+    const sent = await call('POST', '/v1/send', {
+      key: liveKey,
+      body: { channel: 'email', idempotency_key: 'rehearsal-scheduled', scheduled_at: scheduledAt.toISOString(), destination: { email: session.email }, payload: { subject: 'Rehearsed later', body_text: 'Sent when its schedule fired' } },
+    });
+    // Assert
+    expect(sent.status, `${JSON.stringify(sent.body)}\n${inside()}`).toBe(201);
+    expect(sent.body.status).toBe('scheduled');
+    scheduledId = sent.body.id;
+    const env = rehearsal.functionNamed('send').spec.environment;
+    const schedule = rehearsal.scheduler.schedule(scheduledId);
+    expect(schedule, inside()).toMatchObject({ groupName: env.SCHEDULER_GROUP_NAME, actionAfterCompletion: 'DELETE', target: { Arn: env.QUEUE_ARN_SEND, RoleArn: env.SCHEDULER_ROLE_ARN } });
+    expect(schedule!.due.getTime() - scheduledAt.getTime()).toBeGreaterThanOrEqual(0);
+    expect(schedule!.due.getTime() - scheduledAt.getTime()).toBeLessThan(1000);
+    expect(JSON.parse(schedule!.target.Input!)).toMatchObject({ message_id: scheduledId });
+    // Not fired before its time.
+    expect((await rehearsal.scheduler.fireDue(new Date())).filter((f) => f.name === scheduledId)).toEqual([]);
+  });
+
+  it('fires the schedule when its time comes: Scheduler assumes its role, puts the job on the send queue, and the message reaches delivered', async () => {
+    // Act: the clock moved to the schedule's time (the wall clock's tick would fire it too, a minute on).
+    const due = rehearsal.scheduler.schedule(scheduledId)?.due;
+    expect(due).toBeDefined();
+    await rehearsal.scheduler.fireDue(due);
+    // Assert
+    const firing = await waitFor(() => rehearsal.scheduler.firings.find((f) => f.name === scheduledId), { what: `the firing of ${scheduledId}` });
+    expect(firing.ok, firing.error).toBe(true);
+    expect(rehearsal.scheduler.schedule(scheduledId), 'ActionAfterCompletion DELETE').toBeUndefined();
+    expect(await deliveredStatus(scheduledId, session)).toBe('delivered');
+    expect((await mailTo(session.email)).some((m) => m.subject === 'Rehearsed later')).toBe(true);
+  });
+
+  it('cancels a scheduled send (POST /v1/messages/{id}/cancel): the messages function deletes its schedule', async () => {
+    // Prepare
+    const sent = await call('POST', '/v1/send', {
+      key: liveKey,
+      body: { channel: 'email', idempotency_key: 'rehearsal-canceled', scheduled_at: new Date(Date.now() + 60_000).toISOString(), destination: { email: session.email }, payload: { subject: 'Never sent', body_text: 'Canceled' } },
+    });
+    expect(sent.status, `${JSON.stringify(sent.body)}\n${inside()}`).toBe(201);
+    const id: string = sent.body.id;
+    expect(rehearsal.scheduler.schedule(id)).toBeDefined();
+    // Act
+    const canceled = await call('POST', `/v1/messages/${id}/cancel`, { key: liveKey });
+    // Assert
+    expect(canceled.status, `${JSON.stringify(canceled.body)}\n${inside()}`).toBe(200);
+    expect(canceled.body).toEqual({ id, status: 'canceled' });
+    expect(rehearsal.scheduler.schedule(id)).toBeUndefined();
+    expect(rehearsal.calls.some((c) => c.service === 'scheduler' && c.operation === 'DeleteSchedule' && !c.denied && c.checks[0]!.resource.endsWith(`/${id}`))).toBe(true);
+  });
+
+  it('takes a batch of 1000 sends (POST /v1/send/batch, test mode) and the send worker brings every one to delivered', async () => {
+    // Prepare: a test-mode key, since a sandboxed account's live mail reaches only its own address, 50 a day.
+    const testKey = (await call('POST', '/v1/keys', { session, body: { test_mode: true } })).body.key as string;
+    const items = Array.from({ length: 1000 }, (_, i) => ({ channel: 'email', idempotency_key: `rehearsal-batch-${i}`, destination: { email: session.email }, payload: { subject: `Batch ${i}`, body_text: 'One of a thousand' } }));
+    // Act
+    const res = await pastRateLimit('POST', '/v1/send/batch', { key: testKey, body: items });
+    // Assert: each accepted, each taken by the send worker from the queue, each delivered.
+    expect(res.status, `${JSON.stringify(res.body).slice(0, 500)}\n${inside()}`).toBe(200);
+    const results = res.body as Array<{ success: boolean; response?: { id: string; status: string }; error?: unknown }>;
+    expect(results.filter((r) => !r.success || r.response?.status !== 'queued')).toEqual([]);
+    const ids = new Set(results.map((r) => r.response!.id));
+    expect(ids.size).toBe(1000);
+    const worker = rehearsal.functionNamed('send-worker').spec.logicalId;
+    const batches = () => rehearsal.deliveries.filter((d) => d.functionLogicalId === worker && d.bodies.some((b) => ids.has(JSON.parse(b).message_id)));
+    const taken = () => new Set(batches().flatMap((d) => d.bodies.map((b) => JSON.parse(b).message_id as string)).filter((id) => ids.has(id)));
+    await waitFor(() => taken().size === 1000, { what: () => `the send worker to take all 1000 jobs (took ${taken().size})\n${inside()}`, timeoutMs: 110_000, intervalMs: 200 });
+    expect(batches().flatMap((d) => d.failed)).toEqual([]);
+    // Read back through the API, page by page.
+    const delivered = new Set<string>();
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const path = `/v1/messages?status=delivered&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const page = await pastRateLimit('GET', path, { session });
+      pages += 1;
+      expect(page.status, JSON.stringify(page.body)).toBe(200);
+      for (const m of page.body.messages as Array<{ id: string }>) if (ids.has(m.id)) delivered.add(m.id);
+      cursor = page.body.next_cursor ?? undefined;
+    } while (cursor);
+    expect(delivered.size, `${pages} pages`).toBe(1000);
+    // About eleven AWS calls per message in the send worker, one invocation at a time: 30 to 50 s on two shared cores.
+  }, 150_000);
+
   it('runs the function of a rate rule (AWS::Events::Rule) as EventBridge does, allowed by its Lambda permission', async () => {
     // Prepare: the rule whose target is the acceptance sweep, at its rate from the manifest.
     const sweep = rehearsal.functionNamed('acceptance-sweep').spec.logicalId;
@@ -197,6 +307,7 @@ describe('the rehearsal, after the flows', () => {
     // The checks covered the services the flows reach, each with its own role.
     const actions = new Set(rehearsal.calls.flatMap((c) => c.checks.map((k) => k.action)));
     for (const action of ['dynamodb:PutItem', 'dynamodb:GetItem', 'sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'ses:SendEmail', 'secretsmanager:GetSecretValue']) expect(actions).toContain(action);
+    for (const action of ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'iam:PassRole']) expect(actions).toContain(action);
     expect(rehearsal.errors).toEqual([]);
   });
 });
@@ -212,8 +323,7 @@ const functionId = (template: CfnTemplate, label: string): string =>
   Object.entries(template.Resources).find(([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties?.Description === `Postbox ${label}`)![0];
 
 /** An account's live key on a rehearsal, made as the staff would not: through sign-up, verification and the console. */
-async function liveKeyOn(on: Rehearsal): Promise<string> {
-  const email = `mutant-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`;
+async function liveKeyOn(on: Rehearsal, email = `mutant-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`): Promise<string> {
   const signup = await call('POST', '/v1/auth/signup', { on, body: { email, password: 'a long and unusual passphrase' } });
   const cookie = signup.headers.getSetCookie().find((c) => c.startsWith('__Host-postbox_session='))!.split(';')[0]!;
   const csrf = (await call('GET', '/v1/auth/session', { on, session: { email, cookie, csrf: '' } })).body.csrf_token;
@@ -257,6 +367,41 @@ describe('mutations of the template: the rehearsal fails, naming what broke', ()
       expect(res.status).toBe(500);
       const denied = broken.calls.filter((c) => c.denied);
       expect(denied.map((c) => c.checks.map((k) => `${k.action} ${k.resource}`)).flat()).toContain(`secretsmanager:GetSecretValue ${dataKeyArn}`);
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it('a scheduler role without sqs:SendMessage on the send queue: a scheduled send is accepted, and its firing fails naming the role and the action', async () => {
+    let schedulerRole = '';
+    const broken = await startRehearsal({
+      schedulerTickMs: 0,
+      assembly: mutated((t) => {
+        const variables = (t.Resources[functionId(t, 'send')]!.Properties!.Environment as { Variables: Record<string, { 'Fn::GetAtt': [string, string] }> }).Variables;
+        const sendQueue = variables.QUEUE_ARN_SEND!['Fn::GetAtt'][0];
+        schedulerRole = variables.SCHEDULER_ROLE_ARN!['Fn::GetAtt'][0];
+        const policy = Object.values(t.Resources).find((r) => r.Type === 'AWS::IAM::Policy' && (r.Properties!.Roles as Array<{ Ref: string }>).some((x) => x.Ref === schedulerRole))!;
+        for (const statement of (policy.Properties!.PolicyDocument as { Statement: Array<{ Action: string | string[]; Resource: unknown }> }).Statement) {
+          if (JSON.stringify(statement.Resource).includes(sendQueue)) statement.Action = [statement.Action].flat().filter((a) => a !== 'sqs:SendMessage');
+        }
+      }),
+    });
+    try {
+      const email = `scheduled-${Date.now()}@example.com`;
+      const key = await liveKeyOn(broken, email);
+      const sent = await call('POST', '/v1/send', {
+        on: broken,
+        key,
+        body: { channel: 'email', idempotency_key: 'mutant-scheduled', scheduled_at: new Date(Date.now() + 60_000).toISOString(), destination: { email }, payload: { subject: 'Later', body_text: 'Never queued' } },
+      });
+      expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+      // Act
+      const firings = await broken.scheduler.fireDue(new Date(Date.now() + 120_000));
+      // Assert
+      const firing = firings.find((f) => f.name === sent.body.id);
+      expect(firing?.ok).toBe(false);
+      expect(firing?.error).toMatch(new RegExp(`assumed-role/${schedulerRole} is not authorized to perform: sqs:SendMessage on resource: arn:aws:sqs:\\S+QueuesSendQueue`));
+      expect(broken.errors.join('\n')).toContain(`Scheduler could not deliver to ${firing!.targetArn}`);
     } finally {
       await broken.close();
     }
