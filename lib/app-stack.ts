@@ -24,6 +24,14 @@ import { AppSecrets } from './constructs/secrets';
 import { Storage } from './constructs/storage';
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * The most resources the stack may make, with every option on: CloudFormation refuses a stack past
+ * 500, and this leaves room to see the end coming. Raised from 400 when the dead-letter routes and
+ * the alarms brought the fullest stack to 401 (113 routes of them); the next step past it is a
+ * nested stack for the API's routes (docs/api-decisions.md).
+ */
+export const STACK_RESOURCE_BUDGET = 440;
 const LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 
 export interface AppStackProps extends StackProps {

@@ -3,7 +3,7 @@
 // dead letters and the age of their oldest message, each function's errors and throttles, the HTTP
 // API's 5xx share and p99 latency, and SES's account-wide bounce and complaint rates.
 //
-// CloudFormation's budget: the stack keeps under 400 resources (test/cdk/app-stack.test.ts), and
+// CloudFormation's budget: the stack keeps within STACK_RESOURCE_BUDGET (lib/app-stack.ts), and
 // one alarm per function and metric would be 74 alarms. So each kind of failure is one alarm over
 // metric math across its members, at most 10 metrics per alarm (CloudWatch's hard limit): the
 // functions' errors and throttles in groups of 10, every DLQ in one, every queue's age in one.

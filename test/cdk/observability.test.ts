@@ -7,7 +7,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { functions } from '../../functions/manifest';
-import { AppStack } from '../../lib/app-stack';
+import { AppStack, STACK_RESOURCE_BUDGET } from '../../lib/app-stack';
 import { FUNNEL, WEBHOOK_OUTCOMES } from '../../lib/constructs/dashboard';
 import { ALARM_EMAIL_CONTEXT, MAX_METRICS_PER_ALARM, queueAgeLimitSeconds, thresholds } from '../../lib/constructs/observability';
 import { defaultPolicy } from '../../shared/reputation/policy';
@@ -197,8 +197,8 @@ describe('the dashboard', () => {
 });
 
 describe('the resource budget', () => {
-  it('stays within 400 resources with SES receiving and an alarm email, the most the stack makes', () => {
+  it(`stays within ${STACK_RESOURCE_BUDGET} resources with SES receiving and an alarm email, the most the stack makes`, () => {
     const full = Template.fromStack(synth({ [ALARM_EMAIL_CONTEXT]: 'ops@example.com' }, { inbound: true })).toJSON();
-    expect(Object.keys(full.Resources).length).toBeLessThanOrEqual(400);
+    expect(Object.keys(full.Resources).length).toBeLessThanOrEqual(STACK_RESOURCE_BUDGET);
   });
 });
