@@ -19,7 +19,7 @@ import type { DeliveryItem } from '../../shared/webhooks/repository';
 import { TEST_SECRETS } from '../support/container';
 import { underNeeds } from '../support/grants';
 import { startHttpReceiver, type Receiver } from '../support/receivers';
-import { sqsEvent, sqsRecord } from '../support/sqs';
+import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 
 const deliverWebhook = underNeeds('functions/webhooks/deliver-webhook.ts', deliverWebhookRaw);
@@ -67,12 +67,7 @@ function inbound(recipient: string, extra: Partial<ForwardableEmail> = {}): Forw
 }
 
 /** Runs the webhook jobs queued so far through the real consumer. */
-async function drainWebhooks(): Promise<void> {
-  for (let index = bed.c.sent.findIndex((s) => s.queue === 'webhooks'); index >= 0; index = bed.c.sent.findIndex((s) => s.queue === 'webhooks')) {
-    const [job] = bed.c.sent.splice(index, 1);
-    expect((await deliverWebhook(sqsEvent([sqsRecord(job?.body)]))).batchItemFailures).toEqual([]);
-  }
-}
+const drainWebhooks = () => drain(bed.c.sent, 'webhooks', deliverWebhook);
 
 const delivery = (routeId: string, deliveryId: string) => bed.c.store.get<DeliveryItem>(keys.webhookDelivery(routeId, deliveryId));
 

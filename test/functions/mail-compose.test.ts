@@ -12,7 +12,7 @@ import { giveVerifiedDomain } from '../support/domains';
 import type { HttpEventInput } from '../support/events';
 import { underNeeds } from '../support/grants';
 import { arrive, expectError, inboundDomain, rawMail } from '../support/mail';
-import { sqsEvent, sqsRecord } from '../support/sqs';
+import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 
 const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
@@ -35,12 +35,7 @@ const threads = async (query: Record<string, string> = {}) => {
 const UNKNOWN_THREAD = `thr_${'0'.repeat(26)}`;
 
 /** Runs the send jobs queued so far through the real worker. */
-async function drainSends(): Promise<void> {
-  for (let i = bed.c.sent.findIndex((s) => s.queue === 'send'); i >= 0; i = bed.c.sent.findIndex((s) => s.queue === 'send')) {
-    const [job] = bed.c.sent.splice(i, 1);
-    expect((await sendWorker(sqsEvent([sqsRecord(job?.body)]))).batchItemFailures).toEqual([]);
-  }
-}
+const drainSends = () => drain(bed.c.sent, 'send', sendWorker);
 
 const sendJobs = () => bed.c.sent.filter((s) => s.queue === 'send');
 

@@ -12,7 +12,7 @@ import type { HttpClient } from '../../shared/ports/http-client';
 import { call } from '../support/api';
 import { underNeeds } from '../support/grants';
 import { bounceNotification, complaintNotification, deliveryNotification, seedSentMessage, snsWrap } from '../support/ses-events';
-import { sqsEvent, sqsRecord } from '../support/sqs';
+import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 
 const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
@@ -130,14 +130,8 @@ describe('webhook deliveries', () => {
     bed.c.http = { check: async (url) => ({ ok: true, url }), post: async () => ({ ok: status < 300, status, durationMs: 1 }) };
   }
   /** Runs the queued webhook jobs: the fan-outs and the first attempts they queue (a retry waits on its delay). */
-  async function drain(): Promise<void> {
-    for (let index = bed.c.sent.findIndex((s) => s.queue === 'webhooks'); index >= 0; index = bed.c.sent.findIndex((s) => s.queue === 'webhooks')) {
-      const [job] = bed.c.sent.splice(index, 1);
-      // A retry waits on the queue's delay; only first attempts are run here.
-      if (job?.delaySeconds) continue;
-      await deliverWebhook(sqsEvent([sqsRecord(job?.body)]));
-    }
-  }
+  // A retry waits on the queue's delay; only first attempts are run here.
+  const drainWebhooks = () => drain(bed.c.sent, 'webhooks', deliverWebhook, { firstAttemptsOnly: true });
   async function subscribeAndSend(): Promise<void> {
     const res = await bed.request({ method: 'POST', path: '/v1/webhooks', key: bed.account.admin_key, body: { endpoint_url: 'https://hooks.example.com/postbox', event_types: ['sent'] } });
     expect(res.status).toBe(201);
@@ -151,7 +145,7 @@ describe('webhook deliveries', () => {
     await subscribeAndSend();
 
     // Act
-    await drain();
+    await drainWebhooks();
 
     // Assess
     expect(total('WebhooksDelivered')).toBe(1);
@@ -164,7 +158,7 @@ describe('webhook deliveries', () => {
     await subscribeAndSend();
 
     // Act
-    await drain();
+    await drainWebhooks();
 
     // Assess
     expect(total('WebhooksFailed')).toBe(1);

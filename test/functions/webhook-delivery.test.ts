@@ -19,7 +19,7 @@ import { createSubscription } from '../../shared/webhooks/subscriptions';
 import { call } from '../support/api';
 import type { TestContainer } from '../support/container';
 import { startHttpReceiver, type Receiver } from '../support/receivers';
-import { sqsEvent, sqsRecord } from '../support/sqs';
+import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 import { underNeeds } from '../support/grants';
 
@@ -75,15 +75,7 @@ async function sendAndDispatch(to = 'ada@example.com', key = account.admin_key):
 }
 
 /** Runs queued webhook jobs (fan-outs, then the attempts they queue) until none are left. */
-async function drainWebhooks(limit = 50): Promise<void> {
-  for (let i = 0; i < limit; i++) {
-    const index = c.sent.findIndex((s) => s.queue === 'webhooks');
-    if (index < 0) return;
-    const [job] = c.sent.splice(index, 1);
-    const out = await deliverWebhook(sqsEvent([sqsRecord(job?.body)]));
-    expect(out.batchItemFailures).toEqual([]);
-  }
-}
+const drainWebhooks = (limit = 50) => drain(c.sent, 'webhooks', deliverWebhook, { limit });
 
 const deliveries = async (subscriptionId: string): Promise<DeliveryItem[]> =>
   (await c.store.query<DeliveryItem>({ keyCondition: 'pk = :pk', values: { ':pk': keys.deliveriesPartition(subscriptionId) } })).items;

@@ -12,7 +12,7 @@ import { call } from '../support/api';
 import type { TestContainer } from '../support/container';
 import { underNeeds } from '../support/grants';
 import { startHttpReceiver, type Receiver, type RecordedRequest } from '../support/receivers';
-import { sqsEvent, sqsRecord } from '../support/sqs';
+import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 
 const deliverWebhook = underNeeds('functions/webhooks/deliver-webhook.ts', deliverWebhookRaw);
@@ -48,15 +48,7 @@ async function subscribe(key = account.admin_key): Promise<{ id: string; signing
   return res.body;
 }
 
-async function drainWebhooks(limit = 50): Promise<void> {
-  for (let i = 0; i < limit; i++) {
-    const index = c.sent.findIndex((s) => s.queue === 'webhooks');
-    if (index < 0) return;
-    const [job] = c.sent.splice(index, 1);
-    const out = await deliverWebhook(sqsEvent([sqsRecord(job?.body)]));
-    expect(out.batchItemFailures).toEqual([]);
-  }
-}
+const drainWebhooks = (limit = 50) => drain(c.sent, 'webhooks', deliverWebhook, { limit });
 
 const log = async (subscriptionId: string): Promise<DeliveryItem[]> =>
   (await c.store.query<DeliveryItem>({ keyCondition: 'pk = :pk', values: { ':pk': keys.deliveriesPartition(subscriptionId) }, ascending: true })).items;
