@@ -56,7 +56,8 @@ export const functions: readonly FunctionDef[] = [
     queue: 'send',
     // The bucket: reads back content too large for the message item. The unsubscribe key and
     // links: marketing mail's unsubscribe link, in its headers and body (shared/unsubscribe/).
-    needs: { table: 'readwrite', sesSend: true, sendTo: ['webhooks'], bucket: 'read', secrets: ['unsubscribe-signing-key'], links: true },
+    // reputation: the alert mail names the levels.
+    needs: { table: 'readwrite', sesSend: true, sendTo: ['webhooks'], bucket: 'read', secrets: ['unsubscribe-signing-key'], links: true, reputation: true },
     memoryMb: 512,
     timeoutSeconds: 30,
   },
@@ -102,7 +103,7 @@ export const functions: readonly FunctionDef[] = [
     handler: 'handler',
     queue: 'ses-events',
     // send: a reputation alert (shared/reputation) is mailed by the send worker.
-    needs: { table: 'readwrite', sendTo: ['webhooks', 'send'] },
+    needs: { table: 'readwrite', sendTo: ['webhooks', 'send'], reputation: true },
     memoryMb: 512,
     timeoutSeconds: 30,
   },
@@ -326,7 +327,8 @@ export const functions: readonly FunctionDef[] = [
       { method: 'GET', path: '/v1/usage', access: READ, summary: 'Sends and estimated cost of a period (YYYY-MM)' },
       { method: 'PUT', path: '/v1/account/channels/{channel}', access: ADMIN_LIVE, summary: 'Turn a channel on or off (email, webhook)' },
     ],
-    needs: { table: 'readwrite' },
+    // reputation: GET /v1/usage shows the rates against the levels.
+    needs: { table: 'readwrite', reputation: true },
     memoryMb: 512,
     timeoutSeconds: 10,
   },

@@ -9,6 +9,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { functions as manifestFunctions } from '../functions/manifest';
 import { gatewayRoutes, queues as manifestQueues, type FunctionDef, type QueueDef, type QueueName, type SecretName } from '../shared/platform';
+import { readReputationPolicy } from '../shared/runtime/config';
 import { DEFAULT_SHARED_EMAIL_SENDER, envNames } from '../shared/runtime/env-names';
 import { Api } from './constructs/api';
 import { DataTable } from './constructs/data-table';
@@ -87,6 +88,7 @@ export class AppStack extends Stack {
     if (this.inbound) environment.INBOUND_ENABLED = 'true';
 
     assertSingleDefaultRoute(functionDefs);
+    const reputationLevels = reputationContext(this);
     for (const def of functionDefs) {
       const target = new ManifestFunction(this, pascalCase(def.name), {
         def,
@@ -99,6 +101,7 @@ export class AppStack extends Stack {
       if (def.defaultRoute) this.api.addDefaultRoute({ name: def.name, fn: target.fn });
       // A consumer that mails links (unsubscribe links of marketing mail) learns the origin too.
       if (def.needs.links) target.fn.addEnvironment(envNames.publicBaseUrl, this.api.publicBaseUrl);
+      if (def.needs.reputation) for (const [name, value] of Object.entries(reputationLevels)) target.fn.addEnvironment(name, value);
       if (def.needs.billing) for (const [name, price] of Object.entries(props.stripePrices ?? {})) target.fn.addEnvironment(name, price);
       if (def.needs.secrets?.some((secret) => secret.startsWith('oauth-'))) for (const [name, id] of Object.entries(props.oauthClientIds ?? {})) target.fn.addEnvironment(name, id);
       if (def.queue) consumeQueue(target, queues, def.queue);
@@ -159,6 +162,21 @@ function runEvery(scope: Construct, target: ManifestFunction, minutes: number): 
     schedule: events.Schedule.rate(Duration.minutes(minutes)),
     targets: [new eventTargets.LambdaFunction(target.fn, { retryAttempts: 0 })],
   });
+}
+
+/**
+ * The reputation levels the operator set as context, by their settings' names
+ * (`-c REPUTATION_PAUSE_BOUNCE_RATE=0.06`), handed to the functions whose needs list `reputation`.
+ * Levels that would refuse every cold start refuse the synth instead.
+ */
+function reputationContext(scope: Construct): Record<string, string> {
+  const levels: Record<string, string> = {};
+  for (const name of Object.values(envNames.reputation)) {
+    const value: unknown = scope.node.tryGetContext(name);
+    if (typeof value === 'number' || (typeof value === 'string' && value.trim() !== '')) levels[name] = String(value).trim();
+  }
+  readReputationPolicy(levels);
+  return levels;
 }
 
 function secretNames(defs: readonly FunctionDef[]): SecretName[] {

@@ -115,6 +115,11 @@ export interface Needs {
    * the DLQs, send on their source queues.
    */
   deadLetters?: boolean;
+  /**
+   * Judges or shows the sending reputation (shared/reputation): gets the operator's levels
+   * (REPUTATION_*, CDK context of the same names) where they are set.
+   */
+  reputation?: boolean;
 }
 
 export interface FunctionDef {

@@ -154,7 +154,7 @@ export async function walkPage(deps: WalkDeps, job: WalkJob): Promise<WalkResult
     await broadcasts.fail(broadcast.account_id, broadcast.id, reason, now());
     return { kind: 'failed', reason };
   };
-  const stop = await accountStop(deps, broadcast.account_id);
+  const stop = await accountStop(deps, broadcast);
   if (stop) return fail(stop);
   const contacts = new ContactRepository(deps.store);
   const list = await contacts.getList(broadcast.account_id, broadcast.audience_list_id);

@@ -8,7 +8,7 @@ import { getAccount, type AccountItem } from '../accounts/service';
 import { sha256Hex } from '../crypto';
 import type { SendRequest } from '../messages/schemas';
 import { RetryableError } from '../errors';
-import { accountHold } from '../messages/account-hold';
+import { sendHold } from '../messages/account-hold';
 import { acceptSends, type SendDeps } from '../messages/send';
 import type { FanOutJob } from './messages';
 import type { BroadcastContent, BroadcastItem, RecipientChunkItem } from './model';
@@ -113,12 +113,13 @@ export async function finishIfComplete(deps: { clock: SendDeps['clock'] }, broad
 }
 
 /**
- * Why nothing more can go out for the broadcast's account, if so: the fan-out stops there and the
+ * Why nothing more can go out for the broadcast's account (suspended, gone, or a live broadcast's
+ * account paused for its reputation), if so: the fan-out stops there and the
  * broadcast is failed with that reason (chunks already sent stay sent; their messages still
  * queued or scheduled fail at the send worker for the same reason).
  */
-export async function accountStop(deps: Pick<SendDeps, 'store'>, accountId: string): Promise<string | undefined> {
-  return accountHold(await getAccount(deps.store, accountId))?.detail;
+export async function accountStop(deps: Pick<SendDeps, 'store'>, broadcast: Pick<BroadcastItem, 'account_id' | 'test_mode'>): Promise<string | undefined> {
+  return sendHold(await getAccount(deps.store, broadcast.account_id), !broadcast.test_mode)?.detail;
 }
 
 /** What the broadcast sends: its content item, or the content an earlier version kept on the broadcast item. */
@@ -142,7 +143,7 @@ export async function fanOutChunk(deps: SendDeps, job: FanOutJob): Promise<FanOu
   if (!chunk) return { kind: 'missing' };
   // Read once for the chunk: the hold below, and every acceptSends call of the chunk.
   const account = await getAccount(deps.store, broadcast.account_id);
-  const hold = accountHold(account);
+  const hold = sendHold(account, !broadcast.test_mode);
   if (hold || !account) {
     await broadcasts.fail(broadcast.account_id, broadcast.id, hold?.detail ?? 'the account is gone', deps.clock.now().toISOString());
     return { kind: 'stopped', status: 'failed' };

@@ -8,6 +8,7 @@ import { recordEvent } from '../messages/timeline';
 import type { Clock } from '../ports/clock';
 import type { Metrics } from '../ports/metrics';
 import type { Queue } from '../ports/queue';
+import type { ReputationConfig } from '../reputation/policy';
 import { countReputationSignal } from '../reputation/service';
 import type { Logger } from '../runtime/logger';
 import { suppress } from '../suppressions/service';
@@ -32,7 +33,7 @@ export type IngestResult =
 /** A notification of a type the timeline does not track (Send, SNS subscription messages…). */
 export type SesEventResult = IngestResult | { outcome: 'ignored' };
 
-type Deps = { store: Store; clock: Clock; ids: Ids; queue: Queue; logger: Logger; metrics: Metrics };
+type Deps = { store: Store; clock: Clock; ids: Ids; queue: Queue; logger: Logger; metrics: Metrics; config?: ReputationConfig };
 
 /**
  * The configuration set's event publishing carries the tags the send worker set (our message id

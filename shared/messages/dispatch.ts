@@ -14,7 +14,7 @@ import type { Logger } from '../runtime/logger';
 import { findSuppression } from '../suppressions/service';
 import { recordSend } from '../usage/service';
 import { releaseSpend } from '../spend-caps/reserve';
-import { accountHold } from './account-hold';
+import { sendHold } from './account-hold';
 import { ContentMissingError, loadAttachments, loadContent } from './content';
 import { asMailed } from '../templates/text';
 import type { SendJob } from './messages';
@@ -208,10 +208,11 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attemp
     throw new RetryableError(`message ${message.id} is being sent by another attempt; retried later`);
   }
 
-  // A suspended account sends nothing more: what it accepted before fails here, with the reason
-  // on its timeline, and stays failed when the account is unsuspended (docs/api-decisions.md).
+  // A suspended account sends nothing more, nor a reputation-paused one live: what it accepted
+  // before fails here, with the reason on its timeline, and stays failed when the account is
+  // unsuspended or the pause lifted (docs/api-decisions.md).
   const readAccount = attempt.account ?? ((id: string) => getAccount(deps.store, id));
-  const hold = accountHold(await readAccount(message.account_id));
+  const hold = sendHold(await readAccount(message.account_id), !message.test_mode);
   if (hold) {
     const recorded = await recordEvent(deps, ref, { type: 'failed', source: 'worker', providerEventId: workerEventId(message.id, 'failed'), payload: { error: `not sent: ${hold.detail}`, reason: hold.reason }, occurredAt: now });
     if (recorded.created) await releaseSpend(deps, message);

@@ -8,12 +8,11 @@ import type { Queue } from '../ports/queue';
 import type { Logger } from '../runtime/logger';
 import { publishEvent } from '../webhooks/deliver';
 import { REPUTATION_EVENT, type ReputationAlertJob } from './alert-job';
-import { defaultPolicy } from './policy';
+import { policyOf, type ReputationPolicy } from './policy';
 
 const percent = (rate: number): string => `${(rate * 100).toFixed(2)}%`;
 
-function alertMail(job: ReputationAlertJob, accountName: string): { subject: string; text: string } {
-  const p = defaultPolicy;
+function alertMail(job: ReputationAlertJob, accountName: string, p: ReputationPolicy): { subject: string; text: string } {
   const days = p.windowHours / 24;
   const head =
     job.state === 'paused'
@@ -26,7 +25,7 @@ function alertMail(job: ReputationAlertJob, accountName: string): { subject: str
     `Warning at ${percent(p.warnBounceRate)} bounces or ${percent(p.warnComplaintRate)} complaints; pause at ${percent(p.pauseBounceRate)} or ${percent(p.pauseComplaintRate)}.`,
     '',
     job.state === 'paused'
-      ? 'New live sends are refused with 403 sending_paused until our staff lift the pause. Reply to this mail or contact support.'
+      ? 'New live sends are refused with 403 sending_paused, and live mail already queued or scheduled is not sent (it fails with reason sending_paused), until our staff lift the pause. Reply to this mail or contact support.'
       : 'Clean your lists (remove addresses that bounce, send only to people who asked for mail). GET /v1/usage shows the rates.',
     '',
   ].join('\n');
@@ -34,14 +33,14 @@ function alertMail(job: ReputationAlertJob, accountName: string): { subject: str
 }
 
 export async function sendReputationAlert(
-  deps: { store: Store; queue: Queue; mailer: Mailer; logger: Logger; config: { sharedEmailSender: string } },
+  deps: { store: Store; queue: Queue; mailer: Mailer; logger: Logger; config: { sharedEmailSender: string; reputation?: ReputationPolicy } },
   job: ReputationAlertJob,
 ): Promise<void> {
   const account = await getAccount(deps.store, job.account_id);
   if (!account) return;
   const alertId = `${job.account_id}_${job.state}_${job.occurred_at.replace(/[^0-9]/g, '')}`;
   if (account.email) {
-    await deps.mailer.send({ from: deps.config.sharedEmailSender, to: account.email, ...alertMail(job, account.name), messageId: `alert_rep_${alertId}`, accountId: account.id });
+    await deps.mailer.send({ from: deps.config.sharedEmailSender, to: account.email, ...alertMail(job, account.name, policyOf(deps.config)), messageId: `alert_rep_${alertId}`, accountId: account.id });
   } else {
     deps.logger.info('reputation alert; the account has no address to mail', { accountId: account.id, state: job.state });
   }

@@ -2,6 +2,7 @@
 // sends through one SES account, which SES reviews at a 5% bounce or 0.1% complaint rate and may
 // pause at about 10% / 0.5%; these levels sit below SES's review levels so that one tenant is
 // warned, then paused, before SES would act on the whole deployment (docs/api-decisions.md).
+// These are the defaults; the operator sets others with REPUTATION_* (shared/runtime/config.ts).
 export interface ReputationPolicy {
   /** Hours summed into the rolling window (7 days of hourly buckets). */
   windowHours: number;
@@ -21,6 +22,12 @@ export const defaultPolicy: ReputationPolicy = {
   pauseBounceRate: 0.08,
   pauseComplaintRate: 0.003,
 };
+
+/** Where the levels come from: the runtime config (REPUTATION_*, shared/runtime/config.ts), else the defaults. */
+export interface ReputationConfig {
+  reputation?: ReputationPolicy;
+}
+export const policyOf = (config: ReputationConfig | undefined): ReputationPolicy => config?.reputation ?? defaultPolicy;
 
 export type ReputationState = 'ok' | 'warned' | 'paused';
 

@@ -12,7 +12,7 @@ import type { Clock } from '../ports/clock';
 import type { Queue } from '../ports/queue';
 import type { Logger } from '../runtime/logger';
 import { reputationAlertJob, type ReputationAlertJob } from './alert-job';
-import { defaultPolicy, hourOf, judge, rates, type ReputationPolicy, type ReputationState, type Window } from './policy';
+import { defaultPolicy, hourOf, judge, policyOf, rates, type ReputationConfig, type ReputationPolicy, type ReputationState, type Window } from './policy';
 import { ReputationRepository, type BoardEntry, type Counter } from './repository';
 
 const HOUR_MS = 3_600_000;
@@ -37,7 +37,7 @@ export interface ReputationWindow extends Window {
 }
 
 /** The window ending in the current hour, starting no earlier than a staff lift's restart. */
-export async function readWindow(deps: { store: Store; clock: Clock }, account: Pick<AccountItem, 'id' | 'reputation_since'>, policy: ReputationPolicy = defaultPolicy): Promise<ReputationWindow> {
+export async function readWindow(deps: { store: Store; clock: Clock; config?: ReputationConfig }, account: Pick<AccountItem, 'id' | 'reputation_since'>, policy: ReputationPolicy = policyOf(deps.config)): Promise<ReputationWindow> {
   const now = deps.clock.now();
   const toHour = hourOf(now);
   const start = hourOf(new Date(now.getTime() - (policy.windowHours - 1) * HOUR_MS));
@@ -46,7 +46,7 @@ export async function readWindow(deps: { store: Store; clock: Clock }, account: 
   return { ...w, ...rates(w), from_hour: fromHour, to_hour: toHour };
 }
 
-type SignalDeps = { store: Store; clock: Clock; queue: Queue; logger: Logger };
+type SignalDeps = { store: Store; clock: Clock; queue: Queue; logger: Logger; config?: ReputationConfig };
 
 /**
  * A hard bounce or a complaint recorded for the first time: counted, then the window judged.
@@ -56,7 +56,7 @@ type SignalDeps = { store: Store; clock: Clock; queue: Queue; logger: Logger };
 export async function countReputationSignal(
   deps: SignalDeps,
   signal: { accountId: string; kind: 'bounce' | 'complaint'; messageId: string },
-  policy: ReputationPolicy = defaultPolicy,
+  policy: ReputationPolicy = policyOf(deps.config),
 ): Promise<ReputationState | undefined> {
   const now = deps.clock.now();
   await bump(deps.store, signal.accountId, signal.kind === 'bounce' ? 'bounces' : 'complaints', now, policy);
@@ -114,7 +114,11 @@ export interface ReputationView extends ReputationWindow {
 }
 
 /** The account's reputation as GET /v1/usage and the console show it. */
-export async function reputationOf(deps: { store: Store; clock: Clock }, account: Pick<AccountItem, 'id' | 'reputation_since' | 'reputation_state'>, policy: ReputationPolicy = defaultPolicy): Promise<ReputationView> {
+export async function reputationOf(
+  deps: { store: Store; clock: Clock; config?: ReputationConfig },
+  account: Pick<AccountItem, 'id' | 'reputation_since' | 'reputation_state'>,
+  policy: ReputationPolicy = policyOf(deps.config),
+): Promise<ReputationView> {
   const window = await readWindow(deps, account, policy);
   return {
     state: account.reputation_state ?? 'ok',

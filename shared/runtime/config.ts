@@ -4,6 +4,7 @@ import { billingPeriods, oauthProviders, paidPlans, queues, secretNames, type Bi
 import { DEFAULT_SHARED_EMAIL_SENDER, envNames, oauthEnvNames } from './env-names';
 import type { LogLevel } from './logger';
 import { DEFAULT_EMAIL_COST_MICROS } from '../usage/cost';
+import { defaultPolicy, type ReputationPolicy } from '../reputation/policy';
 
 export interface RuntimeConfig {
   runtime: 'aws' | 'local';
@@ -70,6 +71,8 @@ export interface RuntimeConfig {
   oauth?: OAuthSettings;
   /** How long a provider has to answer each OAuth request; 10 s when unset (tests shorten it). */
   oauthTimeoutMs?: number;
+  /** The reputation levels (REPUTATION_*, readReputationPolicy); shared/reputation's defaults when unset. */
+  reputation?: ReputationPolicy;
 }
 
 export interface OAuthClient {
@@ -165,6 +168,36 @@ function fail(what: string, error: z.ZodError): never {
   throw new ConfigError(`invalid ${what} configuration: ${detail}`);
 }
 
+type PolicyLevel = Exclude<keyof ReputationPolicy, 'windowHours'>;
+const policyLevels = Object.keys(envNames.reputation) as PolicyLevel[];
+
+/**
+ * The operator's reputation levels (REPUTATION_*), shared/reputation's defaults where unset. Refused
+ * with a ConfigError: a rate not above 0 or above 1 (a rate, not a percentage; 0 would judge every
+ * account), a minimum send count not a whole number of at least 1, and a pause level below its
+ * warning level (the warning could never come first). The stack checks its context with it at synth.
+ */
+export function readReputationPolicy(env: Env): ReputationPolicy {
+  const policy: ReputationPolicy = { ...defaultPolicy };
+  const problems: string[] = [];
+  for (const level of policyLevels) {
+    const name = envNames.reputation[level];
+    const raw = env[name]?.trim();
+    if (!raw) continue;
+    const value = Number(raw);
+    const ok = level === 'minSends' ? Number.isInteger(value) && value >= 1 : Number.isFinite(value) && value > 0 && value <= 1;
+    if (ok) policy[level] = value;
+    else problems.push(`${name}: expected ${level === 'minSends' ? 'a whole number of at least 1' : 'a rate above 0 and at most 1 (0.05 is 5%)'}, got "${raw}"`);
+  }
+  for (const what of ['Bounce', 'Complaint'] as const) {
+    const warn = policy[`warn${what}Rate`];
+    const pause = policy[`pause${what}Rate`];
+    if (pause < warn) problems.push(`${envNames.reputation[`pause${what}Rate`]} (${pause}) is below ${envNames.reputation[`warn${what}Rate`]} (${warn}): an account must be warned before it is paused`);
+  }
+  if (problems.length) throw new ConfigError(`invalid reputation configuration: ${problems.join('; ')}`);
+  return policy;
+}
+
 /** Configuration of a Lambda in AWS, from the variables the stack sets. */
 export function readAwsConfig(env: Env = process.env): RuntimeConfig {
   const base = z
@@ -219,6 +252,8 @@ export function readAwsConfig(env: Env = process.env): RuntimeConfig {
     inboundEnabled: v.INBOUND_ENABLED,
     // STRIPE_API_BASE is never read in AWS: the Stripe client talks to Stripe there.
     billing: { prices: readPrices(env) },
+    // The stack sets them on the functions that judge or show reputation (needs.reputation).
+    reputation: readReputationPolicy(env),
   };
 }
 
@@ -257,6 +292,8 @@ export interface LocalSettings {
   oauth: OAuthSettings;
   /** OAUTH_<PROVIDER>_CLIENT_SECRET, as the secrets `oauth-<provider>-client-secret`. */
   oauthSecrets: Partial<Record<SecretName, string>>;
+  /** REPUTATION_*: the levels at which an account is warned and paused (readReputationPolicy). */
+  reputation: ReputationPolicy;
 }
 
 /** The OAuth clients of this deployment: in AWS from the function's environment (client ids only), elsewhere from the config. */
@@ -340,5 +377,6 @@ export function readLocalSettings(env: Env = process.env): LocalSettings {
     },
     billing: { prices: readPrices(env), ...(v[envNames.stripeApiBase] ? { apiBase: v[envNames.stripeApiBase] } : {}) },
     ...readLocalOAuth(env),
+    reputation: readReputationPolicy(env),
   };
 }

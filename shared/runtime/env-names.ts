@@ -28,6 +28,18 @@ export const envNames = {
   /** Local runtime: the Stripe keys (Secrets Manager in AWS). */
   stripeSecretKey: 'STRIPE_SECRET_KEY',
   stripeWebhookSecret: 'STRIPE_WEBHOOK_SECRET',
+  /**
+   * The operator's reputation levels (shared/reputation/policy.ts): rates from 0 to 1 and the
+   * fewest sends judged. Locally from the environment; in AWS CDK context of the same names, set
+   * on the functions whose needs list `reputation`.
+   */
+  reputation: {
+    warnBounceRate: 'REPUTATION_WARN_BOUNCE_RATE',
+    warnComplaintRate: 'REPUTATION_WARN_COMPLAINT_RATE',
+    pauseBounceRate: 'REPUTATION_PAUSE_BOUNCE_RATE',
+    pauseComplaintRate: 'REPUTATION_PAUSE_COMPLAINT_RATE',
+    minSends: 'REPUTATION_MIN_SENDS',
+  },
 } as const;
 
 /**

@@ -5,6 +5,7 @@ import type { Channel } from '../accounts/schemas';
 import type { Store } from '../db/store';
 import type { Clock } from '../ports/clock';
 import { AccountRepository, type AccountItem } from '../accounts/repository';
+import type { ReputationConfig } from '../reputation/policy';
 import { countReputationSend, reputationOf } from '../reputation/service';
 import { UsageRepository } from './repository';
 import type { Usage } from './schemas';
@@ -23,7 +24,7 @@ export async function recordSend(store: Store, message: { account_id: string; ch
 
 /** The period's usage and, whatever the period, the account's reputation now (shared/reputation). */
 export async function getUsage(
-  deps: { store: Store; clock: Clock },
+  deps: { store: Store; clock: Clock; config?: ReputationConfig },
   /** The account as the caller holds it, or its id (then it is read). */
   who: string | Pick<AccountItem, 'id' | 'reputation_state' | 'reputation_since'>,
   period?: string,

@@ -436,6 +436,24 @@ describe('secrets', () => {
     const withPrice = Object.values(priced.findResources('AWS::Lambda::Function')).filter((fn) => JSON.stringify(fn.Properties.Environment ?? {}).includes('price_pro_year'));
     expect(withPrice.map((fn) => fn.Properties.Description)).toEqual(['Postbox billing']);
   });
+
+  it('hands the reputation levels given as context to the functions that judge or show reputation only', () => {
+    const app = testApp();
+    app.node.setContext(envNames.reputation.pauseBounceRate, '0.06');
+    app.node.setContext(envNames.reputation.minSends, 500);
+    const levelled = Template.fromStack(new AppStack(app, 'Levelled', { stage: 'test' }));
+    const withLevels = Object.values(levelled.findResources('AWS::Lambda::Function')).filter((fn) => fn.Properties.Environment?.Variables?.[envNames.reputation.pauseBounceRate] !== undefined);
+    expect(withLevels.map((fn) => fn.Properties.Description).sort()).toEqual(['Postbox account', 'Postbox send-worker', 'Postbox ses-events']);
+    for (const fn of withLevels) expect(fn.Properties.Environment.Variables).toMatchObject({ REPUTATION_PAUSE_BOUNCE_RATE: '0.06', REPUTATION_MIN_SENDS: '500' });
+    // Unset, the functions use the defaults: no function carries a level.
+    expect(JSON.stringify(template.toJSON())).not.toContain('REPUTATION_');
+  });
+
+  it('refuses at synth the reputation levels every cold start would refuse', () => {
+    const app = testApp();
+    app.node.setContext(envNames.reputation.pauseBounceRate, '0.01');
+    expect(() => new AppStack(app, 'Refused', { stage: 'test' })).toThrow(/invalid reputation configuration: REPUTATION_PAUSE_BOUNCE_RATE \(0\.01\) is below REPUTATION_WARN_BOUNCE_RATE/);
+  });
 });
 
 describe('manifest guards', () => {

@@ -68,10 +68,17 @@ const GZIP_BUDGETS: Record<string, number> = {
   // the bundle measured 151,730 bytes. Raised by 1 KB more. And the reputation pause checked at
   // acceptance (issue 32, sending_paused from the account the pipeline holds): 152,740 bytes.
   // Raised by 1 KB more; issue 29's one-of-each-piece work is where send gets lighter again.
-  send: API_GZIP_BUDGET + 3_500,
+  // The operator's reputation levels (issue 32: REPUTATION_*, read and checked in config.ts, which
+  // every bundle carries) and the pause checked at the send worker: 153,917 bytes measured, 563
+  // more than before them. Raised by those 563 bytes.
+  send: API_GZIP_BUDGET + 3_500 + 563,
   // mail-send accepts its messages through the same acceptSends, so the reputation pause (issue
-  // 32) reaches it too: 150,148 bytes measured. Raised by 1 KB.
-  'mail-send': API_GZIP_BUDGET + 1_000,
+  // 32) reaches it too: 150,148 bytes measured. Raised by 1 KB. The reputation levels in config.ts
+  // (issue 32): 151,283 bytes measured, 445 more. Raised by those 445 bytes.
+  'mail-send': API_GZIP_BUDGET + 1_000 + 445,
+  // The reputation levels in config.ts and the pause stopping a started broadcast (issue 32):
+  // 150,088 bytes measured, 489 more than before them. Raised by those 489 bytes.
+  broadcasts: API_GZIP_BUDGET + 489,
   // auth carries the list of common and breached passwords new passwords are checked against
   // (issue 19): data, on top of the API budget at its own gzip size, like docs' document.
   auth: API_GZIP_BUDGET + gzipSync(JSON.stringify(JSON.parse(readFileSync(new URL('../../shared/auth/common-passwords.json', import.meta.url), 'utf8')))).length,

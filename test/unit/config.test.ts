@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { defaultPolicy } from '../../shared/reputation/policy';
 import { ConfigError, oauthSettingsOf, publicBaseUrlOf, readAwsConfig, readLocalSettings, readRuntimeKind } from '../../shared/runtime/config';
 
 describe('readLocalSettings', () => {
@@ -8,7 +9,7 @@ describe('readLocalSettings', () => {
 
   it('reads every variable', () => {
     const s = readLocalSettings({ HOST: '0.0.0.0', PORT: '8080', DATA_DIR: '/tmp/x', SES_PORT: '0', DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', LOG_LEVEL: 'warn', SCHEDULER_TICK_MS: '250', QUEUE_RETRY_DELAY_SECONDS: '0', SHARED_EMAIL_SENDER: 'a@b.c', INBOUND_ENABLED: 'false', INBOUND_SMTP_PORT: '0', INBOUND_MAX_BYTES: '4096' });
-    expect(s).toEqual({ host: '0.0.0.0', port: 8080, dataDir: '/tmp/x', sesPort: 0, dynamodbEndpoint: 'http://127.0.0.1:9', logLevel: 'warn', schedulerTickMs: 250, queueRetryDelaySeconds: 0, sharedEmailSender: 'a@b.c', dnsServers: [], validationEnabled: true, emailCostMicros: 100, accountEmail: 'you@example.com', webhookAllowPrivate: false, inboundEnabled: false, inboundSmtpPort: 0, inboundMaxBytes: 4096, stripeSecrets: {}, billing: { prices: {} }, oauth: {}, oauthSecrets: {} });
+    expect(s).toEqual({ host: '0.0.0.0', port: 8080, dataDir: '/tmp/x', sesPort: 0, dynamodbEndpoint: 'http://127.0.0.1:9', logLevel: 'warn', schedulerTickMs: 250, queueRetryDelaySeconds: 0, sharedEmailSender: 'a@b.c', dnsServers: [], validationEnabled: true, emailCostMicros: 100, accountEmail: 'you@example.com', webhookAllowPrivate: false, inboundEnabled: false, inboundSmtpPort: 0, inboundMaxBytes: 4096, stripeSecrets: {}, billing: { prices: {} }, oauth: {}, oauthSecrets: {}, reputation: defaultPolicy });
   });
 
   it.each([{ PORT: 'http' }, { PORT: '70000' }, { LOG_LEVEL: 'loud' }, { DYNAMODB_ENDPOINT: 'not a url' }, { INBOUND_SMTP_PORT: '70000' }, { INBOUND_MAX_BYTES: String(40 * 1024 * 1024 + 1) }, { INBOUND_ENABLED: 'maybe' }])('rejects %j with a ConfigError naming it', (env) => {

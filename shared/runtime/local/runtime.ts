@@ -210,6 +210,7 @@ export async function startLocalRuntime(
       inboundSmtpHost: settings.host,
       billing: settings.billing,
       oauth: settings.oauth,
+      reputation: settings.reputation,
       // The local stand-in of the visibility timeout is the retry delay: a job comes back after it.
       dispatchLeaseMs: Math.max(1, settings.queueRetryDelaySeconds) * 1000,
     };
