@@ -4,11 +4,10 @@
 // random source for the jitter.
 import { createHmac } from 'node:crypto';
 import Stripe from 'stripe';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as deliverWebhookRaw } from '../../functions/webhooks/deliver-webhook';
 import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import type { CreatedAccount } from '../../shared/accounts/service';
-import { GuardedHttp } from '../../shared/adapters/guarded-http';
 import { keys } from '../../shared/db/keys';
 import type { HttpClient, HttpPost, HttpResult } from '../../shared/ports/http-client';
 import type { Random } from '../../shared/ports/random';
@@ -18,7 +17,8 @@ import type { DeliveryItem } from '../../shared/webhooks/repository';
 import { createSubscription } from '../../shared/webhooks/subscriptions';
 import { call } from '../support/api';
 import type { TestContainer } from '../support/container';
-import { startHttpReceiver, type Receiver } from '../support/receivers';
+import type { Receiver } from '../support/receivers';
+import { useLoopbackReceiver } from '../support/webhook-receiver';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 import { underNeeds } from '../support/grants';
@@ -31,29 +31,12 @@ let c: TestContainer;
 let account: CreatedAccount;
 let receiver: Receiver;
 const bed = useTestbed();
-
-beforeAll(async () => {
-  receiver = await startHttpReceiver();
-});
-afterAll(async () => receiver.close());
-/**
- * Lets outbound requests reach loopback, or not. The webhook channel of shared/messages still reads
- * the config flag; webhook subscriptions and deliveries go through the container's HttpClient.
- */
-function allowPrivate(allowed: boolean): void {
-  c.config.webhookAllowPrivate = allowed;
-  c.http = new GuardedHttp({ allowPrivate: allowed });
-}
-
+// The receivers listen on loopback: allowed before each test, refused again after.
+const loopback = useLoopbackReceiver(bed);
+const allowPrivate = (allowed: boolean): void => loopback.allowPrivate(allowed);
 beforeEach(() => {
   ({ c, account } = bed);
-  allowPrivate(true); // the receivers listen on loopback
-  c.config.webhookTimeoutMs = 500;
-  receiver.requests.length = 0;
-  receiver.reply({ status: 200 });
-});
-afterEach(() => {
-  allowPrivate(false);
+  receiver = loopback.receiver;
 });
 
 let n = 0;

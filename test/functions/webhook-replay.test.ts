@@ -2,16 +2,16 @@
 // one. Through the API and the real webhook worker, to a real HTTP receiver on loopback; every
 // request's signature is checked with the subscription's secret.
 import { createHmac } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { handler as deliverWebhookRaw } from '../../functions/webhooks/deliver-webhook';
 import type { CreatedAccount } from '../../shared/accounts/service';
-import { GuardedHttp } from '../../shared/adapters/guarded-http';
 import { keys } from '../../shared/db/keys';
 import type { DeliveryItem } from '../../shared/webhooks/repository';
 import { call } from '../support/api';
 import type { TestContainer } from '../support/container';
 import { underNeeds } from '../support/grants';
-import { startHttpReceiver, type Receiver, type RecordedRequest } from '../support/receivers';
+import type { Receiver, RecordedRequest } from '../support/receivers';
+import { useLoopbackReceiver } from '../support/webhook-receiver';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 
@@ -21,25 +21,12 @@ let c: TestContainer;
 let account: CreatedAccount;
 let receiver: Receiver;
 const bed = useTestbed();
-
-beforeAll(async () => {
-  receiver = await startHttpReceiver();
-});
-afterAll(async () => receiver.close());
-
-function allowPrivate(allowed: boolean): void {
-  c.config.webhookAllowPrivate = allowed;
-  c.http = new GuardedHttp({ allowPrivate: allowed });
-}
-
+// The receiver listens on loopback: allowed before each test, refused again after.
+const loopback = useLoopbackReceiver(bed);
 beforeEach(() => {
   ({ c, account } = bed);
-  allowPrivate(true); // the receiver listens on loopback
-  c.config.webhookTimeoutMs = 500;
-  receiver.requests.length = 0;
-  receiver.reply({ status: 200 });
+  receiver = loopback.receiver;
 });
-afterEach(() => allowPrivate(false));
 
 async function subscribe(key = account.admin_key): Promise<{ id: string; signing_secret: string }> {
   c.clock.advance(150);
