@@ -65,6 +65,7 @@ try {
   console.log(`HTTP API: ${rehearsal.url}`);
   console.log(`SES mail: ${rehearsal.ses.endpoint}`);
   console.log(`Scheduler: ${rehearsal.scheduler.endpoint} (due at() schedules fire on the wall clock)`);
+  console.log(`S3: ${rehearsal.s3.endpoint} (s3rver behind the IAM check; download links point here)`);
   for (const note of rehearsal.notes) console.log(`note: ${note}`);
   const unrehearsed = Object.entries(rehearsal.unrehearsed);
   if (unrehearsed.length) console.log(`not rehearsed: ${unrehearsed.map(([type, ids]) => `${type} (${ids.length})`).join(', ')}`);

@@ -72,9 +72,9 @@ export function adapterFlags(needs: Needs): Record<string, string> {
   };
 }
 
-// Three generated patterns in the pinned SDK keep code in every bundle that no function runs; the
+// Four generated patterns in the pinned SDK keep code in every bundle that no function runs; the
 // plugin below rewrites them as the modules load, changing no value the code reads (the second
-// puts a plain error where no bundled client goes) (test/cdk/bundle-sdk.test.ts checks them against
+// and fourth put a plain error where no bundled client goes) (test/cdk/bundle-sdk.test.ts checks them against
 // the real modules, and that no bundled client streams, so an SDK update that changes them is
 // noticed).
 //
@@ -94,6 +94,11 @@ export function adapterFlags(needs: Needs): Record<string, string> {
 //    that error instead of running.
 // 3. Each client reads its own package.json for one field, `version` (for its user agent), and a
 //    JSON module is bundled whole: dependencies, scripts and all, 2.5 KB a client.
+// 4. The S3 client (the one bundled client with an operation that streams events,
+//    SelectObjectContent, which nothing here calls) imports the event-stream marshaller statically
+//    in its runtime config and makes one as the client is made. The import is replaced by a
+//    provider of a marshaller that throws that same plain error, so the codec stays out of the
+//    bundles that reach the bucket too (about 4 KB of gzip each).
 const SDK_SCHEMA_MODULE = /[\\/]node_modules[\\/]@aws-sdk[\\/]client-[a-z0-9-]+[\\/]dist-es[\\/]schemas[\\/]schemas_\d+\.js$/;
 const STRING_CONSTANT = /^const (_\w+) = ("(?:[^"\\\n]|\\.)*");$/gm;
 const COMPUTED_KEY = /([{,]\s*)\[(_\w+)\]:/g;
@@ -123,6 +128,17 @@ export function dropEventStreams(source: string): { source: string; rewritten: b
   return { source: source.replace(EVENT_STREAMS_IMPORT, replacement), rewritten: true };
 }
 
+const SDK_RUNTIME_CONFIG = /[\\/]node_modules[\\/]@aws-sdk[\\/]client-[a-z0-9-]+[\\/]dist-es[\\/]runtimeConfig\.js$/;
+const EVENT_STREAM_PROVIDER_IMPORT = 'import { eventStreamSerdeProvider } from "@smithy/core/event-streams";';
+
+/** A client's runtimeConfig.js with its event-stream marshaller a stand-in that throws when used; unchanged (`rewritten: false`) if it has no such import. */
+export function dropEventStreamMarshaller(source: string): { source: string; rewritten: boolean } {
+  if (!source.includes(EVENT_STREAM_PROVIDER_IMPORT)) return { source, rewritten: false };
+  const fail = `() => { throw new Error(${JSON.stringify(NO_EVENT_STREAMS)}); }`;
+  const replacement = `const eventStreamSerdeProvider = () => ({ serialize: ${fail}, deserialize: ${fail} });`;
+  return { source: source.replace(EVENT_STREAM_PROVIDER_IMPORT, replacement), rewritten: true };
+}
+
 const SDK_CLIENT_PACKAGE_JSON = /[\\/]node_modules[\\/]@aws-sdk[\\/]client-[a-z0-9-]+[\\/]package\.json$/;
 
 /** A client's package.json cut down to the field its code reads. */
@@ -135,6 +151,7 @@ export const sdkTreeShaking: Plugin = {
   setup(esbuild) {
     esbuild.onLoad({ filter: SDK_SCHEMA_MODULE }, async ({ path }) => ({ contents: inlineSchemaKeys(await readFile(path, 'utf8')).source, loader: 'js' }));
     esbuild.onLoad({ filter: SMITHY_HTTP_PROTOCOL }, async ({ path }) => ({ contents: dropEventStreams(await readFile(path, 'utf8')).source, loader: 'js' }));
+    esbuild.onLoad({ filter: SDK_RUNTIME_CONFIG }, async ({ path }) => ({ contents: dropEventStreamMarshaller(await readFile(path, 'utf8')).source, loader: 'js' }));
     esbuild.onLoad({ filter: SDK_CLIENT_PACKAGE_JSON }, async ({ path }) => ({ contents: clientPackageVersion(await readFile(path, 'utf8')), loader: 'json' }));
   },
 };

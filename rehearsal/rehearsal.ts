@@ -16,7 +16,10 @@
 // call IAM-checked, and each at() schedule fired when due (`scheduler.fireDue(now)`, or the wall
 // clock) by assuming its role under the role's trust policy and sending to the target queue as it.
 //
-// Not rehearsed yet (listed by `unrehearsed`): the S3 bucket and SES receiving, log groups. A function that calls one of those
+// The S3 buckets are s3rver behind a front that IAM-checks each call (s3.ts), which the functions
+// reach through AWS_ENDPOINT_URL_S3; presigned links they make point at the same front.
+//
+// Not rehearsed yet (listed by `unrehearsed`): SES receiving, log groups. A function that calls one of those
 // services reaches an endpoint that answers that it is not rehearsed.
 // Deploy-only (a note, not `unrehearsed`): the CloudWatch alarms and dashboard, and SNS email
 // subscriptions, which have nothing to do offline.
@@ -33,6 +36,7 @@ import { readRoutes, startHttpApi, type ApiRoute, type HttpApi } from './http-ap
 import { environmentProblems, RehearsedFunction, type FunctionSpec, type InvokeResult, type LogLine } from './lambda';
 import { iamCheck, rolePolicies } from './iam';
 import { deliveryEvent, queuePolicyAdmits, readEventDestinations, readSubscriptions, snsEnvelope, type AcceptedSend, type EventDestination, type Subscription } from './sns';
+import { startS3StandIn, type S3StandIn } from './s3';
 import { sqsTarget, startScheduler, type SchedulerStandIn } from './scheduler';
 import { generateSecretString, startSecretsManager, type GenerateSecretStringSpec, type SecretsManagerStandIn, type StoredSecret } from './secrets';
 import {
@@ -75,6 +79,9 @@ const REHEARSED_TYPES = new Set([
   'AWS::Events::Rule',
   // EventBridge Scheduler's groups (rehearsal/scheduler.ts).
   'AWS::Scheduler::ScheduleGroup',
+  // The buckets, in s3rver behind the IAM-checking front (rehearsal/s3.ts); their policies are a note.
+  'AWS::S3::Bucket',
+  'AWS::S3::BucketPolicy',
 ]);
 
 /**
@@ -141,7 +148,7 @@ export interface Rehearsal {
   deliveries: Delivery[];
   /** Every notification SNS delivered to a subscription, SES's events among them. */
   notifications: Notification[];
-  /** Every call the functions made to DynamoDB, SQS, SES, Secrets Manager and Scheduler (and Scheduler's sends as its role), with its IAM outcome. */
+  /** Every call the functions made to DynamoDB, SQS, SES, S3, Secrets Manager and Scheduler (and Scheduler's sends as its role), with its IAM outcome. */
   calls: RecordedCall[];
   logs: LogLine[];
   /** Problems found in the poller loops (a receive that failed, …). */
@@ -151,6 +158,8 @@ export interface Rehearsal {
   /** Properties the emulators cannot apply (e.g. DynamoDB TTL in dynalite). */
   notes: string[];
   ses: RunningSes;
+  /** The buckets' front (what AWS_ENDPOINT_URL_S3 names) and s3rver behind it. */
+  s3: Pick<S3StandIn, 'endpoint' | 'upstream'>;
   /** The rate rules, by logical id, and the function each invokes. */
   rules: ReadonlyArray<{ logicalId: string; everyMs: number; functionLogicalId: string }>;
   /** EventBridge Scheduler: the schedules the functions made, the firings, and `fireDue(now)` to fire what is due. */
@@ -436,6 +445,23 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       tickMs: options.schedulerTickMs,
     });
     closers.push(() => scheduler.close());
+    // The buckets, in s3rver, each caller's key known to it; the front checks every call.
+    const buckets = resourcesOfType(template, 'AWS::S3::Bucket').map(([id]) => physical.get(id)!.ref);
+    const s3: S3StandIn = await startS3StandIn({
+      buckets,
+      accessKeys: [ADMIN_KEY, ...keyOfRole.values()].map((accessKeyId) => ({ accessKeyId, secretAccessKey: DUMMY_SECRET_KEY })),
+      authorize,
+      record,
+    });
+    closers.push(() => s3.close());
+    const unapplied = ['VersioningConfiguration', 'LifecycleConfiguration', 'LoggingConfiguration', 'BucketEncryption', 'PublicAccessBlockConfiguration', 'OwnershipControls'];
+    for (const [id, resource] of resourcesOfType(template, 'AWS::S3::Bucket')) {
+      const set = unapplied.filter((name) => resource.Properties?.[name] !== undefined);
+      if (set.length) notes.push(`${id}: ${set.join(', ')} are not applied: s3rver keeps one version of each object, expires nothing and logs nothing`);
+    }
+    for (const [id] of resourcesOfType(template, 'AWS::S3::BucketPolicy')) {
+      notes.push(`${id}: bucket policies are not evaluated (the IAM check reads the roles' policies; the front speaks plain HTTP on loopback)`);
+    }
     const unrehearsed = await startUnrehearsed(record);
     closers.push(() => new Promise((resolve) => unrehearsed.server.close(() => resolve())));
 
@@ -488,6 +514,11 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
           AWS_ENDPOINT_URL_SESV2: fronts.sesv2.endpoint,
           AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsManager.endpoint,
           AWS_ENDPOINT_URL_SCHEDULER: scheduler.endpoint,
+          AWS_ENDPOINT_URL_S3: s3.endpoint,
+          // s3rver stores an aws-chunked upload (the SDK's default trailing checksum) verbatim:
+          // the SDK's own variables keep checksums to what S3 requires, as the local runtime does.
+          AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
+          AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
           AWS_ENDPOINT_URL: unrehearsed.endpoint,
           AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
         },
@@ -639,6 +670,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       unrehearsed: unplayed,
       notes,
       ses,
+      s3: { endpoint: s3.endpoint, upstream: s3.upstream },
       scheduler,
       rules: rules.map(({ logicalId, everyMs, functionLogicalId }) => ({ logicalId, everyMs, functionLogicalId })),
       fireRule,

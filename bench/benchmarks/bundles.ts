@@ -138,7 +138,7 @@ export const bundles: Benchmark = {
       return [
         '## Lambda bundles',
         '',
-        `Each manifest function bundled by lib/bundling.ts, the code the stack deploys: esbuild ${esbuildVersion}, target \`${lambdaBundling.target}\`, ${lambdaBundling.format}, minified, the pinned AWS SDK inside with its credential chain replaced by the Lambda environment's credentials and three generated SDK patterns rewritten (event-stream support dropped), no S3 client (objects are signed HTTPS requests of our own, shared/adapters/aws/s3-object-store.ts), a linked source map without the sources' text. ` +
+        `Each manifest function bundled by lib/bundling.ts, the code the stack deploys: esbuild ${esbuildVersion}, target \`${lambdaBundling.target}\`, ${lambdaBundling.format}, minified, the pinned AWS SDK inside with its credential chain replaced by the Lambda environment's credentials and four generated SDK patterns rewritten (event-stream support dropped), the S3 client and presigner only where the bucket is granted, a linked source map without the sources' text. ` +
           `Largest contributors = bytes in the minified bundle per package (esbuild's metafile). ` +
           `Cold import = \`await import(bundle)\` in a fresh \`node\` with an empty environment, median of ${IMPORT_RUNS} runs taken in rounds over all functions, one import at a time, with the 25th–75th percentile; **as deployed** (no NODE_OPTIONS), and with ${NODE_SOURCE_MAPS}, which the functions do without (their logged stacks are mapped when logged, shared/runtime/stack-trace.ts). ` +
           `CPU = user + system time of the importing process, which other work on the machine inflates less than wall time. ` +

@@ -24,8 +24,8 @@ export interface DownloadOptions {
 }
 
 /**
- * Large message content, inbound mail and its attachments, BIMI logos, uploads: S3 in AWS, files
- * under DATA_DIR locally. `put`/`get` take whole buffers for small objects; `putFile`/`getStream`
+ * Large message content, inbound mail and its attachments, BIMI logos, uploads: S3 in AWS, s3rver
+ * (files under DATA_DIR/s3) locally. `put`/`get` take whole buffers for small objects; `putFile`/`getStream`
  * move a large object without holding it in memory, and `downloadUrl` lets a client fetch one
  * directly (a Lambda answer is capped at 6 MB).
  */
@@ -38,6 +38,6 @@ export interface ObjectStore {
   putFile(key: string, path: string, contentType: string): Promise<void>;
   /** Undefined when no object has this key. */
   getStream(key: string): Promise<ObjectStream | undefined>;
-  /** A time-limited link that serves the object over HTTP(S) without an API key (S3's presigned GET; locally the runtime's own). */
+  /** A time-limited link that serves the object over HTTP(S) without an API key (S3's presigned GET; s3rver's locally). */
   downloadUrl(key: string, options: DownloadOptions): Promise<string>;
 }

@@ -13,7 +13,7 @@ export interface RuntimeConfig {
   region: string;
   tableName: string;
   /** Local runtime: the embedded store and emulators, with dummy credentials. */
-  endpoints: { dynamodb?: string; sqs?: string; ses?: string };
+  endpoints: { dynamodb?: string; sqs?: string; ses?: string; s3?: string };
   credentials?: { accessKeyId: string; secretAccessKey: string };
   queueUrls: Partial<Record<QueueName, string>>;
   queueArns: Partial<Record<QueueName, string>>;
@@ -21,8 +21,9 @@ export interface RuntimeConfig {
   dlqUrls?: Partial<Record<QueueName, string>>;
   sesConfigurationSet?: string;
   /**
-   * Where objects (large message content, inbound mail, BIMI logos, uploads) live. Local files
-   * serve download links (S3's presigned GETs) sealed with `downloadKey`, on the public base URL.
+   * Where objects (large message content, inbound mail, BIMI logos, uploads) live: an S3 bucket
+   * (s3rver's locally, at `endpoints.s3`), or, in the handler tests, files whose download links are
+   * sealed with `downloadKey`.
    */
   objects: { kind: 's3'; bucket: string } | { kind: 'files'; root: string; downloadKey?: string };
   scheduler: { kind: 'aws'; groupName: string; roleArn: string } | { kind: 'local' };

@@ -15,9 +15,9 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { S3Client } from '@aws-sdk/client-s3';
 import { EventBridgeScheduler } from '../adapters/aws/event-bridge-scheduler';
-import { defaultProvider as lambdaCredentials } from '../adapters/aws/lambda-credentials';
-import { S3ObjectStore } from '../adapters/aws/s3-object-store';
+import { s3ClientConfig, S3ObjectStore } from '../adapters/aws/s3-object-store';
 import { loadSecrets } from '../adapters/aws/secrets-manager';
 import { SesIdentities } from '../adapters/aws/ses-identities';
 import { SesMailer } from '../adapters/aws/ses-mailer';
@@ -160,9 +160,9 @@ export async function buildContainer(config: RuntimeConfig, replace: Replacement
       return new FileObjectStore(root, downloadKey ? { key: downloadKey, base: () => config.publicBaseUrl, now: () => clock.now().getTime() } : undefined);
     }
     if (typeof POSTBOX_WITH_S3 === 'undefined' || POSTBOX_WITH_S3) {
-      // Signed requests of its own, not an SDK client (s3-object-store.ts); objects are used only in
-      // AWS, where the credentials are the Lambda environment's.
-      return new S3ObjectStore({ bucket: config.objects.bucket, region: config.region, credentials: config.credentials ?? lambdaCredentials() });
+      // Locally (s3rver) and in tests the endpoint is the config's; in AWS none, and in the rehearsal
+      // the SDK's own AWS_ENDPOINT_URL_S3.
+      return new S3ObjectStore(new S3Client(s3ClientConfig(aws, config.endpoints.s3)), config.objects.bucket);
     }
     return unavailable('objects');
   };

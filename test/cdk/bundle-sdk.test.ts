@@ -9,14 +9,14 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { clientPackageVersion, dropEventStreams, inlineSchemaKeys, NO_EVENT_STREAMS, sdkTreeShaking } from '../../lib/bundling';
+import { clientPackageVersion, dropEventStreamMarshaller, dropEventStreams, inlineSchemaKeys, NO_EVENT_STREAMS, sdkTreeShaking } from '../../lib/bundling';
 
 const require = createRequire(import.meta.url);
 const outdir = mkdtempSync(join(tmpdir(), 'postbox-sdk-rewrites-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 /** The SDK clients the bundles carry (shared/runtime/container.ts). */
-const CLIENTS = ['client-dynamodb', 'client-sesv2', 'client-sqs', 'client-scheduler', 'client-secrets-manager'] as const;
+const CLIENTS = ['client-dynamodb', 'client-sesv2', 'client-sqs', 'client-scheduler', 'client-secrets-manager', 'client-s3'] as const;
 const packageDir = (name: string): string => dirname(require.resolve(`@aws-sdk/${name}/package.json`));
 const schemaModule = (client: string): string => join(packageDir(client), 'dist-es', 'schemas', 'schemas_0.js');
 
@@ -66,9 +66,26 @@ describe('the SDK rewrites of the Lambda bundles', () => {
     await expect(HttpProtocol.prototype.loadEventStreamCapability.call({})).rejects.toThrow(NO_EVENT_STREAMS);
   });
 
-  it.each(CLIENTS)('can drop event streams because no operation of %s streams anything', (client) => {
-    // A streaming member (an event stream, or a streamed blob) carries the `streaming` trait in the schemas.
-    expect(readFileSync(schemaModule(client), 'utf8')).not.toMatch(/\bstreaming\b/);
+  it.each(CLIENTS)('can drop event streams because no operation of %s the functions call streams events', (client) => {
+    // An event stream is a union (schema kind 4) with the `streaming` trait; a streamed blob (S3's
+    // object bodies) is a streaming blob, which needs no event-stream support.
+    const source = readFileSync(schemaModule(client), 'utf8');
+    const eventStreams = [...source.matchAll(/export var (\w+)\$ = \[4, n0, \w+,\s*\{ \[_st\]: 1 \}/g)].map((m) => m[1]);
+    // S3's one is SelectObjectContent's answer, an operation shared/adapters/aws/s3-object-store.ts never sends.
+    expect(eventStreams).toEqual(client === 'client-s3' ? ['SelectObjectContentEventStream'] : []);
+  });
+
+  it("find the S3 client's event-stream marshaller import and leave a marshaller that fails with that error", async () => {
+    // Prepare
+    const runtimeConfig = join(packageDir('client-s3'), 'dist-es', 'runtimeConfig.js');
+    const { source, rewritten } = dropEventStreamMarshaller(readFileSync(runtimeConfig, 'utf8'));
+    expect(rewritten).toBe(true);
+    expect(source).not.toContain('@smithy/core/event-streams');
+    // Act: the runtime config bundled as the functions bundle it
+    const { getRuntimeConfig } = (await load(runtimeConfig, true)) as { getRuntimeConfig: (c: object) => { eventStreamSerdeProvider: (c: object) => { serialize(): unknown } } };
+    const marshaller = getRuntimeConfig({}).eventStreamSerdeProvider({});
+    // Assess
+    expect(() => marshaller.serialize()).toThrow(NO_EVENT_STREAMS);
   });
 
   it.each(CLIENTS)('keep the version of %s, the one field of its package.json its code reads', (client) => {

@@ -19,7 +19,7 @@ import { SESSION_COOKIE } from '../../shared/http/cookies';
 import { linkTokenIn } from '../support/sessions';
 import { waitFor } from '../support/wait';
 
-const FLOW_FUNCTIONS = ['auth', 'keys', 'webhooks', 'send', 'send-worker', 'ses-events', 'messages', 'acceptance-sweep'];
+const FLOW_FUNCTIONS = ['auth', 'keys', 'webhooks', 'send', 'send-worker', 'ses-events', 'messages', 'acceptance-sweep', 'uploads', 'contact-import'];
 const outdir = mkdtempSync(join(tmpdir(), 'postbox-rehearsal-test-'));
 let assembly: Assembly;
 let rehearsal: Rehearsal;
@@ -282,6 +282,36 @@ describe('the stack, rehearsed', () => {
     // About eleven AWS calls per message in the send worker, one invocation at a time: 30 to 50 s on two shared cores.
   }, 150_000);
 
+  it('takes a CSV upload (POST /v1/uploads) into the bucket, and imports contacts from it (POST /v1/contacts/import) through the imports queue to completed', async () => {
+    // Prepare: a CSV with a header row and two contacts
+    const csv = 'email,first_name\nada@rehearsal.test,Ada\ngrace@rehearsal.test,Grace\n';
+    // Act: the upload, as a client sends a file
+    const uploaded = await waitFor(
+      async () => {
+        const res = await fetch(`${rehearsal.url}/v1/uploads`, { method: 'POST', headers: { authorization: `Bearer ${liveKey}`, 'content-type': 'text/csv' }, body: csv });
+        return res.status !== 429 && { status: res.status, body: (await res.json()) as { key: string; size: number } };
+      },
+      { what: 'POST /v1/uploads answered past the rate limit', intervalMs: 200 },
+    );
+    expect(uploaded.status, `${JSON.stringify(uploaded.body)}\n${inside()}`).toBe(201);
+    expect(uploaded.body.size).toBe(Buffer.byteLength(csv));
+    const started = await pastRateLimit('POST', '/v1/contacts/import', { key: liveKey, body: { object_key: uploaded.body.key } });
+    expect(started.status, `${JSON.stringify(started.body)}\n${inside()}`).toBe(202);
+    // Assert: the contact-import function read the file from the bucket and finished the import
+    const finished = await waitFor(
+      async () => {
+        const view = await call('GET', `/v1/contacts/imports/${started.body.id}`, { key: liveKey });
+        return view.status === 200 && view.body.status !== 'processing' && view.body;
+      },
+      { what: () => `the import ${started.body.id} to finish\n${inside()}`, timeoutMs: 60_000, intervalMs: 500 },
+    );
+    expect(finished).toMatchObject({ status: 'completed', total: 2, created: 2, errors: [] });
+    // The object went in through the uploads function and came out through contact-import, each call IAM-checked.
+    const s3Calls = rehearsal.calls.filter((c) => c.service === 's3' && c.checks.some((k) => k.resource.endsWith(uploaded.body.key)));
+    expect(s3Calls.filter((c) => c.denied)).toEqual([]);
+    expect(s3Calls.map((c) => c.operation)).toEqual(expect.arrayContaining(['PutObject', 'GetObject']));
+  });
+
   it('runs the function of a rate rule (AWS::Events::Rule) as EventBridge does, allowed by its Lambda permission', async () => {
     // Prepare: the rule whose target is the acceptance sweep, at its rate from the manifest.
     const sweep = rehearsal.functionNamed('acceptance-sweep').spec.logicalId;
@@ -306,7 +336,7 @@ describe('the rehearsal, after the flows', () => {
     expect(rehearsal.calls.filter((c) => c.denied)).toEqual([]);
     // The checks covered the services the flows reach, each with its own role.
     const actions = new Set(rehearsal.calls.flatMap((c) => c.checks.map((k) => k.action)));
-    for (const action of ['dynamodb:PutItem', 'dynamodb:GetItem', 'sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'ses:SendEmail', 'secretsmanager:GetSecretValue']) expect(actions).toContain(action);
+    for (const action of ['dynamodb:PutItem', 'dynamodb:GetItem', 'sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'ses:SendEmail', 'secretsmanager:GetSecretValue', 's3:PutObject', 's3:GetObject']) expect(actions).toContain(action);
     for (const action of ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'iam:PassRole']) expect(actions).toContain(action);
     expect(rehearsal.errors).toEqual([]);
   });

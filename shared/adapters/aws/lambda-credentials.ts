@@ -4,8 +4,7 @@
 // metadata) a function only ever reaches the first link; the others, with the STS, SSO and sign-in
 // clients they carry, were a quarter of every bundle. This is that first link, the SDK's fromEnv,
 // and like it reads process.env itself (it is SDK code, below config.ts). Unbundled (npm start,
-// tests) the SDK clients run the SDK's own chain; the object store (our own S3 requests) calls this
-// directly in both.
+// tests) the SDK clients run the SDK's own chain.
 
 /** The SDK's AwsCredentialIdentity, spelled out: @aws-sdk/types is not a dependency of ours. */
 export interface EnvCredentials {

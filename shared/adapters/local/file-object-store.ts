@@ -1,6 +1,8 @@
-// The local stand-in for S3: one file per object under a folder, with its content type beside it.
-// Its download links play S3's presigned GETs: the local HTTP server serves `/_objects/<token>`,
-// where the token names the key, the expiry and the answer's headers, sealed with an HMAC.
+// An object store of files: one file per object under a folder, with its content type beside it.
+// The handler and service tests use it (test/support/container.ts); the local runtime runs the S3
+// adapter over s3rver instead, and imports a folder of these once (runtime/local/import-objects.ts).
+// Its download links play S3's presigned GETs as tokens naming the key, the expiry and the
+// answer's headers, sealed with an HMAC, which `openDownload` checks; no server serves them.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -8,7 +10,7 @@ import { join } from 'node:path';
 import { hmacSha256, safeEqualBytes } from '../../crypto';
 import type { DownloadOptions, ObjectStore, ObjectStream, StoredObject } from '../../ports/object-store';
 
-/** The path under the local API's origin where download links are served. */
+/** The path under the public base URL that download links name. */
 export const LOCAL_DOWNLOAD_PATH = '/_objects/';
 
 export interface LocalDownloadLinks {

@@ -29,6 +29,16 @@ const starters = {
     // local-aws-sqs listens as it is created, on the port it is given (the caller picked a free one).
     return createSqsServer({ port, hostname: LOOPBACK, emulateQueueCreationLifecycle: false });
   },
+  async s3({ directory, port, buckets, accessKeys }) {
+    const S3rver = require('s3rver');
+    // s3rver knows one account's key pair (S3RVER); the callers' keys join it. It does not check
+    // SigV4 signatures, only that the key is known and a presigned link has not expired.
+    const { DUMMY_ACCOUNT } = require('s3rver/lib/models/account');
+    for (const { accessKeyId, secretAccessKey } of accessKeys ?? []) DUMMY_ACCOUNT.createKeyPair(accessKeyId, secretAccessKey);
+    const s3 = new S3rver({ address: LOOPBACK, port: port ?? 0, directory, silent: true, configureBuckets: (buckets ?? []).map((name) => ({ name })) });
+    await s3.run();
+    return s3.httpServer;
+  },
 };
 
 /**

@@ -43,7 +43,7 @@ const THREAD_FILE = new URL('./emulator-thread.mjs', import.meta.url);
  */
 const THREAD_LIMITS = { maxYoungGenerationSizeMb: 8 };
 
-type ThreadKind = 'dynalite' | 'sqs';
+type ThreadKind = 'dynalite' | 'sqs' | 's3';
 
 /**
  * Starts emulators of emulator-thread.mjs together in one worker thread; resolves once they all
@@ -102,24 +102,47 @@ export async function startSqs(options: { port?: number } & ThreadOptions = {}):
   return sqs as Running;
 }
 
+export interface S3Options {
+  /** Where s3rver keeps its buckets and objects (DATA_DIR/s3 in the runtime). */
+  directory: string;
+  /** Buckets made at start, as the stack makes its bucket; an existing one is kept with its objects. */
+  buckets?: string[];
+  /** Key pairs s3rver accepts besides its own (S3RVER/S3RVER). */
+  accessKeys?: Array<{ accessKeyId: string; secretAccessKey: string }>;
+  port?: number;
+}
+
+const s3Emulator = (options: S3Options) =>
+  ({ kind: 's3', options: { directory: options.directory, port: options.port ?? 0, buckets: options.buckets ?? [], accessKeys: options.accessKeys ?? [] } }) as const;
+
+/** s3rver (objects as files under `directory`), in a worker thread. */
+export async function startS3(options: S3Options & ThreadOptions): Promise<Running> {
+  mkdirSync(options.directory, { recursive: true });
+  const [s3] = await startInThread([s3Emulator(options)], options);
+  return s3 as Running;
+}
+
 /**
  * The store (dynalite on LevelDB under `path`) and the queue emulator together in one worker
- * thread, as the runtime runs them: one V8 heap instead of two, and the queue emulator's little
- * CPU beside the store's. Closing either closes both. `storeChannel` is a MessagePort the store
+ * thread, as the runtime runs them, with s3rver (objects as files under `s3.directory`): one V8
+ * heap instead of three, and the queue emulator's and s3rver's little CPU (s3rver streams objects
+ * between sockets and files) beside the store's. Closing any closes all. `storeChannel` is a MessagePort the store
  * also answers requests on (channel-handler.ts), besides its TCP endpoint.
  */
-export async function startStoreAndQueues(options: { path: string } & ThreadOptions): Promise<{ store: Running; sqs: Running; storeChannel: MessagePort }> {
+export async function startStoreAndQueues(options: { path: string; s3?: S3Options } & ThreadOptions): Promise<{ store: Running; sqs: Running; s3?: Running; storeChannel: MessagePort }> {
   mkdirSync(options.path, { recursive: true });
+  if (options.s3) mkdirSync(options.s3.directory, { recursive: true });
   const sqsPort = await freePort(LOOPBACK);
   const { port1, port2 } = new MessageChannel();
-  const [store, sqs] = await startInThread(
+  const [store, sqs, s3] = await startInThread(
     [
       { kind: 'dynalite', options: { path: options.path, port: 0 }, channel: port2 },
       { kind: 'sqs', options: { port: sqsPort } },
+      ...(options.s3 ? [s3Emulator(options.s3)] : []),
     ],
     options,
   );
-  return { store: store as Running, sqs: sqs as Running, storeChannel: port1 };
+  return { store: store as Running, sqs: sqs as Running, ...(s3 ? { s3 } : {}), storeChannel: port1 };
 }
 
 export interface RunningSes extends Running {

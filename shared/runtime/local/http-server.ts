@@ -8,34 +8,6 @@ import { errorResponse } from '../../http/respond';
 import { createRouteMatcher } from '../../http/route-match';
 import { describeError, type Logger } from '../logger';
 import { shedLogger, type Admission } from './admission';
-import { LOCAL_DOWNLOAD_PATH, type LocalDownload } from '../../adapters/local/file-object-store';
-
-/** Serves the object store's download links (S3's presigned GETs, played locally). */
-export interface LocalDownloads {
-  openDownload(token: string): Promise<LocalDownload | undefined>;
-}
-
-/** A download link's answer: the object streamed, with the headers the link named. */
-async function serveDownload(downloads: LocalDownloads, method: string, token: string, res: ServerResponse): Promise<void> {
-  const found = method === 'GET' || method === 'HEAD' ? await downloads.openDownload(token) : undefined;
-  if (!found) {
-    return send(res, errorResponse(new ApiError('not_found', 'this download link is unknown or has expired')));
-  }
-  res.writeHead(200, {
-    'content-type': found.contentType,
-    'content-disposition': found.contentDisposition,
-    'content-length': String(found.size),
-    'cache-control': 'private, no-store',
-    'x-content-type-options': 'nosniff',
-    'content-security-policy': "default-src 'none'; sandbox",
-  });
-  if (method === 'HEAD') {
-    found.body.destroy();
-    return void res.end();
-  }
-  found.body.on('error', () => res.destroy());
-  found.body.pipe(res);
-}
 
 export type HttpLambda = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -117,7 +89,7 @@ export function createLocalHttpServer(
   functions: readonly FunctionDef[],
   loadHandler: (fn: FunctionDef) => Promise<HttpLambda>,
   logger: Logger,
-  options: { admission?: Admission; downloads?: LocalDownloads } = {},
+  options: { admission?: Admission } = {},
 ): Server {
   const matchRoute = createRouteMatcher(functions);
   const fallback = functions.find((f) => f.defaultRoute);
@@ -142,9 +114,6 @@ export function createLocalHttpServer(
         }
         const url = new URL(req.url ?? '/', 'http://local');
         const method = (req.method ?? 'GET').toUpperCase();
-        if (options.downloads && url.pathname.startsWith(LOCAL_DOWNLOAD_PATH)) {
-          return await serveDownload(options.downloads, method, url.pathname.slice(LOCAL_DOWNLOAD_PATH.length), res);
-        }
         // HEAD runs the GET route, as the stack's HEAD twins of every GET route do in AWS; Node
         // itself sends no body on a HEAD answer.
         const match = matchRoute(method === 'HEAD' ? 'GET' : method, url.pathname);

@@ -1,4 +1,4 @@
-// Creates the table and queues the stack would create, from the same definitions.
+// Creates the table, queues and bucket the stack would create, from the same definitions.
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -6,6 +6,7 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { CreateBucketCommand, HeadBucketCommand, NotFound, type S3Client } from '@aws-sdk/client-s3';
 import { queues, type QueueName } from '../../platform';
 import { table } from '../../db/keys';
 
@@ -90,4 +91,15 @@ export async function ensureQueues(client: SQSClient): Promise<ProvisionedQueues
 async function queueArn(client: SQSClient, url: string): Promise<string> {
   const attrs = await client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }));
   return attrs.Attributes?.QueueArn as string;
+}
+
+/** The bucket, made on first start; s3rver keeps it, with its objects, under DATA_DIR/s3 after that. */
+export async function ensureBucket(client: S3Client, bucket: string): Promise<void> {
+  try {
+    await client.send(new HeadBucketCommand({ Bucket: bucket }));
+    return;
+  } catch (error) {
+    if (!(error instanceof NotFound)) throw error;
+  }
+  await client.send(new CreateBucketCommand({ Bucket: bucket }));
 }

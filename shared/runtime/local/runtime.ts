@@ -1,8 +1,9 @@
-// `npm start`: the whole service on one machine. Embedded store, queue and SES emulators on
+// `npm start`: the whole service on one machine. Embedded store, queue, S3 and SES emulators on
 // loopback, the same handler exports behind node:http, queue pollers and the local scheduler.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -13,21 +14,22 @@ import { createAccount } from '../../accounts/service';
 import { ensureAccountListed } from '../../accounts/staff';
 import { SesMailer } from '../../adapters/aws/ses-mailer';
 import { SqsQueue } from '../../adapters/aws/sqs-queue';
-import { FileObjectStore } from '../../adapters/local/file-object-store';
+import { s3ClientConfig } from '../../adapters/aws/s3-object-store';
 import { SqsDeadLetters } from '../../adapters/aws/sqs-dead-letters';
 import { JournaledQueue } from '../../adapters/local/journaled-queue';
 import { SimulatedSesFeedback } from '../../adapters/local/ses-feedback';
 import { StoreScheduler } from '../../adapters/local/store-scheduler';
-import { hmacSha256, randomBase62 } from '../../crypto';
+import { randomBase62 } from '../../crypto';
 import { Store } from '../../db/store';
 import type { LocalSettings, RuntimeConfig } from '../config';
 import { buildContainer, installContainer, type Container } from '../container';
 import { createLogger, describeError, type Logger } from '../logger';
-import { startSes, startSqs, startStoreAndQueues, type Running } from './emulators';
+import { startS3, startSes, startSqs, startStoreAndQueues, type Running } from './emulators';
 import { Admission, type AdmissionOptions } from './admission';
 import { ChannelHttpHandler } from './channel-handler';
 import { createLocalHttpServer, type HttpLambda } from './http-server';
-import { ensureQueues, ensureTable } from './provision';
+import { ensureBucket, ensureQueues, ensureTable } from './provision';
+import { importFileObjects } from './import-objects';
 import { QueuePoller, type QueueHandler } from './queue-poller';
 import { startEveryLoop, startSchedulerLoop } from './scheduler-loop';
 import { startSmtpListener } from './smtp-listener';
@@ -36,6 +38,8 @@ import { recoverAcceptances } from '../../messages/recovery';
 
 const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
 export const LOCAL_TABLE = 'postbox';
+/** The bucket s3rver keeps under DATA_DIR/s3, as the stack's one bucket. */
+export const LOCAL_BUCKET = 'postbox';
 const REGION = 'us-east-1';
 const DUMMY_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 /**
@@ -81,6 +85,8 @@ export interface LocalRuntime {
   sesUrl: string;
   dynamodbEndpoint: string;
   sqsEndpoint: string;
+  /** s3rver, the bucket's stand-in; download links (presigned GETs) point at it. */
+  s3Endpoint: string;
   /** The SMTP listener playing SES receiving (smtp://host:port); absent when INBOUND_ENABLED is off. */
   smtpUrl?: string;
   /** The SQS client the queue pollers use (benchmarks count its calls). */
@@ -159,17 +165,24 @@ export async function startLocalRuntime(
   try {
     let dynamodbEndpoint = settings.dynamodbEndpoint;
     let sqs: Running;
+    let s3: Running;
     let storeChannel: ChannelHttpHandler | undefined;
+    // s3rver keeps its objects as files under DATA_DIR/s3, so they outlive a restart; it knows the
+    // runtime's dummy key pair.
+    const s3Options = { directory: join(dataDir, 's3'), accessKeys: [DUMMY_CREDENTIALS] };
     if (!dynamodbEndpoint) {
-      // One thread for both: the thread, not the emulator, is what costs memory.
-      const started = await startStoreAndQueues({ path: join(dataDir, 'dynamodb'), onFailure: emulatorFailed('store and queue emulator') });
+      // One thread for all three: the thread, not the emulator, is what costs memory.
+      const started = await startStoreAndQueues({ path: join(dataDir, 'dynamodb'), s3: s3Options, onFailure: emulatorFailed('store, queue and S3 emulator') });
       stops.push(started.store.close);
       dynamodbEndpoint = started.store.endpoint;
       sqs = started.sqs;
+      s3 = started.s3!;
       storeChannel = new ChannelHttpHandler(started.storeChannel);
     } else {
       sqs = await startSqs({ onFailure: emulatorFailed('queue emulator') });
       stops.push(sqs.close);
+      s3 = await startS3({ ...s3Options, onFailure: emulatorFailed('S3 emulator') });
+      stops.push(s3.close);
     }
     const ses = await startSes({ port: settings.sesPort, mailFile: join(dataDir, 'ses-mail.jsonl') });
     stops.push(ses.close);
@@ -183,20 +196,25 @@ export async function startLocalRuntime(
     const sqsClient = forEmulator(new SQSClient({ ...common, endpoint: sqs.endpoint, signer: emulatorSigner('sqs') }));
     await ensureTable(dynamo, LOCAL_TABLE);
     const provisioned = await ensureQueues(sqsClient);
+    const s3Client = new S3Client(s3ClientConfig(common, s3.endpoint));
+    stops.push(async () => s3Client.destroy());
+    await ensureBucket(s3Client, LOCAL_BUCKET);
+    // Objects an older runtime kept as files (DATA_DIR/objects) move into the bucket, once.
+    await importFileObjects(s3Client, LOCAL_BUCKET, join(dataDir, 'objects'), logger);
 
     const secrets = loadOrCreateSecrets(dataDir);
     const config: RuntimeConfig = {
       runtime: 'local',
       region: REGION,
       tableName: LOCAL_TABLE,
-      endpoints: { dynamodb: dynamodbEndpoint, sqs: sqs.endpoint, ses: ses.endpoint },
+      endpoints: { dynamodb: dynamodbEndpoint, sqs: sqs.endpoint, ses: ses.endpoint, s3: s3.endpoint },
       credentials: DUMMY_CREDENTIALS,
       queueUrls: provisioned.urls,
       queueArns: provisioned.arns,
       dlqUrls: provisioned.dlqUrls,
-      // Download links are sealed with a key of their own, derived from a stored secret, so every
-      // process over this DATA_DIR serves the links any of them made.
-      objects: { kind: 'files', root: join(dataDir, 'objects'), downloadKey: hmacSha256(secrets['data-encryption-key'] ?? '', 'local object download links').toString('hex') },
+      // The S3 adapter of AWS over s3rver: download links are its presigned GETs, on s3rver's
+      // loopback endpoint, as in AWS they are on S3's host (docs/api-decisions.md).
+      objects: { kind: 's3', bucket: LOCAL_BUCKET },
       scheduler: { kind: 'local' },
       secrets: { kind: 'static', values: { ...secrets, ...settings.stripeSecrets, ...settings.oauthSecrets } },
       sharedEmailSender: settings.sharedEmailSender,
@@ -291,7 +309,7 @@ export async function startLocalRuntime(
     const server = createLocalHttpServer(functions, (fn) => {
       if (!handlers.has(fn.name)) handlers.set(fn.name, loadFunction<HttpLambda>(fn));
       return handlers.get(fn.name) as Promise<HttpLambda>;
-    }, logger, { admission, downloads: container.objects instanceof FileObjectStore ? container.objects : undefined });
+    }, logger, { admission });
     await new Promise<void>((ok, fail) => {
       server.once('error', fail);
       server.listen(settings.port, settings.host, () => ok());
@@ -313,6 +331,7 @@ export async function startLocalRuntime(
       sesUrl: ses.endpoint,
       dynamodbEndpoint,
       sqsEndpoint: sqs.endpoint,
+      s3Endpoint: s3.endpoint,
       ...(smtp ? { smtpUrl: smtp.url } : {}),
       sqsClient,
       admission,
