@@ -68,10 +68,16 @@ const GZIP_BUDGETS: Record<string, number> = {
   // the bundle measured 151,730 bytes. Raised by 1 KB more. And the reputation pause checked at
   // acceptance (issue 32, sending_paused from the account the pipeline holds): 152,740 bytes.
   // Raised by 1 KB more; issue 29's one-of-each-piece work is where send gets lighter again.
-  send: API_GZIP_BUDGET + 3_500,
+  // Open and click tracking (issue 32 item 2): the send's `tracking` field and the decision at
+  // acceptance, and three route lines in the manifest: 154,124 bytes measured. Raised by 1 KB.
+  send: API_GZIP_BUDGET + 4_500,
   // mail-send accepts its messages through the same acceptSends, so the reputation pause (issue
   // 32) reaches it too: 150,148 bytes measured. Raised by 1 KB.
-  'mail-send': API_GZIP_BUDGET + 1_000,
+  // Tracking (issue 32 item 2) reaches it the same way: 151,561 bytes measured. Raised by 1 KB more.
+  'mail-send': API_GZIP_BUDGET + 2_000,
+  // broadcasts accepts each recipient's send through acceptSends too, and takes a broadcast's
+  // `tracking` (issue 32 item 2): 150,186 bytes measured, the first to pass the budget.
+  broadcasts: API_GZIP_BUDGET + 1_000,
   // auth carries the list of common and breached passwords new passwords are checked against
   // (issue 19): data, on top of the API budget at its own gzip size, like docs' document.
   auth: API_GZIP_BUDGET + gzipSync(JSON.stringify(JSON.parse(readFileSync(new URL('../../shared/auth/common-passwords.json', import.meta.url), 'utf8')))).length,
