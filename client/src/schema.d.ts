@@ -7081,6 +7081,13 @@ export interface operations {
                     template_id?: string | null;
                     /** @enum {string} */
                     message_type?: "transactional" | "marketing";
+                    /** @description Replaces the draft's tracking override; {} leaves it to the sending domain */
+                    tracking?: {
+                        /** @description Add an open pixel to the HTML part */
+                        opens?: boolean;
+                        /** @description Track the http(s) links of the HTML part */
+                        clicks?: boolean;
+                    };
                     audience_list_id?: string | null;
                     recipients?: {
                         email: string;

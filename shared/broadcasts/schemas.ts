@@ -71,6 +71,7 @@ export const updateBroadcastBody = z
     body_text: z.string().nullable().optional(),
     template_id: z.string().min(1).max(256).nullable().optional(),
     message_type: z.enum(messageTypes).optional(),
+    tracking: trackingRequest.optional().meta({ description: 'Replaces the draft\'s tracking override; {} leaves it to the sending domain' }),
     audience_list_id: z.string().min(1).max(256).nullable().optional(),
     recipients: bulkSendBody.shape.recipients.unwrap().nullable().optional(),
   })

@@ -349,4 +349,19 @@ describe('broadcasts', () => {
 
     expect(c.mailed.find((m) => m.to === 'ada@example.com')?.html).toBe(HTML);
   });
+
+  it('keep a draft’s tracking as PATCH /v1/broadcasts/{id} last set it', async () => {
+    await setTracking({ open_tracking: true, click_tracking: true });
+    const draft = await bed.request({ method: 'POST', path: '/v1/broadcasts', key: bed.account.admin_key, body: { from_email: 'news@acme.test', subject: 'News', body_html: HTML, tracking: { opens: false }, recipients: [{ email: 'ada@example.com' }] } });
+    const patched = await bed.request({ method: 'PATCH', path: `/v1/broadcasts/${draft.body.id}`, key: bed.account.admin_key, body: { tracking: { clicks: false } } });
+    const bad = await bed.request({ method: 'PATCH', path: `/v1/broadcasts/${draft.body.id}`, key: bed.account.admin_key, body: { tracking: { clicks: 1 } } });
+    const started = await bed.request({ method: 'POST', path: `/v1/broadcasts/${draft.body.id}/send`, key: bed.account.admin_key });
+    for (const job of c.sent.filter((s) => s.queue === 'fanout' && (s.body as FanOutJob).broadcast_id === draft.body.id)) await fanOut(sqsEvent([sqsRecord(job.body)]));
+    await sendWorker(sqsEvent(c.sent.filter((s) => s.queue === 'send').map((j) => sqsRecord(j.body))));
+
+    expect([draft.status, patched.status, bad.status, started.status]).toEqual([201, 200, 400, 202]);
+    const html = c.mailed.find((m) => m.to === 'ada@example.com')?.html ?? '';
+    expect(html).toContain('/v1/t/o/');
+    expect(html).not.toContain('/v1/t/c/');
+  });
 });
