@@ -13,6 +13,8 @@ if (!/^[a-z][a-z0-9-]{0,20}$/.test(stage)) {
 const sharedEmailSender: unknown = app.node.tryGetContext('sharedEmailSender');
 // `-c inbound=true` where SES receives mail: receipt rules and the inbound routes.
 const inbound = String(app.node.tryGetContext('inbound') ?? 'false') === 'true';
+// `-c trackingDomain=track.example.com`: tracked links and the open pixel on a host of your own.
+const trackingDomain: unknown = app.node.tryGetContext('trackingDomain');
 // Stripe price ids, one context value per plan and period: `-c STRIPE_PRICE_PRO_YEAR=price_…`.
 const stripePrices: Record<string, string> = {};
 for (const plan of paidPlans) {
@@ -35,6 +37,7 @@ new AppStack(app, `Postbox-${stage}`, {
   stage,
   sharedEmailSender: typeof sharedEmailSender === 'string' ? sharedEmailSender : undefined,
   inbound,
+  trackingDomain: typeof trackingDomain === 'string' && trackingDomain ? trackingDomain : undefined,
   stripePrices,
   oauthClientIds,
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },

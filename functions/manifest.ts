@@ -115,6 +115,7 @@ export const functions: readonly FunctionDef[] = [
       { method: 'GET', path: '/v1/domains', access: READ, summary: 'List sending domains (the built-in sandbox domain first)' },
       { method: 'POST', path: '/v1/domains', access: ADMIN_LIVE, summary: 'Register a domain; answers the DNS records to publish (6, or 7 while another account contends for the name)' },
       { method: 'GET', path: '/v1/domains/{domain}', access: READ, summary: 'A domain with its records and statuses' },
+      { method: 'PATCH', path: '/v1/domains/{domain}', access: ADMIN_LIVE, summary: 'Change a domain\'s settings: open_tracking, click_tracking' },
       { method: 'DELETE', path: '/v1/domains/{domain}', access: ADMIN_LIVE, summary: 'Remove a domain and its provider identity' },
       { method: 'POST', path: '/v1/domains/{domain}/verify', access: ADMIN_LIVE, summary: 'Check the DNS records now' },
       { method: 'PUT', path: '/v1/domains/{domain}/from-name', access: ADMIN_LIVE, summary: 'Default display name of mail from the domain' },
@@ -499,16 +500,20 @@ export const functions: readonly FunctionDef[] = [
     timeoutSeconds: 120,
   },
   {
-    // The one-click unsubscribe link of marketing mail: public, the signed token is the credential.
+    // The one-click unsubscribe link of marketing mail and the tracking links: public, the signed token is the credential.
     name: 'unsubscribe',
     entry: 'functions/unsubscribe/http.ts',
     handler: 'handler',
     http: [
       { method: 'GET', path: '/v1/unsubscribe/{token}', access: PUBLIC, summary: 'The unsubscribe link: a page whose button unsubscribes; changes nothing (public)' },
       { method: 'POST', path: '/v1/unsubscribe/{token}', access: PUBLIC, body: 'raw', summary: 'One-click unsubscribe (RFC 8058): the recipient stops getting mail on the channel (public)' },
+      // The local runtime's open and click tracking (shared/tracking/; SES tracks in AWS): the same
+      // kind of signed link, keyed from the same secret, so they share this function.
+      { method: 'GET', path: '/v1/t/o/{token}', access: PUBLIC, summary: 'Open tracking pixel of a tracked message: records opened, answers a 1×1 GIF (public)' },
+      { method: 'GET', path: '/v1/t/c/{token}', access: PUBLIC, summary: 'Tracked link of a message: records clicked, answers 302 to the link its token signs (public)' },
     ],
-    // The table: public routes are limited per client IP.
-    needs: { table: 'readwrite', secrets: ['unsubscribe-signing-key'] },
+    // The table: public routes are limited per client IP. The webhooks queue: opened and clicked fan out.
+    needs: { table: 'readwrite', secrets: ['unsubscribe-signing-key'], sendTo: ['webhooks'] },
     memoryMb: 512,
     timeoutSeconds: 10,
   },

@@ -44,6 +44,8 @@ export interface AppStackProps extends StackProps {
   sharedEmailSender?: string;
   /** SES receiving (context `-c inbound=true`, only where SES receives mail): receipt rules and the inbound routes. */
   inbound?: boolean;
+  /** Context `trackingDomain`: the custom redirect domain of tracked mail's links and pixel. */
+  trackingDomain?: string;
   /** Stripe price ids by their settings' names (STRIPE_PRICE_PRO_YEAR, …), handed to the functions that bill. */
   stripePrices?: Record<string, string>;
   /** OAuth apps' client ids by their settings' names (OAUTH_GITHUB_CLIENT_ID, …), handed to the functions granted the client secrets. */
@@ -70,7 +72,7 @@ export class AppStack extends Stack {
       table: new DataTable(this, 'Data'),
       queues,
       secrets: new AppSecrets(this, 'Secrets', { names: secretNames(functionDefs), stage: props.stage }),
-      mail: new MailEvents(this, 'MailEvents', { eventsQueue: queues.queue('ses-events') }),
+      mail: new MailEvents(this, 'MailEvents', { eventsQueue: queues.queue('ses-events'), trackingDomain: props.trackingDomain }),
       scheduler: new SchedulerGroup(this, 'Scheduler', { targets: queues.all() }),
       storage: new Storage(this, 'Storage'),
     };

@@ -219,6 +219,9 @@ export class Postbox {
     create: (body: Body<'/v1/domains', 'post'>) => this.#request<Ok<'/v1/domains', 'post'>>({ method: 'POST', path: '/v1/domains', body }),
     get: (domain: PathParams<'/v1/domains/{domain}', 'get'>['domain']) =>
       this.#request<Ok<'/v1/domains/{domain}', 'get'>>({ method: 'GET', path: `/v1/domains/${enc(domain)}` }),
+    /** Open and click tracking of the domain's marketing mail; only the fields sent change. */
+    update: (domain: PathParams<'/v1/domains/{domain}', 'patch'>['domain'], body: Body<'/v1/domains/{domain}', 'patch'>) =>
+      this.#request<Ok<'/v1/domains/{domain}', 'patch'>>({ method: 'PATCH', path: `/v1/domains/${enc(domain)}`, body }),
     remove: (domain: PathParams<'/v1/domains/{domain}', 'delete'>['domain']) =>
       this.#request<Ok<'/v1/domains/{domain}', 'delete'>>({ method: 'DELETE', path: `/v1/domains/${enc(domain)}` }),
     verify: (domain: PathParams<'/v1/domains/{domain}/verify', 'post'>['domain']) =>

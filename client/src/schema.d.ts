@@ -813,7 +813,11 @@ export interface paths {
         delete: operations["deleteDomain"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a domain's settings: open_tracking, click_tracking
+         * @description Changes the domain's settings; only the fields sent change. `open_tracking` and `click_tracking` (Resend's names; the spec shows none) decide whether marketing mail from the domain carries an open pixel and tracked links; transactional mail is tracked only when a send asks for it (`tracking` on the send). The sandbox domain has no settings (404).
+         */
+        patch: operations["updateDomain"];
         trace?: never;
     };
     "/v1/domains/{domain}/bimi": {
@@ -1934,6 +1938,46 @@ export interface paths {
          * @description Upserts up to 10000 suppressions in one call; a repeat import is safe and answers the same counts. Addresses are normalized and de-duplicated, the last occurrence winning; an unusable address (or, on another channel, a blank recipient) is skipped and counted, not an error, while a malformed entry fails the whole request with 400 and writes nothing. The reason defaults to "import". More than 10000 entries is refused with status **422** and code `invalid_request` (the one `invalid_request` that is not 400), before any entry is checked; nothing is written.
          */
         post: operations["importSuppressions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/t/c/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tracked link of a message: records clicked, answers 302 to the link its token signs (public)
+         * @description A tracked link of a message, as the local runtime mails it. Records a `clicked` event (SES's Click notification shape, with the link) and answers 302 to the link, which the token signs: a changed `url` is 404, so the address cannot redirect anywhere else. Clicks may repeat. Answered with `Cache-Control: no-store`. A token that is malformed, changed, not one Postbox issued, or of a message that does not track clicks is 404 `not_found`.
+         */
+        get: operations["trackClick"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/t/o/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open tracking pixel of a tracked message: records opened, answers a 1×1 GIF (public)
+         * @description The open pixel of a tracked message, as the local runtime mails it (in AWS SES adds its own pixel through the tracked configuration set). Each fetch records an `opened` event (SES's Open notification shape: the client's IP and user agent) and fans out its webhooks; opens may repeat. Answers a 1×1 GIF with `Cache-Control: no-store`. No API key: the token is the credential. A token that is malformed, changed, not one Postbox issued, or of a message that does not track opens is 404 `not_found`.
+         */
+        get: operations["trackOpen"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -6623,6 +6667,13 @@ export interface operations {
                     template_id?: string;
                     /** @enum {string} */
                     message_type?: "transactional" | "marketing";
+                    /** @description Open and click tracking of every message; unset, the sending domain's open_tracking and click_tracking decide */
+                    tracking?: {
+                        /** @description Add an open pixel to the HTML part */
+                        opens?: boolean;
+                        /** @description Track the http(s) links of the HTML part */
+                        clicks?: boolean;
+                    };
                     audience_list_id?: string;
                     recipients?: {
                         email: string;
@@ -7030,6 +7081,13 @@ export interface operations {
                     template_id?: string | null;
                     /** @enum {string} */
                     message_type?: "transactional" | "marketing";
+                    /** @description Replaces the draft's tracking override; {} leaves it to the sending domain */
+                    tracking?: {
+                        /** @description Add an open pixel to the HTML part */
+                        opens?: boolean;
+                        /** @description Track the http(s) links of the HTML part */
+                        clicks?: boolean;
+                    };
                     audience_list_id?: string | null;
                     recipients?: {
                         email: string;
@@ -8924,6 +8982,10 @@ export interface operations {
                             mail_from_domain: string;
                             /** @description Default display name of mail from the domain; null until set */
                             from_name: string | null;
+                            /** @description Marketing mail from the domain carries an open pixel (a send's `tracking.opens` overrides it); false until set */
+                            open_tracking: boolean;
+                            /** @description Links in marketing mail from the domain are tracked (a send's `tracking.clicks` overrides it); false until set */
+                            click_tracking: boolean;
                             /** @description True only for the built-in sandbox domain */
                             sandbox: boolean;
                             created_at: string;
@@ -9078,6 +9140,10 @@ export interface operations {
                         mail_from_domain: string;
                         /** @description Default display name of mail from the domain; null until set */
                         from_name: string | null;
+                        /** @description Marketing mail from the domain carries an open pixel (a send's `tracking.opens` overrides it); false until set */
+                        open_tracking: boolean;
+                        /** @description Links in marketing mail from the domain are tracked (a send's `tracking.clicks` overrides it); false until set */
+                        click_tracking: boolean;
                         /** @description True only for the built-in sandbox domain */
                         sandbox: boolean;
                         created_at: string;
@@ -9277,6 +9343,10 @@ export interface operations {
                         mail_from_domain: string;
                         /** @description Default display name of mail from the domain; null until set */
                         from_name: string | null;
+                        /** @description Marketing mail from the domain carries an open pixel (a send's `tracking.opens` overrides it); false until set */
+                        open_tracking: boolean;
+                        /** @description Links in marketing mail from the domain are tracked (a send's `tracking.clicks` overrides it); false until set */
+                        click_tracking: boolean;
                         /** @description True only for the built-in sandbox domain */
                         sandbox: boolean;
                         created_at: string;
@@ -9476,6 +9546,218 @@ export interface operations {
                             code?: "cannot_delete_sandbox";
                             /** @constant */
                             status?: 422;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Track opens of marketing mail from the domain */
+                    open_tracking?: boolean;
+                    /** @description Track link clicks in marketing mail from the domain */
+                    click_tracking?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The domain as it now stands */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description dom_…; dom_sandbox for the built-in sandbox domain */
+                        id: string;
+                        domain: string;
+                        /**
+                         * @description The 3 DKIM CNAMEs together
+                         * @enum {string}
+                         */
+                        dkim_status: "pending" | "verified" | "failed";
+                        /** @enum {string} */
+                        spf_status: "pending" | "verified" | "failed";
+                        /** @enum {string} */
+                        dmarc_status: "pending" | "verified" | "failed";
+                        /**
+                         * @description The TXT records together (SPF, DMARC, and the ownership record when one is listed)
+                         * @enum {string}
+                         */
+                        txt_status: "pending" | "verified" | "failed";
+                        /** @description 3 DKIM CNAMEs, the MAIL FROM MX and SPF TXT, a starter DMARC TXT; empty for the sandbox domain. A 7th, the TXT _postbox-verification.<domain>, when another account registered the name too: it proves the domain is this account's */
+                        dns_records: {
+                            /** @enum {string} */
+                            type: "CNAME" | "MX" | "TXT";
+                            /** @description The absolute record name, without a trailing dot */
+                            name: string;
+                            /** @description The record data; for MX "priority exchange" */
+                            value: string;
+                        }[];
+                        /** @description send.<domain>; "" for the sandbox domain */
+                        mail_from_domain: string;
+                        /** @description Default display name of mail from the domain; null until set */
+                        from_name: string | null;
+                        /** @description Marketing mail from the domain carries an open pixel (a send's `tracking.opens` overrides it); false until set */
+                        open_tracking: boolean;
+                        /** @description Links in marketing mail from the domain are tracked (a send's `tracking.clicks` overrides it); false until set */
+                        click_tracking: boolean;
+                        /** @description True only for the built-in sandbox domain */
+                        sandbox: boolean;
+                        created_at: string;
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                            /** @constant */
+                            status?: 413;
                         };
                     } & components["schemas"]["ErrorEnvelope"];
                 };
@@ -19954,6 +20236,13 @@ export interface operations {
                     metadata?: {
                         [key: string]: unknown;
                     };
+                    /** @description Email: open and click tracking of this send. Unset: transactional mail is not tracked; marketing mail follows the sending domain's open_tracking and click_tracking */
+                    tracking?: {
+                        /** @description Add an open pixel to the HTML part */
+                        opens?: boolean;
+                        /** @description Track the http(s) links of the HTML part */
+                        clicks?: boolean;
+                    };
                     /** @description When true, the recipient domain must publish an MX, A or AAAA record (422 recipient_undeliverable) */
                     validate_recipient?: boolean;
                     /**
@@ -20203,6 +20492,13 @@ export interface operations {
                     metadata?: {
                         [key: string]: unknown;
                     };
+                    /** @description Email: open and click tracking of this send. Unset: transactional mail is not tracked; marketing mail follows the sending domain's open_tracking and click_tracking */
+                    tracking?: {
+                        /** @description Add an open pixel to the HTML part */
+                        opens?: boolean;
+                        /** @description Track the http(s) links of the HTML part */
+                        clicks?: boolean;
+                    };
                     /** @description When true, the recipient domain must publish an MX, A or AAAA record (422 recipient_undeliverable) */
                     validate_recipient?: boolean;
                     /**
@@ -20396,6 +20692,13 @@ export interface operations {
                     template_id?: string;
                     /** @enum {string} */
                     message_type?: "transactional" | "marketing";
+                    /** @description Open and click tracking of every message; unset, the sending domain's open_tracking and click_tracking decide */
+                    tracking?: {
+                        /** @description Add an open pixel to the HTML part */
+                        opens?: boolean;
+                        /** @description Track the http(s) links of the HTML part */
+                        clicks?: boolean;
+                    };
                     audience_list_id?: string;
                     recipients?: {
                         email: string;
@@ -21627,6 +21930,216 @@ export interface operations {
                             code?: "payload_too_large";
                             /** @constant */
                             status?: 413;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    trackClick: {
+        parameters: {
+            query?: {
+                /** @description The link as mailed before tracking; the token signs it, so no other link is followed (404) */
+                url?: string;
+            };
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `Location` is the link as mailed */
+            302: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                            /** @constant */
+                            status?: 400;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    trackOpen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A transparent 1×1 GIF */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/gif": string;
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
                         };
                     } & components["schemas"]["ErrorEnvelope"];
                 };

@@ -5,6 +5,7 @@ import {
   domainParams,
   domainVerificationView,
   domainView,
+  domainSettingsBody,
   fromNameBody,
   fromNameView,
 } from '../../shared/domains/schemas';
@@ -60,6 +61,22 @@ export const contracts: Contracts = {
     examples: [
       { name: 'delete', params: { domain: '{{domain}}' }, status: 204 },
       { name: 'no such domain', params: missing, status: 404 },
+    ],
+  },
+  'PATCH /v1/domains/{domain}': {
+    operationId: 'updateDomain',
+    description:
+      'Changes the domain\'s settings; only the fields sent change. `open_tracking` and `click_tracking` (Resend\'s names; the spec shows none) decide whether marketing mail from the ' +
+      'domain carries an open pixel and tracked links; transactional mail is tracked only when a send asks for it (`tracking` on the send). The sandbox domain has no settings (404).',
+    params: domainParams,
+    body: domainSettingsBody,
+    responses: { 200: { description: 'The domain as it now stands', schema: domainView } },
+    errors: [],
+    examples: [
+      { name: 'track opens and clicks', params: { domain: '{{domain}}' }, body: { open_tracking: true, click_tracking: true }, status: 200 },
+      { name: 'not a boolean', params: { domain: '{{domain}}' }, body: { open_tracking: 'yes' }, status: 400 },
+      { name: 'no such domain', params: missing, body: { open_tracking: true }, status: 404 },
+      { name: 'with a read key', params: { domain: '{{domain}}' }, body: { open_tracking: true }, status: 403, as: 'read' },
     ],
   },
   'POST /v1/domains/{domain}/verify': {

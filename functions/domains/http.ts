@@ -1,6 +1,6 @@
 import { functionNamed } from '../manifest';
-import { createDomainBody, fromNameBody } from '../../shared/domains/schemas';
-import { createDomain, deleteDomain, getDnsGuide, getDomain, getZoneFile, listDomains, setFromName } from '../../shared/domains/service';
+import { createDomainBody, domainSettingsBody, fromNameBody } from '../../shared/domains/schemas';
+import { createDomain, deleteDomain, getDnsGuide, getDomain, getZoneFile, listDomains, setFromName, updateDomainSettings } from '../../shared/domains/service';
 import { verifyDomain } from '../../shared/domains/verify';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { json, noContent } from '../../shared/http/respond';
@@ -10,6 +10,8 @@ export const handler = createHttpHandler(functionNamed('domains'), {
   'GET /v1/domains': async (req, c) => json(200, { domains: await listDomains(c, authOf(req).accountId) }),
   'POST /v1/domains': async (req, c) => json(201, await createDomain(c, authOf(req).accountId, parseInput(createDomainBody, req.body).domain)),
   'GET /v1/domains/{domain}': async (req, c) => json(200, await getDomain(c, authOf(req).accountId, req.params.domain ?? '')),
+  'PATCH /v1/domains/{domain}': async (req, c) =>
+    json(200, await updateDomainSettings(c, authOf(req).accountId, req.params.domain ?? '', parseInput(domainSettingsBody, req.body))),
   'DELETE /v1/domains/{domain}': async (req, c) => {
     await deleteDomain(c, authOf(req).accountId, req.params.domain ?? '');
     return noContent();

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { Contracts } from '../../shared/http/contract';
 import { unsubscribeParams, unsubscribeView } from '../../shared/unsubscribe/schemas';
+import { clickQuery, trackParams } from '../../shared/tracking/schemas';
 
 const PAGES =
   'Answered by content negotiation: when `Accept` ranks `text/html` above `application/json` (a browser) the answer is a small HTML page, `text/html; charset=utf-8` ' +
@@ -44,5 +45,28 @@ export const contracts: Contracts = {
       { name: 'one click', params: { token: '{{unsubscribe_token}}' }, body: 'List-Unsubscribe=One-Click', status: 200 },
       { name: 'a changed token', params: { token: '01jabcdefghjkmnpqrstvwxyz0.aaaaaaaaaaaaaaaaaaaaaaaaaa' }, body: 'List-Unsubscribe=One-Click', status: 400 },
     ],
+  },
+  'GET /v1/t/o/{token}': {
+    operationId: 'trackOpen',
+    description:
+      'The open pixel of a tracked message, as the local runtime mails it (in AWS SES adds its own pixel through the tracked configuration set). Each fetch records an `opened` event ' +
+      '(SES\'s Open notification shape: the client\'s IP and user agent) and fans out its webhooks; opens may repeat. Answers a 1×1 GIF with `Cache-Control: no-store`. ' +
+      'No API key: the token is the credential. A token that is malformed, changed, not one Postbox issued, or of a message that does not track opens is 404 `not_found`.',
+    params: trackParams,
+    responses: { 200: { description: 'A transparent 1×1 GIF', contentType: 'image/gif' } },
+    errors: [],
+    examples: [{ name: 'not a token', params: { token: 'not-a-token' }, status: 404 }],
+  },
+  'GET /v1/t/c/{token}': {
+    operationId: 'trackClick',
+    description:
+      'A tracked link of a message, as the local runtime mails it. Records a `clicked` event (SES\'s Click notification shape, with the link) and answers 302 to the link, ' +
+      'which the token signs: a changed `url` is 404, so the address cannot redirect anywhere else. Clicks may repeat. Answered with `Cache-Control: no-store`. ' +
+      'A token that is malformed, changed, not one Postbox issued, or of a message that does not track clicks is 404 `not_found`.',
+    params: trackParams,
+    query: clickQuery,
+    responses: { 302: { description: '`Location` is the link as mailed' } },
+    errors: [],
+    examples: [{ name: 'not a token', params: { token: 'not-a-token' }, query: { url: 'https://example.com/' }, status: 404 }],
   },
 };

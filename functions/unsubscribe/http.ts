@@ -9,6 +9,7 @@ import type { HttpRequest, HttpResult } from '../../shared/http/types';
 import { confirmPage, donePage, invalidLinkPage } from '../../shared/unsubscribe/pages';
 import type { UnsubscribeVia } from '../../shared/unsubscribe/schemas';
 import { readUnsubscribe, unsubscribe, type UnsubscribeState } from '../../shared/unsubscribe/service';
+import { trackingRoutes } from './tracking';
 
 /** No scripts, no referrer, no caching of a page reached by token; the form posts to itself only. */
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'";
@@ -39,4 +40,5 @@ export const handler = createHttpHandler(functionNamed('unsubscribe'), {
   // Any body is accepted (RFC 8058's `List-Unsubscribe=One-Click`, our page's form, none): the token decides.
   'POST /v1/unsubscribe/{token}': async (req, c) =>
     answer(req, async () => ({ state: await unsubscribe(c, req.params.token ?? '', viaOf(req.rawBody)), page: donePage })),
+  ...trackingRoutes,
 });

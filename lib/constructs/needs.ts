@@ -83,14 +83,15 @@ function grantSesSend(target: ManifestFunction, mail: MailEvents): void {
   target.role.addToPrincipalPolicy(
     new iam.PolicyStatement({
       actions: ['ses:SendEmail', 'ses:SendRawEmail'],
-      resources: [identities, mail.configurationSetArn],
+      resources: [identities, mail.configurationSetArn, mail.trackedConfigurationSetArn],
     }),
   );
   target.addEnvironment(envNames.sesConfigurationSet, mail.configurationSetName);
+  target.addEnvironment(envNames.sesTrackedConfigurationSet, mail.trackedConfigurationSetName);
   acknowledge(
     target,
     wildcardResourceFinding(target, identities),
-    'Sending identities are the domains customers verify at runtime through the API, so they cannot be listed at deploy time; the configuration set is named exactly.',
+    'Sending identities are the domains customers verify at runtime through the API, so they cannot be listed at deploy time; the configuration sets are named exactly.',
   );
 }
 

@@ -57,6 +57,7 @@ function sendRequestFor(broadcast: BroadcastItem, recipient: string, data: Recor
     channel: 'email',
     idempotency_key: recipientIdempotencyKey(broadcast.id, recipient),
     message_type: broadcast.message_type,
+    ...(broadcast.tracking ? { tracking: broadcast.tracking } : {}),
     destination: { email: recipient },
     ...content,
     metadata: { from_email: broadcast.from_email },

@@ -69,6 +69,7 @@ export async function updateBroadcast(deps: BroadcastDeps, sender: BroadcastSend
     name: merged(patch.name, current.name) ?? content.name,
     from_email: body.from_email.trim(),
     message_type: patch.message_type ?? current.message_type,
+    ...(patch.tracking ? { tracking: patch.tracking } : {}),
     content_version: version,
     ...(audience ? audienceFields(audience, chunks.length, base) : {}),
     updated_at: deps.clock.now().toISOString(),

@@ -1,5 +1,6 @@
 // The stored broadcast, its recipient chunks, and how they become the wire forms (Broadcast,
 // BroadcastStats), whose zod schemas are in ./schemas.ts.
+import type { TrackingRequest } from '../tracking/choice';
 import type { ItemKey } from '../db/keys';
 import type { PinnedTemplate } from '../templates/render';
 import type { BroadcastStats, BroadcastView } from './schemas';
@@ -17,6 +18,8 @@ export interface BroadcastItem extends ItemKey {
   /** As the request gave it; each send resolves it again, so a domain's default name applies. */
   from_email: string;
   message_type: MessageType;
+  /** The request's tracking override, handed to every message's send; absent: the domain decides. */
+  tracking?: TrackingRequest;
   audience_list_id: string | null;
   scheduled_at: string | null;
   /**

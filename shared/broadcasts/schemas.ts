@@ -2,6 +2,7 @@
 // (Broadcast, BroadcastStats).
 import * as z from 'zod';
 import { parseMailbox } from '../email/address';
+import { trackingRequest } from '../tracking/schemas';
 
 export const broadcastStatuses = ['draft', 'scheduled', 'sending', 'sent', 'cancelled', 'failed'] as const;
 export type BroadcastStatus = (typeof broadcastStatuses)[number];
@@ -41,6 +42,7 @@ export const bulkSendBody = z
           "Instead of inline content: the account's template, its current version pinned for the whole fan-out, rendered per recipient with their `data`; 404 template_not_found, 422 template_error when inactive",
       }),
     message_type: z.enum(messageTypes).optional(),
+    tracking: trackingRequest.optional().meta({ description: 'Open and click tracking of every message; unset, the sending domain\'s open_tracking and click_tracking decide' }),
     audience_list_id: z.string().min(1).max(256).optional(),
     recipients: z
       .array(recipient)
@@ -69,6 +71,7 @@ export const updateBroadcastBody = z
     body_text: z.string().nullable().optional(),
     template_id: z.string().min(1).max(256).nullable().optional(),
     message_type: z.enum(messageTypes).optional(),
+    tracking: trackingRequest.optional().meta({ description: 'Replaces the draft\'s tracking override; {} leaves it to the sending domain' }),
     audience_list_id: z.string().min(1).max(256).nullable().optional(),
     recipients: bulkSendBody.shape.recipients.unwrap().nullable().optional(),
   })

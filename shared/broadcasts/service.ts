@@ -206,6 +206,7 @@ export async function createBroadcast(deps: BroadcastDeps, sender: BroadcastSend
     status,
     from_email: body.from_email.trim(),
     message_type: body.message_type ?? 'transactional',
+    ...(body.tracking ? { tracking: body.tracking } : {}),
     scheduled_at: scheduledAt,
     ...(mode === 'bulk' && scheduledAt ? { schedule_mode: 'messages' as const } : {}),
     ...audienceFields(audience, chunks.length, 0),

@@ -43,6 +43,9 @@ export interface DomainItem extends ItemKey {
   ownership_status?: VerificationStatus;
   /** Inbound email on (POST /v1/domains/{domain}/inbound): the SMTP listener and routes take the domain. */
   inbound_enabled?: boolean;
+  /** PATCH /v1/domains/{domain}: marketing mail from the domain is tracked (shared/tracking); absent is off. */
+  open_tracking?: boolean;
+  click_tracking?: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -113,6 +116,18 @@ export class DomainRepository {
         values: { ':name': fromName, ':now': now },
       }),
     );
+  }
+
+  /** Sets the tracking switches given; false when the domain is gone. */
+  setTracking(accountId: string, domain: string, settings: { open_tracking?: boolean; click_tracking?: boolean }, now: string): Promise<boolean> {
+    const set = ['updated_at = :now'];
+    const values: Record<string, unknown> = { ':now': now };
+    for (const name of ['open_tracking', 'click_tracking'] as const) {
+      if (settings[name] === undefined) continue;
+      set.push(`${name} = :${name}`);
+      values[`:${name}`] = settings[name];
+    }
+    return wrote(this.store.update(keys.domain(accountId, domain), { expression: `SET ${set.join(', ')}`, condition: 'attribute_exists(pk)', values }));
   }
 
   /** Records the outcome of a DNS check; `verifiedAt` is set only by the first full verification. false when the domain is gone. */

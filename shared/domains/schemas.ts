@@ -15,6 +15,14 @@ export const fromNameBody = z
   })
   .strict();
 
+/** PATCH /v1/domains/{domain}: the settings to change; only sent fields change (Resend's names). */
+export const domainSettingsBody = z
+  .object({
+    open_tracking: z.boolean().optional().meta({ description: 'Track opens of marketing mail from the domain' }),
+    click_tracking: z.boolean().optional().meta({ description: 'Track link clicks in marketing mail from the domain' }),
+  })
+  .strict();
+
 /** A domain in a path: any case, trailing dot allowed. */
 export const domainParams = z.object({ domain: z.string().meta({ description: 'The domain name, as registered (any case, trailing dot allowed)' }) });
 
@@ -43,6 +51,8 @@ export const domainView = z
     }),
     mail_from_domain: z.string().meta({ description: 'send.<domain>; "" for the sandbox domain' }),
     from_name: z.string().nullable().meta({ description: 'Default display name of mail from the domain; null until set' }),
+    open_tracking: z.boolean().meta({ description: 'Marketing mail from the domain carries an open pixel (a send\'s `tracking.opens` overrides it); false until set' }),
+    click_tracking: z.boolean().meta({ description: 'Links in marketing mail from the domain are tracked (a send\'s `tracking.clicks` overrides it); false until set' }),
     sandbox: z.boolean().meta({ description: 'True only for the built-in sandbox domain' }),
     created_at: z.string(),
     updated_at: z.string(),

@@ -174,6 +174,20 @@ export async function setFromName(deps: Pick<DomainDeps, 'store' | 'clock'>, acc
   return { domain: item.domain, from_name: value };
 }
 
+/** PATCH /v1/domains/{domain}: the tracking switches sent change; the domain as it now stands. */
+export async function updateDomainSettings(
+  deps: Pick<DomainDeps, 'store' | 'clock'>,
+  accountId: string,
+  input: string,
+  settings: { open_tracking?: boolean; click_tracking?: boolean },
+): Promise<DomainView> {
+  const item = await getDomainItem(deps.store, accountId, input);
+  const now = deps.clock.now().toISOString();
+  if (!(await new DomainRepository(deps.store).setTracking(accountId, item.domain, settings, now))) throw new NotFoundError('domain'); // deleted meanwhile
+  const defined = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
+  return toDomainView({ ...item, ...defined, updated_at: now });
+}
+
 /** The account's registered domains, for the send path's sender rules. */
 export async function accountDomains(store: Store, accountId: string): Promise<DomainItem[]> {
   return new DomainRepository(store).listAll(accountId);

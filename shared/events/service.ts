@@ -14,6 +14,7 @@ import type { Logger } from '../runtime/logger';
 import { suppress } from '../suppressions/service';
 import type { SesEventMessage } from './messages';
 import type { SesNotification } from './ses-notification';
+import { tracksClicks, tracksOpens } from '../tracking/choice';
 
 export type IngestResult =
   | {
@@ -66,9 +67,21 @@ export async function ingestSesEvent(deps: Deps, notification: SesEventMessage):
   return ingestSesNotification(deps, notification.event);
 }
 
-async function ingestSesNotification(deps: Deps, event: SesNotification): Promise<IngestResult> {
+/**
+ * SES's tracked configuration set tracks opens and clicks together (lib/constructs/mail-events.ts):
+ * for a message that chose one of them, the other's events are not its own choice and are dropped.
+ * A message without a choice (none, or accepted before tracking was decided) keeps what SES reports.
+ */
+function unchosen(message: MessageItem, event: SesNotification): boolean {
+  if (!message.tracking) return false;
+  if (event.type === 'opened') return !tracksOpens(message.tracking);
+  return event.type === 'clicked' && !tracksClicks(message.tracking);
+}
+
+async function ingestSesNotification(deps: Deps, event: SesNotification): Promise<SesEventResult> {
   const message = await findMessage(new MessageRepository(deps.store), event);
   if (!message) return { outcome: 'unknown_message', providerMessageId: event.providerMessageId, messageId: event.messageId };
+  if (unchosen(message, event)) return { outcome: 'ignored' };
   if (event.accountId && event.accountId !== message.account_id) {
     return { outcome: 'account_mismatch', messageId: message.id, accountId: message.account_id, taggedAccountId: event.accountId };
   }

@@ -23,7 +23,8 @@ import { MessageRepository } from './repository';
 import { recordEvent, routerEventId, workerEventId } from './timeline';
 import type { HttpClient } from '../ports/http-client';
 import type { Secrets } from '../ports/secrets';
-import { unsubscribeHeaders, unsubscribeUrl } from '../unsubscribe/links';
+import { UNSUBSCRIBE_SECRET, unsubscribeHeaders, unsubscribeUrl } from '../unsubscribe/links';
+import { trackHtml } from '../tracking/rewrite';
 import { fillUnsubscribeUrl } from '../unsubscribe/variable';
 
 export interface DispatchDeps {
@@ -39,7 +40,7 @@ export interface DispatchDeps {
   metrics: Metrics;
   /** Keys the unsubscribe links of marketing mail (shared/unsubscribe/links.ts). */
   secrets: Pick<Secrets, 'get'>;
-  config: { emailCostMicros?: number; dispatchLeaseMs?: number; publicBaseUrl?: string; sharedEmailSender?: string };
+  config: { emailCostMicros?: number; dispatchLeaseMs?: number; publicBaseUrl?: string; sharedEmailSender?: string; runtime?: 'aws' | 'local' };
 }
 
 export interface Attempt {
@@ -132,6 +133,21 @@ function withUnsubscribe(deps: DispatchDeps, message: MessageItem, email: Outbou
     text: fill(email.text),
     headers: [...(email.headers ?? []), ...unsubscribeHeaders(deps, message, email.from)],
   };
+}
+
+/**
+ * A tracked message: in AWS, SES tracks it through the configuration set of its choice (the mailer
+ * picks it); locally the runtime rewrites the HTML part's links and adds the pixel itself, and
+ * serves them (shared/tracking/). Mail without an HTML part has nothing to track.
+ */
+function withTracking(deps: DispatchDeps, message: MessageItem, email: OutboundEmail): OutboundEmail {
+  if (!message.tracking) return email;
+  if (deps.config.runtime !== 'local') return { ...email, tracking: message.tracking };
+  if (!email.html) return email;
+  // A plain error (retried, then failed): a send worker that tracks without an origin is misconfigured.
+  if (!deps.config.publicBaseUrl) throw new Error('PUBLIC_BASE_URL is not configured for the send worker; tracked links cannot be built');
+  const links = { secret: deps.secrets.get(UNSUBSCRIBE_SECRET), baseUrl: deps.config.publicBaseUrl };
+  return { ...email, html: trackHtml(links, message, message.tracking, email.html) };
 }
 
 /**
@@ -245,7 +261,7 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attemp
     // An internal sender's headers and attachments (shared/messages/extras.ts); the objects are read now, at send time.
     if (content.headers?.length) email.headers = content.headers;
     if (content.attachments?.length) email.attachments = await loadAttachments(deps.objects, content.attachments);
-    const receipt = await deps.mailer.send(message.message_type === 'marketing' ? withUnsubscribe(deps, message, email) : email);
+    const receipt = await deps.mailer.send(withTracking(deps, message, message.message_type === 'marketing' ? withUnsubscribe(deps, message, email) : email));
     providerMessageId = receipt.providerMessageId;
     // Never after now, and never before this message was accepted.
     if (receipt.acceptedAt !== undefined && receipt.acceptedAt < now) sentAt = receipt.acceptedAt > message.created_at ? receipt.acceptedAt : message.created_at;

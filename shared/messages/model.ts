@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Channel } from '../accounts/service';
 import { keys, type ItemKey, type MessageListKey } from '../db/keys';
 import type { MailHeader } from '../ports/mailer';
+import type { TrackingChoice } from '../tracking/choice';
 import type { eventSource, eventType, messageStatus, messageSummaryView, messageView, timelineEventView } from './schemas';
 
 export type MessageStatus = z.infer<typeof messageStatus>;
@@ -73,6 +74,11 @@ export interface MessageItem extends ItemKey, MessageListKey, Partial<MessageCon
    * in that broadcast's stats (shared/broadcasts/stats.ts). Not on the wire.
    */
   broadcast_id?: string;
+  /**
+   * What is tracked (opens, clicks or both), decided at acceptance (shared/tracking/choice.ts);
+   * absent when nothing is. Never changes. Not on the wire.
+   */
+  tracking?: TrackingChoice;
   provider_message_id?: string;
   dispatched_at?: string;
   created_at: string;

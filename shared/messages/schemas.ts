@@ -6,6 +6,7 @@ import { channels } from '../accounts/service';
 import type { ErrorCode } from '../errors';
 import { messageTypes } from '../broadcasts/schemas';
 import { pageQuery } from '../pagination/schemas';
+import { trackingRequest } from '../tracking/schemas';
 
 const object = z.record(z.string(), z.unknown());
 const timestamp = z.string().meta({ description: 'RFC 3339 UTC timestamp with milliseconds' });
@@ -21,6 +22,9 @@ export const sendRequest = z
     template_id: z.string().min(1).optional().meta({ description: 'Email: render this template of the account (its current version) instead of an inline payload; 404 template_not_found, 422 template_error (inactive, or the render failed), 400 missing_variable' }),
     template_vars: object.optional().meta({ description: 'Values of the template variables (with template_id)' }),
     metadata: object.optional().meta({ description: 'Per-send options: email {from_email} as `address` or `Name <address>`' }),
+    tracking: trackingRequest
+      .optional()
+      .meta({ description: 'Email: open and click tracking of this send. Unset: transactional mail is not tracked; marketing mail follows the sending domain\'s open_tracking and click_tracking' }),
     validate_recipient: z.boolean().optional().meta({ description: 'When true, the recipient domain must publish an MX, A or AAAA record (422 recipient_undeliverable)' }),
     scheduled_at: z.iso
       .datetime({ offset: true })

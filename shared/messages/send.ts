@@ -4,7 +4,7 @@
 import { getAccount, type AccountItem, type Channel } from '../accounts/service';
 import { inParallel } from '../concurrency';
 import type { Store } from '../db/store';
-import { domainOf, isValidAddress, normalizeAddress } from '../email/address';
+import { domainOf, isValidAddress, normalizeAddress, parseMailbox } from '../email/address';
 import { ApiError, RetryableError } from '../errors';
 import type { Ids } from '../ids';
 import type { Clock } from '../ports/clock';
@@ -26,6 +26,7 @@ import { sendRequest, type SendRequest, type SendResponse } from './schemas';
 import { handOn } from './hand-on';
 import { renderForSend, templateNotFound, type TemplateRenderer } from '../templates/render';
 import { UNSUBSCRIBE_PLACEHOLDER, UNSUBSCRIBE_VARIABLE } from '../unsubscribe/variable';
+import { decideTracking, type TrackingChoice } from '../tracking/choice';
 import { readCaps, releaseUnstoredSpend, reserveSpend, spendCapExceeded } from '../spend-caps/reserve';
 
 export interface SendDeps {
@@ -76,6 +77,8 @@ interface Prepared {
   /** An internal caller's headers and attachments (./extras.ts). */
   headers?: MessageExtras['headers'];
   attachments?: MessageExtras['attachments'];
+  /** What is tracked, decided now (shared/tracking/choice.ts). */
+  tracking?: TrackingChoice;
 }
 
 /**
@@ -144,7 +147,7 @@ async function resolveContent(render: TemplateRenderer, request: SendRequest): P
 /** The channels this deployment can send; the others answer channel_not_enabled. */
 const SENDABLE = new Set(['email', 'webhook']);
 
-type Target = Pick<Prepared, 'recipient' | 'from' | 'subject' | 'html' | 'text' | 'data' | 'quota' | 'template_id' | 'template_version'>;
+type Target = Pick<Prepared, 'recipient' | 'from' | 'subject' | 'html' | 'text' | 'data' | 'quota' | 'template_id' | 'template_version' | 'tracking'>;
 
 async function prepareEmail(render: TemplateRenderer, ctx: SenderContext, request: SendRequest, testMode: boolean): Promise<Target> {
   const email = request.destination.email;
@@ -155,7 +158,10 @@ async function prepareEmail(render: TemplateRenderer, ctx: SenderContext, reques
   const sandbox = await checkSandboxRecipient(ctx, recipient, testMode);
   const quota: SandboxQuota | undefined =
     sandbox === 'test_recipient' || (sandbox === 'account_address' && ownAddressCounted(ctx.account)) ? sandbox : undefined;
-  return { recipient, from, ...content, ...(quota ? { quota } : {}) };
+  // The sending domain's switches; the shared sender's domain has none.
+  const domain = ctx.domains.get(domainOf(parseMailbox(from)?.address ?? ''));
+  const tracking = decideTracking({ messageType: request.message_type ?? 'transactional', bulk: ctx.bulk, testMode, requested: request.tracking, domain });
+  return { recipient, from, ...content, ...(quota ? { quota } : {}), ...(tracking ? { tracking } : {}) };
 }
 
 /** The webhook channel posts payload.data to destination.url, through the same guard as webhooks. */
@@ -247,7 +253,7 @@ export async function acceptSends(
   const nowIso = now.toISOString();
   const outcomes = new Array<SendOutcome | undefined>(items.length);
   const records = new IdempotencyRepository(deps.store);
-  const ctx = await loadSenderContext(deps.store, account, deps.config.sharedEmailSender);
+  const ctx: SenderContext = { ...(await loadSenderContext(deps.store, account, deps.config.sharedEmailSender)), bulk: options.broadcastId !== undefined };
   const render: TemplateRenderer = options.render ?? ((templateId, vars) => renderForSend(deps.store, account.id, templateId, vars));
 
   const prepared = await inParallel(items.map((raw, i) => ({ raw, i })), 32, ({ raw, i }) =>
@@ -424,6 +430,7 @@ async function store(
     metadata: p.request.metadata,
     scheduled_at: p.scheduledAt?.toISOString(),
     broadcast_id: broadcastId,
+    tracking: p.tracking,
     created_at: item.created_at,
     updated_at: nowIso,
   }));

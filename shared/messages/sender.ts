@@ -16,6 +16,8 @@ export interface SenderContext {
   domains: Map<string, DomainItem>;
   testRecipients: Map<string, Promise<boolean>>;
   store: Store;
+  /** The sends are a broadcast's fan-out: tracking follows the domain's settings (shared/tracking/choice.ts). */
+  bulk?: boolean;
 }
 
 export async function loadSenderContext(store: Store, account: AccountItem, sharedSender: string): Promise<SenderContext> {

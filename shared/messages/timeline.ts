@@ -9,7 +9,7 @@ import type { Metrics } from '../ports/metrics';
 import type { CountMetric } from '../platform';
 import type { Queue } from '../ports/queue';
 import { publishEvent } from '../webhooks/deliver';
-import type { EventSource, EventType, MessageItem, TimelineEvent, TimelineEventItem } from './model';
+import type { EventSource, EventType, MessageItem, MessageStatus, TimelineEvent, TimelineEventItem } from './model';
 import { MessageRepository } from './repository';
 
 export interface NewEvent {
@@ -84,6 +84,13 @@ export async function recordEvent(
   return { event: recorded, created };
 }
 
+/** The statuses an open or a click moves (the spec's state table; waiting ones included, see applyStatus). */
+const WAITING_OR_DELIVERED: MessageStatus[] = ['queued', 'scheduled', 'sent', 'delivery_delayed', 'delivered', 'opened'];
+const ENGAGEMENT_FROM: Partial<Record<EventType, readonly MessageStatus[]>> = {
+  opened: WAITING_OR_DELIVERED,
+  clicked: [...WAITING_OR_DELIVERED, 'clicked'],
+};
+
 async function applyStatus(messages: MessageRepository, event: TimelineEvent, now: string, providerMessageId: string | undefined): Promise<void> {
   // `sent` is the handoff: it moves a message that is still waiting, never one the provider has
   // already reported on (a send retried after a crash records its handoff after the delivery).
@@ -91,10 +98,14 @@ async function applyStatus(messages: MessageRepository, event: TimelineEvent, no
   // whatever their times, since a handoff recorded by a redelivered send job carries that attempt's
   // time, which can be after the time the provider gives its report. Reports among themselves
   // follow occurred_at.
+  // Opens and clicks follow the spec's table: they move a delivered (or opened) message, never a
+  // bounced, complained or failed one, and an open does not take a clicked status back; an open
+  // or click reported before its delivery still moves a message waiting for it.
+  const engaged = ENGAGEMENT_FROM[event.type];
   const moved =
     event.type === 'sent'
       ? await messages.moveStatus(event.message_id, { status: event.type, at: event.occurred_at, now, providerMessageId, onlyFrom: ['queued', 'scheduled'] })
-      : await messages.moveStatus(event.message_id, { status: event.type, at: event.occurred_at, now, providerMessageId, alwaysFrom: ['queued', 'scheduled', 'sent'] });
+      : await messages.moveStatus(event.message_id, { status: event.type, at: event.occurred_at, now, providerMessageId, alwaysFrom: ['queued', 'scheduled', 'sent'], ...(engaged ? { onlyFrom: engaged } : {}) });
   // An older event arriving late joins the timeline without moving the status; the provider
   // message id it carries is still worth keeping.
   if (!moved && providerMessageId) await messages.setProviderMessageId(event.message_id, providerMessageId);

@@ -12,6 +12,11 @@ export interface OutboundEmail {
   headers?: readonly MailHeader[];
   /** Files attached to the mail (the provider encodes them), e.g. a forwarded original as message/rfc822. */
   attachments?: readonly OutboundAttachment[];
+  /**
+   * What the provider tracks (SES: the configuration set of that choice rewrites links and adds
+   * the pixel); absent, nothing. The local runtime tracks itself and leaves it unset.
+   */
+  tracking?: 'opens' | 'clicks' | 'both';
 }
 
 export interface OutboundAttachment {

@@ -20,6 +20,8 @@ export interface RuntimeConfig {
   /** The queues' DLQs, where the function may look at and redrive them (needs.deadLetters). */
   dlqUrls?: Partial<Record<QueueName, string>>;
   sesConfigurationSet?: string;
+  /** The configuration set for tracked mail (opens and clicks); the default set otherwise. */
+  sesTrackedConfigurationSet?: string;
   /**
    * Where objects (large message content, inbound mail, BIMI logos, uploads) live: an S3 bucket
    * (s3rver's locally, at `endpoints.s3`), or, in the handler tests, files whose download links are
@@ -207,6 +209,7 @@ export function readAwsConfig(env: Env = process.env): RuntimeConfig {
       [envNames.stage]: z.string().min(1).optional(),
       AWS_REGION: z.string().min(1).default('us-east-1'),
       [envNames.sesConfigurationSet]: z.string().optional(),
+      [envNames.sesTrackedConfigurationSet]: z.string().optional(),
       [envNames.bucketName]: z.string().optional(),
       [envNames.schedulerGroup]: z.string().optional(),
       [envNames.schedulerRoleArn]: z.string().optional(),
@@ -237,6 +240,7 @@ export function readAwsConfig(env: Env = process.env): RuntimeConfig {
     queueArns: pick(queueNames, envNames.queueArn),
     dlqUrls: pick(queueNames, envNames.dlqUrl),
     sesConfigurationSet: v[envNames.sesConfigurationSet],
+    sesTrackedConfigurationSet: v[envNames.sesTrackedConfigurationSet],
     // A function without the bucket grant never touches objects; the empty name fails loudly if it did.
     objects: { kind: 's3', bucket: v[envNames.bucketName] ?? '' },
     scheduler: group && role ? { kind: 'aws', groupName: group, roleArn: role } : { kind: 'local' },

@@ -15,6 +15,8 @@ export const envNames = {
   dlqUrl: (queue: QueueName): string => `DLQ_URL_${upper(queue)}`,
   secretArn: (secret: SecretName): string => `SECRET_ARN_${upper(secret)}`,
   sesConfigurationSet: 'SES_CONFIGURATION_SET',
+  /** The configuration set that tracks opens and clicks (lib/constructs/mail-events.ts). */
+  sesTrackedConfigurationSet: 'SES_TRACKED_CONFIGURATION_SET',
   schedulerGroup: 'SCHEDULER_GROUP_NAME',
   schedulerRoleArn: 'SCHEDULER_ROLE_ARN',
   bucketName: 'BUCKET_NAME',

@@ -106,6 +106,24 @@ describe('SesMailer', () => {
     });
   });
 
+  it('names the tracked configuration set for tracked mail, whatever it tracks, and the default one otherwise', async () => {
+    ses.on(SendEmailCommand).resolves({ MessageId: 'ses-123' });
+    const mailer = new SesMailer(client(), 'postbox-events', 'postbox-tracked');
+
+    for (const tracking of ['opens', 'clicks', 'both'] as const) await mailer.send({ ...email, tracking });
+    await mailer.send(email);
+    await new SesMailer(client(), 'postbox-events').send({ ...email, tracking: 'both' });
+
+    expect(ses.commandCalls(SendEmailCommand).map((call) => call.args[0].input.ConfigurationSetName)).toEqual([
+      'postbox-tracked',
+      'postbox-tracked',
+      'postbox-tracked',
+      'postbox-events',
+      // A deployment without a tracked set (an older stack) sends through its one set.
+      'postbox-events',
+    ]);
+  });
+
   it('maps caller-set headers after our own and attachments to Simple.Attachments, base64 and as attachments; none when there are none', async () => {
     ses.on(SendEmailCommand).resolves({ MessageId: 'ses-124' });
     const eml = Buffer.from('From: a@example.org\r\n\r\n\u00e9\n', 'utf8');

@@ -316,7 +316,8 @@ describe('mail events', () => {
     const eventsQueueId = logicalId(stack.shared.queues.queue('ses-events'));
 
     // Assess
-    template.resourceCountIs('AWS::SES::ConfigurationSet', 1);
+    // The default set and the tracked one (test/cdk/tracking.test.ts).
+    template.resourceCountIs('AWS::SES::ConfigurationSet', 2);
     template.hasResourceProperties('AWS::SES::ConfigurationSetEventDestination', {
       ConfigurationSetName: { Ref: logicalId(stack.shared.mail.configurationSet) },
       EventDestination: {

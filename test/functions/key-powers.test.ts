@@ -19,6 +19,8 @@ const LIVE_ONLY = [
   'DELETE /v1/domains/{domain}',
   'POST /v1/domains/{domain}/verify',
   'PUT /v1/domains/{domain}/from-name',
+  // Whether live marketing mail from the domain is tracked.
+  'PATCH /v1/domains/{domain}',
   'PUT /v1/domains/{domain}/bimi',
   'POST /v1/domains/{domain}/bimi/logo',
   'POST /v1/test-recipients',

@@ -30,6 +30,8 @@ export class SesMailer implements Mailer {
   constructor(
     private readonly client: SESv2Client,
     private readonly configurationSet?: string,
+    /** Where tracked mail goes: SES adds the pixel and rewrites the links there (lib/constructs/mail-events.ts). */
+    private readonly trackedConfigurationSet?: string,
   ) {}
 
   async send(email: OutboundEmail): Promise<{ providerMessageId: string }> {
@@ -49,7 +51,7 @@ export class SesMailer implements Mailer {
               ...(email.attachments?.length ? { Attachments: email.attachments.map(toSesAttachment) } : {}),
             },
           },
-          ConfigurationSetName: this.configurationSet,
+          ConfigurationSetName: email.tracking ? (this.trackedConfigurationSet ?? this.configurationSet) : this.configurationSet,
           EmailTags: [
             { Name: MESSAGE_TAG, Value: email.messageId },
             { Name: ACCOUNT_TAG, Value: email.accountId },
