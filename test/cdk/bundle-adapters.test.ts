@@ -74,17 +74,20 @@ const GZIP_BUDGETS: Record<string, number> = {
   // requests (issue 29, below): 153,354 → 181,186 bytes measured without the levels, so about
   // 181,750 with them. Raised to 182,500.
   // Open and click tracking (issue 32 item 2: the send's `tracking` field, the decision at
-  // acceptance, three route lines in the manifest): 770 bytes more. MEASURED_SEND
+  // acceptance, three route lines in the manifest): 182,548 bytes measured with all of the above.
+  // Raised to 183,500.
   send: API_GZIP_BUDGET + 33_500,
   // mail-send accepts its messages through the same acceptSends, so the reputation pause (issue
   // 32) reaches it too: 150,148 bytes measured. Raised by 1 KB. The reputation levels in config.ts
   // (issue 32): 445 bytes more. With the S3 client (below): 150,838 → 183,623 bytes measured
   // without the levels, about 184,070 with them. Raised to 184,500.
-  // Tracking reaches it the same way (issue 32 item 2): 723 bytes more. MEASURED_MAILSEND
+  // Tracking reaches it the same way (issue 32 item 2): 184,807 bytes measured with all of the
+  // above. Raised to 185,500.
   'mail-send': API_GZIP_BUDGET + 35_500,
   // The reputation levels in config.ts and the pause stopping a started broadcast (issue 32):
   // 150,088 bytes measured, 489 more than before them. Raised by those 489 bytes.
-  // broadcasts takes a broadcast's `tracking` too (issue 32 item 2). MEASURED_BROADCASTS
+  // broadcasts takes a broadcast's `tracking` too (issue 32 item 2): 150,791 bytes measured with
+  // the levels. Raised to 151,500.
   broadcasts: API_GZIP_BUDGET + 1_500,
   // Issue 29 put the official S3 client and its presigner (@aws-sdk/client-s3,
   // @aws-sdk/s3-request-presigner) in place of our own SigV4 requests: 28–34 KB of gzip (its XML
