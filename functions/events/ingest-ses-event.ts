@@ -4,7 +4,7 @@
 import { sesEventMessage, type SesEventMessage } from '../../shared/events/messages';
 import { ingestSesEvent, type SesEventResult } from '../../shared/events/service';
 import { consume } from '../../shared/runtime/consume';
-import type { Logger } from '../../shared/runtime/logger';
+import type { Logger } from '../../shared/ports/logger';
 
 export const handler = consume('ses-events', sesEventMessage, async (notification, { container: c, recordId }) => {
   const result = await ingestSesEvent(c, notification);

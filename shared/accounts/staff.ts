@@ -3,7 +3,7 @@ import type { Store } from '../db/store';
 import { ApiError, NotFoundError } from '../errors';
 import { mapPage, pageRequest, type Page, type PageInput } from '../pagination';
 import type { Clock } from '../ports/clock';
-import type { Logger } from '../runtime/logger';
+import type { Logger } from '../ports/logger';
 import { StaffAuditRepository, type StaffAuditItem } from './audit-repository';
 import { AccountListRepository } from './list-repository';
 import { AccountRepository, type AccountItem } from './repository';

@@ -14,7 +14,7 @@ import type { Ids } from '../ids';
 import { invalidToken, issueLoginCode, issueToken, redeemLoginCode, redeemToken } from '../one-time-tokens/service';
 import type { Clock } from '../ports/clock';
 import { PermanentSendError, type Mailer } from '../ports/mailer';
-import type { Logger } from '../runtime/logger';
+import type { Logger } from '../ports/logger';
 import { loginCodeMail, passwordResetMail, verificationMail, type AuthMail } from './mails';
 import { assertPasswordAllowed, DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords';
 import type { LoginBody, SessionView, SignUpBody } from './schemas';

@@ -1,7 +1,7 @@
 // Stripe's event notifications (POST /v1/billing/webhook): verified over the raw body, then the
 // subscription they are about is written as the account's state. An event is applied once (its
 // id is remembered), and never over newer state (Stripe's `created`, compared in a conditional write).
-import type { Logger } from '../runtime/logger';
+import type { Logger } from '../ports/logger';
 import type { ProviderEvent, ProviderSubscription, Payments } from '../ports/payments';
 import { BillingRepository } from './repository';
 import { configuredPayments, nowSeconds, stateOf, type BillingDeps } from './service';

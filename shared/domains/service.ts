@@ -8,7 +8,7 @@ import type { Clock } from '../ports/clock';
 import type { Dns } from '../ports/dns';
 import type { SendingIdentities } from '../ports/identities';
 import type { ObjectStore } from '../ports/object-store';
-import type { Logger } from '../runtime/logger';
+import type { Logger } from '../ports/logger';
 import { claimStanding, ownershipRecord, pendingUntil } from './claims';
 import { DomainClaimRepository } from './claims-repository';
 import { buildDnsGuide, type DnsGuide } from './dns-guide';

@@ -10,7 +10,7 @@ import type { Metrics } from '../ports/metrics';
 import type { Queue } from '../ports/queue';
 import type { ReputationConfig } from '../reputation/policy';
 import { countReputationSignal } from '../reputation/service';
-import type { Logger } from '../runtime/logger';
+import type { Logger } from '../ports/logger';
 import { suppress } from '../suppressions/service';
 import type { SesEventMessage } from './messages';
 import type { SesNotification } from './ses-notification';

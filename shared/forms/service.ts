@@ -20,7 +20,7 @@ import { accountHold } from '../messages/account-hold';
 import { checkSandboxRecipient, loadSenderContext } from '../messages/sender';
 import { admit } from '../rate-limit/service';
 import { findSuppression } from '../suppressions/service';
-import type { Logger } from '../runtime/logger';
+import type { Logger } from '../ports/logger';
 import { confirmationMail } from './mail';
 import { FormRepository, type FormItem } from './repository';
 import { HONEYPOT_FIELD, type ConfirmedView, type FormBody, type FormConfigView, type FormView, type PendingSignupView, type SubmitResult } from './schemas';

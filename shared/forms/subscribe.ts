@@ -11,7 +11,7 @@ import { ContactRepository, type ContactItem } from '../contacts/repository';
 import { MAX_DATA_BYTES, MAX_DATA_KEYS } from '../contacts/schemas';
 import { isLive } from '../contacts/views';
 import { ApiError } from '../errors';
-import type { Logger } from '../runtime/logger';
+import type { Logger } from '../ports/logger';
 
 export interface Signup {
   email: string;

@@ -19,7 +19,7 @@ import type { Ids } from '../ids';
 import type { Clock } from '../ports/clock';
 import type { ObjectStore } from '../ports/object-store';
 import type { Queue } from '../ports/queue';
-import type { Logger } from '../runtime/logger';
+import type { Logger } from '../ports/logger';
 import { forwardInbound, type ForwardDeps } from '../inbound-routes/forward';
 import { recordInboundMail } from '../mail/record';
 import { MailSettingsRepository } from '../mail/settings-repository';

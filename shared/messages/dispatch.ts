@@ -10,7 +10,7 @@ import type { ObjectStore } from '../ports/object-store';
 import type { Metrics } from '../ports/metrics';
 import type { Queue } from '../ports/queue';
 import { PermanentSendError, type Mailer, type OutboundEmail } from '../ports/mailer';
-import type { Logger } from '../runtime/logger';
+import type { Logger } from '../ports/logger';
 import { findSuppression } from '../suppressions/service';
 import { recordSend } from '../usage/service';
 import { releaseSpend } from '../spend-caps/reserve';

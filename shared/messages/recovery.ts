@@ -5,7 +5,7 @@
 // the claim done; no message → the claim deleted, so a retry creates the message. Nothing stored
 // is dropped and no id that was never stored is ever replayed.
 import { inParallel } from '../concurrency';
-import type { Logger } from '../runtime/logger';
+import type { Logger } from '../ports/logger';
 import { handOn, type HandOnDeps } from './hand-on';
 import type { IdempotencyItem } from './idempotency';
 import { IdempotencyRepository, MessageRepository } from './repository';

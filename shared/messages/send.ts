@@ -14,7 +14,7 @@ import type { ObjectStore } from '../ports/object-store';
 import type { Metrics } from '../ports/metrics';
 import type { Queue } from '../ports/queue';
 import type { Scheduler } from '../ports/scheduler';
-import type { Logger } from '../runtime/logger';
+import type { Logger } from '../ports/logger';
 import { findSuppressed } from '../suppressions/service';
 import { checkMessageSize, placeContent } from './content';
 import { checkExtras, type MessageExtras } from './extras';

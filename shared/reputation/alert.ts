@@ -5,7 +5,7 @@ import { getAccount } from '../accounts/service';
 import type { Store } from '../db/store';
 import type { Mailer } from '../ports/mailer';
 import type { Queue } from '../ports/queue';
-import type { Logger } from '../runtime/logger';
+import type { Logger } from '../ports/logger';
 import { publishEvent } from '../webhooks/deliver';
 import { REPUTATION_EVENT, type ReputationAlertJob } from './alert-job';
 import { policyOf, type ReputationPolicy } from './policy';

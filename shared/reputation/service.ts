@@ -10,7 +10,7 @@ import { NotFoundError } from '../errors';
 import type { Store } from '../db/store';
 import type { Clock } from '../ports/clock';
 import type { Queue } from '../ports/queue';
-import type { Logger } from '../runtime/logger';
+import type { Logger } from '../ports/logger';
 import { reputationAlertJob, type ReputationAlertJob } from './alert-job';
 import { defaultPolicy, hourOf, judge, policyOf, rates, type ReputationConfig, type ReputationPolicy, type ReputationState, type Window } from './policy';
 import { ReputationRepository, type BoardEntry, type Counter } from './repository';

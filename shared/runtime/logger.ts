@@ -1,16 +1,14 @@
-// Structured one-line JSON logs; CloudWatch and a terminal both read them.
+// Structured one-line JSON logs; CloudWatch and a terminal both read them. The Logger port it
+// implements is shared/ports/logger.ts.
 import { sourceMappedStack } from './stack-trace';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
 const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
 
-export interface Logger {
-  debug(msg: string, fields?: Record<string, unknown>): void;
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  error(msg: string, fields?: Record<string, unknown>): void;
-}
+import type { Logger } from '../ports/logger';
+
+export type { Logger };
 
 export function describeError(error: unknown): Record<string, unknown> {
   if (!(error instanceof Error)) return { value: String(error) };

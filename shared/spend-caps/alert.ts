@@ -7,7 +7,7 @@ import { getAccount } from '../accounts/service';
 import type { Store } from '../db/store';
 import type { Mailer } from '../ports/mailer';
 import type { Queue } from '../ports/queue';
-import type { Logger } from '../runtime/logger';
+import type { Logger } from '../ports/logger';
 import { publishEvent } from '../webhooks/deliver';
 import { SpendCapRepository, type SpendCapItem } from './repository';
 

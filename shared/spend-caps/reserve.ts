@@ -9,7 +9,7 @@ import type { Store } from '../db/store';
 import { ApiError } from '../errors';
 import type { Clock } from '../ports/clock';
 import type { Queue } from '../ports/queue';
-import type { Logger } from '../runtime/logger';
+import type { Logger } from '../ports/logger';
 import { costOf, type CostConfig } from '../usage/cost';
 import { UsageRepository, type Spend } from '../usage/repository';
 import { periodOf } from '../usage/service';

@@ -12,7 +12,7 @@ import type { Queue } from '../ports/queue';
 import type { Random } from '../ports/random';
 import type { Scheduler } from '../ports/scheduler';
 import type { Secrets } from '../ports/secrets';
-import type { Logger } from '../runtime/logger';
+import type { Logger } from '../ports/logger';
 import type { AttemptJob, WebhookEnvelope, WebhookJob } from './messages';
 import { isSubscribable } from './model';
 import { DeliveryRepository, SubscriptionRepository, type AttemptRecord, type DeliveryItem } from './repository';

@@ -33,7 +33,7 @@ import { sha256Hex } from '../../crypto';
 import { queues, type QueueName } from '../../platform';
 import type { Clock } from '../../ports/clock';
 import type { Queue } from '../../ports/queue';
-import type { Logger } from '../../runtime/logger';
+import type { Logger } from '../../ports/logger';
 
 /** One message as the poller saw it: enough to find its journal entry. */
 export interface JournalRecord {

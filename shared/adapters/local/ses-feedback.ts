@@ -19,7 +19,7 @@ import { appendFileSync, existsSync, readFileSync, renameSync, rmSync, writeFile
 import type { Queue } from '../../ports/queue';
 import type { Clock } from '../../ports/clock';
 import type { Mailer, OutboundEmail, SendReceipt } from '../../ports/mailer';
-import type { Logger } from '../../runtime/logger';
+import type { Logger } from '../../ports/logger';
 import { buildSesDeliveryEvent, buildSesMail, buildSnsNotification, LOCAL_SES_TOPIC_ARN, simulatedSnsMessageId } from '../../events/ses-notification';
 
 export interface SimulatedSesFeedbackOptions {
