@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { api, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
 import { startHttpReceiver, type Receiver } from '../support/receivers';
+import { mailWithSubject } from '../support/caught-mail';
 import { waitFor } from '../support/wait';
 
 let dataDir: string;
@@ -28,17 +29,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-type Mail = { subject: string; body?: { html?: string; text?: string } };
 
-function mailWithSubject(subject: string): Promise<Mail> {
-  return waitFor(
-    async () => {
-      const store = (await (await fetch(`${runtime.sesUrl}/store`)).json()) as { emails: Mail[] };
-      return store.emails.find((m) => m.subject === subject);
-    },
-    { what: () => `the mail "${subject}" in the SES emulator`, timeoutMs: 20_000, intervalMs: 200 },
-  );
-}
 
 const statusBecomes = (id: string, status: string) =>
   waitFor(
@@ -59,7 +50,7 @@ it('tracks an opened and clicked message on a laptop: timeline, status and webho
     payload: { subject: 'tracked news', body_html: '<p>See <a href="https://example.com/landing?x=1&amp;y=2">the offer</a></p>', body_text: 'See https://example.com/landing' },
     tracking: { opens: true, clicks: true },
   });
-  const mail = await mailWithSubject('tracked news');
+  const mail = await mailWithSubject(runtime.sesUrl, 'tracked news');
   const delivered = await statusBecomes(sent.body.id, 'delivered');
   // The emulator reports the delivery as made a second after the handoff (SES's processing time):
   // an open is read after it once that time has passed, as a real one always is.

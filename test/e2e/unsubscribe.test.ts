@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
+import { mailWithSubject, type CaughtMail } from '../support/caught-mail';
 import { waitFor } from '../support/wait';
 
 let dataDir: string;
@@ -23,18 +24,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-type Mail = { messageId: string; subject: string; headers?: Array<{ name: string; value: string }> };
 
-/** The mail the SES emulator holds for this subject, once it is there. */
-function mailWithSubject(subject: string): Promise<Mail> {
-  return waitFor(
-    async () => {
-      const store = (await (await fetch(`${runtime.sesUrl}/store`)).json()) as { emails: Mail[] };
-      return store.emails.find((m) => m.subject === subject);
-    },
-    { what: () => `the mail "${subject}" in the SES emulator`, timeoutMs: 20_000, intervalMs: 200 },
-  );
-}
 
 const send = (subject: string, messageType: 'marketing' | 'transactional') =>
   api(runtime.url, 'POST', '/v1/send', live, {
@@ -45,7 +35,7 @@ const send = (subject: string, messageType: 'marketing' | 'transactional') =>
     payload: { subject, body_html: '<p>Hi</p>', body_text: 'Hi' },
   });
 
-const header = (mail: Mail, name: string) => mail.headers?.find((h) => h.name.toLowerCase() === name.toLowerCase())?.value;
+const header = (mail: CaughtMail, name: string) => mail.headers?.find((h) => h.name.toLowerCase() === name.toLowerCase())?.value;
 
 describe('the unsubscribe link of a marketing message', () => {
   it('arrives in the List-Unsubscribe headers of the mailed message, and unsubscribes in one click', async () => {
@@ -53,8 +43,8 @@ describe('the unsubscribe link of a marketing message', () => {
     const marketing = await send('monthly news', 'marketing');
     const receipt = await send('your receipt', 'transactional');
     expect([marketing.status, receipt.status]).toEqual([201, 201]);
-    const newsMail = await mailWithSubject('monthly news');
-    const receiptMail = await mailWithSubject('your receipt');
+    const newsMail = await mailWithSubject(runtime.sesUrl, 'monthly news');
+    const receiptMail = await mailWithSubject(runtime.sesUrl, 'your receipt');
     const link = /<(http:\/\/[^>]+\/v1\/unsubscribe\/[^>]+)>/.exec(header(newsMail, 'List-Unsubscribe') ?? '')?.[1];
 
     // Act: a browser opens the link; a mail client posts RFC 8058's body to it.

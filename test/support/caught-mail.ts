@@ -3,16 +3,32 @@
 import { waitFor } from './wait';
 
 export interface CaughtMail {
+  /** The emulator's id of the mail. */
+  messageId: string;
   from: string;
   subject: string;
   body: { text?: string; html?: string };
   destination: { to: string[] };
+  headers?: Array<{ name: string; value: string }>;
+}
+
+/** Every mail the emulator holds, oldest first. */
+export async function caughtMail(sesUrl: string): Promise<CaughtMail[]> {
+  return ((await (await fetch(`${sesUrl}/store`)).json()) as { emails: CaughtMail[] }).emails;
+}
+
+/** The first caught mail with this subject, once it is there. */
+export function mailWithSubject(sesUrl: string, subject: string): Promise<CaughtMail> {
+  return waitFor(async () => (await caughtMail(sesUrl)).find((m) => m.subject === subject), {
+    what: () => `the mail "${subject}" in the SES emulator`,
+    timeoutMs: 20_000,
+    intervalMs: 200,
+  });
 }
 
 /** Every caught mail to `address`, oldest first. */
 export async function caughtMailTo(sesUrl: string, address: string): Promise<CaughtMail[]> {
-  const store = (await (await fetch(`${sesUrl}/store`)).json()) as { emails: CaughtMail[] };
-  return store.emails.filter((e) => e.destination.to.includes(address));
+  return (await caughtMail(sesUrl)).filter((e) => e.destination.to.includes(address));
 }
 
 /**
