@@ -95,7 +95,8 @@ const GZIP_BUDGETS: Record<string, number> = {
   // bucket, and in no other. Each such API function's budget is what was measured plus about 1 KB:
   // domains 136,642 → 164,186; bimi 124,813 → 158,448; inbound 121,237 → 154,800;
   // mail 137,857 → 171,223; uploads 131,403 → 164,096.
-  domains: API_GZIP_BUDGET + 15_000,
+  // Then the domains' open_tracking and click_tracking (issue 32 item 2): 165,096 measured. Raised to 166,000.
+  domains: API_GZIP_BUDGET + 16_000,
   bimi: API_GZIP_BUDGET + 9_500,
   inbound: API_GZIP_BUDGET + 6_000,
   mail: API_GZIP_BUDGET + 22_500,
