@@ -86,8 +86,14 @@ export type {
 } from './types';
 
 export interface PostboxOptions {
-  /** An API key (sk_live_…, sk_test_…); the staff token for the `admin` routes. */
-  apiKey: string;
+  /**
+   * An API key (sk_live_…, sk_test_…); the staff token for the `admin` routes. `null` in a
+   * browser page that signs in with the console's session cookie instead: the browser sends the
+   * cookie itself, and no Authorization header is sent (one would win over the cookie).
+   */
+  apiKey: string | null;
+  /** With `apiKey: null` and a session: its CSRF token (GET /v1/auth/session), sent as X-CSRF-Token on every call but GET. */
+  csrfToken?: string;
   /** Where the API is served, e.g. https://api.example.com or http://localhost:3000. */
   baseUrl: string;
   /** Default: the global fetch. */
@@ -139,7 +145,8 @@ const retryable = (error: PostboxError, resendable: boolean): boolean =>
   error.status === 429 || error.status === 503 || (error.status === 409 && error.code === 'idempotency_key_in_use') || (error.status >= 500 && resendable);
 
 export class Postbox {
-  readonly #apiKey: string;
+  readonly #apiKey: string | null;
+  readonly #csrfToken: string | undefined;
   readonly #baseUrl: string;
   readonly #fetch: typeof fetch;
   readonly #maxRetries: number;
@@ -150,9 +157,10 @@ export class Postbox {
   readonly #random: () => number;
 
   constructor(options: PostboxOptions) {
-    if (!options.apiKey) throw new TypeError('Postbox: apiKey is required');
+    if (options.apiKey !== null && !options.apiKey) throw new TypeError('Postbox: apiKey is required (null for a browser session)');
     if (!options.baseUrl) throw new TypeError('Postbox: baseUrl is required');
     this.#apiKey = options.apiKey;
+    this.#csrfToken = options.csrfToken;
     this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
     const f = options.fetch ?? globalThis.fetch;
     if (typeof f !== 'function') throw new TypeError('Postbox: no fetch in this runtime; pass options.fetch');
@@ -626,7 +634,9 @@ export class Postbox {
 
   async #request<T>(call: Call): Promise<T> {
     const url = this.#url(call.path, call.query);
-    const headers: Record<string, string> = { authorization: `Bearer ${this.#apiKey}`, accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.#apiKey !== null) headers.authorization = `Bearer ${this.#apiKey}`;
+    else if (this.#csrfToken !== undefined && call.method !== 'GET') headers['x-csrf-token'] = this.#csrfToken;
     // Serialized once: every attempt sends these exact bytes, so the same idempotency keys.
     let body: string | FormData | undefined;
     if (call.body instanceof FormData) body = call.body;

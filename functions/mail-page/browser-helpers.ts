@@ -1,4 +1,5 @@
-// The browser helpers the Mail app and the console share (inline in both pages' scripts): building
+// The console's browser helpers (inline in its page's script; the Mail app has its typed own in
+// web/mail/dom.ts, and this moves to web/ with the console): building
 // elements with text only (attributes set one by one, children appended as nodes or text, never
 // markup), dates in the reader's locale, the status line (#status), the API failure type, an
 // answer's JSON body, a pause.

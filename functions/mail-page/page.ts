@@ -2,10 +2,11 @@
 // route: the stack's resources are counted), the script allowed by its hash in the
 // Content-Security-Policy. The script builds nothing from mail as markup in this document: text
 // goes in as text, and a message's HTML only into a sandboxed frame (no scripts, no same-origin)
-// after the page has sanitized it.
+// after the page has sanitized it. The script is web/mail/ (TypeScript), bundled by
+// `npm run web:build` into generated/app-bundle.ts (lib/web-bundles.ts).
 import { createHash } from 'node:crypto';
-import { appScript } from './app-script';
 import { appStyle } from './app-style';
+import { appScript } from './generated/app-bundle';
 
 // Inline, the script must not end its element early nor open a comment the parser would act on.
 if (/<\/script|<!--/i.test(appScript) || /<\/style/i.test(appStyle)) throw new Error('the Mail page script or style holds a sequence that ends its element');

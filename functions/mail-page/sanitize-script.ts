@@ -1,4 +1,6 @@
-// The part of the Mail app's script that readies a message's HTML for its sandboxed frame, in the browser
+// The console's copy of web/mail/sanitize.ts (the Mail app's, bundled from TypeScript), kept as a
+// string while the console's script is one; it goes when the console moves to web/. Keep the two
+// alike. It readies a message's HTML for its sandboxed frame, in the browser
 // (DOMParser): elements that run, fetch or submit anything go with their content, event handlers
 // and script URLs go, remote images become a placeholder until the person asks for them. The frame
 // (sandbox without allow-scripts or allow-same-origin) and its own policy are the second wall.

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { cyclesOf, importGraph, type ImportEdge } from '../support/imports';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const graph = importGraph(root, ['shared', 'functions', 'lib', 'bin', 'rehearsal']);
+const graph = importGraph(root, ['shared', 'functions', 'lib', 'bin', 'rehearsal', 'web', 'client']);
 
 /** Folders of shared/ that are not domain areas: the plumbing around them. */
 const PLUMBING = ['shared/http/', 'shared/runtime/', 'shared/adapters/', 'shared/ports/', 'shared/db/'];
@@ -38,6 +38,19 @@ describe('the import graph', () => {
     const crossing = graph.filter((e) => (e.to.startsWith('rehearsal/') && !/^(rehearsal|bin)\//.test(e.from)) || (e.from.startsWith('rehearsal/') && !allowed(e.to)));
     expect(describeEdges(crossing)).toEqual([]);
     expect(graph.some((e) => e.from === 'bin/rehearse.ts' && e.to === 'rehearsal/rehearsal.ts')).toBe(true);
+  });
+
+  it('keeps the browser apps apart: web/ imports only web/ and client/, nothing imports web/ (its pages inline its bundle), and client/ stands alone', () => {
+    // web/ runs in a browser: the server's code is not there to import, and the API is reached
+    // only through the client, with its one retry policy.
+    const crossing = graph.filter(
+      (e) =>
+        (e.from.startsWith('web/') && !/^(web|client)\//.test(e.to)) ||
+        (e.to.startsWith('web/') && !e.from.startsWith('web/')) ||
+        (e.from.startsWith('client/') && !e.to.startsWith('client/')),
+    );
+    expect(describeEdges(crossing)).toEqual([]);
+    expect(graph.some((e) => e.from.startsWith('web/mail/') && e.to === 'client/src/index.ts')).toBe(true);
   });
 
   it('has no import cycles, type imports included', () => {

@@ -216,3 +216,21 @@ describe('answers', () => {
     expect(sent.map((s) => s.url)).toEqual(['http://api.test/v1/messages?channel=email&limit=2', 'http://api.test/v1/messages?channel=email&limit=2&cursor=c1']);
   });
 });
+
+describe('a browser session instead of a key (the Mail page signed in to the console)', () => {
+  it('sends no Authorization header, and the CSRF token on every call but GET', async () => {
+    const { client, sent } = scripted([json(200, { threads: [], next_cursor: null }), json(200, { id: 'thr_1', starred: true })], { apiKey: null, csrfToken: 'csrf_1' });
+
+    await client.mail.threads.list({ folder: 'inbox' });
+    await client.mail.threads.setStarred('thr_1', { starred: true });
+
+    expect(sent.map((s) => [s.method, s.headers.authorization, s.headers['x-csrf-token']])).toEqual([
+      ['GET', undefined, undefined],
+      ['PUT', undefined, 'csrf_1'],
+    ]);
+  });
+
+  it('still refuses a missing key: only an explicit null means a session', () => {
+    expect(() => new Postbox({ apiKey: '', baseUrl: 'http://api.test' })).toThrow(/apiKey is required/);
+  });
+});
