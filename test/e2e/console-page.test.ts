@@ -117,13 +117,24 @@ chromium.describe(chromium.name('the console in a browser'), () => {
     await p.setViewportSize(before);
   };
   /** A request from the page's own script context, with the session's CSRF token unless `csrf: false`. */
+  /**
+   * A fetch made by the page itself, sent again while the account's per-second limiter refuses it
+   * (429 rate_limit_exceeded): the console's own view loads share that budget, and the limiter is
+   * not what these tests are about.
+   */
   const fromPage = (p: Page, method: string, path: string, body: unknown, csrf = true): Promise<{ status: number; body: any }> =>
-    p.evaluate(async ({ method, path, body, csrf }) => {
-      const session: InPage = await (await fetch('/v1/auth/session')).json();
-      const headers: Record<string, string> = { 'content-type': 'application/json', ...(csrf ? { 'x-csrf-token': session.csrf_token } : {}) };
-      const res = await fetch(path, { method, headers, body: JSON.stringify(body) });
-      return { status: res.status, body: await res.json() };
-    }, { method, path, body, csrf });
+    waitFor(
+      async () => {
+        const res: { status: number; body: any } = await p.evaluate(async ({ method, path, body, csrf }) => {
+          const session: InPage = await (await fetch('/v1/auth/session')).json();
+          const headers: Record<string, string> = { 'content-type': 'application/json', ...(csrf ? { 'x-csrf-token': session.csrf_token } : {}) };
+          const res = await fetch(path, { method, headers, body: JSON.stringify(body) });
+          return { status: res.status, body: await res.json() };
+        }, { method, path, body, csrf });
+        return res.status === 429 && res.body?.error?.code === 'rate_limit_exceeded' ? undefined : res;
+      },
+      { what: `the rate limiter to admit the page's ${method} ${path}`, timeoutMs: 15_000, intervalMs: 250 },
+    );
   const signInWithPassword = async (p: Page, email: string, password: string): Promise<void> => {
     await open(p, 'signin');
     await p.fill('#signin-email', email);
