@@ -17,16 +17,19 @@ import { startRehearsal, type Rehearsal } from '../../rehearsal/rehearsal';
 import type { CfnTemplate } from '../../rehearsal/template';
 import { SESSION_COOKIE } from '../../shared/http/cookies';
 import { linkTokenIn } from '../support/sessions';
+import { receivingFlows } from './flows-receiving';
 import { waitFor } from '../support/wait';
 
-const FLOW_FUNCTIONS = ['auth', 'keys', 'webhooks', 'send', 'send-worker', 'ses-events', 'messages', 'acceptance-sweep', 'uploads', 'contact-import'];
+// The receiving flows' functions too (flows-receiving.ts): the domain, inbound and route routes, the inbound worker, the staff's admin routes, billing.
+const FLOW_FUNCTIONS = ['auth', 'keys', 'webhooks', 'send', 'send-worker', 'ses-events', 'messages', 'acceptance-sweep', 'uploads', 'contact-import', 'domains', 'inbound-routes', 'inbound', 'receive-email', 'admin', 'billing'];
 const outdir = mkdtempSync(join(tmpdir(), 'postbox-rehearsal-test-'));
 let assembly: Assembly;
 let rehearsal: Rehearsal;
 
 beforeAll(async () => {
   // Prepare: one synth for the file, bundles included, and the rehearsal of it.
-  assembly = await synthesize({ outdir, props: { functions: manifest.filter((def) => FLOW_FUNCTIONS.includes(def.name) || def.defaultRoute) } });
+  // With inbound (`-c inbound=true`): SES receiving's rule set, topic and bucket policy, a few resources more for every flow.
+  assembly = await synthesize({ outdir, props: { inbound: true, functions: manifest.filter((def) => FLOW_FUNCTIONS.includes(def.name) || def.defaultRoute) } });
   rehearsal = await startRehearsal({ assembly });
 }, 600_000);
 
@@ -248,6 +251,10 @@ describe('the stack, rehearsed', () => {
     expect(rehearsal.scheduler.schedule(id)).toBeUndefined();
     expect(rehearsal.calls.some((c) => c.service === 'scheduler' && c.operation === 'DeleteSchedule' && !c.denied && c.checks[0]!.resource.endsWith(`/${id}`))).toBe(true);
   });
+
+  receivingFlows({ rehearsal: () => rehearsal, liveKey: () => liveKey,
+    newKey: async (scope) => (await call('POST', '/v1/keys', { session, body: { test_mode: false, scope } })).body.key as string,
+    call: (m, p, o) => call(m, p, o), pastRateLimit, inside, mailTo });
 
   it('takes a batch of 1000 sends (POST /v1/send/batch, test mode) and the send worker brings every one to delivered', async () => {
     // Prepare: a test-mode key, since a sandboxed account's live mail reaches only its own address, 50 a day.
