@@ -188,6 +188,8 @@ export interface Rehearsal {
    * receive, and past the RedrivePolicy's maxReceiveCount moves it to the DLQ. Answers how many.
    */
   elapseVisibility(): Promise<number>;
+  /** What an operator's `aws secretsmanager put-secret-value` does (the Stripe keys, the OAuth client secrets): a function reads it on its next cold start. */
+  putSecretValue(nameOrArn: string, value: string): void;
   /** The SQS emulator itself (no IAM front): for a flow to put a message on a queue as an AWS service would, or to read a queue no function consumes here. */
   sqs: { endpoint: string };
   /** Runs a rule's target now, as EventBridge does when the rate comes round. */
@@ -748,6 +750,11 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       receiveMail,
       elapseVisibility,
       sqs: { endpoint: sqs.endpoint },
+      putSecretValue(nameOrArn, value) {
+        const secret = secrets.find((s) => s.arn === nameOrArn || s.name === nameOrArn);
+        if (!secret) throw new Error(`no secret ${nameOrArn} in the template`);
+        secret.value = value;
+      },
       scheduler,
       rules: rules.map(({ logicalId, everyMs, functionLogicalId }) => ({ logicalId, everyMs, functionLogicalId })),
       fireRule,

@@ -17,10 +17,10 @@ import { startRehearsal, type Rehearsal } from '../../rehearsal/rehearsal';
 import type { CfnTemplate } from '../../rehearsal/template';
 import { SESSION_COOKIE } from '../../shared/http/cookies';
 import { linkTokenIn } from '../support/sessions';
-import { receivingFlows } from './flows-receiving';
+import { deployedFlows } from './flows-deployed';
 import { waitFor } from '../support/wait';
 
-// The receiving flows' functions too (flows-receiving.ts): the domain, inbound and route routes, the inbound worker, the staff's admin routes, billing.
+// The receiving flows' functions too (flows-deployed.ts): the domain, inbound and route routes, the inbound worker, the staff's admin routes, billing.
 const FLOW_FUNCTIONS = ['auth', 'keys', 'webhooks', 'send', 'send-worker', 'ses-events', 'messages', 'acceptance-sweep', 'uploads', 'contact-import', 'domains', 'inbound-routes', 'inbound', 'receive-email', 'admin', 'billing'];
 const outdir = mkdtempSync(join(tmpdir(), 'postbox-rehearsal-test-'));
 let assembly: Assembly;
@@ -252,9 +252,8 @@ describe('the stack, rehearsed', () => {
     expect(rehearsal.calls.some((c) => c.service === 'scheduler' && c.operation === 'DeleteSchedule' && !c.denied && c.checks[0]!.resource.endsWith(`/${id}`))).toBe(true);
   });
 
-  receivingFlows({ rehearsal: () => rehearsal, liveKey: () => liveKey,
-    newKey: async (scope) => (await call('POST', '/v1/keys', { session, body: { test_mode: false, scope } })).body.key as string,
-    call: (m, p, o) => call(m, p, o), pastRateLimit, inside, mailTo });
+  // SES receiving, dead letters, a Stripe webhook, the EMF metrics (flows-deployed.ts): after the sends, whose metrics the last reads.
+  deployedFlows({ rehearsal: () => rehearsal, accountKey: () => liveKeyOn(rehearsal, undefined, 'admin'), call: (m, p, o) => call(m, p, o), pastRateLimit, inside, mailTo });
 
   it('takes a batch of 1000 sends (POST /v1/send/batch, test mode) and the send worker brings every one to delivered', async () => {
     // Prepare: a test-mode key, since a sandboxed account's live mail reaches only its own address, 50 a day.
@@ -360,14 +359,14 @@ const functionId = (template: CfnTemplate, label: string): string =>
   Object.entries(template.Resources).find(([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties?.Description === `Postbox ${label}`)![0];
 
 /** An account's live key on a rehearsal, made as the staff would not: through sign-up, verification and the console. */
-async function liveKeyOn(on: Rehearsal, email = `mutant-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`): Promise<string> {
+async function liveKeyOn(on: Rehearsal, email = `mutant-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`, scope?: 'admin'): Promise<string> {
   const signup = await call('POST', '/v1/auth/signup', { on, body: { email, password: 'a long and unusual passphrase' } });
   const cookie = signup.headers.getSetCookie().find((c) => c.startsWith('__Host-postbox_session='))!.split(';')[0]!;
   const csrf = (await call('GET', '/v1/auth/session', { on, session: { email, cookie, csrf: '' } })).body.csrf_token;
   const store = async () => ((await (await fetch(`${on.ses.endpoint}/store`)).json()) as { emails: Array<{ destination: { to: string[] }; body: { text?: string } }> }).emails;
   const mail = await waitFor(async () => (await store()).find((m) => m.destination.to.some((to) => to.includes(email))), { what: `the verification mail to ${email}` });
   await call('POST', '/v1/auth/verify-email', { on, body: { token: linkTokenIn(mail.body.text, 'verify-email') } });
-  return (await call('POST', '/v1/keys', { on, session: { email, cookie, csrf }, body: { test_mode: false } })).body.key as string;
+  return (await call('POST', '/v1/keys', { on, session: { email, cookie, csrf }, body: { test_mode: false, ...(scope ? { scope } : {}) } })).body.key as string;
 }
 
 describe('mutations of the template: the rehearsal fails, naming what broke', () => {

@@ -4,6 +4,7 @@
 // EMF lines the dashboard and alarms read. Registered by flows.test.ts on its rehearsal.
 import { DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import type { Rehearsal } from '../../rehearsal/rehearsal';
 import { REHEARSAL_REGION } from '../../rehearsal/template';
@@ -14,9 +15,8 @@ import { waitFor } from '../support/wait';
 
 export interface FlowContext {
   rehearsal: () => Rehearsal;
-  liveKey: () => string;
-  /** A live key of the given scope, made with the console session. */
-  newKey: (scope: 'admin' | 'send') => Promise<string>;
+  /** An admin live key of an account of its own (signed up and verified): its verified domain changes no other flow's sends. */
+  accountKey: () => Promise<string>;
   call: (method: string, path: string, options?: { body?: unknown; key?: string }) => Promise<{ status: number; headers: Headers; body: any }>;
   pastRateLimit: (method: string, path: string, options: { body?: unknown; key?: string }) => Promise<{ status: number; headers: Headers; body: any }>;
   inside: () => string;
@@ -68,11 +68,11 @@ async function webhookJob(rehearsal: Rehearsal, matches: (job: WebhookJob) => bo
   }
 }
 
-export function receivingFlows(ctx: FlowContext): void {
+export function deployedFlows(ctx: FlowContext): void {
   describe('SES receiving, as the receipt rule does it', () => {
     it('stores a message SES received for an inbound domain: raw in the bucket as SES, notified through the topic, listed by GET /v1/inbound, its email.received logged for the webhook, and forwarded by a route through SES', async () => {
       const rehearsal = ctx.rehearsal();
-      const key = await ctx.newKey('admin');
+      const key = await ctx.accountKey();
       // Prepare: a domain of the account, verified, with inbound on; a route forwarding fwd-*; a webhook for email.received.
       const domain = await ctx.pastRateLimit('POST', '/v1/domains', { key, body: { domain: DOMAIN } });
       expect(domain.status, `${JSON.stringify(domain.body)}\n${ctx.inside()}`).toBe(201);
@@ -158,4 +158,98 @@ export function receivingFlows(ctx: FlowContext): void {
       expect(admin.filter((c) => c.denied)).toEqual([]);
     });
   });
+
+  describe('a Stripe webhook, as Stripe sends it', () => {
+    it('answers 200 to an event signed with the webhook secret the operator put in Secrets Manager, and remembers it; a bad signature is 403', async () => {
+      const rehearsal = ctx.rehearsal();
+      // Prepare: the operator's put-secret-value of both Stripe keys (the template holds placeholders).
+      const webhookSecret = `whsec_rehearsal${Date.now()}`;
+      rehearsal.putSecretValue(rehearsal.secrets.find((s) => s.name.includes('StripeWebhookSecret'))!.name, webhookSecret);
+      rehearsal.putSecretValue(rehearsal.secrets.find((s) => s.name.includes('StripeSecretKey'))!.name, 'sk_test_rehearsal');
+      const eventId = `evt_rehearsal${Date.now()}`;
+      const payload = JSON.stringify({ id: eventId, object: 'event', type: 'customer.created', created: Math.floor(Date.now() / 1000), data: { object: { id: 'cus_rehearsal', object: 'customer' } } });
+      const post = (signature: string) => fetch(`${rehearsal.url}/v1/billing/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body: payload });
+      // Act
+      const forged = await post(new Stripe('sk_test_x').webhooks.generateTestHeaderString({ payload, secret: 'whsec_not_it' }));
+      const signed = await post(new Stripe('sk_test_x').webhooks.generateTestHeaderString({ payload, secret: webhookSecret }));
+      // Assert
+      expect(forged.status).toBe(403);
+      expect(((await forged.json()) as { error: { code: string } }).error.code).toBe('invalid_signature');
+      expect(signed.status, `${await signed.clone().text()}\n${ctx.inside()}`).toBe(200);
+      expect(await signed.json()).toEqual({ received: true });
+      // Recorded as the billing code records a verified event: remembered by its id, so a redelivery is a duplicate.
+      const db = new DynamoDBClient({ region: REHEARSAL_REGION, endpoint: rehearsal.dynamodb.endpoint, credentials: { accessKeyId: 'AKIATEST', secretAccessKey: 'test' } });
+      try {
+        const key = keys.billingEvent(eventId);
+        const { Item } = await db.send(new GetItemCommand({ TableName: rehearsal.functionNamed('billing').spec.environment.TABLE_NAME!, Key: { pk: { S: key.pk }, sk: { S: key.sk } } }));
+        expect(Item?.entity?.S).toBe('billing_event');
+      } finally {
+        db.destroy();
+      }
+    });
+  });
+
+  describe('the metrics the dashboard and alarms read', () => {
+    it('are the ones the functions write: the send flow left MessagesAccepted and MessagesSent EMF lines whose namespace, name and dimensions a dashboard widget or alarm of the template reads', () => {
+      const rehearsal = ctx.rehearsal();
+      const read = metricsRead(rehearsal.assembly.template.Resources);
+      const written = emfMetrics(rehearsal.logs.map((l) => l.line));
+      for (const name of ['MessagesAccepted', 'MessagesSent']) {
+        const lines = written.filter((m) => m.name === name);
+        expect(lines.length, `no EMF line for ${name} in the functions' output`).toBeGreaterThan(0);
+        expect(lines.some((m) => read.includes(m.key)), `${name}: written as ${lines.map((m) => m.key).join(', ')}; read as ${read.filter((k) => k.includes(name)).join(', ') || 'nothing'}`).toBe(true);
+      }
+    });
+  });
+}
+
+/** A metric as CloudWatch keys it: namespace, name and dimensions (sorted). */
+const metricKey = (namespace: string, name: string, dimensions: Record<string, string>): string =>
+  `${namespace}/${name}{${Object.entries(dimensions).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${v}`).join(',')}}`;
+
+/** The metrics the template's alarms and dashboard widgets read. */
+function metricsRead(resources: Record<string, { Type: string; Properties?: Record<string, unknown> }>): string[] {
+  const keys: string[] = [];
+  for (const r of Object.values(resources)) {
+    const p = r.Properties ?? {};
+    if (r.Type === 'AWS::CloudWatch::Alarm' && typeof p.MetricName === 'string') {
+      const dims = Object.fromEntries(((p.Dimensions as Array<{ Name: string; Value: unknown }> | undefined) ?? []).map((d) => [d.Name, String(d.Value)]));
+      keys.push(metricKey(String(p.Namespace), p.MetricName, dims));
+    }
+    if (r.Type === 'AWS::CloudWatch::Dashboard') {
+      // The body is a Fn::Join of strings and the region's Ref: joined with a stand-in region.
+      const parts = (p.DashboardBody as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
+      const body = JSON.parse(parts.map((x) => (typeof x === 'string' ? x : 'region')).join('')) as { widgets: Array<{ properties?: { metrics?: unknown[][] } }> };
+      for (const widget of body.widgets) {
+        for (const metric of widget.properties?.metrics ?? []) {
+          const plain = metric.filter((x): x is string => typeof x === 'string');
+          if (plain.length < 2 || plain[0] === '.' || plain[0]!.startsWith('AWS/')) continue;
+          const dims: Record<string, string> = {};
+          for (let i = 2; i + 1 < plain.length; i += 2) dims[plain[i]!] = plain[i + 1]!;
+          keys.push(metricKey(plain[0]!, plain[1]!, dims));
+        }
+      }
+    }
+  }
+  return keys;
+}
+
+/** The metrics of the EMF lines among the functions' output (one key per metric and dimension set). */
+function emfMetrics(lines: string[]): Array<{ name: string; key: string }> {
+  const found: Array<{ name: string; key: string }> = [];
+  for (const line of lines) {
+    if (!line.includes('"_aws"')) continue;
+    let doc: { _aws?: { CloudWatchMetrics?: Array<{ Namespace: string; Dimensions: string[][]; Metrics: Array<{ Name: string }> }> } } & Record<string, unknown>;
+    try {
+      doc = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    for (const directive of doc._aws?.CloudWatchMetrics ?? []) {
+      for (const metric of directive.Metrics) {
+        for (const set of directive.Dimensions) found.push({ name: metric.Name, key: metricKey(directive.Namespace, metric.Name, Object.fromEntries(set.map((d) => [d, String(doc[d])]))) });
+      }
+    }
+  }
+  return found;
 }
