@@ -21,7 +21,10 @@
 //
 // SES receiving (a stack synthesized with inbound): `receiveMail` plays the receipt rules' S3
 // actions as SES does for an arriving message, as the SES service principal under the bucket's and
-// the topic's policies (receiving.ts).
+// the topic's policies (receiving.ts). SES identities, which the SES emulator lacks, are answered
+// in its front after the IAM check (ses-identities.ts). A record a function failed waits out its
+// queue's visibility timeout unless `elapseVisibility` ends it now; the RedrivePolicy then moves it
+// to its DLQ after maxReceiveCount, as SQS does.
 //
 // Not rehearsed yet (listed by `unrehearsed`): log groups. A function that calls one of those
 // services reaches an endpoint that answers that it is not rehearsed.
