@@ -443,6 +443,25 @@ describe('mutations of the template: the rehearsal fails, naming what broke', ()
     }
   });
 
+  it('a bucket policy without the SES statement: a received message is refused as S3 would refuse SES, naming the principal and the object, and nothing is notified', async () => {
+    const broken = await startRehearsal({
+      assembly: mutated((t) => {
+        for (const r of Object.values(t.Resources).filter((r) => r.Type === 'AWS::S3::BucketPolicy')) {
+          const document = r.Properties!.PolicyDocument as { Statement: Array<{ Principal?: { Service?: string } }> };
+          document.Statement = document.Statement.filter((s) => s.Principal?.Service !== 'ses.amazonaws.com');
+        }
+      }),
+    });
+    try {
+      const received = await broken.receiveMail({ from: 'a@sender.rehearsal.test', to: ['b@inbound.rehearsal.test'], raw: 'Subject: refused\r\n\r\nHello\r\n' });
+      expect(received.stored).toEqual([]);
+      expect(received.refused.join('\n')).toMatch(new RegExp(`no resource policy lets ses.amazonaws.com s3:PutObject on arn:aws:s3:::\\S+/inbound/raw/${received.sesMessageId}`));
+      expect(broken.notifications).toEqual([]);
+    } finally {
+      await broken.close();
+    }
+  });
+
   it('a queue policy that no longer lets the topic send: the rehearsal refuses to start, naming the subscription SQS would refuse', async () => {
     await expect(
       startRehearsal({
