@@ -82,8 +82,6 @@ export function startPoller(options: {
   invoke: (event: SQSEvent) => Promise<InvokeResult>;
   onDelivery: (delivery: Delivery) => void;
   onError: (error: unknown) => void;
-  /** The receipt handles of the records left on the queue (to end their visibility timeout early). */
-  onLeft?: (receiptHandles: string[]) => void;
   idleMs?: number;
 }): Poller {
   const { spec, client } = options;
@@ -108,7 +106,6 @@ export function startPoller(options: {
         for (let i = 0; i < done.length; i += 10) {
           await client.send(new DeleteMessageBatchCommand({ QueueUrl: spec.queueUrl, Entries: done.slice(i, i + 10).map((r, n) => ({ Id: String(n), ReceiptHandle: r.receiptHandle })) }));
         }
-        if (failed.length) options.onLeft?.(records.filter((r) => failed.includes(r.messageId)).map((r) => r.receiptHandle));
         options.onDelivery({
           mapping: spec.logicalId,
           functionLogicalId: spec.functionLogicalId,

@@ -23,7 +23,7 @@
 // actions as SES does for an arriving message, as the SES service principal under the bucket's and
 // the topic's policies (receiving.ts). SES identities, which the SES emulator lacks, are answered
 // in its front after the IAM check (ses-identities.ts). A record a function failed waits out its
-// queue's visibility timeout unless `elapseVisibility` ends it now; the RedrivePolicy then moves it
+// queue's visibility timeout (`withVisibilityTimeout` shortens it for a test); the RedrivePolicy moves it
 // to its DLQ after maxReceiveCount, as SQS does.
 //
 // Not rehearsed yet (listed by `unrehearsed`): log groups. A function that calls one of those
@@ -31,7 +31,7 @@
 // Deploy-only (a note, not `unrehearsed`): the CloudWatch alarms and dashboard, and SNS email
 // subscriptions, which have nothing to do offline.
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ChangeMessageVisibilityCommand, CreateQueueCommand, GetQueueAttributesCommand, SendMessageCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -186,11 +186,11 @@ export interface Rehearsal {
   /** A message arriving at SES for these recipients: each rule that takes one stores it and notifies its topic, as SES does. */
   receiveMail(mail: { from: string; to: string[]; raw: string | Buffer }): Promise<ReceivedMail>;
   /**
-   * The visibility timeout of every record a function left on its queue (failed) ends now, as the
-   * clock would end it (the queues' timeouts are minutes): SQS hands it out again, counts the
-   * receive, and past the RedrivePolicy's maxReceiveCount moves it to the DLQ. Answers how many.
+   * Runs `during` with the queue's VisibilityTimeout (the template's are minutes) set to `seconds`,
+   * then sets the template's back: a record a function fails in the meantime is received again
+   * that much later, and past the RedrivePolicy's maxReceiveCount SQS moves it to the DLQ.
    */
-  elapseVisibility(): Promise<number>;
+  withVisibilityTimeout<T>(queueUrl: string, seconds: number, during: () => Promise<T>): Promise<T>;
   /** What an operator's `aws secretsmanager put-secret-value` does (the Stripe keys, the OAuth client secrets): a function reads it on its next cold start. */
   putSecretValue(nameOrArn: string, value: string): void;
   /** The SQS emulator itself (no IAM front): for a flow to put a message on a queue as an AWS service would, or to read a queue no function consumes here. */
@@ -687,12 +687,15 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     if (problems.length) throw new RehearsalError(problems);
 
     const pollers: Poller[] = [];
-    /** Records the functions left on their queues, waiting out the visibility timeout. */
-    const left: Array<{ queueUrl: string; receiptHandle: string }> = [];
-    const elapseVisibility = async (): Promise<number> => {
-      const due = left.splice(0);
-      for (const { queueUrl, receiptHandle } of due) await sqsAdmin.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: 0 })).catch(() => undefined);
-      return due.length;
+    /** The queue's visibility timeout shortened while `during` runs, then the template's again (ChangeMessageVisibility would count a receive in local-aws-sqs). */
+    const withVisibilityTimeout = async <T>(queueUrl: string, seconds: number, during: () => Promise<T>): Promise<T> => {
+      const { Attributes } = await sqsAdmin.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['VisibilityTimeout'] }));
+      await sqsAdmin.send(new SetQueueAttributesCommand({ QueueUrl: queueUrl, Attributes: { VisibilityTimeout: String(seconds) } }));
+      try {
+        return await during();
+      } finally {
+        await sqsAdmin.send(new SetQueueAttributesCommand({ QueueUrl: queueUrl, Attributes: { VisibilityTimeout: Attributes!.VisibilityTimeout! } }));
+      }
     };
     for (const spec of mappings.filter((m) => m.enabled)) {
       const fn = functions.get(spec.functionLogicalId)!;
@@ -707,7 +710,6 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
           client,
           invoke: (event) => invoke(fn, event, 'sqs'),
           onDelivery: (delivery) => deliveries.push(delivery),
-          onLeft: (handles) => left.push(...handles.map((receiptHandle) => ({ queueUrl: spec.queueUrl, receiptHandle }))),
           onError: (error) => errors.push(`${spec.logicalId}: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`),
         }),
       );
@@ -751,7 +753,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       receiptRules,
       received,
       receiveMail,
-      elapseVisibility,
+      withVisibilityTimeout,
       sqs: { endpoint: sqs.endpoint },
       putSecretValue(nameOrArn, value) {
         const secret = secrets.find((s) => s.arn === nameOrArn || s.name === nameOrArn);

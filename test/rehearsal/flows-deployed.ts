@@ -124,23 +124,22 @@ export function deployedFlows(ctx: FlowContext): void {
       // Prepare: SES's notification of a message whose raw object is not in the bucket (deleted, say): the worker fails it every time.
       const objectKey = `inbound/raw/missing-${Date.now()}`;
       const notification = receivedNotification({ timestamp: new Date().toISOString(), source: 'a@sender.rehearsal.test', sesMessageId: `missing${Date.now()}`, recipients: [`x@${DOMAIN}`], verdicts: { spf: 'GRAY', dkim: 'GRAY', dmarc: 'GRAY' }, bucketName: 'b', objectKey });
+      // Act: the queue's visibility timeout (minutes in the template) is a second here, so each failed receive comes round again soon, until SQS moves it to the DLQ.
       const sqs = new SQSClient({ region: REHEARSAL_REGION, endpoint: rehearsal.sqs.endpoint, credentials: { accessKeyId: 'AKIATEST', secretAccessKey: 'test' } });
-      try {
-        await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(asSnsEnvelope(notification, `sns-${Date.now()}`)) }));
-      } finally {
-        sqs.destroy();
-      }
-      // Act: each failed receive waits out the visibility timeout (ended early here), until SQS moves it to the DLQ.
-      const dead = await waitFor(
-        async () => {
-          await rehearsal.elapseVisibility();
-          const listing = await ctx.call('GET', '/v1/admin/dead-letters', { key: staff });
-          expect(listing.status, JSON.stringify(listing.body)).toBe(200);
-          const inbound = (listing.body.queues as Array<{ queue: string; items: Array<{ id: string; body_preview: string; reason: string | null; receive_count: number | null }> }>).find((q) => q.queue === 'inbound');
-          return inbound?.items.find((item) => item.body_preview.includes(notification.mail.messageId));
-        },
-        { what: () => `the failing inbound job in the DLQ\n${ctx.inside()}`, timeoutMs: 60_000, intervalMs: 300 },
-      );
+      const inDlq = async () => {
+        const listing = await ctx.call('GET', '/v1/admin/dead-letters', { key: staff });
+        expect(listing.status, JSON.stringify(listing.body)).toBe(200);
+        const inbound = (listing.body.queues as Array<{ queue: string; items: Array<{ id: string; body_preview: string; reason: string | null; receive_count: number | null }> }>).find((q) => q.queue === 'inbound');
+        return inbound?.items.find((item) => item.body_preview.includes(notification.mail.messageId));
+      };
+      const dead = await rehearsal.withVisibilityTimeout(queueUrl, 1, async () => {
+        try {
+          await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(asSnsEnvelope(notification, `sns-${Date.now()}`)) }));
+        } finally {
+          sqs.destroy();
+        }
+        return waitFor(inDlq, { what: () => `the failing inbound job in the DLQ\n${ctx.inside()}`, timeoutMs: 60_000, intervalMs: 500 });
+      });
       // Assert: the reason the worker noted on its last receive, after the template's maxReceiveCount.
       expect(dead.reason).toContain(`the raw message ${objectKey} is not in the object store`);
       const redrive = Object.entries(rehearsal.assembly.template.Resources).find(([id, r]) => r.Type === 'AWS::SQS::Queue' && /InboundQueue/.test(id) && r.Properties?.RedrivePolicy)![1].Properties!.RedrivePolicy as { maxReceiveCount: number };
@@ -148,6 +147,7 @@ export function deployedFlows(ctx: FlowContext): void {
       const worker = rehearsal.functionNamed('receive-email').spec.logicalId;
       const tries = () => rehearsal.deliveries.filter((d) => d.functionLogicalId === worker && d.bodies.some((b) => b.includes(notification.mail.messageId))).length;
       const before = tries();
+      expect(before, 'one receive by the worker per count').toBe(redrive.maxReceiveCount);
       const redriven = await ctx.call('POST', '/v1/admin/dead-letters/inbound/redrive', { key: staff, body: { ids: [dead.id] } });
       expect(redriven.status, `${JSON.stringify(redriven.body)}\n${ctx.inside()}`).toBe(200);
       expect(redriven.body).toEqual({ queue: 'inbound', redriven: [dead.id] });
