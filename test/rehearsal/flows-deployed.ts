@@ -70,7 +70,7 @@ async function webhookJob(rehearsal: Rehearsal, matches: (job: WebhookJob) => bo
 
 export function deployedFlows(ctx: FlowContext): void {
   describe('SES receiving, as the receipt rule does it', () => {
-    it('stores a message SES received for an inbound domain: raw in the bucket as SES, notified through the topic, listed by GET /v1/inbound, its email.received logged for the webhook, and forwarded by a route through SES', async () => {
+    it('stores a message SES received for an inbound domain: raw in the bucket as SES, notified through the topic, listed by GET /v1/inbound, its email.received queued for the webhook worker, and forwarded by a route through SES', async () => {
       const rehearsal = ctx.rehearsal();
       const key = await ctx.accountKey();
       // Prepare: a domain of the account, verified, with inbound on; a route forwarding fwd-*; a webhook for email.received.
