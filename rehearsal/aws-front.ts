@@ -74,7 +74,17 @@ function sesChecks(method: string, path: string, body: Body): { operation: strin
   }
   if (segments[1] === 'email' && segments[2] === 'identities') {
     const identity = segments[3] ?? String(body.EmailIdentity ?? '');
-    const operation = segments[3] === undefined ? (method === 'POST' ? 'CreateEmailIdentity' : 'ListEmailIdentities') : method === 'GET' ? 'GetEmailIdentity' : method === 'DELETE' ? 'DeleteEmailIdentity' : 'PutEmailIdentity';
+    const sub: Record<string, string> = { 'mail-from': 'PutEmailIdentityMailFromAttributes', dkim: 'PutEmailIdentityDkimAttributes', feedback: 'PutEmailIdentityFeedbackAttributes', 'configuration-set': 'PutEmailIdentityConfigurationSetAttributes' };
+    const operation =
+      segments[3] === undefined
+        ? method === 'POST'
+          ? 'CreateEmailIdentity'
+          : 'ListEmailIdentities'
+        : method === 'GET'
+          ? 'GetEmailIdentity'
+          : method === 'DELETE'
+            ? 'DeleteEmailIdentity'
+            : (sub[segments[4] ?? ''] ?? 'PutEmailIdentity');
     return { operation, checks: [{ action: `ses:${operation}`, resource: sesArn(`identity/${identity || '*'}`) }] };
   }
   const operation = `${method} ${path}`;
@@ -121,6 +131,8 @@ export async function startFront(
   arnOfQueue: (name: string) => string = queueArnOf,
   /** Told of each call the emulator answered, with the request and answer bodies (SES event publishing reads them). */
   onAnswered?: (call: AwsCall, status: number, request: Buffer, answer: Buffer) => void,
+  /** Answers a call the emulator does not know (e.g. SES's identities), or undefined to forward it. */
+  answerItself?: (call: AwsCall, path: string, request: Buffer) => { status: number; body: unknown } | undefined,
 ): Promise<Front> {
   const target = new URL(upstream);
   const server: Server = createServer((req, res) => {
@@ -135,6 +147,11 @@ export async function startFront(
         const answer = denial(service, denied);
         res.writeHead(answer.status, answer.headers);
         return void res.end(answer.body);
+      }
+      const own = answerItself?.(call, req.url ?? '/', raw);
+      if (own) {
+        res.writeHead(own.status, { 'content-type': 'application/json', ...(own.status >= 400 ? { 'x-amzn-errortype': String((own.body as { __type?: string }).__type ?? 'Error') } : {}) });
+        return void res.end(JSON.stringify(own.body));
       }
       const forward = request(
         { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },

@@ -19,7 +19,14 @@
 // The S3 buckets are s3rver behind a front that IAM-checks each call (s3.ts), which the functions
 // reach through AWS_ENDPOINT_URL_S3; presigned links they make point at the same front.
 //
-// Not rehearsed yet (listed by `unrehearsed`): SES receiving, log groups. A function that calls one of those
+// SES receiving (a stack synthesized with inbound): `receiveMail` plays the receipt rules' S3
+// actions as SES does for an arriving message, as the SES service principal under the bucket's and
+// the topic's policies (receiving.ts). SES identities, which the SES emulator lacks, are answered
+// in its front after the IAM check (ses-identities.ts). A record a function failed waits out its
+// queue's visibility timeout (`withVisibilityTimeout` shortens it for a test); the RedrivePolicy moves it
+// to its DLQ after maxReceiveCount, as SQS does.
+//
+// Not rehearsed yet (listed by `unrehearsed`): log groups. A function that calls one of those
 // services reaches an endpoint that answers that it is not rehearsed.
 // Deploy-only (a note, not `unrehearsed`): the CloudWatch alarms and dashboard, and SNS email
 // subscriptions, which have nothing to do offline.
@@ -37,7 +44,11 @@ import { environmentProblems, RehearsedFunction, type FunctionSpec, type InvokeR
 import { iamCheck, rolePolicies } from './iam';
 import { deliveryEvent, queuePolicyAdmits, readEventDestinations, readSubscriptions, snsEnvelope, type AcceptedSend, type EventDestination, type Subscription } from './sns';
 import { startS3StandIn, type S3StandIn } from './s3';
+import { sesIdentities } from './ses-identities';
 import { sqsTarget, startScheduler, type SchedulerStandIn } from './scheduler';
+import { bucketPolicies, playReceipt, readReceiptRules, SES_SERVICE, servicePolicyRefusal, topicPolicies, type ReceivedMail, type ReceiptRuleS3Action } from './receiving';
+import { receivedNotification } from '../shared/runtime/local/smtp-listener';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { generateSecretString, startSecretsManager, type GenerateSecretStringSpec, type SecretsManagerStandIn, type StoredSecret } from './secrets';
 import {
   generatedName,
@@ -82,6 +93,9 @@ const REHEARSED_TYPES = new Set([
   // The buckets, in s3rver behind the IAM-checking front (rehearsal/s3.ts); their policies are a note.
   'AWS::S3::Bucket',
   'AWS::S3::BucketPolicy',
+  // SES receiving: the receipt rules' S3 actions, played by `receiveMail` (rehearsal/receiving.ts).
+  'AWS::SES::ReceiptRuleSet',
+  'AWS::SES::ReceiptRule',
 ]);
 
 /**
@@ -164,6 +178,23 @@ export interface Rehearsal {
   rules: ReadonlyArray<{ logicalId: string; everyMs: number; functionLogicalId: string }>;
   /** EventBridge Scheduler: the schedules the functions made, the firings, and `fireDue(now)` to fire what is due. */
   scheduler: Omit<SchedulerStandIn, 'close'>;
+  /** The DynamoDB emulator itself (no IAM front): for a flow's setup the API cannot make offline (a domain verified by DNS). */
+  dynamodb: { endpoint: string };
+  /** The receipt rules' S3 actions (a stack synthesized with inbound), and what SES did with each message. */
+  receiptRules: readonly ReceiptRuleS3Action[];
+  received: ReceivedMail[];
+  /** A message arriving at SES for these recipients: each rule that takes one stores it and notifies its topic, as SES does. */
+  receiveMail(mail: { from: string; to: string[]; raw: string | Buffer }): Promise<ReceivedMail>;
+  /**
+   * Runs `during` with the queue's VisibilityTimeout (the template's are minutes) set to `seconds`,
+   * then sets the template's back: a record a function fails in the meantime is received again
+   * that much later, and past the RedrivePolicy's maxReceiveCount SQS moves it to the DLQ.
+   */
+  withVisibilityTimeout<T>(queueUrl: string, seconds: number, during: () => Promise<T>): Promise<T>;
+  /** What an operator's `aws secretsmanager put-secret-value` does (the Stripe keys, the OAuth client secrets): a function reads it on its next cold start. */
+  putSecretValue(nameOrArn: string, value: string): void;
+  /** The SQS emulator itself (no IAM front): for a flow to put a message on a queue as an AWS service would, or to read a queue no function consumes here. */
+  sqs: { endpoint: string };
   /** Runs a rule's target now, as EventBridge does when the rate comes round. */
   fireRule(logicalId: string): Promise<InvokeResult>;
   /** The function whose Description is "Postbox <label>". */
@@ -182,6 +213,8 @@ export class RehearsalError extends Error {
 const DUMMY_SECRET_KEY = 'rehearsal-secret-access-key';
 /** The access key id of the rehearsal's own calls (creating tables and queues, as CloudFormation does). */
 const ADMIN_KEY = 'AKIAREHEARSALSTACK';
+/** The access key id SES receiving writes to the buckets with: the SES service principal, admitted only by bucket policies. */
+const SES_KEY = 'AKIAREHEARSALSESRCV';
 const labelOf = (spec: Pick<FunctionSpec, 'description' | 'logicalId'>): string => spec.description?.replace(/^Postbox /, '') ?? spec.logicalId;
 
 /** A loopback endpoint for services the rehearsal does not play: every call is answered with an error naming the service. */
@@ -290,7 +323,13 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     }
     // The rehearsal's own calls (CloudFormation's, in effect) are not the functions' and are not checked.
     let check: ReturnType<typeof iamCheck> | undefined;
-    const authorize: Authorize = (call) => (call.accessKeyId === ADMIN_KEY ? undefined : check?.(call.accessKeyId ? roleOfKey.get(call.accessKeyId) : undefined, call));
+    const authorize: Authorize = (call) => {
+      if (call.accessKeyId === ADMIN_KEY) return undefined;
+      // SES's writes: only the bucket's policies speak for a service principal (the context SES calls in: this account, TLS).
+      if (call.accessKeyId === SES_KEY) return call.checks.map((k) => servicePolicyRefusal(bucketPolicies(template, resolver, k.resource.split(':::')[1]!.split('/')[0]!), SES_SERVICE, k.action, k.resource, sesContext)).find(Boolean);
+      return check?.(call.accessKeyId ? roleOfKey.get(call.accessKeyId) : undefined, call);
+    };
+    const sesContext = { 'aws:SourceAccount': REHEARSAL_ACCOUNT, 'aws:SecureTransport': 'true' };
     const queueArns = new Map<string, string>();
 
     // The fronts the functions call, each before its emulator.
@@ -300,7 +339,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       sesv2: await startFront('sesv2', ses.endpoint, authorize, record, undefined, (call, status, request, answer) => {
         if (call.operation !== 'SendEmail' || status !== 200) return;
         void publishSesEvents(JSON.parse(request.toString('utf8')) as AcceptedSend['request'], JSON.parse(answer.toString('utf8')) as { MessageId?: string });
-      }),
+      }, sesIdentities()),
     };
     for (const front of Object.values(fronts)) closers.push(() => front.close());
 
@@ -449,7 +488,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     const buckets = resourcesOfType(template, 'AWS::S3::Bucket').map(([id]) => physical.get(id)!.ref);
     const s3: S3StandIn = await startS3StandIn({
       buckets,
-      accessKeys: [ADMIN_KEY, ...keyOfRole.values()].map((accessKeyId) => ({ accessKeyId, secretAccessKey: DUMMY_SECRET_KEY })),
+      accessKeys: [ADMIN_KEY, SES_KEY, ...keyOfRole.values()].map((accessKeyId) => ({ accessKeyId, secretAccessKey: DUMMY_SECRET_KEY })),
       authorize,
       record,
     });
@@ -460,8 +499,37 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       if (set.length) notes.push(`${id}: ${set.join(', ')} are not applied: s3rver keeps one version of each object, expires nothing and logs nothing`);
     }
     for (const [id] of resourcesOfType(template, 'AWS::S3::BucketPolicy')) {
-      notes.push(`${id}: bucket policies are not evaluated (the IAM check reads the roles' policies; the front speaks plain HTTP on loopback)`);
+      notes.push(`${id}: the bucket policy is evaluated only for SES receiving's writes (the functions' calls are checked against their roles; the front speaks plain HTTP on loopback)`);
     }
+    const receiptRules = attempt(() => readReceiptRules(template, resolver)) ?? [];
+    for (const rule of receiptRules) {
+      if (!buckets.includes(rule.bucket)) problems.push(`${rule.ruleLogicalId}: its S3 action names the bucket ${rule.bucket}, which is no bucket of the template`);
+      if (rule.topicArn && !subscriptions.some((sub) => sub.topicArn === rule.topicArn)) problems.push(`${rule.ruleLogicalId}: its topic ${rule.topicArn} has no subscription: SES's notifications would reach nothing`);
+    }
+    const received: ReceivedMail[] = [];
+    const sesWriter = new S3Client({ region: REHEARSAL_REGION, endpoint: s3.endpoint, forcePathStyle: true, credentials: { accessKeyId: SES_KEY, secretAccessKey: DUMMY_SECRET_KEY }, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
+    closers.push(async () => sesWriter.destroy());
+    const receiveMail = async (mail: { from: string; to: string[]; raw: string | Buffer }): Promise<ReceivedMail> => {
+      const outcome = await playReceipt(
+        {
+          rules: receiptRules,
+          bucketPolicies: (bucket) => bucketPolicies(template, resolver, bucket),
+          topicPolicies: (topicArn) => topicPolicies(template, resolver, topicArn),
+          putObject: async (bucket, key, body) => void (await sesWriter.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'message/rfc822' }))),
+          publish,
+          notification: ({ sesMessageId, timestamp, source, recipients, bucket, objectKey, topicArn }) => {
+            // SES has no scanner to play: every verdict GRAY. Its action names the topic it notified, too.
+            const built = receivedNotification({ timestamp, source, sesMessageId, recipients, verdicts: { spf: 'GRAY', dkim: 'GRAY', dmarc: 'GRAY' }, bucketName: bucket, objectKey });
+            return { ...built, receipt: { ...built.receipt, action: { ...built.receipt.action, topicArn } } };
+          },
+          context: sesContext,
+        },
+        { sesMessageId: randomUUID().replace(/-/g, '').slice(0, 20), from: mail.from, to: mail.to, raw: Buffer.from(mail.raw) },
+      );
+      for (const refusal of outcome.refused) errors.push(`SES receiving: ${refusal}`);
+      received.push(outcome);
+      return outcome;
+    };
     const unrehearsed = await startUnrehearsed(record);
     closers.push(() => new Promise((resolve) => unrehearsed.server.close(() => resolve())));
 
@@ -619,6 +687,16 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     if (problems.length) throw new RehearsalError(problems);
 
     const pollers: Poller[] = [];
+    /** The queue's visibility timeout shortened while `during` runs, then the template's again (ChangeMessageVisibility would count a receive in local-aws-sqs). */
+    const withVisibilityTimeout = async <T>(queueUrl: string, seconds: number, during: () => Promise<T>): Promise<T> => {
+      const { Attributes } = await sqsAdmin.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['VisibilityTimeout'] }));
+      await sqsAdmin.send(new SetQueueAttributesCommand({ QueueUrl: queueUrl, Attributes: { VisibilityTimeout: String(seconds) } }));
+      try {
+        return await during();
+      } finally {
+        await sqsAdmin.send(new SetQueueAttributesCommand({ QueueUrl: queueUrl, Attributes: { VisibilityTimeout: Attributes!.VisibilityTimeout! } }));
+      }
+    };
     for (const spec of mappings.filter((m) => m.enabled)) {
       const fn = functions.get(spec.functionLogicalId)!;
       const client = new SQSClient({
@@ -671,6 +749,17 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       notes,
       ses,
       s3: { endpoint: s3.endpoint, upstream: s3.upstream },
+      dynamodb: { endpoint: dynalite.endpoint },
+      receiptRules,
+      received,
+      receiveMail,
+      withVisibilityTimeout,
+      sqs: { endpoint: sqs.endpoint },
+      putSecretValue(nameOrArn, value) {
+        const secret = secrets.find((s) => s.arn === nameOrArn || s.name === nameOrArn);
+        if (!secret) throw new Error(`no secret ${nameOrArn} in the template`);
+        secret.value = value;
+      },
       scheduler,
       rules: rules.map(({ logicalId, everyMs, functionLogicalId }) => ({ logicalId, everyMs, functionLogicalId })),
       fireRule,

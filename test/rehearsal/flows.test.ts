@@ -17,16 +17,19 @@ import { startRehearsal, type Rehearsal } from '../../rehearsal/rehearsal';
 import type { CfnTemplate } from '../../rehearsal/template';
 import { SESSION_COOKIE } from '../../shared/http/cookies';
 import { linkTokenIn } from '../support/sessions';
+import { deployedFlows } from './flows-deployed';
 import { waitFor } from '../support/wait';
 
-const FLOW_FUNCTIONS = ['auth', 'keys', 'webhooks', 'send', 'send-worker', 'ses-events', 'messages', 'acceptance-sweep', 'uploads', 'contact-import'];
+// The receiving flows' functions too (flows-deployed.ts): the domain, inbound and route routes, the inbound worker, the staff's admin routes, billing.
+const FLOW_FUNCTIONS = ['auth', 'keys', 'webhooks', 'send', 'send-worker', 'ses-events', 'messages', 'acceptance-sweep', 'uploads', 'contact-import', 'domains', 'inbound-routes', 'inbound', 'receive-email', 'admin', 'billing'];
 const outdir = mkdtempSync(join(tmpdir(), 'postbox-rehearsal-test-'));
 let assembly: Assembly;
 let rehearsal: Rehearsal;
 
 beforeAll(async () => {
   // Prepare: one synth for the file, bundles included, and the rehearsal of it.
-  assembly = await synthesize({ outdir, props: { functions: manifest.filter((def) => FLOW_FUNCTIONS.includes(def.name) || def.defaultRoute) } });
+  // With inbound (`-c inbound=true`): SES receiving's rule set, topic and bucket policy, a few resources more for every flow.
+  assembly = await synthesize({ outdir, props: { inbound: true, functions: manifest.filter((def) => FLOW_FUNCTIONS.includes(def.name) || def.defaultRoute) } });
   rehearsal = await startRehearsal({ assembly });
 }, 600_000);
 
@@ -249,6 +252,9 @@ describe('the stack, rehearsed', () => {
     expect(rehearsal.calls.some((c) => c.service === 'scheduler' && c.operation === 'DeleteSchedule' && !c.denied && c.checks[0]!.resource.endsWith(`/${id}`))).toBe(true);
   });
 
+  // SES receiving, dead letters, a Stripe webhook, the EMF metrics (flows-deployed.ts): after the sends, whose metrics the last reads.
+  deployedFlows({ rehearsal: () => rehearsal, accountKey: () => liveKeyOn(rehearsal, undefined, 'admin'), call: (m, p, o) => call(m, p, o), pastRateLimit, inside, mailTo });
+
   it('takes a batch of 1000 sends (POST /v1/send/batch, test mode) and the send worker brings every one to delivered', async () => {
     // Prepare: a test-mode key, since a sandboxed account's live mail reaches only its own address, 50 a day.
     const testKey = (await call('POST', '/v1/keys', { session, body: { test_mode: true } })).body.key as string;
@@ -353,14 +359,14 @@ const functionId = (template: CfnTemplate, label: string): string =>
   Object.entries(template.Resources).find(([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties?.Description === `Postbox ${label}`)![0];
 
 /** An account's live key on a rehearsal, made as the staff would not: through sign-up, verification and the console. */
-async function liveKeyOn(on: Rehearsal, email = `mutant-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`): Promise<string> {
+async function liveKeyOn(on: Rehearsal, email = `mutant-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`, scope?: 'admin'): Promise<string> {
   const signup = await call('POST', '/v1/auth/signup', { on, body: { email, password: 'a long and unusual passphrase' } });
   const cookie = signup.headers.getSetCookie().find((c) => c.startsWith('__Host-postbox_session='))!.split(';')[0]!;
   const csrf = (await call('GET', '/v1/auth/session', { on, session: { email, cookie, csrf: '' } })).body.csrf_token;
   const store = async () => ((await (await fetch(`${on.ses.endpoint}/store`)).json()) as { emails: Array<{ destination: { to: string[] }; body: { text?: string } }> }).emails;
   const mail = await waitFor(async () => (await store()).find((m) => m.destination.to.some((to) => to.includes(email))), { what: `the verification mail to ${email}` });
   await call('POST', '/v1/auth/verify-email', { on, body: { token: linkTokenIn(mail.body.text, 'verify-email') } });
-  return (await call('POST', '/v1/keys', { on, session: { email, cookie, csrf }, body: { test_mode: false } })).body.key as string;
+  return (await call('POST', '/v1/keys', { on, session: { email, cookie, csrf }, body: { test_mode: false, ...(scope ? { scope } : {}) } })).body.key as string;
 }
 
 describe('mutations of the template: the rehearsal fails, naming what broke', () => {
@@ -432,6 +438,25 @@ describe('mutations of the template: the rehearsal fails, naming what broke', ()
       expect(firing?.ok).toBe(false);
       expect(firing?.error).toMatch(new RegExp(`assumed-role/${schedulerRole} is not authorized to perform: sqs:SendMessage on resource: arn:aws:sqs:\\S+QueuesSendQueue`));
       expect(broken.errors.join('\n')).toContain(`Scheduler could not deliver to ${firing!.targetArn}`);
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it('a bucket policy without the SES statement: a received message is refused as S3 would refuse SES, naming the principal and the object, and nothing is notified', async () => {
+    const broken = await startRehearsal({
+      assembly: mutated((t) => {
+        for (const r of Object.values(t.Resources).filter((r) => r.Type === 'AWS::S3::BucketPolicy')) {
+          const document = r.Properties!.PolicyDocument as { Statement: Array<{ Principal?: { Service?: string } }> };
+          document.Statement = document.Statement.filter((s) => s.Principal?.Service !== 'ses.amazonaws.com');
+        }
+      }),
+    });
+    try {
+      const received = await broken.receiveMail({ from: 'a@sender.rehearsal.test', to: ['b@inbound.rehearsal.test'], raw: 'Subject: refused\r\n\r\nHello\r\n' });
+      expect(received.stored).toEqual([]);
+      expect(received.refused.join('\n')).toMatch(new RegExp(`no resource policy lets ses.amazonaws.com s3:PutObject on arn:aws:s3:::\\S+/inbound/raw/${received.sesMessageId}`));
+      expect(broken.notifications).toEqual([]);
     } finally {
       await broken.close();
     }

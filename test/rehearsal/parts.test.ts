@@ -11,6 +11,7 @@ import { matchRoute, type ApiRoute } from '../../rehearsal/http-api';
 import { evaluate } from '../../rehearsal/iam';
 import { environmentProblems, handlerFile } from '../../rehearsal/lambda';
 import { deliveryEvent, queuePolicyAdmits, readEventDestinations, readSubscriptions, snsEnvelope } from '../../rehearsal/sns';
+import { ruleTakes, servicePolicyRefusal } from '../../rehearsal/receiving';
 import { Resolver, tableResource, type CfnTemplate, type PhysicalResource } from '../../rehearsal/template';
 
 describe('the IAM check', () => {
@@ -184,5 +185,35 @@ describe('SES event publishing and SNS', () => {
     };
     expect(readSubscriptions(template, resolverOf(template))).toEqual([{ logicalId: 'S', topicArn: topic, protocol: 'sqs', endpoint: queueArn, raw: true }]);
     expect(readEventDestinations(template, resolverOf(template))).toEqual([{ logicalId: 'D', configurationSet: 'set-1', enabled: true, eventTypes: ['delivery', 'bounce'], topicArn: topic }]);
+  });
+});
+
+describe('SES receiving under resource policies', () => {
+  const object = 'arn:aws:s3:::data/inbound/raw/abc';
+  const context = { 'aws:SourceAccount': '123456789012', 'aws:SecureTransport': 'true' };
+  const policy = {
+    Statement: [
+      { Effect: 'Deny', Principal: { AWS: '*' }, Action: 's3:*', Resource: ['arn:aws:s3:::data', 'arn:aws:s3:::data/*'], Condition: { Bool: { 'aws:SecureTransport': 'false' } } },
+      { Effect: 'Allow', Principal: { Service: 'ses.amazonaws.com' }, Action: 's3:PutObject', Resource: 'arn:aws:s3:::data/inbound/raw/*', Condition: { StringEquals: { 'aws:SourceAccount': '123456789012' } } },
+    ],
+  };
+
+  it('lets SES write under the prefix the policy names, in its own account and over TLS', () => {
+    expect(servicePolicyRefusal([policy], 'ses.amazonaws.com', 's3:PutObject', object, context)).toBeUndefined();
+  });
+
+  it('refuses another prefix, another account, a Deny whose condition holds, and a statement leaning on a condition it does not know', () => {
+    expect(servicePolicyRefusal([policy], 'ses.amazonaws.com', 's3:PutObject', 'arn:aws:s3:::data/uploads/x', context)).toMatch(/no resource policy lets ses.amazonaws.com/);
+    expect(servicePolicyRefusal([policy], 'ses.amazonaws.com', 's3:PutObject', object, { ...context, 'aws:SourceAccount': '999999999999' })).toMatch(/no resource policy/);
+    expect(servicePolicyRefusal([policy], 'ses.amazonaws.com', 's3:PutObject', object, { ...context, 'aws:SecureTransport': 'false' })).toMatch(/denies/);
+    const leaning = { Statement: [{ ...policy.Statement[1]!, Condition: { StringEquals: { 'aws:SourceArn': 'arn:aws:ses:…' } } }] };
+    expect(servicePolicyRefusal([leaning], 'ses.amazonaws.com', 's3:PutObject', object, context)).toMatch(/no resource policy/);
+  });
+
+  it('takes a recipient as a receipt rule does: every address without recipients, else the address, its domain or a parent domain with a leading dot', () => {
+    expect(ruleTakes([], 'a@example.com')).toBe(true);
+    expect(ruleTakes(['example.com'], 'A@Example.com')).toBe(true);
+    expect(ruleTakes(['.example.com'], 'a@mail.example.com')).toBe(true);
+    expect(ruleTakes(['b@example.com'], 'a@example.com')).toBe(false);
   });
 });

@@ -60,7 +60,7 @@ function smtpError(code: number, message: string): Error {
   return error;
 }
 
-interface Verdicts {
+export interface Verdicts {
   spf: SesVerdict;
   dkim: SesVerdict;
   dmarc: SesVerdict;
@@ -104,6 +104,25 @@ async function verdictsOf(file: string, session: SMTPServerSession, dnsServers: 
   }
 }
 
+/** SES's `Received` notification of a message its S3 action stored (spam and virus GRAY: no scanner); the rehearsal's receipt rule builds it too. */
+export function receivedNotification(args: { timestamp: string; source: string; sesMessageId: string; recipients: string[]; verdicts: Verdicts; bucketName: string; objectKey: string }): ReceiptNotification {
+  const { timestamp, recipients, verdicts } = args;
+  return {
+    notificationType: 'Received',
+    mail: { timestamp, source: args.source, messageId: args.sesMessageId, destination: recipients },
+    receipt: {
+      timestamp,
+      recipients,
+      spfVerdict: { status: verdicts.spf },
+      dkimVerdict: { status: verdicts.dkim },
+      dmarcVerdict: { status: verdicts.dmarc },
+      spamVerdict: { status: 'GRAY' },
+      virusVerdict: { status: 'GRAY' },
+      action: { type: 'S3', bucketName: args.bucketName, objectKey: args.objectKey },
+    },
+  };
+}
+
 export async function startSmtpListener(options: SmtpListenerOptions): Promise<SmtpListener> {
   const { container: c, logger, maxBytes } = options;
   await rm(options.tmpDir, { recursive: true, force: true }); // what a killed process left arriving was never accepted
@@ -130,20 +149,8 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
       // Streamed from the file, as SES writes it to S3: the message is never whole in memory.
       await c.objects.putFile(objectKey, file, 'message/rfc822');
       const recipients = session.envelope.rcptTo.map((r) => r.address);
-      const notification: ReceiptNotification = {
-        notificationType: 'Received',
-        mail: { timestamp: now, source: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', messageId: sesMessageId, destination: recipients },
-        receipt: {
-          timestamp: now,
-          recipients,
-          spfVerdict: { status: verdicts.spf },
-          dkimVerdict: { status: verdicts.dkim },
-          dmarcVerdict: { status: verdicts.dmarc },
-          spamVerdict: { status: 'GRAY' },
-          virusVerdict: { status: 'GRAY' },
-          action: { type: 'S3', bucketName: LOCAL_BUCKET, objectKey },
-        },
-      };
+      const source = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+      const notification = receivedNotification({ timestamp: now, source, sesMessageId, recipients, verdicts, bucketName: LOCAL_BUCKET, objectKey });
       await c.queue.send('inbound', asSnsEnvelope(notification, randomHex(16)));
     } finally {
       await rm(file, { force: true });
