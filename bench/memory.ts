@@ -82,12 +82,14 @@ async function main(): Promise<void> {
     const csv = `email,first_name\n${Array.from({ length: ROWS }, (_, i) => `row${i}@memory.test,Row ${i}`).join('\n')}\n`;
     const uploaded = await call(url, 'POST', '/v1/uploads', key, undefined, csv);
     const started = await call(url, 'POST', '/v1/contacts/import', key, { object_key: uploaded.body.key });
+    if (started.status !== 202) throw new Error(`import answered ${started.status}: ${JSON.stringify(started.body).slice(0, 300)}`);
+    let view: { status: number; body: any };
     for (;;) {
-      const view = await call(url, 'GET', `/v1/contacts/imports/${started.body.id}`, key);
-      if (view.body.status !== 'pending' && view.body.status !== 'running') break;
+      view = await call(url, 'GET', `/v1/contacts/imports/${started.body.id}`, key);
+      if (!['pending', 'processing', 'running'].includes(view.body.status)) break;
       await sleep(500);
     }
-    mark(`import of ${ROWS} rows done`);
+    mark(`import of ${ROWS} rows ${view.body.status} ${JSON.stringify(view.body.counts ?? view.body).slice(0, 120)}`);
 
     const html = `<html><body>${'<p>Hello, this is a newsletter paragraph with some words in it.</p>'.repeat(40)}</body></html>`;
     for (let sent = 0; sent < SENDS; sent += BATCH) {
