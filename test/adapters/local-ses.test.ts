@@ -136,6 +136,40 @@ describe('the SES emulator of the local runtime', () => {
     expect(Buffer.from(mail.attachments[0]!.content, 'base64').equals(eml)).toBe(true);
   });
 
+  it('keeps only the newest mail in memory, and still finds, lists and restores every mail from its file', async () => {
+    // Prepare: an emulator that keeps 5 mails in memory.
+    await ses?.close();
+    emulatorStore.clearStore();
+    ses = await startSes({ mailFile, mailInMemory: 5 });
+    const mailer = new SesMailer(client(ses.endpoint));
+    const sent: string[] = [];
+
+    // Act
+    for (let i = 0; i < 12; i++) sent.push((await mailer.send(email(`msg_many_${i}`))).providerMessageId);
+
+    // Assess: memory holds the newest 5; the file, the lookup, /store and the held mail all 12.
+    expect(emulatorStore.getStoreReadonly().emails.map((m) => m.messageId)).toEqual(sent.slice(-5));
+    expect(ses.mailCounts()).toEqual({ indexed: 12, inMemory: 5 });
+    expect(kept().map((m) => m.messageId)).toEqual(sent);
+    expect(ses.sentMail('msg_many_0')?.providerMessageId).toBe(sent[0]);
+    const listed = (await (await fetch(`${ses.endpoint}/store`)).json()) as { emails: Array<{ messageId: string }> };
+    expect(listed.emails.map((m) => m.messageId)).toEqual(sent);
+    const since = (await (await fetch(`${ses.endpoint}/store?since=${Math.floor(Date.now() / 1000) + 60}`)).json()) as { emails: unknown[] };
+    expect(since.emails).toEqual([]);
+    expect((await fetch(`${ses.endpoint}/store?since=soon`)).status).toBe(400);
+    const eml = await fetch(`${ses.endpoint}/get-emlContent?messageId=${sent[0]}`);
+    expect(eml.status).toBe(200);
+    expect(ses.heldMail().map((m) => m.messageId)).toEqual(sent.map((_, i) => `msg_many_${i}`));
+
+    // And after a restart, only the newest 5 come back into memory; every one is found.
+    await ses.close();
+    emulatorStore.clearStore();
+    ses = await startSes({ mailFile, mailInMemory: 5 });
+    expect(ses.mailCounts()).toEqual({ indexed: 12, inMemory: 5 });
+    expect(ses.sentMail('msg_many_0')?.providerMessageId).toBe(sent[0]);
+    expect(kept()).toHaveLength(12);
+  });
+
   it('forgets the mail the viewer clears', async () => {
     const { endpoint } = ses as RunningSes;
     await new SesMailer(client(endpoint)).send(email('msg_cleared'));

@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
+import { closeLevelIteratorsOnReturn } from './level-iterators.mjs';
 
 const require = createRequire(import.meta.url);
 const LOOPBACK = '127.0.0.1';
@@ -14,6 +15,8 @@ const LOOPBACK = '127.0.0.1';
 const starters = {
   async dynalite({ path, port }) {
     const dynalite = require('dynalite');
+    // Else every Query and Scan leaves its LevelDB iterator open, and memory grows with the reads.
+    closeLevelIteratorsOnReturn();
     const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
     await new Promise((resolve, reject) => {
       server.once('error', reject);

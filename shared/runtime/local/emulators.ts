@@ -6,14 +6,12 @@
 // and nowhere else, whatever HOST says: none of them asks for credentials, and the SES emulator's
 // store and clear endpoints would otherwise hand anyone the mail.
 import type { AddressInfo } from 'node:net';
-import type { Server, ServerResponse } from 'node:http';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { mkdirSync } from 'node:fs';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { HeldMail, HeldReceipt } from '../../adapters/local/ses-feedback';
-import { MESSAGE_ID_HEADER } from '../../ports/mailer';
+import { SesMailBook } from './ses-mail-book';
 
-const require = createRequire(import.meta.url);
 const LOOPBACK = '127.0.0.1';
 
 export interface Running {
@@ -153,129 +151,49 @@ export interface RunningSes extends Running {
   sentMail(messageId: string): HeldReceipt | undefined;
   /** Every mail it holds that carries our message id, oldest first (the SES feedback's recovery reads it). */
   heldMail(): HeldMail[];
+  /** Our message ids indexed, and the mails the emulator's array holds (the newest, with a mail file). */
+  mailCounts(): { indexed: number; inMemory: number };
 }
 
 /**
  * aws-ses-v2-local: SES v2 SendEmail, `GET /` lists sent mail, `GET /store` as JSON. With
- * `mailFile`, the mail it receives outlives a restart (see keepMail).
+ * `mailFile`, the mail it receives is written there before its answer leaves and outlives a
+ * restart; only the newest few stay in memory (ses-mail-book.ts).
  */
-export async function startSes(options: { port?: number; mailFile?: string } = {}): Promise<RunningSes> {
+export async function startSes(options: { port?: number; mailFile?: string; /** Mails kept in memory past the file (default MAIL_IN_MEMORY). */ mailInMemory?: number } = {}): Promise<RunningSes> {
   const { default: start } = (await import('aws-ses-v2-local')) as unknown as {
     default: (o: { host: string; port: number }) => Promise<Server>;
   };
   const host = LOOPBACK;
   const port = options.port || (await freePort(host));
   const server = await start({ host, port });
-  const flush = options.mailFile ? keepMail(server, options.mailFile) : () => undefined;
+  const book = new SesMailBook(options.mailFile, options.mailInMemory);
+  // In front of the emulator's own listener (express): each answer is held until the mail it took
+  // is in the file (a client that saw its SendEmail succeed finds it there even if the process is
+  // killed right after), and its readers of the mail are answered from the file.
+  const emulator = server.listeners('request') as Array<(request: IncomingMessage, response: ServerResponse) => void>;
+  server.removeAllListeners('request');
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const end = response.end;
+    response.end = function (this: ServerResponse, ...args: Parameters<ServerResponse['end']>) {
+      book.sync();
+      return end.apply(this, args);
+    } as ServerResponse['end'];
+    if (book.serve(request, response)) return;
+    for (const listener of emulator) listener.call(server, request, response);
+  });
   const close = closer(server);
   return {
     endpoint: `http://${host}:${port}`,
     port,
-    sentMail: sentMailIndex(),
-    heldMail,
+    sentMail: (messageId) => book.sentMail(messageId),
+    heldMail: () => book.heldMail(),
+    mailCounts: () => book.counts(),
     close: async () => {
-      flush();
+      book.sync();
       await close();
     },
   };
-}
-
-/** The part of the emulator's module-level store (dist/store.js) that we read. */
-interface SesMailStore {
-  emails: Array<{
-    messageId: string;
-    headers?: Array<{ name: string; value: string }>;
-    from?: string;
-    destination?: { to?: string[] };
-    subject?: string;
-    /** Epoch seconds. */
-    at?: number;
-  }>;
-}
-
-const sesStore = (): SesMailStore => (require('aws-ses-v2-local/dist/store.js') as { getStoreReadonly(): SesMailStore }).getStoreReadonly();
-
-function heldMail(): HeldMail[] {
-  const header = MESSAGE_ID_HEADER.toLowerCase();
-  return sesStore().emails.flatMap((email) => {
-    const messageId = email.headers?.find((h) => h.name.toLowerCase() === header)?.value;
-    if (!messageId) return [];
-    const at = takenAt(email);
-    return [{ providerMessageId: email.messageId, messageId, from: email.from ?? '', to: email.destination?.to?.[0] ?? '', subject: email.subject ?? '', at }];
-  });
-}
-
-/** When the emulator took a mail: it keeps epoch seconds, so this is at or before the moment. */
-const takenAt = (email: { at?: number }): string => new Date((email.at ?? 0) * 1000).toISOString();
-
-/**
- * Our message id → the emulator's id and when it took the mail, from the X-Postbox-Message-Id header of the mail it holds.
- * The store only grows between clears, so each lookup indexes the mail added since the last one;
- * a clear (the emulator replaces the array) starts the index over.
- */
-function sentMailIndex(): (messageId: string) => HeldReceipt | undefined {
-  const store = sesStore();
-  const header = MESSAGE_ID_HEADER.toLowerCase();
-  let list = store.emails;
-  let indexed = 0;
-  const index = new Map<string, HeldReceipt>();
-  return (messageId) => {
-    if (store.emails !== list || store.emails.length < indexed) {
-      list = store.emails;
-      indexed = 0;
-      index.clear();
-    }
-    for (; indexed < list.length; indexed++) {
-      const email = list[indexed];
-      const ours = email?.headers?.find((h) => h.name.toLowerCase() === header)?.value;
-      if (email && ours && !index.has(ours)) index.set(ours, { providerMessageId: email.messageId, at: takenAt(email) });
-    }
-    return index.get(messageId);
-  };
-}
-
-/**
- * The emulator keeps its mail in memory only. This copies every email it stores to `file` (one JSON
- * object a line, in the emulator's own shape) as each response to it is about to be sent, and puts
- * the file's mail back into its store at start, so the mail viewer lists what was sent before a
- * restart. Writing before the response leaves means a client that saw its SendEmail succeed finds
- * the mail in the file even if the process is killed right after. The viewer's "clear" empties the
- * file too. Mail can hold one-time links: the file is private to the user, like secrets.json.
- * Returns a flush for shutdown.
- */
-function keepMail(server: Server, file: string): () => void {
-  const store = sesStore();
-  const lines = (emails: readonly unknown[]): string => emails.map((email) => `${JSON.stringify(email)}\n`).join('');
-  const saved = existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .split('\n')
-        .filter((line) => line.trim() !== '')
-        .map((line) => JSON.parse(line) as SesMailStore['emails'][number])
-    : [];
-  const present = new Set(store.emails.map((email) => email.messageId));
-  store.emails.push(...saved.filter((email) => !present.has(email.messageId)));
-  let list = store.emails;
-  let written = list.length;
-  const flush = (): void => {
-    if (store.emails !== list || store.emails.length < written) {
-      // Cleared (the emulator replaces the array): the file follows.
-      list = store.emails;
-      writeFileSync(file, lines(list), { mode: 0o600 });
-      written = list.length;
-    } else if (list.length > written) {
-      appendFileSync(file, lines(list.slice(written)), { mode: 0o600 });
-      written = list.length;
-    }
-  };
-  // Ahead of the emulator's own listener, so the wrapper is in place whatever it answers at once.
-  server.prependListener('request', (_request, response: ServerResponse) => {
-    const end = response.end;
-    response.end = function (this: ServerResponse, ...args: Parameters<ServerResponse['end']>) {
-      flush();
-      return end.apply(this, args);
-    } as ServerResponse['end'];
-  });
-  return flush;
 }
 
 export async function freePort(host = '127.0.0.1'): Promise<number> {
