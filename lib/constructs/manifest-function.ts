@@ -12,6 +12,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { type FunctionDef } from '../../shared/platform';
 import { BUNDLE_FILE, PREBUILT_BUNDLES_CONTEXT, prebuiltBundleName, type BundledFunction } from '../bundling';
+import { acknowledge } from './nag';
 
 const RUNTIME = lambda.Runtime.NODEJS_24_X;
 
@@ -57,7 +58,12 @@ export class ManifestFunction extends Construct {
       role: this.role,
       logGroup,
       environment: props.environment,
+      // X-Ray traces of every invocation (issue 32: traces): Lambda samples and sends the segments
+      // itself, so the code carries no tracer; the role gets X-Ray's two write actions.
+      tracing: lambda.Tracing.ACTIVE,
     });
+    // test/cdk/observability.test.ts holds every function policy's "*" resources to these two actions.
+    acknowledge(this.role, 'AwsSolutions-IAM5[Resource::*]', 'X-Ray PutTraceSegments and PutTelemetryRecords take no resource-level permissions: "*" is the only resource they accept');
   }
 
   addEnvironment(name: string, value: string): void {

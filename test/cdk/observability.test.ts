@@ -202,3 +202,16 @@ describe('the resource budget', () => {
     expect(Object.keys(full.Resources).length).toBeLessThanOrEqual(STACK_RESOURCE_BUDGET);
   });
 });
+
+describe('traces', () => {
+  it('traces every function with X-Ray, and grants "*" only to X-Ray’s two write actions, which take no other resource', () => {
+    const fns = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function');
+    expect(fns.length).toBeGreaterThan(0);
+    for (const fn of fns) expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+    const wildcard = Object.values(resources)
+      .filter((r) => r.Type === 'AWS::IAM::Policy')
+      .flatMap((p) => (p.Properties.PolicyDocument.Statement as Array<{ Action: string | string[]; Resource: unknown }>).filter((s) => s.Resource === '*'))
+      .flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
+    expect(new Set(wildcard)).toEqual(new Set(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']));
+  });
+});
