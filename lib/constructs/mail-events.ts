@@ -1,11 +1,10 @@
 // SES v2 configuration sets whose events (sent, delivered, bounced, opened…) are published to an
-// SNS topic, which feeds the ses-events queue. SES tracks opens and clicks in a set whose event
-// destination matches those events, so there are two: the default set, which publishes neither
-// and so tracks nothing, and the tracked set, which publishes both (SES adds the pixel and
-// rewrites the links, through the custom redirect domain when context `trackingDomain` names one).
-// The send worker names the tracked set for a message whose tracking is on (shared/tracking/);
-// one tracked set, not one per choice, keeps the stack within its resource budget, and the ingest
-// drops an open or click event of a kind the message did not choose (docs/api-decisions.md).
+// SNS topic, which feeds the ses-events queue. SES tracks opens in a set whose event destination
+// matches opens (it adds the pixel) and clicks in one that matches clicks (it rewrites the links),
+// so there is one set per tracking choice: the default set tracks nothing, and the opens, clicks
+// and both sets track what they say, their links and pixel through the custom redirect domain
+// when context `trackingDomain` names one. The send worker names the set of the message's choice
+// (shared/tracking/), so a message that chose opens only keeps its links as written.
 import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as ses from 'aws-cdk-lib/aws-ses';
@@ -31,6 +30,16 @@ export const PUBLISHED_EVENT_TYPES = [
 /** The untracked set's: every type but the two whose publishing makes SES track. */
 export const UNTRACKED_EVENT_TYPES = PUBLISHED_EVENT_TYPES.filter((t) => t !== 'open' && t !== 'click');
 
+/** A message's tracking choice (shared/ports/mailer.ts), each with a configuration set of its own. */
+export const TRACKING_CHOICES = ['opens', 'clicks', 'both'] as const;
+export type TrackingChoice = (typeof TRACKING_CHOICES)[number];
+
+const TRACKED_TYPES: Record<TrackingChoice, readonly string[]> = {
+  opens: [...UNTRACKED_EVENT_TYPES, 'open'],
+  clicks: [...UNTRACKED_EVENT_TYPES, 'click'],
+  both: PUBLISHED_EVENT_TYPES,
+};
+
 export interface MailEventsProps {
   /** The queue the event ingester consumes. */
   eventsQueue: sqs.IQueue;
@@ -40,8 +49,8 @@ export interface MailEventsProps {
 
 export class MailEvents extends Construct {
   readonly configurationSet: ses.CfnConfigurationSet;
-  /** Opens and clicks tracked: named by sends whose tracking is on. */
-  readonly trackedConfigurationSet: ses.CfnConfigurationSet;
+  /** One set per tracking choice: named by sends whose tracking is on. */
+  readonly trackedConfigurationSets: Record<TrackingChoice, ses.CfnConfigurationSet>;
   readonly topic: sns.Topic;
 
   constructor(scope: Construct, id: string, props: MailEventsProps) {
@@ -52,11 +61,14 @@ export class MailEvents extends Construct {
       sendingOptions: { sendingEnabled: true },
     });
 
-    this.trackedConfigurationSet = new ses.CfnConfigurationSet(this, 'TrackedConfigurationSet', {
-      reputationOptions: { reputationMetricsEnabled: true },
-      sendingOptions: { sendingEnabled: true },
-      ...(props.trackingDomain ? { trackingOptions: { customRedirectDomain: props.trackingDomain, httpsPolicy: 'REQUIRE' } } : {}),
-    });
+    const trackedSet = (id: string) =>
+      new ses.CfnConfigurationSet(this, id, {
+        reputationOptions: { reputationMetricsEnabled: true },
+        sendingOptions: { sendingEnabled: true },
+        ...(props.trackingDomain ? { trackingOptions: { customRedirectDomain: props.trackingDomain, httpsPolicy: 'REQUIRE' } } : {}),
+      });
+    // 'TrackedConfigurationSet' is the both set's id from before the per-choice sets: kept, so a deployed stack keeps it.
+    this.trackedConfigurationSets = { opens: trackedSet('OpensConfigurationSet'), clicks: trackedSet('ClicksConfigurationSet'), both: trackedSet('TrackedConfigurationSet') };
 
     this.topic = new sns.Topic(this, 'Topic', { enforceSSL: true });
 
@@ -70,14 +82,16 @@ export class MailEvents extends Construct {
         conditions: {
           StringEquals: {
             'AWS:SourceAccount': Stack.of(this).account,
-            'AWS:SourceArn': [this.configurationSetArn, this.trackedConfigurationSetArn],
+            'AWS:SourceArn': [this.configurationSetArn, ...TRACKING_CHOICES.map((choice) => this.trackedConfigurationSetArn(choice))],
           },
         },
       }),
     );
 
     this.publish('EventDestination', this.configurationSet, UNTRACKED_EVENT_TYPES);
-    this.publish('TrackedEventDestination', this.trackedConfigurationSet, PUBLISHED_EVENT_TYPES);
+    this.publish('OpensEventDestination', this.trackedConfigurationSets.opens, TRACKED_TYPES.opens);
+    this.publish('ClicksEventDestination', this.trackedConfigurationSets.clicks, TRACKED_TYPES.clicks);
+    this.publish('TrackedEventDestination', this.trackedConfigurationSets.both, TRACKED_TYPES.both);
 
     // Envelope kept (rawMessageDelivery false): the ingester reads the SNS Message field.
     this.topic.addSubscription(new subscriptions.SqsSubscription(props.eventsQueue, { rawMessageDelivery: false }));
@@ -92,12 +106,12 @@ export class MailEvents extends Construct {
     destination.node.addDependency(this.topic);
   }
 
-  get trackedConfigurationSetName(): string {
-    return this.trackedConfigurationSet.ref;
+  trackedConfigurationSetName(choice: TrackingChoice): string {
+    return this.trackedConfigurationSets[choice].ref;
   }
 
-  get trackedConfigurationSetArn(): string {
-    return Stack.of(this).formatArn({ service: 'ses', resource: 'configuration-set', resourceName: this.trackedConfigurationSet.ref });
+  trackedConfigurationSetArn(choice: TrackingChoice): string {
+    return Stack.of(this).formatArn({ service: 'ses', resource: 'configuration-set', resourceName: this.trackedConfigurationSets[choice].ref });
   }
 
   get configurationSetName(): string {

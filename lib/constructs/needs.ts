@@ -6,7 +6,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { type Needs } from '../../shared/platform';
 import { envNames } from '../../shared/runtime/env-names';
 import type { DataTable } from './data-table';
-import type { MailEvents } from './mail-events';
+import { TRACKING_CHOICES, type MailEvents } from './mail-events';
 import type { ManifestFunction } from './manifest-function';
 import { acknowledge, wildcardResourceFinding } from './nag';
 import type { Queues } from './queues';
@@ -83,11 +83,13 @@ function grantSesSend(target: ManifestFunction, mail: MailEvents): void {
   target.role.addToPrincipalPolicy(
     new iam.PolicyStatement({
       actions: ['ses:SendEmail', 'ses:SendRawEmail'],
-      resources: [identities, mail.configurationSetArn, mail.trackedConfigurationSetArn],
+      resources: [identities, mail.configurationSetArn, ...TRACKING_CHOICES.map((choice) => mail.trackedConfigurationSetArn(choice))],
     }),
   );
   target.addEnvironment(envNames.sesConfigurationSet, mail.configurationSetName);
-  target.addEnvironment(envNames.sesTrackedConfigurationSet, mail.trackedConfigurationSetName);
+  target.addEnvironment(envNames.sesTrackedConfigurationSet, mail.trackedConfigurationSetName('both'));
+  target.addEnvironment(envNames.sesOpensConfigurationSet, mail.trackedConfigurationSetName('opens'));
+  target.addEnvironment(envNames.sesClicksConfigurationSet, mail.trackedConfigurationSetName('clicks'));
   acknowledge(
     target,
     wildcardResourceFinding(target, identities),

@@ -21,7 +21,8 @@ export interface RuntimeConfig {
   dlqUrls?: Partial<Record<QueueName, string>>;
   sesConfigurationSet?: string;
   /** The configuration set for tracked mail (opens and clicks); the default set otherwise. */
-  sesTrackedConfigurationSet?: string;
+  /** The configuration sets of tracked mail, by tracking choice (lib/constructs/mail-events.ts). */
+  sesTrackedConfigurationSets?: { opens?: string; clicks?: string; both?: string };
   /**
    * Where objects (large message content, inbound mail, BIMI logos, uploads) live: an S3 bucket
    * (s3rver's locally, at `endpoints.s3`), or, in the handler tests, files whose download links are
@@ -210,6 +211,8 @@ export function readAwsConfig(env: Env = process.env): RuntimeConfig {
       AWS_REGION: z.string().min(1).default('us-east-1'),
       [envNames.sesConfigurationSet]: z.string().optional(),
       [envNames.sesTrackedConfigurationSet]: z.string().optional(),
+      [envNames.sesOpensConfigurationSet]: z.string().optional(),
+      [envNames.sesClicksConfigurationSet]: z.string().optional(),
       [envNames.bucketName]: z.string().optional(),
       [envNames.schedulerGroup]: z.string().optional(),
       [envNames.schedulerRoleArn]: z.string().optional(),
@@ -240,7 +243,7 @@ export function readAwsConfig(env: Env = process.env): RuntimeConfig {
     queueArns: pick(queueNames, envNames.queueArn),
     dlqUrls: pick(queueNames, envNames.dlqUrl),
     sesConfigurationSet: v[envNames.sesConfigurationSet],
-    sesTrackedConfigurationSet: v[envNames.sesTrackedConfigurationSet],
+    sesTrackedConfigurationSets: { opens: v[envNames.sesOpensConfigurationSet], clicks: v[envNames.sesClicksConfigurationSet], both: v[envNames.sesTrackedConfigurationSet] },
     // A function without the bucket grant never touches objects; the empty name fails loudly if it did.
     objects: { kind: 's3', bucket: v[envNames.bucketName] ?? '' },
     scheduler: group && role ? { kind: 'aws', groupName: group, roleArn: role } : { kind: 'local' },

@@ -150,7 +150,7 @@ export async function buildContainer(config: RuntimeConfig, replace: Replacement
       const client = new SESv2Client({ ...aws, endpoint: config.endpoints.ses });
       // The SES emulator has no identities: locally the tokens are generated.
       const identities = config.runtime === 'aws' ? new SesIdentities(client) : new LocalIdentities();
-      return { mailer: new SesMailer(client, config.sesConfigurationSet, config.sesTrackedConfigurationSet), identities };
+      return { mailer: new SesMailer(client, config.sesConfigurationSet, config.sesTrackedConfigurationSets), identities };
     }
     return { mailer: unavailable('mailer'), identities: unavailable('identities') };
   };

@@ -17,6 +17,8 @@ export const envNames = {
   sesConfigurationSet: 'SES_CONFIGURATION_SET',
   /** The configuration set that tracks opens and clicks (lib/constructs/mail-events.ts). */
   sesTrackedConfigurationSet: 'SES_TRACKED_CONFIGURATION_SET',
+  sesOpensConfigurationSet: 'SES_OPENS_CONFIGURATION_SET',
+  sesClicksConfigurationSet: 'SES_CLICKS_CONFIGURATION_SET',
   schedulerGroup: 'SCHEDULER_GROUP_NAME',
   schedulerRoleArn: 'SCHEDULER_ROLE_ARN',
   bucketName: 'BUCKET_NAME',

@@ -106,19 +106,22 @@ describe('SesMailer', () => {
     });
   });
 
-  it('names the tracked configuration set for tracked mail, whatever it tracks, and the default one otherwise', async () => {
+  it('names the configuration set of the mail\'s tracking choice, and the default one for untracked mail', async () => {
     ses.on(SendEmailCommand).resolves({ MessageId: 'ses-123' });
-    const mailer = new SesMailer(client(), 'postbox-events', 'postbox-tracked');
+    const mailer = new SesMailer(client(), 'postbox-events', { opens: 'postbox-opens', clicks: 'postbox-clicks', both: 'postbox-tracked' });
 
     for (const tracking of ['opens', 'clicks', 'both'] as const) await mailer.send({ ...email, tracking });
     await mailer.send(email);
+    await new SesMailer(client(), 'postbox-events', { both: 'postbox-tracked' }).send({ ...email, tracking: 'opens' });
     await new SesMailer(client(), 'postbox-events').send({ ...email, tracking: 'both' });
 
     expect(ses.commandCalls(SendEmailCommand).map((call) => call.args[0].input.ConfigurationSetName)).toEqual([
-      'postbox-tracked',
-      'postbox-tracked',
+      'postbox-opens',
+      'postbox-clicks',
       'postbox-tracked',
       'postbox-events',
+      // A stack from before the per-choice sets names only the both set.
+      'postbox-tracked',
       // A deployment without a tracked set (an older stack) sends through its one set.
       'postbox-events',
     ]);

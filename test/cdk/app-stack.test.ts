@@ -316,8 +316,8 @@ describe('mail events', () => {
     const eventsQueueId = logicalId(stack.shared.queues.queue('ses-events'));
 
     // Assess
-    // The default set and the tracked one (test/cdk/tracking.test.ts).
-    template.resourceCountIs('AWS::SES::ConfigurationSet', 2);
+    // The default set and one per tracking choice: opens, clicks, both (test/cdk/tracking.test.ts).
+    template.resourceCountIs('AWS::SES::ConfigurationSet', 4);
     template.hasResourceProperties('AWS::SES::ConfigurationSetEventDestination', {
       ConfigurationSetName: { Ref: logicalId(stack.shared.mail.configurationSet) },
       EventDestination: {

@@ -30,8 +30,12 @@ export class SesMailer implements Mailer {
   constructor(
     private readonly client: SESv2Client,
     private readonly configurationSet?: string,
-    /** Where tracked mail goes: SES adds the pixel and rewrites the links there (lib/constructs/mail-events.ts). */
-    private readonly trackedConfigurationSet?: string,
+    /**
+     * Where tracked mail goes, by its choice: SES adds the pixel in the opens set, rewrites the links
+     * in the clicks set, both in the both set (lib/constructs/mail-events.ts). A stack from before the
+     * per-choice sets names only `both`.
+     */
+    private readonly trackedConfigurationSets: { opens?: string; clicks?: string; both?: string } = {},
   ) {}
 
   async send(email: OutboundEmail): Promise<{ providerMessageId: string }> {
@@ -51,7 +55,7 @@ export class SesMailer implements Mailer {
               ...(email.attachments?.length ? { Attachments: email.attachments.map(toSesAttachment) } : {}),
             },
           },
-          ConfigurationSetName: email.tracking ? (this.trackedConfigurationSet ?? this.configurationSet) : this.configurationSet,
+          ConfigurationSetName: email.tracking ? (this.trackedConfigurationSets[email.tracking] ?? this.trackedConfigurationSets.both ?? this.configurationSet) : this.configurationSet,
           EmailTags: [
             { Name: MESSAGE_TAG, Value: email.messageId },
             { Name: ACCOUNT_TAG, Value: email.accountId },
