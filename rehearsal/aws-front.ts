@@ -26,6 +26,8 @@ export type Authorize = (call: AwsCall) => string | undefined;
 
 export interface RecordedCall extends AwsCall {
   denied?: string;
+  /** The logical id of the role whose access key signed the call (a function's role), when it is one of the template's. */
+  roleLogicalId?: string;
 }
 
 export type FrontService = 'dynamodb' | 'sqs' | 'sesv2';

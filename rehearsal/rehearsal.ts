@@ -259,8 +259,11 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     let destinations: EventDestination[] = [];
     const physical = new Map<string, PhysicalResource>();
     const record = (call: RecordedCall): void => {
-      calls.push(call);
-      if (call.denied) options.onDenied?.(call);
+      // Which role made it (roleOfKey is filled before any front or stand-in starts recording).
+      const role = call.accessKeyId ? roleOfKey.get(call.accessKeyId) : undefined;
+      const recorded = role ? { ...call, roleLogicalId: role } : call;
+      calls.push(recorded);
+      if (recorded.denied) options.onDenied?.(recorded);
     };
 
     // The emulators, and the credentials of the rehearsal itself (CloudFormation's, in effect).

@@ -17,11 +17,13 @@ import { startRehearsal, type Rehearsal } from '../../rehearsal/rehearsal';
 import type { CfnTemplate } from '../../rehearsal/template';
 import { SESSION_COOKIE } from '../../shared/http/cookies';
 import { linkTokenIn } from '../support/sessions';
+import { broadcastFlow } from './flows-broadcast';
 import { deployedFlows } from './flows-deployed';
 import { waitFor } from '../support/wait';
 
-// The receiving flows' functions too (flows-deployed.ts): the domain, inbound and route routes, the inbound worker, the staff's admin routes, billing.
-const FLOW_FUNCTIONS = ['auth', 'keys', 'webhooks', 'send', 'send-worker', 'ses-events', 'messages', 'acceptance-sweep', 'uploads', 'contact-import', 'domains', 'inbound-routes', 'inbound', 'receive-email', 'admin', 'billing'];
+// The receiving flows' functions too (flows-deployed.ts): the domain, inbound and route routes, the inbound worker, the staff's admin routes, billing;
+// and the broadcast flow's (flows-broadcast.ts): contacts and lists, broadcasts, the fan-out.
+const FLOW_FUNCTIONS = ['auth', 'keys', 'webhooks', 'send', 'send-worker', 'ses-events', 'messages', 'acceptance-sweep', 'uploads', 'contact-import', 'domains', 'inbound-routes', 'inbound', 'receive-email', 'admin', 'billing', 'contacts', 'broadcasts', 'broadcast-fan-out'];
 const outdir = mkdtempSync(join(tmpdir(), 'postbox-rehearsal-test-'));
 let assembly: Assembly;
 let rehearsal: Rehearsal;
@@ -316,6 +318,16 @@ describe('the stack, rehearsed', () => {
     const s3Calls = rehearsal.calls.filter((c) => c.service === 's3' && c.checks.some((k) => k.resource.endsWith(uploaded.body.key)));
     expect(s3Calls.filter((c) => c.denied)).toEqual([]);
     expect(s3Calls.map((c) => c.operation)).toEqual(expect.arrayContaining(['PutObject', 'GetObject']));
+  });
+
+  // A broadcast to a static list, through the fan-out (flows-broadcast.ts).
+  broadcastFlow({
+    rehearsal: () => rehearsal,
+    liveKey: () => liveKey,
+    testKey: async () => (await pastRateLimit('POST', '/v1/keys', { session, body: { test_mode: true } })).body.key as string,
+    call: (m, p, o) => call(m, p, o),
+    pastRateLimit,
+    inside,
   });
 
   it('runs the function of a rate rule (AWS::Events::Rule) as EventBridge does, allowed by its Lambda permission', async () => {
