@@ -106,6 +106,7 @@ describe('SesMailer', () => {
     });
   });
 
+  // The mock, not the SES emulator: aws-ses-v2-local parses ConfigurationSetName and keeps nothing of it.
   it('names the configuration set of the mail\'s tracking choice, and the default one for untracked mail', async () => {
     ses.on(SendEmailCommand).resolves({ MessageId: 'ses-123' });
     const mailer = new SesMailer(client(), 'postbox-events', { opens: 'postbox-opens', clicks: 'postbox-clicks', both: 'postbox-tracked' });

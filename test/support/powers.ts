@@ -205,6 +205,8 @@ const touches: Record<string, string> = {
   'GET /v1/contacts/imports/{id}': read,
   // public links and pages
   'fn:unsubscribe': 'the signed token’s recipient: suppressed on its channel (the token is the credential)',
+  'GET /v1/t/o/{token}': 'the signed token’s message: an opened event on its timeline and its webhooks, if it tracks opens (the token is the credential; nothing else is read or written)',
+  'GET /v1/t/c/{token}': 'the signed token’s message: a clicked event and its webhooks, if it tracks clicks; a 302 only to the link the token signs (never an open redirect)',
   'GET /v1/forms': read,
   'GET /v1/forms/{id}': read,
   'POST /v1/forms': liveOnly('a form: the deployment then mails strangers who sign up'),
