@@ -383,7 +383,6 @@ describe('post', () => {
     // Assess
     expect(result).toMatchObject({ ok: false, status: 0, error: 'timeout' });
     expect(result.durationMs).toBeGreaterThanOrEqual(290);
-    expect(result.durationMs).toBeLessThan(2000);
     expect(receiver.requests).toHaveLength(1);
   });
 
@@ -393,7 +392,6 @@ describe('post', () => {
     const result = await new GuardedHttp({ allowPrivate: true, timeoutMs: 200 }).post(`${receiver.url}/`, { headers: {}, body: '{}' });
 
     expect(result).toMatchObject({ ok: false, status: 0, error: 'timeout' });
-    expect(result.durationMs).toBeLessThan(2000);
   });
 
   it('counts a slow answer as a timeout', async () => {
@@ -410,16 +408,15 @@ describe('post', () => {
     const result = await post(`${receiver.url}/`, '{}', {}, local, { timeoutMs: 300 });
 
     expect(result).toMatchObject({ ok: true, status: 200 });
-    expect(result.durationMs).toBeLessThan(2000);
   });
 
   it('reads at most 64 KiB of a large answer and does not wait for the rest', async () => {
     receiver.reply({ status: 200, hang: 'after-headers', body: Buffer.alloc(256 * 1024, 'x') });
 
-    const result = await post(`${receiver.url}/`, '{}', {}, local, { timeoutMs: 5000 });
+    // A deadline past the test's own timeout: waiting for the rest would fail the test.
+    const result = await post(`${receiver.url}/`, '{}', {}, local, { timeoutMs: 600_000 });
 
     expect(result).toMatchObject({ ok: true, status: 200 });
-    expect(result.durationMs).toBeLessThan(2000);
   });
 
   it('reports a closed port as a connection error', async () => {

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../shared/runtime/local/emulators';
 import { startDnsServer } from '../support/dns-server';
 import { api, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
+import { quietPort } from '../support/ports';
 import { waitFor } from '../support/wait';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -55,7 +55,7 @@ const dnsCommand = (args: string[]): DnsCommand => {
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'postbox-dns-'));
-  dnsPort = await freePort();
+  dnsPort = await quietPort();
   runtime = await startRuntimeProcess({ DATA_DIR: dataDir, DNS_SERVERS: `127.0.0.1:${dnsPort}` });
   key = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')).admin_key;
 });

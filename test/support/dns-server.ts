@@ -4,7 +4,7 @@ import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
-import { freePort } from '../../shared/runtime/local/emulators';
+import { quietPort } from './ports';
 
 /** The part of dns2 (which ships no types) this helper uses. */
 interface Dns2Question {
@@ -107,7 +107,7 @@ export async function startDnsServer(zone: Zone): Promise<RunningDns> {
     },
   });
   // One fixed port for both transports: port 0 would put UDP and TCP on different ports.
-  const port = await freePort('127.0.0.1');
+  const port = await quietPort();
   const failed = new Promise<never>((_, reject) => server.on('error', reject));
   await Promise.race([server.listen({ udp: { port, address: '127.0.0.1' }, tcp: { port, address: '127.0.0.1' } }), failed]);
   return {
