@@ -49,6 +49,7 @@ import type { Secrets } from '../ports/secrets';
 import { UNSET_SECRET, type SecretName } from '../platform';
 import { readAwsConfig, type RuntimeConfig } from './config';
 import { createLogger, type Logger } from './logger';
+import { powertoolsLogger } from '../adapters/aws/powertools-logger';
 
 declare const POSTBOX_WITH_SQS: boolean | undefined;
 declare const POSTBOX_WITH_SES: boolean | undefined;
@@ -194,7 +195,7 @@ export async function buildContainer(config: RuntimeConfig, replace: Replacement
     dns: replace.dns ?? new NodeDns(config.dnsServers),
     http: replace.http ?? new GuardedHttp({ allowPrivate: config.webhookAllowPrivate }),
     random: replace.random ?? systemRandom,
-    logger: replace.logger ?? createLogger(config.logLevel),
+    logger: replace.logger ?? (config.runtime === 'aws' ? powertoolsLogger(config.logLevel) : createLogger(config.logLevel)),
     metrics: replace.metrics ?? (config.runtime === 'aws' ? stdoutEmfMetrics(config.stage, () => clock.now().getTime()) : noMetrics),
     payments: 'payments' in replace ? replace.payments : payments(secretsPort),
   };
