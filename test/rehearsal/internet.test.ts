@@ -3,17 +3,14 @@
 // and the connection reaches the receiver on loopback; the guard still refuses loopback, an
 // address not played is unreachable, and TLS still checks the certificate against the address asked.
 import { build } from 'esbuild';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RehearsedFunction } from '../../rehearsal/lambda';
 import type { HttpResult } from '../../shared/ports/http-client';
-import { startPublicReceiver, type PublicReceiver } from '../support/webhook-receiver';
+import { hasOpenssl, startPublicReceiver, type PublicReceiver } from '../support/webhook-receiver';
 
-/** The receiver's certificate is made with the openssl CLI. */
-const openssl = spawnSync('openssl', ['version']).status === 0;
 const dir = mkdtempSync(join(tmpdir(), 'postbox-internet-test-'));
 let played: PublicReceiver;
 let fn: RehearsedFunction;
@@ -26,7 +23,7 @@ beforeAll(async () => {
      export const handler = async (event: { url: string }) => new GuardedHttp({ allowPrivate: false }).post(event.url, { headers: { 'content-type': 'application/json' }, body: '{"hello":"internet"}', timeoutMs: 5000 });`,
   );
   await build({ entryPoints: [join(dir, 'entry.ts')], outfile: join(dir, 'index.mjs'), bundle: true, format: 'esm', platform: 'node', logLevel: 'silent' });
-  if (!openssl) return;
+  if (!hasOpenssl) return;
   played = (await startPublicReceiver())!;
   // A second played address on the same receiver, whose certificate names only the first.
   const internet = { ...played.internet, hosts: [...played.internet.hosts, { ...played.internet.hosts[0]!, address: '93.184.216.36' }] };
@@ -48,7 +45,7 @@ async function post(url: string): Promise<HttpResult> {
   return outcome.result as HttpResult;
 }
 
-describe.skipIf(!openssl)('the functions\' internet (needs openssl)', () => {
+describe.skipIf(!hasOpenssl)('the functions\' internet (needs openssl)', () => {
   it('carries a POST to a played public address, over TLS with its certificate, to the receiver on loopback', async () => {
     const result = await post(`${played.url}/hook`);
     expect(result).toMatchObject({ ok: true, status: 200 });

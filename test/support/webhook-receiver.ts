@@ -1,6 +1,7 @@
 // The prelude of the webhook delivery tests: an HTTP receiver on loopback for the file, and before
 // each test outbound requests allowed to reach it (the SSRF guard lets loopback through only here),
 // a short timeout and a receiver that answers 200 and has seen nothing; after each, the guard back on.
+import { spawnSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { verifySignature } from '../../client/src/signature';
 import type { Internet } from '../../rehearsal/lambda';
@@ -43,6 +44,9 @@ export function useLoopbackReceiver(bed: Testbed): LoopbackHooks {
   afterEach(() => hooks.allowPrivate(false));
   return hooks;
 }
+
+/** Whether the openssl CLI is here: startPublicReceiver makes its certificate with it. */
+export const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
 
 /** example.com's former address: public to the guard; a rehearsal plays it on loopback, nothing reaches the real one. */
 export const PUBLIC_ADDRESS = '93.184.216.34';
