@@ -8,7 +8,9 @@
 // under the configuration set is reported to its event destination's topic, and SNS puts it on
 // each subscribed queue, in its envelope or raw. The functions reach AWS only through the SDK's standard endpoint variables
 // (AWS_ENDPOINT_URL_<SERVICE>), which here name the rehearsal's fronts: the one thing it adds to
-// what a function would see in Lambda, as DNS would point the service hostnames at AWS.
+// what a function would see in Lambda, as DNS would point the service hostnames at AWS. Beyond
+// loopback the functions reach only the public hosts a rehearsal is told to play (`internet`: a
+// webhook receiver at a public address, rehearsal/internet.mjs), their address guard left on.
 //
 // EventBridge rate rules run their target function on a timer (and on `fireRule`), if a Lambda
 // permission lets events.amazonaws.com invoke it for the rule. EventBridge Scheduler is a stand-in
