@@ -8,7 +8,9 @@
 // under the configuration set is reported to its event destination's topic, and SNS puts it on
 // each subscribed queue, in its envelope or raw. The functions reach AWS only through the SDK's standard endpoint variables
 // (AWS_ENDPOINT_URL_<SERVICE>), which here name the rehearsal's fronts: the one thing it adds to
-// what a function would see in Lambda, as DNS would point the service hostnames at AWS.
+// what a function would see in Lambda, as DNS would point the service hostnames at AWS. Beyond
+// loopback the functions reach only the public hosts a rehearsal is told to play (`internet`: a
+// webhook receiver at a public address, rehearsal/internet.mjs), their address guard left on.
 //
 // EventBridge rate rules run their target function on a timer (and on `fireRule`), if a Lambda
 // permission lets events.amazonaws.com invoke it for the rule. EventBridge Scheduler is a stand-in
@@ -40,7 +42,7 @@ import type { Assembly } from './assembly';
 import { startFront, type Authorize, type Front, type RecordedCall } from './aws-front';
 import { startPoller, type Delivery, type MappingSpec, type Poller } from './event-sources';
 import { readRoutes, startHttpApi, type ApiRoute, type HttpApi } from './http-api';
-import { environmentProblems, RehearsedFunction, type FunctionSpec, type InvokeResult, type LogLine } from './lambda';
+import { environmentProblems, RehearsedFunction, type FunctionSpec, type Internet, type InvokeResult, type LogLine } from './lambda';
 import { iamCheck, rolePolicies } from './iam';
 import { deliveryEvent, queuePolicyAdmits, readEventDestinations, readSubscriptions, snsEnvelope, type AcceptedSend, type EventDestination, type Subscription } from './sns';
 import { startS3StandIn, type S3StandIn } from './s3';
@@ -149,6 +151,12 @@ export interface RehearsalOptions {
   onDenied?: (call: RecordedCall) => void;
   /** How often the wall clock fires due schedules (1000 ms by default; 0: only `scheduler.fireDue`). */
   schedulerTickMs?: number;
+  /**
+   * The public hosts the functions may reach, each served on loopback (a webhook receiver): the
+   * functions' network carries a connection to one to its server, after the product's own address
+   * guard passed the public address (rehearsal/internet.mjs). Every other public address is unreachable.
+   */
+  internet?: Internet;
 }
 
 export interface Rehearsal {
@@ -593,6 +601,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
           AWS_ENDPOINT_URL: unrehearsed.endpoint,
           AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
         },
+        internet: options.internet,
         onLog: (line) => {
           logs.push(line);
           options.onLog?.(line);
