@@ -73,7 +73,12 @@ export function signedIn(session: Session): void {
   for (const node of document.querySelectorAll<HTMLElement>('[data-staff]')) node.hidden = session.user.role !== 'staff';
 }
 
+let signOutCount = 0;
+/** How many times the page has signed out: a load that began before a sign-out can tell it happened. */
+export const signOuts = (): number => signOutCount;
+
 export function signedOut(message = '', isError = false): void {
+  signOutCount += 1;
   state.session = null;
   $('who').textContent = '';
   $('suspended').hidden = true;

@@ -7,7 +7,7 @@
 import type { Ok } from '../../../client/src/index';
 import { api } from '../api';
 import { $, el, say } from '../dom';
-import { refreshSession, type View } from '../router';
+import { refreshSession, signOuts, type View } from '../router';
 import { type Session, session } from '../state';
 import { onSubmit } from '../ui';
 import { isVerified } from './domains';
@@ -63,9 +63,19 @@ function account(s: Session, r: Reputation): HTMLElement[] {
 
 async function load(): Promise<void> {
   $('test-send-result').replaceChildren();
-  await refreshSession();
-  const s = session();
-  const [{ domains }, usage] = await Promise.all([api((c) => c.domains.list()), api((c) => c.usage.get())]);
+  const outs = signOuts();
+  try {
+    await refreshSession();
+    const [{ domains }, usage] = await Promise.all([api((c) => c.domains.list()), api((c) => c.usage.get())]);
+    draw(session(), domains, usage.reputation);
+  } catch (error) {
+    // Signed out while this loaded (the sign-out button): the page has said so, and this says nothing over it.
+    if (signOuts() !== outs) return;
+    throw error;
+  }
+}
+
+function draw(s: Session, domains: Domain[], reputation: Reputation): void {
   // The list holds the built-in sandbox domain too (sandbox: true): the steps count the account's own.
   const own = domains.filter((d) => !d.sandbox);
   const verified = own.filter(isVerified);
@@ -76,7 +86,7 @@ async function load(): Promise<void> {
   $('test-send-from').replaceChildren(
     ...(s.sandbox ? [el('option', { value: '' }, 'The shared sender (sandbox)')] : verified.map((d) => el('option', { value: `test@${d.domain}` }, `test@${d.domain}`))),
   );
-  $('overview-body').replaceChildren(...account(s, usage.reputation));
+  $('overview-body').replaceChildren(...account(s, reputation));
   $('overview-steps').replaceChildren(
     ...list.map((st, i) =>
       el(
