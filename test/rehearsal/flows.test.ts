@@ -535,6 +535,45 @@ describe('mutations of the template: the rehearsal fails, naming what broke', ()
     ).rejects.toThrow(/AcceptanceSweepEvery\w*: no AWS::Lambda::Permission lets events.amazonaws.com invoke AcceptanceSweep\w* for this rule/);
   });
 
+  it("a data key generated shorter than the product takes: POST /v1/webhooks answers 500 and the function says what the key lacks", async () => {
+    const broken = await startRehearsal({
+      assembly: mutated((t) => {
+        const [, secret] = Object.entries(t.Resources).find(([id, r]) => r.Type === 'AWS::SecretsManager::Secret' && id.includes('DataEncryptionKey'))!;
+        (secret.Properties!.GenerateSecretString as { PasswordLength: number }).PasswordLength = 16;
+      }),
+    });
+    try {
+      const generated = broken.secrets.find((s) => s.name.includes('DataEncryptionKey'))!;
+      const key = await liveKeyOn(broken);
+      const res = await call('POST', '/v1/webhooks', { on: broken, key, body: { endpoint_url: 'https://93.184.216.34/hook' } });
+      expect(res.status).toBe(500);
+      expect(res.body.error.code).toBe('internal_error');
+      expect(broken.logs.filter((l) => l.function.includes('Webhooks')).map((l) => l.line).join('\n')).toContain('data encryption key must be at least 32 characters');
+      expect(generated.arn).toMatch(/^arn:aws:secretsmanager:/);
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it('a route whose integration invokes the wrong function: the request reaches that function, which answers 404 naming the path it does not serve', async () => {
+    const broken = await startRehearsal({
+      assembly: mutated((t) => {
+        const routes = Object.values(t.Resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route');
+        const target = (key: string) => routes.find((r) => r.Properties!.RouteKey === key)!.Properties!;
+        target('ANY /v1/webhooks').Target = target('ANY /v1/keys').Target;
+      }),
+    });
+    try {
+      const key = await liveKeyOn(broken);
+      const res = await call('POST', '/v1/webhooks', { on: broken, key, body: { endpoint_url: 'https://93.184.216.34/hook' } });
+      expect(res.status).toBe(404);
+      expect(res.body.error).toMatchObject({ code: 'not_found', message: 'no route for POST /v1/webhooks' });
+      expect(broken.functionNamed('webhooks').coldStarts, 'the webhooks function never ran').toBe(0);
+    } finally {
+      await broken.close();
+    }
+  });
+
   it('an environment variable that names a resource the template does not have: the rehearsal refuses to start, naming the variable', async () => {
     await expect(
       startRehearsal({
