@@ -102,6 +102,8 @@ export async function writeContact(deps: ContactDeps, accountId: string, body: O
 
 /** Address claims taken at once by writeNewContacts. */
 const CLAIMS_IN_FLIGHT = 16;
+/** A batch write's items (DynamoDB's BatchWriteItem takes 25). */
+const CONTACTS_PER_WRITE = 25;
 
 export interface NewContactBody {
   body: Omit<CreateContactBody, 'list_ids'>;
@@ -111,8 +113,8 @@ export interface NewContactBody {
 
 /**
  * writeContact for many new contacts of one account, with the same guarantees: every address is
- * claimed first (conditional writes, CLAIMS_IN_FLIGHT at once), then the contacts whose claim was
- * taken are written in batch writes. A batch write has no condition, so an id is used only when no
+ * claimed first (conditional writes, CLAIMS_IN_FLIGHT at once), and the contacts whose claims were
+ * taken are written in batch writes as they are (each only after its own claim). A batch write has no condition, so an id is used only when no
  * contact has it (read first in one batch: a derived id that a dead run wrote and that was deleted
  * since gets a fresh one; not read when the caller knows its ids are new); nothing but the caller
  * writes a derived id, and a fresh ULID is new.
@@ -140,10 +142,27 @@ export async function writeNewContacts(
     created_at: now,
     updated_at: now,
   }));
-  const claimed = await inParallel(items, CLAIMS_IN_FLIGHT, (item) => takeEmail(deps, accountId, item.email, item.id));
-  const written = items.filter((_, i) => claimed[i]);
-  await repo.putNewContacts(written);
-  return { written, taken: items.filter((_, i) => !claimed[i]).map((item) => item.email) };
+  // Each batch write starts once its contacts' claims are all taken, while later claims go on.
+  const written: NewContact[] = [];
+  const taken: string[] = [];
+  const writes: Array<Promise<void>> = [];
+  let ready: NewContact[] = [];
+  const flush = (): void => {
+    if (ready.length === 0) return;
+    const write = repo.putNewContacts(ready);
+    write.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+    writes.push(write);
+    ready = [];
+  };
+  await inParallel(items, CLAIMS_IN_FLIGHT, async (item) => {
+    if (!(await takeEmail(deps, accountId, item.email, item.id))) return void taken.push(item.email);
+    written.push(item);
+    ready.push(item);
+    if (ready.length >= CONTACTS_PER_WRITE) flush();
+  });
+  flush();
+  await Promise.all(writes);
+  return { written, taken };
 }
 
 /**
