@@ -47,7 +47,7 @@ const DUMMY_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
  * together). The send worker handles a batch's messages one after the other and waits on the store
  * and the SES emulator most of the time, so it gets the most.
  */
-const CONSUMER_LANES: Partial<Record<QueueName, number>> = { send: 6, 'ses-events': 4, webhooks: 3 };
+export const CONSUMER_LANES: Partial<Record<QueueName, number>> = { send: 6, 'ses-events': 4, webhooks: 3, inbound: 4 };
 
 /**
  * A client of an emulator, made lighter than the SDK makes it for AWS: the emulators read the
