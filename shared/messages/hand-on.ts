@@ -64,5 +64,5 @@ export async function handOn(
       jobs.push(job);
     }
   });
-  await deps.queue.sendBatch('send', jobs);
+  if (jobs.length > 0) await deps.queue.sendBatch('send', jobs);
 }

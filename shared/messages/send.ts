@@ -278,47 +278,64 @@ export async function acceptSends(
 
   const caps = firsts.length > 0 ? readCaps(deps, sender) : undefined; // beside the suppression reads, for reserveSpend below
   const drafts = firsts.map((p) => draft(p, sender, suppressed.has(`${p.request.channel}:${p.recipient}`), nowIso, options.broadcastId));
-  // Spend caps (shared/spend-caps/reserve.ts): each live accepted send reserves its cost before its
-  // message is stored, so nothing stored was ever refused; one past a hard cap is 402
-  // spend_cap_exceeded unless its message exists already (a retry replays it). A reservation whose
-  // message turns out to exist (a retry, a concurrent duplicate) is given back.
+  const settled = await reserveAndStore(deps, sender, drafts, now, caps, outcomes);
+  for (const p of repeats) {
+    const first = firstByKey.get(p.request.idempotency_key) as Prepared;
+    const firstOutcome = outcomes[first.index];
+    outcomes[p.index] = first.digest === p.digest && firstOutcome ? firstOutcome : keyReused();
+  }
+  const { created } = settled;
+  // Counted once per message, as it is stored. Suppressed ones were never accepted.
+  if (!sender.testMode) deps.metrics.count('MessagesAccepted', created.filter((d) => d.message.accepted_as === undefined).length);
+  // Suppressed ones go on the timeline now that their message exists; the others were handed on before it was stored.
+  const suppressedNow = created.filter((d) => d.message.accepted_as === 'suppressed');
+  if (suppressedNow.length > 0) await handOn(deps, sender.accountId, new Map(suppressedNow.map((d) => [d.message.id, decisionOf(d.message)])), suppressedNow.map((d) => d.message), nowIso);
+  if (settled.failure) throw settled.failure.error;
+  return outcomes.map((o) => o as SendOutcome);
+}
+
+/**
+ * Spend caps (shared/spend-caps/reserve.ts): each live accepted send reserves its cost before its
+ * message is stored, so nothing stored was ever refused; one past a hard cap is 402
+ * spend_cap_exceeded unless its message exists already (a retry replays it). Then the messages are
+ * stored (storeAll); a reservation whose message turns out to exist (a retry, a concurrent
+ * duplicate) is given back, and so is one whose message could not be stored. Sets each draft's
+ * outcome; `failure` is the first write that threw, for the caller to throw once it has handed on
+ * what was stored.
+ */
+async function reserveAndStore(
+  deps: SendDeps,
+  sender: Sender,
+  drafts: readonly Draft[],
+  now: Date,
+  caps: ReturnType<typeof readCaps>,
+  outcomes: Array<SendOutcome | undefined>,
+): Promise<{ created: Draft[]; failure?: Stored }> {
+  const nowIso = now.toISOString();
   const billable = drafts.filter((d) => d.message.accepted_as === undefined).map((d) => ({ ref: d, channel: d.message.channel, messageId: d.message.id }));
   const overCap = new Set(await reserveSpend(deps, sender, billable, now, caps));
-  const reserved = new Set(billable.filter((b) => !overCap.has(b.ref)).map((b) => b.ref));
+  const reserved = billable.filter((b) => !overCap.has(b.ref));
   if (overCap.size > 0) {
-    const found = await messages.getMany([...overCap].map((d) => d.message.id));
+    const found = await new MessageRepository(deps.store).getMany([...overCap].map((d) => d.message.id));
     for (const d of overCap) {
       const existing = found.get(d.message.id);
       outcomes[d.p.index] = existing ? answerFrom(existing, d) : rejected(spendCapExceeded());
     }
   }
   const stored = await storeAll(deps, sender.accountId, drafts.filter((d) => !overCap.has(d)), now).catch(async (error: unknown) => {
-    await releaseUnstoredSpend(deps, sender, billable.filter((b) => reserved.has(b.ref)), nowIso);
+    await releaseUnstoredSpend(deps, sender, reserved, nowIso);
     throw error;
   });
-  const created = stored.filter((s) => s.result === 'created').map((s) => s.d);
   for (const { d, result } of stored) {
     if (result === 'created') outcomes[d.p.index] = decisionOf(d.message);
     else if (result !== 'failed') outcomes[d.p.index] = answerFrom(result, d);
   }
-  const givenBack = stored.flatMap((s) => (s.result !== 'created' && s.result !== 'failed' && reserved.has(s.d) ? [s.d] : []));
-  await inParallel(givenBack, CLAIM_CONCURRENCY, (d) => releaseSpend(deps, { ...d.message, key_id: sender.keyId }));
-  for (const p of repeats) {
-    const first = firstByKey.get(p.request.idempotency_key) as Prepared;
-    const firstOutcome = outcomes[first.index];
-    outcomes[p.index] = first.digest === p.digest && firstOutcome ? firstOutcome : keyReused();
-  }
-  // Counted once per message, as it is stored. Suppressed ones were never accepted.
-  if (!sender.testMode) deps.metrics.count('MessagesAccepted', created.filter((d) => d.message.accepted_as === undefined).length);
-  // Suppressed ones go on the timeline now that their message exists; the others were handed on before it was stored.
-  const suppressedNow = created.filter((d) => d.message.accepted_as === 'suppressed');
-  await handOn(deps, sender.accountId, new Map(suppressedNow.map((d) => [d.message.id, decisionOf(d.message)])), suppressedNow.map((d) => d.message), nowIso);
-  const failed = stored.find((s) => s.result === 'failed');
-  if (failed) {
-    await releaseUnstoredSpend(deps, sender, billable.filter((b) => reserved.has(b.ref) && stored.some((s) => s.d === b.ref && s.result === 'failed')), nowIso);
-    throw failed.error;
-  }
-  return outcomes.map((o) => o as SendOutcome);
+  const resultOf = new Map(stored.map((s) => [s.d, s.result]));
+  const found = reserved.filter((b) => resultOf.get(b.ref) !== 'created' && resultOf.get(b.ref) !== 'failed');
+  await inParallel(found, CLAIM_CONCURRENCY, (b) => releaseSpend(deps, { ...b.ref.message, key_id: sender.keyId }));
+  const failure = stored.find((s) => s.result === 'failed');
+  if (failure) await releaseUnstoredSpend(deps, sender, reserved.filter((b) => resultOf.get(b.ref) === 'failed'), nowIso);
+  return { created: stored.filter((s) => s.result === 'created').map((s) => s.d), failure };
 }
 
 /** One send's message as it will be stored, under the id its idempotency key gives it. */
