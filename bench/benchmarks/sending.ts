@@ -88,7 +88,7 @@ interface CostRow {
   price: number;
 }
 
-/** Items the floor writes: the size of the claims and messages the single sends wrote. */
+/** Items the floor writes: the size of the messages (each its send's idempotency claim) and content items the single sends wrote. */
 function floorItemBytes(singles: Single[]): number {
   const written = singles.flatMap((s) => s.calls).flatMap((c) => (c.op === 'create' ? [c.args[0]] : c.op === 'batchPut' ? (c.args[0] as unknown[]) : []));
   return Math.round(sum(written.map((i) => itemSize(i as Record<string, unknown>))) / Math.max(1, written.length)) || 1024;
