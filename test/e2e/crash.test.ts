@@ -86,11 +86,12 @@ afterAll(() => {
 });
 
 describe('kill -9 of the local runtime', () => {
-  // Two kill points inside one batch: while its keys are being claimed, and once its first
-  // messages are stored (claims pending, nothing enqueued yet).
+  // Two kill points inside one batch, both after its jobs were handed on and while its messages
+  // are being stored (each message's put is its idempotency claim): at the first stored, and
+  // halfway. The jobs of the messages not yet stored wait for the retry to store them.
   const killPoints = [
-    { name: 'while claiming its keys', tag: 'midclaims', entity: 'idempotency', atLeast: 100 },
-    { name: 'while storing its messages', tag: 'midstore', entity: 'message', atLeast: 1 },
+    { name: 'at its first stored message', tag: 'midstore', entity: 'message', atLeast: 1 },
+    { name: 'halfway through storing its messages', tag: 'halfstored', entity: 'message', atLeast: ITEMS / 2 },
   ];
   for (const point of killPoints) {
     it(`mid-batch, ${point.name}: the same batch retried after a restart answers ids that all exist, each mailed once`, { timeout: 240_000 }, async () => {
