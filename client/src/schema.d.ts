@@ -1184,6 +1184,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/inbound/routes/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * New signing secret for a route, shown once; the old one stops signing at once
+         * @description A new `signing_secret`, in this answer only; the previous one is never shown again and signs no new attempt, a retry of an earlier
+         *     forward included. Email routes hold a secret as well (shown on create; it signs once the route is changed to a webhook route) and rotate
+         *     alike. Two rotations at once: the later one gets 409 `conflict`, so nobody holds a secret that does not work. Another account's id is 404.
+         *     Deployment-gated: 404 `not_found` where inbound email is off (`INBOUND_ENABLED`; in AWS the `-c inbound=true` context).
+         *
+         *     **Forwards.** A received message goes to the active route of its domain whose `match_prefix` starts the recipient's local part (ignoring case;
+         *     the longest prefix wins; `""` is the catch-all). A `webhook` route POSTs the `email.received` envelope to `forward_url` with `message_id` `""`,
+         *     signed as webhook deliveries are (`Service-Event-Id`, `Service-Event-Type: email.received`, `Service-Timestamp`, `Service-Signature` = hex HMAC-SHA256
+         *     keyed with this route's `signing_secret`), through the same address guard and retry schedule (30 s doubling, ±25 %, 12 attempts or 24 hours).
+         *     An `email` route forwards the message to `forward_address` as a new outbound email from the recipient address (subject `Fwd: …`, the original
+         *     sender, date, recipients and text inline), subject to suppressions and spend caps like any send. Account `email.received` webhooks fire as well.
+         */
+        post: operations["rotateInboundRouteSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/inbound/{id}": {
         parameters: {
             query?: never;
@@ -13752,6 +13782,170 @@ export interface operations {
                             code?: "not_found";
                             /** @constant */
                             status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    rotateInboundRouteSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The route with its new signing secret, shown once */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The route id, inr_… */
+                        id: string;
+                        domain: string;
+                        match_prefix: string;
+                        /** @enum {string} */
+                        destination_type: "webhook" | "email";
+                        /** @description webhook routes; null on email routes */
+                        forward_url: string | null;
+                        /** @description email routes; null on webhook routes */
+                        forward_address: string | null;
+                        /** @description false: the route matches nothing until set true again */
+                        active: boolean;
+                        created_at: string;
+                        /** @description HMAC-SHA256 key of the Service-Signature on this route's webhook forwards: 64 hex characters used as their UTF-8 bytes. Shown once: store it now */
+                        signing_secret: string;
+                    };
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict";
+                            /** @constant */
+                            status?: 409;
                         };
                     } & components["schemas"]["ErrorEnvelope"];
                 };

@@ -51,7 +51,7 @@ async function markVerified(rehearsal: Rehearsal, domain: string): Promise<void>
 
 export function deployedFlows(ctx: FlowContext): void {
   describe('SES receiving, as the receipt rule does it', () => {
-    it.skipIf(!hasOpenssl)('stores a message SES received for an inbound domain: raw in the bucket as SES, notified through the topic, listed by GET /v1/inbound, its email.received delivered signed to the subscriber by the webhook worker, and forwarded by a route through SES (needs openssl)', async () => {
+    it.skipIf(!hasOpenssl)('stores a message SES received for an inbound domain: raw in the bucket as SES, notified through the topic, listed by GET /v1/inbound, its email.received delivered signed to the subscriber by the webhook worker, forwarded by an email route through SES, and by a webhook route signed with its rotated secret (needs openssl)', async () => {
       const rehearsal = ctx.rehearsal();
       const key = await ctx.accountKey();
       // Prepare: a domain of the account, verified, with inbound on; a route forwarding fwd-*; a webhook for email.received.
@@ -68,9 +68,19 @@ export function deployedFlows(ctx: FlowContext): void {
       const hookPath = `/inbound-${Date.now()}`;
       const hook = await ctx.pastRateLimit('POST', '/v1/webhooks', { key, body: { endpoint_url: `${played.url}${hookPath}`, event_types: ['email.received'] } });
       expect(hook.status, JSON.stringify(hook.body)).toBe(201);
-      const raw = [`From: Alice <alice@sender.rehearsal.test>`, `To: fwd-sales@${DOMAIN}`, 'Subject: Received in the rehearsal', `Message-ID: <${Date.now()}@sender.rehearsal.test>`, '', 'Hello, inbound.', ''].join('\r\n');
+      // A webhook route for hook-*, its secret rotated (issue 30: create and rotate sealed under the data key Secrets Manager generated).
+      const routePath = `/route-${Date.now()}`;
+      const hookRoute = await ctx.pastRateLimit('POST', '/v1/inbound/routes', { key, body: { domain: DOMAIN, match_prefix: 'hook', destination_type: 'webhook', forward_url: `${played.url}${routePath}` } });
+      expect(hookRoute.status, `${JSON.stringify(hookRoute.body)}\n${ctx.inside()}`).toBe(201);
+      const rotated = await ctx.pastRateLimit('POST', `/v1/inbound/routes/${hookRoute.body.id}/rotate-secret`, { key });
+      expect(rotated.status, `${JSON.stringify(rotated.body)}\n${ctx.inside()}`).toBe(200);
+      expect(rotated.headers.get('cache-control')).toBe('no-store');
+      expect(rotated.body.signing_secret).toMatch(/^[0-9a-f]{64}$/);
+      expect(rotated.body.signing_secret).not.toBe(hookRoute.body.signing_secret);
+      const recipients = [`fwd-sales@${DOMAIN}`, `hook-desk@${DOMAIN}`];
+      const raw = [`From: Alice <alice@sender.rehearsal.test>`, `To: ${recipients.join(', ')}`, 'Subject: Received in the rehearsal', `Message-ID: <${Date.now()}@sender.rehearsal.test>`, '', 'Hello, inbound.', ''].join('\r\n');
       // Act
-      const received = await rehearsal.receiveMail({ from: 'alice@sender.rehearsal.test', to: [`fwd-sales@${DOMAIN}`], raw });
+      const received = await rehearsal.receiveMail({ from: 'alice@sender.rehearsal.test', to: recipients, raw });
       // Assert: SES wrote under the rule's prefix, admitted by the bucket policy, and notified the topic.
       expect(received.refused).toEqual([]);
       expect(received.stored).toEqual([expect.objectContaining({ objectKey: `inbound/raw/${received.sesMessageId}` })]);
@@ -79,7 +89,7 @@ export function deployedFlows(ctx: FlowContext): void {
       const listed = await waitFor(
         async () => {
           const page = await ctx.call('GET', '/v1/inbound', { key });
-          return page.status === 200 && (page.body.data ?? page.body.emails ?? page.body.inbound ?? []).find((e: { subject: string }) => e.subject === 'Received in the rehearsal');
+          return page.status === 200 && (page.body.data ?? page.body.emails ?? page.body.inbound ?? []).find((e: { subject: string; recipient: string }) => e.subject === 'Received in the rehearsal' && e.recipient === recipients[0]);
         },
         { what: () => `the received mail listed by GET /v1/inbound\n${ctx.inside()}`, timeoutMs: 30_000, intervalMs: 300 },
       );
@@ -99,6 +109,16 @@ export function deployedFlows(ctx: FlowContext): void {
         intervalMs: 300,
       });
       expect(forward.body.text).toContain('Hello, inbound.');
+      // The webhook route's forward, by the webhook worker: signed with the rotated secret, not the first one.
+      const routed = await waitFor(() => played.receiver.requests.find((r) => r.path === routePath), {
+        what: () => `the hook route's forward\n${ctx.inside()}`,
+        timeoutMs: 30_000,
+        intervalMs: 200,
+      });
+      const byRoute = await signedEnvelope(routed, rotated.body.signing_secret);
+      expect(byRoute.verified, 'the forward verifies with the rotated secret').toBe(true);
+      expect((await signedEnvelope(routed, hookRoute.body.signing_secret)).verified, 'and not with the secret it replaced').toBe(false);
+      expect(byRoute.envelope).toMatchObject({ event_type: 'email.received', message_id: '', payload: { recipient: recipients[1], subject: 'Received in the rehearsal' } });
     });
   });
 
