@@ -52,7 +52,7 @@ import { bucketPolicies, playReceipt, readReceiptRules, SES_SERVICE, servicePoli
 import { receivedNotification } from '../shared/runtime/local/smtp-listener';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { startSecretsManager, type SecretsManagerStandIn, type StoredSecret } from './secrets';
-import { attempt as attemptIn, bucketNotes, createQueues, createSecrets, createTables, functionSpec, readMappings, readPublishing, readRules, unplayedTypes, type Build } from './resources';
+import { attempt as attemptIn, bucketNotes, expireItems, createQueues, createSecrets, createTables, functionSpec, readMappings, readPublishing, readRules, unplayedTypes, type Build } from './resources';
 import {
   namedResource,
   REHEARSAL_ACCOUNT,
@@ -132,6 +132,12 @@ export interface Rehearsal {
   scheduler: Omit<SchedulerStandIn, 'close'>;
   /** The DynamoDB emulator itself (no IAM front): for a flow's setup the API cannot make offline (a domain verified by DNS). */
   dynamodb: { endpoint: string };
+  /**
+   * Time to Live, which dynalite lacks: deletes the items of the template's TTL tables whose TTL
+   * attribute is before `now` (default: the wall clock), as DynamoDB does in the background within
+   * days of it. Answers how many it deleted.
+   */
+  expireItems(now?: Date): Promise<number>;
   /** The receipt rules' S3 actions (a stack synthesized with inbound), and what SES did with each message. */
   receiptRules: readonly ReceiptRuleS3Action[];
   received: ReceivedMail[];
@@ -331,7 +337,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       for (const destination of matching) if (destination.enabled && destination.topicArn && destination.eventTypes.includes('delivery')) await publish(destination.topicArn, event);
     };
 
-    await createTables(build, dynamodb);
+    const expiring = await createTables(build, dynamodb);
     await createQueues(build, sqsAdmin, fronts.sqs.endpoint, queueArns);
     const secrets = createSecrets(build);
     ({ subscriptions, destinations } = readPublishing(build));
@@ -523,6 +529,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       ses,
       s3: { endpoint: s3.endpoint, upstream: s3.upstream },
       dynamodb: { endpoint: dynalite.endpoint },
+      expireItems: (now = new Date()) => expireItems(dynamodb, expiring, now),
       receiptRules,
       received,
       receiveMail,

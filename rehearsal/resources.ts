@@ -2,7 +2,7 @@
 // resource (tables, queues, secrets), what each function, event source mapping and rate rule is,
 // and what the template asks that the rehearsal cannot play (problems, which refuse the start) or
 // plays differently (notes). rehearsal.ts runs what these build.
-import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DeleteItemCommand, DescribeTableCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { MappingSpec } from './event-sources';
 import { environmentProblems, type FunctionSpec, type RehearsedFunction } from './lambda';
@@ -98,8 +98,18 @@ export function attempt<T>(build: Build, what: () => T): T | undefined {
   }
 }
 
-/** DynamoDB tables, from their template definition. */
-export async function createTables(build: Build, dynamodb: DynamoDBClient): Promise<void> {
+/** A table whose template turns on Time to Live: the attribute DynamoDB reads the expiry from. */
+export interface TtlTable {
+  name: string;
+  attribute: string;
+}
+
+/**
+ * DynamoDB tables, from their template definition. dynalite has no Time to Live: the tables that
+ * turn it on are answered, and the rehearsal deletes their expired items itself (expireItems).
+ */
+export async function createTables(build: Build, dynamodb: DynamoDBClient): Promise<TtlTable[]> {
+  const expiring: TtlTable[] = [];
   const { template, stackName, resolver } = build;
   for (const [id, resource] of resourcesOfType(template, 'AWS::DynamoDB::Table')) {
     const props = (attempt(build, () => resolver.resolve(resource.Properties ?? {}, id)) ?? {}) as Record<string, unknown>;
@@ -121,10 +131,37 @@ export async function createTables(build: Build, dynamodb: DynamoDBClient): Prom
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     const ttl = props.TimeToLiveSpecification as { AttributeName?: string; Enabled?: boolean } | undefined;
-    if (ttl?.Enabled) build.notes.push(`${id}: TimeToLiveSpecification (${ttl.AttributeName}) is not applied: dynalite has no TTL; expired items stay`);
+    if (ttl?.Enabled && ttl.AttributeName) expiring.push({ name, attribute: ttl.AttributeName });
     build.physical.set(id, tableResource(name));
   }
   for (const [id] of resourcesOfType(template, 'AWS::DynamoDB::GlobalTable')) build.problems.push(`${id}: AWS::DynamoDB::GlobalTable is not rehearsed yet`);
+  return expiring;
+}
+
+/**
+ * Time to Live as DynamoDB applies it: an item whose TTL attribute is a number of epoch seconds
+ * before `now` is deleted (DynamoDB does it within days, in the background; the rehearsal when
+ * asked). An item without the attribute, or with a value that is not a number, never expires.
+ * Answers how many items were deleted.
+ */
+export async function expireItems(dynamodb: DynamoDBClient, tables: readonly TtlTable[], now: Date): Promise<number> {
+  const epoch = Math.floor(now.getTime() / 1000);
+  let deleted = 0;
+  for (const table of tables) {
+    const key = (await dynamodb.send(new DescribeTableCommand({ TableName: table.name }))).Table!.KeySchema!.map((k) => k.AttributeName!);
+    let start: Record<string, AttributeValue> | undefined;
+    do {
+      const page = await dynamodb.send(
+        new ScanCommand({ TableName: table.name, ExclusiveStartKey: start, FilterExpression: '#ttl < :now', ExpressionAttributeNames: { '#ttl': table.attribute }, ExpressionAttributeValues: { ':now': { N: String(epoch) } } }),
+      );
+      for (const item of page.Items ?? []) {
+        await dynamodb.send(new DeleteItemCommand({ TableName: table.name, Key: Object.fromEntries(key.map((k) => [k, item[k]!])) }));
+        deleted++;
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
+  }
+  return deleted;
 }
 
 /**

@@ -100,7 +100,9 @@ const GZIP_BUDGETS: Record<string, number> = {
   bimi: API_GZIP_BUDGET + 9_500,
   inbound: API_GZIP_BUDGET + 6_000,
   mail: API_GZIP_BUDGET + 22_500,
-  uploads: API_GZIP_BUDGET + 15_000,
+  // Contact import in batches (issue 31 item 4: batch reads and writes, the per-chunk count mark)
+  // reaches uploads through the import it starts: 172,800 bytes measured with the logger. Raised by 1 KB.
+  uploads: API_GZIP_BUDGET + 16_000,
   // auth carries the list of common and breached passwords new passwords are checked against
   // (issue 19): data, on top of the API budget at its own gzip size, like docs' document.
   auth: API_GZIP_BUDGET + gzipSync(JSON.stringify(JSON.parse(readFileSync(new URL('../../shared/auth/common-passwords.json', import.meta.url), 'utf8')))).length,

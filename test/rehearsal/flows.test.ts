@@ -30,6 +30,8 @@ const FLOW_FUNCTIONS = ['auth', 'keys', 'webhooks', 'webhook-worker', 'send', 's
 const outdir = mkdtempSync(join(tmpdir(), 'postbox-rehearsal-test-'));
 let assembly: Assembly;
 let rehearsal: Rehearsal;
+/** A live key and the message it sent, for the last test: they must outlive Time to Live. */
+let survivor: { key: string; messageId: string } | undefined;
 /** The webhook endpoint on the rehearsal's internet: a public address, served on loopback (undefined without openssl). */
 let played: PublicReceiver | undefined;
 
@@ -192,6 +194,7 @@ describe('the stack, rehearsed', () => {
     const mail = await waitFor(async () => (await mailTo(session.email)).find((m) => m.subject === 'Rehearsed'), { what: 'the sent mail in SES' });
     expect(mail.body.text).toContain('Hello from the rehearsal');
     sentId = messageId;
+    survivor = { key: liveKey, messageId };
   });
 
   it('reaches delivered: SES publishes the Delivery event to the configuration set\'s topic, SNS puts it on the ses-events queue in its envelope, the ses-events function records it', async () => {
@@ -370,6 +373,21 @@ describe('the rehearsal, after the flows', () => {
     for (const action of ['dynamodb:PutItem', 'dynamodb:GetItem', 'sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'ses:SendEmail', 'secretsmanager:GetSecretValue', 's3:PutObject', 's3:GetObject']) expect(actions).toContain(action);
     for (const action of ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'iam:PassRole']) expect(actions).toContain(action);
     expect(rehearsal.errors).toEqual([]);
+  });
+
+  // Last: it deletes what the flows left to expire (sessions, tokens, limiter logs, delivery logs).
+  it("loses nothing it keeps when DynamoDB's Time to Live has deleted every item due by a year from now: the live key still lists keys and reads its message", async () => {
+    expect(survivor, 'the send flow ran').toBeDefined();
+
+    const deleted = await rehearsal.expireItems(new Date(Date.now() + 366 * 86_400_000));
+    const keysList = await call('GET', '/v1/keys', { key: survivor!.key });
+    const message = await call('GET', `/v1/messages/${survivor!.messageId}`, { key: survivor!.key });
+
+    expect(deleted).toBeGreaterThan(0);
+    expect(await rehearsal.expireItems(new Date(Date.now() + 366 * 86_400_000))).toBe(0);
+    expect(keysList.status).toBe(200);
+    expect(message.status, JSON.stringify(message.body)).toBe(200);
+    expect(message.body).toMatchObject({ id: survivor!.messageId, status: 'delivered' });
   });
 });
 
