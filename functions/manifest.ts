@@ -56,8 +56,9 @@ export const functions: readonly FunctionDef[] = [
     queue: 'send',
     // The bucket: reads back content too large for the message item. The unsubscribe key and
     // links: marketing mail's unsubscribe link, in its headers and body (shared/unsubscribe/).
-    // reputation: the alert mail names the levels.
-    needs: { table: 'readwrite', sesSend: true, sendTo: ['webhooks'], bucket: 'read', secrets: ['unsubscribe-signing-key'], links: true, reputation: true },
+    // reputation: the alert mail names the levels. The send queue: a job that came before its
+    // message goes back on it for a later look (shared/messages/dispatch.ts).
+    needs: { table: 'readwrite', sesSend: true, sendTo: ['webhooks', 'send'], bucket: 'read', secrets: ['unsubscribe-signing-key'], links: true, reputation: true },
     memoryMb: 512,
     timeoutSeconds: 30,
   },

@@ -17,7 +17,7 @@ import { releaseSpend } from '../spend-caps/reserve';
 import { sendHold } from './account-hold';
 import { ContentMissingError, loadAttachments, loadContent } from './content';
 import { asMailed } from '../templates/text';
-import { HANDOFF_WINDOW_MS, type SendJob } from './messages';
+import { HANDOFF_WINDOW_MS, handoffDelaySeconds, type SendJob } from './messages';
 import type { MessageItem } from './model';
 import { MessageRepository } from './repository';
 import { recordEvent, routerEventId, workerEventId } from './timeline';
@@ -56,7 +56,8 @@ export interface Attempt {
  */
 export const DISPATCH_LEASE_MS = 30_000;
 
-export type DispatchResult = 'sent' | 'simulated' | 'failed' | 'suppressed' | 'skipped';
+/** `deferred`: the job came before its message and was put back on the queue for a later look. */
+export type DispatchResult = 'sent' | 'simulated' | 'failed' | 'suppressed' | 'skipped' | 'deferred';
 
 const DISPATCHABLE = new Set(['queued', 'scheduled']);
 
@@ -197,7 +198,13 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attemp
     // it. Past the window (or on the last attempt) the request died or failed before the message
     // was stored, and nothing was accepted.
     const storing = !message && job.handed_at !== undefined && deps.clock.now().getTime() - job.handed_at < HANDOFF_WINDOW_MS;
-    if (storing && !attempt.finalAttempt) throw new RetryableError(`message ${job.message_id} is not stored yet; retried later`);
+    if (storing && !attempt.finalAttempt) {
+      // Put back with a short delay, not failed to the queue's visibility timeout: the request is
+      // storing it now. A second job for the message is harmless (the dispatch guard sends once).
+      const tries = (job.handoff_tries ?? 0) + 1;
+      await deps.queue.send('send', { ...job, handoff_tries: tries }, { delaySeconds: handoffDelaySeconds(tries) });
+      return 'deferred';
+    }
     deps.logger.warn('send job for an unknown message; dropped', { job });
     return 'skipped';
   }

@@ -137,11 +137,14 @@ describe('a request killed between handing its message on and storing it', () =>
     const [job] = jobsFor(id);
 
     const early = await worker(sqsEvent([sqsRecord(job!.body)]));
+    const putBack = jobsFor(id).slice(1);
     bed.c.clock.advance(HANDOFF_WINDOW_MS);
-    const late = await worker(sqsEvent([sqsRecord(job!.body, 2)]));
+    const late = await worker(sqsEvent([sqsRecord(putBack[0]!.body)]));
 
-    expect(early.batchItemFailures).toHaveLength(1);
+    expect(early.batchItemFailures).toEqual([]);
+    expect(putBack).toHaveLength(1);
     expect(late.batchItemFailures).toEqual([]);
+    expect(jobsFor(id)).toHaveLength(2);
     expect(bed.c.mailed.filter((m) => m.messageId === id)).toEqual([]);
   });
 
@@ -160,18 +163,35 @@ describe('a request killed between handing its message on and storing it', () =>
     expect(bed.c.mailed.filter((m) => m.messageId === retry.body.id)).toHaveLength(1);
   });
 
-  it('sends a message whose job arrived before it was stored, once it is', async () => {
+  it('sends a message whose job arrived before it was stored, once it is: the job comes back after a second, not after the queue\'s visibility timeout', async () => {
     const body = request();
     const id = idFor(body);
     const job = { message_id: id, account_id: bed.account.account_id, handed_at: bed.c.clock.now().getTime() };
 
     const before = await worker(sqsEvent([sqsRecord(job)]));
+    const putBack = jobsFor(id);
     await send(body);
-    const after = await worker(sqsEvent([sqsRecord(job, 2)]));
+    const again = await worker(sqsEvent([sqsRecord(putBack[0]!.body)]));
 
-    expect(before.batchItemFailures).toHaveLength(1);
-    expect(after.batchItemFailures).toEqual([]);
+    expect(before.batchItemFailures).toEqual([]);
+    expect(putBack).toHaveLength(1);
+    expect(putBack[0]).toMatchObject({ body: { ...job, handoff_tries: 1 }, delaySeconds: 1 });
+    expect(again.batchItemFailures).toEqual([]);
     expect(bed.c.mailed.filter((m) => m.messageId === id)).toHaveLength(1);
+  });
+
+  it('looks for a message that is not stored yet less often each time, and drops the job once the hand-off window has passed', async () => {
+    const body = request();
+    const id = idFor(body);
+    const job = { message_id: id, account_id: bed.account.account_id, handed_at: bed.c.clock.now().getTime(), handoff_tries: 7 };
+
+    await worker(sqsEvent([sqsRecord(job)]));
+    const late = await worker(sqsEvent([sqsRecord({ ...job, handed_at: bed.c.clock.now().getTime() - HANDOFF_WINDOW_MS })]));
+
+    expect(jobsFor(id).map((j) => j.delaySeconds)).toEqual([60]);
+    expect(late.batchItemFailures).toEqual([]);
+    expect(jobsFor(id)).toHaveLength(1);
+    expect(bed.c.mailed.filter((m) => m.messageId === id)).toEqual([]);
   });
 
   it('leaves a schedule that finds no message when it fires: nothing is mailed', async () => {

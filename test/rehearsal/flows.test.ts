@@ -290,19 +290,25 @@ describe('the stack, rehearsed', () => {
     const taken = () => new Set(batches().flatMap((d) => d.bodies.map((b) => JSON.parse(b).message_id as string)).filter((id) => ids.has(id)));
     await waitFor(() => taken().size === 1000, { what: () => `the send worker to take all 1000 jobs (took ${taken().size})\n${inside()}`, timeoutMs: 110_000, intervalMs: 200 });
     expect(batches().flatMap((d) => d.failed)).toEqual([]);
-    // Read back through the API, page by page.
-    const delivered = new Set<string>();
-    let cursor: string | undefined;
-    let pages = 0;
-    do {
-      const path = `/v1/messages?status=delivered&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-      const page = await pastRateLimit('GET', path, { session });
-      pages += 1;
-      expect(page.status, JSON.stringify(page.body)).toBe(200);
-      for (const m of page.body.messages as Array<{ id: string }>) if (ids.has(m.id)) delivered.add(m.id);
-      cursor = page.body.next_cursor ?? undefined;
-    } while (cursor);
-    expect(delivered.size, `${pages} pages`).toBe(1000);
+    // Read back through the API, page by page, until every one is delivered: a job the worker took
+    // before the request stored its message went back on the queue for a second look (a second).
+    const deliveredIds = async (): Promise<{ delivered: Set<string>; pages: number }> => {
+      const delivered = new Set<string>();
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const path = `/v1/messages?status=delivered&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+        const page = await pastRateLimit('GET', path, { session });
+        pages += 1;
+        expect(page.status, JSON.stringify(page.body)).toBe(200);
+        for (const m of page.body.messages as Array<{ id: string }>) if (ids.has(m.id)) delivered.add(m.id);
+        cursor = page.body.next_cursor ?? undefined;
+      } while (cursor);
+      return { delivered, pages };
+    };
+    let read = await deliveredIds();
+    await waitFor(async () => (read = await deliveredIds()).delivered.size === 1000, { what: () => `all 1000 delivered (${read.delivered.size} in ${read.pages} pages)\n${inside()}`, timeoutMs: 60_000, intervalMs: 500 });
+    expect(read.delivered.size).toBe(1000);
     // About eleven AWS calls per message in the send worker, one invocation at a time: 30 to 50 s on two shared cores.
   }, 150_000);
 
@@ -376,16 +382,17 @@ describe('the rehearsal, after the flows', () => {
   });
 
   // Last: it deletes what the flows left to expire (sessions, tokens, limiter logs, delivery logs).
-  it("loses nothing it keeps when DynamoDB's Time to Live has deleted every item due by a year from now: the live key still lists keys and reads its message", async () => {
+  it("loses nothing it keeps when DynamoDB's Time to Live has deleted every item due by a year from now: the live key still lists and reads its message", async () => {
     expect(survivor, 'the send flow ran').toBeDefined();
 
     const deleted = await rehearsal.expireItems(new Date(Date.now() + 366 * 86_400_000));
-    const keysList = await call('GET', '/v1/keys', { key: survivor!.key });
+    const left = await rehearsal.expireItems(new Date(Date.now() + 366 * 86_400_000));
+    const list = await call('GET', '/v1/messages?limit=5', { key: survivor!.key });
     const message = await call('GET', `/v1/messages/${survivor!.messageId}`, { key: survivor!.key });
 
     expect(deleted).toBeGreaterThan(0);
-    expect(await rehearsal.expireItems(new Date(Date.now() + 366 * 86_400_000))).toBe(0);
-    expect(keysList.status).toBe(200);
+    expect(left).toBe(0);
+    expect(list.status, JSON.stringify(list.body)).toBe(200);
     expect(message.status, JSON.stringify(message.body)).toBe(200);
     expect(message.body).toMatchObject({ id: survivor!.messageId, status: 'delivered' });
   });
