@@ -143,6 +143,113 @@ async function startReceiver(): Promise<{ url: string; arrivals: Map<string, num
   };
 }
 
+/** A raw body (a CSV upload) with the same client as `call`. */
+function upload(base: string, path: string, token: string, body: string, type: string): Promise<Answer> {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const req = request(new URL(path, base), { method: 'POST', agent, headers: { authorization: `Bearer ${token}`, 'content-type': type } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', () => resolve({ status: 'error', ms: performance.now() - t0, body: '' }));
+    req.end(body);
+  });
+}
+
+const LONE = { recipients: 400, importRows: 5000, keysEveryMs: 125, broadcastEveryMs: 250, quietReads: 40, maxMs: 120_000 } as const;
+
+export interface LoneReads {
+  quiet: number[];
+  keys: Answer[];
+  broadcast: Answer[];
+  importS: number;
+  broadcastS: number;
+  lines: string[];
+}
+
+/** Reads `path` one at a time every `everyMs` until `done()`; every answer, 503s included. */
+async function loneReads(base: string, path: () => string, token: string, everyMs: number, done: () => boolean): Promise<Answer[]> {
+  const out: Answer[] = [];
+  while (!done()) {
+    const next = performance.now() + everyMs;
+    out.push(await call(base, 'GET', path(), token));
+    await sleep(Math.max(0, next - performance.now()));
+  }
+  return out;
+}
+
+/**
+ * Issue 31 item 2 on a fresh `npm start`: a lone authenticated read (one in flight, paced under the
+ * per-account limit) while a broadcast of `recipients` test-mode recipients and a `importRows`-row
+ * contact import run together: GET /v1/keys from an idle account and GET /v1/broadcasts/{id} from
+ * the broadcasting one, each one at a time.
+ */
+export async function loneReadsUnderWork(projectRoot: string, log: (line: string) => void): Promise<LoneReads> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'postbox-lone-'));
+  const rt = await startRuntime(projectRoot, dataDir);
+  try {
+    const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { staff_token: string; admin_key: string; test_admin_key: string };
+    const reader = JSON.parse((await admitted(rt.url, 'POST', '/v1/admin/accounts', boot.staff_token, { name: 'lone reader', email: 'reader@example.com' })).body) as { admin_key: string };
+    await admitted(rt.url, 'GET', '/v1/keys', reader.admin_key);
+    const quiet: number[] = [];
+    for (let i = 0; i < LONE.quietReads; i++) {
+      quiet.push((await call(rt.url, 'GET', '/v1/keys', reader.admin_key)).ms);
+      await sleep(LONE.keysEveryMs);
+    }
+    const csv = ['email,first_name', ...Array.from({ length: LONE.importRows }, (_, i) => `row${i}@example.com,Row${i}`)].join('\n');
+    const up = await upload(rt.url, '/v1/uploads', boot.admin_key, csv, 'text/csv');
+    if (up.status !== 201) throw new Error(`upload answered ${up.status} ${up.body.slice(0, 200)}`);
+    log(`  lone reads: a ${LONE.importRows}-row import and a ${LONE.recipients}-recipient broadcast together`);
+    const t0 = performance.now();
+    const imp = await admitted(rt.url, 'POST', '/v1/contacts/import', boot.admin_key, { object_key: (JSON.parse(up.body) as { key: string }).key });
+    if (imp.status !== 202) throw new Error(`import answered ${imp.status} ${imp.body.slice(0, 200)}`);
+    const recipients = Array.from({ length: LONE.recipients }, (_, i) => ({ email: `reader${i}@example.com` }));
+    const bulk = await admitted(rt.url, 'POST', '/v1/send/bulk', boot.test_admin_key, { from_email: 'onboarding@sandbox.postbox.dev', subject: 'News', body_text: 'Hello', recipients });
+    if (bulk.status !== 202) throw new Error(`bulk answered ${bulk.status} ${bulk.body.slice(0, 200)}`);
+    const importId = (JSON.parse(imp.body) as { id: string }).id;
+    const broadcastId = (JSON.parse(bulk.body) as { id: string }).id;
+    let importS = Number.NaN;
+    let broadcastS = Number.NaN;
+    const done = () => (!Number.isNaN(importS) && !Number.isNaN(broadcastS)) || performance.now() - t0 > LONE.maxMs;
+    // Progress, read by a third client every second (not measured).
+    const watch = (async () => {
+      while (!done()) {
+        await sleep(1000);
+        const i = JSON.parse((await call(rt.url, 'GET', `/v1/contacts/imports/${importId}`, boot.admin_key)).body || '{}') as { status?: string };
+        if (Number.isNaN(importS) && i.status === 'completed') importS = (performance.now() - t0) / 1000;
+        const b = (JSON.parse((await call(rt.url, 'GET', `/v1/broadcasts/${broadcastId}`, boot.test_admin_key)).body || '{}') as { stats?: { total: number; delivered: number; failed: number } }).stats;
+        if (Number.isNaN(broadcastS) && b?.total && b.delivered + b.failed >= b.total) broadcastS = (performance.now() - t0) / 1000;
+      }
+    })();
+    const [keys, broadcast] = await Promise.all([
+      loneReads(rt.url, () => '/v1/keys', reader.admin_key, LONE.keysEveryMs, done),
+      loneReads(rt.url, () => `/v1/broadcasts/${broadcastId}`, boot.test_admin_key, LONE.broadcastEveryMs, done),
+    ]);
+    await watch;
+    const ok = (a: Answer[]) => a.filter((x) => x.status === 200).map((x) => x.ms);
+    const not200 = (a: Answer[]) => a.filter((x) => x.status !== 200).length;
+    const describe = (label: string, a: Answer[]) =>
+      `| ${label} | ${a.length} | ${fmt(percentile(ok(a), 50), 1)} | ${fmt(percentile(ok(a), 99), 1)} | ${fmt(Math.max(...ok(a)), 0)} | ${not200(a)} |`;
+    const lines = [
+      '| Lone read (one in flight) | Reads | p50 ms | p99 ms | max ms | not 200 |',
+      '|---|---:|---:|---:|---:|---:|',
+      `| GET /v1/keys, quiet runtime | ${quiet.length} | ${fmt(percentile(quiet, 50), 1)} | ${fmt(percentile(quiet, 99), 1)} | ${fmt(Math.max(...quiet), 0)} | 0 |`,
+      describe('GET /v1/keys, during import + broadcast', keys),
+      describe('GET /v1/broadcasts/{id}, during import + broadcast', broadcast),
+      '',
+      `- ${LONE.importRows}-row import completed after ${fmt(importS, 1)} s; ${LONE.recipients}-recipient broadcast all delivered after ${fmt(broadcastS, 1)} s (test mode; measured from the import request).`,
+    ];
+    return { quiet, keys, broadcast, importS, broadcastS, lines };
+  } finally {
+    const exited = new Promise((resolve) => rt.child.once('exit', resolve));
+    if (rt.child.exitCode === null) rt.child.kill('SIGINT');
+    await Promise.race([exited, sleep(15_000)]);
+    if (rt.child.exitCode === null) rt.child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 export const localLoad: Benchmark = {
   name: 'Local runtime under load',
   async run({ log, projectRoot }) {

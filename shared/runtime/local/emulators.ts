@@ -1,8 +1,9 @@
 // The embedded AWS stand-ins of the local runtime. The store (dynalite) and the queue emulator
 // run in a worker thread (the runtime puts both in one; tests may start either alone), so their
 // CPU work never holds up the API's event loop and, being threads, they die with the process (kill -9 included) and leave no orphan writing to
-// the data dir. The SES emulator stays on the main thread: the SES simulator looks up the mail it
-// holds synchronously (sentMail) and it takes one call per message. All of them listen on loopback
+// the data dir. The SES emulator runs on the thread of the SES feedback, which looks up the mail it
+// holds synchronously (sentMail): the runtime's functions thread (functions-thread.ts) under
+// `npm start`, the caller's thread otherwise. All of them listen on loopback
 // and nowhere else, whatever HOST says: none of them asks for credentials, and the SES emulator's
 // store and clear endpoints would otherwise hand anyone the mail.
 import type { AddressInfo } from 'node:net';
