@@ -39,9 +39,9 @@ function emulatorSigner(service: string) {
  * given, else over HTTP; a store the user pointed us at (`external`, DYNAMODB_ENDPOINT) gets the
  * SDK's own client.
  */
-export function storeClient(endpoint: string, options: { channel?: MessagePort; external?: boolean } = {}): DynamoDBClient {
+export function storeClient(endpoint: string, options: { channel?: MessagePort; external?: boolean; /** Over the channel: requests at the store at once (channel-handler.ts). */ maxInFlight?: number } = {}): DynamoDBClient {
   if (options.external) return new DynamoDBClient({ ...common, endpoint, maxAttempts: 5 });
-  const requestHandler = options.channel ? (new ChannelHttpHandler(options.channel) as never) : undefined;
+  const requestHandler = options.channel ? (new ChannelHttpHandler(options.channel, options.maxInFlight) as never) : undefined;
   return forEmulator(new DynamoDBClient({ ...common, endpoint, maxAttempts: 5, signer: emulatorSigner('dynamodb'), ...(requestHandler ? { requestHandler } : {}) }));
 }
 

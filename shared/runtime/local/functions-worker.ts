@@ -21,6 +21,14 @@ import type { FunctionsThreadData } from './functions-thread';
 import { LinkedJournalQueue, serveMail } from './journal-link';
 import { PortRpc } from './port-rpc';
 
+/**
+ * Store requests the consumers have at the store's thread at once. The store answers its two
+ * channels in the order requests arrive; with the consumers' bounded, a read of the API waits
+ * behind at most this many of theirs, however deep their backlog (an import's batch writes, a
+ * broadcast's sends).
+ */
+const STORE_IN_FLIGHT = 6;
+
 /** The staff dead-letter routes are HTTP functions: nothing here redrives. */
 const apiThreadOnly: DeadLetterQueues = {
   peek: () => Promise.reject(new Error('dead letters are handled on the API thread')),
@@ -36,7 +44,7 @@ async function main(data: FunctionsThreadData): Promise<void> {
   const queue = new LinkedJournalQueue(rpc, new SqsQueue(sqs, config.queueUrls));
   const container = await buildContainer(config, {
     logger,
-    store: new Store(storeClient(config.endpoints.dynamodb as string, { channel: data.storeChannel, external: data.externalStore }), config.tableName),
+    store: new Store(storeClient(config.endpoints.dynamodb as string, { channel: data.storeChannel, external: data.externalStore, maxInFlight: STORE_IN_FLIGHT }), config.tableName),
     queue,
     mailer: new SesMailer(sesClient(ses.endpoint), config.sesConfigurationSet),
     deadLetters: apiThreadOnly,
