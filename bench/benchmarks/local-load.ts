@@ -166,6 +166,8 @@ export interface LoneReads {
   broadcast: Answer[];
   importS: number;
   broadcastS: number;
+  /** Peak RSS of the runtime (its threads included) over the phase, MiB. */
+  peakMiB: number;
   lines: string[];
 }
 
@@ -189,6 +191,9 @@ async function loneReads(base: string, path: () => string, token: string, everyM
 export async function loneReadsUnderWork(projectRoot: string, log: (line: string) => void): Promise<LoneReads> {
   const dataDir = mkdtempSync(join(tmpdir(), 'postbox-lone-'));
   const rt = await startRuntime(projectRoot, dataDir);
+  const pid = rt.child.pid as number;
+  let peakKiB = treeRssKiB(pid);
+  const sampler = setInterval(() => (peakKiB = Math.max(peakKiB, treeRssKiB(pid))), 200);
   try {
     const boot = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { staff_token: string; admin_key: string; test_admin_key: string };
     const reader = JSON.parse((await admitted(rt.url, 'POST', '/v1/admin/accounts', boot.staff_token, { name: 'lone reader', email: 'reader@example.com' })).body) as { admin_key: string };
@@ -239,10 +244,11 @@ export async function loneReadsUnderWork(projectRoot: string, log: (line: string
       describe('GET /v1/keys, during import + broadcast', keys),
       describe('GET /v1/broadcasts/{id}, during import + broadcast', broadcast),
       '',
-      `- ${LONE.importRows}-row import completed after ${fmt(importS, 1)} s; ${LONE.recipients}-recipient broadcast all delivered after ${fmt(broadcastS, 1)} s (test mode; measured from the import request).`,
+      `- ${LONE.importRows}-row import completed after ${fmt(importS, 1)} s; ${LONE.recipients}-recipient broadcast all delivered after ${fmt(broadcastS, 1)} s (test mode; measured from the import request). Peak RSS of the runtime: ${fmt(peakKiB / 1024, 0)} MiB.`,
     ];
-    return { quiet, keys, broadcast, importS, broadcastS, lines };
+    return { quiet, keys, broadcast, importS, broadcastS, peakMiB: peakKiB / 1024, lines };
   } finally {
+    clearInterval(sampler);
     const exited = new Promise((resolve) => rt.child.once('exit', resolve));
     if (rt.child.exitCode === null) rt.child.kill('SIGINT');
     await Promise.race([exited, sleep(15_000)]);

@@ -47,6 +47,14 @@ export interface FunctionsThread {
 
 const THREAD_FILE = new URL('./functions-entry.mjs', import.meta.url);
 
+/**
+ * The thread's young generation held to 8 MiB, as the main thread's (heap.ts) and the emulators'
+ * (emulators.ts): V8 would let it grow to 32 MiB and more under the consumers' allocation rate,
+ * while they keep little; more frequent, shorter scavenges instead. The old generation keeps V8's
+ * default limit: running out would end the runtime.
+ */
+const THREAD_LIMITS = { maxYoungGenerationSizeMb: 8 };
+
 type StartOptions = Omit<FunctionsThreadData, 'functions' | 'link'> & { journal: JournaledQueue };
 
 /**
@@ -57,7 +65,7 @@ type StartOptions = Omit<FunctionsThreadData, 'functions' | 'link'> & { journal:
  * once started; before that, the promise of the step under way rejects.
  */
 export async function loadFunctionsThread(functions: ConsumerDef[], onFailure: (error: Error) => void): Promise<{ start(options: StartOptions): Promise<FunctionsThread>; stop(): Promise<void> }> {
-  const worker = new Worker(THREAD_FILE, { workerData: { functions } satisfies Pick<FunctionsThreadData, 'functions'>, name: 'postbox-functions' });
+  const worker = new Worker(THREAD_FILE, { workerData: { functions } satisfies Pick<FunctionsThreadData, 'functions'>, name: 'postbox-functions', resourceLimits: THREAD_LIMITS });
   let closing = false;
   let step: { reject: (error: Error) => void } | undefined;
   let rpc: PortRpc | undefined;
