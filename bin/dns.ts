@@ -70,7 +70,16 @@ async function recordsOf(api: string, key: string, domain: string): Promise<DnsR
   return body.dns_records;
 }
 
-async function main(): Promise<void> {
+interface Options {
+  domains: string[];
+  port: number;
+  api: string;
+  key: string;
+  upstream?: string;
+}
+
+/** The command line and the runtime's settings (its API address, its data dir's admin key). */
+function readOptions(): Options {
   const { values } = parseArgs({
     options: {
       domain: { type: 'string', multiple: true },
@@ -93,26 +102,27 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a port number\n${USAGE}`);
   const apiHost = ['0.0.0.0', '::'].includes(settings.host) ? LOOPBACK : settings.host.includes(':') ? `[${settings.host}]` : settings.host;
   const api = (values.api ?? `http://${apiHost}:${settings.port}`).replace(/\/$/, '');
-  let key = values.key;
-  if (!key) {
-    const file = join(settings.dataDir, 'bootstrap.json');
-    try {
-      key = (JSON.parse(readFileSync(file, 'utf8')) as { admin_key: string }).admin_key;
-    } catch {
-      fail(`cannot read the admin key from ${file}; set DATA_DIR to the data directory of npm start, or pass --key`);
-    }
-  }
+  return { domains, port, api, key: values.key ?? adminKeyIn(settings.dataDir), upstream: values.upstream };
+}
 
-  const dns2 = createRequire(import.meta.url)('dns2') as Dns2;
-  const { Packet } = dns2;
-  const records: DnsRecord[] = [];
-  for (const domain of domains) records.push(...(await recordsOf(api, key, domain)));
+function adminKeyIn(dataDir: string): string {
+  const file = join(dataDir, 'bootstrap.json');
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as { admin_key: string }).admin_key;
+  } catch {
+    return fail(`cannot read the admin key from ${file}; set DATA_DIR to the data directory of npm start, or pass --key`);
+  }
+}
+
+type Answer = Record<string, unknown>;
+
+/** The served domains' zone: the answers for a name and type, and whether a name is ours. */
+function zoneOf(Packet: Dns2['Packet'], domains: string[], records: DnsRecord[]) {
   const byName = new Map<string, DnsRecord[]>();
   for (const record of records) byName.set(canonical(record.name), [...(byName.get(canonical(record.name)) ?? []), record]);
-
-  const answersFor = (name: string, type: number): Array<Record<string, unknown>> => {
+  const answersFor = (name: string, type: number): Answer[] => {
     const base = { name, class: Packet.CLASS.IN, ttl: 60 };
-    return (byName.get(canonical(name)) ?? []).flatMap((r): Array<Record<string, unknown>> => {
+    return (byName.get(canonical(name)) ?? []).flatMap((r): Answer[] => {
       if (r.type === 'CNAME' && type === Packet.TYPE.CNAME) return [{ ...base, type, domain: canonical(r.value) }];
       if (r.type === 'TXT' && type === Packet.TYPE.TXT) return [{ ...base, type, data: r.value }];
       if (r.type === 'MX' && type === Packet.TYPE.MX) {
@@ -122,12 +132,17 @@ async function main(): Promise<void> {
       return [];
     });
   };
-  const served = (name: string): boolean => domains.some((d) => name === d || name.endsWith(`.${d}`));
+  return {
+    answersFor,
+    served: (name: string): boolean => domains.some((d) => name === d || name.endsWith(`.${d}`)),
+    // A name without records is absent, except the apex, which exists with no such record.
+    exists: (name: string): boolean => byName.has(name) || domains.includes(name),
+  };
+}
 
-  const upstream = new Resolver({ timeout: 2000, tries: 2 });
-  if (values.upstream) upstream.setServers(values.upstream.split(',').map((server) => server.trim()));
-  /** Asks the upstream resolvers; their "no such name" and "no such record" pass through as such. */
-  const forward = async (name: string, type: number): Promise<{ rcode: number; answers: Array<Record<string, unknown>> }> => {
+/** Asks the upstream resolvers; their "no such name" and "no such record" pass through as such. */
+function forwarder(Packet: Dns2['Packet'], upstream: Resolver) {
+  return async (name: string, type: number): Promise<{ rcode: number; answers: Answer[] }> => {
     const base = { name, class: Packet.CLASS.IN, ttl: 60, type };
     const T = Packet.TYPE;
     try {
@@ -145,52 +160,65 @@ async function main(): Promise<void> {
       return { rcode: SERVFAIL, answers: [] };
     }
   };
+}
 
-  const server = dns2.createServer({
-    udp: true,
-    tcp: true,
-    handle: (request, send) => {
-      const response = Packet.createResponseFromRequest(request);
-      response.header.ra = 1;
-      response.answers = [];
-      const question = request.questions[0];
-      const name = canonical(question?.name ?? '');
-      if (question && served(name)) {
-        response.header.aa = 1;
-        response.answers = answersFor(question.name, question.type);
-        // A name without records is absent, except the apex, which exists with no such record.
-        if (!byName.has(name) && !domains.includes(name)) response.header.rcode = NXDOMAIN;
+/** Answers the zone's names itself, authoritatively, and forwards the rest. */
+function handler(Packet: Dns2['Packet'], zone: ReturnType<typeof zoneOf>, forward: ReturnType<typeof forwarder>) {
+  return (request: Dns2Packet, send: (response: Dns2Packet) => void): void => {
+    const response = Packet.createResponseFromRequest(request);
+    response.header.ra = 1;
+    response.answers = [];
+    const question = request.questions[0];
+    const name = canonical(question?.name ?? '');
+    if (question && zone.served(name)) {
+      response.header.aa = 1;
+      response.answers = zone.answersFor(question.name, question.type);
+      if (!zone.exists(name)) response.header.rcode = NXDOMAIN;
+      send(response);
+    } else if (question) {
+      void forward(question.name, question.type).then(({ rcode, answers }) => {
+        response.header.rcode = rcode;
+        response.answers = answers;
         send(response);
-      } else if (question) {
-        void forward(question.name, question.type).then(({ rcode, answers }) => {
-          response.header.rcode = rcode;
-          response.answers = answers;
-          send(response);
-        });
-      } else {
-        response.header.rcode = NOTIMP;
-        send(response);
-      }
-    },
-  });
+      });
+    } else {
+      response.header.rcode = NOTIMP;
+      send(response);
+    }
+  };
+}
+
+function announce(domains: string[], records: DnsRecord[], port: number, upstream: Resolver): void {
+  const width = Math.max(...records.map((r) => r.name.length));
+  process.stdout.write(
+    [
+      `Serving the DNS records of ${domains.join(', ')} on ${LOOPBACK}:${port} (UDP and TCP):`,
+      ...records.map((r) => `  ${r.name.padEnd(width)}  ${r.type.padEnd(5)}  ${r.value}`),
+      `Other names are forwarded to ${upstream.getServers().join(', ') || 'the system resolvers'}.`,
+      `Postbox must run with DNS_SERVERS=${LOOPBACK}:${port}; then verify, e.g. POST /v1/domains/${domains[0]}/verify. Ctrl-C stops.`,
+      `READY ${LOOPBACK}:${port}`,
+      '',
+    ].join('\n'),
+  );
+}
+
+async function main(): Promise<void> {
+  const options = readOptions();
+  const dns2 = createRequire(import.meta.url)('dns2') as Dns2;
+  const { Packet } = dns2;
+  const records: DnsRecord[] = [];
+  for (const domain of options.domains) records.push(...(await recordsOf(options.api, options.key, domain)));
+  const upstream = new Resolver({ timeout: 2000, tries: 2 });
+  if (options.upstream) upstream.setServers(options.upstream.split(',').map((server) => server.trim()));
+
+  const server = dns2.createServer({ udp: true, tcp: true, handle: handler(Packet, zoneOf(Packet, options.domains, records), forwarder(Packet, upstream)) });
   // One fixed port for both transports: port 0 would put UDP and TCP on different ports.
-  const chosen = port || (await freePort(LOOPBACK));
+  const chosen = options.port || (await freePort(LOOPBACK));
   const failed = new Promise<never>((_, reject) => server.on('error', reject));
   await Promise.race([server.listen({ udp: { port: chosen, address: LOOPBACK }, tcp: { port: chosen, address: LOOPBACK } }), failed]).catch((error: unknown) =>
     fail(`cannot listen on ${LOOPBACK}:${chosen}: ${String(error)}`),
   );
-
-  const width = Math.max(...records.map((r) => r.name.length));
-  process.stdout.write(
-    [
-      `Serving the DNS records of ${domains.join(', ')} on ${LOOPBACK}:${chosen} (UDP and TCP):`,
-      ...records.map((r) => `  ${r.name.padEnd(width)}  ${r.type.padEnd(5)}  ${r.value}`),
-      `Other names are forwarded to ${upstream.getServers().join(', ') || 'the system resolvers'}.`,
-      `Postbox must run with DNS_SERVERS=${LOOPBACK}:${chosen}; then verify, e.g. POST /v1/domains/${domains[0]}/verify. Ctrl-C stops.`,
-      `READY ${LOOPBACK}:${chosen}`,
-      '',
-    ].join('\n'),
-  );
+  announce(options.domains, records, chosen, upstream);
 
   const stop = (): void => {
     server.close().then(

@@ -189,6 +189,7 @@ export const functions: readonly FunctionDef[] = [
       { method: 'GET', path: '/v1/inbound/routes/{id}', access: SEND_OR_READ, summary: 'An inbound route (never its secret)' },
       { method: 'PUT', path: '/v1/inbound/routes/{id}', access: SEND_LIVE, summary: 'Change match_prefix, the destination or active; only sent fields change' },
       { method: 'DELETE', path: '/v1/inbound/routes/{id}', access: SEND_LIVE, summary: 'Delete an inbound route for good' },
+      { method: 'POST', path: '/v1/inbound/routes/{id}/rotate-secret', access: SEND_LIVE, summary: 'New signing secret for a route, shown once; the old one stops signing at once' },
     ],
     needs: { table: 'readwrite', secrets: ['data-encryption-key'] },
     memoryMb: 512,

@@ -16,6 +16,7 @@ export interface WebApp {
 
 export const webApps = {
   mail: { entry: 'web/mail/main.ts', generated: 'functions/mail-page/generated/app-bundle.ts' },
+  console: { entry: 'web/console/main.ts', generated: 'functions/console-page/generated/app-bundle.ts' },
 } as const satisfies Record<string, WebApp>;
 
 /** The app as one script: an ES module with no imports left, for a `<script type="module">`. */

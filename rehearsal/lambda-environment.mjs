@@ -3,11 +3,14 @@
 // the function's bundle from the cloud assembly, as the Node.js runtime does at init, and runs one
 // invocation at a time: { id, event, deadline } in, { id, ok, result | error } out. Its
 // process.env is the function's alone (the Worker's `env`), so nothing of the rehearsal's own
-// environment reaches the function.
+// environment reaches the function. With `internet` (internet.mjs) the isolate's network reaches
+// the public hosts the rehearsal plays, installed before the bundle loads, as the network is there
+// before Lambda's init.
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 
-const { file, exportName, context: base } = workerData;
+const { file, exportName, context: base, internet } = workerData;
+if (internet) (await import('./internet.mjs')).installInternet(internet);
 
 /** An error as the Lambda runtime reports it: errorType, errorMessage, trace. */
 const reported = (error, fallbackType) => ({

@@ -100,9 +100,25 @@ interface Environment {
   pending: Map<string, (result: InvokeResult) => void>;
 }
 
+/** A public host the rehearsal plays (rehearsal/internet.mjs): its address and port, served on loopback. */
+export interface PlayedHost {
+  /** An IP literal, public (a private one would prove nothing: the product's guard refuses it). */
+  address: string;
+  port: number;
+  to: { host: string; port: number };
+}
+
+/** The internet of the execution environments: the hosts played, and the CA certificates (PEM) that signed theirs. */
+export interface Internet {
+  hosts: PlayedHost[];
+  ca: string[];
+}
+
 export interface LambdaHostOptions {
   /** Lambda's variables beside the template's: region, credentials, the rehearsal's service endpoints. */
   platformVariables: Record<string, string>;
+  /** The public hosts the functions reach (none by default: every other public address is unreachable). */
+  internet?: Internet;
   onLog?: (line: LogLine) => void;
 }
 
@@ -149,6 +165,7 @@ export class RehearsedFunction {
       workerData: {
         file: target.file,
         exportName: target.exportName,
+        internet: this.options.internet ?? { hosts: [], ca: [] },
         context: {
           functionName: spec.name,
           functionVersion: '$LATEST',

@@ -8,7 +8,9 @@
 // under the configuration set is reported to its event destination's topic, and SNS puts it on
 // each subscribed queue, in its envelope or raw. The functions reach AWS only through the SDK's standard endpoint variables
 // (AWS_ENDPOINT_URL_<SERVICE>), which here name the rehearsal's fronts: the one thing it adds to
-// what a function would see in Lambda, as DNS would point the service hostnames at AWS.
+// what a function would see in Lambda, as DNS would point the service hostnames at AWS. Beyond
+// loopback the functions reach only the public hosts a rehearsal is told to play (`internet`: a
+// webhook receiver at a public address, rehearsal/internet.mjs), their address guard left on.
 //
 // EventBridge rate rules run their target function on a timer (and on `fireRule`), if a Lambda
 // permission lets events.amazonaws.com invoke it for the rule. EventBridge Scheduler is a stand-in
@@ -30,91 +32,35 @@
 // services reaches an endpoint that answers that it is not rehearsed.
 // Deploy-only (a note, not `unrehearsed`): the CloudWatch alarms and dashboard, and SNS email
 // subscriptions, which have nothing to do offline.
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetQueueAttributesCommand, SendMessageCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startDynalite, startSes, startSqs, type Running, type RunningSes } from '../shared/runtime/local/emulators';
 import type { Assembly } from './assembly';
 import { startFront, type Authorize, type Front, type RecordedCall } from './aws-front';
-import { startPoller, type Delivery, type MappingSpec, type Poller } from './event-sources';
+import { startPoller, type Delivery, type Poller } from './event-sources';
 import { readRoutes, startHttpApi, type ApiRoute, type HttpApi } from './http-api';
-import { environmentProblems, RehearsedFunction, type FunctionSpec, type InvokeResult, type LogLine } from './lambda';
+import { RehearsedFunction, type FunctionSpec, type Internet, type InvokeResult, type LogLine } from './lambda';
 import { iamCheck, rolePolicies } from './iam';
-import { deliveryEvent, queuePolicyAdmits, readEventDestinations, readSubscriptions, snsEnvelope, type AcceptedSend, type EventDestination, type Subscription } from './sns';
+import { deliveryEvent, snsEnvelope, type AcceptedSend, type EventDestination, type Subscription } from './sns';
 import { startS3StandIn, type S3StandIn } from './s3';
 import { sesIdentities } from './ses-identities';
 import { sqsTarget, startScheduler, type SchedulerStandIn } from './scheduler';
 import { bucketPolicies, playReceipt, readReceiptRules, SES_SERVICE, servicePolicyRefusal, topicPolicies, type ReceivedMail, type ReceiptRuleS3Action } from './receiving';
 import { receivedNotification } from '../shared/runtime/local/smtp-listener';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { generateSecretString, startSecretsManager, type GenerateSecretStringSpec, type SecretsManagerStandIn, type StoredSecret } from './secrets';
+import { startSecretsManager, type SecretsManagerStandIn, type StoredSecret } from './secrets';
+import { attempt as attemptIn, bucketNotes, createQueues, createSecrets, createTables, functionSpec, readMappings, readPublishing, readRules, unplayedTypes, type Build } from './resources';
 import {
-  generatedName,
   namedResource,
-  queueResource,
   REHEARSAL_ACCOUNT,
   REHEARSAL_REGION,
   Resolver,
   resourcesOfType,
-  secretResource,
-  tableResource,
-  UnresolvableError,
   type PhysicalResource,
 } from './template';
-
-/** Resource types the rehearsal plays, or that need nothing played (policies, permissions). */
-const REHEARSED_TYPES = new Set([
-  'AWS::DynamoDB::Table',
-  'AWS::SQS::Queue',
-  'AWS::SecretsManager::Secret',
-  'AWS::Lambda::Function',
-  'AWS::Lambda::EventSourceMapping',
-  'AWS::ApiGatewayV2::Api',
-  'AWS::ApiGatewayV2::Route',
-  'AWS::ApiGatewayV2::Integration',
-  'AWS::ApiGatewayV2::Stage',
-  'AWS::IAM::Role',
-  'AWS::IAM::Policy',
-  // Who may invoke a function, or send to a queue: only AWS services do either here.
-  'AWS::Lambda::Permission',
-  'AWS::SQS::QueuePolicy',
-  'AWS::SNS::TopicPolicy',
-  // SES event publishing through SNS to the queues (rehearsal/sns.ts).
-  'AWS::SES::ConfigurationSet',
-  'AWS::SES::ConfigurationSetEventDestination',
-  'AWS::SNS::Topic',
-  'AWS::SNS::Subscription',
-  // Rate rules invoking a function (the timer runs; fireRule runs one now).
-  'AWS::Events::Rule',
-  // EventBridge Scheduler's groups (rehearsal/scheduler.ts).
-  'AWS::Scheduler::ScheduleGroup',
-  // The buckets, in s3rver behind the IAM-checking front (rehearsal/s3.ts); their policies are a note.
-  'AWS::S3::Bucket',
-  'AWS::S3::BucketPolicy',
-  // SES receiving: the receipt rules' S3 actions, played by `receiveMail` (rehearsal/receiving.ts).
-  'AWS::SES::ReceiptRuleSet',
-  'AWS::SES::ReceiptRule',
-]);
-
-/**
- * Deploy-only: resources with no behaviour to play offline. CloudWatch alarms and dashboards read
- * metrics AWS publishes (Lambda, SQS, API Gateway, SES) or that CloudWatch Logs extracts from the
- * functions' EMF lines; nothing offline produces either, so they are listed in a note, not as
- * unrehearsed. (The EMF lines themselves are in the functions' logs.)
- */
-const DEPLOY_ONLY_TYPES = new Set(['AWS::CloudWatch::Alarm', 'AWS::CloudWatch::Dashboard']);
-/** SNS subscriptions that mail a person (alarms, `-c alarmEmail`): AWS asks the address to confirm; nothing to play offline. */
-const DEPLOY_ONLY_PROTOCOLS = new Set(['email', 'email-json']);
-
-/** An AWS::Events::Rule on a rate, invoking a function. */
-interface RuleSpec {
-  logicalId: string;
-  arn: string;
-  everyMs: number;
-  functionLogicalId: string;
-}
 
 /** A notification SNS handed to a subscription's queue (or could not). */
 export interface Notification {
@@ -149,6 +95,12 @@ export interface RehearsalOptions {
   onDenied?: (call: RecordedCall) => void;
   /** How often the wall clock fires due schedules (1000 ms by default; 0: only `scheduler.fireDue`). */
   schedulerTickMs?: number;
+  /**
+   * The public hosts the functions may reach, each served on loopback (a webhook receiver): the
+   * functions' network carries a connection to one to its server, after the product's own address
+   * guard passed the public address (rehearsal/internet.mjs). Every other public address is unreachable.
+   */
+  internet?: Internet;
 }
 
 export interface Rehearsal {
@@ -304,17 +256,8 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       if (named) physical.set(id, named);
     }
     const resolver = new Resolver(template, physical, stackName);
-    const attempt = <T>(what: () => T): T | undefined => {
-      try {
-        return what();
-      } catch (error) {
-        if (error instanceof UnresolvableError) {
-          problems.push(error.message);
-          return undefined;
-        }
-        throw error;
-      }
-    };
+    const build: Build = { template, stackName, resolver, physical, problems, notes };
+    const attempt = <T>(what: () => T): T | undefined => attemptIn(build, what);
 
     // Who is calling: each role's access key id, which the fronts read from the request's signature.
     const roleOfKey = new Map<string, string>();
@@ -388,85 +331,10 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       for (const destination of matching) if (destination.enabled && destination.topicArn && destination.eventTypes.includes('delivery')) await publish(destination.topicArn, event);
     };
 
-    // DynamoDB tables, from their template definition.
-    for (const [id, resource] of resourcesOfType(template, 'AWS::DynamoDB::Table')) {
-      const props = (attempt(() => resolver.resolve(resource.Properties ?? {}, id)) ?? {}) as Record<string, unknown>;
-      const name = typeof props.TableName === 'string' ? props.TableName : generatedName(stackName, id, 255);
-      await dynamodb.send(
-        new CreateTableCommand({
-          TableName: name,
-          AttributeDefinitions: props.AttributeDefinitions as never,
-          KeySchema: props.KeySchema as never,
-          BillingMode: (props.BillingMode as never) ?? 'PROVISIONED',
-          ...(props.ProvisionedThroughput ? { ProvisionedThroughput: props.ProvisionedThroughput as never } : {}),
-          ...(props.GlobalSecondaryIndexes ? { GlobalSecondaryIndexes: props.GlobalSecondaryIndexes as never } : {}),
-          ...(props.LocalSecondaryIndexes ? { LocalSecondaryIndexes: props.LocalSecondaryIndexes as never } : {}),
-        }),
-      );
-      for (let i = 0; i < 500; i++) {
-        const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: name }));
-        if (Table?.TableStatus === 'ACTIVE') break;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      const ttl = props.TimeToLiveSpecification as { AttributeName?: string; Enabled?: boolean } | undefined;
-      if (ttl?.Enabled) notes.push(`${id}: TimeToLiveSpecification (${ttl.AttributeName}) is not applied: dynalite has no TTL; expired items stay`);
-      physical.set(id, tableResource(name));
-    }
-    for (const [id] of resourcesOfType(template, 'AWS::DynamoDB::GlobalTable')) problems.push(`${id}: AWS::DynamoDB::GlobalTable is not rehearsed yet`);
-
-    // SQS queues: all first, then their redrive policies, which name other queues' ARNs.
-    const queues = resourcesOfType(template, 'AWS::SQS::Queue');
-    for (const [id, resource] of queues) {
-      const props = resource.Properties ?? {};
-      const fifo = props.FifoQueue === true || props.FifoQueue === 'true';
-      const name = typeof props.QueueName === 'string' ? props.QueueName : generatedName(stackName, id, fifo ? 75 : 80) + (fifo ? '.fifo' : '');
-      const attributes: Record<string, string> = {};
-      for (const key of ['VisibilityTimeout', 'MessageRetentionPeriod', 'DelaySeconds', 'MaximumMessageSize', 'ReceiveMessageWaitTimeSeconds', 'FifoQueue', 'ContentBasedDeduplication']) {
-        if (props[key] !== undefined) attributes[key] = String(props[key]);
-      }
-      const { QueueUrl } = await sqsAdmin.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
-      const { Attributes } = await sqsAdmin.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }));
-      // A queue's URL names the SQS endpoint, and the SDK sends to the URL's host: here the front's.
-      const path = new URL(QueueUrl!).pathname;
-      physical.set(id, queueResource(`${fronts.sqs.endpoint}${path}`, Attributes!.QueueArn!));
-      queueArns.set(name, Attributes!.QueueArn!);
-    }
-    for (const [id, resource] of queues) {
-      const redrive = resource.Properties?.RedrivePolicy;
-      if (redrive === undefined) continue;
-      const policy = attempt(() => resolver.resolve(redrive, `${id}.RedrivePolicy`));
-      if (policy) await sqsAdmin.send(new SetQueueAttributesCommand({ QueueUrl: physical.get(id)!.ref, Attributes: { RedrivePolicy: typeof policy === 'string' ? policy : JSON.stringify(policy) } }));
-    }
-
-    // Secrets, as Secrets Manager creates them from the template.
-    const secrets: StoredSecret[] = [];
-    for (const [id, resource] of resourcesOfType(template, 'AWS::SecretsManager::Secret')) {
-      const props = resource.Properties ?? {};
-      const name = typeof props.Name === 'string' ? props.Name : generatedName(stackName, id, 512).replace(/-[A-Z0-9]{13}$/, '');
-      const secret = secretResource(name);
-      let value: string | undefined;
-      if (props.GenerateSecretString !== undefined && props.SecretString !== undefined) problems.push(`${id}: GenerateSecretString and SecretString together (CloudFormation refuses)`);
-      else if (props.GenerateSecretString !== undefined) value = generateSecretString(resolver.resolve(props.GenerateSecretString, `${id}.GenerateSecretString`) as GenerateSecretStringSpec);
-      else if (props.SecretString !== undefined) value = attempt(() => resolver.string(props.SecretString, `${id}.SecretString`));
-      // Neither: CloudFormation generates one with the defaults.
-      else value = generateSecretString({});
-      if (value !== undefined) secrets.push({ arn: secret.ref, name, value });
-      physical.set(id, secret);
-    }
-
-    // SNS subscriptions and SES event destinations, which name the queues and topics made above.
-    subscriptions = attempt(() => readSubscriptions(template, resolver)) ?? [];
-    destinations = attempt(() => readEventDestinations(template, resolver)) ?? [];
-    for (const sub of subscriptions) {
-      const queue = [...physical.values()].some((p) => p.attributes.QueueUrl && p.attributes.Arn === sub.endpoint);
-      if (DEPLOY_ONLY_PROTOCOLS.has(sub.protocol)) notes.push(`${sub.logicalId}: an ${sub.protocol} subscription is deploy-only (SNS mails ${sub.endpoint} once it is confirmed); nothing is mailed offline`);
-      else if (sub.protocol !== 'sqs') problems.push(`${sub.logicalId}: SNS subscriptions over ${sub.protocol} are not rehearsed`);
-      else if (!queue) problems.push(`${sub.logicalId}: its Endpoint ${sub.endpoint} is not a queue of the template`);
-      else if (!attempt(() => queuePolicyAdmits(template, resolver, sub.endpoint, sub.topicArn))) {
-        problems.push(`${sub.logicalId}: no queue policy lets ${sub.topicArn} send to ${sub.endpoint}: SQS would refuse every notification`);
-      }
-    }
-    for (const d of destinations) if (d.enabled && !d.topicArn) notes.push(`${d.logicalId}: only SNS event destinations are rehearsed`);
+    await createTables(build, dynamodb);
+    await createQueues(build, sqsAdmin, fronts.sqs.endpoint, queueArns);
+    const secrets = createSecrets(build);
+    ({ subscriptions, destinations } = readPublishing(build));
 
     const secretsManager: SecretsManagerStandIn = await startSecretsManager(secrets, ({ action, resource, accessKeyId }) => {
       const call = { service: 'secretsmanager', operation: action.split(':')[1]!, checks: [{ action, resource }], accessKeyId };
@@ -496,14 +364,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       record,
     });
     closers.push(() => s3.close());
-    const unapplied = ['VersioningConfiguration', 'LifecycleConfiguration', 'LoggingConfiguration', 'BucketEncryption', 'PublicAccessBlockConfiguration', 'OwnershipControls'];
-    for (const [id, resource] of resourcesOfType(template, 'AWS::S3::Bucket')) {
-      const set = unapplied.filter((name) => resource.Properties?.[name] !== undefined);
-      if (set.length) notes.push(`${id}: ${set.join(', ')} are not applied: s3rver keeps one version of each object, expires nothing and logs nothing`);
-    }
-    for (const [id] of resourcesOfType(template, 'AWS::S3::BucketPolicy')) {
-      notes.push(`${id}: the bucket policy is evaluated only for SES receiving's writes (the functions' calls are checked against their roles; the front speaks plain HTTP on loopback)`);
-    }
+    bucketNotes(build);
     const receiptRules = attempt(() => readReceiptRules(template, resolver)) ?? [];
     for (const rule of receiptRules) {
       if (!buckets.includes(rule.bucket)) problems.push(`${rule.ruleLogicalId}: its S3 action names the bucket ${rule.bucket}, which is no bucket of the template`);
@@ -538,39 +399,8 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
 
     // The functions.
     for (const [id, resource] of resourcesOfType(template, 'AWS::Lambda::Function')) {
-      const props = resource.Properties ?? {};
-      const code = props.Code as { S3Key?: unknown; ZipFile?: unknown } | undefined;
-      if (code?.ZipFile !== undefined) {
-        problems.push(`${id}: inline code (Code.ZipFile) is not rehearsed`);
-        continue;
-      }
-      const key = attempt(() => resolver.string(code?.S3Key, `${id}.Code.S3Key`));
-      const codeDirectory = key ? assembly.assetPaths.get(key) : undefined;
-      if (key && !codeDirectory) problems.push(`${id}: Code.S3Key ${key} is no asset of the cloud assembly`);
-      const variables = ((props.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}) as Record<string, unknown>;
-      const environment: Record<string, string> = {};
-      for (const [name, value] of Object.entries(variables)) {
-        const resolved = attempt(() => resolver.string(value, `${id}.Environment.Variables.${name}`));
-        if (resolved !== undefined) environment[name] = resolved;
-      }
-      const roleArn = attempt(() => resolver.string(props.Role, `${id}.Role`));
-      const roleLogicalId = [...physical.entries()].find(([, p]) => p.attributes.Arn === roleArn)?.[0];
-      if (!roleLogicalId) problems.push(`${id}: its Role ${roleArn} is no role of the template`);
-      const logGroup = (props.LoggingConfig as { LogGroup?: unknown } | undefined)?.LogGroup;
-      const spec: FunctionSpec = {
-        logicalId: id,
-        name: physical.get(id)!.ref,
-        description: typeof props.Description === 'string' ? props.Description : undefined,
-        handler: String(props.Handler ?? ''),
-        runtime: String(props.Runtime ?? ''),
-        codeDirectory: codeDirectory ?? '',
-        memoryMb: Number(props.MemorySize ?? 128),
-        timeoutSeconds: Number(props.Timeout ?? 3),
-        environment,
-        roleLogicalId: roleLogicalId ?? '',
-        logGroupName: (logGroup !== undefined ? attempt(() => resolver.string(logGroup, `${id}.LoggingConfig.LogGroup`)) : undefined) ?? `/aws/lambda/${physical.get(id)!.ref}`,
-      };
-      problems.push(...environmentProblems(spec));
+      const spec = functionSpec(build, id, resource, assembly.assetPaths);
+      if (!spec) continue;
       const accessKeyId = keyOfRole.get(spec.roleLogicalId) ?? 'ASIAREHEARSALNOROLE';
       const fn = new RehearsedFunction(spec, {
         platformVariables: {
@@ -593,6 +423,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
           AWS_ENDPOINT_URL: unrehearsed.endpoint,
           AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
         },
+        internet: options.internet,
         onLog: (line) => {
           logs.push(line);
           options.onLog?.(line);
@@ -607,62 +438,8 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
     if (found) routes.push(...found);
     for (const route of routes) if (!byArn.has(route.functionArn)) problems.push(`route ${route.routeKey}: its integration invokes ${route.functionArn}, no function of the template`);
 
-    // The event source mappings.
-    const mappings: MappingSpec[] = [];
-    for (const [id, resource] of resourcesOfType(template, 'AWS::Lambda::EventSourceMapping')) {
-      const props = resource.Properties ?? {};
-      const sourceArn = attempt(() => resolver.string(props.EventSourceArn, `${id}.EventSourceArn`));
-      const queueId = [...physical.entries()].find(([, p]) => p.attributes.Arn === sourceArn && p.attributes.QueueUrl)?.[0];
-      const functionName = attempt(() => resolver.string(props.FunctionName, `${id}.FunctionName`));
-      const fnId = [...functions.values()].find((fn) => fn.spec.name === functionName || physical.get(fn.spec.logicalId)?.attributes.Arn === functionName)?.spec.logicalId;
-      if (!queueId) {
-        problems.push(`${id}: EventSourceArn ${sourceArn} is not a queue the rehearsal made`);
-        continue;
-      }
-      if (!fnId) {
-        problems.push(`${id}: FunctionName ${functionName} is no function of the template`);
-        continue;
-      }
-      const responseTypes = (props.FunctionResponseTypes as string[] | undefined) ?? [];
-      mappings.push({
-        logicalId: id,
-        functionLogicalId: fnId,
-        queueUrl: physical.get(queueId)!.ref,
-        queueArn: sourceArn!,
-        batchSize: Number(props.BatchSize ?? 10),
-        reportBatchItemFailures: responseTypes.includes('ReportBatchItemFailures'),
-        enabled: props.Enabled !== false,
-      });
-    }
-
-    // EventBridge rate rules: each target a function that lets events.amazonaws.com invoke it for this rule.
-    const rules: RuleSpec[] = [];
-    const units: Record<string, number> = { minute: 60_000, minutes: 60_000, hour: 3_600_000, hours: 3_600_000, day: 86_400_000, days: 86_400_000 };
-    for (const [id, resource] of resourcesOfType(template, 'AWS::Events::Rule')) {
-      const props = resource.Properties ?? {};
-      if (props.State !== undefined && props.State !== 'ENABLED') continue;
-      const rate = /^rate\((\d+) (\w+)\)$/.exec(String(props.ScheduleExpression ?? ''));
-      if (!rate || !units[rate[2]!]) {
-        problems.push(`${id}: ScheduleExpression ${String(props.ScheduleExpression)} is not rehearsed (only rate(…))`);
-        continue;
-      }
-      const ruleArn = physical.get(id)!.attributes.Arn!;
-      for (const [i, target] of ((props.Targets as Array<{ Arn: unknown }> | undefined) ?? []).entries()) {
-        const targetArn = attempt(() => resolver.string(target.Arn, `${id}.Targets[${i}].Arn`));
-        const fn = targetArn ? byArn.get(targetArn) : undefined;
-        if (!fn) {
-          problems.push(`${id}: its target ${targetArn} is not a function of the template`);
-          continue;
-        }
-        const permitted = resourcesOfType(template, 'AWS::Lambda::Permission').some(([pid, permission]) => {
-          const p = permission.Properties ?? {};
-          const names = attempt(() => [resolver.string(p.FunctionName, `${pid}.FunctionName`), p.SourceArn === undefined ? ruleArn : resolver.string(p.SourceArn, `${pid}.SourceArn`)]);
-          return p.Principal === 'events.amazonaws.com' && p.Action === 'lambda:InvokeFunction' && names !== undefined && (names[0] === targetArn || names[0] === fn.spec.name) && names[1] === ruleArn;
-        });
-        if (!permitted) problems.push(`${id}: no AWS::Lambda::Permission lets events.amazonaws.com invoke ${fn.spec.logicalId} for this rule`);
-        else rules.push({ logicalId: id, arn: ruleArn, everyMs: Number(rate[1]) * units[rate[2]!]!, functionLogicalId: fn.spec.logicalId });
-      }
-    }
+    const mappings = readMappings(build, functions);
+    const rules = readRules(build, byArn);
     const fireRule = (logicalId: string): Promise<InvokeResult> => {
       const rule = rules.find((r) => r.logicalId === logicalId);
       if (!rule) throw new Error(`no rate rule ${logicalId} in the template`);
@@ -727,14 +504,7 @@ export async function startRehearsal(options: RehearsalOptions): Promise<Rehears
       await Promise.all(pollers.map((p) => p.stop()));
     });
 
-    const unplayed: Record<string, string[]> = {};
-    const deployOnly: Record<string, number> = {};
-    for (const [id, resource] of Object.entries(template.Resources)) {
-      if (DEPLOY_ONLY_TYPES.has(resource.Type)) deployOnly[resource.Type] = (deployOnly[resource.Type] ?? 0) + 1;
-      else if (!REHEARSED_TYPES.has(resource.Type)) (unplayed[resource.Type] ??= []).push(id);
-    }
-    const deployOnlyCounts = Object.entries(deployOnly).map(([type, count]) => `${type} (${count})`);
-    if (deployOnlyCounts.length) notes.push(`deploy-only, nothing to run offline: ${deployOnlyCounts.join(', ')}; they read metrics only AWS publishes`);
+    const unplayed = unplayedTypes(build);
 
     return {
       url: api.endpoint,

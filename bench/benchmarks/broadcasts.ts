@@ -12,15 +12,15 @@ import type { BroadcastItem } from '../../shared/broadcasts/model';
 import type { ContactItem, ListMemberItem } from '../../shared/contacts/repository';
 import { keys } from '../../shared/db/keys';
 import { queueNamed, type QueueName } from '../../shared/platform';
-import { loadFunction } from '../../shared/runtime/local/runtime';
+import { CONSUMER_LANES, loadFunction } from '../../shared/runtime/local/runtime';
 import { QueuePoller, type QueueHandler } from '../../shared/runtime/local/queue-poller';
 import { callList, consumerOf, gbSeconds, memoryMbOf, modelledMs, PRICE, priceNote, totalUnits } from '../lib/cost';
 import { closedLoop, fmt, fmtInt, rate, sleep } from '../lib/measure';
 import { actingAs, http, newSender, startBenchRuntime, type PortCall } from '../lib/runtime';
 
-const S = { contacts: 10_000, floorWarmupMs: 200, floorMs: 1_500, floorConcurrency: 16, timeoutMs: 300_000 } as const;
-/** The local runtime's lanes for these queues (shared/runtime/local/runtime.ts CONSUMER_LANES). */
-const LANES: Partial<Record<QueueName, number>> = { send: 6, fanout: 1 };
+const S = { contacts: 10_000, floorWarmupMs: 200, floorMs: 1_500, floorConcurrency: 16, timeoutMs: 600_000 } as const;
+/** The local runtime's lanes for these queues. */
+const LANES = { send: CONSUMER_LANES.send ?? 1, fanout: CONSUMER_LANES.fanout ?? 1 } as const;
 
 interface Invocation {
   tag: string;
@@ -29,6 +29,9 @@ interface Invocation {
   startMs: number;
   ms: number;
 }
+
+/** The largest of many numbers (a spread into Math.max overflows the stack past ~100k arguments). */
+const latest = (xs: readonly number[]): number => xs.reduce((a, x) => (x > a ? x : a), -Infinity);
 
 const usd = (x: number): string => (x === 0 ? '$0' : `$${x.toFixed(Math.max(2, 1 - Math.floor(Math.log10(x))))}`);
 
@@ -91,7 +94,7 @@ export const broadcasts: Benchmark = {
         };
         const { queueUrls, queueArns, region } = b.c.config;
         pollers.push(
-          new QueuePoller(b.rt.sqsClient, { queue, url: queueUrls[queueName]!, arn: queueArns[queueName]!, region, handler: invoke, retryDelaySeconds: 30, logger: b.c.logger, lanes: LANES[queueName] ?? 1, idleMs: 20 }),
+          new QueuePoller(b.rt.sqsClient, { queue, url: queueUrls[queueName]!, arn: queueArns[queueName]!, region, handler: invoke, retryDelaySeconds: 30, logger: b.c.logger, lanes: LANES[queueName], idleMs: 20 }),
         );
       }
 
@@ -102,17 +105,29 @@ export const broadcasts: Benchmark = {
       const tAnswered = performance.now();
       if (res.status !== 202) throw new Error(`bulk answered ${res.status}: ${JSON.stringify(res.json)}`);
       const broadcastId = (res.json as { id: string }).id;
-      pollers.forEach((p) => p.start());
+      // The two steps one after the other, so each has the machine to itself (in AWS each is its own
+      // Lambda): the fan-out until every chunk is counted (the broadcast is `sent`: every recipient's
+      // message accepted and on the send queue), then the send worker until the last message is sent.
+      const [fanoutPoller, sendPoller] = pollers as [QueuePoller, QueuePoller];
+      fanoutPoller.start();
       const mailed = (): number => calls.filter((c) => c.port === 'mailer' && c.op === 'send' && !c.failed).length;
+      let tFanned = 0;
+      let tSendStart = 0;
       for (;;) {
-        calls.push(...b.take());
+        for (const call of b.take()) calls.push(call);
         const item = await raw.get<BroadcastItem>(keys.broadcast(accountId, broadcastId));
+        if (item && item.status !== 'sending' && tFanned === 0) {
+          tFanned = performance.now();
+          tSendStart = tFanned;
+          log(`  fanned out (every chunk counted) in ${fmt((tFanned - t0) / 1000, 1)} s: ${fmtInt((S.contacts * 1000) / (tFanned - t0))} recipients/s; raw conditional puts ${fmtInt(rawWritesPerSecond)}/s`);
+          sendPoller.start();
+        }
         if (item && item.status !== 'sending' && mailed() >= (item.sent_count ?? 0)) break;
         if (performance.now() - t0 > S.timeoutMs) throw new Error(`broadcast still ${item?.status} after ${S.timeoutMs / 1000} s (${mailed()} mailed)`);
-        await sleep(100);
+        await sleep(tFanned === 0 ? 20 : 100);
       }
       await Promise.all(pollers.map((p) => p.stop()));
-      calls.push(...b.take());
+      for (const call of b.take()) calls.push(call);
       b.uncount();
       const item = (await raw.get<BroadcastItem>(keys.broadcast(accountId, broadcastId)))!;
       if (item.status !== 'sent' || item.sent_count !== S.contacts) throw new Error(`broadcast ended ${item.status} with ${item.sent_count} sent`);
@@ -122,17 +137,18 @@ export const broadcasts: Benchmark = {
       const fanoutCalls = by('fanout');
       // The runtime's own timers (acceptance sweep, local scheduler) also act as `api`: the request's calls are those inside it.
       const apiCalls = calls.filter((c) => c.by === 'api' && c.startMs >= t0 && c.startMs <= tAnswered);
-      const lastSent = Math.max(...sendCalls.map((c) => c.startMs + c.ms));
-      const totalMs = lastSent - t0;
-      const perSecond = (S.contacts * 1000) / totalMs;
+      const lastSent = latest(sendCalls.map((c) => c.startMs + c.ms));
+      const fanoutMs = tFanned - t0;
+      const perSecond = (S.contacts * 1000) / fanoutMs;
+      const sendMs = lastSent - tSendStart;
+      const sentPerSecond = (S.contacts * 1000) / sendMs;
       const walkJobs = invocations.filter((i) => i.queue === 'fanout').length;
       // Items written, a batch write counting each of its items.
       const itemsWritten = (cs: PortCall[]) =>
         cs.filter((c) => c.port === 'store' && ['put', 'create', 'update', 'delete', 'batchPut'].includes(c.op)).reduce((s, c) => s + (c.op === 'batchPut' ? (c.args[0] as unknown[]).length : 1), 0);
       const writesPerRecipient = itemsWritten([...apiCalls, ...fanoutCalls, ...sendCalls]) / S.contacts;
       const busy = (queue: QueueName) => invocations.filter((i) => i.queue === queue).reduce((s, i) => s + i.ms, 0) / 1000;
-      const fanoutEnd = Math.max(...invocations.filter((i) => i.queue === 'fanout' && i.startMs < lastSent).map((i) => i.startMs + i.ms));
-      log(`  ${fmtInt(S.contacts)} recipients sent in ${fmt(totalMs / 1000, 1)} s: ${fmtInt(perSecond)}/s; raw conditional puts ${fmtInt(rawWritesPerSecond)}/s`);
+      log(`  ${fmtInt(S.contacts)} recipients fanned out in ${fmt(fanoutMs / 1000, 1)} s: ${fmtInt(perSecond)}/s; then sent in ${fmt(sendMs / 1000, 1)} s: ${fmtInt(sentPerSecond)}/s; raw conditional puts ${fmtInt(rawWritesPerSecond)}/s`);
 
       // Per million recipients, Postbox's own AWS bill (SES apart).
       const u = totalUnits([...apiCalls, ...fanoutCalls, ...sendCalls]);
@@ -156,20 +172,21 @@ export const broadcasts: Benchmark = {
         '## Broadcast fan-out',
         '',
         `Method: a local runtime in this process, one account with a verified domain; a static list of ${fmtInt(S.contacts)} contacts written straight into the store (setup, not timed). ` +
-          `POST /v1/send/bulk with \`audience_list_id\` and inline content; then the fanout consumer (${LANES.fanout} lane, as the runtime runs it) walks the list a page of ${RECIPIENTS_PER_CHUNK} at a time and sends each chunk through acceptSends, ` +
-          `and the send worker (${LANES.send} lanes) hands each message to the SES emulator (bench/benchmarks/broadcasts.ts). Timed from the request to the last message's \`sent\` write; the SES event ingest is not run. ` +
+          `POST /v1/send/bulk with \`audience_list_id\` and inline content; then the fanout consumer (${LANES.fanout} lanes, as the runtime runs it) walks the list a page of ${RECIPIENTS_PER_CHUNK} at a time and sends each chunk through acceptSends ` +
+          `(the recipients' idempotency claims, their messages, their send jobs), until every chunk is counted and the broadcast is \`sent\`; only then does the send worker (${LANES.send} lanes) start, and it hands each message to the SES emulator (bench/benchmarks/broadcasts.ts). ` +
+          `The two run one after the other so that each is timed on the machine alone (in AWS each is a Lambda of its own; here both share one event loop). The SES event ingest is not run. ` +
           `The floor is ${fmt(S.floorMs / 1000, 1)} s of conditional puts of 600-byte items at ${S.floorConcurrency} in flight (the send path's claim concurrency) on the same store, after ${S.floorWarmupMs} ms warm-up.`,
         '',
         '| Step | Time | Rate |',
         '|---|---:|---:|',
         `| POST /v1/send/bulk (202) | ${fmt(tAnswered - t0, 0)} ms | |`,
-        `| request → last of ${fmtInt(S.contacts)} messages \`sent\` | ${fmt(totalMs / 1000, 1)} s | **${fmtInt(perSecond)} recipients/s** |`,
+        `| request → every chunk counted (${fmtInt(S.contacts)} recipients accepted and queued) | ${fmt(fanoutMs / 1000, 1)} s | **${fmtInt(perSecond)} recipients/s** |`,
+        `| the send worker: first receive → last of ${fmtInt(S.contacts)} messages \`sent\` | ${fmt(sendMs / 1000, 1)} s | ${fmtInt(sentPerSecond)} messages/s |`,
         `| the store's raw conditional puts (same run) | ${fmt(S.floorMs / 1000, 1)} s | ${fmtInt(rawWritesPerSecond)} writes/s |`,
         '',
-        `**${fmt((100 * perSecond) / rawWritesPerSecond, 1)} % of the store's raw write rate in recipients**, or ${fmt((100 * perSecond * writesPerRecipient) / rawWritesPerSecond, 0)} % counted in writes: each recipient takes ${fmt(writesPerRecipient, 1)} store writes ` +
-          `(the idempotency claim, the message and the claim's done mark at acceptance; the send worker's lease, its status, the \`sent\` event and the usage counter) besides reads. ` +
-          `The fan-out itself is not what bounds it: the fanout consumer had handed every chunk on ${fmt((fanoutEnd - t0) / 1000, 1)} s after the request (busy ${fmt(busy('fanout'), 1)} s in all), ` +
-          `while the send worker's ${LANES.send} lanes were busy ${fmt(busy('send'), 1)} s in all, each message waiting in turn on its store calls and the SES emulator on this shared machine. ` +
+        `**The fan-out runs at ${fmt(perSecond / rawWritesPerSecond, 2)}× the store's raw conditional put rate in recipients** (busy ${fmt(busy('fanout'), 1)} s in all; each recipient's one conditional write is its idempotency claim, the rest are batch writes and batched queue sends). ` +
+          `The send worker delivers at ${fmt(sentPerSecond / rawWritesPerSecond, 2)}× it (its ${LANES.send} lanes busy ${fmt(busy('send'), 1)} s in all): each message takes its own store calls in turn (lease, status, the \`sent\` event, the broadcast's stats, the usage and reputation counters) and the SES emulator. ` +
+          `In all each recipient takes ${fmt(writesPerRecipient, 1)} store writes besides reads. ` +
           `The fanout queue ran ${fmtInt(walkJobs)} jobs (a start's safety net may fall outside the run): ${Math.ceil(S.contacts / RECIPIENTS_PER_CHUNK) + 1} walk pages and ${Math.ceil(S.contacts / RECIPIENTS_PER_CHUNK)} chunks; the send queue ${fmtInt(inv('send'))} batches.`,
         '',
         `Port calls per recipient: the request ${callList(apiCalls, S.contacts)}; the fanout consumer ${callList(fanoutCalls, S.contacts)}; the send worker ${callList(sendCalls, S.contacts)}.`,

@@ -4,13 +4,19 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createTransport } from 'nodemailer';
+import { SMTPServer } from 'smtp-server';
 import { createAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
 import { createDomain } from '../../shared/domains/service';
 import type { Benchmark } from '../run';
 import { callList, consumerOf, gbSeconds, PRICE, priceNote, totalUnits } from '../lib/cost';
 import { dollars, fmt, median, units, until } from '../lib/measure';
-import { http, startBenchRuntime, type Invocation } from '../lib/runtime';
+import type { SQSEvent } from 'aws-lambda';
+import { functions } from '../../functions/manifest';
+import { queueNamed } from '../../shared/platform';
+import { CONSUMER_LANES, loadFunction } from '../../shared/runtime/local/runtime';
+import { QueuePoller, type QueueHandler } from '../../shared/runtime/local/queue-poller';
+import { actingAs, http, startBenchRuntime, type BenchRuntime, type Invocation } from '../lib/runtime';
 
 const MESSAGES = 200;
 /** SMTP connections sending at once, as a few sending MTAs would. */
@@ -41,6 +47,57 @@ function messageOf(i: number, domain: string, attachment: Buffer | undefined): s
   ].join('\r\n');
 }
 
+/**
+ * Every queue's consumer run here with the local runtime's lanes (CONSUMER_LANES), as `npm start`
+ * runs them, each invocation booked to its queue; its invocations go into `into`.
+ */
+async function startPollers(b: BenchRuntime, into: Invocation[]): Promise<QueuePoller[]> {
+  const pollers: QueuePoller[] = [];
+  for (const fn of functions.filter((f) => f.queue)) {
+    const queue = queueNamed(fn.queue!);
+    const handler = await loadFunction<QueueHandler>(fn);
+    const invoke: QueueHandler = async (event: SQSEvent) => {
+      const inv: Invocation = { queue: queue.name, bodies: event.Records.map((r) => r.body), startMs: performance.now(), ms: 0 };
+      into.push(inv);
+      try {
+        return await actingAs(queue.name, () => handler(event));
+      } finally {
+        inv.ms = performance.now() - inv.startMs;
+      }
+    };
+    const { queueUrls, queueArns, region } = b.c.config;
+    const poller = new QueuePoller(b.rt.sqsClient, { queue, url: queueUrls[queue.name]!, arn: queueArns[queue.name]!, region, handler: invoke, retryDelaySeconds: 30, logger: b.c.logger, lanes: CONSUMER_LANES[queue.name] ?? 1, idleMs: 20 });
+    poller.start();
+    pollers.push(poller);
+  }
+  return pollers;
+}
+
+/** Sends `raws` over CONNECTIONS pooled connections to `port`; the seconds until the last 250. */
+async function sendAll(port: number, raws: readonly string[], to: string): Promise<number> {
+  const transport = createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, pool: true, maxConnections: CONNECTIONS, maxMessages: Infinity });
+  try {
+    const t0 = performance.now();
+    await Promise.all(raws.map((raw) => transport.sendMail({ envelope: { from: 'bounce@sender.bench', to: [to] }, raw })));
+    return (performance.now() - t0) / 1000;
+  } finally {
+    transport.close();
+  }
+}
+
+/** A bare SMTP sink in this process (smtp-server reading each message to its end, nothing else): the most a listener here could accept. */
+async function bareSinkRate(raws: readonly string[]): Promise<number> {
+  const sink = new SMTPServer({ authOptional: true, disabledCommands: ['AUTH', 'STARTTLS'], logger: false, onData: (stream, _session, done) => void stream.resume().on('end', () => done()) });
+  await new Promise<void>((ok) => sink.listen(0, '127.0.0.1', ok));
+  try {
+    const port = (sink.server.address() as AddressInfo).port;
+    await sendAll(port, raws.slice(0, 20), 'inbox@sink.bench'); // warm-up
+    return raws.length / (await sendAll(port, raws, 'inbox@sink.bench'));
+  } finally {
+    await new Promise<void>((ok) => sink.close(() => ok()));
+  }
+}
+
 export const inbound: Benchmark = {
   name: 'Inbound mail',
   async run({ log }) {
@@ -53,6 +110,7 @@ export const inbound: Benchmark = {
       req.resume().on('end', () => res.writeHead(200, { 'content-length': '0' }).end());
     });
     await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
+    let pollers: QueuePoller[] = [];
     try {
       const { rt, c } = b;
       if (!rt.smtpUrl) throw new Error('the local runtime started no SMTP listener');
@@ -64,29 +122,31 @@ export const inbound: Benchmark = {
       if (hook.status !== 201) throw new Error(`POST /v1/webhooks answered ${hook.status}`);
       const port = Number(new URL(rt.smtpUrl).port);
 
-      b.startConsumers();
+      const seen: Invocation[] = [];
+      pollers = await startPollers(b, seen);
       const rows: string[] = [];
       const costRows: string[] = [];
       for (const shape of [{ name: 'text, 2 KB', attachment: undefined }, { name: 'text + 100 KB attachment', attachment: Buffer.alloc(100_000, 7) }] as const) {
         log(`  ${MESSAGES} messages: ${shape.name}`);
         arrivals.length = 0;
         b.count({ before: true });
-        b.takeInvocations();
-        const transport = createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, pool: true, maxConnections: CONNECTIONS, maxMessages: Infinity });
+        seen.length = 0;
         const raws = Array.from({ length: MESSAGES }, (_, i) => messageOf(i, domain, shape.attachment));
+        const sinkPerSecond = await bareSinkRate(raws);
         const t0 = performance.now();
-        await Promise.all(raws.map((raw) => transport.sendMail({ envelope: { from: 'bounce@sender.bench', to: [`inbox@${domain}`] }, raw })));
-        const acceptedS = (performance.now() - t0) / 1000;
+        const acceptedS = await sendAll(port, raws, `inbox@${domain}`);
         const done = await until(() => arrivals.length >= MESSAGES, 120_000);
-        const allS = (Math.max(...arrivals) - t0) / 1000;
-        transport.close();
+        const allS = (arrivals.reduce((a, x) => (x > a ? x : a), t0) - t0) / 1000;
         const calls = b.take();
-        const invocations: Invocation[] = b.takeInvocations();
+        const invocations: Invocation[] = seen.splice(0);
         b.uncount();
         if (!done) throw new Error(`only ${arrivals.length} of ${MESSAGES} email.received webhooks arrived`);
 
         const size = Buffer.byteLength(raws[0] as string);
-        rows.push(`| ${shape.name} (${fmt(size / 1024, 0)} KiB) | ${fmt(MESSAGES / acceptedS, 0)} | ${fmt(MESSAGES / allS, 0)} |`);
+        rows.push(
+          `| ${shape.name} (${fmt(size / 1024, 0)} KiB) | ${fmt(sinkPerSecond, 0)} | ${fmt(MESSAGES / acceptedS, 0)} (${fmt(MESSAGES / acceptedS / sinkPerSecond, 2)}×) | ${fmt(MESSAGES / allS, 0)} (${fmt((100 * acceptedS) / allS, 0)} %) |`,
+        );
+        log(`  sink ${fmt(sinkPerSecond, 0)}/s, accepted ${fmt(MESSAGES / acceptedS, 0)}/s, delivered ${fmt(MESSAGES / allS, 0)}/s`);
 
         // In AWS the listener's part (the raw object, the notification) is SES receiving's own work.
         const ours = calls.filter((x) => x.by !== 'api');
@@ -109,10 +169,10 @@ export const inbound: Benchmark = {
       return [
         '## Inbound mail',
         '',
-        `${MESSAGES} messages per shape sent over ${CONNECTIONS} SMTP connections to the local listener (playing SES receiving: SPF/DKIM/DMARC by mailauth, the raw message to the object store, the notification onto the inbound queue), each to one address of an inbound-enabled domain of an account with one email.received subscription on a loopback receiver. DNS_SERVERS is a closed loopback port, so the SPF/DKIM/DMARC lookups fail at once (offline; verdicts PROCESSING_FAILED) rather than wait on the system resolver. The inbound worker runs one batch of one message at a time (one poller lane), which bounds "delivered". "Accepted" counts 250 answers; "delivered" counts email.received webhooks received, from the first send to the last arrival.`,
+        `${MESSAGES} messages per shape sent over ${CONNECTIONS} SMTP connections to the local listener (playing SES receiving: SPF/DKIM/DMARC by mailauth, the raw message to the object store, the notification onto the inbound queue), each to one address of an inbound-enabled domain of an account with one email.received subscription on a loopback receiver. DNS_SERVERS is a closed loopback port, so the SPF/DKIM/DMARC lookups fail at once (offline; verdicts PROCESSING_FAILED) rather than wait on the system resolver. The consumers run here with the local runtime's lanes (shared/runtime/local/runtime.ts CONSUMER_LANES): the inbound worker ${CONSUMER_LANES.inbound ?? 1} batches of one message at once, the webhook delivery ${CONSUMER_LANES.webhooks ?? 1}. "Accepted" counts 250 answers; the bare sink is smtp-server in the same process reading each message to its end and answering 250, nothing else, sent the same messages the same way just before; "delivered" counts email.received webhooks received, from the first send to the last arrival.`,
         '',
-        '| shape | accepted per second | email.received delivered per second |',
-        '|---|---|---|',
+        '| shape | bare SMTP sink, accepted per second | listener accepted per second (× the sink) | email.received delivered per second (% of accepted) |',
+        '|---|---|---|---|',
         ...rows,
         '',
         'Per million inbound emails in AWS, from the calls the worker and the webhook delivery made (the listener\'s object write and queue send are SES receiving\'s own work there and are not counted). Lambda GB-s from the local median invocation time at the manifest\'s memory; SQS: the worker\'s sends plus a receive and a delete per batch; SNS: SES\'s one notification per email. SES receiving\'s own price ($0.10 per 1,000 emails and $0.09 per 1,000 incoming 256 KB chunks) is shown beside ours.',
@@ -124,6 +184,7 @@ export const inbound: Benchmark = {
         priceNote,
       ].join('\n');
     } finally {
+      await Promise.all(pollers.map((p) => p.stop()));
       await new Promise<void>((ok) => (receiver.closeAllConnections(), receiver.close(() => ok())));
       await b.close();
     }

@@ -88,7 +88,7 @@ interface CostRow {
   price: number;
 }
 
-/** Items the floor writes: the size of the claims and messages the single sends wrote. */
+/** Items the floor writes: the size of the messages (each its send's idempotency claim) and content items the single sends wrote. */
 function floorItemBytes(singles: Single[]): number {
   const written = singles.flatMap((s) => s.calls).flatMap((c) => (c.op === 'create' ? [c.args[0]] : c.op === 'batchPut' ? (c.args[0] as unknown[]) : []));
   return Math.round(sum(written.map((i) => itemSize(i as Record<string, unknown>))) / Math.max(1, written.length)) || 1024;
@@ -300,8 +300,8 @@ function floorSection(): string[] {
   const lambda = (fn: string, ms: number) => PRICE.invocations + gbSeconds(fn, ms) * PRICE.gbSeconds;
   const { latency, cpuPerInvocation, cpuPerMessage } = MODEL_MS;
   const cpu = cpuPerInvocation + cpuPerMessage;
-  // The API: the limiter, the claim, the message, the queue send, one after the other; the worker: the lease, SES, the handoff; the ingest: the status move.
-  const apiMs = cpu + 3 * latency.store! + latency.queue!;
+  // The API: the limiter, the queue send, the message (its own idempotency record), one after the other; the worker: the lease, SES, the handoff; the ingest: the status move.
+  const apiMs = cpu + 2 * latency.store! + latency.queue!;
   const workerMs = cpu + 2 * latency.store! + latency.mailer!;
   const ingestMs = cpu + latency.store!;
   const batchSize = (q: QueueName) => queueNamed(q).batchSize;
@@ -313,10 +313,11 @@ function floorSection(): string[] {
       events: PRICE.snsPublish + PRICE.sqs + share('ses-events') * (2 * PRICE.sqs + PRICE.invocations) + gbSeconds(consumerOf('ses-events'), ingestMs) * PRICE.gbSeconds,
     };
   };
-  // The writes: the idempotency record (every item has a key a retry must replay), the message and
-  // its list entry, the limiter's admission (per request), the dispatch guard (no second send on a
-  // redelivery), and the two status moves of the timeline (sent, delivered).
-  const writes = (perRequest: number) => ({ idempotency: 1, message: 1, listEntry: 1, limiter: perRequest, lease: 1, sent: 1, delivered: 1 });
+  // The writes: the message, which is its own idempotency record (its id follows from the key a
+  // retry must replay: shared/messages/message-id.ts), and its list entry, the limiter's admission
+  // (per request), the dispatch guard (no second send on a redelivery), and the two status moves of
+  // the timeline (sent, delivered), each with its event in the same item write.
+  const writes = (perRequest: number) => ({ message: 1, listEntry: 1, limiter: perRequest, lease: 1, sent: 1, delivered: 1 });
   // A 20 KB HTML body gzips to about 3.8 KB: a content item of 4 units written once, and read once (1 RRU, priced as its WRU share below).
   const content = { content: 4 + PRICE.rru / PRICE.wru };
   const rows: Array<[string, ReturnType<typeof parts>, Record<string, number>, number]> = [
@@ -331,7 +332,7 @@ function floorSection(): string[] {
   return [
     '### The floor of this design',
     '',
-    `What an email costs at the least, whatever the code does: the requests of the path the design fixes (API Gateway → ${apiFn} → SQS → ${consumerOf('send')} → SES → SNS → SQS → ${consumerOf('ses-events')}; ../shared/design/architecture.md) with no other call, and the store writes the spec makes necessary, each one unit, with no read and no usage counter: the idempotency record (every item carries a key a retry must replay), the message and its list entry, the limiter's admission (one per request), the dispatch guard (no second send when the queue redelivers), and the sent and delivered status moves of the timeline. Durations from the model above (API ${fmt(apiMs, 0)} ms, send worker ${fmt(workerMs, 0)} ms, ingest ${fmt(ingestMs, 0)} ms). Arithmetic on the prices above, not a measurement.`,
+    `What an email costs at the least, whatever the code does: the requests of the path the design fixes (API Gateway → ${apiFn} → SQS → ${consumerOf('send')} → SES → SNS → SQS → ${consumerOf('ses-events')}; ../shared/design/architecture.md) with no other call, and the store writes the spec makes necessary, each one unit, with no read and no usage counter: the message, which is its own idempotency record (its id follows from the account and the key a retry must replay, so one conditional put both claims the key and stores the message), and its list entry, the limiter's admission (one per request), the dispatch guard (no second send when the queue redelivers), and the sent and delivered status moves of the timeline, each event written with its status move. Durations from the model above (API ${fmt(apiMs, 0)} ms, send worker ${fmt(workerMs, 0)} ms, ingest ${fmt(ingestMs, 0)} ms). Arithmetic on the prices above, not a measurement.`,
     '',
     '| Column | API, its SQS send | send worker | SNS, SQS, ingest | DynamoDB (in WRU) | Floor | Target |',
     '|---|---:|---:|---:|---:|---:|---:|',
@@ -341,7 +342,7 @@ function floorSection(): string[] {
       return `| ${name} | ${dollars(p.api)} | ${dollars(p.worker)} | ${dollars(p.events)} | ${fmt(sumOf(w), 3)} WRU = ${dollars(dynamo)} | **${dollars(floor)}** | ${dollars(target)}${floor > target ? ' (below the floor)' : ''} |`;
     }),
     '',
-    'Read it as: a target below the floor cannot be met by this design, only by changing it (for instance SES events through EventBridge instead of SNS, or the idempotency record and the message as one item with ids derived from the key); a target above it says how little room is left for reads, the usage counter and the crash-safety bookkeeping.',
+    'Read it as: a target below the floor cannot be met by this design, only by changing it (for instance SES events through EventBridge instead of SNS); a target above it says how little room is left for reads, the usage counter and the crash-safety bookkeeping.',
   ];
 }
 

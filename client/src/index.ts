@@ -139,10 +139,14 @@ function retryAfterSeconds(value: string | null, now: number): number | undefine
 /**
  * 429 and 503 are refusals before the work (a limiter, a shed request) and 409
  * idempotency_key_in_use asks to come back: always sent again. Another 5xx may come after the
- * work was done, so it is sent again only when repeating the request is harmless.
+ * work was done, so it is sent again only when repeating the request is harmless. A 503 whose
+ * code ends in `_not_configured` (billing, OAuth, test sends) is the deployment's setting, which
+ * no retry changes: never sent again.
  */
-const retryable = (error: PostboxError, resendable: boolean): boolean =>
-  error.status === 429 || error.status === 503 || (error.status === 409 && error.code === 'idempotency_key_in_use') || (error.status >= 500 && resendable);
+const retryable = (error: PostboxError, resendable: boolean): boolean => {
+  if (error.code.endsWith('_not_configured')) return false;
+  return error.status === 429 || error.status === 503 || (error.status === 409 && error.code === 'idempotency_key_in_use') || (error.status >= 500 && resendable);
+};
 
 export class Postbox {
   readonly #apiKey: string | null;

@@ -1184,6 +1184,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/inbound/routes/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * New signing secret for a route, shown once; the old one stops signing at once
+         * @description A new `signing_secret`, in this answer only; the previous one is never shown again and signs no new attempt, a retry of an earlier
+         *     forward included. Email routes hold a secret as well (shown on create; it signs once the route is changed to a webhook route) and rotate
+         *     alike. Two rotations at once: the later one gets 409 `conflict`, so nobody holds a secret that does not work. Another account's id is 404.
+         *     Deployment-gated: 404 `not_found` where inbound email is off (`INBOUND_ENABLED`; in AWS the `-c inbound=true` context).
+         *
+         *     **Forwards.** A received message goes to the active route of its domain whose `match_prefix` starts the recipient's local part (ignoring case;
+         *     the longest prefix wins; `""` is the catch-all). A `webhook` route POSTs the `email.received` envelope to `forward_url` with `message_id` `""`,
+         *     signed as webhook deliveries are (`Service-Event-Id`, `Service-Event-Type: email.received`, `Service-Timestamp`, `Service-Signature` = hex HMAC-SHA256
+         *     keyed with this route's `signing_secret`), through the same address guard and retry schedule (30 s doubling, ±25 %, 12 attempts or 24 hours).
+         *     An `email` route forwards the message to `forward_address` as a new outbound email from the recipient address (subject `Fwd: …`, the original
+         *     sender, date, recipients and text inline), subject to suppressions and spend caps like any send. Account `email.received` webhooks fire as well.
+         */
+        post: operations["rotateInboundRouteSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/inbound/{id}": {
         parameters: {
             query?: never;
@@ -1817,7 +1847,7 @@ export interface paths {
         put?: never;
         /**
          * Send one message (idempotent on idempotency_key)
-         * @description Accepts one message: 201 once it is stored and queued (or scheduled); delivery is reported on its timeline (GET /v1/messages/{id}) and to webhooks. Send again with the same `idempotency_key` and the same body (the same JSON value: key order and whitespace do not matter) to get the first answer again; nothing is sent twice. The same key with another body is 409 `idempotency_key_reused`. While the first request with the key is still being accepted, a retry is 409 `idempotency_key_in_use` with `Retry-After` (the seconds until the first request’s claim lapses, at most 30): the one 409 worth retrying. Refusals decided before the key is claimed (400, 403, 413, 422 and 429 test_send_daily_limit) are not remembered: a retry is checked again.
+         * @description Accepts one message: 201 once it is stored and queued (or scheduled); delivery is reported on its timeline (GET /v1/messages/{id}) and to webhooks. Send again with the same `idempotency_key` and the same body (the same JSON value: key order and whitespace do not matter) to get the first answer again; nothing is sent twice. The same key with another body is 409 `idempotency_key_reused`. Requests with the same key that overlap get the one message: its id follows from the account and the key, so whichever stores it first answers for all of them. Refusals decided before the key is claimed (400, 403, 413, 422 and 429 test_send_daily_limit) are not remembered: a retry is checked again.
          *
          *     A recipient on the suppression list for the channel is 409 `recipient_suppressed`: the message is stored with status `suppressed` and never sent, and a retry answers the same. While the account is in the sandbox (no verified domain of its own), live email goes only from the shared sender and only to the account’s address or a verified test recipient (403 `recipient_not_verified`); a test-mode key sends nothing and is not held to that. A test recipient takes 10 sends a day, a signed-up account’s own address 50 (UTC days; 429 `test_send_daily_limit` with `Retry-After`). The shared sender takes no display name of the account’s choosing: `metadata.from_email` names it bare or is omitted (400 `invalid_request` otherwise).
          */
@@ -1839,7 +1869,7 @@ export interface paths {
         put?: never;
         /**
          * Send up to 1000 messages, each independently
-         * @description Up to 1000 sends in one request, each accepted or refused on its own exactly as POST /v1/send would (partial success is normal). The answer is 200 with one result per item in request order: `{"success": true, "response": <SendResponse>}` or `{"success": false, "error": {"code", "message", "status"}}`, the error object the single send would have answered (for example `recipient_suppressed` with status 409), and field errors name the item (`body.3.destination`). Send again with the same `idempotency_key` and the same body (the same JSON value: key order and whitespace do not matter) to get the first answer again; nothing is sent twice. The same key with another body is 409 `idempotency_key_reused`. While the first request with the key is still being accepted, a retry is 409 `idempotency_key_in_use` with `Retry-After` (the seconds until the first request’s claim lapses, at most 30): the one 409 worth retrying. Refusals decided before the key is claimed (400, 403, 413, 422 and 429 test_send_daily_limit) are not remembered: a retry is checked again. Items repeating a key within one batch are retries of the first item with that key. An item has no headers of its own: an item refused with `idempotency_key_in_use` or `test_send_daily_limit` carries no `Retry-After`; resend it after a few seconds (up to 30), or after 00:00 UTC respectively. The request fails as a whole only for what concerns all of it: not an array or an empty one (400), more than 1000 items (413 `batch_too_large`), credentials, rate limit.
+         * @description Up to 1000 sends in one request, each accepted or refused on its own exactly as POST /v1/send would (partial success is normal). The answer is 200 with one result per item in request order: `{"success": true, "response": <SendResponse>}` or `{"success": false, "error": {"code", "message", "status"}}`, the error object the single send would have answered (for example `recipient_suppressed` with status 409), and field errors name the item (`body.3.destination`). Send again with the same `idempotency_key` and the same body (the same JSON value: key order and whitespace do not matter) to get the first answer again; nothing is sent twice. The same key with another body is 409 `idempotency_key_reused`. Requests with the same key that overlap get the one message: its id follows from the account and the key, so whichever stores it first answers for all of them. Refusals decided before the key is claimed (400, 403, 413, 422 and 429 test_send_daily_limit) are not remembered: a retry is checked again. Items repeating a key within one batch are retries of the first item with that key. An item has no headers of its own: an item refused with `test_send_daily_limit` carries no `Retry-After`; resend it after 00:00 UTC. The request fails as a whole only for what concerns all of it: not an array or an empty one (400), more than 1000 items (413 `batch_too_large`), credentials, rate limit.
          */
         post: operations["sendBatch"];
         delete?: never;
@@ -13752,6 +13782,170 @@ export interface operations {
                             code?: "not_found";
                             /** @constant */
                             status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limit_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limit_exceeded";
+                            /** @constant */
+                            status?: 429;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                            /** @constant */
+                            status?: 500;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "service_unavailable";
+                            /** @constant */
+                            status?: 503;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    rotateInboundRouteSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The route with its new signing secret, shown once */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The route id, inr_… */
+                        id: string;
+                        domain: string;
+                        match_prefix: string;
+                        /** @enum {string} */
+                        destination_type: "webhook" | "email";
+                        /** @description webhook routes; null on email routes */
+                        forward_url: string | null;
+                        /** @description email routes; null on webhook routes */
+                        forward_address: string | null;
+                        /** @description false: the route matches nothing until set true again */
+                        active: boolean;
+                        created_at: string;
+                        /** @description HMAC-SHA256 key of the Service-Signature on this route's webhook forwards: 64 hex characters used as their UTF-8 bytes. Shown once: store it now */
+                        signing_secret: string;
+                    };
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized";
+                            /** @constant */
+                            status?: 401;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description account_suspended, forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "account_suspended" | "forbidden";
+                            /** @constant */
+                            status?: 403;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                            /** @constant */
+                            status?: 404;
+                        };
+                    } & components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict";
+                            /** @constant */
+                            status?: 409;
                         };
                     } & components["schemas"]["ErrorEnvelope"];
                 };

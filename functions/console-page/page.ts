@@ -1,9 +1,10 @@
 // The console's page at GET /: one static document, its style and its script inline and allowed by
 // their hashes in a strict Content-Security-Policy (no 'unsafe-inline', calls to this origin only).
-// The script is the core (core-script.ts) then each section's (sections/*.ts), then the start; it
-// builds everything it shows from the API with textContent, never markup.
+// The markup is each section's (sections/*.ts); the script is web/console/ (TypeScript), bundled by
+// `npm run web:build` into generated/app-bundle.ts (lib/web-bundles.ts). It builds everything it
+// shows from the API with text, never markup.
 import { createHash } from 'node:crypto';
-import { coreScript, startScript } from './core-script';
+import { appScript } from './generated/app-bundle';
 import type { Section } from './section';
 import { accountsSection } from './sections/accounts';
 import { audienceSection } from './sections/audience';
@@ -36,7 +37,7 @@ const sections: Section[] = [
   deadLettersSection,
 ];
 
-export const consoleScript = [coreScript, ...sections.map((s) => s.script), startScript].join('\n');
+export const consoleScript = appScript;
 
 // Inline, the script must not end its element early nor open a comment the parser would act on.
 if (/<\/script|<!--/i.test(consoleScript) || /<\/style/i.test(style)) throw new Error('the console script or style holds a sequence that ends its element');

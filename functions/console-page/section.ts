@@ -1,10 +1,10 @@
-// One part of the console: its views' markup (static: every field with its label, no API data) and
-// the script that registers them in `views` (a view has `load(arg)` run when it is shown, and
-// `wire()` run once at start). `nav` puts a view in the signed-in navigation.
+// One part of the console's page: its views' markup (static: every field with its label, no API
+// data). Its script is the module of the same name in web/console/sections/, which registers the
+// views with the router (`load(arg)` run when a view is shown, `wire()` once at start). `nav` puts
+// a view in the signed-in navigation.
 export interface Section {
   /** The views' markup, each a `<section data-view="name">` whose heading has tabindex="-1". */
   markup: string;
-  script: string;
   /** Signed-in navigation entries: view name → label; `staff` only for staff sessions. */
   nav?: Array<{ view: string; label: string; staff?: boolean }>;
   /** True for the views shown signed out (sign-in, sign-up, …). */

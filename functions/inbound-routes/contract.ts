@@ -101,6 +101,25 @@ export const contracts: Contracts = {
       { name: 'no such route', params: { id: 'inr_missing' }, body: { active: true }, status: 404 },
     ],
   },
+  'POST /v1/inbound/routes/{id}/rotate-secret': {
+    operationId: 'rotateInboundRouteSecret',
+    description: [
+      'A new `signing_secret`, in this answer only; the previous one is never shown again and signs no new attempt, a retry of an earlier',
+      'forward included. Email routes hold a secret as well (shown on create; it signs once the route is changed to a webhook route) and rotate',
+      'alike. Two rotations at once: the later one gets 409 `conflict`, so nobody holds a secret that does not work. Another account\'s id is 404.',
+      GATED,
+      '',
+      FORWARD_SCHEME,
+    ].join('\n'),
+    params: routeId,
+    responses: { 200: { description: 'The route with its new signing secret, shown once', schema: routeWithSecretView, secret: true } },
+    errors: ['not_found', 'conflict'],
+    examples: [
+      { name: 'rotate', params: { id: '{{inbound_route_id}}' }, status: 200 },
+      { name: 'no such route', params: { id: 'inr_missing' }, status: 404 },
+      { name: 'test key', params: { id: '{{inbound_route_id}}' }, status: 403, as: 'test' },
+    ],
+  },
   'DELETE /v1/inbound/routes/{id}': {
     operationId: 'deleteInboundRoute',
     description: `Removes the route for good. ${GATED}`,

@@ -4,7 +4,7 @@ import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { json, noContent, shownOnce } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
 import { createRouteBody, enableInboundBody, updateRouteBody } from '../../shared/inbound-routes/schemas';
-import { createRoute, deleteRoute, listRoutes, readRoute, setInbound, updateRoute } from '../../shared/inbound-routes/service';
+import { createRoute, deleteRoute, listRoutes, readRoute, rotateRouteSecret, setInbound, updateRoute } from '../../shared/inbound-routes/service';
 
 // Every route here is deployment-gated: 404 where inbound email is off (INBOUND_ENABLED).
 export const handler = createHttpHandler(
@@ -18,6 +18,7 @@ export const handler = createHttpHandler(
   'GET /v1/inbound/routes': async (req, c) => json(200, { routes: await listRoutes(c.store, authOf(req).accountId) }),
   'GET /v1/inbound/routes/{id}': async (req, c) => json(200, await readRoute(c.store, authOf(req).accountId, req.params.id ?? '')),
   'PUT /v1/inbound/routes/{id}': async (req, c) => json(200, await updateRoute(c, authOf(req).accountId, req.params.id ?? '', parseInput(updateRouteBody, req.body))),
+  'POST /v1/inbound/routes/{id}/rotate-secret': async (req, c) => shownOnce(200, await rotateRouteSecret(c, authOf(req).accountId, req.params.id ?? '')),
   'DELETE /v1/inbound/routes/{id}': async (req, c) => {
     await deleteRoute(c.store, authOf(req).accountId, req.params.id ?? '');
     return noContent();

@@ -18,8 +18,8 @@ const email = (to: string, subject = 'Hello from the contract test') => ({
 
 const IDEMPOTENCY =
   'Send again with the same `idempotency_key` and the same body (the same JSON value: key order and whitespace do not matter) to get the first answer again; ' +
-  'nothing is sent twice. The same key with another body is 409 `idempotency_key_reused`. While the first request with the key is still being accepted, ' +
-  'a retry is 409 `idempotency_key_in_use` with `Retry-After` (the seconds until the first request’s claim lapses, at most 30): the one 409 worth retrying. ' +
+  'nothing is sent twice. The same key with another body is 409 `idempotency_key_reused`. Requests with the same key that overlap get the one message: ' +
+  'its id follows from the account and the key, so whichever stores it first answers for all of them. ' +
   'Refusals decided before the key is claimed (400, 403, 413, 422 and 429 test_send_daily_limit) are not remembered: a retry is checked again.';
 
 export const contracts: Contracts = {
@@ -58,8 +58,7 @@ export const contracts: Contracts = {
       '`{"success": false, "error": {"code", "message", "status"}}`, the error object the single send would have answered (for example ' +
       '`recipient_suppressed` with status 409), and field errors name the item (`body.3.destination`). ' +
       `${IDEMPOTENCY} Items repeating a key within one batch are retries of the first item with that key. ` +
-      'An item has no headers of its own: an item refused with `idempotency_key_in_use` or `test_send_daily_limit` carries no `Retry-After`; resend it after a few seconds (up to 30), ' +
-      'or after 00:00 UTC respectively. The request fails as a whole only for what concerns all of it: not an array or an empty one (400), more than 1000 items (413 `batch_too_large`), credentials, rate limit.',
+      'An item has no headers of its own: an item refused with `test_send_daily_limit` carries no `Retry-After`; resend it after 00:00 UTC. The request fails as a whole only for what concerns all of it: not an array or an empty one (400), more than 1000 items (413 `batch_too_large`), credentials, rate limit.',
     body: sendBatchBody,
     idempotent: true,
     responses: { 200: { description: 'One result per item, in request order', schema: batchResponse } },

@@ -1,5 +1,6 @@
-// The acceptance sweep, every minute: a send request killed between claiming its idempotency keys
-// and handing its messages on leaves pending claims; this finishes or releases them.
+// The acceptance sweep, every minute: writes the timeline event of a suppressed send whose request
+// was killed before it could, and resolves idempotency claims of the earlier design
+// (shared/messages/recovery.ts).
 import { recoverAcceptances } from '../../shared/messages/recovery';
 import { every } from '../../shared/runtime/every';
 

@@ -5,6 +5,7 @@
 // chunk's counts are added in the same conditional write that marks the chunk done, so a re-run
 // does not count twice either.
 import { getAccount, type AccountItem } from '../accounts/service';
+import { inParallel } from '../concurrency';
 import { sha256Hex } from '../crypto';
 import type { SendRequest } from '../messages/schemas';
 import { RetryableError } from '../errors';
@@ -17,6 +18,11 @@ import { BroadcastRepository } from './repository';
 
 /** Items per acceptSends call: bounds the parallel claims and one call's batched writes. */
 export const SENDS_PER_CALL = 100;
+/**
+ * acceptSends calls of a chunk under way at once: each holds at most the send path's claim
+ * concurrency of conditional writes in flight, so a chunk keeps several times that.
+ */
+const CALLS_IN_FLIGHT = 5;
 const MAX_IDEMPOTENCY_KEY = 256;
 
 export interface Tally {
@@ -66,7 +72,7 @@ function sendRequestFor(broadcast: BroadcastItem, recipient: string, data: Recor
   };
 }
 
-/** Sends the chunk's recipients in calls of SENDS_PER_CALL and counts the outcomes. */
+/** Sends the chunk's recipients in calls of SENDS_PER_CALL, CALLS_IN_FLIGHT at once, and counts the outcomes. */
 async function sendChunk(deps: SendDeps, account: AccountItem, broadcast: BroadcastItem, chunk: RecipientChunkItem): Promise<{ tally: Tally; failures: Record<string, number> }> {
   const { recipients } = chunk;
   const tally: Tally = { sent: 0, skipped: 0, failed: 0 };
@@ -74,23 +80,25 @@ async function sendChunk(deps: SendDeps, account: AccountItem, broadcast: Broadc
   const sender = { accountId: broadcast.account_id, keyId: broadcast.key_id, testMode: broadcast.test_mode, account };
   // The version pinned at creation, not the template's current one.
   const render = broadcast.template ? await pinnedRenderer(deps.store, broadcast.account_id, broadcast.template) : undefined;
-  for (let i = 0; i < recipients.length; i += SENDS_PER_CALL) {
+  const starts = Array.from({ length: Math.ceil(recipients.length / SENDS_PER_CALL) }, (_, k) => k * SENDS_PER_CALL);
+  const calls = await inParallel(starts, CALLS_IN_FLIGHT, (i) => {
     const requests = recipients.slice(i, i + SENDS_PER_CALL).map((r, j) => sendRequestFor(broadcast, r, chunk.data?.[i + j]));
-    const outcomes = await acceptSends(deps, sender, requests, { batch: true, render, broadcastId: broadcast.id });
-    // A run of this chunk that died moments ago still holds some keys: count the chunk once they lapse.
-    if (outcomes.some((o) => o.kind === 'rejected' && o.error.code === 'idempotency_key_in_use')) {
-      throw new RetryableError(`broadcast ${broadcast.id}: an earlier run of this chunk still holds some sends; retried later`);
-    }
-    for (const outcome of outcomes) {
-      if (outcome.kind === 'accepted') tally.sent++;
-      // The spec's bulk rule: suppressed and unsubscribed recipients are skipped, not failed.
-      else if (outcome.kind === 'suppressed') tally.skipped++;
-      else {
-        // Refused for this recipient alone, e.g. missing_variable when its data lacks a required
-        // template variable: failed, with the code in the chunk's failures.
-        tally.failed++;
-        failures[outcome.error.code] = (failures[outcome.error.code] ?? 0) + 1;
-      }
+    return acceptSends(deps, sender, requests, { batch: true, render, broadcastId: broadcast.id });
+  });
+  const outcomes = calls.flat();
+  // A run of this chunk that died moments ago still holds some keys: count the chunk once they lapse.
+  if (outcomes.some((o) => o.kind === 'rejected' && o.error.code === 'idempotency_key_in_use')) {
+    throw new RetryableError(`broadcast ${broadcast.id}: an earlier run of this chunk still holds some sends; retried later`);
+  }
+  for (const outcome of outcomes) {
+    if (outcome.kind === 'accepted') tally.sent++;
+    // The spec's bulk rule: suppressed and unsubscribed recipients are skipped, not failed.
+    else if (outcome.kind === 'suppressed') tally.skipped++;
+    else {
+      // Refused for this recipient alone, e.g. missing_variable when its data lacks a required
+      // template variable: failed, with the code in the chunk's failures.
+      tally.failed++;
+      failures[outcome.error.code] = (failures[outcome.error.code] ?? 0) + 1;
     }
   }
   return { tally, failures };

@@ -2,6 +2,7 @@
 // per account: each live contact holds a claim item keyed by its address, taken before the
 // contact is written (the store has no transactions), so two contacts can never hold one address,
 // even for a moment; a claim whose contact never got written is taken over once it is stale.
+import { inParallel } from '../concurrency';
 import type { Store } from '../db/store';
 import { ApiError, InvalidRequestError, NotFoundError } from '../errors';
 import type { Ids } from '../ids';
@@ -97,6 +98,71 @@ export async function writeContact(deps: ContactDeps, accountId: string, body: O
   if (!(await repo.createContact(item))) throw new ContactExistsError(id); // fresh ULIDs do not collide; a derived id may
   await repo.moveContactCount(accountId, 1);
   return item;
+}
+
+/** Address claims taken at once by writeNewContacts. */
+const CLAIMS_IN_FLIGHT = 16;
+/** A batch write's items (DynamoDB's BatchWriteItem takes 25). */
+const CONTACTS_PER_WRITE = 25;
+
+export interface NewContactBody {
+  body: Omit<CreateContactBody, 'list_ids'>;
+  /** A caller-derived id (see writeContact); a fresh one when absent or when a contact with it exists already. */
+  id?: string;
+}
+
+/**
+ * writeContact for many new contacts of one account, with the same guarantees: every address is
+ * claimed first (conditional writes, CLAIMS_IN_FLIGHT at once), and the contacts whose claims were
+ * taken are written in batch writes as they are (each only after its own claim). A batch write has no condition, so an id is used only when no
+ * contact has it (read first in one batch: a derived id that a dead run wrote and that was deleted
+ * since gets a fresh one; not read when the caller knows its ids are new); nothing but the caller
+ * writes a derived id, and a fresh ULID is new.
+ * `taken`: the addresses a live contact holds (or a claim not stale yet). The account's count is
+ * the caller's to move.
+ */
+export async function writeNewContacts(
+  deps: ContactDeps,
+  accountId: string,
+  wanted: readonly NewContactBody[],
+  options: { idsAreNew?: boolean } = {},
+): Promise<{ written: NewContact[]; taken: string[] }> {
+  const repo = new ContactRepository(deps.store);
+  const derived = options.idsAreNew ? [] : wanted.flatMap((w) => (w.id === undefined ? [] : [w.id]));
+  const used = new Set((await repo.contactsByIds(accountId, derived)).map((c) => c.id));
+  const now = deps.clock.now().toISOString();
+  const items = wanted.map(({ body, id }): NewContact => ({
+    id: id !== undefined && !used.has(id) ? id : deps.ids.next('ctc'),
+    account_id: accountId,
+    email: body.email,
+    first_name: body.first_name ?? null,
+    last_name: body.last_name ?? null,
+    data: body.data ?? {},
+    unsubscribed: body.unsubscribed ?? false,
+    created_at: now,
+    updated_at: now,
+  }));
+  // Each batch write starts once its contacts' claims are all taken, while later claims go on.
+  const written: NewContact[] = [];
+  const taken: string[] = [];
+  const writes: Array<Promise<void>> = [];
+  let ready: NewContact[] = [];
+  const flush = (): void => {
+    if (ready.length === 0) return;
+    const write = repo.putNewContacts(ready);
+    write.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+    writes.push(write);
+    ready = [];
+  };
+  await inParallel(items, CLAIMS_IN_FLIGHT, async (item) => {
+    if (!(await takeEmail(deps, accountId, item.email, item.id))) return void taken.push(item.email);
+    written.push(item);
+    ready.push(item);
+    if (ready.length >= CONTACTS_PER_WRITE) flush();
+  });
+  flush();
+  await Promise.all(writes);
+  return { written, taken };
 }
 
 /**

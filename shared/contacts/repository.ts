@@ -9,6 +9,7 @@
 // docs/api-decisions.md "Contacts and lists").
 import { keys, keyQueries, type ItemKey } from '../db/keys';
 import { wrote, type QueryResult, type Store } from '../db/store';
+import { inParallel } from '../concurrency';
 import { isId } from '../ids';
 import { queryPage, walkPage, type Page, type PageRequest, type WalkBudget } from '../pagination';
 import type { DataValue } from './filter';
@@ -81,6 +82,15 @@ interface ContactCountItem extends ItemKey {
 
 const one = (value: string): Set<string> => new Set([value]);
 
+/** Batch reads or writes of one call in flight at once. */
+const PARALLEL_BATCHES = 4;
+
+function groupsOf<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
 export class ContactRepository {
   constructor(private readonly store: Store) {}
 
@@ -92,9 +102,16 @@ export class ContactRepository {
     return this.store.get<ContactItem>(keys.contact(accountId, contactId));
   }
 
-  contactsByIds(accountId: string, contactIds: readonly string[]): Promise<ContactItem[]> {
-    if (contactIds.length === 0) return Promise.resolve([]);
-    return this.store.batchGet<ContactItem>(contactIds.map((id) => keys.contact(accountId, id)));
+  async contactsByIds(accountId: string, contactIds: readonly string[]): Promise<ContactItem[]> {
+    if (contactIds.length === 0) return [];
+    const groups = await inParallel(groupsOf(contactIds, 100), PARALLEL_BATCHES, (ids) => this.store.batchGet<ContactItem>(ids.map((id) => keys.contact(accountId, id))));
+    return groups.flat();
+  }
+
+  /** Several new contacts at once, unconditionally (batch writes): only for ids nothing else writes, whose addresses are claimed. */
+  async putNewContacts(items: readonly NewContact[]): Promise<void> {
+    const stored = items.map((item): ContactItem => ({ ...keys.contact(item.account_id, item.id), entity: 'contact', ...item }));
+    await inParallel(groupsOf(stored, 25), PARALLEL_BATCHES, (group) => this.store.batchPut(group));
   }
 
   createContact(item: NewContact): Promise<boolean> {
@@ -202,6 +219,13 @@ export class ContactRepository {
     return this.store.get<ContactEmailItem>(keys.contactEmail(accountId, email));
   }
 
+  /** The claims of these addresses that exist, by address, in batch reads. */
+  async emailItems(accountId: string, emails: readonly string[]): Promise<Map<string, ContactEmailItem>> {
+    const bySk = new Map(emails.map((e) => [keys.contactEmail(accountId, e).sk, e]));
+    const groups = await inParallel(groupsOf(emails, 100), PARALLEL_BATCHES, (part) => this.store.batchGet<ContactEmailItem>(part.map((e) => keys.contactEmail(accountId, e))));
+    return new Map(groups.flat().map((claim) => [bySk.get(claim.sk)!, claim]));
+  }
+
   /** Takes an address for a contact; false when another contact holds it (this one may take it again). */
   claimEmail(accountId: string, email: string, contactId: string, nowMs: number): Promise<boolean> {
     const item: ContactEmailItem = { ...keys.contactEmail(accountId, email), entity: 'contact_email', account_id: accountId, contact_id: contactId, claimed_at: nowMs };
@@ -223,6 +247,26 @@ export class ContactRepository {
 
   async moveContactCount(accountId: string, delta: number): Promise<void> {
     await this.store.update(keys.contactCount(accountId), { expression: 'SET entity = :entity ADD #count :delta', names: { '#count': 'count' }, values: { ':entity': 'contact_count', ':delta': delta } });
+  }
+
+  /**
+   * Moves the count by `delta` once per step of a run named `mark` (an attribute on the count item
+   * holds the last step counted): a repeat of a step, or of an earlier one, moves nothing.
+   */
+  async moveContactCountOnce(accountId: string, delta: number, mark: string, step: number): Promise<boolean> {
+    return wrote(
+      this.store.update(keys.contactCount(accountId), {
+        expression: 'SET entity = :entity, #mark = :step ADD #count :delta',
+        names: { '#count': 'count', '#mark': mark },
+        values: { ':entity': 'contact_count', ':delta': delta, ':step': step },
+        condition: 'attribute_not_exists(#mark) OR #mark < :step',
+      }),
+    );
+  }
+
+  /** Drops a finished run's mark from the count item. */
+  async forgetCountMark(accountId: string, mark: string): Promise<void> {
+    await wrote(this.store.update(keys.contactCount(accountId), { expression: 'REMOVE #mark', names: { '#mark': mark }, condition: 'attribute_exists(pk)' }));
   }
 
   async contactCount(accountId: string): Promise<number> {

@@ -1,5 +1,6 @@
 // The only place that knows key formats, attribute names and index names. The CDK table
 // construct and the local table bootstrap import the same definitions.
+import { encodeTime } from 'ulid';
 import { clientNetworkOf } from '../rate-limit/client-network';
 
 export const table = {
@@ -9,8 +10,9 @@ export const table = {
   ttlAttribute: 'expires_at',
   indexes: {
     /**
-     * Sparse, keys only. Today it holds the outbox: idempotency claims whose send is not yet stored
-     * and handed on, by the end of their lease (keys.outboxEntry), so a sweep finds what a crash left.
+     * Sparse, keys only. Today it holds the outbox: messages accepted and not yet taken by the send
+     * worker, by the end of their hand-off lease (keys.messageOutboxEntry), so a sweep finds what a
+     * crash left (and idempotency claims of the design before, keys.outboxEntry).
      */
     byLookup: { name: 'by-lookup', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: [] as readonly string[] },
     /**
@@ -182,11 +184,22 @@ export const keys = {
    * updated. Sorts before the timeline (`EVT#…`) and the message (`MSG`), so the timeline read
    * passes it over.
    */
-  messageContent: (messageId: string): ItemKey => ({ pk: `MSG#${messageId}`, sk: 'CONTENT' }),
+  messageContent: (messageId: string, variant?: string): ItemKey => ({ pk: `MSG#${messageId}`, sk: variant === undefined ? 'CONTENT' : `CONTENT#${variant}` }),
   messageEvent: (messageId: string, providerEventId: string): ItemKey => ({ pk: `MSG#${messageId}`, sk: `EVT#${providerEventId}` }),
   messageEventPrefix: 'EVT#',
   /** by-message index entry of a message: an account's messages, newest first by id. */
-  messageListEntry: (accountId: string, messageId: string): MessageListKey => ({ gsi3pk: `${ACCOUNT}${accountId}#MSG`, gsi3sk: messageId }),
+  /**
+   * by-message index entry of a message: an account's messages, newest first. A message id derived
+   * from its idempotency key (shared/messages/message-id.ts) does not sort by time, so its entry's
+   * sort key is `msg_`, the ULID time of `createdAtMs`, then the id's body; an entry written
+   * without it (messages whose ULID id sorts by time) is the id itself. Both sort together by time.
+   */
+  messageListEntry: (accountId: string, messageId: string, createdAtMs?: number): MessageListKey => ({
+    gsi3pk: `${ACCOUNT}${accountId}#MSG`,
+    gsi3sk: createdAtMs === undefined ? messageId : `msg_${encodeTime(Math.max(0, createdAtMs), 10).toLowerCase()}${messageId.slice(4)}`,
+  }),
+  /** The message id of a by-message entry's sort key (either form above). */
+  messageIdOfListEntry: (gsi3sk: string): string => (gsi3sk.length === 30 ? gsi3sk : `msg_${gsi3sk.slice(14)}`),
   messageListPartition: (accountId: string): string => `${ACCOUNT}${accountId}#MSG`,
   /** One item per (account, idempotency key); the key is hashed to bound its size. */
   idempotency: (accountId: string, keyDigest: string): ItemKey => ({ pk: `IDEM#${accountId}#${keyDigest}`, sk: 'IDEM' }),
@@ -197,6 +210,15 @@ export const keys = {
   outboxEntry: (keyDigest: string, leaseUntilMs: number): OutboxKey => ({
     gsi1pk: `OUTBOX#${outboxShard(keyDigest)}`,
     gsi1sk: `${String(leaseUntilMs).padStart(15, '0')}#${keyDigest}`,
+  }),
+
+  /**
+   * by-lookup entry of a message not yet taken by the send worker (the outbox): spread over
+   * OUTBOX_SHARDS partitions by the id, sorted by when a sweep may hand it on again.
+   */
+  messageOutboxEntry: (messageId: string, dueMs: number): OutboxKey => ({
+    gsi1pk: `OUTBOX#${(messageId.charCodeAt(messageId.length - 1) + messageId.charCodeAt(messageId.length - 2)) % OUTBOX_SHARDS}`,
+    gsi1sk: `${String(dueMs).padStart(15, '0')}#${messageId}`,
   }),
 
   suppression: (accountId: string, channel: string, recipient: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `SUPP#${channel}#${recipient}` }),

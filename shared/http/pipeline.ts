@@ -256,10 +256,12 @@ const envelope = (): Step => ({
   },
 });
 
+/** The container, built once per cold start; the invocation's log lines carry its request id and route. */
 const withContainer = (): Step => ({
   name: 'container',
   before: async ({ context }) => {
     context.container = await getContainer();
+    context.container.logger.invocation?.({ request_id: context.requestId, route: context.routeKey }, context);
   },
 });
 
@@ -349,5 +351,6 @@ export function createHttpHandler(
     .use(pathIds())
     .use(body(declared))
     .handler((_event, context) => routes[context.routeKey]!(context.request!, context.container!));
-  return async (event) => (await handler(event, {} as PipelineContext)) as APIGatewayProxyStructuredResultV2;
+  // Lambda's context when Lambda calls it; the local server calls it with the event alone.
+  return async (event, context?: Context) => (await handler(event, { ...context } as PipelineContext)) as APIGatewayProxyStructuredResultV2;
 }

@@ -6,7 +6,7 @@
 // already done, so re-running a chunk after a crash creates nothing twice.
 import { RetryableError, ApiError } from '../errors';
 import { addMember, type MemberDeps } from '../contacts/members';
-import { ContactExistsError, writeContact, type ContactDeps } from '../contacts/contacts';
+import { writeNewContacts, type ContactDeps } from '../contacts/contacts';
 import { ContactRepository, type ContactItem } from '../contacts/repository';
 import { MAX_DATA_BYTES, MAX_DATA_KEYS } from '../contacts/schemas';
 import type { DataValue } from '../contacts/filter';
@@ -54,14 +54,28 @@ function byEmail(rows: readonly ContactRow[]): Map<string, number[]> {
   return groups;
 }
 
+/** What planUpsert read: the live holders of the rows' addresses. */
+interface Reads {
+  accountId: string;
+  holders: ReadonlyMap<string, ContactItem>;
+}
+
+const isReads = (x: unknown): x is Reads => typeof x === 'object' && x !== null && 'holders' in x && (x as Reads).holders instanceof Map;
+
 export function contactsTarget(deps: ContactDeps & MemberDeps): ContactImportTarget {
   const repo = new ContactRepository(deps.store);
 
-  /** The live contact holding an address, if any. */
-  const holderOf = async (accountId: string, email: string): Promise<ContactItem | undefined> => {
-    const claim = await repo.emailItem(accountId, email);
-    const holder = claim ? await repo.getContact(accountId, claim.contact_id) : undefined;
-    return isLive(holder) && holder.email === email ? holder : undefined;
+  /** The live contact holding each address that has one: its claim and its contact, in batch reads. */
+  const holdersOf = async (accountId: string, emails: readonly string[]): Promise<Map<string, ContactItem>> => {
+    const claims = await repo.emailItems(accountId, emails);
+    const contacts = await repo.contactsByIds(accountId, [...new Set([...claims.values()].map((c) => c.contact_id))]);
+    const byId = new Map(contacts.map((c) => [c.id, c]));
+    const held = new Map<string, ContactItem>();
+    for (const [email, claim] of claims) {
+      const holder = byId.get(claim.contact_id);
+      if (isLive(holder) && holder.email === email) held.set(email, holder);
+    }
+    return held;
   };
   const fieldsOf = (c: Pick<ContactItem, 'first_name' | 'last_name' | 'data' | 'list_ids'>, listId: string | undefined): Fields => ({
     first_name: c.first_name,
@@ -84,28 +98,41 @@ export function contactsTarget(deps: ContactDeps & MemberDeps): ContactImportTar
     return { outcomes, final: current };
   };
 
-  /**
-   * A new contact under the chunk's derived id: a claim with that id is this import's own, left by
-   * a run that died before writing the contact, and is taken back at once. The derived id is taken
-   * already only when that run did write the contact and it was deleted since (its address freed):
-   * the address then gets a fresh id.
-   */
-  const writeNew = async (accountId: string, fields: Parameters<typeof writeContact>[2], id: string | undefined) => {
-    try {
-      return await writeContact(deps, accountId, fields, id);
-    } catch (error) {
-      if (!(error instanceof ContactExistsError) || id === undefined) throw error;
-      return writeContact(deps, accountId, fields);
+  /** Each address's rows walked from its holder: the rows' outcomes, and the addresses with what they end as. */
+  const plan = (holders: ReadonlyMap<string, ContactItem>, rows: readonly ContactRow[], listId: string | undefined) => {
+    const groups = [...byEmail(rows)];
+    const outcomes: UpsertOutcome[] = new Array(rows.length);
+    const addresses: Array<{ email: string; final: Fields; holder: ContactItem | undefined }> = [];
+    for (const [email, indexes] of groups) {
+      const holder = holders.get(email);
+      const { outcomes: got, final } = walk(holder ? fieldsOf(holder, listId) : undefined, indexes.map((i) => rows[i]!), listId);
+      indexes.forEach((at, k) => (outcomes[at] = got[k]!));
+      if (final) addresses.push({ email, final, holder }); // none when every row of the address was refused
     }
+    return { outcomes, addresses };
   };
 
-  const each = async (accountId: string, rows: readonly ContactRow[], listId: string | undefined, one: (email: string, indexes: number[]) => Promise<UpsertOutcome[]>) => {
-    const outcomes: UpsertOutcome[] = new Array(rows.length);
-    await inParallel([...byEmail(rows)], PARALLEL, async ([email, indexes]) => {
-      const got = await one(email, indexes);
-      indexes.forEach((at, k) => (outcomes[at] = got[k]!));
-    });
-    return outcomes;
+  /** Brings a stored contact to what its rows end as: its fields when they differ, then the list's membership. */
+  const settle = async (accountId: string, email: string, holder: Pick<ContactItem, 'id' | 'first_name' | 'last_name' | 'data' | 'list_ids' | 'unsubscribed'>, final: Fields, listId: string | undefined) => {
+    const now = fieldsOf(holder, listId);
+    if (!same({ ...now, member: final.member }, final)) {
+      const updated = await repo.updateContact(accountId, holder.id, email, {
+        email,
+        first_name: final.first_name,
+        last_name: final.last_name,
+        data: final.data,
+        unsubscribed: holder.unsubscribed,
+        updated_at: deps.clock.now().toISOString(),
+      });
+      if (!updated) throw new RetryableError(`contact ${holder.id} changed or went away during the import; the chunk is retried`);
+    }
+    if (listId !== undefined && !now.member) {
+      try {
+        await addMember(deps, accountId, listId, holder.id);
+      } catch (error) {
+        if (!(error instanceof ApiError && error.code === 'duplicate_member')) throw error;
+      }
+    }
   };
 
   return {
@@ -114,51 +141,43 @@ export function contactsTarget(deps: ContactDeps & MemberDeps): ContactImportTar
       return list !== undefined && list.deleted_at === undefined ? list.type : undefined;
     },
 
-    planUpsert: (accountId, rows, listId) =>
-      each(accountId, rows, listId, async (email, indexes) => {
-        const holder = await holderOf(accountId, email);
-        return walk(holder ? fieldsOf(holder, listId) : undefined, indexes.map((i) => rows[i]!), listId).outcomes;
-      }),
+    async planUpsert(accountId, rows, listId) {
+      const holders = await holdersOf(accountId, [...new Set(rows.map((r) => r.email))]);
+      return { outcomes: plan(holders, rows, listId).outcomes, reads: { accountId, holders } satisfies Reads };
+    },
 
-    async upsertContacts(accountId, rows, listId, idFor) {
-      const outcomes = await each(accountId, rows, listId, async (email, indexes) => {
-        let holder: Pick<ContactItem, 'id' | 'first_name' | 'last_name' | 'data' | 'list_ids' | 'unsubscribed'> | undefined = await holderOf(accountId, email);
-        const { outcomes: got, final } = walk(holder ? fieldsOf(holder, listId) : undefined, indexes.map((i) => rows[i]!), listId);
-        if (!final) return got; // every row of the address refused
-        if (!holder) {
-          const fields = { email, first_name: final.first_name, last_name: final.last_name, data: final.data };
-          try {
-            // Written with the row's values and in no list yet: what it holds is known without a read.
-            holder = await writeNew(accountId, fields, idFor?.(email));
-          } catch (error) {
-            if (!(error instanceof ApiError && error.code === 'duplicate_contact')) throw error;
-            // Written meanwhile (another run of this chunk, or a request), or a claim a dead write left: retried.
-            holder = await holderOf(accountId, email);
-            if (!holder) throw new RetryableError(`the address ${email} is claimed by a contact not written yet; the chunk is retried`, { cause: error });
-          }
+    async upsertContacts(accountId, rows, listId, { idFor, countOnce, planned } = {}) {
+      const reads = isReads(planned) && planned.accountId === accountId ? planned : undefined;
+      const { outcomes, addresses } = plan(reads?.holders ?? (await holdersOf(accountId, [...new Set(rows.map((r) => r.email))])), rows, listId);
+      const fresh = addresses.filter((a) => !a.holder);
+      // Written with the rows' values and in no list yet: what each holds is known without a read.
+      const { written, taken } = await writeNewContacts(
+        deps,
+        accountId,
+        fresh.map(({ email, final }) => ({ body: { email, first_name: final.first_name, last_name: final.last_name, data: final.data }, ...(idFor ? { id: idFor(email) } : {}) })),
+        { idsAreNew: reads !== undefined },
+      );
+      const stored = new Map<string, Pick<ContactItem, 'id' | 'first_name' | 'last_name' | 'data' | 'list_ids' | 'unsubscribed'>>(written.map((c) => [c.email, c]));
+      for (const { email, holder } of addresses) if (holder) stored.set(email, holder);
+      if (taken.length > 0) {
+        // Written meanwhile (another run of this chunk, or a request), or a claim a dead write left: retried.
+        const again = await holdersOf(accountId, taken);
+        for (const email of taken) {
+          const holder = again.get(email);
+          if (!holder) throw new RetryableError(`the address ${email} is claimed by a contact not written yet; the chunk is retried`);
+          stored.set(email, holder);
         }
-        const now = fieldsOf(holder, listId);
-        if (!same({ ...now, member: final.member }, final)) {
-          const updated = await repo.updateContact(accountId, holder.id, email, {
-            email,
-            first_name: final.first_name,
-            last_name: final.last_name,
-            data: final.data,
-            unsubscribed: holder.unsubscribed,
-            updated_at: deps.clock.now().toISOString(),
-          });
-          if (!updated) throw new RetryableError(`contact ${holder.id} changed or went away during the import; the chunk is retried`);
-        }
-        if (listId !== undefined && !now.member) {
-          try {
-            await addMember(deps, accountId, listId, holder.id);
-          } catch (error) {
-            if (!(error instanceof ApiError && error.code === 'duplicate_member')) throw error;
-          }
-        }
-        return got;
-      });
+      }
+      // The contacts this chunk made: now, or by an earlier run of it (they bear its derived ids).
+      const made = written.length + (idFor ? addresses.filter((a) => stored.get(a.email)?.id === idFor(a.email) && !written.some((w) => w.email === a.email)).length : 0);
+      if (countOnce) await repo.moveContactCountOnce(accountId, made, countOnce.mark, countOnce.step);
+      else if (made > 0) await repo.moveContactCount(accountId, made);
+      await inParallel(addresses, PARALLEL, ({ email, final }) => settle(accountId, email, stored.get(email)!, final, listId));
       return { created: outcomes.filter((o) => o === 'created').length, updated: outcomes.filter((o) => o === 'updated').length };
+    },
+
+    async finished(accountId, mark) {
+      await repo.forgetCountMark(accountId, mark);
     },
   };
 }

@@ -29,15 +29,15 @@ export type ImportRunResult =
   | { kind: 'completed'; item: ContactImportItem }
   | { kind: 'failed'; errors: ImportError[] };
 
-/** What one chunk does: the rows' errors and the target's plan for the valid ones. */
-async function planChunk(target: ContactImportTarget, item: ContactImportItem, chunk: number, rows: readonly CsvRow[], total: number, at: number): Promise<ChunkPlan> {
+/** What one chunk does: the rows' errors and the target's plan for the valid ones, with what the plan read. */
+async function planChunk(target: ContactImportTarget, item: ContactImportItem, chunk: number, rows: readonly CsvRow[], total: number, at: number): Promise<{ plan: ChunkPlan; reads?: unknown }> {
   const valid = rows.flatMap((r) => ('contact' in r ? [r] : []));
-  const outcomes = valid.length > 0 ? await target.planUpsert(item.account_id, valid.map((r) => r.contact), item.list_id) : [];
+  const { outcomes, reads } = valid.length > 0 ? await target.planUpsert(item.account_id, valid.map((r) => r.contact), item.list_id) : { outcomes: [], reads: undefined };
   const refused = new Map(outcomes.flatMap((o, i) => (typeof o === 'object' ? [[valid[i]!.row, o.refused] as const] : [])));
   const errors = rows.flatMap((r) => ('error' in r ? [{ row: r.row, message: r.error }] : refused.has(r.row) ? [{ row: r.row, message: refused.get(r.row)! }] : []));
   const created = outcomes.filter((o) => o === 'created').length;
   const updated = outcomes.filter((o) => o === 'updated').length;
-  return { chunk, total, created, updated, skipped: rows.length - created - updated, errors, at };
+  return { plan: { chunk, total, created, updated, skipped: rows.length - created - updated, errors, at }, reads };
 }
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
@@ -55,23 +55,31 @@ export function contactIdFor(importId: string, planAt: number, email: string): s
   return `ctc_${encodeTime(planAt, 10).toLowerCase()}${random}`;
 }
 
+/** The attribute that the account's contact count keeps an import's last counted chunk in, while it runs. */
+const countMark = (importId: string): string => `import_${importId}`;
+
 /** Writes one chunk; the import as it stands after, or undefined when another run was there first. */
 async function runChunk(deps: ImportDeps, target: ContactImportTarget, item: ContactImportItem, chunk: number, rows: readonly CsvRow[], last: boolean, total: number): Promise<ContactImportItem | undefined> {
   const imports = new ContactImportRepository(deps.store);
   let current: ContactImportItem | undefined = item;
   // A plan stored by a run that died during this chunk's writes is kept: its counts are the true ones.
   let plan = item.pending?.chunk === chunk ? item.pending : undefined;
+  let planned: unknown;
   if (!plan) {
-    plan = await planChunk(target, item, chunk, rows, total, deps.clock.now().getTime());
+    ({ plan, reads: planned } = await planChunk(target, item, chunk, rows, total, deps.clock.now().getTime()));
     current = await imports.beginChunk(item.account_id, item.id, plan, deps.clock.now().toISOString());
     if (!current) return undefined;
   }
   const contacts = rows.flatMap((r) => ('contact' in r ? [r.contact] : []));
   // A plan stored before plans kept their time: the import's creation time serves as well.
   const planAt = plan.at ?? Date.parse(item.created_at);
-  if (contacts.length > 0) await target.upsertContacts(item.account_id, contacts, item.list_id, (email) => contactIdFor(item.id, planAt, email));
+  const mark = countMark(item.id);
+  const idFor = (email: string): string => contactIdFor(item.id, planAt, email);
+  if (contacts.length > 0) await target.upsertContacts(item.account_id, contacts, item.list_id, { idFor, countOnce: { mark, step: chunk }, planned });
   const errors = [...current.errors, ...plan.errors].slice(0, MAX_REPORTED_ERRORS);
-  return imports.commitChunk(current, plan, errors, last, deps.clock.now().toISOString());
+  const committed = await imports.commitChunk(current, plan, errors, last, deps.clock.now().toISOString());
+  if (committed?.status === 'completed') await target.finished?.(item.account_id, mark);
+  return committed;
 }
 
 /**

@@ -69,6 +69,20 @@ export class RouteRepository {
     return (await wrote(write.then((r) => void (result = r)))) ? result : undefined;
   }
 
+  /**
+   * Swaps the sealed secret only if it is still `from`: of two racing rotations one wins.
+   * Undefined when the secret changed meanwhile or the route is gone.
+   */
+  async replaceSecret(accountId: string, routeId: string, change: { from: string; to: string; updatedAt: string }): Promise<RouteItem | undefined> {
+    const write = this.store.update<RouteItem>(keys.inboundRoute(accountId, routeId), {
+      expression: 'SET secret_sealed = :new, updated_at = :now',
+      condition: 'secret_sealed = :old',
+      values: { ':new': change.to, ':old': change.from, ':now': change.updatedAt },
+    });
+    let result: RouteItem | undefined;
+    return (await wrote(write.then((r) => void (result = r)))) ? result : undefined;
+  }
+
   /** False when there was no such route. */
   remove(accountId: string, routeId: string): Promise<boolean> {
     if (!isId(routeId, 'inr')) return Promise.resolve(false);

@@ -87,6 +87,12 @@ export function routeSecretOf(c: { secrets: Pick<Secrets, 'get'> }, route: Pick<
   return open(c.secrets.get(ENCRYPTION_KEY), route.secret_sealed, route.id);
 }
 
+/** A fresh signing secret and its sealed form, bound to the route id. */
+function newSecret(c: { secrets: Pick<Secrets, 'get'> }, routeId: string): { secret: string; sealed: string } {
+  const secret = randomHex(SECRET_BYTES);
+  return { secret, sealed: seal(c.secrets.get(ENCRYPTION_KEY), secret, routeId) };
+}
+
 async function ownedRoute(routes: RouteRepository, accountId: string, routeId: string): Promise<RouteItem> {
   const item = await routes.get(accountId, routeId);
   if (!item) throw notFound();
@@ -148,7 +154,7 @@ export async function createRoute(deps: RouteDeps, accountId: string, body: Crea
   assertPrefixFree(existing, domain.domain, body.match_prefix);
   const id = deps.ids.next('inr');
   const now = deps.clock.now().toISOString();
-  const secret = randomHex(SECRET_BYTES);
+  const { secret, sealed } = newSecret(deps, id);
   const item: NewRoute = {
     id,
     account_id: accountId,
@@ -156,7 +162,7 @@ export async function createRoute(deps: RouteDeps, accountId: string, body: Crea
     match_prefix: body.match_prefix,
     ...destination,
     active: true,
-    secret_sealed: seal(deps.secrets.get(ENCRYPTION_KEY), secret, id),
+    secret_sealed: sealed,
     created_at: now,
     updated_at: now,
   };
@@ -206,4 +212,20 @@ export async function updateRoute(deps: RouteDeps, accountId: string, routeId: s
 
 export async function deleteRoute(store: Store, accountId: string, routeId: string): Promise<void> {
   if (!(await new RouteRepository(store).remove(accountId, routeId))) throw notFound();
+}
+
+/**
+ * A new signing secret, shown once; the previous one is overwritten, never returned again, and
+ * signs no later attempt (each attempt opens the route's secret as it is then). Email routes hold
+ * a secret too (shown at create; it signs once the route is changed to a webhook), so they rotate
+ * alike. Of two rotations at once the later is 409, so nobody holds a secret that does not work.
+ */
+export async function rotateRouteSecret(deps: Pick<RouteDeps, 'store' | 'clock' | 'secrets'>, accountId: string, routeId: string): Promise<RouteWithSecretView> {
+  const routes = new RouteRepository(deps.store);
+  const current = await ownedRoute(routes, accountId, routeId);
+  const { secret, sealed } = newSecret(deps, current.id);
+  const updated = await routes.replaceSecret(accountId, current.id, { from: current.secret_sealed, to: sealed, updatedAt: deps.clock.now().toISOString() });
+  if (updated) return { ...toRouteView(updated), signing_secret: secret };
+  if (!(await routes.get(accountId, current.id))) throw notFound(); // deleted meanwhile
+  throw new ApiError('conflict', 'the secret was rotated by another request meanwhile; rotate again');
 }

@@ -57,14 +57,16 @@ export async function receiveInbound(deps: InboundDeps, notification: ReceiptNot
 
   // The message is read as a stream and each attachment goes through a file on its way to the
   // object store, one at a time: memory holds the bodies' text, never the message or its files
-  // (a message may be 40 MB; a Lambda's /tmp holds it, its memory need not).
-  const spool = await mkdtemp(join(tmpdir(), 'postbox-inbound-'));
+  // (a message may be 40 MB; a Lambda's /tmp holds it, its memory need not). The spool directory
+  // is made with the first attachment: most messages have none.
+  let spool: Promise<string> | undefined;
   const bytes = digesting(raw.body);
   let parsed: ParsedMessage;
   let rawDigest: string;
   try {
     parsed = await parseMessage(bytes.stream, async (index, attachment) => {
-      const file = join(spool, String(index));
+      spool ??= mkdtemp(join(tmpdir(), 'postbox-inbound-'));
+      const file = join(await spool, String(index));
       await pipeline(attachment.content, createWriteStream(file));
       await deps.objects.putFile(attachmentKey(rawKey, index), file, attachment.contentType);
       const { size } = await stat(file);
@@ -75,7 +77,7 @@ export async function receiveInbound(deps: InboundDeps, notification: ReceiptNot
   } finally {
     bytes.stream.destroy();
     raw.body.destroy();
-    await rm(spool, { recursive: true, force: true });
+    if (spool) await rm(await spool, { recursive: true, force: true });
   }
   if (parsed.malformed) deps.logger.warn('inbound message could not be fully parsed; kept raw with what was read', { objectKey: rawKey });
 

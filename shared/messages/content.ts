@@ -56,9 +56,11 @@ export function checkMessageSize(request: Pick<SendRequest, 'payload' | 'destina
 }
 
 /** The object key of a message's content: from our ids only, never from anything the client sent. */
-export function contentKey(accountId: string, messageId: string): string {
+/** `variant` (a request body's digest, hex) keeps apart what two bodies sent with one idempotency key wrote. */
+export function contentKey(accountId: string, messageId: string, variant?: string): string {
   if (!isId(accountId, 'acct') || !isId(messageId, 'msg')) throw new Error(`content key needs an account and a message id; got ${accountId}, ${messageId}`);
-  return `messages/${accountId}/${messageId}.json`;
+  if (variant !== undefined && !/^[0-9a-f]{1,64}$/.test(variant)) throw new Error(`content key variant must be hex; got ${variant}`);
+  return variant === undefined ? `messages/${accountId}/${messageId}.json` : `messages/${accountId}/${messageId}.${variant}.json`;
 }
 
 const contentOf = (m: Partial<MessageContent>): Partial<MessageContent> => ({
@@ -95,7 +97,8 @@ export interface Placed {
  * keys and index attributes, and STATUS_ITEM_ROOM for what status changes add) stays within
  * STATUS_ITEM_BYTES; on a content item, gzipped, when that is at most INLINE_CONTENT_BYTES;
  * otherwise in the object store as JSON, written here first (the same key on a retry, so a
- * rewrite is harmless).
+ * rewrite is harmless). Content outside the item is named by the message's body_digest too, so a
+ * request reusing the key with another body writes beside the first one's, never over it.
  */
 export async function placeContent(objects: ObjectStore, message: NewMessage, keyBytes = 0): Promise<Placed> {
   const content = contentOf(message);
@@ -103,8 +106,8 @@ export async function placeContent(objects: ObjectStore, message: NewMessage, ke
   const json = JSON.stringify(content);
   const rest = withoutContent(message);
   const gz = gzipSync(json);
-  if (gz.length <= INLINE_CONTENT_BYTES) return { message: { ...rest, content_item: true }, contentGz: gz };
-  const key = contentKey(message.account_id, message.id);
+  if (gz.length <= INLINE_CONTENT_BYTES) return { message: { ...rest, content_item: message.body_digest ?? true }, contentGz: gz };
+  const key = contentKey(message.account_id, message.id, message.body_digest);
   await objects.put(key, Buffer.from(json, 'utf8'), CONTENT_TYPE);
   return { message: { ...rest, content_ref: key } };
 }
@@ -131,7 +134,7 @@ function complete(content: Partial<Record<keyof MessageContent, unknown>>): cont
 export async function loadContent(deps: { objects: ObjectStore; messages: Pick<MessageRepository, 'getContent'> }, message: MessageItem): Promise<MessageContent> {
   const { objects } = deps;
   if (message.content_item) {
-    const item = await deps.messages.getContent(message.id);
+    const item = await deps.messages.getContent(message.id, message.content_item === true ? undefined : message.content_item);
     if (!item) throw new ContentMissingError('message content item is missing from the store');
     let parsed: unknown;
     try {

@@ -17,7 +17,7 @@ import { releaseSpend } from '../spend-caps/reserve';
 import { sendHold } from './account-hold';
 import { ContentMissingError, loadAttachments, loadContent } from './content';
 import { asMailed } from '../templates/text';
-import type { SendJob } from './messages';
+import { HANDOFF_WINDOW_MS, type SendJob } from './messages';
 import type { MessageItem } from './model';
 import { MessageRepository } from './repository';
 import { recordEvent, routerEventId, workerEventId } from './timeline';
@@ -193,6 +193,11 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attemp
   const messages = new MessageRepository(deps.store);
   const message = await messages.get(job.message_id);
   if (!message || message.account_id !== job.account_id) {
+    // The accepting request hands a job on before it stores the message: it may still be storing
+    // it. Past the window (or on the last attempt) the request died or failed before the message
+    // was stored, and nothing was accepted.
+    const storing = !message && job.handed_at !== undefined && deps.clock.now().getTime() - job.handed_at < HANDOFF_WINDOW_MS;
+    if (storing && !attempt.finalAttempt) throw new RetryableError(`message ${job.message_id} is not stored yet; retried later`);
     deps.logger.warn('send job for an unknown message; dropped', { job });
     return 'skipped';
   }

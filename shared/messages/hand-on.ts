@@ -1,5 +1,5 @@
 // The last step of accepting a send, shared by the request that accepted it and the sweep that
-// finishes what a crashed request left: a stored message goes to its path. Every step is safe to
+// finishes what a crashed request left (./recovery.ts): a stored message goes to its path. Every step is safe to
 // repeat: a suppressed event is keyed by the message id, a schedule by the message id, and a second
 // job for a message finds it taken or done (dispatch's lease).
 import { inParallel } from '../concurrency';
@@ -12,6 +12,7 @@ import type { Scheduler } from '../ports/scheduler';
 import type { SendDecision } from './idempotency';
 import type { SendJob } from './messages';
 import type { MessageItem } from './model';
+import { MessageRepository } from './repository';
 import { recordEvent, routerEventId } from './timeline';
 
 const HAND_ON_CONCURRENCY = 16;
@@ -38,10 +39,12 @@ export async function handOn(
   decisions: ReadonlyMap<string, SendDecision>,
   messages: readonly Waiting[],
   nowIso: string,
+  /** Set by a request that hands its messages on before storing them (epoch ms): see SendJob.handed_at. */
+  handedAt?: number,
 ): Promise<void> {
   const jobs: SendJob[] = [];
   await inParallel(messages, HAND_ON_CONCURRENCY, async (message) => {
-    const job: SendJob = { message_id: message.id, account_id: accountId };
+    const job: SendJob = { message_id: message.id, account_id: accountId, ...(handedAt === undefined ? {} : { handed_at: handedAt }) };
     if (decisions.get(message.id)?.kind === 'suppressed') {
       // Decided before dispatch: on the timeline only, never enqueued or billed.
       await recordEvent(deps, { id: message.id, account_id: accountId, test_mode: message.test_mode }, {
@@ -52,6 +55,8 @@ export async function handOn(
         payload: { reason: 'recipient is on the suppression list' },
         occurredAt: nowIso,
       });
+      // The send worker never takes it, so it leaves the outbox here (./recovery.ts would otherwise).
+      await new MessageRepository(deps.store).leaveOutbox(message.id);
     } else if (message.status === 'scheduled' && message.scheduled_at) {
       // Not written again when an earlier attempt scheduled it already.
       await wrote(deps.scheduler.schedule({ id: message.id, at: new Date(message.scheduled_at), queue: 'send', body: job }));
@@ -59,5 +64,5 @@ export async function handOn(
       jobs.push(job);
     }
   });
-  await deps.queue.sendBatch('send', jobs);
+  if (jobs.length > 0) await deps.queue.sendBatch('send', jobs);
 }

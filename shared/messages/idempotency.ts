@@ -1,36 +1,27 @@
-// One record per (account, idempotency key) claimed with a conditional write before anything is
-// stored or sent, so N identical concurrent requests create one message. The claim records the
-// send's decision up front; a claim left pending by a crashed request can be taken over once its
-// lease ends (IdempotencyRepository.claim).
+// Idempotency of sends: a message's id follows from its account and idempotency key
+// (./message-id.ts), so the message item is the send's idempotency record. It carries the digest
+// of the request that created it, and what that request decided, so a retry is answered exactly
+// as the first request was and the same key with another body is refused.
 import type { Channel } from '../accounts/service';
 import { sha256Hex } from '../crypto';
-import type { ItemKey } from '../db/keys';
+import type { MessageItem } from './model';
 import type { SendResponse } from './schemas';
 
+/**
+ * How long after a suppressed send's message is stored its request may still be writing its
+ * timeline event: after that, the acceptance sweep writes it (./recovery.ts).
+ */
 export const LEASE_MS = 30_000;
 
+
 /**
- * What a send decided, kept on its idempotency record so that a retry is answered exactly as the
- * first request was. Refusals decided before the claim are never stored: a retry decides them again.
+ * What a send decided, replayed to a retry. Refusals decided before the message is stored are
+ * never kept: a retry decides them again.
  */
 export type SendDecision =
   | { kind: 'accepted'; message: SendResponse }
   /** Stored and on the timeline as suppressed, never enqueued. */
   | { kind: 'suppressed'; message: { id: string; channel: Channel; recipient: string } };
-
-export interface IdempotencyItem extends ItemKey {
-  entity: 'idempotency';
-  account_id: string;
-  idempotency_key: string;
-  body_digest: string;
-  message_id: string;
-  decision: SendDecision;
-  state: 'pending' | 'done';
-  lease_until: number;
-  created_at: string;
-}
-
-export type NewIdempotencyRecord = Omit<IdempotencyItem, keyof ItemKey | 'entity'>;
 
 /** Digest of a request body that ignores key order, so re-serialized retries still match. */
 export function bodyDigest(value: unknown): string {
@@ -46,4 +37,13 @@ export function bodyDigest(value: unknown): string {
     return v;
   };
   return sha256Hex(JSON.stringify(canonical(value)));
+}
+
+/** What a message item keeps of bodyDigest: 128 bits, enough to tell one client's bodies apart. */
+export const storedDigest = (digest: string): string => digest.slice(0, 32);
+
+/** What the request that stored this message answered, replayed from the message. */
+export function decisionOf(m: Pick<MessageItem, 'id' | 'channel' | 'recipient' | 'idempotency_key' | 'scheduled_at' | 'created_at' | 'accepted_as'>): SendDecision {
+  if (m.accepted_as === 'suppressed') return { kind: 'suppressed', message: { id: m.id, channel: m.channel, recipient: m.recipient } };
+  return { kind: 'accepted', message: { id: m.id, status: m.scheduled_at ? 'scheduled' : 'queued', channel: m.channel, idempotency_key: m.idempotency_key, created_at: m.created_at } };
 }

@@ -1,7 +1,7 @@
 // The stored shape of a message and its wire forms (whose zod schemas are in ./schemas.ts).
 import type { z } from 'zod';
 import type { Channel } from '../accounts/service';
-import { keys, type ItemKey, type MessageListKey } from '../db/keys';
+import { keys, type ItemKey, type MessageListKey, type OutboxKey } from '../db/keys';
 import type { MailHeader } from '../ports/mailer';
 import type { TrackingChoice } from '../tracking/choice';
 import type { eventSource, eventType, messageStatus, messageSummaryView, messageView, timelineEventView } from './schemas';
@@ -50,7 +50,7 @@ export interface AttachmentRef {
  * attribute a status change can add; otherwise `content_item` or `content_ref` and none of it but
  * `template_id` and `template_version`, which GET /v1/messages/{id} shows.
  */
-export interface MessageItem extends ItemKey, MessageListKey, Partial<MessageContent> {
+export interface MessageItem extends ItemKey, MessageListKey, Partial<OutboxKey>, Partial<MessageContent> {
   entity: 'message';
   id: string;
   account_id: string;
@@ -66,8 +66,19 @@ export interface MessageItem extends ItemKey, MessageListKey, Partial<MessageCon
   recipient: string;
   /** Object store key of the content, when it was too large to keep in the table. */
   content_ref?: string;
-  /** The content is on the message's content item (keys.messageContent). */
-  content_item?: true;
+  /**
+   * The content is on the message's content item: keys.messageContent(id) when true, else
+   * keys.messageContent(id, content_item) (one per request body, so a reused key never overwrites it).
+   */
+  content_item?: true | string;
+  /**
+   * Digest of the request that created the message (shared/messages/idempotency.ts bodyDigest,
+   * shortened): a retry with the same idempotency key and another body is idempotency_key_reused.
+   * Absent on messages accepted under separate idempotency records.
+   */
+  body_digest?: string;
+  /** `suppressed` when the send was refused for a suppression at acceptance: a retry answers so. */
+  accepted_as?: 'suppressed';
   scheduled_at?: string;
   /**
    * The broadcast whose fan-out sent it (never taken from a request body): its events are counted

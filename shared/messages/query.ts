@@ -5,7 +5,9 @@ import { idBounds } from '../ids';
 import type { Page, PageInput } from '../pagination';
 import type { Scheduler } from '../ports/scheduler';
 import { toMessageView, toSummary, type MessageSummary, type MessageView } from './model';
-import { IdempotencyRepository, MessageRepository } from './repository';
+import { LegacyClaims } from './legacy-claims';
+import { messageIdFor } from './message-id';
+import { MessageRepository } from './repository';
 import type { CanceledView, ListMessagesQuery } from './schemas';
 import { releaseSpend } from '../spend-caps/reserve';
 import type { CostConfig } from '../usage/cost';
@@ -18,10 +20,22 @@ export async function getMessage(store: Store, accountId: string, messageId: str
   return toMessageView(message, events);
 }
 
+/**
+ * The id of the account's message sent with this idempotency key, if one is stored: the id the key
+ * gives (./message-id.ts), or for a message accepted before ids followed from keys, the one its
+ * idempotency record names.
+ */
+export async function findByIdempotencyKey(store: Store, accountId: string, key: string): Promise<{ message_id: string } | undefined> {
+  const message = await new MessageRepository(store).get(messageIdFor(accountId, key));
+  if (message && message.account_id === accountId && message.idempotency_key === key) return { message_id: message.id };
+  const claim = await new LegacyClaims(store).get(accountId, key);
+  return claim ? { message_id: claim.message_id } : undefined;
+}
+
 export async function getMessageByIdempotencyKey(store: Store, accountId: string, key: string): Promise<MessageView> {
-  const claim = await new IdempotencyRepository(store).get(accountId, key);
-  if (!claim) throw new NotFoundError('message');
-  return getMessage(store, accountId, claim.message_id);
+  const found = await findByIdempotencyKey(store, accountId, key);
+  if (!found) throw new NotFoundError('message');
+  return getMessage(store, accountId, found.message_id);
 }
 
 /**

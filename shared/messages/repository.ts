@@ -1,21 +1,34 @@
 // Storage of the messages area: a message and its timeline (one partition, so one query reads
 // both), the reference from the provider's message id back to ours, the account's filtered message
-// list, and the idempotency records that claim each send.
+// list, and the outbox of messages not yet taken by the send worker.
 import type { Channel } from '../accounts/service';
-import { sha256Hex } from '../crypto';
-import { keys, table, type ItemKey, keyQueries, type MessageListKey, OUTBOX_SHARDS, type OutboxKey } from '../db/keys';
+import { keys, table, type ItemKey, keyQueries, type MessageListKey, OUTBOX_SHARDS } from '../db/keys';
 import { wrote, type Store } from '../db/store';
 import { queryPage, type Page, type PageRequest } from '../pagination';
-import { LEASE_MS, type IdempotencyItem, type NewIdempotencyRecord } from './idempotency';
 import { type EventType, type MessageContentItem, type MessageItem, type MessageStatus, type TimelineEvent, type TimelineEventItem } from './model';
 import { storedItemBytes } from '../db/item-size';
 import { allItems, eachPage } from '../db/all-items';
+import type { LegacyClaim } from './legacy-claims';
 
 export type NewMessage = Omit<MessageItem, keyof ItemKey | keyof MessageListKey | 'entity'>;
 
 /** What the stored message item adds to a NewMessage (its keys, index attributes and entity), in DynamoDB bytes. */
-export const messageKeyBytes = (m: Pick<NewMessage, 'id' | 'account_id'>): number =>
-  storedItemBytes({ ...keys.message(m.id), ...keys.messageListEntry(m.account_id, m.id), entity: 'message' });
+export const messageKeyBytes = (m: Pick<NewMessage, 'id' | 'account_id' | 'created_at' | 'accepted_as'>): number =>
+  storedItemBytes({
+    ...keys.message(m.id),
+    ...keys.messageListEntry(m.account_id, m.id, Date.parse(m.created_at)),
+    ...(m.accepted_as === 'suppressed' ? keys.messageOutboxEntry(m.id, Date.parse(m.created_at)) : {}),
+    entity: 'message',
+  });
+
+/** The stored message item of a new message, in the outbox until `outboxDueMs` when given. */
+const messageItem = (m: NewMessage, outboxDueMs?: number): MessageItem => ({
+  ...keys.message(m.id),
+  ...keys.messageListEntry(m.account_id, m.id, m.body_digest === undefined ? undefined : Date.parse(m.created_at)),
+  ...(outboxDueMs === undefined ? {} : keys.messageOutboxEntry(m.id, outboxDueMs)),
+  entity: 'message',
+  ...m,
+});
 
 /** What the by-message index holds of a message: its keys and what its filters read. */
 type MessageListEntry = ItemKey & MessageListKey & Pick<MessageItem, 'channel' | 'created_at'>;
@@ -57,19 +70,24 @@ export class MessageRepository {
    * Content items, written once and before their messages (a stored message always has its
    * content). Unconditional: the same content under the same key, should a retry write it again.
    */
-  putContents(contents: ReadonlyArray<{ id: string; contentGz: Uint8Array }>): Promise<void> {
-    return this.store.batchPut(contents.map(({ id, contentGz }): MessageContentItem => ({ ...keys.messageContent(id), entity: 'message_content', id, content_gz: contentGz })));
-  }
-
-  getContent(messageId: string): Promise<MessageContentItem | undefined> {
-    return this.store.get<MessageContentItem>(keys.messageContent(messageId));
-  }
-
-  /** Unconditional: each message id was claimed through its idempotency record first. */
-  putAll(messages: readonly NewMessage[]): Promise<void> {
+  putContents(contents: ReadonlyArray<{ id: string; variant?: string; contentGz: Uint8Array }>): Promise<void> {
     return this.store.batchPut(
-      messages.map((m): MessageItem => ({ ...keys.message(m.id), ...keys.messageListEntry(m.account_id, m.id), entity: 'message', ...m })),
+      contents.map(({ id, variant, contentGz }): MessageContentItem => ({ ...keys.messageContent(id, variant), entity: 'message_content', id, content_gz: contentGz })),
     );
+  }
+
+  getContent(messageId: string, variant?: string): Promise<MessageContentItem | undefined> {
+    return this.store.get<MessageContentItem>(keys.messageContent(messageId, variant));
+  }
+
+  /**
+   * Accepts a message: stores it unless a message with its id exists (its id follows from the
+   * idempotency key, so that is the key's first request: ./message-id.ts). In the outbox from
+   * `outboxDueMs` when given (a suppressed send, until its timeline event is written: ./recovery.ts).
+   * False when the id was taken.
+   */
+  create(message: NewMessage, outboxDueMs?: number): Promise<boolean> {
+    return wrote(this.store.create(messageItem(message, outboxDueMs)));
   }
 
   /**
@@ -96,9 +114,9 @@ export class MessageRepository {
       values[':to'] = filters.createdAt.to;
     }
     const hydrate = async (entries: MessageListEntry[]): Promise<MessageItem[]> => {
-      const found = await this.getMany(entries.map((e) => e.gsi3sk));
+      const found = await this.getMany(entries.map((e) => keys.messageIdOfListEntry(e.gsi3sk)));
       return entries.flatMap((e) => {
-        const message = found.get(e.gsi3sk);
+        const message = found.get(keys.messageIdOfListEntry(e.gsi3sk));
         return message && (filters.status === undefined || message.status === filters.status) ? [message] : [];
       });
     };
@@ -137,6 +155,11 @@ export class MessageRepository {
         values: { ':taken': taken },
       }),
     );
+  }
+
+  /** Takes a message out of the outbox whatever its entry: what it waited for is done. */
+  async leaveOutbox(messageId: string): Promise<void> {
+    await this.store.update(keys.message(messageId), { expression: 'REMOVE gsi1pk, gsi1sk', condition: 'attribute_exists(#pk)', names: { '#pk': table.partitionKey } });
   }
 
   /** Cancels the account's scheduled message unless it was dispatched; false for anything else. */
@@ -209,111 +232,38 @@ export class MessageRepository {
   }
 }
 
-/** `new`: this request holds the claim; `resumed` when it took over one a dead request left pending. */
-export type Claim = { kind: 'new'; item: IdempotencyItem; resumed: boolean } | { kind: 'existing'; item: IdempotencyItem };
-
-const keyDigestOf = (idempotencyKey: string): string => sha256Hex(idempotencyKey);
-/** The key is stored as a digest, which bounds the item key's size whatever the client sent. */
-const idempotencyKeyOf = (accountId: string, idempotencyKey: string): ItemKey => keys.idempotency(accountId, keyDigestOf(idempotencyKey));
-
-/** A claim as stored: while pending it is also an outbox entry (keys.outboxEntry). */
-type StoredClaim = IdempotencyItem & Partial<OutboxKey>;
-
-/** The claim without its outbox attributes: what callers see, and what a done record stores. */
-function plain(item: StoredClaim): IdempotencyItem {
-  const { gsi1pk: _pk, gsi1sk: _sk, ...rest } = item;
-  return rest;
-}
-
-export class IdempotencyRepository {
+/**
+ * The outbox: suppressed sends whose timeline event may not be written yet (keys.messageOutboxEntry),
+ * and, from before messages were their own idempotency records, pending claims (./legacy-claims.ts).
+ */
+export class OutboxRepository {
   constructor(private readonly store: Store) {}
 
-  async get(accountId: string, idempotencyKey: string): Promise<IdempotencyItem | undefined> {
-    const item = await this.store.get<StoredClaim>(idempotencyKeyOf(accountId, idempotencyKey));
-    return item && plain(item);
-  }
-
-  /** The records that exist among these keys, in no particular order. */
-  async getMany(accountId: string, idempotencyKeys: readonly string[]): Promise<IdempotencyItem[]> {
-    return (await this.store.batchGet<StoredClaim>(idempotencyKeys.map((k) => idempotencyKeyOf(accountId, k)))).map(plain);
-  }
-
   /**
-   * Claims the key for this send: `new` when this request holds the claim (a fresh record, or a
-   * pending one whose lease ran out, taken over under its own message id), `existing` otherwise.
+   * The outbox's items whose entry is due at or before `dueBy` (epoch ms), a page at a time. Walks
+   * each shard once with a cursor, so entries that no longer match their item (a global index lags
+   * its table) are passed over, never read again.
    */
-  /**
-   * `expiredBy` (epoch ms): leases ending at or before it count as over even if now is earlier; the
-   * local runtime passes its start plus the lease, since every older claim belongs to a dead process.
-   */
-  async claim(record: NewIdempotencyRecord, nowMs: number, expiredBy = 0): Promise<Claim> {
-    const item: StoredClaim = {
-      ...idempotencyKeyOf(record.account_id, record.idempotency_key),
-      ...keys.outboxEntry(keyDigestOf(record.idempotency_key), record.lease_until),
-      entity: 'idempotency',
-      ...record,
-    };
-    if (await wrote(this.store.create(item))) return { kind: 'new', item: plain(item), resumed: false };
-    const existing = await this.get(record.account_id, record.idempotency_key);
-    if (!existing) return this.claim(record, nowMs, expiredBy); // removed in between: try again
-    if (existing.body_digest !== record.body_digest || existing.state === 'done' || existing.lease_until > Math.max(nowMs, expiredBy)) {
-      return { kind: 'existing', item: existing };
-    }
-    // A pending claim whose request died: this request finishes its work.
-    const taken = await this.takeOver(existing, nowMs);
-    return taken ? { kind: 'new', item: taken, resumed: true } : { kind: 'existing', item: existing };
-  }
-
-  /**
-   * Takes a pending claim whose lease is over (its request or sweep died) for a new lease; undefined
-   * when someone else took it, finished it or released it first.
-   */
-  async takeOver(claim: IdempotencyItem, nowMs: number): Promise<IdempotencyItem | undefined> {
-    const lease = nowMs + LEASE_MS;
-    const entry = keys.outboxEntry(keyDigestOf(claim.idempotency_key), lease);
-    const update = this.store.update<StoredClaim>(idempotencyKeyOf(claim.account_id, claim.idempotency_key), {
-      expression: 'SET lease_until = :lease, gsi1pk = :opk, gsi1sk = :osk',
-      condition: '#state = :pending AND lease_until = :old',
-      names: { '#state': 'state' },
-      values: { ':lease': lease, ':opk': entry.gsi1pk, ':osk': entry.gsi1sk, ':pending': 'pending', ':old': claim.lease_until },
-    });
-    return (await wrote(update)) ? plain(await update) : undefined;
-  }
-
-  /** The sends these records claimed are stored and handed on: a retry now only replays, and the outbox forgets them. */
-  markDone(records: readonly IdempotencyItem[]): Promise<void> {
-    return this.store.batchPut(
-      records.map((r): IdempotencyItem => ({ ...plain(r), ...idempotencyKeyOf(r.account_id, r.idempotency_key), state: 'done' })),
-    );
-  }
-
-  /**
-   * Gives a claim up while this request still holds its lease, because its message was never
-   * stored: a retry claims the key afresh instead of replaying an id that does not exist.
-   */
-  release(claim: IdempotencyItem): Promise<boolean> {
-    return wrote(
-      this.store.delete(idempotencyKeyOf(claim.account_id, claim.idempotency_key), {
-        expression: '#state = :pending AND lease_until = :lease',
-        names: { '#state': 'state' },
-        values: { ':pending': 'pending', ':lease': claim.lease_until },
-      }),
-    );
-  }
-
-  /**
-   * Pending claims whose lease ended at or before `leaseEndingBy` (epoch ms), a page at a time:
-   * what a sweep resolves. Walks each outbox shard once with a cursor, so index entries that no
-   * longer match their claim (a global index lags its table) are passed over, never read again.
-   */
-  async *dueForRecovery(leaseEndingBy: number, pageSize = 200): AsyncGenerator<IdempotencyItem[]> {
+  async *due(dueBy: number, pageSize = 200): AsyncGenerator<Array<MessageItem | LegacyClaim>> {
     for (let shard = 0; shard < OUTBOX_SHARDS; shard++) {
-      for await (const entries of eachPage<ItemKey>(this.store, { ...keyQueries.outboxDue(shard, leaseEndingBy), ascending: true, limit: pageSize })) {
+      for await (const entries of eachPage<ItemKey>(this.store, { ...keyQueries.outboxDue(shard, dueBy), ascending: true, limit: pageSize })) {
         if (entries.length === 0) continue;
-        const items = await this.store.batchGet<StoredClaim>(entries.map((i) => ({ pk: i.pk, sk: i.sk })));
-        const due = items.filter((i) => i.state === 'pending' && i.lease_until <= leaseEndingBy).map(plain);
+        const items = await this.store.batchGet<MessageItem | LegacyClaim>(entries.map((i) => ({ pk: i.pk, sk: i.sk })));
+        const upTo = keys.messageOutboxEntry('~', dueBy).gsi1sk;
+        const due = items.filter((i) => i.gsi1sk !== undefined && i.gsi1sk <= upTo);
         if (due.length > 0) yield due;
       }
     }
+  }
+
+  /** Takes a message out of the outbox (it has moved on): false when its entry changed first. */
+  remove(message: Pick<MessageItem, 'id' | 'gsi1sk'>): Promise<boolean> {
+    return wrote(
+      this.store.update(keys.message(message.id), {
+        expression: 'REMOVE gsi1pk, gsi1sk',
+        condition: 'gsi1sk = :seen',
+        values: { ':seen': message.gsi1sk },
+      }),
+    );
   }
 }

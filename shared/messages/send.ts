@@ -1,6 +1,7 @@
 // Accepting sends: POST /v1/send is a batch of one, so both routes share every rule. Each item is
-// checked, claimed by its idempotency key, stored, and then enqueued, scheduled, or recorded as
-// suppressed, with batched store and queue writes.
+// checked, its cost reserved, and stored under the id its idempotency key gives it (one
+// conditional put: the message is its own idempotency record, ./message-id.ts), then enqueued,
+// scheduled, or recorded as suppressed, with batched queue writes.
 import { getAccount, type AccountItem, type Channel } from '../accounts/service';
 import { inParallel } from '../concurrency';
 import type { Store } from '../db/store';
@@ -18,8 +19,10 @@ import type { Logger } from '../ports/logger';
 import { findSuppressed } from '../suppressions/service';
 import { checkMessageSize, placeContent } from './content';
 import { checkExtras, type MessageExtras } from './extras';
-import { bodyDigest, LEASE_MS, type IdempotencyItem, type NewIdempotencyRecord, type SendDecision } from './idempotency';
-import { IdempotencyRepository, MessageRepository, messageKeyBytes, type NewMessage } from './repository';
+import { bodyDigest, decisionOf, LEASE_MS, storedDigest, type SendDecision } from './idempotency';
+import { messageIdFor } from './message-id';
+import { MessageRepository, messageKeyBytes, type NewMessage } from './repository';
+import type { MessageItem } from './model';
 import { admitTestSend, ownAddressCounted, type SandboxQuota } from '../test-recipients/sandbox';
 import { checkSandboxRecipient, loadSenderContext, resolveSender, type SenderContext } from './sender';
 import { sendRequest, type SendRequest, type SendResponse } from './schemas';
@@ -27,7 +30,7 @@ import { handOn } from './hand-on';
 import { renderForSend, templateNotFound, type TemplateRenderer } from '../templates/render';
 import { UNSUBSCRIBE_PLACEHOLDER, UNSUBSCRIBE_VARIABLE } from '../unsubscribe/variable';
 import { decideTracking, type TrackingChoice } from '../tracking/choice';
-import { readCaps, releaseUnstoredSpend, reserveSpend, spendCapExceeded } from '../spend-caps/reserve';
+import { readCaps, releaseSpend, releaseUnstoredSpend, reserveSpend, spendCapExceeded } from '../spend-caps/reserve';
 
 export interface SendDeps {
   store: Store;
@@ -41,7 +44,7 @@ export interface SendDeps {
   objects: ObjectStore;
   logger: Logger;
   metrics: Metrics;
-  config: { sharedEmailSender: string; validationEnabled: boolean; claimsExpiredBy?: number; emailCostMicros?: number };
+  config: { sharedEmailSender: string; validationEnabled: boolean; emailCostMicros?: number };
 }
 
 export interface Sender {
@@ -54,7 +57,7 @@ export interface Sender {
 
 export const SCHEDULE_PAST_MS = 60_000;
 export const SCHEDULE_FUTURE_MS = 90 * 24 * 3600_000;
-/** Idempotency claims in flight at once (the bench reads it). */
+/** Message puts (each its send's idempotency claim) in flight at once (the bench reads it). */
 export const CLAIM_CONCURRENCY = 16;
 
 interface Prepared {
@@ -93,14 +96,6 @@ const rejected = (error: ApiError): SendOutcome => ({ kind: 'rejected', error })
 /** The error a suppressed send answers with, on the first request and on every retry. */
 export function suppressedError(message: { channel: Channel; recipient: string }): ApiError {
   return new ApiError('recipient_suppressed', `${message.recipient} is on the suppression list for ${message.channel}`);
-}
-
-/** A request with this key is still being accepted (or died within its lease): retry after it. */
-function keyInUse(leaseLeftMs: number): ApiError {
-  const seconds = Math.max(1, Math.ceil(leaseLeftMs / 1000));
-  return new ApiError('idempotency_key_in_use', 'a request with this idempotency_key is still being processed; retry after the seconds in Retry-After', {
-    headers: { 'retry-after': String(seconds) },
-  });
 }
 
 const keyReused = (): SendOutcome => rejected(new ApiError('idempotency_key_reused', 'this idempotency_key was used with a different request body'));
@@ -252,7 +247,7 @@ export async function acceptSends(
   const now = deps.clock.now();
   const nowIso = now.toISOString();
   const outcomes = new Array<SendOutcome | undefined>(items.length);
-  const records = new IdempotencyRepository(deps.store);
+  const messages = new MessageRepository(deps.store);
   const ctx: SenderContext = { ...(await loadSenderContext(deps.store, account, deps.config.sharedEmailSender)), bulk: options.broadcastId !== undefined };
   const render: TemplateRenderer = options.render ?? ((templateId, vars) => renderForSend(deps.store, account.id, templateId, vars));
 
@@ -274,146 +269,91 @@ export async function acceptSends(
     if (firstByKey.has(p.request.idempotency_key)) repeats.push(p);
     else firstByKey.set(p.request.idempotency_key, p);
   }
-  const firsts = await countTestSends(deps, records, sender.accountId, [...firstByKey.values()], outcomes);
+  const firsts = await countTestSends(deps, messages, sender.accountId, [...firstByKey.values()], outcomes);
   const suppressed = new Set<string>();
   for (const channel of new Set(firsts.map((p) => p.request.channel))) {
     const found = await findSuppressed(deps.store, sender.accountId, channel, firsts.filter((p) => p.request.channel === channel).map((p) => p.recipient));
     for (const recipient of found) suppressed.add(`${channel}:${recipient}`);
   }
 
-  const caps = firsts.length > 0 ? readCaps(deps, sender) : undefined; // beside the claims, for reserveSpend below
-  const claims = await inParallel(firsts, CLAIM_CONCURRENCY, async (p) => {
-    const id = deps.ids.next('msg');
-    const response: SendResponse = {
-      id,
-      status: p.scheduledAt ? 'scheduled' : 'queued',
-      channel: p.request.channel,
-      idempotency_key: p.request.idempotency_key,
-      created_at: nowIso,
-    };
-    const decision: SendDecision = suppressed.has(`${p.request.channel}:${p.recipient}`)
-      ? { kind: 'suppressed', message: { id, channel: p.request.channel, recipient: p.recipient } }
-      : { kind: 'accepted', message: response };
-    const record: NewIdempotencyRecord = {
-      account_id: sender.accountId,
-      idempotency_key: p.request.idempotency_key,
-      body_digest: p.digest,
-      message_id: id,
-      decision,
-      state: 'pending',
-      lease_until: now.getTime() + LEASE_MS,
-      created_at: nowIso,
-    };
-    return { p, result: await records.claim(record, now.getTime(), deps.config.claimsExpiredBy) };
-  });
-
-  const fresh: Fresh[] = [];
-  const inFlight: Array<{ p: Prepared; item: IdempotencyItem }> = [];
-  for (const { p, result } of claims) {
-    if (result.item.body_digest !== p.digest) {
-      outcomes[p.index] = keyReused();
-    } else if (result.kind === 'new') {
-      outcomes[p.index] = result.item.decision;
-      fresh.push({ p, item: result.item, resumed: result.resumed });
-    } else if (result.item.state === 'done') {
-      outcomes[p.index] = result.item.decision;
-    } else {
-      inFlight.push({ p, item: result.item });
-    }
-  }
-  // Spend caps (shared/spend-caps/reserve.ts): each live accepted send reserves its cost; one past
-  // a hard cap is 402 spend_cap_exceeded, and its claim is given up so nothing says it was accepted.
-  const billable = fresh.filter((f) => !f.resumed && f.item.decision.kind === 'accepted').map((f) => ({ ref: f, channel: f.p.request.channel, messageId: f.item.message_id }));
-  const overCap = new Set(await reserveSpend(deps, sender, billable, now, caps));
-  for (const f of overCap) outcomes[f.p.index] = rejected(spendCapExceeded());
-  await inParallel([...overCap], CLAIM_CONCURRENCY, (f) => records.release(f.item));
-  const admitted = fresh.filter((f) => !overCap.has(f));
-
-  // Another request holds these claims. Its decision is replayed only once its message is stored;
-  // before that, the answer would name an id that may never exist.
-  if (inFlight.length > 0) {
-    const stored = await new MessageRepository(deps.store).getMany(inFlight.map(({ item }) => item.message_id));
-    for (const { p, item } of inFlight) {
-      outcomes[p.index] = stored.has(item.message_id) ? item.decision : rejected(keyInUse(item.lease_until - now.getTime()));
-    }
-  }
+  const caps = firsts.length > 0 ? readCaps(deps, sender) : undefined; // beside the suppression reads, for reserveSpend below
+  const drafts = firsts.map((p) => draft(p, sender, suppressed.has(`${p.request.channel}:${p.recipient}`), nowIso, options.broadcastId));
+  const settled = await reserveAndStore(deps, sender, drafts, now, caps, outcomes);
   for (const p of repeats) {
     const first = firstByKey.get(p.request.idempotency_key) as Prepared;
     const firstOutcome = outcomes[first.index];
     outcomes[p.index] = first.digest === p.digest && firstOutcome ? firstOutcome : keyReused();
   }
-
-  await store(deps, records, sender, admitted, nowIso, options.broadcastId).catch(async (error: unknown) => {
-    await releaseUnstoredSpend(deps, sender, billable.filter((b) => !overCap.has(b.ref)), nowIso);
-    throw error;
-  });
+  const { created } = settled;
+  // Counted once per message, as it is stored. Suppressed ones were never accepted.
+  if (!sender.testMode) deps.metrics.count('MessagesAccepted', created.filter((d) => d.message.accepted_as === undefined).length);
+  // Suppressed ones go on the timeline now that their message exists; the others were handed on before it was stored.
+  const suppressedNow = created.filter((d) => d.message.accepted_as === 'suppressed');
+  if (suppressedNow.length > 0) await handOn(deps, sender.accountId, new Map(suppressedNow.map((d) => [d.message.id, decisionOf(d.message)])), suppressedNow.map((d) => d.message), nowIso);
+  if (settled.failure) throw settled.failure.error;
   return outcomes.map((o) => o as SendOutcome);
 }
 
 /**
- * Sandbox sends count per address and UTC day: 10 to a verified test recipient, 50 to a
- * signed-up account's own address. A retry of a request already accepted is not counted again.
- * Items over the limit get their error and drop out; once an address is refused, the rest of the
- * call's items to it are refused without another write.
+ * Spend caps (shared/spend-caps/reserve.ts): each live accepted send reserves its cost before its
+ * message is stored, so nothing stored was ever refused; one past a hard cap is 402
+ * spend_cap_exceeded unless its message exists already (a retry replays it). Then the messages are
+ * stored (storeAll); a reservation whose message turns out to exist (a retry, a concurrent
+ * duplicate) is given back, and so is one whose message could not be stored. Sets each draft's
+ * outcome; `failure` is the first write that threw, for the caller to throw once it has handed on
+ * what was stored.
  */
-async function countTestSends(
+async function reserveAndStore(
   deps: SendDeps,
-  records: IdempotencyRepository,
-  accountId: string,
-  items: Prepared[],
+  sender: Sender,
+  drafts: readonly Draft[],
+  now: Date,
+  caps: ReturnType<typeof readCaps>,
   outcomes: Array<SendOutcome | undefined>,
-): Promise<Prepared[]> {
-  const counted = items.filter((p) => p.quota !== undefined);
-  if (counted.length === 0) return items;
-  const claimed = await records.getMany(accountId, counted.map((p) => p.request.idempotency_key));
-  const replays = new Set(claimed.map((c) => c.idempotency_key));
-  const refused = new Set<Prepared>();
-  const exhausted = new Map<string, ApiError>();
-  for (const p of counted) {
-    if (replays.has(p.request.idempotency_key)) continue;
-    try {
-      const known = exhausted.get(p.recipient);
-      if (known) throw known;
-      await admitTestSend(deps, accountId, p.recipient, p.quota);
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      if (error.code === 'test_send_daily_limit') exhausted.set(p.recipient, error);
-      outcomes[p.index] = rejected(error);
-      refused.add(p);
+): Promise<{ created: Draft[]; failure?: Stored }> {
+  const nowIso = now.toISOString();
+  const billable = drafts.filter((d) => d.message.accepted_as === undefined).map((d) => ({ ref: d, channel: d.message.channel, messageId: d.message.id }));
+  const overCap = new Set(await reserveSpend(deps, sender, billable, now, caps));
+  const reserved = billable.filter((b) => !overCap.has(b.ref));
+  if (overCap.size > 0) {
+    const found = await new MessageRepository(deps.store).getMany([...overCap].map((d) => d.message.id));
+    for (const d of overCap) {
+      const existing = found.get(d.message.id);
+      outcomes[d.p.index] = existing ? answerFrom(existing, d) : rejected(spendCapExceeded());
     }
   }
-  return items.filter((p) => !refused.has(p));
+  const stored = await storeAll(deps, sender.accountId, drafts.filter((d) => !overCap.has(d)), now).catch(async (error: unknown) => {
+    await releaseUnstoredSpend(deps, sender, reserved, nowIso);
+    throw error;
+  });
+  for (const { d, result } of stored) {
+    if (result === 'created') outcomes[d.p.index] = decisionOf(d.message);
+    else if (result !== 'failed') outcomes[d.p.index] = answerFrom(result, d);
+  }
+  const resultOf = new Map(stored.map((s) => [s.d, s.result]));
+  const found = reserved.filter((b) => resultOf.get(b.ref) !== 'created' && resultOf.get(b.ref) !== 'failed');
+  await inParallel(found, CLAIM_CONCURRENCY, (b) => releaseSpend(deps, { ...b.ref.message, key_id: sender.keyId }));
+  const failure = stored.find((s) => s.result === 'failed');
+  if (failure) await releaseUnstoredSpend(deps, sender, reserved.filter((b) => resultOf.get(b.ref) === 'failed'), nowIso);
+  return { created: stored.filter((s) => s.result === 'created').map((s) => s.d), failure };
 }
 
-type Fresh = { p: Prepared; item: IdempotencyItem; resumed: boolean };
+/** One send's message as it will be stored, under the id its idempotency key gives it. */
+interface Draft {
+  p: Prepared;
+  message: NewMessage;
+}
 
-/**
- * Writes the claimed messages, then hands each to its path, then marks the claims done. A claim
- * taken over from a request that died may find its message already stored (and perhaps sent): that
- * message is never written again, only handed on if it still waits. If the message write fails,
- * the claims whose message was not stored are released, so a retry starts afresh rather than
- * replaying an id that does not exist.
- */
-async function store(
-  deps: SendDeps,
-  records: IdempotencyRepository,
-  sender: Sender,
-  fresh: readonly Fresh[],
-  nowIso: string,
-  broadcastId: string | undefined,
-): Promise<void> {
-  if (fresh.length === 0) return;
-  const repository = new MessageRepository(deps.store);
-  const resumed = fresh.filter((f) => f.resumed);
-  const already = await repository.getMany(resumed.map(({ item }) => item.message_id));
-  const toWrite = fresh.filter(({ item }) => !already.has(item.message_id));
-  const messages = toWrite.map(({ p, item }): NewMessage => ({
-    id: item.message_id,
+function draft(p: Prepared, sender: Sender, suppressed: boolean, nowIso: string, broadcastId: string | undefined): Draft {
+  const message: NewMessage = {
+    id: messageIdFor(sender.accountId, p.request.idempotency_key),
     account_id: sender.accountId,
     channel: p.request.channel,
     status: p.scheduledAt ? 'scheduled' : 'queued',
     message_type: p.request.message_type ?? 'transactional',
     idempotency_key: p.request.idempotency_key,
+    body_digest: storedDigest(p.digest),
+    ...(suppressed ? { accepted_as: 'suppressed' as const } : {}),
     test_mode: sender.testMode,
     key_id: sender.keyId,
     recipient: p.recipient,
@@ -431,40 +371,85 @@ async function store(
     scheduled_at: p.scheduledAt?.toISOString(),
     broadcast_id: broadcastId,
     tracking: p.tracking,
-    created_at: item.created_at,
+    created_at: nowIso,
     updated_at: nowIso,
-  }));
-  try {
-    // Content that would make the message item weigh more than one write unit goes first to a
-    // content item or the object store, so a stored message always has its content and status
-    // changes never pay for it.
-    const placed = await inParallel(messages, CLAIM_CONCURRENCY, (m) => placeContent(deps.objects, m, messageKeyBytes(m)));
-    const contents = placed.flatMap(({ message, contentGz }) => (contentGz ? [{ id: message.id, contentGz }] : []));
-    if (contents.length > 0) await repository.putContents(contents);
-    await repository.putAll(placed.map(({ message }) => message));
-  } catch (error) {
-    await releaseUnstored(deps, records, repository, toWrite.map(({ item }) => item));
-    throw error;
-  }
-  // Counted once per message, as it is stored: a request resuming a dead one's claim counts only
-  // the messages that one never stored. Suppressed ones were never accepted.
-  const accepted = toWrite.filter(({ item }) => item.decision.kind === 'accepted').length;
-  if (!sender.testMode) deps.metrics.count('MessagesAccepted', accepted);
-  const waiting = [
-    ...messages.map((m) => ({ id: m.id, status: m.status, scheduled_at: m.scheduled_at, test_mode: m.test_mode })),
-    ...already.values(),
-  ];
-  await handOn(deps, sender.accountId, new Map(fresh.map(({ item }) => [item.message_id, item.decision])), waiting, nowIso);
-  await records.markDone(fresh.map(({ item }) => item));
+  };
+  return { p, message };
 }
 
-/** Best effort: a claim this request still holds whose message is not stored is given up. */
-async function releaseUnstored(deps: SendDeps, records: IdempotencyRepository, repository: MessageRepository, claims: readonly IdempotencyItem[]): Promise<void> {
-  try {
-    const stored = await repository.getMany(claims.map((c) => c.message_id));
-    await inParallel(claims.filter((c) => !stored.has(c.message_id)), CLAIM_CONCURRENCY, (c) => records.release(c));
-  } catch (error) {
-    // Left pending: the sweep resolves them once their lease is over.
-    deps.logger.warn('could not release idempotency claims after a failed write', { error });
+/** The answer to a send whose message exists: its first answer again, or the key was used with another body. */
+function answerFrom(existing: MessageItem, d: Draft): SendOutcome {
+  const same = existing.account_id === d.message.account_id && existing.idempotency_key === d.message.idempotency_key && existing.body_digest === d.message.body_digest;
+  return same ? decisionOf(existing) : keyReused();
+}
+
+/**
+ * Sandbox sends count per address and UTC day: 10 to a verified test recipient, 50 to a
+ * signed-up account's own address. A retry of a request already accepted is not counted again.
+ * Items over the limit get their error and drop out; once an address is refused, the rest of the
+ * call's items to it are refused without another write.
+ */
+async function countTestSends(
+  deps: SendDeps,
+  messages: MessageRepository,
+  accountId: string,
+  items: Prepared[],
+  outcomes: Array<SendOutcome | undefined>,
+): Promise<Prepared[]> {
+  const counted = items.filter((p) => p.quota !== undefined);
+  if (counted.length === 0) return items;
+  const stored = await messages.getMany(counted.map((p) => messageIdFor(accountId, p.request.idempotency_key)));
+  const refused = new Set<Prepared>();
+  const exhausted = new Map<string, ApiError>();
+  for (const p of counted) {
+    if (stored.has(messageIdFor(accountId, p.request.idempotency_key))) continue;
+    try {
+      const known = exhausted.get(p.recipient);
+      if (known) throw known;
+      await admitTestSend(deps, accountId, p.recipient, p.quota);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      if (error.code === 'test_send_daily_limit') exhausted.set(p.recipient, error);
+      outcomes[p.index] = rejected(error);
+      refused.add(p);
+    }
   }
+  return items.filter((p) => !refused.has(p));
+}
+
+type Stored = { d: Draft; result: 'created' | 'failed' | MessageItem; error?: unknown };
+
+/**
+ * Writes each message's content where it goes (./content.ts), hands each accepted message on to
+ * the send queue or the scheduler, and only then writes the message itself: one conditional put
+ * that is also its idempotency claim. So a message is never stored without having been handed on,
+ * and no write after the put is needed to say it was: a request killed before the put stored
+ * nothing (its job finds no message and is dropped: ./dispatch.ts), one killed after it stored a
+ * message already on its way. A job for a message that turns out to exist already (a retry, a
+ * concurrent duplicate) finds it taken or done (dispatch's lease). `created` when this request
+ * stored the message; the message found when the id was taken; `failed` when the write threw.
+ * A failed content write or hand-off throws before any message is stored.
+ */
+async function storeAll(deps: SendDeps, accountId: string, drafts: readonly Draft[], now: Date): Promise<Stored[]> {
+  if (drafts.length === 0) return [];
+  const repository = new MessageRepository(deps.store);
+  // Content that would make the message item weigh more than one write unit goes first to a
+  // content item or the object store, so a stored message always has its content and status
+  // changes never pay for it.
+  const placed = await inParallel(drafts, CLAIM_CONCURRENCY, async (d) => ({ d, ...(await placeContent(deps.objects, d.message, messageKeyBytes(d.message))) }));
+  const contents = placed.flatMap(({ message, contentGz }) => (contentGz ? [{ id: message.id, variant: message.body_digest, contentGz }] : []));
+  if (contents.length > 0) await repository.putContents(contents);
+  const sendable = drafts.filter((d) => d.message.accepted_as === undefined);
+  await handOn(deps, accountId, new Map(sendable.map((d) => [d.message.id, decisionOf(d.message)])), sendable.map((d) => d.message), now.toISOString(), now.getTime());
+  return inParallel(placed, CLAIM_CONCURRENCY, async ({ d, message }): Promise<Stored> => {
+    try {
+      // A suppressed one waits in the outbox until its timeline event is written (./recovery.ts).
+      const outbox = message.accepted_as === 'suppressed' ? now.getTime() + LEASE_MS : undefined;
+      if (await repository.create(message, outbox)) return { d, result: 'created' };
+      const existing = await repository.get(message.id);
+      return existing ? { d, result: existing } : { d, result: 'failed', error: new Error(`message ${message.id} was taken and then removed`) };
+    } catch (error) {
+      return { d, result: 'failed', error };
+    }
+  });
 }

@@ -60,11 +60,15 @@ function batchMemo(): Delivery['perBatch'] {
 /** What the middlewares hand the handler on the Lambda context. */
 type ConsumerContext = Context & { container: Container };
 
-/** Builds the container once per cold start, before anything else runs (consumers and timed functions). */
-export const withContainer = <E, R>(): MiddlewareObj<E, R, Error, Context & { container: Container }> => ({
+/**
+ * Builds the container once per cold start, before anything else runs (consumers and timed
+ * functions), and starts the invocation's log keys: the function's name and the queue, if any.
+ */
+export const withContainer = <E, R>(keys: Record<string, unknown> = {}): MiddlewareObj<E, R, Error, Context & { container: Container }> => ({
   name: 'container',
   before: async (request) => {
     request.context.container = await getContainer();
+    request.context.container.logger.invocation?.(keys, request.context);
   },
 });
 
@@ -140,7 +144,7 @@ export function consume<T>(
     }
   };
   const handler = middy<SQSEvent, Outcome[] | SQSBatchResponse, Error, ConsumerContext>()
-    .use(withContainer())
+    .use(withContainer({ queue }))
     .use(partialBatchFailures())
     .handler(async (event, context) => {
       const c = context.container;
@@ -150,5 +154,6 @@ export function consume<T>(
       for (const record of event.Records) outcomes.push(await one(c, record, perBatch));
       return outcomes;
     });
-  return async (event) => (await handler(event, {} as ConsumerContext)) as SQSBatchResponse;
+  // Lambda's context when Lambda calls it; the local pollers call it with the event alone.
+  return async (event, context?: Context) => (await handler(event, { ...context } as ConsumerContext)) as SQSBatchResponse;
 }

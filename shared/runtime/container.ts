@@ -49,6 +49,7 @@ import type { Secrets } from '../ports/secrets';
 import { UNSET_SECRET, type SecretName } from '../platform';
 import { readAwsConfig, type RuntimeConfig } from './config';
 import { createLogger, type Logger } from './logger';
+import { powertoolsLogger } from '../adapters/aws/powertools-logger';
 
 declare const POSTBOX_WITH_SQS: boolean | undefined;
 declare const POSTBOX_WITH_SES: boolean | undefined;
@@ -111,92 +112,99 @@ export function operatorSecret(from: Secrets, name: SecretName): string | undefi
   }
 }
 
+type AwsClientConfig = { region: string; credentials: RuntimeConfig['credentials'] };
+
+// Each adapter below is chosen by its build flag, tested inline in the form esbuild folds to a
+// constant: through a variable the branch would stay alive and the adapter would stay in the bundle.
+
+function queueOf(config: RuntimeConfig, aws: AwsClientConfig): Queue {
+  if (typeof POSTBOX_WITH_SQS === 'undefined' || POSTBOX_WITH_SQS) {
+    return new SqsQueue(new SQSClient({ ...aws, endpoint: config.endpoints.sqs }), config.queueUrls);
+  }
+  return unavailable('queue');
+}
+
+function deadLettersOf(config: RuntimeConfig, aws: AwsClientConfig): DeadLetterQueues {
+  if (typeof POSTBOX_WITH_DLQ === 'undefined' || POSTBOX_WITH_DLQ) {
+    return new SqsDeadLetters(new SQSClient({ ...aws, endpoint: config.endpoints.sqs }), { urls: config.queueUrls, dlqUrls: config.dlqUrls ?? {} });
+  }
+  return unavailable('deadLetters');
+}
+
+function schedulerOf(config: RuntimeConfig, aws: AwsClientConfig, store: Store): Scheduler {
+  if (config.scheduler.kind === 'local') return new StoreScheduler(store);
+  if (typeof POSTBOX_WITH_SCHEDULER === 'undefined' || POSTBOX_WITH_SCHEDULER) {
+    const { groupName, roleArn } = config.scheduler;
+    return new EventBridgeScheduler(new SchedulerClient(aws), { groupName, roleArn, queueArns: config.queueArns });
+  }
+  return unavailable('scheduler');
+}
+
+async function secretsOf(config: RuntimeConfig, aws: AwsClientConfig): Promise<Secrets> {
+  if (config.secrets.kind === 'static') return staticSecrets(config.secrets.values);
+  if (typeof POSTBOX_WITH_SECRETS_MANAGER === 'undefined' || POSTBOX_WITH_SECRETS_MANAGER) {
+    return loadSecrets(new SecretsManagerClient(aws), config.secrets.arns);
+  }
+  return unavailable('secrets');
+}
+
+function sesOf(config: RuntimeConfig, aws: AwsClientConfig): { mailer: Mailer; identities: SendingIdentities } {
+  if (typeof POSTBOX_WITH_SES === 'undefined' || POSTBOX_WITH_SES) {
+    const client = new SESv2Client({ ...aws, endpoint: config.endpoints.ses });
+    // The SES emulator has no identities: locally the tokens are generated.
+    const identities = config.runtime === 'aws' ? new SesIdentities(client) : new LocalIdentities();
+    return { mailer: new SesMailer(client, config.sesConfigurationSet, config.sesTrackedConfigurationSets), identities };
+  }
+  return { mailer: unavailable('mailer'), identities: unavailable('identities') };
+}
+
+function objectsOf(config: RuntimeConfig, aws: AwsClientConfig, clock: Clock): ObjectStore {
+  if (config.objects.kind === 'files') {
+    const { root, downloadKey } = config.objects;
+    return new FileObjectStore(root, downloadKey ? { key: downloadKey, base: () => config.publicBaseUrl, now: () => clock.now().getTime() } : undefined);
+  }
+  if (typeof POSTBOX_WITH_S3 === 'undefined' || POSTBOX_WITH_S3) {
+    // Locally (s3rver) and in tests the endpoint is the config's; in AWS none, and in the rehearsal
+    // the SDK's own AWS_ENDPOINT_URL_S3.
+    return new S3ObjectStore(new S3Client(s3ClientConfig(aws, config.endpoints.s3)), config.objects.bucket);
+  }
+  return unavailable('objects');
+}
+
+function paymentsOf(config: RuntimeConfig, from: Secrets): Payments | undefined {
+  if (typeof POSTBOX_WITH_STRIPE === 'undefined' || POSTBOX_WITH_STRIPE) {
+    const secretKey = operatorSecret(from, 'stripe-secret-key');
+    const webhookSecret = operatorSecret(from, 'stripe-webhook-secret');
+    if (!secretKey || !webhookSecret) return undefined;
+    return new StripePayments({ secretKey, webhookSecret, apiBase: config.billing?.apiBase, ...(config.billing?.apiBase ? { maxNetworkRetries: 0 } : {}) });
+  }
+  return unavailable<Payments>('payments');
+}
+
 export async function buildContainer(config: RuntimeConfig, replace: Replacements = {}): Promise<Container> {
-  const aws = { region: config.region, credentials: config.credentials };
+  const aws: AwsClientConfig = { region: config.region, credentials: config.credentials };
   const clock = replace.clock ?? systemClock;
   const store = replace.store ?? new Store(new DynamoDBClient({ ...aws, endpoint: config.endpoints.dynamodb, maxAttempts: 5 }), config.tableName);
-
-  // Each flag is tested inline, in the form esbuild folds to a constant: through a variable the
-  // branch would stay alive and the adapter would stay in the bundle.
-  const queue = (): Queue => {
-    if (typeof POSTBOX_WITH_SQS === 'undefined' || POSTBOX_WITH_SQS) {
-      return new SqsQueue(new SQSClient({ ...aws, endpoint: config.endpoints.sqs }), config.queueUrls);
-    }
-    return unavailable('queue');
-  };
-  const deadLetters = (): DeadLetterQueues => {
-    if (typeof POSTBOX_WITH_DLQ === 'undefined' || POSTBOX_WITH_DLQ) {
-      return new SqsDeadLetters(new SQSClient({ ...aws, endpoint: config.endpoints.sqs }), { urls: config.queueUrls, dlqUrls: config.dlqUrls ?? {} });
-    }
-    return unavailable('deadLetters');
-  };
-  const scheduler = (): Scheduler => {
-    if (config.scheduler.kind === 'local') return new StoreScheduler(store);
-    if (typeof POSTBOX_WITH_SCHEDULER === 'undefined' || POSTBOX_WITH_SCHEDULER) {
-      const { groupName, roleArn } = config.scheduler;
-      return new EventBridgeScheduler(new SchedulerClient(aws), { groupName, roleArn, queueArns: config.queueArns });
-    }
-    return unavailable('scheduler');
-  };
-  const secrets = async (): Promise<Secrets> => {
-    if (config.secrets.kind === 'static') return staticSecrets(config.secrets.values);
-    if (typeof POSTBOX_WITH_SECRETS_MANAGER === 'undefined' || POSTBOX_WITH_SECRETS_MANAGER) {
-      return loadSecrets(new SecretsManagerClient(aws), config.secrets.arns);
-    }
-    return unavailable('secrets');
-  };
-  const ses = (): { mailer: Mailer; identities: SendingIdentities } => {
-    if (typeof POSTBOX_WITH_SES === 'undefined' || POSTBOX_WITH_SES) {
-      const client = new SESv2Client({ ...aws, endpoint: config.endpoints.ses });
-      // The SES emulator has no identities: locally the tokens are generated.
-      const identities = config.runtime === 'aws' ? new SesIdentities(client) : new LocalIdentities();
-      return { mailer: new SesMailer(client, config.sesConfigurationSet, config.sesTrackedConfigurationSets), identities };
-    }
-    return { mailer: unavailable('mailer'), identities: unavailable('identities') };
-  };
-  const objects = (): ObjectStore => {
-    if (config.objects.kind === 'files') {
-      const { root, downloadKey } = config.objects;
-      return new FileObjectStore(root, downloadKey ? { key: downloadKey, base: () => config.publicBaseUrl, now: () => clock.now().getTime() } : undefined);
-    }
-    if (typeof POSTBOX_WITH_S3 === 'undefined' || POSTBOX_WITH_S3) {
-      // Locally (s3rver) and in tests the endpoint is the config's; in AWS none, and in the rehearsal
-      // the SDK's own AWS_ENDPOINT_URL_S3.
-      return new S3ObjectStore(new S3Client(s3ClientConfig(aws, config.endpoints.s3)), config.objects.bucket);
-    }
-    return unavailable('objects');
-  };
-
-  const payments = (from: Secrets): Payments | undefined => {
-    if (typeof POSTBOX_WITH_STRIPE === 'undefined' || POSTBOX_WITH_STRIPE) {
-      const secretKey = operatorSecret(from, 'stripe-secret-key');
-      const webhookSecret = operatorSecret(from, 'stripe-webhook-secret');
-      if (!secretKey || !webhookSecret) return undefined;
-      return new StripePayments({ secretKey, webhookSecret, apiBase: config.billing?.apiBase, ...(config.billing?.apiBase ? { maxNetworkRetries: 0 } : {}) });
-    }
-    return unavailable<Payments>('payments');
-  };
-
-  const mail = replace.mailer && replace.identities ? undefined : ses();
-  const secretsPort = replace.secrets ?? (await secrets());
+  const mail = replace.mailer && replace.identities ? undefined : sesOf(config, aws);
+  const secrets = replace.secrets ?? (await secretsOf(config, aws));
   return {
     config,
     clock,
     ids: ulidIds(clock),
     store,
-    queue: replace.queue ?? queue(),
-    deadLetters: replace.deadLetters ?? deadLetters(),
-    scheduler: replace.scheduler ?? scheduler(),
-    secrets: secretsPort,
+    queue: replace.queue ?? queueOf(config, aws),
+    deadLetters: replace.deadLetters ?? deadLettersOf(config, aws),
+    scheduler: replace.scheduler ?? schedulerOf(config, aws, store),
+    secrets,
     mailer: replace.mailer ?? mail?.mailer ?? unavailable<Mailer>('mailer'),
     identities: replace.identities ?? mail?.identities ?? unavailable<SendingIdentities>('identities'),
-    objects: replace.objects ?? objects(),
+    objects: replace.objects ?? objectsOf(config, aws, clock),
     dns: replace.dns ?? new NodeDns(config.dnsServers),
     http: replace.http ?? new GuardedHttp({ allowPrivate: config.webhookAllowPrivate }),
     random: replace.random ?? systemRandom,
-    logger: replace.logger ?? createLogger(config.logLevel),
+    logger: replace.logger ?? (config.runtime === 'aws' ? powertoolsLogger(config.logLevel) : createLogger(config.logLevel)),
     metrics: replace.metrics ?? (config.runtime === 'aws' ? stdoutEmfMetrics(config.stage, () => clock.now().getTime()) : noMetrics),
-    payments: 'payments' in replace ? replace.payments : payments(secretsPort),
+    payments: 'payments' in replace ? replace.payments : paymentsOf(config, secrets),
   };
 }
 

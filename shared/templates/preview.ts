@@ -68,19 +68,39 @@ async function snippetsNamed(store: Store, accountId: string, names: readonly st
   return new Map(found.filter((entry) => entry !== undefined));
 }
 
+type Sources = Record<TemplateField, string | null>;
+type Partial = (name: string) => string | undefined;
+const FIELDS = ['subject', 'body_html', 'body_text'] as const;
+
 /** The preview itself, given the snippets its bodies call: pure, so the gallery's tests run it too. */
 export function previewContent(input: PreviewTemplateBody, snippets: ReadonlyMap<string, SnippetBodies>): PreviewView {
   const errors: PreviewProblem[] = [];
   const warnings: PreviewProblem[] = [];
   const vars = input.variables ?? {};
-  const sources: Record<TemplateField, string | null> = { subject: input.subject, body_html: input.body_html, body_text: input.body_text ?? null };
+  const sources: Sources = { subject: input.subject, body_html: input.body_html, body_text: input.body_text ?? null };
+  const htmlPartial: Partial = (name) => snippets.get(name)?.html;
+  const textPartial: Partial = (name) => {
+    const snippet = snippets.get(name);
+    return snippet ? (snippet.text ?? snippet.html) : undefined;
+  };
 
-  // 1. Each part must parse and call only snippets of the account (bodies only, at most 20 of them).
+  const { parsed, called } = checkPartials(sources, snippets, errors);
+  warnings.push(...missingVariables(sources, parsed, vars, htmlPartial, textPartial));
+  const { subject, html, text } = renderParts(sources, parsed, vars, { html: htmlPartial, text: textPartial }, errors);
+  warnings.push(...clientProblems(input.body_html, called, snippets, sources, html, text));
+  return { subject, html, text, warnings: warnings.slice(0, MAX_PROBLEMS), errors: errors.slice(0, MAX_PROBLEMS) };
+}
+
+/**
+ * 1. Each part must parse and call only snippets of the account (bodies only, at most 20 of them).
+ * Answers the fields that parse and the known snippets the HTML includes.
+ */
+function checkPartials(sources: Sources, snippets: ReadonlyMap<string, SnippetBodies>, errors: PreviewProblem[]): { parsed: Set<TemplateField>; called: Set<string> } {
   const parsed = new Set<TemplateField>();
-  /** Snippets the HTML includes (known ones), and every snippet name either body calls. */
   const called = new Set<string>();
+  /** Every snippet name either body calls. */
   const included = new Set<string>();
-  for (const field of ['subject', 'body_html', 'body_text'] as const) {
+  for (const field of FIELDS) {
     const source = sources[field];
     if (source === null) continue;
     let calls: { name: string; line: number }[];
@@ -105,15 +125,14 @@ export function previewContent(input: PreviewTemplateBody, snippets: ReadonlyMap
   if (included.size > MAX_SNIPPETS_PER_TEMPLATE) {
     errors.push({ code: 'too_many_snippets', field: 'body_html', line: null, message: `the template includes ${included.size} snippets; a template may include at most ${MAX_SNIPPETS_PER_TEMPLATE}` });
   }
+  return { parsed, called };
+}
 
-  // 2. Variables a render would leave empty, into the snippets too.
-  const htmlPartial = (name: string): string | undefined => snippets.get(name)?.html;
-  const textPartial = (name: string): string | undefined => {
-    const snippet = snippets.get(name);
-    return snippet ? (snippet.text ?? snippet.html) : undefined;
-  };
+/** 2. Variables a render would leave empty, into the snippets too; each name once. */
+function missingVariables(sources: Sources, parsed: Set<TemplateField>, vars: Record<string, unknown>, htmlPartial: Partial, textPartial: Partial): PreviewProblem[] {
+  const warnings: PreviewProblem[] = [];
   const reported = new Set<string>();
-  for (const field of ['subject', 'body_html', 'body_text'] as const) {
+  for (const field of FIELDS) {
     if (!parsed.has(field)) continue;
     for (const use of unresolvedVariables({ [field]: sources[field] }, vars, field === 'body_text' ? textPartial : htmlPartial)) {
       if (reported.has(use.name)) continue;
@@ -121,10 +140,19 @@ export function previewContent(input: PreviewTemplateBody, snippets: ReadonlyMap
       warnings.push({ code: 'missing_variable', field: use.field, line: use.line, message: `variable "${use.name}" has no value and renders empty` });
     }
   }
+  return warnings;
+}
 
-  // 3. Render what parses, as a send would; an unknown partial renders empty (it is listed above).
+/** 3. Render what parses, as a send would; an unknown partial renders empty (it is listed above). */
+function renderParts(
+  sources: Sources,
+  parsed: Set<TemplateField>,
+  vars: Record<string, unknown>,
+  partialsOf: { html: Partial; text: Partial },
+  errors: PreviewProblem[],
+): { subject: string | null; html: string | null; text: string | null } {
   const view = toView(vars);
-  const render = (field: TemplateField, options: { html: boolean; partials?: (name: string) => string | undefined }): string | null => {
+  const render = (field: TemplateField, options: { html: boolean; partials?: Partial }): string | null => {
     const source = sources[field];
     if (source === null || !parsed.has(field)) return null;
     const partials = options.partials;
@@ -137,17 +165,28 @@ export function previewContent(input: PreviewTemplateBody, snippets: ReadonlyMap
     }
   };
   const subject = render('subject', { html: false })?.replace(/[\r\n]+/g, ' ') ?? null;
-  const renderedHtml = render('body_html', { html: true, partials: htmlPartial });
-  const renderedText = sources.body_text === null ? undefined : render('body_text', { html: false, partials: textPartial });
+  const renderedHtml = render('body_html', { html: true, partials: partialsOf.html });
+  const renderedText = sources.body_text === null ? undefined : render('body_text', { html: false, partials: partialsOf.text });
   const html = renderedHtml === null ? null : finished('body_html', () => inlineStyles(renderedHtml), errors);
   const text = renderedText !== undefined ? renderedText : renderedHtml === null ? null : finished('body_text', () => textOfHtml(renderedHtml), errors);
+  return { subject, html, text };
+}
 
-  // 4. What mail clients handle badly: in the source (with its lines), then in the message as mailed.
-  const clientWarnings = (field: string, source: string): void => {
+/** 4. What mail clients handle badly: in the source (with its lines), then in the message as mailed. */
+function clientProblems(
+  bodyHtml: string,
+  called: Set<string>,
+  snippets: ReadonlyMap<string, SnippetBodies>,
+  sources: Sources,
+  html: string | null,
+  text: string | null,
+): PreviewProblem[] {
+  const warnings: PreviewProblem[] = [];
+  const inSource = (field: string, source: string): void => {
     for (const w of markupWarnings(source)) warnings.push({ code: w.code, field, line: w.line ?? null, message: w.message });
   };
-  clientWarnings('body_html', input.body_html);
-  for (const name of called) clientWarnings(`snippets.${name}`, snippets.get(name)!.html);
+  inSource('body_html', bodyHtml);
+  for (const name of called) inSource(`snippets.${name}`, snippets.get(name)!.html);
   if (text !== null && text.trim() === '') {
     warnings.push({
       code: 'missing_text_part',
@@ -161,8 +200,7 @@ export function previewContent(input: PreviewTemplateBody, snippets: ReadonlyMap
   }
   const size = html === null ? undefined : sizeWarning(html);
   if (size) warnings.push({ code: size.code, field: 'body_html', line: null, message: size.message });
-
-  return { subject, html, text, warnings: warnings.slice(0, MAX_PROBLEMS), errors: errors.slice(0, MAX_PROBLEMS) };
+  return warnings;
 }
 
 /** Inlining or making the text part, which a hostile HTML could make fail: an error of the preview, not a 500. */

@@ -106,6 +106,13 @@ const GZIP_BUDGETS: Record<string, number> = {
   auth: API_GZIP_BUDGET + gzipSync(JSON.stringify(JSON.parse(readFileSync(new URL('../../shared/auth/common-passwords.json', import.meta.url), 'utf8')))).length,
 };
 
+/**
+ * Issue 29 put Powertools Logger (@aws-lambda-powertools/logger, the structured logger of the
+ * stack's ecosystem) behind the Logger port in every bundle: send measured 182,548 → 189,702 bytes
+ * (7,154 more), the others 6.2–7.2 KB more. Every budget above takes it on top, once.
+ */
+const POWERTOOLS_LOGGER_GZIP = 7_500;
+
 const isApi = (def: FunctionDef): boolean => (def.http?.length ?? 0) > 0;
 const bundles = new Map<string, string>();
 
@@ -183,6 +190,6 @@ describe('function bundles', () => {
   });
 
   it.each(functions.filter(isApi).map((def) => [def.name] as const))('%s, behind the API, stays within its gzip budget', (name) => {
-    expect(gzipSync(bundles.get(name)!).length).toBeLessThanOrEqual(GZIP_BUDGETS[name] ?? API_GZIP_BUDGET);
+    expect(gzipSync(bundles.get(name)!).length).toBeLessThanOrEqual((GZIP_BUDGETS[name] ?? API_GZIP_BUDGET) + POWERTOOLS_LOGGER_GZIP);
   });
 });

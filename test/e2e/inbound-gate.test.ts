@@ -28,6 +28,7 @@ describe('INBOUND_ENABLED=false', () => {
     ['GET', '/v1/inbound/routes/inr_01ZZZZZZZZZZZZZZZZZZZZZZZZ', undefined],
     ['PUT', '/v1/inbound/routes/inr_01ZZZZZZZZZZZZZZZZZZZZZZZZ', { active: false }],
     ['DELETE', '/v1/inbound/routes/inr_01ZZZZZZZZZZZZZZZZZZZZZZZZ', undefined],
+    ['POST', '/v1/inbound/routes/inr_01ZZZZZZZZZZZZZZZZZZZZZZZZ/rotate-secret', undefined],
   ])('%s %s answers 404', async (method, path, body) => {
     const res = await api(runtime.url, method, path, adminKey, body);
     expect(res.status).toBe(404);

@@ -16,7 +16,7 @@ import { countBroadcastEvent, STAT_SHARDS, shardOf, TOKEN_STALE_MS } from '../..
 import type { StatShardItem } from '../../shared/broadcasts/stats-repository';
 import { keys } from '../../shared/db/keys';
 import type { MessageItem } from '../../shared/messages/model';
-import { IdempotencyRepository } from '../../shared/messages/repository';
+import { findByIdempotencyKey } from '../../shared/messages/query';
 import { PermanentSendError } from '../../shared/ports/mailer';
 import { call } from '../support/api';
 import { type TestContainer } from '../support/container';
@@ -48,7 +48,7 @@ interface Sent {
 }
 
 async function messageTo(accountId: string, broadcastId: string, recipient: string): Promise<MessageItem> {
-  const claim = await new IdempotencyRepository(c.store).get(accountId, recipientIdempotencyKey(broadcastId, recipient));
+  const claim = await findByIdempotencyKey(c.store, accountId, recipientIdempotencyKey(broadcastId, recipient));
   const message = claim && (await c.store.get<MessageItem>(keys.message(claim.message_id)));
   if (!message) throw new Error(`no message to ${recipient}`);
   return message;

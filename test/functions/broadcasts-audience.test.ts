@@ -11,7 +11,9 @@ import type { BroadcastItem, RecipientChunkItem } from '../../shared/broadcasts/
 import type { ContactItem, ListMemberItem } from '../../shared/contacts/repository';
 import { keys } from '../../shared/db/keys';
 import type { Store } from '../../shared/db/store';
-import { IdempotencyRepository } from '../../shared/messages/repository';
+import { findByIdempotencyKey } from '../../shared/messages/query';
+import { loadContent } from '../../shared/messages/content';
+import { MessageRepository } from '../../shared/messages/repository';
 import type { MessageItem } from '../../shared/messages/model';
 import { suppress } from '../../shared/suppressions/service';
 import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
@@ -56,9 +58,11 @@ async function drain(): Promise<void> {
   for (let done = 0; done < fanoutBodies().length; done++) expect(await runJob(fanoutBodies()[done])).toEqual({ batchItemFailures: [] });
 }
 const stored = (id: string) => c.store.get<BroadcastItem>(keys.broadcast(account.account_id, id));
+/** The message to a recipient, with what it says wherever its content is kept (on the item or beside it). */
 async function messageTo(broadcastId: string, recipient: string): Promise<MessageItem | undefined> {
-  const claim = await new IdempotencyRepository(c.store).get(account.account_id, recipientIdempotencyKey(broadcastId, recipient));
-  return claim ? c.store.get<MessageItem>(keys.message(claim.message_id)) : undefined;
+  const found = await findByIdempotencyKey(c.store, account.account_id, recipientIdempotencyKey(broadcastId, recipient));
+  const message = found && (await c.store.get<MessageItem>(keys.message(found.message_id)));
+  return message && { ...message, ...(await loadContent({ objects: c.objects, messages: new MessageRepository(c.store) }, message)) };
 }
 
 interface Seed {

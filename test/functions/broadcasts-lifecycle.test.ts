@@ -11,7 +11,7 @@ import { SCHEDULED_START, type StartJob } from '../../shared/broadcasts/messages
 import type { BroadcastContentItem, BroadcastItem } from '../../shared/broadcasts/model';
 import { START_SAFETY_NET_SECONDS } from '../../shared/broadcasts/start';
 import { keys } from '../../shared/db/keys';
-import { IdempotencyRepository } from '../../shared/messages/repository';
+import { findByIdempotencyKey } from '../../shared/messages/query';
 import type { MessageItem } from '../../shared/messages/model';
 import { call } from '../support/api';
 import { type TestContainer } from '../support/container';
@@ -58,7 +58,7 @@ async function drain(): Promise<void> {
 }
 const stored = (id: string) => c.store.get<BroadcastItem>(keys.broadcast(account.account_id, id));
 async function messageTo(broadcastId: string, recipient: string): Promise<MessageItem | undefined> {
-  const claim = await new IdempotencyRepository(c.store).get(account.account_id, recipientIdempotencyKey(broadcastId, recipient));
+  const claim = await findByIdempotencyKey(c.store, account.account_id, recipientIdempotencyKey(broadcastId, recipient));
   return claim ? c.store.get<MessageItem>(keys.message(claim.message_id)) : undefined;
 }
 const inMinutes = (minutes: number) => new Date(c.clock.now().getTime() + minutes * 60_000).toISOString();

@@ -4,6 +4,8 @@
 // second contact or membership, and data that would pass the contacts limits refused per row.
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as importContactsRaw } from '../../functions/uploads/import-contacts';
+import { ContactRepository } from '../../shared/contacts/repository';
+import { keys } from '../../shared/db/keys';
 import { contactsTarget, useContactImportTarget } from '../../shared/imports/contacts-target';
 import type { ImportJob } from '../../shared/imports/messages';
 import { underNeeds } from '../support/grants';
@@ -102,18 +104,21 @@ describe('a contact import into shared/contacts', () => {
     for (const email of ['a@example.com', 'b@example.com', 'c@example.com']) expect((await contactByEmail(email)).contacts).toHaveLength(1);
     expect((await send('GET', `/v1/lists/${list.id}`)).body.member_count).toBe(3);
     expect((await members(list.id)).contacts).toHaveLength(3);
+    // The account's contact count moved once for the chunk, and keeps no trace of the import after it.
+    expect(await new ContactRepository(bed.c.store).contactCount(bed.account.account_id)).toBe(3);
+    expect(Object.keys((await bed.c.store.get(keys.contactCount(bed.account.account_id)))!).filter((k) => k.startsWith('import_'))).toEqual([]);
   });
 
   it('re-runs a chunk whose worker died between an address claim and its contact: the next receive takes its own claim back', async () => {
-    // The kill: b's contact item is never written, its address claim (taken just before) stays.
-    const create = bed.c.store.create.bind(bed.c.store);
+    // The kill: b's contact item is never written (the claims are all taken before any contact is), the address claims stay.
+    const batchPut = bed.c.store.batchPut.bind(bed.c.store);
     let killed = false;
-    const spy = vi.spyOn(bed.c.store, 'create').mockImplementation(async (item, ...rest) => {
-      if (!killed && (item as { entity?: string }).entity === 'contact' && (item as { email?: string }).email === 'b@example.com') {
+    const spy = vi.spyOn(bed.c.store, 'batchPut').mockImplementation(async (items) => {
+      if (!killed && items.some((item) => (item as { entity?: string }).entity === 'contact' && (item as { email?: string }).email === 'b@example.com')) {
         killed = true;
-        throw new Error('worker killed between the address claim and the contact');
+        throw new Error('worker killed between the address claims and the contacts');
       }
-      return create(item, ...rest);
+      return batchPut(items);
     });
     try {
       // importCsv allows one failed receive: the retry must not wait for the claim to go stale.

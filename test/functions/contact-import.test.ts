@@ -66,7 +66,7 @@ class MemoryContacts implements ContactImportTarget {
 
   listKind = async (accountId: string, listId: string) => (this.staticLists.has(`${accountId}/${listId}`) ? ('static' as const) : undefined);
 
-  planUpsert = async (accountId: string, rows: readonly ContactRow[], listId?: string) => this.walk(accountId, rows, listId, new Map(this.contactsOf(accountId)));
+  planUpsert = async (accountId: string, rows: readonly ContactRow[], listId?: string) => ({ outcomes: this.walk(accountId, rows, listId, new Map(this.contactsOf(accountId))) });
 
   upsertContacts = async (accountId: string, rows: readonly ContactRow[], listId?: string) => {
     const outcomes = this.walk(accountId, rows, listId, this.contactsOf(accountId));

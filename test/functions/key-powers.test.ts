@@ -35,6 +35,7 @@ const LIVE_ONLY = [
   'POST /v1/inbound/routes',
   'PUT /v1/inbound/routes/{id}',
   'DELETE /v1/inbound/routes/{id}',
+  'POST /v1/inbound/routes/{id}/rotate-secret',
   // Spend caps: how much live mail may cost before it stops.
   'PUT /v1/spend-caps',
   'DELETE /v1/spend-caps',

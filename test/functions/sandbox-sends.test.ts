@@ -118,7 +118,8 @@ describe('mail to the account’s own address', () => {
     const midnight = Date.parse(`${now.toISOString().slice(0, 10)}T00:00:00.000Z`) + 24 * 3600_000;
     expect(over.headers['retry-after']).toBe(String(Math.ceil((midnight - now.getTime()) / 1000)));
     expect(overBatch.body.map((r: any) => r.error?.code)).toEqual(['test_send_daily_limit', 'test_send_daily_limit', 'test_send_daily_limit']);
-    expect(bed.c.sent.filter((s) => s.queue === 'send')).toHaveLength(OWN_ADDRESS_SENDS_PER_DAY);
+    // The retry handed its job on again for the same message (the dispatch lease sends it once).
+    expect(new Set(bed.c.sent.filter((s) => s.queue === 'send').map((s) => (s.body as { message_id: string }).message_id)).size).toBe(OWN_ADDRESS_SENDS_PER_DAY);
 
     bed.c.clock.set(new Date(midnight + 1000));
     expect((await send(email(), key)).status).toBe(201);

@@ -1,17 +1,23 @@
-// What a killed or failed send request leaves behind, and how it is resolved: overlapping retries,
-// claims taken over after their lease, failed writes, the acceptance sweep (handler and use case),
-// and the send worker's lease that keeps a second job for one message from sending it twice.
+// What a killed or failed send request leaves behind, and how it is resolved: a message is its own
+// idempotency record (its id follows from the key), so overlapping retries find it; a message
+// stored and never handed on waits in the outbox for the acceptance sweep (handler and use case);
+// failed writes; and the send worker's lease that keeps a second job for one message from sending
+// it twice.
 import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as sweepRaw } from '../../functions/send/sweep';
 import { handler as workerRaw } from '../../functions/send/send-message';
 import { sha256Hex } from '../../shared/crypto';
 import { keys } from '../../shared/db/keys';
-import { bodyDigest, LEASE_MS, type SendDecision } from '../../shared/messages/idempotency';
+import { bodyDigest, LEASE_MS } from '../../shared/messages/idempotency';
+import { HANDOFF_WINDOW_MS } from '../../shared/messages/messages';
+import type { LegacyClaim } from '../../shared/messages/legacy-claims';
+import { messageIdFor } from '../../shared/messages/message-id';
 import type { MessageItem } from '../../shared/messages/model';
 import { recoverAcceptances } from '../../shared/messages/recovery';
-import { IdempotencyRepository, MessageRepository } from '../../shared/messages/repository';
+import { MessageRepository, OutboxRepository } from '../../shared/messages/repository';
 import { readTimeline, recordEvent } from '../../shared/messages/timeline';
+import { suppress } from '../../shared/suppressions/service';
 import { call } from '../support/api';
 import { underNeeds } from '../support/grants';
 import { sqsEvent, sqsRecord } from '../support/sqs';
@@ -34,11 +40,12 @@ const request = (over: Record<string, unknown> = {}): Record<string, any> => ({
 const send = (body: unknown) => call({ method: 'POST', path: '/v1/send', key: bed.account.admin_key, body });
 const sendBatch = (body: unknown) => call({ method: 'POST', path: '/v1/send/batch', key: bed.account.admin_key, body });
 const jobsFor = (id: string) => bed.c.sent.filter((s) => s.queue === 'send' && (s.body as { message_id: string }).message_id === id);
-const claims = () => new IdempotencyRepository(bed.c.store);
-/** Every claim the sweep would resolve now. */
-async function pendingDue(): Promise<unknown[]> {
+const idFor = (body: Record<string, any>) => messageIdFor(bed.account.account_id, body.idempotency_key);
+const stored = (id: string) => bed.c.store.get<MessageItem>(keys.message(id));
+/** Every outbox item a sweep would look at now. */
+async function outboxDue(): Promise<unknown[]> {
   const out: unknown[] = [];
-  for await (const page of claims().dueForRecovery(bed.c.clock.now().getTime())) out.push(...page);
+  for await (const page of new OutboxRepository(bed.c.store).due(bed.c.clock.now().getTime())) out.push(...page);
   return out;
 }
 
@@ -52,179 +59,191 @@ async function failingOnce<T extends object, R>(port: T, method: keyof T & strin
   }
 }
 
-/** What a request killed right after claiming its key leaves: a pending claim and no message. */
-async function deadClaim(body: Record<string, any>, messageId = `msg_dead${++n}`): Promise<string> {
-  const now = bed.c.clock.now();
-  const decision: SendDecision = {
-    kind: 'accepted',
-    message: { id: messageId, status: 'queued', channel: 'email', idempotency_key: body.idempotency_key, created_at: now.toISOString() },
-  };
-  const claim = await claims().claim(
-    {
-      account_id: bed.account.account_id,
-      idempotency_key: body.idempotency_key,
-      body_digest: bodyDigest(body),
-      message_id: messageId,
-      decision,
-      state: 'pending',
-      lease_until: now.getTime() + LEASE_MS,
-      created_at: now.toISOString(),
-    },
-    now.getTime(),
-  );
-  expect(claim.kind).toBe('new');
-  return messageId;
-}
-
-/** What a request killed after storing its message but before enqueueing it leaves. */
-async function acceptedButNotEnqueued(body: Record<string, any>, status = 'queued'): Promise<string> {
-  const res = await failingOnce(bed.c.queue, 'sendBatch', () => send(body));
-  expect(res.status).toBe(500);
-  const claim = await claims().get(bed.account.account_id, body.idempotency_key);
-  expect(claim?.state).toBe('pending');
-  expect(await bed.c.store.get(keys.message(claim!.message_id))).toMatchObject({ status });
-  return claim!.message_id;
-}
-
-describe('a retry that overlaps a request still holding the key', () => {
-  it('answers 409 idempotency_key_in_use with Retry-After while the message is not stored, never an id that does not exist', async () => {
-    const body = request();
-    await deadClaim(body);
-    bed.c.clock.advance(10_000);
-
-    const res = await send(body);
-
-    expect(res.status).toBe(409);
-    expect(res.body.error).toEqual({ code: 'idempotency_key_in_use', message: expect.any(String), status: 409 });
-    expect(res.headers['retry-after']).toBe('20');
-    expect(bed.c.sent).toEqual([]);
+/** Runs `act` while the message puts fail (as a request killed or refused between its hand-off and its put). */
+async function messagePutFailing<R>(act: () => Promise<R>): Promise<R> {
+  const put = bed.c.store.put.bind(bed.c.store);
+  const spy = vi.spyOn(bed.c.store, 'put').mockImplementation(async (item, condition) => {
+    if ((item as { entity?: string }).entity === 'message') throw new Error('killed before the message was stored');
+    return put(item, condition);
   });
+  try {
+    return await act();
+  } finally {
+    spy.mockRestore();
+  }
+}
 
-  it('replays the first answer once the message is stored, though the claim is still pending', async () => {
+describe('the message as its own idempotency record', () => {
+  it('stores the message under the id its account and key give, and answers with it', async () => {
     const body = request();
-    const id = await acceptedButNotEnqueued(body);
 
     const res = await send(body);
 
     expect(res.status).toBe(201);
-    expect(res.body.id).toBe(id);
+    expect(res.body.id).toBe(idFor(body));
+    expect(res.body.id).toMatch(/^msg_[0-9a-hjkmnp-tv-z]{26}$/);
+    expect(await stored(res.body.id)).toMatchObject({ idempotency_key: body.idempotency_key, body_digest: bodyDigest(body).slice(0, 32) });
+    expect(await bed.c.store.get(keys.idempotency(bed.account.account_id, sha256Hex(body.idempotency_key)))).toBeUndefined();
   });
 
-  it('gives each overlapping copy either the one message or 409 in use, and a later retry the message', async () => {
+  it('gives every overlapping copy the one message, sent once', async () => {
     const body = request();
 
     const results = await Promise.all(Array.from({ length: 8 }, () => send(body)));
-    const after = await send(body);
 
-    const ids = new Set(results.filter((r) => r.status === 201).map((r) => r.body.id));
-    expect(ids.size).toBe(1);
-    for (const r of results.filter((r) => r.status !== 201)) expect(r.body.error.code).toBe('idempotency_key_in_use');
-    expect(after.status).toBe(201);
-    expect(ids.has(after.body.id)).toBe(true);
-    expect(jobsFor(after.body.id)).toHaveLength(1);
+    expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
+    expect(new Set(results.map((r) => r.body.id))).toEqual(new Set([idFor(body)]));
+    expect(await bed.c.store.query({ keyCondition: 'pk = :pk', values: { ':pk': keys.messagePartition(idFor(body)) } })).toMatchObject({ items: [{ entity: 'message' }] });
+    // Each copy handed a job on before it found the message stored; the dispatch lease sends it once.
+    for (const job of jobsFor(idFor(body))) await worker(sqsEvent([sqsRecord(job.body)]));
+    for (const job of jobsFor(idFor(body))) await worker(sqsEvent([sqsRecord(job.body, 2)]));
+    expect(bed.c.mailed.filter((m) => m.messageId === idFor(body))).toHaveLength(1);
   });
 
-  it('answers in_use for that item alone inside a batch', async () => {
-    const held = request();
-    await deadClaim(held);
-    const other = request();
+  it('answers idempotency_key_reused to an overlapping copy with another body, and keeps the first body', async () => {
+    const body = request();
+    const other = { ...body, payload: { subject: 'Other', body_text: 'Not this' } };
 
-    const res = await sendBatch([held, other]);
+    const [a, b] = await Promise.all([send(body), send(other)]);
 
-    expect(res.status).toBe(200);
-    expect(res.body[0]).toEqual({ success: false, error: { code: 'idempotency_key_in_use', message: expect.any(String), status: 409 } });
-    expect(res.body[1]).toMatchObject({ success: true, response: { status: 'queued' } });
+    expect([a.status, b.status].sort()).toEqual([201, 409]);
+    const winner = a.status === 201 ? body : other;
+    expect(await stored(idFor(body))).toMatchObject({ subject: winner.payload.subject, body_digest: bodyDigest(winner).slice(0, 32) });
+  });
+
+  it('never lets a reused key with another large body overwrite the first message\'s content', async () => {
+    const big = (tag: string) => `<p>${tag} ${'lorem ipsum dolor sit amet '.repeat(120)}</p>`;
+    const body = request({ payload: { subject: 'First', body_html: big('first') } });
+    const first = await send(body);
+    const reused = await send({ ...body, payload: { subject: 'Second', body_html: big('second') } });
+
+    expect(first.status).toBe(201);
+    expect(reused.body.error.code).toBe('idempotency_key_reused');
+    const job = jobsFor(first.body.id)[0]!.body;
+    await worker(sqsEvent([sqsRecord(job)]));
+    const mailed = bed.c.mailed.find((m) => m.messageId === first.body.id);
+    expect(mailed?.subject).toBe('First');
+    expect(mailed?.html).toContain('first lorem');
   });
 });
 
-describe('a claim whose request died, retried after its lease', () => {
-  it('is taken over and its message created when none was stored', async () => {
+describe('a request killed between handing its message on and storing it', () => {
+  it('stores nothing; the job waits for the message a while, then is dropped, and nothing is mailed', async () => {
     const body = request();
-    const id = await deadClaim(body);
-    bed.c.clock.advance(LEASE_MS + 1);
-
-    const res = await send(body);
-
-    expect(res.status).toBe(201);
-    expect(res.body.id).toBe(id);
-    expect(await bed.c.store.get(keys.message(id))).toMatchObject({ status: 'queued', recipient: 'ada@example.com' });
-    expect(jobsFor(id)).toHaveLength(1);
-    expect((await claims().get(bed.account.account_id, body.idempotency_key))?.state).toBe('done');
-  });
-
-  it('never writes a stored message again: one that was sent meanwhile stays sent and is not enqueued', async () => {
-    const body = request();
-    const id = await acceptedButNotEnqueued(body);
-    await new MessageRepository(bed.c.store).moveStatus(id, { status: 'sent', at: bed.c.clock.now().toISOString(), now: bed.c.clock.now().toISOString(), providerMessageId: 'ses-x' });
-    bed.c.clock.advance(LEASE_MS + 1);
-
-    const res = await send(body);
-
-    expect(res.status).toBe(201);
-    expect(res.body.id).toBe(id);
-    expect(await bed.c.store.get(keys.message(id))).toMatchObject({ status: 'sent', provider_message_id: 'ses-x' });
-    expect(jobsFor(id)).toEqual([]);
-  });
-});
-
-describe('after a local restart', () => {
-  it('a retry takes over the claims of the process before at once, without waiting for their lease', async () => {
-    const body = request();
-    const id = await deadClaim(body);
-    bed.c.config.claimsExpiredBy = bed.c.clock.now().getTime() + LEASE_MS;
-    try {
-      const res = await send(body);
-
-      expect(res.status).toBe(201);
-      expect(res.body.id).toBe(id);
-      expect(await bed.c.store.get(keys.message(id))).toMatchObject({ status: 'queued' });
-    } finally {
-      bed.c.config.claimsExpiredBy = undefined;
-    }
-  });
-});
-
-describe('a failed message write', () => {
-  it('answers 500, releases the claim, and a retry creates a message that exists', async () => {
-    const body = request();
-    const res = await failingOnce(bed.c.store, 'batchPut', () => send(body));
+    const res = await messagePutFailing(() => send(body));
     expect(res.status).toBe(500);
-    expect(await claims().get(bed.account.account_id, body.idempotency_key)).toBeUndefined();
+    const id = idFor(body);
+    expect(await stored(id)).toBeUndefined();
+    const [job] = jobsFor(id);
+
+    const early = await worker(sqsEvent([sqsRecord(job!.body)]));
+    bed.c.clock.advance(HANDOFF_WINDOW_MS);
+    const late = await worker(sqsEvent([sqsRecord(job!.body, 2)]));
+
+    expect(early.batchItemFailures).toHaveLength(1);
+    expect(late.batchItemFailures).toEqual([]);
+    expect(bed.c.mailed.filter((m) => m.messageId === id)).toEqual([]);
+  });
+
+  it('gives its reservation back, and a retry stores the message under the same id and mails it once with both jobs', async () => {
+    const body = request();
+    await messagePutFailing(() => send(body));
 
     const retry = await send(body);
 
     expect(retry.status).toBe(201);
-    expect(await bed.c.store.get(keys.message(retry.body.id))).toMatchObject({ status: 'queued' });
+    expect(retry.body.id).toBe(idFor(body));
+    const jobs = jobsFor(retry.body.id);
+    expect(jobs).toHaveLength(2);
+    for (const j of jobs) await worker(sqsEvent([sqsRecord(j.body)]));
+    for (const j of jobs) await worker(sqsEvent([sqsRecord(j.body, 2)]));
+    expect(bed.c.mailed.filter((m) => m.messageId === retry.body.id)).toHaveLength(1);
+  });
+
+  it('sends a message whose job arrived before it was stored, once it is', async () => {
+    const body = request();
+    const id = idFor(body);
+    const job = { message_id: id, account_id: bed.account.account_id, handed_at: bed.c.clock.now().getTime() };
+
+    const before = await worker(sqsEvent([sqsRecord(job)]));
+    await send(body);
+    const after = await worker(sqsEvent([sqsRecord(job, 2)]));
+
+    expect(before.batchItemFailures).toHaveLength(1);
+    expect(after.batchItemFailures).toEqual([]);
+    expect(bed.c.mailed.filter((m) => m.messageId === id)).toHaveLength(1);
+  });
+
+  it('leaves a schedule that finds no message when it fires: nothing is mailed', async () => {
+    const at = new Date(bed.c.clock.now().getTime() + 3600_000).toISOString();
+    const body = request({ scheduled_at: at });
+    expect((await messagePutFailing(() => send(body))).status).toBe(500);
+    bed.c.clock.advance(3600_000);
+    await bed.c.scheduler.fireDue(new Date(at), bed.c.queue);
+    const [job] = jobsFor(idFor(body));
+
+    const out = await worker(sqsEvent([sqsRecord(job!.body)]));
+
+    expect(out.batchItemFailures).toEqual([]);
+    expect(await stored(idFor(body))).toBeUndefined();
+    expect(bed.c.mailed.filter((m) => m.messageId === idFor(body))).toEqual([]);
   });
 });
 
-describe('a failed content write', () => {
-  it('answers 500 for a large message whose object the store refused, keeps no claim, and a retry is accepted', async () => {
-    // Random bytes as base64: gzip cannot bring them under 8 KiB, so they go to the object store.
-    const body = request({ payload: { subject: 'Big', body_html: `<p>${randomBytes(75_000).toString('base64')}</p>` } });
-    const res = await failingOnce(bed.c.objects, 'put', () => send(body));
+describe('a request that stored its message', () => {
+  it('had handed it on already: it is mailed once, and the sweep finds nothing to do', async () => {
+    const body = request();
+    const res = await send(body);
+    const [job] = jobsFor(res.body.id);
+    bed.c.clock.advance(LEASE_MS + 1);
+
+    const swept = await recoverAcceptances(bed.c);
+    await worker(sqsEvent([sqsRecord(job!.body)]));
+
+    expect(swept).toEqual({ completed: 0, released: 0 });
+    expect(await outboxDue()).toEqual([]);
+    expect(bed.c.mailed.filter((m) => m.messageId === res.body.id)).toHaveLength(1);
+  });
+
+  it('failing at the hand-off answers 500 and stores nothing; a retry is accepted', async () => {
+    const body = request();
+    const res = await failingOnce(bed.c.queue, 'sendBatch', () => send(body));
     expect(res.status).toBe(500);
-    expect(await claims().get(bed.account.account_id, body.idempotency_key)).toBeUndefined();
+    expect(await stored(idFor(body))).toBeUndefined();
 
     const retry = await send(body);
 
     expect(retry.status).toBe(201);
-    expect(await bed.c.store.get(keys.message(retry.body.id))).toMatchObject({ status: 'queued', content_ref: expect.any(String) });
+    expect(jobsFor(retry.body.id)).toHaveLength(1);
   });
 });
 
 describe('the acceptance sweep', () => {
   beforeEach(async () => {
-    // Claims earlier tests left pending are resolved first: each test counts its own.
+    // What earlier tests left in the outbox is resolved first: each test counts its own.
     bed.c.clock.advance(LEASE_MS + 1);
     await recoverAcceptances(bed.c);
-    bed.c.sent.length = 0;
   });
 
-  it('hands on a stored message whose request died before the enqueue, once, and completes its claim', async () => {
-    const body = request();
-    const id = await acceptedButNotEnqueued(body);
-    expect(jobsFor(id)).toEqual([]);
+  /** A suppressed send whose request died before writing its timeline event. */
+  async function suppressedButNotRecorded(): Promise<string> {
+    await suppress(bed.c, bed.account.account_id, { channel: 'email', recipient: 'gone@example.com', reason: 'manual' });
+    const body = request({ destination: { email: 'gone@example.com' } });
+    const create = bed.c.store.create.bind(bed.c.store);
+    const spy = vi.spyOn(bed.c.store, 'create').mockImplementation(async (item) => {
+      if ((item as { entity?: string }).entity === 'message_event') throw new Error('killed');
+      return create(item);
+    });
+    try {
+      expect((await send(body)).status).toBe(500);
+    } finally {
+      spy.mockRestore();
+    }
+    return idFor(body);
+  }
+
+  it('writes the timeline event of a suppressed send whose request died before it could, once its lease is over', async () => {
+    const id = await suppressedButNotRecorded();
 
     const early = await recoverAcceptances(bed.c);
     bed.c.clock.advance(LEASE_MS + 1);
@@ -232,74 +251,101 @@ describe('the acceptance sweep', () => {
     await sweep({});
 
     expect(early).toEqual({ completed: 0, released: 0 });
-    expect(jobsFor(id)).toHaveLength(1);
-    expect((await claims().get(bed.account.account_id, body.idempotency_key))?.state).toBe('done');
-    expect(await pendingDue()).toEqual([]);
+    const { message, events } = await readTimeline(bed.c.store, id);
+    expect(message?.status).toBe('suppressed');
+    expect(events.map((e) => e.type)).toEqual(['suppressed']);
+    expect(jobsFor(id)).toEqual([]);
+    expect(await outboxDue()).toEqual([]);
   });
 
-  it('deletes a claim whose message was never stored, so a retry creates it', async () => {
-    const body = request();
-    const id = await deadClaim(body);
-    bed.c.clock.advance(LEASE_MS + 1);
-
-    const result = await recoverAcceptances(bed.c);
-
-    expect(result).toMatchObject({ released: 1 });
-    expect(await claims().get(bed.account.account_id, body.idempotency_key)).toBeUndefined();
-    const retry = await send(body);
-    expect(retry.status).toBe(201);
-    expect(retry.body.id).not.toBe(id);
-    expect(await bed.c.store.get(keys.message(retry.body.id))).toBeDefined();
-  });
-
-  it('schedules a stored scheduled message whose schedule was never written', async () => {
-    const at = new Date(bed.c.clock.now().getTime() + 3600_000).toISOString();
-    const scheduled = request({ scheduled_at: at });
-    const scheduledId = await acceptedButNotEnqueued(scheduled, 'scheduled');
-    await bed.c.scheduler.cancel(scheduledId);
-    bed.c.clock.advance(LEASE_MS + 1);
-
-    await recoverAcceptances(bed.c);
-
-    expect(jobsFor(scheduledId)).toEqual([]);
-    await bed.c.scheduler.fireDue(new Date(at), bed.c.queue);
-    expect(jobsFor(scheduledId)).toHaveLength(1);
-  });
-
-  it('at a local start, resolves the claims of the last process though their lease has not run out', async () => {
-    const body = request();
-    const id = await acceptedButNotEnqueued(body);
+  it('at a local start, does so though the lease has not run out', async () => {
+    const id = await suppressedButNotRecorded();
 
     await recoverAcceptances(bed.c, { leaseEndingBy: bed.c.clock.now().getTime() + LEASE_MS });
 
-    expect(jobsFor(id)).toHaveLength(1);
+    expect((await readTimeline(bed.c.store, id)).message?.status).toBe('suppressed');
   });
 
-  it('walks the whole outbox page by page, past entries whose claim no longer matches them', async () => {
-    // Index entries pointing at claims that are done (as a lagging index can show) come first...
-    for (let i = 0; i < 6; i++) {
-      const body = request();
-      await deadClaim(body);
-      const claim = (await claims().get(bed.account.account_id, body.idempotency_key))!;
-      await bed.c.store.put({ ...keys.idempotency(bed.account.account_id, sha256Hex(body.idempotency_key)), ...keys.outboxEntry(sha256Hex(body.idempotency_key), 1), ...claim, state: 'done' });
-    }
-    // ...then real leftovers of a dead request.
-    const dead = [request(), request(), request()];
-    for (const body of dead) await deadClaim(body);
+  it('walks the whole outbox page by page', async () => {
+    const ids = [];
+    for (let i = 0; i < 5; i++) ids.push(await suppressedButNotRecorded());
     bed.c.clock.advance(LEASE_MS + 1);
 
     const result = await recoverAcceptances(bed.c, { pageSize: 2 });
 
-    expect(result).toEqual({ completed: 0, released: 3 });
-    for (const body of dead) expect(await claims().get(bed.account.account_id, body.idempotency_key)).toBeUndefined();
+    expect(result).toEqual({ completed: 5, released: 0 });
+    for (const id of ids) expect((await readTimeline(bed.c.store, id)).events.map((e) => e.type)).toEqual(['suppressed']);
   });
+});
 
-  it('leaves claims of requests still within their lease alone', async () => {
+describe('idempotency records of the design before', () => {
+  /** A pending claim as a request of the earlier design left it. */
+  async function legacyClaim(body: Record<string, any>, messageId: string): Promise<void> {
+    const now = bed.c.clock.now();
+    const digest = sha256Hex(body.idempotency_key);
+    const claim: LegacyClaim = {
+      ...keys.idempotency(bed.account.account_id, digest),
+      ...keys.outboxEntry(digest, now.getTime() + LEASE_MS),
+      entity: 'idempotency',
+      account_id: bed.account.account_id,
+      idempotency_key: body.idempotency_key,
+      body_digest: bodyDigest(body),
+      message_id: messageId,
+      decision: { kind: 'accepted', message: { id: messageId, status: 'queued', channel: 'email', idempotency_key: body.idempotency_key, created_at: now.toISOString() } },
+      state: 'pending',
+      lease_until: now.getTime() + LEASE_MS,
+      created_at: now.toISOString(),
+    };
+    await bed.c.store.put(claim);
+  }
+
+  it('hands on the stored message of a pending claim, deletes one without a message, and finds the first by its key', async () => {
+    const withMessage = request();
+    const sent = await send(request());
+    const legacyId = sent.body.id as string;
+    await legacyClaim(withMessage, legacyId);
+    const orphan = request();
+    await legacyClaim(orphan, 'msg_01jdeadclaim000000000000000');
+    bed.c.sent.length = 0;
+    bed.c.clock.advance(LEASE_MS + 1);
+
+    const result = await recoverAcceptances(bed.c);
+
+    expect(result).toEqual({ completed: 1, released: 1 });
+    expect(jobsFor(legacyId)).toHaveLength(1);
+    expect(await bed.c.store.get(keys.idempotency(bed.account.account_id, sha256Hex(orphan.idempotency_key)))).toBeUndefined();
+    const found = await call({ method: 'GET', path: '/v1/messages', key: bed.account.admin_key, query: { idempotency_key: withMessage.idempotency_key } });
+    expect(found.body).toMatchObject({ id: legacyId });
+  });
+});
+
+describe('a failed message write', () => {
+  it('answers 500, stores nothing, and a retry creates the message under the same id', async () => {
     const body = request();
-    await deadClaim(body);
+    const res = await failingOnce(bed.c.store, 'put', () => send(body));
+    expect(res.status).toBe(500);
+    expect(await stored(idFor(body))).toBeUndefined();
 
-    expect(await recoverAcceptances(bed.c)).toEqual({ completed: 0, released: 0 });
-    expect((await claims().get(bed.account.account_id, body.idempotency_key))?.state).toBe('pending');
+    const retry = await send(body);
+
+    expect(retry.status).toBe(201);
+    expect(retry.body.id).toBe(idFor(body));
+    expect(await stored(retry.body.id)).toMatchObject({ status: 'queued' });
+  });
+});
+
+describe('a failed content write', () => {
+  it('answers 500 for a large message whose object the store refused, stores no message, and a retry is accepted', async () => {
+    // Random bytes as base64: gzip cannot bring them under 8 KiB, so they go to the object store.
+    const body = request({ payload: { subject: 'Big', body_html: `<p>${randomBytes(75_000).toString('base64')}</p>` } });
+    const res = await failingOnce(bed.c.objects, 'put', () => send(body));
+    expect(res.status).toBe(500);
+    expect(await stored(idFor(body))).toBeUndefined();
+
+    const retry = await send(body);
+
+    expect(retry.status).toBe(201);
+    expect(await stored(retry.body.id)).toMatchObject({ status: 'queued', content_ref: expect.any(String) });
   });
 });
 

@@ -10,7 +10,7 @@ import { GuardedHttp } from '../../shared/adapters/guarded-http';
 import { keys } from '../../shared/db/keys';
 import { contentKey, MAX_MESSAGE_BYTES } from '../../shared/messages/content';
 import type { MessageItem } from '../../shared/messages/model';
-import { IdempotencyRepository } from '../../shared/messages/repository';
+import { findByIdempotencyKey } from '../../shared/messages/query';
 import { queueNamed } from '../../shared/platform';
 import { call } from '../support/api';
 import { type TestContainer } from '../support/container';
@@ -43,6 +43,8 @@ const request = (over: Record<string, unknown> = {}): Record<string, any> => ({
 const send = (body: unknown) => call({ method: 'POST', path: '/v1/send', key: account.admin_key, body });
 const sendBatch = (body: unknown) => call({ method: 'POST', path: '/v1/send/batch', key: account.admin_key, body });
 const storedMessage = (id: string) => c.store.get<MessageItem>(keys.message(id));
+/** Where a message's content object is: named by its id and its request body's digest (shared/messages/content.ts). */
+const contentKeyOf = async (id: string): Promise<string> => contentKey(account.account_id, id, (await storedMessage(id))!.body_digest);
 const jobFor = (id: string) => c.sent.find((s) => s.queue === 'send' && (s.body as { message_id: string }).message_id === id)?.body;
 /**
  * `length` characters of printable text that gzip cannot shrink much (base64 of seeded pseudo-random
@@ -82,7 +84,7 @@ describe('large content', () => {
 
     // Assess
     expect(res.status).toBe(201);
-    const ref = contentKey(account.account_id, res.body.id);
+    const ref = await contentKeyOf(res.body.id);
     expect(stored).toMatchObject({ content_ref: ref, recipient: 'ada@example.com', status: 'queued' });
     for (const field of ['from', 'subject', 'body_html', 'body_text', 'destination', 'metadata']) expect(stored).not.toHaveProperty(field);
     expect(itemBytes(stored)).toBeLessThan(2048);
@@ -101,11 +103,11 @@ describe('large content', () => {
     await sendWorker(sqsEvent([sqsRecord(jobFor(res.body.id))]));
 
     expect(res.status).toBe(201);
-    expect(stored).toMatchObject({ content_item: true, status: 'queued' });
+    expect(stored).toMatchObject({ content_item: stored!.body_digest, status: 'queued' });
     for (const field of ['from', 'subject', 'body_html', 'destination', 'metadata']) expect(stored).not.toHaveProperty(field);
     expect(stored).not.toHaveProperty('content_ref');
-    expect(await c.store.get(keys.messageContent(res.body.id))).toMatchObject({ entity: 'message_content', id: res.body.id });
-    expect(await c.objects.get(contentKey(account.account_id, res.body.id))).toBeUndefined();
+    expect(await c.store.get(keys.messageContent(res.body.id, stored!.body_digest))).toMatchObject({ entity: 'message_content', id: res.body.id });
+    expect(await c.objects.get(await contentKeyOf(res.body.id))).toBeUndefined();
     expect(c.mailed).toEqual([expect.objectContaining({ subject: 'Small', html: 'y'.repeat(15_000), from: 'hello@acme.test', to: 'ada@example.com' })]);
   });
 
@@ -131,7 +133,7 @@ describe('large content', () => {
   it('records failed with a reason, mails nothing and does not retry when the content object is missing', async () => {
     // Prepare
     const res = await send(requestOfSize(50_000));
-    await c.objects.delete(contentKey(account.account_id, res.body.id));
+    await c.objects.delete(await contentKeyOf(res.body.id));
 
     // Act
     const out = await sendWorker(sqsEvent([sqsRecord(jobFor(res.body.id))]));
@@ -188,7 +190,7 @@ describe('a bulk send with large content', () => {
     expect(posted.status).toBe(202);
     expect(out.batchItemFailures).toEqual([]);
     expect(jobs).toHaveLength(2);
-    for (const { message_id } of jobs) expect((await storedMessage(message_id))?.content_ref).toBe(contentKey(account.account_id, message_id));
+    for (const { message_id } of jobs) expect((await storedMessage(message_id))?.content_ref).toBe(await contentKeyOf(message_id));
     expect(c.mailed.map((m) => [m.to, m.html]).sort()).toEqual([
       ['ada@example.com', html],
       ['bob@example.com', html],
@@ -217,14 +219,14 @@ describe('the webhook channel with large data', () => {
     await sendWorker(sqsEvent([sqsRecord(jobFor(res.body.id))]));
 
     expect(res.status).toBe(201);
-    expect((await storedMessage(res.body.id))?.content_ref).toBe(contentKey(account.account_id, res.body.id));
+    expect((await storedMessage(res.body.id))?.content_ref).toBe(await contentKeyOf(res.body.id));
     expect(receiver.requests).toHaveLength(1);
     expect(JSON.parse(receiver.requests[0]?.body.toString('utf8') ?? '')).toEqual(data);
   });
 
   it('records failed without posting when the content object is missing', async () => {
     const res = await send({ channel: 'webhook', idempotency_key: `size-${++n}`, destination: { url: `${receiver.url}/in` }, payload: { data: { pad: noise(20_000) } } });
-    await c.objects.delete(contentKey(account.account_id, res.body.id));
+    await c.objects.delete(await contentKeyOf(res.body.id));
 
     const out = await sendWorker(sqsEvent([sqsRecord(jobFor(res.body.id))]));
 
@@ -262,7 +264,7 @@ describe('the 5 MiB limit of one message', () => {
 
     // Act
     const refused = await send(big);
-    const claim = await new IdempotencyRepository(c.store).get(account.account_id, key);
+    const claim = await findByIdempotencyKey(c.store, account.account_id, key);
     const lookup = await call({ method: 'GET', path: '/v1/messages', key: account.admin_key, query: { idempotency_key: key } });
     const jobsAfterRefusal = c.sent.filter((s) => s.queue === 'send').length;
     const retry = await send(request({ idempotency_key: key }));
@@ -309,7 +311,7 @@ describe('the 5 MiB limit of one message', () => {
       { success: true, response: expect.objectContaining({ idempotency_key: items[2]!.idempotency_key, status: 'queued' }) },
     ]);
     expect(c.sent.filter((s) => s.queue === 'send')).toHaveLength(2);
-    expect(await new IdempotencyRepository(c.store).get(account.account_id, bigKey)).toBeUndefined();
-    expect((await storedMessage(res.body[2].response.id))?.content_ref).toBe(contentKey(account.account_id, res.body[2].response.id));
+    expect(await findByIdempotencyKey(c.store, account.account_id, bigKey)).toBeUndefined();
+    expect((await storedMessage(res.body[2].response.id))?.content_ref).toBe(await contentKeyOf(res.body[2].response.id));
   });
 });

@@ -9,7 +9,7 @@ import { createKey } from '../../shared/api-keys/service';
 import type { BroadcastItem } from '../../shared/broadcasts/model';
 import { keys } from '../../shared/db/keys';
 import type { SendJob } from '../../shared/messages/messages';
-import { IdempotencyRepository } from '../../shared/messages/repository';
+import { findByIdempotencyKey } from '../../shared/messages/query';
 import { acceptSends } from '../../shared/messages/send';
 import { type TestContainer } from '../support/container';
 import { underNeeds } from '../support/grants';
@@ -173,7 +173,7 @@ describe('a hard cap where sends are accepted', () => {
     expect([first.status, second.status]).toEqual([201, 201]);
     expect(refused.status).toBe(402);
     expect(refused.body).toEqual({ error: { code: 'spend_cap_exceeded', message: expect.any(String), status: 402 } });
-    expect(await new IdempotencyRepository(c.store).get(accountId, refusedBody.idempotency_key)).toBeUndefined();
+    expect(await findByIdempotencyKey(c.store, accountId, refusedBody.idempotency_key)).toBeUndefined();
     expect(sendJobs()).toHaveLength(2);
     expect((await usage()).body.total_cost_micros).toBe(200);
   });
@@ -192,6 +192,19 @@ describe('a hard cap where sends are accepted', () => {
     expect(replay.status).toBe(201);
     expect(replay.body.id).toBe(accepted.body.id);
     expect(retried.status).toBe(201);
+    expect((await usage()).body.total_cost_micros).toBe(200);
+  });
+
+  it('gives back what a retry reserved: retries of one send cost it once and leave the room to others', async () => {
+    await putCap({ hard_limit_micros: 200 });
+    const body = email();
+
+    const copies = [await send(body), await send(body), await send(body)];
+    const other = await send();
+
+    expect(copies.map((r) => r.status)).toEqual([201, 201, 201]);
+    expect(new Set(copies.map((r) => r.body.id)).size).toBe(1);
+    expect(other.status).toBe(201);
     expect((await usage()).body.total_cost_micros).toBe(200);
   });
 

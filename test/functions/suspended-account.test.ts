@@ -9,7 +9,7 @@ import { createKey } from '../../shared/api-keys/service';
 import { recipientIdempotencyKey } from '../../shared/broadcasts/fan-out';
 import type { BroadcastItem } from '../../shared/broadcasts/model';
 import { keys } from '../../shared/db/keys';
-import { IdempotencyRepository } from '../../shared/messages/repository';
+import { findByIdempotencyKey } from '../../shared/messages/query';
 import { readTimeline } from '../../shared/messages/timeline';
 import { TEST_SECRETS } from '../support/container';
 import type { HttpEventInput } from '../support/events';
@@ -166,7 +166,7 @@ describe('the send worker, for a suspended account', () => {
 
     expect(bed.c.mailed).toEqual([]);
     for (const recipient of recipients) {
-      const claim = await new IdempotencyRepository(bed.c.store).get(bed.account.account_id, recipientIdempotencyKey(res.body.id, recipient));
+      const claim = await findByIdempotencyKey(bed.c.store, bed.account.account_id, recipientIdempotencyKey(res.body.id, recipient));
       await expectFailedForSuspension(claim?.message_id ?? '');
     }
     await setSuspended(false);

@@ -3,7 +3,7 @@
 // through the template's RedrivePolicy and redriven by the staff, a signed Stripe webhook, and the
 // EMF lines the dashboard and alarms read. Registered by flows.test.ts on its rehearsal.
 import { DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import type { Rehearsal } from '../../rehearsal/rehearsal';
@@ -12,9 +12,12 @@ import { keys } from '../../shared/db/keys';
 import { asSnsEnvelope } from '../../shared/inbound/messages';
 import { receivedNotification } from '../../shared/runtime/local/smtp-listener';
 import { waitFor } from '../support/wait';
+import { hasOpenssl, signedEnvelope, type PublicReceiver } from '../support/webhook-receiver';
 
 export interface FlowContext {
   rehearsal: () => Rehearsal;
+  /** The webhook endpoint the rehearsal's internet plays at a public address (undefined without openssl). */
+  played: () => PublicReceiver | undefined;
   /** An admin live key of an account of its own (signed up and verified): its verified domain changes no other flow's sends. */
   accountKey: () => Promise<string>;
   call: (method: string, path: string, options?: { body?: unknown; key?: string }) => Promise<{ status: number; headers: Headers; body: any }>;
@@ -46,31 +49,9 @@ async function markVerified(rehearsal: Rehearsal, domain: string): Promise<void>
   }
 }
 
-interface WebhookJob {
-  kind?: string;
-  envelope?: { event_type?: string; data?: { id?: string } };
-}
-
-/** Reads the webhooks queue (no function consumes it in this rehearsal), taking what it reads off, until a job matches. */
-async function webhookJob(rehearsal: Rehearsal, matches: (job: WebhookJob) => boolean): Promise<WebhookJob | undefined> {
-  const sqs = new SQSClient({ region: REHEARSAL_REGION, endpoint: rehearsal.sqs.endpoint, credentials: { accessKeyId: 'AKIATEST', secretAccessKey: 'test' } });
-  try {
-    const queueUrl = rehearsal.functionNamed('receive-email').spec.environment.QUEUE_URL_WEBHOOKS!;
-    for (;;) {
-      const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
-      if (!Messages.length) return undefined;
-      for (const m of Messages) await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle! }));
-      const found = Messages.map((m) => JSON.parse(m.Body!) as WebhookJob).find(matches);
-      if (found) return found;
-    }
-  } finally {
-    sqs.destroy();
-  }
-}
-
 export function deployedFlows(ctx: FlowContext): void {
   describe('SES receiving, as the receipt rule does it', () => {
-    it('stores a message SES received for an inbound domain: raw in the bucket as SES, notified through the topic, listed by GET /v1/inbound, its email.received queued for the webhook worker, and forwarded by a route through SES', async () => {
+    it.skipIf(!hasOpenssl)('stores a message SES received for an inbound domain: raw in the bucket as SES, notified through the topic, listed by GET /v1/inbound, its email.received delivered signed to the subscriber by the webhook worker, forwarded by an email route through SES, and by a webhook route signed with its rotated secret (needs openssl)', async () => {
       const rehearsal = ctx.rehearsal();
       const key = await ctx.accountKey();
       // Prepare: a domain of the account, verified, with inbound on; a route forwarding fwd-*; a webhook for email.received.
@@ -81,14 +62,25 @@ export function deployedFlows(ctx: FlowContext): void {
       expect(enabled.status, `${JSON.stringify(enabled.body)}\n${ctx.inside()}`).toBe(200);
       const route = await ctx.pastRateLimit('POST', '/v1/inbound/routes', { key, body: { domain: DOMAIN, match_prefix: 'fwd', destination_type: 'email', forward_address: 'team@example.org' } });
       expect(route.status, `${JSON.stringify(route.body)}\n${ctx.inside()}`).toBe(201);
-      // The functions may reach no private address (no WEBHOOK_ALLOW_PRIVATE in the template), so no
-      // receiver on loopback: the webhook names a public address, and its worker is not rehearsed
-      // here (its attempts would leave loopback): the job the inbound worker queued for it is asserted.
-      const hook = await ctx.pastRateLimit('POST', '/v1/webhooks', { key, body: { endpoint_url: 'https://93.184.216.34/inbound', event_types: ['email.received'] } });
+      // The functions may reach no private address (no WEBHOOK_ALLOW_PRIVATE in the template): the
+      // webhook names the public address the rehearsal's internet plays (flows-webhooks.ts).
+      const played = ctx.played()!;
+      const hookPath = `/inbound-${Date.now()}`;
+      const hook = await ctx.pastRateLimit('POST', '/v1/webhooks', { key, body: { endpoint_url: `${played.url}${hookPath}`, event_types: ['email.received'] } });
       expect(hook.status, JSON.stringify(hook.body)).toBe(201);
-      const raw = [`From: Alice <alice@sender.rehearsal.test>`, `To: fwd-sales@${DOMAIN}`, 'Subject: Received in the rehearsal', `Message-ID: <${Date.now()}@sender.rehearsal.test>`, '', 'Hello, inbound.', ''].join('\r\n');
+      // A webhook route for hook-*, its secret rotated (issue 30: create and rotate sealed under the data key Secrets Manager generated).
+      const routePath = `/route-${Date.now()}`;
+      const hookRoute = await ctx.pastRateLimit('POST', '/v1/inbound/routes', { key, body: { domain: DOMAIN, match_prefix: 'hook', destination_type: 'webhook', forward_url: `${played.url}${routePath}` } });
+      expect(hookRoute.status, `${JSON.stringify(hookRoute.body)}\n${ctx.inside()}`).toBe(201);
+      const rotated = await ctx.pastRateLimit('POST', `/v1/inbound/routes/${hookRoute.body.id}/rotate-secret`, { key });
+      expect(rotated.status, `${JSON.stringify(rotated.body)}\n${ctx.inside()}`).toBe(200);
+      expect(rotated.headers.get('cache-control')).toBe('no-store');
+      expect(rotated.body.signing_secret).toMatch(/^[0-9a-f]{64}$/);
+      expect(rotated.body.signing_secret).not.toBe(hookRoute.body.signing_secret);
+      const recipients = [`fwd-sales@${DOMAIN}`, `hook-desk@${DOMAIN}`];
+      const raw = [`From: Alice <alice@sender.rehearsal.test>`, `To: ${recipients.join(', ')}`, 'Subject: Received in the rehearsal', `Message-ID: <${Date.now()}@sender.rehearsal.test>`, '', 'Hello, inbound.', ''].join('\r\n');
       // Act
-      const received = await rehearsal.receiveMail({ from: 'alice@sender.rehearsal.test', to: [`fwd-sales@${DOMAIN}`], raw });
+      const received = await rehearsal.receiveMail({ from: 'alice@sender.rehearsal.test', to: recipients, raw });
       // Assert: SES wrote under the rule's prefix, admitted by the bucket policy, and notified the topic.
       expect(received.refused).toEqual([]);
       expect(received.stored).toEqual([expect.objectContaining({ objectKey: `inbound/raw/${received.sesMessageId}` })]);
@@ -97,22 +89,36 @@ export function deployedFlows(ctx: FlowContext): void {
       const listed = await waitFor(
         async () => {
           const page = await ctx.call('GET', '/v1/inbound', { key });
-          return page.status === 200 && (page.body.data ?? page.body.emails ?? page.body.inbound ?? []).find((e: { subject: string }) => e.subject === 'Received in the rehearsal');
+          return page.status === 200 && (page.body.data ?? page.body.emails ?? page.body.inbound ?? []).find((e: { subject: string; recipient: string }) => e.subject === 'Received in the rehearsal' && e.recipient === recipients[0]);
         },
         { what: () => `the received mail listed by GET /v1/inbound\n${ctx.inside()}`, timeoutMs: 30_000, intervalMs: 300 },
       );
       expect(listed).toMatchObject({ recipient: `fwd-sales@${DOMAIN}`, from: 'alice@sender.rehearsal.test' });
-      const queued = await waitFor(() => webhookJob(rehearsal, (job) => job.envelope?.event_type === 'email.received' && JSON.stringify(job).includes(listed.id)), {
-        what: () => `the email.received job on the webhooks queue\n${ctx.inside()}`,
+      const request = await waitFor(() => played.receiver.requests.find((r) => r.path === hookPath && r.body.toString('utf8').includes(listed.id)), {
+        what: () => `the email.received webhook of ${listed.id}\n${ctx.inside()}`,
+        timeoutMs: 30_000,
         intervalMs: 200,
       });
-      expect(queued.envelope).toMatchObject({ event_type: 'email.received' });
+      const { verified, envelope } = await signedEnvelope(request, hook.body.signing_secret);
+      expect(verified, 'Service-Signature verifies with the signing secret').toBe(true);
+      expect(request.headers['service-event-type']).toBe('email.received');
+      expect(envelope).toMatchObject({ event_type: 'email.received', message_id: listed.id, payload: { id: listed.id, recipient: `fwd-sales@${DOMAIN}`, subject: 'Received in the rehearsal' } });
       const forward = await waitFor(async () => (await ctx.mailTo('team@example.org')).find((m) => m.subject === 'Fwd: Received in the rehearsal'), {
         what: () => `the forward in SES\n${ctx.inside()}`,
         timeoutMs: 30_000,
         intervalMs: 300,
       });
       expect(forward.body.text).toContain('Hello, inbound.');
+      // The webhook route's forward, by the webhook worker: signed with the rotated secret, not the first one.
+      const routed = await waitFor(() => played.receiver.requests.find((r) => r.path === routePath), {
+        what: () => `the hook route's forward\n${ctx.inside()}`,
+        timeoutMs: 30_000,
+        intervalMs: 200,
+      });
+      const byRoute = await signedEnvelope(routed, rotated.body.signing_secret);
+      expect(byRoute.verified, 'the forward verifies with the rotated secret').toBe(true);
+      expect((await signedEnvelope(routed, hookRoute.body.signing_secret)).verified, 'and not with the secret it replaced').toBe(false);
+      expect(byRoute.envelope).toMatchObject({ event_type: 'email.received', message_id: '', payload: { recipient: recipients[1], subject: 'Received in the rehearsal' } });
     });
   });
 

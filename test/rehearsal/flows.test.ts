@@ -19,24 +19,31 @@ import { SESSION_COOKIE } from '../../shared/http/cookies';
 import { linkTokenIn } from '../support/sessions';
 import { broadcastFlow } from './flows-broadcast';
 import { deployedFlows } from './flows-deployed';
+import { webhookFlow } from './flows-webhooks';
 import { waitFor } from '../support/wait';
+import { startPublicReceiver, type PublicReceiver } from '../support/webhook-receiver';
 
 // The receiving flows' functions too (flows-deployed.ts): the domain, inbound and route routes, the inbound worker, the staff's admin routes, billing;
 // and the broadcast flow's (flows-broadcast.ts): contacts and lists, broadcasts, the fan-out.
-const FLOW_FUNCTIONS = ['auth', 'keys', 'webhooks', 'send', 'send-worker', 'ses-events', 'messages', 'acceptance-sweep', 'uploads', 'contact-import', 'domains', 'inbound-routes', 'inbound', 'receive-email', 'admin', 'billing', 'contacts', 'broadcasts', 'broadcast-fan-out'];
+// The webhook flow's worker too (flows-webhooks.ts).
+const FLOW_FUNCTIONS = ['auth', 'keys', 'webhooks', 'webhook-worker', 'send', 'send-worker', 'ses-events', 'messages', 'acceptance-sweep', 'uploads', 'contact-import', 'domains', 'inbound-routes', 'inbound', 'receive-email', 'admin', 'billing', 'contacts', 'broadcasts', 'broadcast-fan-out'];
 const outdir = mkdtempSync(join(tmpdir(), 'postbox-rehearsal-test-'));
 let assembly: Assembly;
 let rehearsal: Rehearsal;
+/** The webhook endpoint on the rehearsal's internet: a public address, served on loopback (undefined without openssl). */
+let played: PublicReceiver | undefined;
 
 beforeAll(async () => {
+  played = await startPublicReceiver();
   // Prepare: one synth for the file, bundles included, and the rehearsal of it.
   // With inbound (`-c inbound=true`): SES receiving's rule set, topic and bucket policy, a few resources more for every flow.
   assembly = await synthesize({ outdir, props: { inbound: true, functions: manifest.filter((def) => FLOW_FUNCTIONS.includes(def.name) || def.defaultRoute) } });
-  rehearsal = await startRehearsal({ assembly });
+  rehearsal = await startRehearsal({ assembly, internet: played?.internet });
 }, 600_000);
 
 afterAll(async () => {
   await rehearsal?.close();
+  await played?.receiver.close();
   rmSync(outdir, { recursive: true, force: true });
 });
 
@@ -161,6 +168,9 @@ describe('the stack, rehearsed', () => {
     expect(rotated.status, `${JSON.stringify(rotated.body)}\n${inside()}`).toBe(200);
     expect(rotated.body.signing_secret).toMatch(/^[0-9a-f]{64}$/);
     expect(rotated.body.signing_secret).not.toBe(created.body.signing_secret);
+    // Removed: it takes every event type, and the flows' sends would keep the webhook worker busy (the webhook flow subscribes its own).
+    const removed = await call('DELETE', `/v1/webhooks/${created.body.id}`, { key: liveKey });
+    expect(removed.status, `${JSON.stringify(removed.body)}\n${inside()}`).toBe(200);
   });
 
   it('accepts a send (201 queued), and the send queue\'s event source mapping hands it to the send worker, which mails it through SES', async () => {
@@ -201,6 +211,9 @@ describe('the stack, rehearsed', () => {
     expect(message.status, JSON.stringify(message.body)).toBe(200);
     expect(message.body.status).toBe('delivered');
   });
+
+  // Send → sent → delivered with a signed webhook (flows-webhooks.ts).
+  webhookFlow({ rehearsal: () => rehearsal, liveKey: () => liveKey, ownAddress: () => session.email, played: () => played!, call: (m, p, o) => call(m, p, o), pastRateLimit, inside, message: (id) => pastRateLimit('GET', `/v1/messages/${id}`, { session }) });
 
   it('accepts a send scheduled a minute ahead (201 scheduled): the send function made an at() schedule in the template\'s group, for the send queue, as the scheduler role', async () => {
     // Act
@@ -255,7 +268,7 @@ describe('the stack, rehearsed', () => {
   });
 
   // SES receiving, dead letters, a Stripe webhook, the EMF metrics (flows-deployed.ts): after the sends, whose metrics the last reads.
-  deployedFlows({ rehearsal: () => rehearsal, accountKey: () => liveKeyOn(rehearsal, undefined, 'admin'), call: (m, p, o) => call(m, p, o), pastRateLimit, inside, mailTo });
+  deployedFlows({ rehearsal: () => rehearsal, played: () => played, accountKey: () => liveKeyOn(rehearsal, undefined, 'admin'), call: (m, p, o) => call(m, p, o), pastRateLimit, inside, mailTo });
 
   it('takes a batch of 1000 sends (POST /v1/send/batch, test mode) and the send worker brings every one to delivered', async () => {
     // Prepare: a test-mode key, since a sandboxed account's live mail reaches only its own address, 50 a day.
@@ -420,6 +433,31 @@ describe('mutations of the template: the rehearsal fails, naming what broke', ()
     }
   });
 
+  it('a webhook worker role without sqs:ReceiveMessage on the webhooks queue: its event source mapping cannot poll, and the rehearsal names the role, the action and the queue', async () => {
+    let role = '';
+    const broken = await startRehearsal({
+      assembly: mutated((t) => {
+        role = (t.Resources[functionId(t, 'webhook-worker')]!.Properties!.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+        const policy = Object.values(t.Resources).find((r) => r.Type === 'AWS::IAM::Policy' && (r.Properties!.Roles as Array<{ Ref: string }>).some((x) => x.Ref === role))!;
+        for (const statement of (policy.Properties!.PolicyDocument as { Statement: Array<{ Action: string | string[] }> }).Statement) {
+          statement.Action = [statement.Action].flat().filter((a) => a !== 'sqs:ReceiveMessage');
+        }
+      }),
+    });
+    try {
+      // Act: nothing to do; the mapping polls from the start, as its function's role.
+      const refused = await waitFor(() => broken.errors.find((e) => e.includes('sqs:ReceiveMessage')), { what: () => `the mapping's refused poll\n${broken.errors.join('\n')}` });
+      // Assert
+      expect(refused).toMatch(new RegExp(`assumed-role/${role} is not authorized to perform: sqs:ReceiveMessage on resource: arn:aws:sqs:\\S+WebhooksQueue`));
+      const worker = broken.functionNamed('webhook-worker');
+      const mapping = Object.entries(broken.assembly.template.Resources).find(([, r]) => r.Type === 'AWS::Lambda::EventSourceMapping' && JSON.stringify(r.Properties!.FunctionName).includes(worker.spec.logicalId))![0];
+      expect(refused!.startsWith(`${mapping}: `), refused).toBe(true);
+      expect(worker.coldStarts, 'the worker never ran').toBe(0);
+    } finally {
+      await broken.close();
+    }
+  });
+
   it('a scheduler role without sqs:SendMessage on the send queue: a scheduled send is accepted, and its firing fails naming the role and the action', async () => {
     let schedulerRole = '';
     const broken = await startRehearsal({
@@ -495,6 +533,45 @@ describe('mutations of the template: the rehearsal fails, naming what broke', ()
         }),
       }),
     ).rejects.toThrow(/AcceptanceSweepEvery\w*: no AWS::Lambda::Permission lets events.amazonaws.com invoke AcceptanceSweep\w* for this rule/);
+  });
+
+  it("a data key generated shorter than the product takes: POST /v1/webhooks answers 500 and the function says what the key lacks", async () => {
+    const broken = await startRehearsal({
+      assembly: mutated((t) => {
+        const [, secret] = Object.entries(t.Resources).find(([id, r]) => r.Type === 'AWS::SecretsManager::Secret' && id.includes('DataEncryptionKey'))!;
+        (secret.Properties!.GenerateSecretString as { PasswordLength: number }).PasswordLength = 16;
+      }),
+    });
+    try {
+      const generated = broken.secrets.find((s) => s.name.includes('DataEncryptionKey'))!;
+      const key = await liveKeyOn(broken);
+      const res = await call('POST', '/v1/webhooks', { on: broken, key, body: { endpoint_url: 'https://93.184.216.34/hook' } });
+      expect(res.status).toBe(500);
+      expect(res.body.error.code).toBe('internal_error');
+      expect(broken.logs.filter((l) => l.function.includes('Webhooks')).map((l) => l.line).join('\n')).toContain('data encryption key must be at least 32 characters');
+      expect(generated.arn).toMatch(/^arn:aws:secretsmanager:/);
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it('a route whose integration invokes the wrong function: the request reaches that function, which answers 404 naming the path it does not serve', async () => {
+    const broken = await startRehearsal({
+      assembly: mutated((t) => {
+        const routes = Object.values(t.Resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route');
+        const target = (key: string) => routes.find((r) => r.Properties!.RouteKey === key)!.Properties!;
+        target('ANY /v1/webhooks').Target = target('ANY /v1/keys').Target;
+      }),
+    });
+    try {
+      const key = await liveKeyOn(broken);
+      const res = await call('POST', '/v1/webhooks', { on: broken, key, body: { endpoint_url: 'https://93.184.216.34/hook' } });
+      expect(res.status).toBe(404);
+      expect(res.body.error).toMatchObject({ code: 'not_found', message: 'no route for POST /v1/webhooks' });
+      expect(broken.functionNamed('webhooks').coldStarts, 'the webhooks function never ran').toBe(0);
+    } finally {
+      await broken.close();
+    }
   });
 
   it('an environment variable that names a resource the template does not have: the rehearsal refuses to start, naming the variable', async () => {

@@ -11,7 +11,7 @@ const LOWEST = 20_000;
 
 function ephemeralFloor(): number {
   try {
-    const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
     if (Number.isInteger(low) && low > LOWEST + 1000) return low;
   } catch {
     // Not Linux: the IANA dynamic range starts at 49152.

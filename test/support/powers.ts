@@ -122,6 +122,7 @@ const touches: Record<string, string> = {
   'fn:webhooks': 'webhook subscriptions (events of both modes): where events go, never what mail does; a test key may manage them',
   // inbound settings and received mail
   'fn:inbound-routes': 'which domains receive mail and where routes forward it (a URL, an address)',
+  'POST /v1/inbound/routes/{id}/rotate-secret': 'a route’s signing secret, shown once: the old one signs no later forward',
   'fn:inbound': 'received mail of the account (read only)',
   // templates and snippets
   'POST /v1/templates': 'a new template: no live send names it yet',

@@ -103,6 +103,18 @@ describe('retries', () => {
     }
   });
 
+  it("does not send again a 503 that names the deployment's setting (billing_not_configured, oauth_not_configured)", async () => {
+    for (const code of ['billing_not_configured', 'test_send_not_configured']) {
+      const { client, sent, slept } = scripted([failure(503, code), failure(503, code)]);
+
+      const error = await client.send(sendBody).catch((e: unknown) => e);
+
+      expect(error).toMatchObject({ code, status: 503 });
+      expect(sent).toHaveLength(1);
+      expect(slept).toEqual([]);
+    }
+  });
+
   it('gives up after maxRetries and throws the last answer as a typed error', async () => {
     const { client, sent } = scripted(
       [failure(429, 'rate_limit_exceeded', { 'retry-after': '1' }), failure(429, 'rate_limit_exceeded', { 'retry-after': '1' }), failure(429, 'rate_limit_exceeded', { 'retry-after': '2' })],

@@ -2,15 +2,14 @@
 // fetch or submit anything go with their content, event handlers and script URLs go, remote
 // images become a placeholder until the person asks for them. The frame (sandbox without
 // allow-scripts or allow-same-origin) and its own policy are the second wall.
-// (The console still inlines the string copy of this, functions/mail-page/sanitize-script.ts,
-// until it moves to web/ too.)
+// The console's template preview uses it too (web/console/sections/templates.ts).
 
 const DROPPED = new Set([
   'dropped-base', 'script', 'iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'form', 'input', 'button', 'textarea', 'select', 'option',
   'meta', 'link', 'base', 'noscript', 'template', 'svg', 'math', 'audio', 'video', 'source', 'track', 'portal', 'param', 'dialog',
 ]);
 const URL_ATTRIBUTES = new Set(['href', 'src', 'action', 'formaction', 'poster', 'cite', 'longdesc', 'background', 'lowsrc', 'dynsrc', 'data', 'xlink:href', 'ping', 'srcset', 'manifest', 'codebase']);
-const STYLE_FETCHES = /url\s*\(|@import|expression\s*\(|image-set\s*\(|-moz-binding|behavior\s*:/i;
+export const STYLE_FETCHES = /url\s*\(|@import|expression\s*\(|image-set\s*\(|-moz-binding|behavior\s*:/i;
 /** A 1x1 transparent GIF: what a blocked remote image shows until the person asks for images. */
 export const PLACEHOLDER = 'data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7';
 

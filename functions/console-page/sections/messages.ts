@@ -17,44 +17,4 @@ ${field('message-to', 'To', '<input id="message-to" name="to">')}
 <section id="message-detail" aria-labelledby="message-title" hidden><h3 id="message-title" tabindex="-1"></h3><div id="message-facts"></div><button type="button" id="message-refresh">Refresh the timeline</button><ol id="message-timeline" class="timeline"></ol></section>`,
 );
 
-const script = String.raw`
-let messageFilters = {};
-let openedMessage = '';
-async function openMessage(id, keepFocus) {
-  const m = await api('GET', '/v1/messages/' + encodeURIComponent(id));
-  openedMessage = m.id;
-  $('message-detail').hidden = false;
-  $('message-title').textContent = 'Message ' + m.id;
-  $('message-facts').replaceChildren(el('p', {}, m.channel + ', ' + m.message_type + ', ' + m.status + (m.test_mode ? ', test mode' : '') + ' \u00b7 created ' + when(m.created_at)));
-  $('message-timeline').replaceChildren(...m.events.map((e) => el('li', {}, el('strong', {}, e.type), ' ' + when(e.occurred_at) + ' \u00b7 ' + e.source)));
-  if (!m.events.length) $('message-timeline').append(el('li', {}, 'No events yet.'));
-  if (!keepFocus) $('message-title').focus();
-}
-views.messages = {
-  wire() {
-    $('message-refresh').addEventListener('click', () => void attempt(async () => {
-      await openMessage(openedMessage, true);
-      await views.messages.list();
-    })());
-    views.messages.list = pager($('message-list'), async (cursor, fresh) => {
-      const page = await api('GET', '/v1/messages' + query(Object.assign({ limit: 50, cursor }, messageFilters)));
-      views.messages.rows = (fresh ? [] : views.messages.rows).concat(page.messages);
-      $('message-list').replaceChildren(table('Messages', ['Created', 'Channel', 'Type', 'Status', ''], views.messages.rows.map((m) => [
-        when(m.created_at), m.channel, m.message_type, m.status, button('Timeline', () => openMessage(m.id), { 'aria-label': 'Timeline of ' + m.id }),
-      ]), 'No messages match.'));
-      return page;
-    });
-    onSubmit($('message-filters'), async (f) => {
-      messageFilters = f;
-      await views.messages.list();
-    });
-  },
-  load(id) {
-    $('message-detail').hidden = true;
-    if (id) void attempt(openMessage)(id);
-    return views.messages.list();
-  },
-};
-`;
-
-export const messagesSection: Section = { markup, script, nav: [{ view: 'messages', label: 'Messages' }] };
+export const messagesSection: Section = { markup, nav: [{ view: 'messages', label: 'Messages' }] };

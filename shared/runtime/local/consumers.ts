@@ -21,7 +21,7 @@ const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
  * together). The send worker handles a batch's messages one after the other and waits on the store
  * and the SES emulator most of the time, so it gets the most.
  */
-const CONSUMER_LANES: Partial<Record<QueueName, number>> = { send: 6, 'ses-events': 4, webhooks: 3 };
+export const CONSUMER_LANES: Partial<Record<QueueName, number>> = { send: 6, 'ses-events': 4, webhooks: 3, inbound: 4 };
 
 /** What of a function definition the consumers need: plain data, so it crosses to a worker thread. */
 export type ConsumerDef = Pick<FunctionDef, 'name' | 'entry' | 'handler' | 'queue' | 'every'>;

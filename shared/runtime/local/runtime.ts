@@ -35,12 +35,12 @@ import { loadFunctionsThread, type FunctionsThread } from './functions-thread';
 import { createLocalHttpServer, type HttpLambda } from './http-server';
 import { ensureBucket, ensureQueues, ensureTable } from './provision';
 import { importFileObjects } from './import-objects';
-import { loadFunction } from './consumers';
+import { CONSUMER_LANES, loadFunction } from './consumers';
 import { startSmtpListener } from './smtp-listener';
 import { LEASE_MS } from '../../messages/idempotency';
 import { recoverAcceptances } from '../../messages/recovery';
 
-export { loadFunction };
+export { CONSUMER_LANES, loadFunction };
 export type { Bootstrap };
 export const LOCAL_TABLE = 'postbox';
 /** The bucket s3rver keeps under DATA_DIR/s3, as the stack's one bucket. */
