@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const runtime = await startLocalRuntime(settings, functions);
+  const runtime = await startLocalRuntime(settings, functions, { consumers: 'thread' });
   const b = runtime.bootstrap;
   const dataDir = resolve(settings.dataDir);
   const store = settings.dynamodbEndpoint ? `${runtime.dynamodbEndpoint} (DYNAMODB_ENDPOINT)` : `${runtime.dynamodbEndpoint} (embedded, kept in ${join(dataDir, 'dynamodb')})`;

@@ -2,8 +2,8 @@
 // directly: crash tests watch how far the runtime got (to kill it at a chosen point) and read back
 // what it left, without going through the API they are testing.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
-import type { ItemKey } from '../../shared/db/keys';
+import { DynamoDBDocumentClient, GetCommand, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
+import { keys, table, type ItemKey } from '../../shared/db/keys';
 import { LOCAL_TABLE } from '../../shared/runtime/local/runtime';
 import type { RuntimeProcess } from './local-process';
 
@@ -32,4 +32,16 @@ export async function scanEntity(db: DynamoDBDocumentClient, entity: string): Pr
 
 export async function getItem(db: DynamoDBDocumentClient, key: ItemKey): Promise<Record<string, any> | undefined> {
   return (await db.send(new GetCommand({ TableName: LOCAL_TABLE, Key: { pk: key.pk, sk: key.sk }, ConsistentRead: true }))).Item;
+}
+
+/**
+ * How many messages an account has, counted on its message list index (one partition): cheap
+ * enough to poll while a batch stores its messages, where a Scan of the whole table would see the
+ * batch only after it is done.
+ */
+export async function countAccountMessages(db: DynamoDBDocumentClient, accountId: string): Promise<number> {
+  let count = 0;
+  const input = { TableName: LOCAL_TABLE, IndexName: table.indexes.byMessage.name, KeyConditionExpression: 'gsi3pk = :pk', ExpressionAttributeValues: { ':pk': keys.messageListPartition(accountId) }, Select: 'COUNT' as const };
+  for await (const page of paginateQuery({ client: db }, input)) count += page.Count ?? 0;
+  return count;
 }

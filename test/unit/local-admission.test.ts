@@ -1,7 +1,6 @@
-// The local runtime's fair share of its one event loop: the queue consumers keep a floor of
-// batches however busy the API is and take more only while it has room; the API refuses only past
-// its in-flight bound, never because the loop lags or the consumers are behind (issue 31). Busy-ness
-// comes from requests held in flight, or from a loop held on purpose where the lag is the point.
+// The local runtime's overload control: the API refuses only past its in-flight bound, never
+// because the loop lags or the consumers are behind (issue 31); the queue consumers, on a thread of
+// their own, are bounded only by how many batches run at once, whatever the API's load.
 import { describe, expect, it } from 'vitest';
 import { Admission } from '../../shared/runtime/local/admission';
 import { waitFor } from '../support/wait';
@@ -26,40 +25,32 @@ function batches(admission: Admission) {
 }
 
 describe('Admission: consumer batches', () => {
-  it('runs the floor of batches while the API is busy, and more once it has room', async () => {
-    // Prepare: two requests in flight of at most four is "busy" (half its room).
-    const admission = new Admission({ maxInFlight: 4, minConsumerBatches: 2, maxConsumerBatches: 4 });
+  it('runs up to its bound of batches however busy the API is, and the next once one ends', async () => {
+    // Prepare: the API's whole request room taken
+    const admission = new Admission({ maxInFlight: 2, maxConsumerBatches: 3 });
     expect(admission.admit()).toBeUndefined();
     expect(admission.admit()).toBeUndefined();
-    expect(admission.busy()).toBe(true);
     const b = batches(admission);
 
-    // Act: five batches want to run under load
+    // Act: five batches want to run
     const all = Promise.all([b.start(), b.start(), b.start(), b.start(), b.start()]);
-    await waitFor(() => b.running === 2, { what: 'the floor of two batches to run' });
+    await waitFor(() => b.running === 3, { what: 'three batches to run' });
 
-    // Assess: the floor runs, no more
-    expect(admission.consumerBatchesRunning).toBe(2);
-
-    // Act: the API's requests end; the next batch to end lets the waiting ones fill the ceiling
-    admission.release();
-    admission.release();
+    // Assess: the bound runs whatever the API's load; the rest wait their turn
+    expect(admission.consumerBatchesRunning).toBe(3);
     b.releaseOne();
-    await waitFor(() => b.running === 4, { what: 'the ceiling of four batches to run' });
-    expect(admission.consumerBatchesRunning).toBe(4);
-
-    // Assess: every batch runs in the end, none waits any more
-    for (let left = 4; left > 0; left--) {
+    await waitFor(() => b.running === 3 && admission.consumerBatchesRunning === 3, { what: 'the fourth batch to take the slot' });
+    for (let left = 3; left > 0; left--) {
       b.releaseOne();
-      await waitFor(() => b.running === left - 1, { what: `${left - 1} batches to be left running` });
+      await waitFor(() => b.running === Math.min(3, left), { what: `${left} batches to be left running` });
     }
+    b.releaseOne();
     await all;
     expect(admission.consumerBatchesRunning).toBe(0);
   });
 
   it('never runs fewer than one batch, whatever it is given', () => {
-    const admission = new Admission({ minConsumerBatches: 0, maxConsumerBatches: 0 });
-    expect(admission.minConsumerBatches).toBe(1);
+    const admission = new Admission({ maxConsumerBatches: 0 });
     expect(admission.maxConsumerBatches).toBe(1);
   });
 });
@@ -80,26 +71,19 @@ describe('Admission: what it refuses', () => {
     expect(admission.requestsInFlight).toBe(2);
   });
 
-  it('refuses nothing while the event loop lags; the lag only sends the consumers back to their floor', () => {
-    const admission = new Admission({ sampleMs: 5, busyLagMs: 100 }).start();
-    try {
-      // Act: hold the loop well past the probe's period (and the old 200 ms refusal threshold), as
-      // a consumer batch parsing a large payload would.
-      const until = performance.now() + 300;
-      while (performance.now() < until) {
-        // busy: the probe's timer cannot fire
-      }
-      const lag = admission.lagMs();
-      const write = admission.admit();
-      const read = admission.admit();
-
-      // Assess
-      expect(lag).toBeGreaterThan(100);
-      expect(write).toBeUndefined();
-      expect(read).toBeUndefined();
-      expect(admission.busy()).toBe(true);
-    } finally {
-      admission.stop();
+  it('refuses nothing while the event loop is held; only the in-flight bound refuses', () => {
+    const admission = new Admission();
+    // Act: hold the loop, as a long synchronous piece of work would.
+    const until = performance.now() + 300;
+    while (performance.now() < until) {
+      // busy
     }
+    const write = admission.admit();
+    const read = admission.admit();
+
+    // Assess
+    expect(write).toBeUndefined();
+    expect(read).toBeUndefined();
+    expect(admission.refused).toEqual({ in_flight: 0 });
   });
 });

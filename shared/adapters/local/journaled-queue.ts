@@ -228,13 +228,25 @@ export class JournaledQueue implements Queue {
   }
 
   async send(queue: QueueName, body: unknown, options: { delaySeconds?: number } = {}): Promise<void> {
-    this.append({ op: 'send', queue, at: this.now(), delay: options.delaySeconds ?? 0, bodies: [JSON.stringify(body)] });
+    this.record(queue, [JSON.stringify(body)], options.delaySeconds ?? 0);
     await this.inner.send(queue, body, options);
   }
 
   async sendBatch(queue: QueueName, bodies: readonly unknown[]): Promise<void> {
-    if (bodies.length > 0) this.append({ op: 'send', queue, at: this.now(), delay: 0, bodies: bodies.map((b) => JSON.stringify(b)) });
+    this.record(
+      queue,
+      bodies.map((b) => JSON.stringify(b)),
+      0,
+    );
     await this.inner.sendBatch(queue, bodies);
+  }
+
+  /**
+   * Journals messages about to be sent (their exact JSON strings) without sending them: for a
+   * sender on another thread (journal-link.ts), which sends them itself once this returns.
+   */
+  record(queue: QueueName, bodies: readonly string[], delaySeconds = 0): void {
+    if (bodies.length > 0) this.append({ op: 'send', queue, at: this.now(), delay: delaySeconds, bodies: [...bodies] });
   }
 
   /** The poller deleted these: they are done. */

@@ -39,12 +39,28 @@ function bodyText(body: unknown): string {
 export class ChannelHttpHandler {
   private nextId = 0;
   private readonly pending = new Map<number, (answer: Answer) => void>();
+  /** Requests waiting for one of the `maxInFlight` places. */
+  private readonly queued: Array<() => void> = [];
+  private active = 0;
 
-  constructor(private readonly port: MessagePort) {
+  /**
+   * `maxInFlight`: requests this client has at the store at once; more wait here. The functions
+   * thread's client is bounded, so that a request of the API, on its own channel, never waits in
+   * the store's thread behind more than that many of the consumers' (a 25-item batch write each).
+   */
+  constructor(
+    private readonly port: MessagePort,
+    private readonly maxInFlight = Number.POSITIVE_INFINITY,
+  ) {
     port.on('message', (answer: Answer) => {
       const done = this.pending.get(answer.id);
+      if (!done) return;
       this.pending.delete(answer.id);
-      done?.(answer);
+      // The place passes to the longest waiting request, if any.
+      const next = this.queued.shift();
+      if (next) next();
+      else this.active--;
+      done(answer);
     });
     // Nothing waits on the port by itself: a pending call is held by whoever awaits it.
     port.unref();
@@ -53,6 +69,8 @@ export class ChannelHttpHandler {
   readonly metadata = { handlerProtocol: 'http/1.1' };
 
   async handle(request: ChannelRequest): Promise<{ response: { statusCode: number; reason?: string; headers: Record<string, string>; body: Uint8Array } }> {
+    if (this.active < this.maxInFlight) this.active++;
+    else await new Promise<void>((resolve) => this.queued.push(resolve));
     const id = this.nextId++;
     const answer = await new Promise<Answer>((resolve) => {
       this.pending.set(id, resolve);

@@ -87,12 +87,12 @@ function serveChannel(server, port) {
   });
 }
 
-/** @type {Array<{ kind: string; options: any; channel?: import('node:worker_threads').MessagePort }>} */
+/** @type {Array<{ kind: string; options: any; channels?: import('node:worker_threads').MessagePort[] }>} */
 const emulators = workerData.emulators;
 const servers = [];
-for (const { kind, options, channel } of emulators) {
+for (const { kind, options, channels } of emulators) {
   const server = await starters[kind](options);
-  if (channel) serveChannel(server, channel);
+  for (const channel of channels ?? []) serveChannel(server, channel);
   servers.push(server);
 }
 parentPort.postMessage({ ports: servers.map((server) => server.address().port) });

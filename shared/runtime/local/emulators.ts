@@ -1,8 +1,9 @@
 // The embedded AWS stand-ins of the local runtime. The store (dynalite) and the queue emulator
 // run in a worker thread (the runtime puts both in one; tests may start either alone), so their
 // CPU work never holds up the API's event loop and, being threads, they die with the process (kill -9 included) and leave no orphan writing to
-// the data dir. The SES emulator stays on the main thread: the SES simulator looks up the mail it
-// holds synchronously (sentMail) and it takes one call per message. All of them listen on loopback
+// the data dir. The SES emulator runs on the thread of the SES feedback, which looks up the mail it
+// holds synchronously (sentMail): the runtime's functions thread (functions-thread.ts) under
+// `npm start`, the caller's thread otherwise. All of them listen on loopback
 // and nowhere else, whatever HOST says: none of them asks for credentials, and the SES emulator's
 // store and clear endpoints would otherwise hand anyone the mail.
 import type { AddressInfo } from 'node:net';
@@ -48,11 +49,11 @@ type ThreadKind = 'dynalite' | 'sqs' | 's3';
  * listen, with one Running each (closing any of them ends the thread, and so all of them).
  */
 function startInThread(
-  emulators: ReadonlyArray<{ kind: ThreadKind; options: Record<string, unknown>; channel?: MessagePort }>,
+  emulators: ReadonlyArray<{ kind: ThreadKind; options: Record<string, unknown>; channels?: MessagePort[] }>,
   thread: ThreadOptions,
 ): Promise<Running[]> {
   const name = emulators.map((e) => e.kind).join('+');
-  const transferList = emulators.flatMap((e) => (e.channel ? [e.channel] : []));
+  const transferList = emulators.flatMap((e) => e.channels ?? []);
   const worker = new Worker(THREAD_FILE, { workerData: { emulators }, transferList, name: `postbox-${name}`, resourceLimits: THREAD_LIMITS });
   let closing = false;
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
@@ -125,22 +126,26 @@ export async function startS3(options: S3Options & ThreadOptions): Promise<Runni
  * thread, as the runtime runs them, with s3rver (objects as files under `s3.directory`): one V8
  * heap instead of three, and the queue emulator's and s3rver's little CPU (s3rver streams objects
  * between sockets and files) beside the store's. Closing any closes all. `storeChannel` is a MessagePort the store
- * also answers requests on (channel-handler.ts), besides its TCP endpoint.
+ * also answers requests on (channel-handler.ts), besides its TCP endpoint; `functionsStoreChannel`
+ * another, for the runtime's functions thread (functions-thread.ts).
  */
-export async function startStoreAndQueues(options: { path: string; s3?: S3Options } & ThreadOptions): Promise<{ store: Running; sqs: Running; s3?: Running; storeChannel: MessagePort }> {
+export async function startStoreAndQueues(
+  options: { path: string; s3?: S3Options } & ThreadOptions,
+): Promise<{ store: Running; sqs: Running; s3?: Running; storeChannel: MessagePort; functionsStoreChannel: MessagePort }> {
   mkdirSync(options.path, { recursive: true });
   if (options.s3) mkdirSync(options.s3.directory, { recursive: true });
   const sqsPort = await freePort(LOOPBACK);
-  const { port1, port2 } = new MessageChannel();
+  const main = new MessageChannel();
+  const functions = new MessageChannel();
   const [store, sqs, s3] = await startInThread(
     [
-      { kind: 'dynalite', options: { path: options.path, port: 0 }, channel: port2 },
+      { kind: 'dynalite', options: { path: options.path, port: 0 }, channels: [main.port2, functions.port2] },
       { kind: 'sqs', options: { port: sqsPort } },
       ...(options.s3 ? [s3Emulator(options.s3)] : []),
     ],
     options,
   );
-  return { store: store as Running, sqs: sqs as Running, ...(s3 ? { s3 } : {}), storeChannel: port1 };
+  return { store: store as Running, sqs: sqs as Running, ...(s3 ? { s3 } : {}), storeChannel: main.port1, functionsStoreChannel: functions.port1 };
 }
 
 export interface RunningSes extends Running {

@@ -1,84 +1,53 @@
 // `npm start`: the whole service on one machine. Embedded store, queue, S3 and SES emulators on
 // loopback, the same handler exports behind node:http, queue pollers and the local scheduler.
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SESv2Client } from '@aws-sdk/client-sesv2';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { S3Client } from '@aws-sdk/client-s3';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+//
+// Threads (docs/architecture.md, "The local runtime"): the API (node:http, the HTTP handlers, the
+// queue journal, the SMTP listener) on the main thread; the store, queue and S3 emulators on one
+// worker thread (emulators.ts); the queue consumers, the timed functions, the scheduler's tick and
+// the SES emulator on another (functions-thread.ts), when `consumers` is 'thread', as `npm start`
+// runs it. In-process callers (tests, benchmarks that drive or count the consumers) may keep the
+// consumers on the calling thread ('inline', the default).
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { operatorSecrets, queues, secretNames, type FunctionDef, type QueueName, type SecretName } from '../../platform';
-import { createAccount } from '../../accounts/service';
-import { ensureAccountListed } from '../../accounts/staff';
+import type { MessagePort } from 'node:worker_threads';
+import type { FunctionDef } from '../../platform';
 import { SesMailer } from '../../adapters/aws/ses-mailer';
 import { SqsQueue } from '../../adapters/aws/sqs-queue';
 import { s3ClientConfig } from '../../adapters/aws/s3-object-store';
 import { SqsDeadLetters } from '../../adapters/aws/sqs-dead-letters';
 import { JournaledQueue } from '../../adapters/local/journaled-queue';
 import { SimulatedSesFeedback } from '../../adapters/local/ses-feedback';
-import { StoreScheduler } from '../../adapters/local/store-scheduler';
-import { randomBase62 } from '../../crypto';
 import { Store } from '../../db/store';
+import { systemClock } from '../../ports/clock';
+import type { Mailer } from '../../ports/mailer';
 import type { LocalSettings, RuntimeConfig } from '../config';
 import { buildContainer, installContainer, type Container } from '../container';
 import { createLogger, describeError, type Logger } from '../logger';
+import { S3Client } from '@aws-sdk/client-s3';
 import { startS3, startSes, startSqs, startStoreAndQueues, type Running } from './emulators';
 import { Admission, type AdmissionOptions } from './admission';
-import { ChannelHttpHandler } from './channel-handler';
+import { ensureBootstrap, loadOrCreateSecrets, type Bootstrap } from './bootstrap';
+import { consumerDefs, startConsumers } from './consumers';
+import { DUMMY_CREDENTIALS, REGION, sesClient, sqsClient as makeSqsClient, storeClient } from './emulator-clients';
+import { loadFunctionsThread, type FunctionsThread } from './functions-thread';
 import { createLocalHttpServer, type HttpLambda } from './http-server';
 import { ensureBucket, ensureQueues, ensureTable } from './provision';
 import { importFileObjects } from './import-objects';
-import { QueuePoller, type QueueHandler } from './queue-poller';
-import { startEveryLoop, startSchedulerLoop } from './scheduler-loop';
+import { CONSUMER_LANES, loadFunction } from './consumers';
 import { startSmtpListener } from './smtp-listener';
 import { LEASE_MS } from '../../messages/idempotency';
 import { recoverAcceptances } from '../../messages/recovery';
 
-const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
+export { CONSUMER_LANES, loadFunction };
+export type { Bootstrap };
 export const LOCAL_TABLE = 'postbox';
 /** The bucket s3rver keeps under DATA_DIR/s3, as the stack's one bucket. */
 export const LOCAL_BUCKET = 'postbox';
-const REGION = 'us-east-1';
-const DUMMY_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
-/**
- * Batches of one queue that may be handled at once (QueuePoller's lanes; Admission bounds them all
- * together). The send worker handles a batch's messages one after the other and waits on the store
- * and the SES emulator most of the time, so it gets the most.
- */
-export const CONSUMER_LANES: Partial<Record<QueueName, number>> = { send: 6, 'ses-events': 4, webhooks: 3, inbound: 4 };
 
-/**
- * A client of an emulator, made lighter than the SDK makes it for AWS: the emulators read the
- * shape of the Authorization header and never check a signature, so SigV4's work on every call (a
- * canonical request, a SHA-256 of the body, HMACs) is CPU the main thread spends for nothing, and
- * a fixed well-formed header replaces it; the User-Agent (built on every call), the Lambda
- * trace-id header and the SDK's own logging middleware are dropped. Together about a fifth of the
- * main thread's cost of a store call.
- */
-function forEmulator<C extends { middlewareStack: { remove(name: string): boolean } }>(client: C): C {
-  for (const name of ['getUserAgentMiddleware', 'recursionDetectionMiddleware', 'loggerMiddleware']) client.middlewareStack.remove(name);
-  return client;
-}
-
-function emulatorSigner(service: string) {
-  return {
-    sign: async <R extends { headers: Record<string, string> }>(request: R): Promise<R> => {
-      const now = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '');
-      request.headers['x-amz-date'] = now;
-      request.headers.authorization = `AWS4-HMAC-SHA256 Credential=local/${now.slice(0, 8)}/${REGION}/${service}/aws4_request, SignedHeaders=host;x-amz-date, Signature=0`;
-      return request;
-    },
-  };
-}
-
-export interface Bootstrap {
-  account_id: string;
-  admin_key: string;
-  test_admin_key: string;
-  staff_token: string;
-}
+/** Where the queue consumers, timed functions and scheduler run: their own thread, or the caller's. */
+export type ConsumerPlacement = 'thread' | 'inline';
 
 export interface LocalRuntime {
   url: string;
@@ -89,10 +58,13 @@ export interface LocalRuntime {
   s3Endpoint: string;
   /** The SMTP listener playing SES receiving (smtp://host:port); absent when INBOUND_ENABLED is off. */
   smtpUrl?: string;
-  /** The SQS client the queue pollers use (benchmarks count its calls). */
+  /** The API thread's SQS client: the queue pollers' too when they run inline (benchmarks count its calls). */
   sqsClient: SQSClient;
-  /** The API's overload control (the in-flight bound, the consumers' share of the loop). */
+  /** The API's overload control (the in-flight bound; inline, the consumer batches' bound too). */
   admission: Admission;
+  /** Where the consumers run. */
+  consumers: ConsumerPlacement;
+  /** The API thread's container (inline, the consumers' too). */
   container: Container;
   bootstrap: Bootstrap;
   /** True when this start created the account (first start on an empty data dir). */
@@ -100,61 +72,106 @@ export interface LocalRuntime {
   close(): Promise<void>;
 }
 
-/** The secrets a first start generates; the operator's (the Stripe keys, the OAuth client secrets) come from the environment. */
-const newSecret: Record<Exclude<SecretName, 'stripe-secret-key' | 'stripe-webhook-secret' | `oauth-${string}`>, () => string> = {
-  'cursor-signing-key': () => randomBase62(48),
-  'staff-token': () => `st_${randomBase62(40)}`,
-  'data-encryption-key': () => randomBytes(32).toString('base64'),
-  'unsubscribe-signing-key': () => randomBase62(48),
-};
-
-/** DATA_DIR/secrets.json, created on first start; secrets added by later versions are filled in. */
-function loadOrCreateSecrets(dataDir: string): Partial<Record<SecretName, string>> {
-  const file = join(dataDir, 'secrets.json');
-  const stored = (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {}) as Partial<Record<SecretName, string>>;
-  const missing = secretNames.filter((name): name is keyof typeof newSecret => !operatorSecrets.includes(name) && !stored[name]);
-  const secrets = { ...stored, ...Object.fromEntries(missing.map((name) => [name, newSecret[name]()])) } as Partial<Record<SecretName, string>>;
-  if (missing.length > 0) writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
-  return secrets;
+export interface LocalRuntimeOptions {
+  logger?: Logger;
+  /** Overload limits of the API and the queue pollers (defaults in admission.ts). */
+  admission?: AdmissionOptions;
+  /** 'thread' (npm start) or 'inline' (default: in-process callers that reach into the consumers). */
+  consumers?: ConsumerPlacement;
 }
 
-async function ensureBootstrap(container: Container, dataDir: string, email: string): Promise<{ bootstrap: Bootstrap; created: boolean }> {
-  const file = join(dataDir, 'bootstrap.json');
-  if (existsSync(file)) {
-    const bootstrap = JSON.parse(readFileSync(file, 'utf8')) as Bootstrap;
-    // A store from before the staff account list: its bootstrap account joins it (one read when it already has).
-    await ensureAccountListed(container.store, bootstrap.account_id);
-    return { bootstrap, created: false };
+interface Emulators {
+  dynamodbEndpoint: string;
+  sqs: Running;
+  s3: Running;
+  storeChannel?: MessagePort;
+  functionsStoreChannel?: MessagePort;
+}
+
+/** The store, queue and S3 emulators: one thread for all three, or a store the user named and the other two. */
+async function startEmulators(settings: LocalSettings, dataDir: string, stops: Array<() => Promise<void>>, failed: (what: string) => (error: Error) => void): Promise<Emulators> {
+  // s3rver keeps its objects as files under DATA_DIR/s3, so they outlive a restart; it knows the
+  // runtime's dummy key pair.
+  const s3Options = { directory: join(dataDir, 's3'), accessKeys: [DUMMY_CREDENTIALS] };
+  if (!settings.dynamodbEndpoint) {
+    // One thread for all three: the thread, not the emulator, is what costs memory.
+    const started = await startStoreAndQueues({ path: join(dataDir, 'dynamodb'), s3: s3Options, onFailure: failed('store, queue and S3 emulator') });
+    stops.push(started.store.close);
+    return { dynamodbEndpoint: started.store.endpoint, sqs: started.sqs, s3: started.s3!, storeChannel: started.storeChannel, functionsStoreChannel: started.functionsStoreChannel };
   }
-  const account = await createAccount(container, { name: 'Local account', email });
-  const bootstrap: Bootstrap = { ...account, staff_token: container.secrets.get('staff-token') };
-  writeFileSync(file, `${JSON.stringify(bootstrap, null, 2)}\n`, { mode: 0o600 });
-  return { bootstrap, created: true };
+  const sqs = await startSqs({ onFailure: failed('queue emulator') });
+  stops.push(sqs.close);
+  const s3 = await startS3({ ...s3Options, onFailure: failed('S3 emulator') });
+  stops.push(s3.close);
+  return { dynamodbEndpoint: settings.dynamodbEndpoint, sqs, s3 };
 }
 
-export async function loadFunction<T>(fn: FunctionDef): Promise<T> {
-  const mod = (await import(pathToFileURL(resolve(projectRoot, fn.entry)).href)) as Record<string, unknown>;
-  const handler = mod[fn.handler];
-  if (typeof handler !== 'function') throw new Error(`${fn.entry} does not export ${fn.handler}`);
-  return handler as T;
+function localConfig(settings: LocalSettings, dataDir: string, emulators: Emulators, provisioned: Awaited<ReturnType<typeof ensureQueues>>): RuntimeConfig {
+  return {
+    runtime: 'local',
+    region: REGION,
+    tableName: LOCAL_TABLE,
+    // The SES emulator's endpoint is filled in once it listens.
+    endpoints: { dynamodb: emulators.dynamodbEndpoint, sqs: emulators.sqs.endpoint, s3: emulators.s3.endpoint },
+    credentials: DUMMY_CREDENTIALS,
+    queueUrls: provisioned.urls,
+    queueArns: provisioned.arns,
+    dlqUrls: provisioned.dlqUrls,
+    // The S3 adapter of AWS over s3rver: download links are its presigned GETs, on s3rver's
+    // loopback endpoint, as in AWS they are on S3's host (docs/api-decisions.md).
+    objects: { kind: 's3', bucket: LOCAL_BUCKET },
+    scheduler: { kind: 'local' },
+    secrets: { kind: 'static', values: { ...loadOrCreateSecrets(dataDir), ...settings.stripeSecrets, ...settings.oauthSecrets } },
+    sharedEmailSender: settings.sharedEmailSender,
+    logLevel: settings.logLevel,
+    dnsServers: settings.dnsServers,
+    validationEnabled: settings.validationEnabled,
+    emailCostMicros: settings.emailCostMicros,
+    webhookAllowPrivate: settings.webhookAllowPrivate,
+    publicBaseUrl: settings.publicBaseUrl,
+    inboundEnabled: settings.inboundEnabled,
+    inboundSmtpHost: settings.host,
+    billing: settings.billing,
+    oauth: settings.oauth,
+    reputation: settings.reputation,
+    // The local stand-in of the visibility timeout is the retry delay: a job comes back after it.
+    dispatchLeaseMs: Math.max(1, settings.queueRetryDelaySeconds) * 1000,
+  };
+}
+
+/**
+ * The SES emulator and its simulated feedback on this thread (inline): mail the emulator accepts
+ * comes back as an SES Delivery notification, through the same events queue and ingest function
+ * as in AWS. A mail the emulator took just before a kill is still owed its report, as SNS would
+ * still deliver it: queued (through the journal) before any poller runs.
+ */
+async function inlineMail(settings: LocalSettings, dataDir: string, journal: JournaledQueue, config: RuntimeConfig, logger: Logger): Promise<{ mailer: Mailer; ses: Running }> {
+  const ses = await startSes({ port: settings.sesPort, mailFile: join(dataDir, 'ses-mail.jsonl') });
+  config.endpoints.ses = ses.endpoint;
+  const feedback = new SimulatedSesFeedback(new SesMailer(sesClient(ses.endpoint), config.sesConfigurationSet), {
+    queue: journal,
+    clock: systemClock,
+    logger,
+    sentMail: ses.sentMail,
+    durable: { heldMail: ses.heldMail, ledger: join(dataDir, 'ses-feedback.jsonl') },
+  });
+  await feedback.recover();
+  return { mailer: feedback, ses };
 }
 
 /**
  * Starts the whole service. `functions` is the manifest's list (passed in by the entry point, so
  * that shared/ never imports functions/).
  */
-export async function startLocalRuntime(
-  settings: LocalSettings,
-  functions: readonly FunctionDef[],
-  options: { logger?: Logger; /** Overload limits of the API and the queue pollers (defaults in admission.ts). */ admission?: AdmissionOptions } = {},
-): Promise<LocalRuntime> {
+export async function startLocalRuntime(settings: LocalSettings, functions: readonly FunctionDef[], options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const logger = options.logger ?? createLogger(settings.logLevel);
+  const placement = options.consumers ?? 'inline';
   const dataDir = resolve(settings.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const stops: Array<() => Promise<void>> = [];
-  // An emulator thread that dies leaves the service without its store or queues: nothing can be
-  // accepted or finished any more, so the process ends (a restart recovers, as after kill -9).
-  const emulatorFailed = (what: string) => (error: Error) => {
+  // A thread that dies leaves the service without its store, its queues or its consumers: nothing
+  // can be accepted or finished any more, so the process ends (a restart recovers, as after kill -9).
+  const threadFailed = (what: string) => (error: Error) => {
     logger.error(`the embedded ${what} stopped; exiting`, { error: describeError(error) });
     process.exit(1);
   };
@@ -163,103 +180,62 @@ export async function startLocalRuntime(
   };
 
   try {
-    let dynamodbEndpoint = settings.dynamodbEndpoint;
-    let sqs: Running;
-    let s3: Running;
-    let storeChannel: ChannelHttpHandler | undefined;
-    // s3rver keeps its objects as files under DATA_DIR/s3, so they outlive a restart; it knows the
-    // runtime's dummy key pair.
-    const s3Options = { directory: join(dataDir, 's3'), accessKeys: [DUMMY_CREDENTIALS] };
-    if (!dynamodbEndpoint) {
-      // One thread for all three: the thread, not the emulator, is what costs memory.
-      const started = await startStoreAndQueues({ path: join(dataDir, 'dynamodb'), s3: s3Options, onFailure: emulatorFailed('store, queue and S3 emulator') });
-      stops.push(started.store.close);
-      dynamodbEndpoint = started.store.endpoint;
-      sqs = started.sqs;
-      s3 = started.s3!;
-      storeChannel = new ChannelHttpHandler(started.storeChannel);
-    } else {
-      sqs = await startSqs({ onFailure: emulatorFailed('queue emulator') });
-      stops.push(sqs.close);
-      s3 = await startS3({ ...s3Options, onFailure: emulatorFailed('S3 emulator') });
-      stops.push(s3.close);
-    }
-    const ses = await startSes({ port: settings.sesPort, mailFile: join(dataDir, 'ses-mail.jsonl') });
-    stops.push(ses.close);
-
-    const common = { region: REGION, credentials: DUMMY_CREDENTIALS };
-    // As the composition root makes them, but lighter towards the emulators (forEmulator); a store
-    // the user pointed us at (DYNAMODB_ENDPOINT) gets the SDK's own client.
-    const dynamo = settings.dynamodbEndpoint
-      ? new DynamoDBClient({ ...common, endpoint: dynamodbEndpoint, maxAttempts: 5 })
-      : forEmulator(new DynamoDBClient({ ...common, endpoint: dynamodbEndpoint, maxAttempts: 5, signer: emulatorSigner('dynamodb'), requestHandler: storeChannel as never }));
-    const sqsClient = forEmulator(new SQSClient({ ...common, endpoint: sqs.endpoint, signer: emulatorSigner('sqs') }));
+    // The functions thread loads its modules before the store opens its files (functions-worker.ts).
+    const loaded = placement === 'thread' ? await loadFunctionsThread(consumerDefs(functions), threadFailed('functions thread')) : undefined;
+    if (loaded) stops.push(loaded.stop);
+    const emulators = await startEmulators(settings, dataDir, stops, threadFailed);
+    // As the composition root makes them, but lighter towards the emulators (emulator-clients.ts).
+    const dynamo = storeClient(emulators.dynamodbEndpoint, { channel: emulators.storeChannel, external: Boolean(settings.dynamodbEndpoint) });
+    const sqsClient = makeSqsClient(emulators.sqs.endpoint);
     await ensureTable(dynamo, LOCAL_TABLE);
     const provisioned = await ensureQueues(sqsClient);
-    const s3Client = new S3Client(s3ClientConfig(common, s3.endpoint));
+    const s3Client = new S3Client(s3ClientConfig({ region: REGION, credentials: DUMMY_CREDENTIALS }, emulators.s3.endpoint));
     stops.push(async () => s3Client.destroy());
     await ensureBucket(s3Client, LOCAL_BUCKET);
     // Objects an older runtime kept as files (DATA_DIR/objects) move into the bucket, once.
     await importFileObjects(s3Client, LOCAL_BUCKET, join(dataDir, 'objects'), logger);
+    const config = localConfig(settings, dataDir, emulators, provisioned);
 
-    const secrets = loadOrCreateSecrets(dataDir);
-    const config: RuntimeConfig = {
-      runtime: 'local',
-      region: REGION,
-      tableName: LOCAL_TABLE,
-      endpoints: { dynamodb: dynamodbEndpoint, sqs: sqs.endpoint, ses: ses.endpoint, s3: s3.endpoint },
-      credentials: DUMMY_CREDENTIALS,
-      queueUrls: provisioned.urls,
-      queueArns: provisioned.arns,
-      dlqUrls: provisioned.dlqUrls,
-      // The S3 adapter of AWS over s3rver: download links are its presigned GETs, on s3rver's
-      // loopback endpoint, as in AWS they are on S3's host (docs/api-decisions.md).
-      objects: { kind: 's3', bucket: LOCAL_BUCKET },
-      scheduler: { kind: 'local' },
-      secrets: { kind: 'static', values: { ...secrets, ...settings.stripeSecrets, ...settings.oauthSecrets } },
-      sharedEmailSender: settings.sharedEmailSender,
-      logLevel: settings.logLevel,
-      dnsServers: settings.dnsServers,
-      validationEnabled: settings.validationEnabled,
-      emailCostMicros: settings.emailCostMicros,
-      webhookAllowPrivate: settings.webhookAllowPrivate,
-      publicBaseUrl: settings.publicBaseUrl,
-      inboundEnabled: settings.inboundEnabled,
-      inboundSmtpHost: settings.host,
-      billing: settings.billing,
-      oauth: settings.oauth,
-      reputation: settings.reputation,
-      // The local stand-in of the visibility timeout is the retry delay: a job comes back after it.
-      dispatchLeaseMs: Math.max(1, settings.queueRetryDelaySeconds) * 1000,
-    };
-    // The composition root's own adapters, over the lighter clients.
+    // local-aws-sqs keeps its queues in memory: the journal puts back what the last run left
+    // waiting, before anything polls or sends, and every send from here on goes through it (the
+    // functions thread's too, journal-link.ts: this thread is its one writer).
+    const journal = JournaledQueue.open(join(dataDir, 'queue-journal.jsonl'), new SqsQueue(sqsClient, provisioned.urls), { clock: systemClock, logger });
+    await journal.replay({ sqs: sqsClient, urls: provisioned.urls, dlqUrls: provisioned.dlqUrls });
+
+    let sesEndpoint: string;
+    let mailer: Mailer;
+    let functionsThread: FunctionsThread | undefined;
+    if (loaded) {
+      functionsThread = await loaded.start({
+        config,
+        dataDir,
+        sesPort: settings.sesPort,
+        retryDelaySeconds: settings.queueRetryDelaySeconds,
+        schedulerTickMs: settings.schedulerTickMs,
+        admission: { maxConsumerBatches: options.admission?.maxConsumerBatches },
+        externalStore: Boolean(settings.dynamodbEndpoint),
+        storeChannel: emulators.functionsStoreChannel,
+        journal,
+      });
+      stops.push(functionsThread.close);
+      sesEndpoint = config.endpoints.ses = functionsThread.sesEndpoint;
+      mailer = functionsThread.mailer;
+    } else {
+      emulators.functionsStoreChannel?.close();
+      const inline = await inlineMail(settings, dataDir, journal, config, logger);
+      stops.push(inline.ses.close);
+      sesEndpoint = inline.ses.endpoint;
+      mailer = inline.mailer;
+    }
     const container = await buildContainer(config, {
       logger,
       store: new Store(dynamo, LOCAL_TABLE),
-      queue: new SqsQueue(sqsClient, provisioned.urls),
-      mailer: new SesMailer(forEmulator(new SESv2Client({ ...common, endpoint: ses.endpoint, signer: emulatorSigner('ses') })), config.sesConfigurationSet),
+      queue: journal,
+      mailer,
+      // The DLQs stay in the emulator (the journal puts dead messages back in them at start); a
+      // redrive is journaled as a send before it happens, so a kill after it does not lose it.
+      deadLetters: new SqsDeadLetters(sqsClient, { urls: provisioned.urls, dlqUrls: provisioned.dlqUrls, beforeRedrive: (queue, body) => journal.redriven(queue, body) }),
     });
-    // local-aws-sqs keeps its queues in memory: the journal puts back what the last run left
-    // waiting, before anything polls or sends, and every send from here on goes through it.
-    const journal = JournaledQueue.open(join(dataDir, 'queue-journal.jsonl'), container.queue, { clock: container.clock, logger });
-    await journal.replay({ sqs: sqsClient, urls: provisioned.urls, dlqUrls: provisioned.dlqUrls });
-    container.queue = journal;
-    // The DLQs stay in the emulator (the journal puts dead messages back in them at start); a
-    // redrive is journaled as a send before it happens, so a kill after it does not lose it.
-    container.deadLetters = new SqsDeadLetters(sqsClient, { urls: provisioned.urls, dlqUrls: provisioned.dlqUrls, beforeRedrive: (queue, body) => journal.redriven(queue, body) });
-    // Mail the emulator accepts comes back as an SES Delivery notification, through the same
-    // events queue and ingest function as in AWS.
-    const feedback = new SimulatedSesFeedback(container.mailer, {
-      queue: container.queue,
-      clock: container.clock,
-      logger,
-      sentMail: ses.sentMail,
-      durable: { heldMail: ses.heldMail, ledger: join(dataDir, 'ses-feedback.jsonl') },
-    });
-    container.mailer = feedback;
-    // A mail the emulator took just before a kill is still owed its report, as SNS would still
-    // deliver it: queued (through the journal) before any poller runs.
-    await feedback.recover();
     installContainer(container);
     const { bootstrap, created } = await ensureBootstrap(container, dataDir, settings.accountEmail);
 
@@ -269,34 +245,11 @@ export async function startLocalRuntime(
     config.claimsExpiredBy = claimsExpiredBy;
     await recoverAcceptances(container, { leaseEndingBy: claimsExpiredBy });
 
-    const admission = new Admission(options.admission).start();
-    for (const fn of functions.filter((f) => f.queue)) {
-      const queue = queues.find((q) => q.name === fn.queue);
-      if (!queue) throw new Error(`function ${fn.name} consumes unknown queue ${fn.queue}`);
-      const poller = new QueuePoller(sqsClient, {
-        queue,
-        url: provisioned.urls[queue.name],
-        arn: provisioned.arns[queue.name],
-        dlqUrl: provisioned.dlqUrls[queue.name],
-        region: REGION,
-        handler: await loadFunction<QueueHandler>(fn),
-        retryDelaySeconds: settings.queueRetryDelaySeconds,
-        logger,
-        // Several batches of a queue at once, as Lambda scales a queue's consumers; Admission bounds
-        // them all together. Fan-out pages are one message a batch and rare.
-        lanes: CONSUMER_LANES[queue.name] ?? 1,
-        turn: (pass) => admission.consumerTurn(pass),
-        onDeleted: (records) => journal.acknowledge(records),
-        onDeadLettered: (records) => journal.deadLettered(records),
-      });
-      poller.start();
-      stops.push(() => poller.stop());
-    }
-    for (const fn of functions.filter((f) => f.every)) {
-      stops.push(startEveryLoop(fn.name, await loadFunction<(event: unknown) => Promise<unknown>>(fn), (fn.every?.minutes ?? 1) * 60_000, logger));
-    }
-    if (container.scheduler instanceof StoreScheduler) {
-      stops.push(startSchedulerLoop({ scheduler: container.scheduler, queue: container.queue, clock: container.clock, logger }, settings.schedulerTickMs));
+    const admission = new Admission(options.admission);
+    if (placement === 'inline') {
+      const consumers = { retryDelaySeconds: settings.queueRetryDelaySeconds, schedulerTickMs: settings.schedulerTickMs };
+      const turn = <T>(pass: () => Promise<T>) => admission.consumerTurn(pass);
+      stops.push(await startConsumers(consumerDefs(functions), { container, sqs: sqsClient, logger, ...consumers, turn, journal }));
     }
 
     // Mail arriving over SMTP goes the way SES receiving hands it on in AWS: object store, inbound queue.
@@ -305,36 +258,20 @@ export async function startLocalRuntime(
       : undefined;
     if (smtp) stops.push(smtp.close);
 
-    const handlers = new Map<string, Promise<HttpLambda>>();
-    const server = createLocalHttpServer(functions, (fn) => {
-      if (!handlers.has(fn.name)) handlers.set(fn.name, loadFunction<HttpLambda>(fn));
-      return handlers.get(fn.name) as Promise<HttpLambda>;
-    }, logger, { admission });
-    await new Promise<void>((ok, fail) => {
-      server.once('error', fail);
-      server.listen(settings.port, settings.host, () => ok());
-    });
-    stops.push(
-      () =>
-        new Promise<void>((ok) => {
-          server.closeAllConnections();
-          server.close(() => ok());
-        }),
-    );
-    const { port } = server.address() as AddressInfo;
-    const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
-    const url = `http://${host}:${port}`;
+    const url = await listen(settings, functions, logger, admission, stops);
     // Known only once listening (PORT=0 picks one); nothing has built a link before this point.
     config.publicBaseUrl ??= url;
+    await functionsThread?.startConsumers(config.publicBaseUrl, claimsExpiredBy);
     return {
       url,
-      sesUrl: ses.endpoint,
-      dynamodbEndpoint,
-      sqsEndpoint: sqs.endpoint,
-      s3Endpoint: s3.endpoint,
+      sesUrl: sesEndpoint,
+      dynamodbEndpoint: emulators.dynamodbEndpoint,
+      sqsEndpoint: emulators.sqs.endpoint,
+      s3Endpoint: emulators.s3.endpoint,
       ...(smtp ? { smtpUrl: smtp.url } : {}),
       sqsClient,
       admission,
+      consumers: placement,
       container,
       bootstrap,
       createdBootstrap: created,
@@ -344,4 +281,32 @@ export async function startLocalRuntime(
     await stopAll();
     throw error;
   }
+}
+
+/** The HTTP functions behind node:http on HOST:PORT; resolves with its URL. */
+async function listen(settings: LocalSettings, functions: readonly FunctionDef[], logger: Logger, admission: Admission, stops: Array<() => Promise<void>>): Promise<string> {
+  const handlers = new Map<string, Promise<HttpLambda>>();
+  const server = createLocalHttpServer(
+    functions,
+    (fn) => {
+      if (!handlers.has(fn.name)) handlers.set(fn.name, loadFunction<HttpLambda>(fn));
+      return handlers.get(fn.name) as Promise<HttpLambda>;
+    },
+    logger,
+    { admission },
+  );
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(settings.port, settings.host, () => ok());
+  });
+  stops.push(
+    () =>
+      new Promise<void>((ok) => {
+        server.closeAllConnections();
+        server.close(() => ok());
+      }),
+  );
+  const { port } = server.address() as AddressInfo;
+  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  return `http://${host}:${port}`;
 }

@@ -1,0 +1,109 @@
+// The body of the local runtime's functions thread (started by functions-thread.ts through
+// functions-entry.mjs): the queue consumers, the timed functions and the scheduler's tick, with
+// the SES emulator and its simulated feedback, on an event loop of their own, as Lambda runs each
+// function apart from the API. It builds its own container from the API thread's RuntimeConfig with
+// its own clients: the store over its own MessagePort to the store's thread, SQS and S3 over
+// loopback. Its queue port journals through the API thread (journal-link.ts).
+import { SqsQueue } from '../../adapters/aws/sqs-queue';
+import { SesMailer } from '../../adapters/aws/ses-mailer';
+import { SimulatedSesFeedback } from '../../adapters/local/ses-feedback';
+import { Store } from '../../db/store';
+import type { DeadLetterQueues } from '../../ports/dead-letters';
+import { buildContainer, installContainer } from '../container';
+import { createLogger } from '../logger';
+import { join } from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import { Admission } from './admission';
+import { loadFunction, startConsumers } from './consumers';
+import { sesClient, sqsClient, storeClient } from './emulator-clients';
+import { startSes } from './emulators';
+import type { FunctionsThreadData } from './functions-thread';
+import { LinkedJournalQueue, serveMail } from './journal-link';
+import { PortRpc } from './port-rpc';
+
+/**
+ * Store requests the consumers have at the store's thread at once. The store answers its two
+ * channels in the order requests arrive; with the consumers' bounded, a read of the API waits
+ * behind at most this many of theirs, however deep their backlog (an import's batch writes, a
+ * broadcast's sends).
+ */
+const STORE_IN_FLIGHT = 6;
+
+/** The staff dead-letter routes are HTTP functions: nothing here redrives. */
+const apiThreadOnly: DeadLetterQueues = {
+  peek: () => Promise.reject(new Error('dead letters are handled on the API thread')),
+  redrive: () => Promise.reject(new Error('dead letters are handled on the API thread')),
+};
+
+async function main(data: FunctionsThreadData): Promise<void> {
+  const rpc = new PortRpc(data.link);
+  const logger = createLogger(data.config.logLevel);
+  const ses = await startSes({ port: data.sesPort, mailFile: join(data.dataDir, 'ses-mail.jsonl') });
+  const config = { ...data.config, endpoints: { ...data.config.endpoints, ses: ses.endpoint } };
+  const sqs = sqsClient(config.endpoints.sqs as string);
+  const queue = new LinkedJournalQueue(rpc, new SqsQueue(sqs, config.queueUrls));
+  const container = await buildContainer(config, {
+    logger,
+    store: new Store(storeClient(config.endpoints.dynamodb as string, { channel: data.storeChannel, external: data.externalStore, maxInFlight: STORE_IN_FLIGHT }), config.tableName),
+    queue,
+    mailer: new SesMailer(sesClient(ses.endpoint), config.sesConfigurationSet),
+    deadLetters: apiThreadOnly,
+  });
+  // The SES feedback lives beside the emulator it reads (sentMail, synchronously), and is the one
+  // writer of its ledger; the API thread's mail comes here (serveMail).
+  const feedback = new SimulatedSesFeedback(container.mailer, {
+    queue,
+    clock: container.clock,
+    logger,
+    sentMail: ses.sentMail,
+    durable: { heldMail: ses.heldMail, ledger: join(data.dataDir, 'ses-feedback.jsonl') },
+  });
+  container.mailer = feedback;
+  // The reports a kill left owed are queued before any poller runs (the journal was replayed
+  // before this thread started).
+  await feedback.recover();
+  installContainer(container);
+  serveMail(rpc, feedback);
+
+  const admission = new Admission(data.admission);
+  let stopConsumers: (() => Promise<void>) | undefined;
+  rpc.serve({
+    // Once the API listens: its address is the links' origin, and the claims of the last process are known.
+    'consumers.start': async ({ publicBaseUrl, claimsExpiredBy }: { publicBaseUrl: string; claimsExpiredBy: number }) => {
+      config.publicBaseUrl ??= publicBaseUrl;
+      config.claimsExpiredBy = claimsExpiredBy;
+      stopConsumers ??= await startConsumers(data.functions, {
+        container,
+        sqs,
+        logger,
+        retryDelaySeconds: data.retryDelaySeconds,
+        schedulerTickMs: data.schedulerTickMs,
+        turn: (pass) => admission.consumerTurn(pass),
+        journal: queue,
+      });
+    },
+    // The passes under way finish (their acknowledgements reach the journal) before the emulators close.
+    close: async () => {
+      await stopConsumers?.();
+      await ses.close();
+      sqs.destroy();
+    },
+  });
+  parentPort?.postMessage({ ready: { sesEndpoint: ses.endpoint, sesPort: ses.port } });
+}
+
+// Every module this thread runs is loaded before it is told to start, and so before the store
+// opens its files: the TypeScript loader of a thread starts its transformer (a child process) on
+// the first file not in its cache, and a child started after the store opened would inherit the
+// store's open files (kill-leaves-nothing.test.ts).
+const { functions } = workerData as Pick<FunctionsThreadData, 'functions'>;
+await Promise.all(functions.map((fn) => loadFunction(fn)));
+parentPort?.postMessage({ loaded: true });
+parentPort?.once('message', (data: Omit<FunctionsThreadData, 'functions'>) => {
+  // An error here is uncaught in this thread: it ends the thread, and the API thread ends the runtime.
+  main({ ...data, functions }).catch((error: unknown) =>
+    setImmediate(() => {
+      throw error;
+    }),
+  );
+});
