@@ -2,7 +2,7 @@
 // DynamoDB's documented rules) and dollars at list prices. Memory sizes are the manifest's.
 import { functions } from '../../functions/manifest';
 import { storedItemBytes } from '../../shared/db/item-size';
-import { table } from '../../shared/db/keys';
+import { table } from '../../shared/db/schema';
 import type { PortCall } from './runtime';
 
 /** AWS us-east-1 list prices, pay per request, 2025, free tiers ignored; dollars per million units. */

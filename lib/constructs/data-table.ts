@@ -3,7 +3,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { table as tableKeys } from '../../shared/db/keys';
+import { table as tableKeys } from '../../shared/db/schema';
 
 export class DataTable extends Construct {
   readonly table: dynamodb.Table;

@@ -1,6 +1,7 @@
 // Accounts in the store. Imports nothing from api-keys: key lookups read accounts through this
 // module, and account creation (shared/accounts/service.ts) calls api-keys, never the reverse.
-import { keys, type AccountListKey, type IndexKey, type ItemKey } from '../db/keys';
+import { keys, type ItemKey } from '../db/keys';
+import { type AccountListKey, type IndexKey } from '../db/schema';
 import { wrote, type Store } from '../db/store';
 import type { AccountStatus, Channel } from './schemas';
 

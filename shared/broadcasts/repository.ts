@@ -1,6 +1,7 @@
 // Storage of broadcasts: the broadcast (status, running counts, walk progress: small, since every
 // chunk count rewrites it), its content items (one per version), and its recipient list in chunks.
-import { keys, table, type ItemKey } from '../db/keys';
+import { keys, type ItemKey } from '../db/keys';
+import { table } from '../db/schema';
 import { wrote, type Store } from '../db/store';
 import { listAccountItems, type Page, type PageRequest } from '../pagination';
 import type { BroadcastContent, BroadcastContentItem, BroadcastItem, BroadcastStatus, RecipientChunkItem } from './model';

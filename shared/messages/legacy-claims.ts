@@ -3,7 +3,8 @@
 // those a deployment still holds are read here so that GET /v1/messages?idempotency_key= finds
 // their messages, and the sweep resolves the ones a request died holding (./recovery.ts).
 import { sha256Hex } from '../crypto';
-import { keys, type ItemKey, type OutboxKey } from '../db/keys';
+import { keys, type ItemKey } from '../db/keys';
+import { type OutboxKey } from '../db/schema';
 import { wrote, type Store } from '../db/store';
 import type { SendDecision } from './idempotency';
 

@@ -1,7 +1,8 @@
 // The stored shape of a message and its wire forms (whose zod schemas are in ./schemas.ts).
 import type { z } from 'zod';
 import type { Channel } from '../accounts/service';
-import { keys, type ItemKey, type MessageListKey, type OutboxKey } from '../db/keys';
+import { keys, type ItemKey } from '../db/keys';
+import { type MessageListKey, type OutboxKey } from '../db/schema';
 import type { MailHeader } from '../ports/mailer';
 import type { TrackingChoice } from '../tracking/choice';
 import type { eventSource, eventType, messageStatus, messageSummaryView, messageView, timelineEventView } from './schemas';

@@ -2,7 +2,8 @@
 // both), the reference from the provider's message id back to ours, the account's filtered message
 // list, and the outbox of messages not yet taken by the send worker.
 import type { Channel } from '../accounts/service';
-import { keys, table, type ItemKey, keyQueries, type MessageListKey, OUTBOX_SHARDS } from '../db/keys';
+import { keys, type ItemKey, keyQueries, OUTBOX_SHARDS } from '../db/keys';
+import { table, type MessageListKey } from '../db/schema';
 import { wrote, type Store } from '../db/store';
 import { queryPage, type Page, type PageRequest } from '../pagination';
 import { type EventType, type MessageContentItem, type MessageItem, type MessageStatus, type TimelineEvent, type TimelineEventItem } from './model';

@@ -2,7 +2,8 @@
 // account, the collection and the filters, and newest-first pages of a store query.
 import * as z from 'zod';
 import { derivedKey, GCM_IV_BYTES as IV_BYTES, GCM_TAG_BYTES as TAG_BYTES, gcmOpen, gcmSeal, sha256Hex } from '../crypto';
-import { table, keyQueries } from '../db/keys';
+import { keyQueries } from '../db/keys';
+import { table } from '../db/schema';
 import type { Item, QueryRequest, Store } from '../db/store';
 import { InvalidRequestError } from '../errors';
 

@@ -1,7 +1,8 @@
 // Reputation counters in the store: one item per account and UTC hour, bumped with ADD so
 // concurrent writers never lose an increment, and a deployment-wide board entry per account
 // judged, for the staff's view. Buckets expire by `ttl` once past any window.
-import { keyQueries, keys, table, type ItemKey } from '../db/keys';
+import { keyQueries, keys, type ItemKey } from '../db/keys';
+import { table } from '../db/schema';
 import type { Store } from '../db/store';
 import type { ReputationState, Window } from './policy';
 import { allItems } from '../db/all-items';

@@ -1,7 +1,8 @@
 // Suppressions in the store: one item per (account, channel, normalized recipient), so checks are
 // single reads and writes are upserts; the by-filter index lists them most recently changed first.
 import type { Channel } from '../accounts/schemas';
-import { keys, type IndexKey, type ItemKey, keyQueries } from '../db/keys';
+import { keys, type ItemKey, keyQueries } from '../db/keys';
+import { type IndexKey } from '../db/schema';
 import { wrote, type Store } from '../db/store';
 import { queryPage, type Page, type PageRequest } from '../pagination';
 import type { SuppressionState, SuppressionView } from './schemas';

@@ -9,7 +9,7 @@ import { functions, httpRoutes } from '../../functions/manifest';
 import { gatewayRoutes, operatorSecrets, queues, routeKey, UNSET_SECRET, type FunctionDef } from '../../shared/platform';
 import { AppStack, STACK_RESOURCE_BUDGET } from '../../lib/app-stack';
 import { DEFAULT_API_THROTTLE } from '../../lib/constructs/api';
-import { table as tableKeys } from '../../shared/db/keys';
+import { table as tableKeys } from '../../shared/db/schema';
 import { envNames } from '../../shared/runtime/env-names';
 
 type Resources = Record<string, { Type: string; Properties: Record<string, any>; DeletionPolicy?: string }>;

@@ -5,7 +5,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import type { CreatedAccount } from '../../shared/accounts/service';
-import { keys, table } from '../../shared/db/keys';
+import { keys } from '../../shared/db/keys';
+import { table } from '../../shared/db/schema';
 import type { Store } from '../../shared/db/store';
 import { STATUS_ITEM_BYTES } from '../../shared/messages/content';
 import { storedItemBytes } from '../../shared/db/item-size';

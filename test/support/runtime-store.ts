@@ -3,7 +3,8 @@
 // what it left, without going through the API they are testing.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
-import { keys, table, type ItemKey } from '../../shared/db/keys';
+import { keys, type ItemKey } from '../../shared/db/keys';
+import { table } from '../../shared/db/schema';
 import { LOCAL_TABLE } from '../../shared/runtime/local/runtime';
 import type { RuntimeProcess } from './local-process';
 

@@ -3,7 +3,7 @@
 // dynalite cannot add an index to an existing table.
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { table } from '../../shared/db/keys';
+import { table } from '../../shared/db/schema';
 import { ensureTable } from '../../shared/runtime/local/provision';
 import { startTestStore, type TestStore } from '../support/store';
 

@@ -8,7 +8,7 @@ import {
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { CreateBucketCommand, HeadBucketCommand, NotFound, type S3Client } from '@aws-sdk/client-s3';
 import { queues, type QueueName } from '../../platform';
-import { table } from '../../db/keys';
+import { table } from '../../db/schema';
 
 /**
  * Waits for the table to be ACTIVE: dynalite answers CreateTable before the table takes writes
