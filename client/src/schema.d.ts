@@ -16655,18 +16655,17 @@ export interface operations {
                     } & components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description idempotency_key_in_use, idempotency_key_reused, recipient_suppressed */
+            /** @description idempotency_key_reused, recipient_suppressed */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "idempotency_key_in_use" | "idempotency_key_reused" | "recipient_suppressed";
+                            code?: "idempotency_key_reused" | "recipient_suppressed";
                             /** @constant */
                             status?: 409;
                         };
@@ -18906,18 +18905,17 @@ export interface operations {
                     } & components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description conflict, idempotency_key_in_use, idempotency_key_reused, recipient_suppressed */
+            /** @description conflict, idempotency_key_reused, recipient_suppressed */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "conflict" | "idempotency_key_in_use" | "idempotency_key_reused" | "recipient_suppressed";
+                            code?: "conflict" | "idempotency_key_reused" | "recipient_suppressed";
                             /** @constant */
                             status?: 409;
                         };
@@ -19496,18 +19494,17 @@ export interface operations {
                     } & components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description conflict, idempotency_key_in_use, idempotency_key_reused, recipient_suppressed */
+            /** @description conflict, idempotency_key_reused, recipient_suppressed */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "conflict" | "idempotency_key_in_use" | "idempotency_key_reused" | "recipient_suppressed";
+                            code?: "conflict" | "idempotency_key_reused" | "recipient_suppressed";
                             /** @constant */
                             status?: 409;
                         };
@@ -20542,18 +20539,17 @@ export interface operations {
                     } & components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description idempotency_key_in_use, idempotency_key_reused, recipient_suppressed */
+            /** @description idempotency_key_reused, recipient_suppressed */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "idempotency_key_in_use" | "idempotency_key_reused" | "recipient_suppressed";
+                            code?: "idempotency_key_reused" | "recipient_suppressed";
                             /** @constant */
                             status?: 409;
                         };
@@ -20736,7 +20732,7 @@ export interface operations {
                         success: false;
                         error: {
                             /** @enum {string} */
-                            code: "invalid_request" | "payload_too_large" | "channel_not_enabled" | "invalid_destination" | "invalid_channel_payload" | "template_not_found" | "missing_variable" | "template_error" | "from_required" | "from_not_verified" | "domain_not_verified" | "no_verified_domain" | "recipient_not_verified" | "invalid_schedule" | "validation_not_configured" | "recipient_undeliverable" | "test_send_daily_limit" | "recipient_suppressed" | "idempotency_key_reused" | "idempotency_key_in_use";
+                            code: "invalid_request" | "payload_too_large" | "channel_not_enabled" | "invalid_destination" | "invalid_channel_payload" | "template_not_found" | "missing_variable" | "template_error" | "from_required" | "from_not_verified" | "domain_not_verified" | "no_verified_domain" | "recipient_not_verified" | "invalid_schedule" | "validation_not_configured" | "recipient_undeliverable" | "test_send_daily_limit" | "recipient_suppressed" | "idempotency_key_reused";
                             message: string;
                             /** @description The HTTP status the single send would have answered with */
                             status: number;

@@ -41,7 +41,6 @@ const MAIL_SEND_ERRORS = [
   'spend_cap_exceeded',
   'recipient_suppressed',
   'idempotency_key_reused',
-  'idempotency_key_in_use',
 ] as const;
 const SENT = { 201: { description: 'Accepted: the message is queued and already in its thread (the `sent` view)', schema: sendResponse } };
 const MAIL_SEND_RULES =

@@ -127,7 +127,7 @@ function operation(fn: FunctionDef, route: HttpRoute, contract: RouteContract): 
     security: security(route.access),
     'x-postbox-access': accessExtension(route.access),
     ...(contract.paginated ? { 'x-postbox-paginated': { limit: `query limit, 1 to ${MAX_LIMIT}, default ${DEFAULT_LIMIT}`, cursor: 'query cursor, the next_cursor of the page before; null on the last page' } } : {}),
-    ...(contract.idempotent ? { 'x-postbox-idempotent': 'Each send carries an idempotency_key: a retry with the same key and body gets the first answer again, a different body 409 idempotency_key_reused, while the first is still in flight 409 idempotency_key_in_use with Retry-After.' } : {}),
+    ...(contract.idempotent ? { 'x-postbox-idempotent': 'Each send carries an idempotency_key: a retry with the same key and body gets the first answer again, even while the first is still in flight (the message, stored by one conditional write, is the idempotency record); a different body 409 idempotency_key_reused.' } : {}),
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(contract.body
       ? {

@@ -85,7 +85,6 @@ export const sendErrorCodes = [
   'test_send_daily_limit',
   'recipient_suppressed',
   'idempotency_key_reused',
-  'idempotency_key_in_use',
 ] as const satisfies readonly ErrorCode[];
 
 export type SendErrorCode = (typeof sendErrorCodes)[number];
