@@ -8,7 +8,6 @@ import { getAccount, type AccountItem } from '../accounts/service';
 import { inParallel } from '../concurrency';
 import { sha256Hex } from '../crypto';
 import type { SendRequest } from '../messages/schemas';
-import { RetryableError } from '../errors';
 import { sendHold } from '../messages/account-hold';
 import { acceptSends, type SendDeps } from '../messages/send';
 import type { FanOutJob } from './messages';
@@ -86,10 +85,6 @@ async function sendChunk(deps: SendDeps, account: AccountItem, broadcast: Broadc
     return acceptSends(deps, sender, requests, { batch: true, render, broadcastId: broadcast.id });
   });
   const outcomes = calls.flat();
-  // A run of this chunk that died moments ago still holds some keys: count the chunk once they lapse.
-  if (outcomes.some((o) => o.kind === 'rejected' && o.error.code === 'idempotency_key_in_use')) {
-    throw new RetryableError(`broadcast ${broadcast.id}: an earlier run of this chunk still holds some sends; retried later`);
-  }
   for (const outcome of outcomes) {
     if (outcome.kind === 'accepted') tally.sent++;
     // The spec's bulk rule: suppressed and unsubscribed recipients are skipped, not failed.

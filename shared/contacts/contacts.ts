@@ -74,17 +74,9 @@ export async function staticLists(store: Store, accountId: string, listIds: read
   });
 }
 
-/**
- * Writes a new contact (its address first); 409 duplicate_contact when a live contact has the
- * address. `id`: the contact's id when the caller derives it (a contact import, so that a run
- * re-doing a chunk after a crash takes back the address claim its dead run left; see
- * shared/imports/contacts-target.ts); a fresh one otherwise.
- */
-export async function writeContact(deps: ContactDeps, accountId: string, body: Omit<CreateContactBody, 'list_ids'>, id = deps.ids.next('ctc')): Promise<NewContact> {
-  const repo = new ContactRepository(deps.store);
-  if (!(await takeEmail(deps, accountId, body.email, id))) throw duplicate(body.email);
-  const now = deps.clock.now().toISOString();
-  const item = {
+/** A new contact as both writers store it: what the body leaves out takes its default. */
+function newContactItem(accountId: string, id: string, body: Omit<CreateContactBody, 'list_ids'>, now: string): NewContact {
+  return {
     id,
     account_id: accountId,
     email: body.email,
@@ -95,6 +87,18 @@ export async function writeContact(deps: ContactDeps, accountId: string, body: O
     created_at: now,
     updated_at: now,
   };
+}
+
+/**
+ * Writes a new contact (its address first); 409 duplicate_contact when a live contact has the
+ * address. `id`: the contact's id when the caller derives it (a contact import, so that a run
+ * re-doing a chunk after a crash takes back the address claim its dead run left; see
+ * shared/imports/contacts-target.ts); a fresh one otherwise.
+ */
+export async function writeContact(deps: ContactDeps, accountId: string, body: Omit<CreateContactBody, 'list_ids'>, id = deps.ids.next('ctc')): Promise<NewContact> {
+  const repo = new ContactRepository(deps.store);
+  if (!(await takeEmail(deps, accountId, body.email, id))) throw duplicate(body.email);
+  const item = newContactItem(accountId, id, body, deps.clock.now().toISOString());
   if (!(await repo.createContact(item))) throw new ContactExistsError(id); // fresh ULIDs do not collide; a derived id may
   await repo.moveContactCount(accountId, 1);
   return item;
@@ -131,17 +135,7 @@ export async function writeNewContacts(
   const derived = options.idsAreNew ? [] : wanted.flatMap((w) => (w.id === undefined ? [] : [w.id]));
   const used = new Set((await repo.contactsByIds(accountId, derived)).map((c) => c.id));
   const now = deps.clock.now().toISOString();
-  const items = wanted.map(({ body, id }): NewContact => ({
-    id: id !== undefined && !used.has(id) ? id : deps.ids.next('ctc'),
-    account_id: accountId,
-    email: body.email,
-    first_name: body.first_name ?? null,
-    last_name: body.last_name ?? null,
-    data: body.data ?? {},
-    unsubscribed: body.unsubscribed ?? false,
-    created_at: now,
-    updated_at: now,
-  }));
+  const items = wanted.map(({ body, id }) => newContactItem(accountId, id !== undefined && !used.has(id) ? id : deps.ids.next('ctc'), body, now));
   // Each batch write starts once its contacts' claims are all taken, while later claims go on.
   const written: NewContact[] = [];
   const taken: string[] = [];

@@ -11,6 +11,9 @@ import { storedItemBytes } from '../db/item-size';
 import { allItems, eachPage } from '../db/all-items';
 import type { LegacyClaim } from './legacy-claims';
 
+/** The outbox entry's attributes (the by-lookup index's keys), named in expressions. */
+const OUTBOX_ATTRIBUTES = { '#gpk': table.indexes.byLookup.partitionKey, '#gsk': table.indexes.byLookup.sortKey };
+
 export type NewMessage = Omit<MessageItem, keyof ItemKey | keyof MessageListKey | 'entity'>;
 
 /** What the stored message item adds to a NewMessage (its keys, index attributes and entity), in DynamoDB bytes. */
@@ -160,7 +163,7 @@ export class MessageRepository {
 
   /** Takes a message out of the outbox whatever its entry: what it waited for is done. */
   async leaveOutbox(messageId: string): Promise<void> {
-    await this.store.update(keys.message(messageId), { expression: 'REMOVE gsi1pk, gsi1sk', condition: 'attribute_exists(#pk)', names: { '#pk': table.partitionKey } });
+    await this.store.update(keys.message(messageId), { expression: 'REMOVE #gpk, #gsk', condition: 'attribute_exists(#pk)', names: { '#pk': table.partitionKey, ...OUTBOX_ATTRIBUTES } });
   }
 
   /** Cancels the account's scheduled message unless it was dispatched; false for anything else. */
@@ -261,8 +264,9 @@ export class OutboxRepository {
   remove(message: Pick<MessageItem, 'id' | 'gsi1sk'>): Promise<boolean> {
     return wrote(
       this.store.update(keys.message(message.id), {
-        expression: 'REMOVE gsi1pk, gsi1sk',
-        condition: 'gsi1sk = :seen',
+        expression: 'REMOVE #gpk, #gsk',
+        condition: '#gsk = :seen',
+        names: OUTBOX_ATTRIBUTES,
         values: { ':seen': message.gsi1sk },
       }),
     );

@@ -17,12 +17,17 @@ export function describeError(error: unknown): Record<string, unknown> {
   return described;
 }
 
+/** A line's fields as written: an Error as its name, message, source-mapped stack and cause. */
+export function describeFields(fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(fields)) out[k] = v instanceof Error ? describeError(v) : v;
+  return out;
+}
+
 export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Logger {
   const log = (at: Exclude<LogLevel, 'silent'>) => (msg: string, fields: Record<string, unknown> = {}) => {
     if (order[at] < order[level]) return;
-    const entry: Record<string, unknown> = { level: at, time: new Date().toISOString(), msg };
-    for (const [k, v] of Object.entries(fields)) entry[k] = v instanceof Error ? describeError(v) : v;
-    write(JSON.stringify(entry));
+    write(JSON.stringify({ level: at, time: new Date().toISOString(), msg, ...describeFields(fields) }));
   };
   return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 }

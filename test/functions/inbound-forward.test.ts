@@ -2,7 +2,7 @@
 // POST of the email.received envelope (message_id "") to a real local receiver, through the
 // webhooks queue's consumer, retried on the webhook schedule. Email routes: a new outbound message
 // through acceptSends, from the address the mail came to, held to suppressions.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { handler as deliverWebhookRaw } from '../../functions/webhooks/deliver-webhook';
 import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { GuardedHttp } from '../../shared/adapters/guarded-http';
@@ -18,9 +18,10 @@ import { suppress } from '../../shared/suppressions/service';
 import type { DeliveryItem } from '../../shared/webhooks/repository';
 import { TEST_SECRETS } from '../support/container';
 import { underNeeds } from '../support/grants';
-import { startHttpReceiver, type Receiver } from '../support/receivers';
+import { type Receiver } from '../support/receivers';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
+import { useInboundReceiver } from '../support/inbound-receiver';
 
 const deliverWebhook = underNeeds('functions/webhooks/deliver-webhook.ts', deliverWebhookRaw);
 const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
@@ -28,18 +29,7 @@ const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
 const bed = useTestbed();
 let receiver: Receiver;
 let n = 0;
-beforeAll(async () => {
-  receiver = await startHttpReceiver();
-});
-afterAll(async () => receiver.close());
-beforeEach(async () => {
-  // The receiver is on loopback: allowed here as WEBHOOK_ALLOW_PRIVATE allows it locally.
-  bed.c.http = new GuardedHttp({ allowPrivate: true });
-  bed.c.config.inboundEnabled = true;
-  receiver.requests.length = 0;
-  receiver.reply({ status: 200 });
-  expect((await bed.request({ method: 'POST', path: '/v1/domains/acme.test/inbound', key: bed.account.admin_key, body: { enabled: true } })).status).toBe(200);
-});
+useInboundReceiver(bed, () => bed.request({ method: 'POST', path: '/v1/domains/acme.test/inbound', key: bed.account.admin_key, body: { enabled: true } }), (started) => (receiver = started));
 
 async function makeRoute(body: Record<string, unknown>): Promise<{ id: string; signing_secret: string }> {
   const res = await bed.request({ method: 'POST', path: '/v1/inbound/routes', key: bed.account.admin_key, body: { domain: 'acme.test', ...body } });

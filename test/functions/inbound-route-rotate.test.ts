@@ -3,10 +3,9 @@
 // included); email routes rotate alike; two rotations at once leave one secret that works; and
 // the failures: malformed, unknown and other accounts' ids, read and test keys, a suspended
 // account, no credentials, and the deployment gate.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { handler as deliverWebhookRaw } from '../../functions/webhooks/deliver-webhook';
 import { createAccount } from '../../shared/accounts/service';
-import { GuardedHttp } from '../../shared/adapters/guarded-http';
 import { hmacSha256 } from '../../shared/crypto';
 import { keys } from '../../shared/db/keys';
 import type { Store } from '../../shared/db/store';
@@ -17,28 +16,17 @@ import { TEST_SECRETS } from '../support/container';
 import { giveVerifiedDomain } from '../support/domains';
 import type { HttpEventInput } from '../support/events';
 import { underNeeds } from '../support/grants';
-import { startHttpReceiver, type Receiver, type RecordedRequest } from '../support/receivers';
+import { type Receiver, type RecordedRequest } from '../support/receivers';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
+import { useInboundReceiver } from '../support/inbound-receiver';
 
 const deliverWebhook = underNeeds('functions/webhooks/deliver-webhook.ts', deliverWebhookRaw);
 const bed = useTestbed({ scopedKeys: true });
 const SECRET = /^[0-9a-f]{64}$/;
 let receiver: Receiver;
 let n = 0;
-
-beforeAll(async () => {
-  receiver = await startHttpReceiver();
-});
-afterAll(async () => receiver.close());
-beforeEach(async () => {
-  // The receiver is on loopback: allowed here as WEBHOOK_ALLOW_PRIVATE allows it locally.
-  bed.c.http = new GuardedHttp({ allowPrivate: true });
-  bed.c.config.inboundEnabled = true;
-  receiver.requests.length = 0;
-  receiver.reply({ status: 200 });
-  expect((await enable(bed.account.admin_key)).status).toBe(200);
-});
+useInboundReceiver(bed, () => enable(bed.account.admin_key), (started) => (receiver = started));
 
 const enable = (key: string, domain = 'acme.test') => bed.request({ method: 'POST', path: `/v1/domains/${domain}/inbound`, key, body: { enabled: true } });
 const req = (input: HttpEventInput) => bed.request(input);

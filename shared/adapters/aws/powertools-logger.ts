@@ -7,22 +7,16 @@
 import { Logger as Powertools } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
 import type { Logger } from '../../ports/logger';
-import { describeError, type LogLevel } from '../../runtime/logger';
+import { describeFields, type LogLevel } from '../../runtime/logger';
 
 export const SERVICE_NAME = 'postbox';
 
 const LEVELS: Record<LogLevel, 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT'> = { debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR', silent: 'SILENT' };
 
-function described(fields: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(fields)) out[k] = v instanceof Error ? describeError(v) : v;
-  return out;
-}
-
 /** A Logger over Powertools; `options` reach its constructor (tests give a logFormatter or an environment). */
 export function powertoolsLogger(level: LogLevel, options: ConstructorParameters<typeof Powertools>[0] = {}): Logger {
   const logger = new Powertools({ serviceName: SERVICE_NAME, logLevel: LEVELS[level], ...options });
-  const at = (write: (msg: string, extra: Record<string, unknown>) => void) => (msg: string, fields: Record<string, unknown> = {}) => write(msg, described(fields));
+  const at = (write: (msg: string, extra: Record<string, unknown>) => void) => (msg: string, fields: Record<string, unknown> = {}) => write(msg, describeFields(fields));
   return {
     debug: at((m, f) => logger.debug(m, f)),
     info: at((m, f) => logger.info(m, f)),
