@@ -4,8 +4,9 @@
 import { inboundJob } from '../../shared/inbound/messages';
 import { receiveInbound } from '../../shared/inbound/receive';
 import { consume } from '../../shared/runtime/consume';
+import { receiptListeners } from '../../shared/runtime/listeners';
 
 export const handler = consume('inbound', inboundJob, async (notification, { container: c, recordId }) => {
-  const outcomes = await receiveInbound(c, notification);
+  const outcomes = await receiveInbound(c, receiptListeners(c), notification);
   c.logger.info('inbound message received', { sqsMessageId: recordId, sesMessageId: notification.mail.messageId, outcomes });
 });

@@ -6,6 +6,7 @@ import type { Store } from '../db/store';
 import { keys } from '../db/keys';
 import { ApiError } from '../errors';
 import type { Clock } from '../ports/clock';
+import { clientNetworkOf } from '../rate-limit/client-network';
 import { admit, exhausted } from '../rate-limit/service';
 
 export const FAILED_SIGN_INS_PER_ADDRESS = 5;
@@ -24,21 +25,22 @@ const tooMany = (retryAfterSeconds: number): ApiError =>
     headers: { 'retry-after': String(retryAfterSeconds) },
   });
 
-const budgets = (email: string, ip: string) => [
+/** The failed-sign-in budgets an attempt from `ip` for `email` counts against (the IP by its network). */
+export const signInBudgets = (email: string, ip: string) => [
   { subject: keys.authBudget('fail-email', email), limit: FAILED_SIGN_INS_PER_ADDRESS },
-  { subject: keys.authBudget('fail-ip', ip), limit: FAILED_SIGN_INS_PER_IP },
+  { subject: keys.authBudget('fail-ip', clientNetworkOf(ip)), limit: FAILED_SIGN_INS_PER_IP },
 ];
 
 /** 429 before any password or code is checked, when the address or the IP has failed too often. */
 export async function assertSignInAllowed(deps: ThrottleDeps, email: string, ip: string): Promise<void> {
-  const full = await Promise.all(budgets(email, ip).map((b) => exhausted(deps, b.subject, FAILED_SIGN_IN_WINDOW_MS)));
+  const full = await Promise.all(signInBudgets(email, ip).map((b) => exhausted(deps, b.subject, FAILED_SIGN_IN_WINDOW_MS)));
   const waits = full.flatMap((f) => (f ? [f.retryAfterSeconds] : []));
   if (waits.length) throw tooMany(Math.max(...waits));
 }
 
 /** Counts a failed sign-in; 429 when attempts that raced past the check overflowed a budget. */
 export async function countFailedSignIn(deps: ThrottleDeps, email: string, ip: string): Promise<void> {
-  const decisions = await Promise.all(budgets(email, ip).map((b) => admit(deps, b.subject, b.limit, FAILED_SIGN_IN_WINDOW_MS)));
+  const decisions = await Promise.all(signInBudgets(email, ip).map((b) => admit(deps, b.subject, b.limit, FAILED_SIGN_IN_WINDOW_MS)));
   const refused = decisions.filter((d) => !d.allowed);
   if (refused.length) throw tooMany(Math.max(...refused.map((d) => d.retryAfterSeconds ?? 1)));
 }

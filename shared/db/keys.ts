@@ -1,7 +1,6 @@
 // The only place that knows key formats: each entity's partition and sort key, its index entries,
 // and the queries that read them. The table itself (attribute and index names) is ./schema.ts.
 import { encodeTime } from 'ulid';
-import { clientNetworkOf } from '../rate-limit/client-network';
 import { table, type AccountListKey, type IndexKey, type MessageListKey, type OutboxKey } from './schema';
 
 export const OUTBOX_SHARDS = 16;
@@ -51,10 +50,11 @@ export const keys = {
   rateLog: (subject: string): ItemKey => ({ pk: `RATE#${subject}`, sk: 'LOG' }),
   /**
    * Rate-limit subjects: one budget per account, and one per client network for public and staff
-   * routes: an IPv4 address, or an IPv6 address's /64 (shared/rate-limit/client-network.ts).
+   * routes: an IPv4 address, or an IPv6 address's /64, as `ipSubject` in shared/rate-limit/service.ts
+   * names it (the key takes the network, never a raw address).
    */
   accountRateSubject: (accountId: string): string => `acct#${accountId}`,
-  ipRateSubject: (ip: string): string => `ip#${clientNetworkOf(ip)}`,
+  ipRateSubject: (network: string): string => `ip#${network}`,
 
   /** A message and its timeline share one partition: one Query reads both. */
   message: (messageId: string): ItemKey => ({ pk: `MSG#${messageId}`, sk: 'MSG' }),
@@ -146,9 +146,9 @@ export const keys = {
   oauthIdentity: (provider: string, providerUserId: string): ItemKey => ({ pk: `OAUTHID#${provider}#${providerUserId}`, sk: 'OAUTHID' }),
   /**
    * Rate-limit subjects of the sign-in throttles (`fail-email`, `fail-ip`) and the auth mails
-   * (`mail`), shared/auth/throttle.ts; `fail-ip` by client network, as ipRateSubject.
+   * (`mail`), shared/auth/throttle.ts; `fail-ip` takes the client network, as ipRateSubject.
    */
-  authBudget: (kind: 'fail-email' | 'fail-ip' | 'mail', value: string): string => `auth#${kind}#${kind === 'fail-ip' ? clientNetworkOf(value) : value}`,
+  authBudget: (kind: 'fail-email' | 'fail-ip' | 'mail', value: string): string => `auth#${kind}#${value}`,
 
   webhook: (accountId: string, subscriptionId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `WEBHOOK#${subscriptionId}` }),
   webhookPrefix: 'WEBHOOK#',

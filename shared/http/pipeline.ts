@@ -28,7 +28,7 @@ import { csrfTokenMatches, findSession, sessionActsInTestMode } from '../auth/se
 import type { SessionItem } from '../auth/sessions-repository';
 import { cookieValue, SESSION_COOKIE } from './cookies';
 import { keys } from '../db/keys';
-import { admit, ACCOUNT_RATE_LIMIT, IP_RATE_LIMIT, type RateDecision } from '../rate-limit/service';
+import { admit, ACCOUNT_RATE_LIMIT, IP_RATE_LIMIT, ipSubject, type RateDecision } from '../rate-limit/service';
 import { publicBaseUrlOf, readRuntimeKind } from '../runtime/config';
 import { getContainer, type Container } from '../runtime/container';
 import { describeError } from '../runtime/logger';
@@ -147,7 +147,7 @@ async function authorizeStaff(c: Container, request: HttpRequest): Promise<void>
 
 async function authorize(c: Container, access: Access, request: HttpRequest): Promise<Authorized> {
   if (access.kind === 'public' || access.kind === 'staff') {
-    const headers = await limit(c, keys.ipRateSubject(request.sourceIp), IP_RATE_LIMIT, request.requestId);
+    const headers = await limit(c, ipSubject(request.sourceIp), IP_RATE_LIMIT, request.requestId);
     if (access.kind === 'staff') await authorizeStaff(c, request);
     return { headers };
   }

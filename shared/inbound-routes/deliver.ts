@@ -6,7 +6,7 @@ import { attemptDelivery, isDue, retryLeftOwed, type AttemptOutcome, type Webhoo
 import { DeliveryRepository } from '../webhooks/repository';
 import { getAccount } from '../accounts/service';
 import { accountHold } from '../messages/account-hold';
-import type { RouteAttemptJob } from './messages';
+import type { RouteAttemptJob } from '../webhooks/messages';
 import { RouteRepository } from './repository';
 import { routeSecretOf } from './service';
 

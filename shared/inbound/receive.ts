@@ -20,9 +20,6 @@ import type { Clock } from '../ports/clock';
 import type { ObjectStore } from '../ports/object-store';
 import type { Queue } from '../ports/queue';
 import type { Logger } from '../ports/logger';
-import { forwardInbound, type ForwardDeps } from '../inbound-routes/forward';
-import { recordInboundMail } from '../mail/record';
-import { MailSettingsRepository } from '../mail/settings-repository';
 import { normalizeAddress } from '../email/address';
 import { publishEvent } from '../webhooks/deliver';
 import { receivedEnvelope } from './received-event';
@@ -33,15 +30,29 @@ import { parseMessage, type ParsedMessage } from './parse';
 import { InboundRepository, type InboundContent, type InboundEmailItem } from './repository';
 import { threadIdOf } from './thread';
 
-/** What storing a message needs, and what forwarding it through the account's routes needs (shared/inbound-routes/forward.ts). */
-export type InboundDeps = ForwardDeps & {
+/** What storing a message needs. */
+export interface InboundDeps {
   store: Store;
   objects: ObjectStore;
   queue: Queue;
   ids: Ids;
   clock: Clock;
   logger: Logger;
-};
+}
+
+/**
+ * What the areas above the receipt do with it, passed in by the composition root
+ * (shared/runtime/listeners.ts), so the receipt knows neither the Mail app nor the routes.
+ */
+export interface ReceiptListeners {
+  /** The Mail app inbox that holds the address now, if any (kept on the email, never changed later). */
+  inboxOf(accountId: string, address: string): Promise<string | null>;
+  /**
+   * Run in order after each stored inbound email, on every delivery of its notification, so each
+   * is idempotent per email id: the Mail app files it, the account's matching route forwards it.
+   */
+  received: ReadonlyArray<(email: InboundEmailItem, text: string | null) => Promise<void>>;
+}
 
 /** Content larger than this (as JSON) goes to the object store; the table keeps items small. */
 const INLINE_CONTENT_BYTES = 64 * 1024;
@@ -49,7 +60,7 @@ const INLINE_CONTENT_BYTES = 64 * 1024;
 
 export type ReceiveOutcome = { recipient: string; outcome: 'stored'; id: string } | { recipient: string; outcome: 'not_inbound' };
 
-export async function receiveInbound(deps: InboundDeps, notification: ReceiptNotification): Promise<ReceiveOutcome[]> {
+export async function receiveInbound(deps: InboundDeps, listeners: ReceiptListeners, notification: ReceiptNotification): Promise<ReceiveOutcome[]> {
   const rawKey = notification.receipt.action.objectKey;
   const raw = await deps.objects.getStream(rawKey);
   // SES stored it before notifying: a missing object is a fault to retry (and then look at in the DLQ).
@@ -102,13 +113,13 @@ export async function receiveInbound(deps: InboundDeps, notification: ReceiptNot
     // The first delivery's id and raw object (a second copy of the same bytes under another key
     // names the same message; the first copy's attachments and content are beside it).
     const claimed = await repo.claimReceipt(digest, target.accountId, { inboundId: deps.ids.next('inb'), rawKey });
-    const inbox = await new MailSettingsRepository(deps.store).inboxAt(target.accountId, normalizeAddress(recipient));
+    const inboxId = await listeners.inboxOf(target.accountId, normalizeAddress(recipient));
     const email = await repo.putOnce(
-      toItem(parsed, { id: claimed.inboundId, accountId: target.accountId, domain: target.domain, recipient, inboxId: inbox?.id ?? null, rawKey: claimed.rawKey, size: raw.size, notification }),
+      toItem(parsed, { id: claimed.inboundId, accountId: target.accountId, domain: target.domain, recipient, inboxId, rawKey: claimed.rawKey, size: raw.size, notification }),
       inlineContent ? { content } : { content_key: contentKey(claimed.rawKey) },
     );
     await publishEvent(deps, receivedEnvelope(email, parsed.text, 'subscription'));
-    await afterReceived(deps, email, parsed.text);
+    for (const listener of listeners.received) await listener(email, parsed.text);
     outcomes.push({ recipient, outcome: 'stored', id: email.id });
   }
   return outcomes;
@@ -180,16 +191,4 @@ function toItem(
     raw_key: at.rawKey,
     ...(parsed.malformed ? { malformed: true } : {}),
   };
-}
-
-/**
- * Runs after each stored inbound email, on every delivery of its notification, so it is idempotent
- * per email id: the account's matching inbound route forwards it (a webhook delivery keyed by the
- * email and route, or a send with the idempotency key `inbound-forward:<inb id>:<route id>`).
- */
-export async function afterReceived(deps: InboundDeps, email: InboundEmailItem, text: string | null): Promise<void> {
-  await recordInboundMail(deps, email, text);
-  // The stored email as it is, its text, and the raw message's size (so a forward never reads the raw to learn it).
-  const outcome = await forwardInbound(deps, { ...email, text, raw_size: email.size_bytes });
-  if (outcome.kind !== 'unrouted') deps.logger.info('inbound email forwarded by a route', { inboundId: email.id, outcome: outcome.kind });
 }

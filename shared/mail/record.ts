@@ -1,5 +1,5 @@
 // The one way mail enters the Mail app: recordMailMessage, called for each stored inbound email
-// (shared/inbound/receive.ts, afterReceived) and, with compose, for each accepted outbound message.
+// (a listener of the receipt, shared/runtime/listeners.ts) and, with compose, for each accepted outbound message.
 // It files the message in its thread (entry, ref, the thread's state and list pointers) and is the
 // place where the search index is to be written (docs/architecture.md, "The Mail app").
 //
@@ -48,7 +48,7 @@ export function inboundEntryOf(email: InboundEmailItem, text: string | null): Ma
   };
 }
 
-/** A stored inbound email into its thread (the call afterReceived makes). */
+/** A stored inbound email into its thread (the receipt's listener). */
 export function recordInboundMail(deps: { store: Store }, email: InboundEmailItem, text: string | null): Promise<void> {
   return recordMailMessage(deps, inboundEntryOf(email, text));
 }

@@ -12,7 +12,12 @@
 // can move the edge of a window by d ms, no more: the log stays exact in its own terms.
 import type { Store } from '../db/store';
 import type { Clock } from '../ports/clock';
+import { keys } from '../db/keys';
+import { clientNetworkOf } from './client-network';
 import { RateLogRepository } from './repository';
+
+/** The rate-limit subject of a client IP: its network (an IPv4 address, an IPv6 address's /64). */
+export const ipSubject = (ip: string): string => keys.ipRateSubject(clientNetworkOf(ip));
 
 export const ACCOUNT_RATE_LIMIT = 10;
 export const IP_RATE_LIMIT = 10;

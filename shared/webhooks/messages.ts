@@ -1,6 +1,5 @@
 // The webhooks queue's payloads: an event to fan out to its subscriptions, or one delivery attempt.
 import * as z from 'zod';
-import { routeAttemptJob } from '../inbound-routes/messages';
 import { subscribableTypes } from './model';
 
 /** The webhook request body, exactly as the spec's envelope (keys in the order they are sent). */
@@ -26,9 +25,23 @@ export const attemptJob = z.object({
   attempt: z.number().int().positive(),
 });
 
-// route_attempt: an inbound route's webhook forward rides the same queue and retry schedule.
+/**
+ * An inbound route's webhook forward rides the same queue and retry schedule: one signed attempt
+ * of a stored delivery, as a subscription's attempt job but naming the route
+ * (shared/inbound-routes/deliver.ts). Declared with the queue's other jobs, so the queue's owner
+ * knows every job it carries without importing the areas that send them.
+ */
+export const routeAttemptJob = z.object({
+  kind: z.literal('route_attempt'),
+  account_id: z.string().min(1),
+  route_id: z.string().min(1),
+  delivery_id: z.string().min(1),
+  attempt: z.number().int().positive(),
+});
+
 export const webhookJob = z.discriminatedUnion('kind', [eventJob, attemptJob, routeAttemptJob]);
 
 export type EventJob = z.infer<typeof eventJob>;
 export type AttemptJob = z.infer<typeof attemptJob>;
+export type RouteAttemptJob = z.infer<typeof routeAttemptJob>;
 export type WebhookJob = z.infer<typeof webhookJob>;

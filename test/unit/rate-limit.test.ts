@@ -4,7 +4,8 @@ import { keys } from '../../shared/db/keys';
 import { Store } from '../../shared/db/store';
 import { ManualClock } from '../../shared/ports/clock';
 import { clientNetworkOf } from '../../shared/rate-limit/client-network';
-import { admit } from '../../shared/rate-limit/service';
+import { admit, ipSubject } from '../../shared/rate-limit/service';
+import { signInBudgets } from '../../shared/auth/throttle';
 import { startTestStore, type TestStore } from '../support/store';
 
 let t: TestStore;
@@ -135,31 +136,31 @@ describe('admit', () => {
 
   it('keeps subjects apart', async () => {
     const clock = new ManualClock();
-    for (let i = 0; i < 10; i++) await admit({ store: t.store, clock }, keys.ipRateSubject('192.0.2.1'), 10);
-    expect((await admit({ store: t.store, clock }, keys.ipRateSubject('192.0.2.2'), 10)).allowed).toBe(true);
-    expect((await admit({ store: t.store, clock }, keys.ipRateSubject('192.0.2.1'), 10)).allowed).toBe(false);
+    for (let i = 0; i < 10; i++) await admit({ store: t.store, clock }, ipSubject('192.0.2.1'), 10);
+    expect((await admit({ store: t.store, clock }, ipSubject('192.0.2.2'), 10)).allowed).toBe(true);
+    expect((await admit({ store: t.store, clock }, ipSubject('192.0.2.1'), 10)).allowed).toBe(false);
   });
 });
 
-describe('per-IP subjects (keys.ipRateSubject)', () => {
+describe('per-IP subjects (ipSubject)', () => {
   it('shares one budget among the addresses of one IPv6 /64, however they are written', async () => {
     const clock = new ManualClock('2026-01-01T00:00:00.000Z');
     const deps = { store: t.store, clock };
     const sameSlash64 = ['2001:db8:1:2::1', '2001:db8:1:2:ffff:ffff:ffff:fffe', '2001:0DB8:0001:0002:0:0:0:abcd', '2001:db8:1:2:aaaa::9%eth0'];
-    for (let i = 0; i < 10; i++) expect((await admit(deps, keys.ipRateSubject(sameSlash64[i % sameSlash64.length] as string), 10)).allowed).toBe(true);
+    for (let i = 0; i < 10; i++) expect((await admit(deps, ipSubject(sameSlash64[i % sameSlash64.length] as string), 10)).allowed).toBe(true);
 
-    for (const address of sameSlash64) expect((await admit(deps, keys.ipRateSubject(address), 10)).allowed).toBe(false);
-    expect((await admit(deps, keys.ipRateSubject('2001:db8:1:3::1'), 10)).allowed).toBe(true);
-    expect((await admit(deps, keys.ipRateSubject('2001:db8:2:2::1'), 10)).allowed).toBe(true);
+    for (const address of sameSlash64) expect((await admit(deps, ipSubject(address), 10)).allowed).toBe(false);
+    expect((await admit(deps, ipSubject('2001:db8:1:3::1'), 10)).allowed).toBe(true);
+    expect((await admit(deps, ipSubject('2001:db8:2:2::1'), 10)).allowed).toBe(true);
   });
 
   it('limits an IPv4-mapped IPv6 address as its IPv4 address', async () => {
     const clock = new ManualClock('2026-01-01T00:00:00.000Z');
     const deps = { store: t.store, clock };
-    for (let i = 0; i < 10; i++) expect((await admit(deps, keys.ipRateSubject(i % 2 ? '203.0.113.9' : '::ffff:203.0.113.9'), 10)).allowed).toBe(true);
+    for (let i = 0; i < 10; i++) expect((await admit(deps, ipSubject(i % 2 ? '203.0.113.9' : '::ffff:203.0.113.9'), 10)).allowed).toBe(true);
 
-    expect((await admit(deps, keys.ipRateSubject('::FFFF:cb00:7109'), 10)).allowed).toBe(false);
-    expect((await admit(deps, keys.ipRateSubject('203.0.113.10'), 10)).allowed).toBe(true);
+    expect((await admit(deps, ipSubject('::FFFF:cb00:7109'), 10)).allowed).toBe(false);
+    expect((await admit(deps, ipSubject('203.0.113.10'), 10)).allowed).toBe(true);
   });
 
   it.each([
@@ -175,7 +176,7 @@ describe('per-IP subjects (keys.ipRateSubject)', () => {
     ['not an ip', 'not an ip'],
   ])('keys %s as %s', (ip, network) => {
     expect(clientNetworkOf(ip)).toBe(network);
-    expect(keys.ipRateSubject(ip)).toBe(`ip#${network}`);
-    expect(keys.authBudget('fail-ip', ip)).toBe(`auth#fail-ip#${network}`);
+    expect(ipSubject(ip)).toBe(`ip#${network}`);
+    expect(signInBudgets('a@example.com', ip).map((b) => b.subject)).toContain(`auth#fail-ip#${network}`);
   });
 });
