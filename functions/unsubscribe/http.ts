@@ -6,9 +6,9 @@ import { prefersHtml } from '../../shared/http/negotiate';
 import { createHttpHandler } from '../../shared/http/pipeline';
 import { htmlPage, json } from '../../shared/http/respond';
 import type { HttpRequest, HttpResult } from '../../shared/http/types';
-import { confirmPage, donePage, invalidLinkPage } from '../../shared/unsubscribe/pages';
+import { confirmPage, donePage, invalidLinkPage } from '../../shared/engagement/unsubscribe-page';
 import type { UnsubscribeVia } from '../../shared/unsubscribe/schemas';
-import { readUnsubscribe, unsubscribe, type UnsubscribeState } from '../../shared/unsubscribe/service';
+import { readUnsubscribe, unsubscribe, type UnsubscribeState } from '../../shared/engagement/unsubscribe';
 import { trackingRoutes } from './tracking';
 
 /** No scripts, no referrer, no caching of a page reached by token; the form posts to itself only. */

@@ -4,7 +4,7 @@
 import { redirect } from '../../shared/http/respond';
 import type { RouteHandler } from '../../shared/http/pipeline';
 import type { HttpRequest, HttpResult } from '../../shared/http/types';
-import { recordClick, recordOpen, type Visitor } from '../../shared/tracking/service';
+import { recordClick, recordOpen, type Visitor } from '../../shared/engagement/tracking';
 
 /** A transparent 1×1 GIF. */
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');

@@ -2,12 +2,12 @@
 // (Broadcast, BroadcastStats).
 import * as z from 'zod';
 import { parseMailbox } from '../email/address';
+import { messageTypes, type MessageType } from '../messages/schemas';
 import { trackingRequest } from '../tracking/schemas';
 
 export const broadcastStatuses = ['draft', 'scheduled', 'sending', 'sent', 'cancelled', 'failed'] as const;
 export type BroadcastStatus = (typeof broadcastStatuses)[number];
-export const messageTypes = ['transactional', 'marketing'] as const;
-export type MessageType = (typeof messageTypes)[number];
+export { messageTypes, type MessageType };
 
 /** The spec leaves the maximum open; recorded in docs/api-decisions.md. Counted before de-duplication. */
 export const MAX_BULK_RECIPIENTS = 10_000;

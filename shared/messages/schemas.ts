@@ -4,9 +4,12 @@
 import * as z from 'zod';
 import { channels } from '../accounts/service';
 import type { ErrorCode } from '../errors';
-import { messageTypes } from '../broadcasts/schemas';
 import { pageQuery } from '../pagination/schemas';
 import { trackingRequest } from '../tracking/schemas';
+
+/** A message's kind: marketing mail carries its one-click unsubscribe; broadcasts choose one too. */
+export const messageTypes = ['transactional', 'marketing'] as const;
+export type MessageType = (typeof messageTypes)[number];
 
 const object = z.record(z.string(), z.unknown());
 const timestamp = z.string().meta({ description: 'RFC 3339 UTC timestamp with milliseconds' });

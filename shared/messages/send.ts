@@ -91,6 +91,9 @@ interface Prepared {
  */
 export type SendOutcome = SendDecision | { kind: 'rejected'; error: ApiError };
 
+/** Which of some messages are stored, as spend caps ask after a failed write (shared/spend-caps/reserve.ts). */
+const storedMessages = (deps: { store: Store }) => (ids: string[]) => new MessageRepository(deps.store).getMany(ids);
+
 const rejected = (error: ApiError): SendOutcome => ({ kind: 'rejected', error });
 
 /** The error a suppressed send answers with, on the first request and on every retry. */
@@ -323,7 +326,7 @@ async function reserveAndStore(
     }
   }
   const stored = await storeAll(deps, sender.accountId, drafts.filter((d) => !overCap.has(d)), now).catch(async (error: unknown) => {
-    await releaseUnstoredSpend(deps, sender, reserved, nowIso);
+    await releaseUnstoredSpend(deps, sender, reserved, nowIso, storedMessages(deps));
     throw error;
   });
   for (const { d, result } of stored) {
@@ -334,7 +337,7 @@ async function reserveAndStore(
   const found = reserved.filter((b) => resultOf.get(b.ref) !== 'created' && resultOf.get(b.ref) !== 'failed');
   await inParallel(found, CLAIM_CONCURRENCY, (b) => releaseSpend(deps, { ...b.ref.message, key_id: sender.keyId }));
   const failure = stored.find((s) => s.result === 'failed');
-  if (failure) await releaseUnstoredSpend(deps, sender, reserved.filter((b) => resultOf.get(b.ref) === 'failed'), nowIso);
+  if (failure) await releaseUnstoredSpend(deps, sender, reserved.filter((b) => resultOf.get(b.ref) === 'failed'), nowIso, storedMessages(deps));
   return { created: stored.filter((s) => s.result === 'created').map((s) => s.d), failure };
 }
 

@@ -14,7 +14,6 @@ import { costOf, type CostConfig } from '../usage/cost';
 import { UsageRepository, type Spend } from '../usage/repository';
 import { periodOf } from '../usage/service';
 import { alertIfReached } from './alert';
-import { MessageRepository } from '../messages/repository';
 import { SpendCapRepository, type SpendCapItem } from './repository';
 
 export interface SpendDeps {
@@ -142,10 +141,12 @@ export async function releaseUnstoredSpend(
   sender: SpendSender,
   reserved: readonly Omit<SpendRequest<unknown>, 'ref'>[],
   acceptedAt: string,
+  /** Which of these messages were stored (the sending area reads them; spend caps do not know messages). */
+  storedOf: (messageIds: string[]) => Promise<{ has(messageId: string): boolean }>,
 ): Promise<void> {
   if (sender.testMode || reserved.length === 0) return;
   try {
-    const stored = await new MessageRepository(deps.store).getMany(reserved.map((r) => r.messageId));
+    const stored = await storedOf(reserved.map((r) => r.messageId));
     for (const r of reserved.filter((x) => !stored.has(x.messageId))) {
       await releaseSpend(deps, { account_id: sender.accountId, key_id: sender.keyId, channel: r.channel, test_mode: false, created_at: acceptedAt });
     }

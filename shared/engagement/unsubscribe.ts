@@ -20,9 +20,9 @@ import type { Metrics } from '../ports/metrics';
 import type { Queue } from '../ports/queue';
 import type { Secrets } from '../ports/secrets';
 import { findSuppression, suppress } from '../suppressions/service';
-import { UNSUBSCRIBE_SECRET } from './links';
-import type { UnsubscribeVia, UnsubscribeView } from './schemas';
-import { messageIdOf, tokenMatches } from './token';
+import { UNSUBSCRIBE_SECRET } from '../unsubscribe/links';
+import type { UnsubscribeVia, UnsubscribeView } from '../unsubscribe/schemas';
+import { messageIdOf, tokenMatches } from '../unsubscribe/token';
 
 export interface UnsubscribeDeps {
   store: Store;

@@ -1,7 +1,7 @@
 // What a person sees at the unsubscribe link: the confirmation page (a GET, which changes
 // nothing: mail scanners follow links), the page after the button's POST, and the page of a link
 // that is not valid. HTML text only; the entry chooses the status and headers.
-import type { UnsubscribeState } from './service';
+import type { UnsubscribeState } from './unsubscribe';
 
 const escapeHtml = (value: string): string =>
   value.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] as string);

@@ -14,8 +14,8 @@ import type { Queue } from '../ports/queue';
 import type { Secrets } from '../ports/secrets';
 import { randomHex } from '../crypto';
 import { UNSUBSCRIBE_SECRET } from '../unsubscribe/links';
-import { tracksClicks, tracksOpens } from './choice';
-import { trackedMessageOf, trackTokenMatches, type TrackKind } from './token';
+import { tracksClicks, tracksOpens } from '../tracking/choice';
+import { trackedMessageOf, trackTokenMatches, type TrackKind } from '../tracking/token';
 
 export interface TrackingDeps {
   store: Store;
