@@ -3,7 +3,7 @@
 // onto the webhooks queue with publishEvent, as the send worker and the events ingest do.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { publishEvent } from '../../shared/webhooks/deliver';
 import type { Benchmark } from '../run';
 import { callList, consumerOf, gbSeconds, memoryMbOf, PRICE, priceNote, totalUnits } from '../lib/cost';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SQSEvent } from 'aws-lambda';
 import { functions } from '../../functions/manifest';
-import { createAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { keys } from '../../shared/db/keys';
 import { createDomain } from '../../shared/domains/service';
 import { queueNamed } from '../../shared/platform';

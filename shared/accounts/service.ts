@@ -1,8 +1,10 @@
-// Accounts: created by staff (or the local bootstrap) with one live and one test admin key.
+// Accounts: created by staff (or the local bootstrap) with one live and one test admin key
+// (shared/api-keys/new-account.ts), or by a sign-up with none.
 import type { Store } from '../db/store';
 import { ApiError, NotFoundError } from '../errors';
-import { verifiedKeys } from '../api-keys/cache';
-import { createKey, type KeyDeps } from '../api-keys/service';
+import type { Ids } from '../ids';
+import type { Clock } from '../ports/clock';
+import { accountChanged } from './changes';
 import { AccountRepository, type AccountItem } from './repository';
 import {
   channels,
@@ -12,7 +14,6 @@ import {
   type Channel,
   type ChannelStateView,
   type CreateAccountBody,
-  type CreatedAccount,
 } from './schemas';
 
 // The area's vocabulary, where the rest of the code base has always found it.
@@ -20,8 +21,14 @@ export { channelBody, channels, createAccountBody, type Channel } from './schema
 export type { AccountStatus, AccountVerification, CreatedAccount, ReadinessStatus } from './schemas';
 export type { AccountItem } from './repository';
 
+export interface AccountDeps {
+  store: Store;
+  ids: Ids;
+  clock: Clock;
+}
+
 /** Writes a new account item; `ownerVerified: false` for a sign-up account whose owner has not verified their address. */
-async function newAccount(deps: KeyDeps, body: CreateAccountBody, ownerVerified?: false): Promise<string> {
+export async function newAccount(deps: AccountDeps, body: CreateAccountBody, ownerVerified?: false): Promise<string> {
   const id = deps.ids.next('acct');
   const now = deps.clock.now().toISOString();
   const created = await new AccountRepository(deps.store).create({
@@ -42,37 +49,30 @@ async function newAccount(deps: KeyDeps, body: CreateAccountBody, ownerVerified?
  * The account of a person who signed up: no keys at all (the console creates them), and in
  * sandbox mode until its owner verifies their address.
  */
-export async function createSignUpAccount(deps: KeyDeps, body: CreateAccountBody): Promise<string> {
+export async function createSignUpAccount(deps: AccountDeps, body: CreateAccountBody): Promise<string> {
   return newAccount(deps, body, false);
 }
 
 /** Undoes a sign-up whose later steps failed: the account has no keys nor anything else yet. */
-export async function removeSignUpAccount(deps: Pick<KeyDeps, 'store'>, accountId: string): Promise<void> {
+export async function removeSignUpAccount(deps: Pick<AccountDeps, 'store'>, accountId: string): Promise<void> {
   await new AccountRepository(deps.store).remove(accountId);
 }
 
 /** The owner proved their address: the account may leave sandbox mode (with a verified domain) and hold live keys. */
-export async function markOwnerVerified(deps: Pick<KeyDeps, 'store' | 'clock'>, accountId: string): Promise<void> {
+export async function markOwnerVerified(deps: Pick<AccountDeps, 'store' | 'clock'>, accountId: string): Promise<void> {
   await new AccountRepository(deps.store).markOwnerVerified(accountId, deps.clock.now().toISOString());
-  verifiedKeys.forgetAccount(accountId);
+  accountChanged(accountId);
 }
 
 /** An account whose owner signed up and has not verified their address: sandbox mode whatever its domains, and no live keys. */
 export const ownerUnverified = (account: Pick<AccountItem, 'owner_verified'>): boolean => account.owner_verified === false;
-
-export async function createAccount(deps: KeyDeps, body: CreateAccountBody): Promise<CreatedAccount> {
-  const id = await newAccount(deps, body);
-  const live = await createKey(deps, id, { scope: 'admin', test_mode: false, name: 'admin live key' }, { testMode: false });
-  const test = await createKey(deps, id, { scope: 'admin', test_mode: true, name: 'admin test key' }, { testMode: false });
-  return { account_id: id, admin_key: live.key, test_admin_key: test.key };
-}
 
 export async function getAccount(store: Store, accountId: string): Promise<AccountItem | undefined> {
   return new AccountRepository(store).get(accountId);
 }
 
 export async function setAccountStatus(
-  deps: Pick<KeyDeps, 'store' | 'clock'>,
+  deps: Pick<AccountDeps, 'store' | 'clock'>,
   accountId: string,
   status: AccountStatus,
 ): Promise<AccountStatusView> {
@@ -80,7 +80,7 @@ export async function setAccountStatus(
   if (!found) throw new NotFoundError('account');
   // Keys verified in this process carry the account: drop them so the change holds at once here
   // (other processes re-read within the cache's bound, docs/api-decisions.md).
-  verifiedKeys.forgetAccount(accountId);
+  accountChanged(accountId);
   return { account_id: accountId, status };
 }
 
@@ -90,7 +90,7 @@ export async function setAccountStatus(
  * it registers one. Channels with no provider wired in this deployment report `not_configured`.
  */
 export async function getVerification(
-  deps: Pick<KeyDeps, 'store'>,
+  deps: Pick<AccountDeps, 'store'>,
   accountId: string,
   options: { sharedEmailSender: string; domains: { registered: number; verified: number } },
 ): Promise<AccountVerification> {
@@ -118,7 +118,7 @@ export async function getVerification(
 export const switchableChannels: readonly Channel[] = ['email', 'webhook'];
 
 export async function setChannelEnabled(
-  deps: Pick<KeyDeps, 'store' | 'clock'>,
+  deps: Pick<AccountDeps, 'store' | 'clock'>,
   accountId: string,
   channel: string,
   enabled: boolean,
@@ -134,6 +134,6 @@ export async function setChannelEnabled(
   if (enabled) next.add(channel as Channel);
   else next.delete(channel as Channel);
   if (!(await accounts.setEnabledChannels(accountId, [...next], deps.clock.now().toISOString()))) throw new NotFoundError('account');
-  verifiedKeys.forgetAccount(accountId); // sends read the channels from the account the key carries
+  accountChanged(accountId); // sends read the channels from the account the key carries
   return { channel: channel as Channel, enabled };
 }

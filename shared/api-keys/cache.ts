@@ -9,6 +9,7 @@
 // KEY_CACHE_TTL_MS; a change made through this process's services drops the entries it concerns
 // at once.
 import type { AccountItem } from '../accounts/repository';
+import { onAccountChange } from '../accounts/changes';
 import type { ApiKeyItem } from './repository';
 
 /** How long a verified key is trusted without reading the store again. */
@@ -100,3 +101,6 @@ export class VerifiedKeyCache {
 
 /** This process's cache. */
 export const verifiedKeys = new VerifiedKeyCache(KEY_CACHE_MAX_ENTRIES);
+
+// An account changed through this process's services: its keys' entries carry the old account.
+onAccountChange((accountId) => verifiedKeys.forgetAccount(accountId));

@@ -7,7 +7,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { createLogger } from '../../shared/runtime/logger';
 import { MAX_RECIPIENTS, startSmtpListener, type SmtpListener, type SmtpListenerOptions } from '../../shared/runtime/local/smtp-listener';
 import { createTestContainer, type TestContainer } from '../support/container';

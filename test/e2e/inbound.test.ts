@@ -12,7 +12,7 @@ import { dkimSign } from 'mailauth';
 import { createTransport } from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functions } from '../../functions/manifest';
-import { createAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { keys } from '../../shared/db/keys';
 import type { InboundEmailItem } from '../../shared/inbound/repository';
 import { readLocalSettings } from '../../shared/runtime/config';

@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { MessageRepository } from '../../shared/messages/repository';
 import { messageIdFor } from '../../shared/messages/message-id';
 import { putSpendCap } from '../../shared/spend-caps/service';

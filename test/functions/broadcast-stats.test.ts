@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as fanOutRaw } from '../../functions/broadcasts/fan-out';
 import { handler as ingestRaw } from '../../functions/events/ingest-ses-event';
 import { handler as sendWorkerRaw } from '../../functions/send/send-message';
-import { createAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { createKey } from '../../shared/api-keys/service';
 import { recipientIdempotencyKey } from '../../shared/broadcasts/fan-out';
 import type { FanOutJob } from '../../shared/broadcasts/messages';

@@ -5,7 +5,8 @@
 // often-written broadcast item.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler as fanOutRaw } from '../../functions/broadcasts/fan-out';
-import { createAccount, setAccountStatus, type CreatedAccount } from '../../shared/accounts/service';
+import { setAccountStatus, type CreatedAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { recipientIdempotencyKey } from '../../shared/broadcasts/fan-out';
 import { SCHEDULED_START, type StartJob } from '../../shared/broadcasts/messages';
 import type { BroadcastContentItem, BroadcastItem } from '../../shared/broadcasts/model';

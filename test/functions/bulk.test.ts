@@ -4,7 +4,8 @@
 // template broadcasts rendered per recipient from the version pinned at creation.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler as fanOutRaw } from '../../functions/broadcasts/fan-out';
-import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
+import { type CreatedAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { recipientIdempotencyKey } from '../../shared/broadcasts/fan-out';
 import type { FanOutJob } from '../../shared/broadcasts/messages';
 import type { BroadcastItem, RecipientChunkItem } from '../../shared/broadcasts/model';

@@ -5,7 +5,7 @@
 // 30,000-row file.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler as importContactsRaw } from '../../functions/uploads/import-contacts';
-import { createAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { keys } from '../../shared/db/keys';
 import type { ContactRow } from '../../shared/imports/csv';
 import type { ImportJob } from '../../shared/imports/messages';

@@ -2,7 +2,8 @@
 // list (newest first, email, list_id, q, pagination), read, update, delete and every failure case;
 // and what a crashed request leaves behind (a stale address claim, a contact marked deleted).
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
+import { type CreatedAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { createKey } from '../../shared/api-keys/service';
 import { STALE_EMAIL_CLAIM_MS } from '../../shared/contacts/contacts';
 import { ContactRepository } from '../../shared/contacts/repository';

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CreatedAccount } from '../../shared/accounts/service';
 import { NodeDns } from '../../shared/adapters/node-dns';
-import { createAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { keys } from '../../shared/db/keys';
 import { createKey } from '../../shared/api-keys/service';
 import type { DnsRecord } from '../../shared/domains/model';

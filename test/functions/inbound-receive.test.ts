@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { handler as receiveRaw } from '../../functions/inbound/receive-email';
 import { handler as deliverWebhookRaw } from '../../functions/webhooks/deliver-webhook';
-import { createAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { callRaw } from '../support/api';
 import { keys } from '../../shared/db/keys';
 import type { InboundEmailItem } from '../../shared/inbound/repository';

@@ -5,7 +5,7 @@
 // account, no credentials, and the deployment gate.
 import { describe, expect, it } from 'vitest';
 import { handler as deliverWebhookRaw } from '../../functions/webhooks/deliver-webhook';
-import { createAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { hmacSha256 } from '../../shared/crypto';
 import { keys } from '../../shared/db/keys';
 import type { Store } from '../../shared/db/store';

@@ -3,7 +3,7 @@
 // sealed, the URL guard, partial updates, deletion, scopes, the deployment gate, and other
 // accounts' routes reported as not found.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { GuardedHttp } from '../../shared/adapters/guarded-http';
 import { accountPartition, keys } from '../../shared/db/keys';
 import type { DomainItem } from '../../shared/domains/model';

@@ -2,7 +2,8 @@
 // revocation effective at once, other accounts' keys invisible.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
+import { type CreatedAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { ApiKeyRepository } from '../../shared/api-keys/repository';
 import { accountPartition } from '../../shared/db/keys';
 import { call } from '../support/api';

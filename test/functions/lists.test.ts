@@ -2,7 +2,8 @@
 // (exact for static lists, an estimate for dynamic ones), members added, listed and removed, list
 // deletes, every failure case; and what a crashed membership write or list delete leaves behind.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
+import { type CreatedAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { keys } from '../../shared/db/keys';
 import { COUNT_MAX_AGE_MS, continueListDelete, countMatches, deleteList } from '../../shared/contacts/lists';
 import { handler as contactJobs } from '../../functions/uploads/import-contacts';

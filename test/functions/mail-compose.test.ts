@@ -4,7 +4,7 @@
 // failure case answers the spec's envelope.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler as sendWorkerRaw } from '../../functions/send/send-message';
-import { createAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { createKey } from '../../shared/api-keys/service';
 import { FORWARDED_FILENAME } from '../../shared/inbound-routes/forward';
 import { suppress } from '../../shared/suppressions/service';

@@ -3,7 +3,7 @@
 // real parser (mailparser) reads back message by message after splitting it as RFC 4155 says.
 import { simpleParser } from 'mailparser';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { recordMailMessage } from '../../shared/mail/record';
 import { callRaw } from '../support/api';
 import type { HttpEventInput } from '../support/events';

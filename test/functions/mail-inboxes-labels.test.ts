@@ -2,7 +2,7 @@
 // joined to the inbox of its recipient address (and detached when the inbox goes), and labels'
 // case-insensitive names, hex colours, order and deletion; every failure case.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { MAX_INBOXES } from '../../shared/mail/inboxes';
 import { MAX_LABELS } from '../../shared/mail/labels';
 import { MailSettingsRepository } from '../../shared/mail/settings-repository';

@@ -3,7 +3,7 @@
 // an inbox, never across accounts, once however often the worker runs; a search reads postings in
 // proportion to its hits, not to the account's mail; the threads list filters by the same q.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { keyQueries, keys } from '../../shared/db/keys';
 import type { QueryRequest, Store } from '../../shared/db/store';
 import { indexMailMessage } from '../../shared/mail/index-write';

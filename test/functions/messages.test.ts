@@ -3,7 +3,8 @@
 // cancelling a scheduled send so that nothing is ever sent for it.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler as sendWorkerRaw } from '../../functions/send/send-message';
-import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
+import { type CreatedAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import type { SendJob } from '../../shared/messages/messages';
 import { recordEvent } from '../../shared/messages/timeline';
 import { call } from '../support/api';

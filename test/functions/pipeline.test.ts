@@ -1,7 +1,8 @@
 // The request pipeline as every route sees it: credentials, suspension, scope, limiter, body
 // parsing and the error envelope. Handlers are called with API Gateway v2 events.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createAccount, setAccountStatus } from '../../shared/accounts/service';
+import { setAccountStatus } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { KEY_CACHE_TTL_MS, verifiedKeys } from '../../shared/api-keys/cache';
 import { createKey, KEY_USE_WRITE_INTERVAL_MS, revokeKey } from '../../shared/api-keys/service';
 import { keys } from '../../shared/db/keys';

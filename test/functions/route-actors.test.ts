@@ -10,7 +10,7 @@ import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpRoutes } from '../../functions/manifest';
-import { createAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { createKey } from '../../shared/api-keys/service';
 import { routeKey } from '../../shared/platform';
 import { installContainer } from '../../shared/runtime/container';

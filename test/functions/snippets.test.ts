@@ -4,7 +4,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { functions } from '../../functions/manifest';
-import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
+import { type CreatedAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { keys } from '../../shared/db/keys';
 import { createRouteMatcher } from '../../shared/http/route-match';
 import { loadContent } from '../../shared/messages/content';

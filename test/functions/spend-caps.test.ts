@@ -4,7 +4,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler as fanOutRaw } from '../../functions/broadcasts/fan-out';
 import { handler as sendWorkerRaw } from '../../functions/send/send-message';
-import { createAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { createKey } from '../../shared/api-keys/service';
 import type { BroadcastItem } from '../../shared/broadcasts/model';
 import { keys } from '../../shared/db/keys';

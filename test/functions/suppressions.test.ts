@@ -1,7 +1,8 @@
 // Suppressions end to end through the handler: adds, lists, removes and imports that block
 // recipients, checked through the same lookups the send path uses; other accounts never see them.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
+import { type CreatedAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { findSuppressed, findSuppression } from '../../shared/suppressions/service';
 import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';

@@ -2,7 +2,8 @@
 // not stored, its problems answered in warnings and errors with a 200) and the render of a stored
 // template as mailed (CSS inlined, a text part).
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
+import { type CreatedAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { MAX_PROBLEMS } from '../../shared/templates/preview';
 import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';

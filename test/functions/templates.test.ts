@@ -3,7 +3,8 @@
 // record the template and version they were rendered from and are mailed as rendered.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler as sendWorkerRaw } from '../../functions/send/send-message';
-import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
+import { type CreatedAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { keys } from '../../shared/db/keys';
 import { loadContent } from '../../shared/messages/content';
 import type { SendJob } from '../../shared/messages/messages';

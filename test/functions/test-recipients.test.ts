@@ -1,7 +1,8 @@
 // Test recipients end to end through the handler: registration mails a one-time link, the link
 // verifies once, the account holds at most three, and the send path's checks see the result.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
+import { type CreatedAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { accountPartition, keys } from '../../shared/db/keys';
 import { ApiError } from '../../shared/errors';
 import { PermanentSendError } from '../../shared/ports/mailer';

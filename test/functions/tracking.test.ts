@@ -9,7 +9,7 @@ import { handler as fanOutRaw } from '../../functions/broadcasts/fan-out';
 import { handler as ingestRaw } from '../../functions/events/ingest-ses-event';
 import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { GuardedHttp } from '../../shared/adapters/guarded-http';
-import { createAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import type { FanOutJob } from '../../shared/broadcasts/messages';
 import { keys } from '../../shared/db/keys';
 import { dispatch } from '../../shared/messages/dispatch';

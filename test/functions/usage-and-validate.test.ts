@@ -3,7 +3,8 @@
 // validate_recipient on a send check syntax and whether the domain takes mail.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler as sendWorkerRaw } from '../../functions/send/send-message';
-import { channels, createAccount, type CreatedAccount } from '../../shared/accounts/service';
+import { channels, type CreatedAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { RetryableError } from '../../shared/errors';
 import type { Dns } from '../../shared/ports/dns';
 import type { SendJob } from '../../shared/messages/messages';

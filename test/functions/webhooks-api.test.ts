@@ -2,7 +2,8 @@
 // sealed, the URL guard on create and update, partial updates, rotation, deletion, the delivery
 // log, scopes, and other accounts' subscriptions reported as not found.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
+import { type CreatedAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { accountPartition, keys } from '../../shared/db/keys';
 import { GuardedHttp } from '../../shared/adapters/guarded-http';
 import type { DeliveryStatus } from '../../shared/webhooks/model';

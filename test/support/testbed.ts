@@ -1,7 +1,8 @@
 // The hooks every handler test file needs: one container per file, installed where the handlers
 // find it; before each test a fresh account, a full rate-limit budget and empty recorders.
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { createAccount, type CreatedAccount } from '../../shared/accounts/service';
+import { type CreatedAccount } from '../../shared/accounts/service';
+import { createAccount } from '../../shared/api-keys/new-account';
 import { createKey } from '../../shared/api-keys/service';
 import { installContainer } from '../../shared/runtime/container';
 import { createTestContainer, type TestContainer } from './container';

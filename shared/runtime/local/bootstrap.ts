@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { operatorSecrets, secretNames, type SecretName } from '../../platform';
-import { createAccount } from '../../accounts/service';
+import { createAccount } from '../../api-keys/new-account';
 import { ensureAccountListed } from '../../accounts/staff';
 import { randomBase62 } from '../../crypto';
 import type { Container } from '../container';
