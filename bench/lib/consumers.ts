@@ -17,7 +17,7 @@ export interface TaggedInvocation extends Invocation {
 export interface LanedConsumers {
   /** One poller per queue, in the order asked for; none started. */
   pollers: QueuePoller[];
-  /** Every invocation so far, in the order they began. */
+  /** Every invocation so far, in the order they began (a caller may empty it: tags are never reused). */
   invocations: TaggedInvocation[];
   start(): void;
   stop(): Promise<void>;
@@ -27,6 +27,7 @@ export interface LanedConsumers {
 export async function lanedConsumers(b: BenchRuntime, queues?: readonly QueueName[]): Promise<LanedConsumers> {
   const invocations: TaggedInvocation[] = [];
   const pollers: QueuePoller[] = [];
+  let n = 0;
   const names = queues ?? functions.flatMap((f) => (f.queue ? [f.queue] : []));
   for (const name of names) {
     const fn = functions.find((f) => f.queue === name);
@@ -34,7 +35,7 @@ export async function lanedConsumers(b: BenchRuntime, queues?: readonly QueueNam
     const queue = queueNamed(name);
     const handler = await loadFunction<QueueHandler>(fn);
     const invoke: QueueHandler = async (event: SQSEvent) => {
-      const inv: TaggedInvocation = { tag: `${name}#${invocations.length}`, queue: name, bodies: event.Records.map((r) => r.body), startMs: performance.now(), ms: 0 };
+      const inv: TaggedInvocation = { tag: `${name}#${n++}`, queue: name, bodies: event.Records.map((r) => r.body), startMs: performance.now(), ms: 0 };
       invocations.push(inv);
       try {
         return await actingAs(inv.tag, () => handler(event));
