@@ -10,7 +10,7 @@ import type { Benchmark } from '../run';
 import { callList, roundTrips } from '../lib/cost';
 import type { LoadTask } from '../lib/load-worker';
 import { closedLoop, failures, fmt, fmtInt, latencyCells, LoadWorker, median, rate, sum, type LoopResult } from '../lib/measure';
-import { http, newSender, startBenchRuntime, type BenchRuntime, type PortCall } from '../lib/runtime';
+import { apiStoreCalls, http, newSender, startBenchRuntime, type BenchRuntime, type PortCall } from '../lib/runtime';
 
 const S = { accounts: 100, concurrency: 8, rounds: 6, firstWarmupMs: 1_500, warmupMs: 300, segmentMs: 1_000, countedRequests: 50, sends: 3 } as const;
 const PATH = '/v1/keys';
@@ -24,7 +24,6 @@ interface Counted {
   ms: number[];
 }
 
-const storeCalls = (calls: readonly PortCall[]): PortCall[] => calls.filter((call) => call.by === 'api' && call.port === 'store');
 const mean = (values: readonly number[]): number => sum(values) / values.length;
 const range = (values: readonly number[]): string => (Math.min(...values) === Math.max(...values) ? fmt(values[0]!, 0) : `${fmt(Math.min(...values), 0)}–${fmt(Math.max(...values), 0)}`);
 
@@ -63,7 +62,7 @@ async function countRequests(b: BenchRuntime, tokens: readonly string[], log: (l
     for (let i = 0; i < n; i++) {
       b.take();
       const res = await run(i);
-      out.requests.push(storeCalls(b.take()));
+      out.requests.push(apiStoreCalls(b.take()));
       out.statuses[res.status] = (out.statuses[res.status] ?? 0) + 1;
       out.ms.push(res.ms);
     }

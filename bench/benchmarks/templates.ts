@@ -9,7 +9,7 @@ import { renderContent, type Partials } from '../../shared/templates/render';
 import type { Benchmark } from '../run';
 import { callList } from '../lib/cost';
 import { fmt, fmtInt, median, percentile, sleep } from '../lib/measure';
-import { http, newSender, startBenchRuntime, type BenchRuntime, type PortCall } from '../lib/runtime';
+import { apiStoreCalls, http, newSender, startBenchRuntime, type BenchRuntime, type PortCall } from '../lib/runtime';
 
 const S = { warmupMs: 500, durationMs: 2_000, sends: 80, warmupSends: 4, sendGapMs: 130 } as const;
 const GALLERY_ID = 'gallery_weekly_digest';
@@ -72,7 +72,6 @@ function spin(fn: () => void): { n: number; ms: number } {
   return { n, ms: t - t0 };
 }
 
-const storeCalls = (calls: readonly PortCall[]): PortCall[] => calls.filter((call) => call.by === 'api' && call.port === 'store');
 const pct = (ms: number[], p: number): string => fmt(percentile(ms, p), 2);
 
 type Built = ReturnType<typeof buildTemplate>;
@@ -146,7 +145,7 @@ async function measureSends(b: BenchRuntime, key: string, bodyOf: Record<Kind, (
     last = performance.now();
     b.take();
     const res = await http(b.rt, 'POST', '/v1/send', key, body);
-    return { status: res.status, ms: res.ms, calls: storeCalls(b.take()) };
+    return { status: res.status, ms: res.ms, calls: apiStoreCalls(b.take()) };
   };
   log(`  ${S.warmupSends} warm-up and ${S.sends} measured sends of each kind, alternating`);
   b.count();
