@@ -4,7 +4,7 @@
 // peak) at the end; prints the figures and the sizes of DATA_DIR's journals. Not part of
 // `npm run bench` (a few minutes on 2 cores); issue 31 item 3 asks for ≤ 400 MiB on the combined run.
 // MEMORY_SNAPSHOT=1 writes a heap snapshot of the main thread at the end (under DATA_DIR/snapshot).
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,7 +42,17 @@ async function call(base: string, method: string, path: string, key: string, bod
 const lineCount = (file: string): number => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0);
 const size = (file: string): string => (existsSync(file) ? `${(statSync(file).size / 1048576).toFixed(1)} MiB` : 'none');
 
-async function main(): Promise<void> {
+interface Runtime {
+  child: ChildProcess;
+  pid: number;
+  dataDir: string;
+  snapshotDir: string;
+  /** Its stdout and stderr so far. */
+  output(): string;
+}
+
+/** `npm start`'s entry in a process of its own on a fresh DATA_DIR (with a heap snapshot on SIGUSR2 when MEMORY_SNAPSHOT is set). */
+function spawnRuntime(): Runtime {
   const dataDir = mkdtempSync(join(tmpdir(), 'postbox-memory-'));
   const snapshotDir = join(dataDir, 'snapshot');
   mkdirSync(snapshotDir);
@@ -53,9 +63,24 @@ async function main(): Promise<void> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const pid = child.pid as number;
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  return { child, pid: child.pid as number, dataDir, snapshotDir, output: () => out };
+}
+
+/** Its URL once it says READY, and the admin key it wrote on bootstrap. */
+async function whenReady(rt: Runtime): Promise<{ url: string; key: string }> {
+  while (!/^READY (\S+)$/m.test(rt.output())) {
+    if (rt.child.exitCode !== null) throw new Error(`runtime exited:\n${rt.output()}`);
+    await sleep(100);
+  }
+  const url = /^READY (\S+)$/m.exec(rt.output())![1]!;
+  const { admin_key: key } = JSON.parse(readFileSync(join(rt.dataDir, 'bootstrap.json'), 'utf8')) as { admin_key: string };
+  return { url, key };
+}
+
+/** VmRSS sampled every 200 ms; `mark` notes a phase's RSS and the peak so far. */
+function sampleMemory(pid: number): { phases: string[]; peak(): number; mark(phase: string): void; stop(): void } {
   const phases: string[] = [];
   let peak = 0;
   const sampler = setInterval(() => {
@@ -65,72 +90,88 @@ async function main(): Promise<void> {
       // exited
     }
   }, 200);
-  const mark = (phase: string) => {
-    const s = status(pid);
-    phases.push(`${phase.padEnd(34)} RSS ${(s.rss / MiB).toFixed(0).padStart(5)} MiB, peak so far ${(Math.max(peak, s.hwm) / MiB).toFixed(0)} MiB`);
-    process.stderr.write(`${phases.at(-1)}\n`);
+  return {
+    phases,
+    peak: () => peak,
+    mark(phase) {
+      const s = status(pid);
+      phases.push(`${phase.padEnd(34)} RSS ${(s.rss / MiB).toFixed(0).padStart(5)} MiB, peak so far ${(Math.max(peak, s.hwm) / MiB).toFixed(0)} MiB`);
+      process.stderr.write(`${phases.at(-1)}\n`);
+    },
+    stop: () => clearInterval(sampler),
   };
+}
+
+/** A CSV of ROWS contacts uploaded and imported; the import as it ended. */
+async function importContacts(url: string, key: string): Promise<{ status: number; body: any }> {
+  const csv = `email,first_name\n${Array.from({ length: ROWS }, (_, i) => `row${i}@memory.test,Row ${i}`).join('\n')}\n`;
+  const uploaded = await call(url, 'POST', '/v1/uploads', key, undefined, csv);
+  const started = await call(url, 'POST', '/v1/contacts/import', key, { object_key: uploaded.body.key });
+  if (started.status !== 202) throw new Error(`import answered ${started.status}: ${JSON.stringify(started.body).slice(0, 300)}`);
+  for (;;) {
+    const view = await call(url, 'GET', `/v1/contacts/imports/${started.body.id}`, key);
+    if (!['pending', 'processing', 'running'].includes(view.body.status)) return view;
+    await sleep(500);
+  }
+}
+
+/** SENDS emails with an HTML body of 40 paragraphs, BATCH a request. */
+async function sendEmails(url: string, key: string): Promise<void> {
+  const html = `<html><body>${'<p>Hello, this is a newsletter paragraph with some words in it.</p>'.repeat(40)}</body></html>`;
+  for (let sent = 0; sent < SENDS; sent += BATCH) {
+    const items = Array.from({ length: Math.min(BATCH, SENDS - sent) }, (_, i) => ({
+      channel: 'email',
+      idempotency_key: `memory-${sent + i}`,
+      destination: { email: 'ada@example.com' },
+      payload: { subject: `Memory ${sent + i}`, body_text: 'Hi', body_html: html },
+    }));
+    const res = await call(url, 'POST', '/v1/send/batch', key, items);
+    if (res.status !== 200) throw new Error(`batch answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+  }
+}
+
+/** MEMORY_SNAPSHOT: a heap snapshot of the runtime's main thread, kept MEMORY_SNAPSHOT_KEEP ms for copying. */
+async function snapshot(rt: Runtime): Promise<void> {
+  rt.child.kill('SIGUSR2');
+  while (!readdirSync(rt.snapshotDir).some((f) => f.endsWith('.heapsnapshot'))) await sleep(500);
+  await sleep(5000);
+  process.stderr.write(`snapshot: ${readdirSync(rt.snapshotDir).map((f) => join(rt.snapshotDir, f)).join(' ')} (copy it before the run ends)\n`);
+  if (process.env.MEMORY_SNAPSHOT_KEEP) await sleep(Number(process.env.MEMORY_SNAPSHOT_KEEP));
+}
+
+async function main(): Promise<void> {
+  const rt = spawnRuntime();
+  const memory = sampleMemory(rt.pid);
+  const { mark } = memory;
   try {
-    while (!/^READY (\S+)$/m.test(out)) {
-      if (child.exitCode !== null) throw new Error(`runtime exited:\n${out}`);
-      await sleep(100);
-    }
-    const url = /^READY (\S+)$/m.exec(out)![1]!;
-    const { admin_key: key } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')) as { admin_key: string };
+    const { url, key } = await whenReady(rt);
     mark('started');
-
-    const csv = `email,first_name\n${Array.from({ length: ROWS }, (_, i) => `row${i}@memory.test,Row ${i}`).join('\n')}\n`;
-    const uploaded = await call(url, 'POST', '/v1/uploads', key, undefined, csv);
-    const started = await call(url, 'POST', '/v1/contacts/import', key, { object_key: uploaded.body.key });
-    if (started.status !== 202) throw new Error(`import answered ${started.status}: ${JSON.stringify(started.body).slice(0, 300)}`);
-    let view: { status: number; body: any };
-    for (;;) {
-      view = await call(url, 'GET', `/v1/contacts/imports/${started.body.id}`, key);
-      if (!['pending', 'processing', 'running'].includes(view.body.status)) break;
-      await sleep(500);
-    }
+    const view = await importContacts(url, key);
     mark(`import of ${ROWS} rows ${view.body.status} ${JSON.stringify(view.body.counts ?? view.body).slice(0, 120)}`);
-
-    const html = `<html><body>${'<p>Hello, this is a newsletter paragraph with some words in it.</p>'.repeat(40)}</body></html>`;
-    for (let sent = 0; sent < SENDS; sent += BATCH) {
-      const items = Array.from({ length: Math.min(BATCH, SENDS - sent) }, (_, i) => ({
-        channel: 'email',
-        idempotency_key: `memory-${sent + i}`,
-        destination: { email: 'ada@example.com' },
-        payload: { subject: `Memory ${sent + i}`, body_text: 'Hi', body_html: html },
-      }));
-      const res = await call(url, 'POST', '/v1/send/batch', key, items);
-      if (res.status !== 200) throw new Error(`batch answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
-    }
+    await sendEmails(url, key);
     mark(`${SENDS} sends accepted`);
-    const ledger = join(dataDir, 'ses-feedback.jsonl');
+    const ledger = join(rt.dataDir, 'ses-feedback.jsonl');
     while (lineCount(ledger) < SENDS) await sleep(1000);
     mark(`${SENDS} mailed and reported`);
     for (let i = 0; i < 200; i++) await call(url, 'GET', `/v1/messages?limit=100`, key);
     mark('200 reads');
     await sleep(5000);
     mark('settled');
-    if (process.env.MEMORY_SNAPSHOT) {
-      child.kill('SIGUSR2');
-      while (!readdirSync(snapshotDir).some((f) => f.endsWith('.heapsnapshot'))) await sleep(500);
-      await sleep(5000);
-      process.stderr.write(`snapshot: ${readdirSync(snapshotDir).map((f) => join(snapshotDir, f)).join(' ')} (copy it before the run ends)\n`);
-      if (process.env.MEMORY_SNAPSHOT_KEEP) await sleep(Number(process.env.MEMORY_SNAPSHOT_KEEP));
-    }
-    const end = status(pid);
+    if (process.env.MEMORY_SNAPSHOT) await snapshot(rt);
+    const end = status(rt.pid);
     process.stdout.write(
       [
         `memory: ${ROWS}-row import, ${SENDS} sends mailed, 200 reads`,
-        ...phases,
-        `peak RSS (VmHWM): ${(Math.max(peak, end.hwm) / MiB).toFixed(0)} MiB`,
-        `ses-mail.jsonl ${size(join(dataDir, 'ses-mail.jsonl'))}, queue-journal.jsonl ${size(join(dataDir, 'queue-journal.jsonl'))}, ses-feedback.jsonl ${size(ledger)}`,
+        ...memory.phases,
+        `peak RSS (VmHWM): ${(Math.max(memory.peak(), end.hwm) / MiB).toFixed(0)} MiB`,
+        `ses-mail.jsonl ${size(join(rt.dataDir, 'ses-mail.jsonl'))}, queue-journal.jsonl ${size(join(rt.dataDir, 'queue-journal.jsonl'))}, ses-feedback.jsonl ${size(ledger)}`,
       ].join('\n') + '\n',
     );
   } finally {
-    clearInterval(sampler);
-    child.kill('SIGKILL');
-    await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(undefined)));
-    rmSync(dataDir, { recursive: true, force: true });
+    memory.stop();
+    rt.child.kill('SIGKILL');
+    await new Promise((resolve) => (rt.child.exitCode === null ? rt.child.once('exit', resolve) : resolve(undefined)));
+    rmSync(rt.dataDir, { recursive: true, force: true });
   }
 }
 

@@ -7,9 +7,10 @@
 // shared/contacts), as in both runtimes.
 import type { Benchmark } from '../run';
 import { CHUNK_ROWS, CHUNKS_PER_JOB } from '../../shared/imports/run';
-import { callList, consumerOf, gbSeconds, memoryMbOf, PRICE, priceNote, totalUnits } from '../lib/cost';
+import { awsBill, billTotal, usd } from '../lib/bill';
+import { callList, consumerOf, gbSeconds, memoryMbOf, priceNote, totalUnits } from '../lib/cost';
 import { closedLoop, fmt, fmtInt, rate } from '../lib/measure';
-import { newSender, startBenchRuntime } from '../lib/runtime';
+import { newSender, startBenchRuntime, type BenchRuntime, type Invocation, type PortCall } from '../lib/runtime';
 
 const S = { maxBytes: 2 * 1024 * 1024, floorWarmupMs: 200, floorMs: 1_500 } as const;
 
@@ -29,6 +30,90 @@ function buildCsv(): { csv: string; rows: number } {
   }
 }
 
+/** The store's own batch write rate, in this run: 25 contact-sized items a call, one call at a time (as the import makes them). */
+async function rawBatchWriteRate(b: BenchRuntime): Promise<number> {
+  let n = 0;
+  const floorItems = () =>
+    Array.from({ length: 25 }, () => ({ pk: 'BENCHFLOOR', sk: `C#${n++}`, email: `floor${n}@example.com`, first_name: 'Ada', last_name: 'Lovelace', data: { plan: 'pro', city: 'London', signed_up: '2025-03-14' }, list_ids: [] }));
+  const floor = await closedLoop(async () => (await b.c.store.batchPut(floorItems()), 'ok'), { concurrency: 1, warmupMs: S.floorWarmupMs, durationMs: S.floorMs });
+  return rate(floor) * 25;
+}
+
+interface Imported {
+  t0: number;
+  tUploaded: number;
+  tStarted: number;
+  tDone: number;
+  calls: PortCall[];
+  invocations: Invocation[];
+}
+
+/** The CSV uploaded and imported, the imports queue drained; every port call counted. */
+async function runImport(b: BenchRuntime, token: string, csv: string, rows: number): Promise<Imported> {
+  b.count();
+  const t0 = performance.now();
+  const uploaded = await fetch(`${b.rt.url}/v1/uploads`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'text/csv' }, body: csv });
+  const upload = (await uploaded.json()) as { key: string };
+  if (uploaded.status !== 201) throw new Error(`upload answered ${uploaded.status}: ${JSON.stringify(upload)}`);
+  const tUploaded = performance.now();
+  const started = await fetch(`${b.rt.url}/v1/contacts/import`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ object_key: upload.key }) });
+  const { id } = (await started.json()) as { id: string };
+  if (started.status !== 202) throw new Error(`import answered ${started.status}`);
+  const tStarted = performance.now();
+  await b.drain();
+  const tDone = performance.now();
+  const calls = b.take();
+  const invocations = b.takeInvocations().filter((i) => i.queue === 'imports');
+  b.uncount();
+  const read = await fetch(`${b.rt.url}/v1/contacts/imports/${id}`, { headers: { authorization: `Bearer ${token}` } });
+  const result = (await read.json()) as { status: string; total: number; created: number; skipped: number };
+  if (result.status !== 'completed' || result.created !== rows) throw new Error(`import ended ${JSON.stringify(result)}`);
+  return { t0, tUploaded, tStarted, tDone, calls, invocations };
+}
+
+function report(run: Imported, file: { rows: number; csvBytes: number }, rawItemsPerSecond: number, log: (line: string) => void): string {
+  const { rows, csvBytes } = file;
+  const { invocations } = run;
+  const importMs = run.tDone - run.tStarted;
+  const rowsPerSecond = (rows * 1000) / importMs;
+  const consumerCalls = run.calls.filter((c) => c.by === 'imports');
+  // The runtime's acceptance sweep queries its outbox on a timer meanwhile: not the import's.
+  const apiCalls = run.calls.filter((c) => c.by === 'api' && c.op !== 'query');
+  const u = totalUnits([...apiCalls, ...consumerCalls]);
+  const lambdaMs = invocations.reduce((a, i) => a + i.ms, 0);
+  const per = 10_000 / rows;
+  // The consumer's receive and delete per job; a Lambda invocation per job and per request.
+  const cost = awsBill(u, { batches: invocations.length, lambdaInvocations: invocations.length + 2, gbSeconds: gbSeconds(consumerOf('imports'), lambdaMs), apiRequests: 2 });
+  const total = billTotal(cost);
+  const requests = u.requests + invocations.length * 2 + 2;
+  log(`  ${fmtInt(rows)} rows in ${fmt(importMs / 1000, 2)} s: ${fmtInt(rowsPerSecond)} rows/s; raw batchPut ${fmtInt(rawItemsPerSecond)} items/s`);
+
+  return [
+    '## Contact import',
+    '',
+    `Method: a local runtime in this process (its imports consumer run here as the runtime runs it), one account. A CSV of ${fmtInt(rows)} rows and ${fmtInt(csvBytes)} bytes (the most rows of a CRM-like export, with a quoted city, under the 2 MiB upload limit) ` +
+      `is sent to POST /v1/uploads as text/csv, imported with POST /v1/contacts/import, and the imports queue drained: ${invocations.length} jobs of up to ${CHUNKS_PER_JOB} chunks of ${CHUNK_ROWS} rows (bench/benchmarks/imports.ts). ` +
+      'Contacts are written as the import writes them in both runtimes (shared/imports/contacts-target.ts over shared/contacts writeNewContacts): per chunk, the address claims read in batch reads (the plan\'s read, used again by the writes of the same run), each new address claimed by a conditional write (16 at a time), the contacts written in batch writes of 25 as their claims are taken, and the account\'s contact count moved once.',
+    '',
+    '| Step | Time | Rate |',
+    '|---|---:|---:|',
+    `| POST /v1/uploads (${fmtInt(csvBytes)} bytes) | ${fmt(run.tUploaded - run.t0, 0)} ms | |`,
+    `| POST /v1/contacts/import (202) | ${fmt(run.tStarted - run.tUploaded, 0)} ms | |`,
+    `| the import, queue drained | ${fmt(importMs / 1000, 2)} s | **${fmtInt(rowsPerSecond)} rows/s** |`,
+    `| the store's raw BatchWriteItem, 25 such items a call, one at a time (same run) | ${fmt(S.floorMs / 1000, 1)} s | ${fmtInt(rawItemsPerSecond)} items/s |`,
+    '',
+    `**The import runs at ${fmt((100 * rowsPerSecond) / rawItemsPerSecond, 0)} % of the store's raw batch-write rate** on this machine. ` +
+      `Per new contact the consumer makes ${fmt(consumerCalls.length / rows, 2)} store calls: its one conditional write (the address claim, which keeps two contacts from holding one address against concurrent requests; the store has no transactions, so it cannot be batched) and its share of the batch reads and writes; per chunk of ${CHUNK_ROWS} rows two writes of the import item (its plan, then its progress) and one of the contact count. Each job also reads the file from the bucket and parses it (csv-parse, about 0.2 s for the whole file once warm). ` +
+      'A raw BatchWriteItem writes 25 items in one call, where each new contact takes a single-item conditional call of its own besides: that claim is what bounds the import here.',
+    '',
+    `Port calls: the two requests ${callList(apiCalls)}; the consumer, per row: ${callList(consumerCalls, rows)}.`,
+    '',
+    `AWS per 10,000 imported contacts (this run's ${fmtInt(rows)} scaled by ${fmt(per, 3)}): **${fmtInt(requests * per)} requests, ${usd(total * per)}**: DynamoDB ${fmtInt((u.wru + u.gsiWru) * per)} WRU and ${fmtInt(u.rru * per)} RRU (${usd(cost.dynamo * per)}; reads are consistent), ` +
+      `SQS ${usd(cost.sqs * per)}, S3 ${usd(cost.s3 * per)}, Lambda ${usd(cost.lambda * per)} (the consumer at ${consumerOf('imports')}'s ${memoryMbOf(consumerOf('imports'))} MB for the ${fmt(lambdaMs / 1000, 1)} s it ran here; in AWS the store's round trips are longer), API Gateway ${usd(cost.api * per)}. ` +
+      `DynamoDB is ${fmt((100 * cost.dynamo) / total, 0)} % of it. ${priceNote}`,
+  ].join('\n');
+}
+
 export const imports: Benchmark = {
   name: 'Contact import',
   async run({ log }) {
@@ -36,79 +121,9 @@ export const imports: Benchmark = {
     try {
       const { key: token } = await newSender(b.c, 'bench imports');
       const { csv, rows } = buildCsv();
-      const csvBytes = Buffer.byteLength(csv);
-
-      // The store's own batch write rate, in this run: 25 contact-sized items a call, one call at a time (as the import makes them).
-      let n = 0;
-      const floorItems = () =>
-        Array.from({ length: 25 }, () => ({ pk: 'BENCHFLOOR', sk: `C#${n++}`, email: `floor${n}@example.com`, first_name: 'Ada', last_name: 'Lovelace', data: { plan: 'pro', city: 'London', signed_up: '2025-03-14' }, list_ids: [] }));
-      const floor = await closedLoop(async () => (await b.c.store.batchPut(floorItems()), 'ok'), { concurrency: 1, warmupMs: S.floorWarmupMs, durationMs: S.floorMs });
-      const rawItemsPerSecond = rate(floor) * 25;
-
-      b.count();
-      const t0 = performance.now();
-      const uploaded = await fetch(`${b.rt.url}/v1/uploads`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'text/csv' }, body: csv });
-      const upload = (await uploaded.json()) as { key: string };
-      if (uploaded.status !== 201) throw new Error(`upload answered ${uploaded.status}: ${JSON.stringify(upload)}`);
-      const tUploaded = performance.now();
-      const started = await fetch(`${b.rt.url}/v1/contacts/import`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ object_key: upload.key }) });
-      const { id } = (await started.json()) as { id: string };
-      if (started.status !== 202) throw new Error(`import answered ${started.status}`);
-      const tStarted = performance.now();
-      await b.drain();
-      const tDone = performance.now();
-      const calls = b.take();
-      const invocations = b.takeInvocations().filter((i) => i.queue === 'imports');
-      b.uncount();
-      const read = await fetch(`${b.rt.url}/v1/contacts/imports/${id}`, { headers: { authorization: `Bearer ${token}` } });
-      const result = (await read.json()) as { status: string; total: number; created: number; skipped: number };
-      if (result.status !== 'completed' || result.created !== rows) throw new Error(`import ended ${JSON.stringify(result)}`);
-
-      const importMs = tDone - tStarted;
-      const rowsPerSecond = (rows * 1000) / importMs;
-      const consumerCalls = calls.filter((c) => c.by === 'imports');
-      // The runtime's acceptance sweep queries its outbox on a timer meanwhile: not the import's.
-      const apiCalls = calls.filter((c) => c.by === 'api' && c.op !== 'query');
-      const u = totalUnits([...apiCalls, ...consumerCalls]);
-      const lambdaMs = invocations.reduce((a, i) => a + i.ms, 0);
-      const per = 10_000 / rows;
-      const cost = {
-        dynamo: (u.wru * PRICE.wru + u.rru * PRICE.rru) / 1e6,
-        sqs: ((u.sqs + invocations.length * 2) * PRICE.sqs) / 1e6, // the consumer's receive and delete per job
-        s3: (u.s3Put * PRICE.s3Put + u.s3Get * PRICE.s3Get) / 1e6,
-        lambda: ((invocations.length + 2) * PRICE.invocations + (gbSeconds(consumerOf('imports'), lambdaMs) * PRICE.gbSeconds)) / 1e6,
-        api: (2 * PRICE.httpApi) / 1e6,
-      };
-      const total = Object.values(cost).reduce((a, x) => a + x, 0);
-      const requests = u.requests + invocations.length * 2 + 2;
-      /** Small sums need their digits: two significant ones. */
-      const usd = (x: number): string => (x === 0 ? '$0' : `$${x.toFixed(Math.max(2, 1 - Math.floor(Math.log10(x))))}`);
-      log(`  ${fmtInt(rows)} rows in ${fmt(importMs / 1000, 2)} s: ${fmtInt(rowsPerSecond)} rows/s; raw batchPut ${fmtInt(rawItemsPerSecond)} items/s`);
-
-      return [
-        '## Contact import',
-        '',
-        `Method: a local runtime in this process (its imports consumer run here as the runtime runs it), one account. A CSV of ${fmtInt(rows)} rows and ${fmtInt(csvBytes)} bytes (the most rows of a CRM-like export, with a quoted city, under the 2 MiB upload limit) ` +
-          `is sent to POST /v1/uploads as text/csv, imported with POST /v1/contacts/import, and the imports queue drained: ${invocations.length} jobs of up to ${CHUNKS_PER_JOB} chunks of ${CHUNK_ROWS} rows (bench/benchmarks/imports.ts). ` +
-          'Contacts are written as the import writes them in both runtimes (shared/imports/contacts-target.ts over shared/contacts writeNewContacts): per chunk, the address claims read in batch reads (the plan\'s read, used again by the writes of the same run), each new address claimed by a conditional write (16 at a time), the contacts written in batch writes of 25 as their claims are taken, and the account\'s contact count moved once.',
-        '',
-        '| Step | Time | Rate |',
-        '|---|---:|---:|',
-        `| POST /v1/uploads (${fmtInt(csvBytes)} bytes) | ${fmt(tUploaded - t0, 0)} ms | |`,
-        `| POST /v1/contacts/import (202) | ${fmt(tStarted - tUploaded, 0)} ms | |`,
-        `| the import, queue drained | ${fmt(importMs / 1000, 2)} s | **${fmtInt(rowsPerSecond)} rows/s** |`,
-        `| the store's raw BatchWriteItem, 25 such items a call, one at a time (same run) | ${fmt(S.floorMs / 1000, 1)} s | ${fmtInt(rawItemsPerSecond)} items/s |`,
-        '',
-        `**The import runs at ${fmt((100 * rowsPerSecond) / rawItemsPerSecond, 0)} % of the store's raw batch-write rate** on this machine. ` +
-          `Per new contact the consumer makes ${fmt(consumerCalls.length / rows, 2)} store calls: its one conditional write (the address claim, which keeps two contacts from holding one address against concurrent requests; the store has no transactions, so it cannot be batched) and its share of the batch reads and writes; per chunk of ${CHUNK_ROWS} rows two writes of the import item (its plan, then its progress) and one of the contact count. Each job also reads the file from the bucket and parses it (csv-parse, about 0.2 s for the whole file once warm). ` +
-          'A raw BatchWriteItem writes 25 items in one call, where each new contact takes a single-item conditional call of its own besides: that claim is what bounds the import here.',
-        '',
-        `Port calls: the two requests ${callList(apiCalls)}; the consumer, per row: ${callList(consumerCalls, rows)}.`,
-        '',
-        `AWS per 10,000 imported contacts (this run's ${fmtInt(rows)} scaled by ${fmt(per, 3)}): **${fmtInt(requests * per)} requests, ${usd(total * per)}**: DynamoDB ${fmtInt(u.wru * per)} WRU and ${fmtInt(u.rru * per)} RRU (${usd(cost.dynamo * per)}; reads are consistent), ` +
-          `SQS ${usd(cost.sqs * per)}, S3 ${usd(cost.s3 * per)}, Lambda ${usd(cost.lambda * per)} (the consumer at ${consumerOf('imports')}'s ${memoryMbOf(consumerOf('imports'))} MB for the ${fmt(lambdaMs / 1000, 1)} s it ran here; in AWS the store's round trips are longer), API Gateway ${usd(cost.api * per)}. ` +
-          `DynamoDB is ${fmt((100 * cost.dynamo) / total, 0)} % of it. ${priceNote}`,
-      ].join('\n');
+      const rawItemsPerSecond = await rawBatchWriteRate(b);
+      const run = await runImport(b, token, csv, rows);
+      return report(run, { rows, csvBytes: Buffer.byteLength(csv) }, rawItemsPerSecond, log);
     } finally {
       await b.close();
     }

@@ -1,7 +1,6 @@
 // Inbound mail: messages sent over SMTP to the local listener (playing SES receiving), through the
 // inbound queue and worker, to email.received delivered to a loopback webhook receiver; and what an
 // inbound email costs in AWS, beside SES receiving's own price.
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createTransport } from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
@@ -9,14 +8,13 @@ import { createAccount } from '../../shared/api-keys/new-account';
 import { keys } from '../../shared/db/keys';
 import { createDomain } from '../../shared/domains/service';
 import type { Benchmark } from '../run';
+import { CONSUMER_LANES } from '../../shared/runtime/local/runtime';
+import { awsBill } from '../lib/bill';
+import { lanedConsumers, type LanedConsumers } from '../lib/consumers';
 import { callList, consumerOf, gbSeconds, PRICE, priceNote, totalUnits } from '../lib/cost';
+import { startReceiver, type LoopbackReceiver } from '../lib/loopback';
 import { dollars, fmt, median, units, until } from '../lib/measure';
-import type { SQSEvent } from 'aws-lambda';
-import { functions } from '../../functions/manifest';
-import { queueNamed } from '../../shared/platform';
-import { CONSUMER_LANES, loadFunction } from '../../shared/runtime/local/runtime';
-import { QueuePoller, type QueueHandler } from '../../shared/runtime/local/queue-poller';
-import { actingAs, http, startBenchRuntime, type BenchRuntime, type Invocation } from '../lib/runtime';
+import { http, startBenchRuntime, type BenchRuntime, type Invocation, type PortCall } from '../lib/runtime';
 
 const MESSAGES = 200;
 /** SMTP connections sending at once, as a few sending MTAs would. */
@@ -47,32 +45,6 @@ function messageOf(i: number, domain: string, attachment: Buffer | undefined): s
   ].join('\r\n');
 }
 
-/**
- * Every queue's consumer run here with the local runtime's lanes (CONSUMER_LANES), as `npm start`
- * runs them, each invocation booked to its queue; its invocations go into `into`.
- */
-async function startPollers(b: BenchRuntime, into: Invocation[]): Promise<QueuePoller[]> {
-  const pollers: QueuePoller[] = [];
-  for (const fn of functions.filter((f) => f.queue)) {
-    const queue = queueNamed(fn.queue!);
-    const handler = await loadFunction<QueueHandler>(fn);
-    const invoke: QueueHandler = async (event: SQSEvent) => {
-      const inv: Invocation = { queue: queue.name, bodies: event.Records.map((r) => r.body), startMs: performance.now(), ms: 0 };
-      into.push(inv);
-      try {
-        return await actingAs(queue.name, () => handler(event));
-      } finally {
-        inv.ms = performance.now() - inv.startMs;
-      }
-    };
-    const { queueUrls, queueArns, region } = b.c.config;
-    const poller = new QueuePoller(b.rt.sqsClient, { queue, url: queueUrls[queue.name]!, arn: queueArns[queue.name]!, region, handler: invoke, retryDelaySeconds: 30, logger: b.c.logger, lanes: CONSUMER_LANES[queue.name] ?? 1, idleMs: 20 });
-    poller.start();
-    pollers.push(poller);
-  }
-  return pollers;
-}
-
 /** Sends `raws` over CONNECTIONS pooled connections to `port`; the seconds until the last 250. */
 async function sendAll(port: number, raws: readonly string[], to: string): Promise<number> {
   const transport = createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, pool: true, maxConnections: CONNECTIONS, maxMessages: Infinity });
@@ -98,94 +70,126 @@ async function bareSinkRate(raws: readonly string[]): Promise<number> {
   }
 }
 
+interface Endpoint {
+  receiver: LoopbackReceiver;
+  /** When each email.received arrived. */
+  arrivals: number[];
+}
+
+async function startEndpoint(): Promise<Endpoint> {
+  const arrivals: number[] = [];
+  const receiver = await startReceiver((req) => {
+    if (req.headers['service-event-type'] === 'email.received') arrivals.push(performance.now());
+    return 200;
+  });
+  return { receiver, arrivals };
+}
+
+/** An account with an inbound-enabled domain and an email.received subscription; the SMTP listener's port. */
+async function inboundAccount(b: BenchRuntime, endpointUrl: string): Promise<{ domain: string; port: number }> {
+  const { rt, c } = b;
+  if (!rt.smtpUrl) throw new Error('the local runtime started no SMTP listener');
+  const account = await createAccount(c, { name: 'bench inbound' });
+  const domain = 'inbound.bench.test';
+  await createDomain(c, account.account_id, domain);
+  await c.store.update(keys.domain(account.account_id, domain), { expression: 'SET inbound_enabled = :on', values: { ':on': true } });
+  const hook = await http(rt, 'POST', '/v1/webhooks', account.admin_key, { endpoint_url: `${endpointUrl}/`, event_types: ['email.received'] });
+  if (hook.status !== 201) throw new Error(`POST /v1/webhooks answered ${hook.status}`);
+  return { domain, port: Number(new URL(rt.smtpUrl).port) };
+}
+
+interface Shape {
+  name: string;
+  attachment: Buffer | undefined;
+}
+
+const SHAPES: readonly Shape[] = [{ name: 'text, 2 KB', attachment: undefined }, { name: 'text + 100 KB attachment', attachment: Buffer.alloc(100_000, 7) }];
+
+/** Per million inbound emails in AWS, from the calls the worker and the webhook delivery made. */
+function costRow(shape: Shape, size: number, ours: PortCall[], invocations: readonly Invocation[]): string {
+  const worker = invocations.filter((i) => i.queue === 'inbound');
+  const hooks = invocations.filter((i) => i.queue === 'webhooks');
+  const u = totalUnits(ours);
+  const gbS = gbSeconds(consumerOf('inbound'), median(worker.map((i) => i.ms))) * worker.length + gbSeconds(consumerOf('webhooks'), median(hooks.map((i) => i.ms))) * hooks.length;
+  // Each invocation's batch was received and deleted (two SQS requests); SES's notification is one SNS publish.
+  const bill = awsBill(u, { batches: invocations.length, lambdaInvocations: invocations.length, gbSeconds: gbS, apiRequests: 0 });
+  const perEmail = (dollarsOfRun: number): number => (dollarsOfRun * 1e6) / MESSAGES;
+  const [lambda, sqs, ddb, s3] = [bill.lambda, bill.sqs, bill.dynamo, bill.s3].map(perEmail) as [number, number, number, number];
+  const sns = PRICE.snsPublish;
+  const total = lambda + sqs + ddb + s3 + sns;
+  const ses = SES_RECEIVING.perMillionEmails + Math.ceil(size / 262_144) * SES_RECEIVING.perMillionChunks;
+  const per = 1 / MESSAGES;
+  return `| ${shape.name} | ${callList(ours, MESSAGES)} | ${units((u.wru + u.gsiWru) * per)} WRU, ${units(u.rru * per)} RRU | ${dollars(ddb)} | ${dollars(sqs + sns)} | ${dollars(lambda)} | ${dollars(s3)} | **${dollars(total)}** | ${dollars(ses)} |`;
+}
+
+/** MESSAGES of one shape through the bare sink, then the listener to their webhooks; its throughput and cost rows. */
+async function measureShape(b: BenchRuntime, consumers: LanedConsumers, arrivals: number[], to: { domain: string; port: number }, shape: Shape, log: (line: string) => void): Promise<{ row: string; costRow: string }> {
+  log(`  ${MESSAGES} messages: ${shape.name}`);
+  arrivals.length = 0;
+  b.count({ before: true });
+  consumers.invocations.length = 0;
+  const raws = Array.from({ length: MESSAGES }, (_, i) => messageOf(i, to.domain, shape.attachment));
+  const sinkPerSecond = await bareSinkRate(raws);
+  const t0 = performance.now();
+  const acceptedS = await sendAll(to.port, raws, `inbox@${to.domain}`);
+  const done = await until(() => arrivals.length >= MESSAGES, 120_000);
+  const allS = (arrivals.reduce((a, x) => (x > a ? x : a), t0) - t0) / 1000;
+  const calls = b.take();
+  const invocations: Invocation[] = consumers.invocations.splice(0);
+  b.uncount();
+  if (!done) throw new Error(`only ${arrivals.length} of ${MESSAGES} email.received webhooks arrived`);
+
+  const size = Buffer.byteLength(raws[0] as string);
+  const row = `| ${shape.name} (${fmt(size / 1024, 0)} KiB) | ${fmt(sinkPerSecond, 0)} | ${fmt(MESSAGES / acceptedS, 0)} (${fmt(MESSAGES / acceptedS / sinkPerSecond, 2)}×) | ${fmt(MESSAGES / allS, 0)} (${fmt((100 * acceptedS) / allS, 0)} %) |`;
+  log(`  sink ${fmt(sinkPerSecond, 0)}/s, accepted ${fmt(MESSAGES / acceptedS, 0)}/s, delivered ${fmt(MESSAGES / allS, 0)}/s`);
+  // In AWS the listener's part (the raw object, the notification) is SES receiving's own work.
+  return { row, costRow: costRow(shape, size, calls.filter((x) => x.by !== 'api'), invocations) };
+}
+
+function report(rows: string[], costRows: string[]): string {
+  return [
+    '## Inbound mail',
+    '',
+    `${MESSAGES} messages per shape sent over ${CONNECTIONS} SMTP connections to the local listener (playing SES receiving: SPF/DKIM/DMARC by mailauth, the raw message to the object store, the notification onto the inbound queue), each to one address of an inbound-enabled domain of an account with one email.received subscription on a loopback receiver. DNS_SERVERS is a closed loopback port, so the SPF/DKIM/DMARC lookups fail at once (offline; verdicts PROCESSING_FAILED) rather than wait on the system resolver. The consumers run here with the local runtime's lanes (shared/runtime/local/runtime.ts CONSUMER_LANES): the inbound worker ${CONSUMER_LANES.inbound ?? 1} batches of one message at once, the webhook delivery ${CONSUMER_LANES.webhooks ?? 1}. "Accepted" counts 250 answers; the bare sink is smtp-server in the same process reading each message to its end and answering 250, nothing else, sent the same messages the same way just before; "delivered" counts email.received webhooks received, from the first send to the last arrival.`,
+    '',
+    '| shape | bare SMTP sink, accepted per second | listener accepted per second (× the sink) | email.received delivered per second (% of accepted) |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+    'Per million inbound emails in AWS, from the calls the worker and the webhook delivery made (the listener\'s object write and queue send are SES receiving\'s own work there and are not counted). Lambda GB-s from the local median invocation time at the manifest\'s memory; SQS: the worker\'s sends plus a receive and a delete per batch; SNS: SES\'s one notification per email. SES receiving\'s own price ($0.10 per 1,000 emails and $0.09 per 1,000 incoming 256 KB chunks) is shown beside ours.',
+    '',
+    '| shape | calls per email (ours) | DynamoDB per email | DynamoDB | SQS + SNS | Lambda | S3 | ours per million | SES receiving per million |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...costRows,
+    '',
+    priceNote,
+  ].join('\n');
+}
+
 export const inbound: Benchmark = {
   name: 'Inbound mail',
   async run({ log }) {
     // No resolver answers (a closed port on loopback refuses at once): the benchmark stays offline and
     // measures the pipeline, not the system resolver's timeouts; the verdicts are PROCESSING_FAILED.
     const b = await startBenchRuntime({ WEBHOOK_ALLOW_PRIVATE: 'true', DNS_SERVERS: '127.0.0.1:1' });
-    const arrivals: number[] = [];
-    const receiver = createServer((req, res) => {
-      if (req.headers['service-event-type'] === 'email.received') arrivals.push(performance.now());
-      req.resume().on('end', () => res.writeHead(200, { 'content-length': '0' }).end());
-    });
-    await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
-    let pollers: QueuePoller[] = [];
+    const { receiver, arrivals } = await startEndpoint();
+    let consumers: LanedConsumers | undefined;
     try {
-      const { rt, c } = b;
-      if (!rt.smtpUrl) throw new Error('the local runtime started no SMTP listener');
-      const account = await createAccount(c, { name: 'bench inbound' });
-      const domain = 'inbound.bench.test';
-      await createDomain(c, account.account_id, domain);
-      await c.store.update(keys.domain(account.account_id, domain), { expression: 'SET inbound_enabled = :on', values: { ':on': true } });
-      const hook = await http(rt, 'POST', '/v1/webhooks', account.admin_key, { endpoint_url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`, event_types: ['email.received'] });
-      if (hook.status !== 201) throw new Error(`POST /v1/webhooks answered ${hook.status}`);
-      const port = Number(new URL(rt.smtpUrl).port);
-
-      const seen: Invocation[] = [];
-      pollers = await startPollers(b, seen);
+      const to = await inboundAccount(b, receiver.url);
+      // Every queue's consumer run here with the local runtime's lanes, as `npm start` runs them.
+      consumers = await lanedConsumers(b);
+      consumers.start();
       const rows: string[] = [];
       const costRows: string[] = [];
-      for (const shape of [{ name: 'text, 2 KB', attachment: undefined }, { name: 'text + 100 KB attachment', attachment: Buffer.alloc(100_000, 7) }] as const) {
-        log(`  ${MESSAGES} messages: ${shape.name}`);
-        arrivals.length = 0;
-        b.count({ before: true });
-        seen.length = 0;
-        const raws = Array.from({ length: MESSAGES }, (_, i) => messageOf(i, domain, shape.attachment));
-        const sinkPerSecond = await bareSinkRate(raws);
-        const t0 = performance.now();
-        const acceptedS = await sendAll(port, raws, `inbox@${domain}`);
-        const done = await until(() => arrivals.length >= MESSAGES, 120_000);
-        const allS = (arrivals.reduce((a, x) => (x > a ? x : a), t0) - t0) / 1000;
-        const calls = b.take();
-        const invocations: Invocation[] = seen.splice(0);
-        b.uncount();
-        if (!done) throw new Error(`only ${arrivals.length} of ${MESSAGES} email.received webhooks arrived`);
-
-        const size = Buffer.byteLength(raws[0] as string);
-        rows.push(
-          `| ${shape.name} (${fmt(size / 1024, 0)} KiB) | ${fmt(sinkPerSecond, 0)} | ${fmt(MESSAGES / acceptedS, 0)} (${fmt(MESSAGES / acceptedS / sinkPerSecond, 2)}×) | ${fmt(MESSAGES / allS, 0)} (${fmt((100 * acceptedS) / allS, 0)} %) |`,
-        );
-        log(`  sink ${fmt(sinkPerSecond, 0)}/s, accepted ${fmt(MESSAGES / acceptedS, 0)}/s, delivered ${fmt(MESSAGES / allS, 0)}/s`);
-
-        // In AWS the listener's part (the raw object, the notification) is SES receiving's own work.
-        const ours = calls.filter((x) => x.by !== 'api');
-        const worker = invocations.filter((i) => i.queue === 'inbound');
-        const hooks = invocations.filter((i) => i.queue === 'webhooks');
-        const u = totalUnits(ours);
-        const per = 1 / MESSAGES;
-        const lambda = invocations.length * per * PRICE.invocations + (gbSeconds(consumerOf('inbound'), median(worker.map((i) => i.ms))) * worker.length * per + gbSeconds(consumerOf('webhooks'), median(hooks.map((i) => i.ms))) * hooks.length * per) * PRICE.gbSeconds;
-        // Each invocation's batch was received and deleted (two SQS requests); SES's notification is one SNS publish.
-        const sqs = (u.sqs + 2 * invocations.length) * per * PRICE.sqs;
-        const ddb = (u.wru + u.gsiWru) * per * PRICE.wru + u.rru * per * PRICE.rru;
-        const s3 = u.s3Put * per * PRICE.s3Put + u.s3Get * per * PRICE.s3Get;
-        const sns = PRICE.snsPublish;
-        const total = lambda + sqs + ddb + s3 + sns;
-        const ses = SES_RECEIVING.perMillionEmails + Math.ceil(size / 262_144) * SES_RECEIVING.perMillionChunks;
-        costRows.push(
-          `| ${shape.name} | ${callList(ours, MESSAGES)} | ${units((u.wru + u.gsiWru) * per)} WRU, ${units(u.rru * per)} RRU | ${dollars(ddb)} | ${dollars(sqs + sns)} | ${dollars(lambda)} | ${dollars(s3)} | **${dollars(total)}** | ${dollars(ses)} |`,
-        );
+      for (const shape of SHAPES) {
+        const measured = await measureShape(b, consumers, arrivals, to, shape, log);
+        rows.push(measured.row);
+        costRows.push(measured.costRow);
       }
-      return [
-        '## Inbound mail',
-        '',
-        `${MESSAGES} messages per shape sent over ${CONNECTIONS} SMTP connections to the local listener (playing SES receiving: SPF/DKIM/DMARC by mailauth, the raw message to the object store, the notification onto the inbound queue), each to one address of an inbound-enabled domain of an account with one email.received subscription on a loopback receiver. DNS_SERVERS is a closed loopback port, so the SPF/DKIM/DMARC lookups fail at once (offline; verdicts PROCESSING_FAILED) rather than wait on the system resolver. The consumers run here with the local runtime's lanes (shared/runtime/local/runtime.ts CONSUMER_LANES): the inbound worker ${CONSUMER_LANES.inbound ?? 1} batches of one message at once, the webhook delivery ${CONSUMER_LANES.webhooks ?? 1}. "Accepted" counts 250 answers; the bare sink is smtp-server in the same process reading each message to its end and answering 250, nothing else, sent the same messages the same way just before; "delivered" counts email.received webhooks received, from the first send to the last arrival.`,
-        '',
-        '| shape | bare SMTP sink, accepted per second | listener accepted per second (× the sink) | email.received delivered per second (% of accepted) |',
-        '|---|---|---|---|',
-        ...rows,
-        '',
-        'Per million inbound emails in AWS, from the calls the worker and the webhook delivery made (the listener\'s object write and queue send are SES receiving\'s own work there and are not counted). Lambda GB-s from the local median invocation time at the manifest\'s memory; SQS: the worker\'s sends plus a receive and a delete per batch; SNS: SES\'s one notification per email. SES receiving\'s own price ($0.10 per 1,000 emails and $0.09 per 1,000 incoming 256 KB chunks) is shown beside ours.',
-        '',
-        '| shape | calls per email (ours) | DynamoDB per email | DynamoDB | SQS + SNS | Lambda | S3 | ours per million | SES receiving per million |',
-        '|---|---|---|---|---|---|---|---|---|',
-        ...costRows,
-        '',
-        priceNote,
-      ].join('\n');
+      return report(rows, costRows);
     } finally {
-      await Promise.all(pollers.map((p) => p.stop()));
-      await new Promise<void>((ok) => (receiver.closeAllConnections(), receiver.close(() => ok())));
+      await consumers?.stop();
+      await receiver.close();
       await b.close();
     }
   },

@@ -10,212 +10,253 @@ import { keyQueries, keys } from '../../shared/db/keys';
 import { InboundRepository, type InboundEmailItem } from '../../shared/inbound/repository';
 import { threadIdOf } from '../../shared/inbound/thread';
 import { recordInboundMail } from '../../shared/mail/record';
+import type { Container } from '../../shared/runtime/container';
 import type { Benchmark } from '../run';
 import { PRICE, priceNote, totalUnits } from '../lib/cost';
-import { fmt, fmtInt, median, percentile, sleep, units } from '../lib/measure';
-import { newSender, startBenchRuntime, type BenchRuntime } from '../lib/runtime';
+import { patientGet } from '../lib/loopback';
+import { fmt, fmtInt, median, percentile, units } from '../lib/measure';
+import { newSender, startBenchRuntime, type BenchRuntime, type PortCall } from '../lib/runtime';
+import { inLanes } from '../lib/seed';
 
 const THREADS = Number(process.env.MAIL_BENCH_THREADS ?? 10_000);
 /** One thread in REPLY_EVERY gets a second message (a reply). */
 const REPLY_EVERY = 5;
 const SEED_CONCURRENCY = 8;
 const ROUNDS = 12;
+const DOMAIN = 'mail.bench.test';
+const BASE = Date.parse('2026-01-01T00:00:00.000Z');
 
 /** A message's words: `common` in all, `tN` in one in ten, `wN` in one in a thousand, `rN` in one. */
 function textOf(i: number): string {
   return `Hello, common update number ${i} about order t${i % 10} and item w${i % 1000}. Reference r${i}. Regards from the customer desk.`;
 }
 
-/** GET with the key's rate limit waited out (its waits are not the request's time). */
-async function timedGet(b: BenchRuntime, path: string, token: string): Promise<{ ms: number; status: number; body: Buffer; headers: Headers }> {
-  for (;;) {
-    const t0 = performance.now();
-    const res = await fetch(`${b.rt.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
-    const body = Buffer.from(await res.arrayBuffer());
-    const ms = performance.now() - t0;
-    if (res.status === 429) {
-      await sleep(Number(res.headers.get('retry-after') ?? '1') * 1000);
-      continue;
-    }
-    if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${body.toString('utf8').slice(0, 300)}`);
-    return { ms, status: res.status, body, headers: res.headers };
-  }
-}
+const timedGet = (b: BenchRuntime, path: string, token: string) => patientGet(b.rt.url, path, token);
 
 const cells = (ms: readonly number[]): string => `${fmt(median(ms), 1)} / ${fmt(percentile(ms, 95), 1)}`;
+
+interface Seeded {
+  /** Messages stored in all. */
+  total: number;
+  /** The first messages, stored one at a time and counted. */
+  probe: number;
+  seedMs: number;
+  /** The probe's calls that wrote the search index. */
+  indexCalls: PortCall[];
+  probeCalls: PortCall[];
+}
+
+type MailMessage = { i: number; reply: boolean };
+
+/** Stores one message as the inbound worker does and files it with the worker's own call. */
+async function storeMessage(c: Container, inbound: InboundRepository, accountId: string, { i, reply }: MailMessage): Promise<void> {
+  const n = reply ? THREADS + i : i;
+  const subject = `${reply ? 'Re: ' : ''}Order ${i} status`;
+  const email: Omit<InboundEmailItem, 'pk' | 'sk' | 'entity'> = {
+    id: c.ids.next('inb'),
+    account_id: accountId,
+    domain: DOMAIN,
+    recipient: `desk${i % 4}@${DOMAIN}`,
+    inbox_id: null,
+    from: `customer${i % 500}@client${i % 20}.test`,
+    to: [`desk${i % 4}@${DOMAIN}`],
+    cc: [],
+    subject,
+    spf_verdict: 'PASS',
+    dkim_verdict: 'PASS',
+    dmarc_verdict: 'PASS',
+    spam_verdict: 'PASS',
+    virus_verdict: 'PASS',
+    attachments: i % 10 === 3 ? [{ filename: 'order.pdf', content_type: 'application/pdf', size: 2048 }] : [],
+    size_bytes: 600,
+    received_at: new Date(BASE + n * 60_000).toISOString(),
+    thread_id: threadIdOf({ accountId, rfcMessageId: `<order-${i}@client.test>`, inReplyTo: null, references: [], subject, participants: [] }),
+    raw_key: `inbound/bench-${n}`,
+  };
+  const text = textOf(n);
+  const item = await inbound.putOnce(email, { content: { text, html: null, headers: {}, rfc_message_id: `<order-${n}@client.test>` } });
+  await recordInboundMail(c, item, text);
+}
+
+/** The mailbox: a few messages counted one at a time (what indexing costs), then the rest in lanes. */
+async function seedMailbox(b: BenchRuntime, accountId: string, log: (line: string) => void): Promise<Seeded> {
+  const inbound = new InboundRepository(b.c.store);
+  const seedOne = (m: MailMessage) => storeMessage(b.c, inbound, accountId, m);
+  const messages: MailMessage[] = [];
+  for (let i = 0; i < THREADS; i++) messages.push({ i, reply: false });
+  for (let i = 0; i < THREADS; i += REPLY_EVERY) messages.push({ i, reply: true });
+
+  // What indexing one message costs: the calls of recordInboundMail for a few messages, counted.
+  const probe = messages.splice(0, 20);
+  b.count({ before: true });
+  for (const m of probe) await seedOne(m);
+  const probeCalls = b.take();
+  b.uncount();
+  const indexCalls = probeCalls.filter((call) => /MAILIDX|MAILDOC/.test(JSON.stringify(call.args[0]).slice(0, 4000)));
+
+  const tSeed = performance.now();
+  await inLanes(messages, SEED_CONCURRENCY, seedOne);
+  const seedMs = performance.now() - tSeed;
+  const total = messages.length + probe.length;
+  log(`  seeded ${fmtInt(total)} messages in ${fmtInt(THREADS)} threads in ${fmt(seedMs / 1000, 1)} s`);
+  return { total, probe: probe.length, seedMs, indexCalls, probeCalls };
+}
+
+interface Searched {
+  rows: string[];
+  ms: number[];
+  /** Store calls of each search. */
+  calls: number[];
+  rru: number;
+  queries: number;
+}
+
+/** Search latency, one request at a time, several rounds of each query; store calls counted. */
+async function measureSearch(b: BenchRuntime, token: string): Promise<Searched> {
+  const queries: Array<[string, string]> = [
+    ['a word in 1 message', `r${Math.floor(THREADS / 2)}`],
+    ['a word in 0.1 %', 'w42'],
+    ['a word in 10 %', 't7'],
+    ['a word in every message (first 50)', 'common'],
+    ['two words, 10 % and 0.1 %', 't2 w42'],
+    ['from: and has:attachment', `from:customer3@client3.test has:attachment`],
+    ['a phrase', '"order t3 and item w3"'],
+    ['after: alone (first 50)', `after:${new Date(BASE + THREADS * 30_000).toISOString().slice(0, 10)}`],
+  ];
+  const out: Searched = { rows: [], ms: [], calls: [], rru: 0, queries: queries.length };
+  b.count();
+  for (const [name, q] of queries) {
+    const ms: number[] = [];
+    let hits = 0;
+    for (let r = 0; r < ROUNDS; r++) {
+      b.take();
+      const res = await timedGet(b, `/v1/mail/search?q=${encodeURIComponent(q)}`, token);
+      const calls = b.take().filter((call) => call.by === 'api');
+      out.calls.push(calls.length);
+      out.rru += totalUnits(calls).rru;
+      ms.push(res.ms);
+      hits = (JSON.parse(res.body.toString('utf8')) as { results: unknown[] }).results.length;
+    }
+    out.ms.push(...ms);
+    out.rows.push(`| ${name} | \`${q}\` | ${hits} | ${cells(ms)} ms |`);
+  }
+  b.uncount();
+  return out;
+}
+
+/** The store's own Query: 50 postings of one list, the size of a page of results. */
+async function measureRawQuery(c: Container, accountId: string, rounds: number): Promise<number[]> {
+  const rawMs: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const t0 = performance.now();
+    await c.store.query({ ...keyQueries.partition(keys.mailPostingPartition(accountId, 'common')), limit: 50, consistent: false });
+    rawMs.push(performance.now() - t0);
+  }
+  return rawMs;
+}
+
+/** The thread list, plain and with q. */
+async function measureThreadList(b: BenchRuntime, token: string): Promise<{ listMs: number[]; listQMs: number[] }> {
+  const listMs: number[] = [];
+  const listQMs: number[] = [];
+  for (let r = 0; r < ROUNDS * 2; r++) {
+    listMs.push((await timedGet(b, '/v1/mail/threads?limit=50', token)).ms);
+    listQMs.push((await timedGet(b, `/v1/mail/threads?limit=50&q=${encodeURIComponent('t7')}`, token)).ms);
+  }
+  return { listMs, listQMs };
+}
+
+interface Walked {
+  count: number;
+  bytes: number;
+  pages: number;
+  ms: number;
+}
+
+/** The export's pages walked by their cursors, at most `maxPages`. */
+async function walkExport(b: BenchRuntime, token: string, format: 'json' | 'mbox', maxPages: number): Promise<Walked> {
+  let cursor: string | null = null;
+  const out: Walked = { count: 0, bytes: 0, pages: 0, ms: 0 };
+  do {
+    const res = await timedGet(b, `/v1/mail/export?format=${format}&folder=inbox${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, token);
+    out.ms += res.ms;
+    out.bytes += res.body.length;
+    out.pages++;
+    if (format === 'json') {
+      const doc = JSON.parse(res.body.toString('utf8')) as { count: number; next_cursor: string | null };
+      out.count += doc.count;
+      cursor = doc.next_cursor;
+    } else {
+      out.count += res.body.toString('latin1').split(/^From /m).length - 1;
+      cursor = res.headers.get('postbox-next-cursor');
+    }
+  } while (cursor && out.pages < maxPages);
+  return out;
+}
+
+interface Measured {
+  seeded: Seeded;
+  search: Searched;
+  rawMs: number[];
+  listMs: number[];
+  listQMs: number[];
+  json: Walked;
+  mbox: Walked;
+}
+
+function report({ seeded, search, rawMs, listMs, listQMs, json, mbox }: Measured): string {
+  const { total, seedMs, probe } = seeded;
+  const perMessage = totalUnits(seeded.indexCalls);
+  const recordUnits = totalUnits(seeded.probeCalls);
+  const perSearchRru = search.rru / search.calls.length;
+  const wru = perMessage.wru + perMessage.gsiWru;
+  const writeDollarsPerMillion = wru * PRICE.wru;
+  const readDollarsPerMillion = perSearchRru * PRICE.rru + PRICE.httpApi;
+  return [
+    '## Mail search and export',
+    '',
+    `Method: a local runtime in this process, one account holding ${fmtInt(THREADS)} threads and ${fmtInt(total)} inbound messages (one thread in ${REPLY_EVERY} has a reply), stored as the inbound worker stores them and filed by its own call, recordInboundMail, which writes the thread and the search index (${SEED_CONCURRENCY} at a time: ${fmt(seedMs / 1000, 1)} s, ${fmtInt((total * 1000) / seedMs)} messages/s). ` +
+      `Each message has 20-odd words: \`common\` in all, \`tN\` in one in ten, \`wN\` in one in a thousand, \`rN\` in one. Requests are sent one at a time over HTTP with the key; answers of 429 from the account's rate limit are waited out and not timed (bench/benchmarks/mail.ts). ${ROUNDS} rounds of each query.`,
+    '',
+    '| Search | q | results | latency p50 / p95 |',
+    '|---|---|---:|---:|',
+    ...search.rows,
+    `| **every search above** | | | **${cells(search.ms)} ms** |`,
+    `| the store's own Query: 50 postings of one list, no HTTP (same run) | | 50 | ${cells(rawMs)} ms |`,
+    `| GET /v1/mail/threads?limit=50 | | 50 | ${cells(listMs)} ms |`,
+    `| GET /v1/mail/threads?limit=50&q=t7 | | | ${cells(listQMs)} ms |`,
+    '',
+    `**Search answers at a median of ${fmt(median(search.ms) / median(rawMs), 1)} times one raw store Query** on this machine (the key check, the query parse, the postings of each term, the search documents of the page's results, the HTTP answer). ` +
+      `A search made ${fmt(median(search.calls), 0)} store calls at the median and ${Math.max(...search.calls)} at most, and read ${units(perSearchRru)} read units on average (bench/lib/cost.ts): ` +
+      `about $${fmt(readDollarsPerMillion, 2)} per million searches with API Gateway (Lambda time aside).`,
+    '',
+    '| Export | messages | pages | bytes | time (requests only) | throughput |',
+    '|---|---:|---:|---:|---:|---:|',
+    `| format=json, the whole inbox by next_cursor | ${fmtInt(json.count)} | ${json.pages} | ${fmtInt(json.bytes)} | ${fmt(json.ms / 1000, 2)} s | **${fmtInt((json.count * 1000) / json.ms)} messages/s** |`,
+    `| format=mbox, the first ${mbox.pages} pages by Postbox-Next-Cursor (raw objects absent here: each message composed) | ${fmtInt(mbox.count)} | ${mbox.pages} | ${fmtInt(mbox.bytes)} | ${fmt(mbox.ms / 1000, 2)} s | ${fmtInt((mbox.count * 1000) / mbox.ms)} messages/s |`,
+    '',
+    `Indexing one message (counted over ${probe} messages, the item each write replaces read first): ${fmt(seeded.indexCalls.length / probe, 1)} store calls and ${units(wru / probe)} write units for the index ` +
+      `(its search document and one posting per distinct term, BatchWriteItem 25 at a time), of ${units((recordUnits.wru + recordUnits.gsiWru) / probe)} for all of recordInboundMail and the email item: ` +
+      `$${fmt(writeDollarsPerMillion / probe, 2)} per million messages for the index at on-demand prices. ${priceNote}`,
+  ].join('\n');
+}
 
 export const mail: Benchmark = {
   name: 'Mail search and export',
   async run({ log }) {
     const b = await startBenchRuntime();
     try {
-      const { c } = b;
-      const { key: token, accountId } = await newSender(c, 'bench mail');
-      const domain = 'mail.bench.test';
-      const inbound = new InboundRepository(c.store);
-      const base = Date.parse('2026-01-01T00:00:00.000Z');
-      const messages: Array<{ i: number; reply: boolean }> = [];
-      for (let i = 0; i < THREADS; i++) messages.push({ i, reply: false });
-      for (let i = 0; i < THREADS; i += REPLY_EVERY) messages.push({ i, reply: true });
-      const seedOne = async ({ i, reply }: { i: number; reply: boolean }): Promise<void> => {
-        const n = reply ? THREADS + i : i;
-        const subject = `${reply ? 'Re: ' : ''}Order ${i} status`;
-        const email: Omit<InboundEmailItem, 'pk' | 'sk' | 'entity'> = {
-          id: c.ids.next('inb'),
-          account_id: accountId,
-          domain,
-          recipient: `desk${i % 4}@${domain}`,
-          inbox_id: null,
-          from: `customer${i % 500}@client${i % 20}.test`,
-          to: [`desk${i % 4}@${domain}`],
-          cc: [],
-          subject,
-          spf_verdict: 'PASS',
-          dkim_verdict: 'PASS',
-          dmarc_verdict: 'PASS',
-          spam_verdict: 'PASS',
-          virus_verdict: 'PASS',
-          attachments: i % 10 === 3 ? [{ filename: 'order.pdf', content_type: 'application/pdf', size: 2048 }] : [],
-          size_bytes: 600,
-          received_at: new Date(base + n * 60_000).toISOString(),
-          thread_id: threadIdOf({ accountId, rfcMessageId: `<order-${i}@client.test>`, inReplyTo: null, references: [], subject, participants: [] }),
-          raw_key: `inbound/bench-${n}`,
-        };
-        const text = textOf(n);
-        const item = await inbound.putOnce(email, { content: { text, html: null, headers: {}, rfc_message_id: `<order-${n}@client.test>` } });
-        await recordInboundMail(c, item, text);
-      };
-
-      // What indexing one message costs: the calls of recordInboundMail for a few messages, counted.
-      const probe = messages.splice(0, 20);
-      b.count({ before: true });
-      for (const m of probe) await seedOne(m);
-      const probeCalls = b.take();
-      b.uncount();
-      const indexCalls = probeCalls.filter((call) => /MAILIDX|MAILDOC/.test(JSON.stringify(call.args[0]).slice(0, 4000)));
-      const perMessage = totalUnits(indexCalls);
-      const recordUnits = totalUnits(probeCalls);
-
-      const tSeed = performance.now();
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: SEED_CONCURRENCY }, async () => {
-          while (next < messages.length) await seedOne(messages[next++]!);
-        }),
-      );
-      const seedMs = performance.now() - tSeed;
-      const total = messages.length + probe.length;
-      log(`  seeded ${fmtInt(total)} messages in ${fmtInt(THREADS)} threads in ${fmt(seedMs / 1000, 1)} s`);
-
-      // Search latency, one request at a time, several rounds of each query.
-      const queries: Array<[string, string]> = [
-        ['a word in 1 message', `r${Math.floor(THREADS / 2)}`],
-        ['a word in 0.1 %', 'w42'],
-        ['a word in 10 %', 't7'],
-        ['a word in every message (first 50)', 'common'],
-        ['two words, 10 % and 0.1 %', 't2 w42'],
-        ['from: and has:attachment', `from:customer3@client3.test has:attachment`],
-        ['a phrase', '"order t3 and item w3"'],
-        ['after: alone (first 50)', `after:${new Date(base + THREADS * 30_000).toISOString().slice(0, 10)}`],
-      ];
-      const searchRows: string[] = [];
-      const searchMs: number[] = [];
-      b.count();
-      const searchCalls: number[] = [];
-      let searchRru = 0;
-      for (const [name, q] of queries) {
-        const ms: number[] = [];
-        let hits = 0;
-        for (let r = 0; r < ROUNDS; r++) {
-          b.take();
-          const res = await timedGet(b, `/v1/mail/search?q=${encodeURIComponent(q)}`, token);
-          const calls = b.take().filter((call) => call.by === 'api');
-          searchCalls.push(calls.length);
-          searchRru += totalUnits(calls).rru;
-          ms.push(res.ms);
-          hits = (JSON.parse(res.body.toString('utf8')) as { results: unknown[] }).results.length;
-        }
-        searchMs.push(...ms);
-        searchRows.push(`| ${name} | \`${q}\` | ${hits} | ${cells(ms)} ms |`);
-      }
-      b.uncount();
-
-      // The store's own Query: 50 postings of one list, the size of a page of results.
-      const rawMs: number[] = [];
-      for (let r = 0; r < ROUNDS * queries.length; r++) {
-        const t0 = performance.now();
-        await c.store.query({ ...keyQueries.partition(keys.mailPostingPartition(accountId, 'common')), limit: 50, consistent: false });
-        rawMs.push(performance.now() - t0);
-      }
-
-      // The thread list, plain and with q.
-      const listMs: number[] = [];
-      const listQMs: number[] = [];
-      for (let r = 0; r < ROUNDS * 2; r++) {
-        listMs.push((await timedGet(b, '/v1/mail/threads?limit=50', token)).ms);
-        listQMs.push((await timedGet(b, `/v1/mail/threads?limit=50&q=${encodeURIComponent('t7')}`, token)).ms);
-      }
-
+      const { key: token, accountId } = await newSender(b.c, 'bench mail');
+      const seeded = await seedMailbox(b, accountId, log);
+      const search = await measureSearch(b, token);
+      const rawMs = await measureRawQuery(b.c, accountId, ROUNDS * search.queries);
+      const { listMs, listQMs } = await measureThreadList(b, token);
       // Export: every page of the json export; the first pages of mbox.
-      const walk = async (format: 'json' | 'mbox', maxPages: number) => {
-        let cursor: string | null = null;
-        let count = 0;
-        let bytes = 0;
-        let pages = 0;
-        let ms = 0;
-        do {
-          const res = await timedGet(b, `/v1/mail/export?format=${format}&folder=inbox${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, token);
-          ms += res.ms;
-          bytes += res.body.length;
-          pages++;
-          if (format === 'json') {
-            const doc = JSON.parse(res.body.toString('utf8')) as { count: number; next_cursor: string | null };
-            count += doc.count;
-            cursor = doc.next_cursor;
-          } else {
-            count += res.body.toString('latin1').split(/^From /m).length - 1;
-            cursor = res.headers.get('postbox-next-cursor');
-          }
-        } while (cursor && pages < maxPages);
-        return { count, bytes, pages, ms };
-      };
-      const json = await walk('json', Infinity);
-      if (json.count !== total) throw new Error(`the json export held ${json.count} messages, not ${total}`);
-      const mbox = await walk('mbox', 20);
-
-      const perSearchRru = searchRru / searchCalls.length;
-      const wru = perMessage.wru + perMessage.gsiWru;
-      const writeDollarsPerMillion = wru * PRICE.wru;
-      const readDollarsPerMillion = perSearchRru * PRICE.rru + PRICE.httpApi;
-      log(`  search p50/p95 ${cells(searchMs)} ms; raw query ${cells(rawMs)} ms; export ${fmtInt((json.count * 1000) / json.ms)} messages/s`);
-
-      return [
-        '## Mail search and export',
-        '',
-        `Method: a local runtime in this process, one account holding ${fmtInt(THREADS)} threads and ${fmtInt(total)} inbound messages (one thread in ${REPLY_EVERY} has a reply), stored as the inbound worker stores them and filed by its own call, recordInboundMail, which writes the thread and the search index (${SEED_CONCURRENCY} at a time: ${fmt(seedMs / 1000, 1)} s, ${fmtInt((total * 1000) / seedMs)} messages/s). ` +
-          `Each message has 20-odd words: \`common\` in all, \`tN\` in one in ten, \`wN\` in one in a thousand, \`rN\` in one. Requests are sent one at a time over HTTP with the key; answers of 429 from the account's rate limit are waited out and not timed (bench/benchmarks/mail.ts). ${ROUNDS} rounds of each query.`,
-        '',
-        '| Search | q | results | latency p50 / p95 |',
-        '|---|---|---:|---:|',
-        ...searchRows,
-        `| **every search above** | | | **${cells(searchMs)} ms** |`,
-        `| the store's own Query: 50 postings of one list, no HTTP (same run) | | 50 | ${cells(rawMs)} ms |`,
-        `| GET /v1/mail/threads?limit=50 | | 50 | ${cells(listMs)} ms |`,
-        `| GET /v1/mail/threads?limit=50&q=t7 | | | ${cells(listQMs)} ms |`,
-        '',
-        `**Search answers at a median of ${fmt(median(searchMs) / median(rawMs), 1)} times one raw store Query** on this machine (the key check, the query parse, the postings of each term, the search documents of the page's results, the HTTP answer). ` +
-          `A search made ${fmt(median(searchCalls), 0)} store calls at the median and ${Math.max(...searchCalls)} at most, and read ${units(perSearchRru)} read units on average (bench/lib/cost.ts): ` +
-          `about $${fmt(readDollarsPerMillion, 2)} per million searches with API Gateway (Lambda time aside).`,
-        '',
-        '| Export | messages | pages | bytes | time (requests only) | throughput |',
-        '|---|---:|---:|---:|---:|---:|',
-        `| format=json, the whole inbox by next_cursor | ${fmtInt(json.count)} | ${json.pages} | ${fmtInt(json.bytes)} | ${fmt(json.ms / 1000, 2)} s | **${fmtInt((json.count * 1000) / json.ms)} messages/s** |`,
-        `| format=mbox, the first ${mbox.pages} pages by Postbox-Next-Cursor (raw objects absent here: each message composed) | ${fmtInt(mbox.count)} | ${mbox.pages} | ${fmtInt(mbox.bytes)} | ${fmt(mbox.ms / 1000, 2)} s | ${fmtInt((mbox.count * 1000) / mbox.ms)} messages/s |`,
-        '',
-        `Indexing one message (counted over ${probe.length} messages, the item each write replaces read first): ${fmt(indexCalls.length / probe.length, 1)} store calls and ${units(wru / probe.length)} write units for the index ` +
-          `(its search document and one posting per distinct term, BatchWriteItem 25 at a time), of ${units((recordUnits.wru + recordUnits.gsiWru) / probe.length)} for all of recordInboundMail and the email item: ` +
-          `$${fmt((writeDollarsPerMillion / probe.length), 2)} per million messages for the index at on-demand prices. ${priceNote}`,
-      ].join('\n');
+      const json = await walkExport(b, token, 'json', Infinity);
+      if (json.count !== seeded.total) throw new Error(`the json export held ${json.count} messages, not ${seeded.total}`);
+      const mbox = await walkExport(b, token, 'mbox', 20);
+      log(`  search p50/p95 ${cells(search.ms)} ms; raw query ${cells(rawMs)} ms; export ${fmtInt((json.count * 1000) / json.ms)} messages/s`);
+      return report({ seeded, search, rawMs, listMs, listQMs, json, mbox });
     } finally {
       await b.close();
     }

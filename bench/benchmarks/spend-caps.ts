@@ -8,7 +8,7 @@ import { putSpendCap } from '../../shared/spend-caps/service';
 import type { Benchmark } from '../run';
 import { roundTrips } from '../lib/cost';
 import { fmt, fmtInt, latencyCells, median, percentile, sum } from '../lib/measure';
-import { http, newSender, startBenchRuntime, type BenchRuntime, type PortCall } from '../lib/runtime';
+import { apiStoreCalls, http, newSender, startBenchRuntime, type BenchRuntime, type PortCall } from '../lib/runtime';
 
 const S = { accountsPerKind: 12, warmupRounds: 30, rounds: 300, counted: 5 } as const;
 const HUGE = 1e15;
@@ -48,7 +48,7 @@ const body = (from: string, tag: string) => ({
   metadata: { from_email: from },
 });
 
-const storeOps = (calls: readonly PortCall[]): string[] => calls.filter((c) => c.by === 'api' && c.port === 'store').map((c) => c.op);
+const storeOps = (calls: readonly PortCall[]): string[] => apiStoreCalls(calls).map((c) => c.op);
 
 export const spendCaps: Benchmark = {
   name: 'Spend caps: the check on POST /v1/send',
@@ -69,7 +69,7 @@ export const spendCaps: Benchmark = {
         for (const kind of KINDS) {
           b.take();
           await send(kind, 1_000_000 + i);
-          const calls = b.take().filter((c) => c.by === 'api' && c.port === 'store');
+          const calls = apiStoreCalls(b.take());
           counted[kind].push({ ops: storeOps(calls), trips: roundTrips(calls).length });
         }
       }

@@ -43,6 +43,9 @@ export interface PortCall {
   ms: number;
 }
 
+/** The store calls an HTTP request made (not a consumer's, not a scope set with `actingAs`). */
+export const apiStoreCalls = (calls: readonly PortCall[]): PortCall[] => calls.filter((call) => call.by === 'api' && call.port === 'store');
+
 export interface Invocation {
   queue: string;
   /** Parsed message bodies of the batch. */
