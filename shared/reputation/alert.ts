@@ -1,12 +1,7 @@
 // The send worker's part of a reputation alert: a mail to the account's address from the shared
 // sender (the service's own mail: no message, no usage) and an `account.reputation_warning`
 // webhook event whose id is the account's and step's, so a redelivered job delivers it once.
-import { getAccount } from '../accounts/service';
-import type { Store } from '../db/store';
-import type { Mailer } from '../ports/mailer';
-import type { Queue } from '../ports/queue';
-import type { Logger } from '../ports/logger';
-import { publishEvent } from '../webhooks/deliver';
+import { sendAccountAlert, type AlertDeps } from '../alerts/account-alert';
 import { REPUTATION_EVENT, type ReputationAlertJob } from './alert-job';
 import { policyOf, type ReputationPolicy } from './policy';
 
@@ -32,32 +27,17 @@ function alertMail(job: ReputationAlertJob, accountName: string, p: ReputationPo
   return { subject: job.state === 'paused' ? 'Live sending paused: bounce or complaint rate too high' : 'Warning: bounce or complaint rate is high', text };
 }
 
-export async function sendReputationAlert(
-  deps: { store: Store; queue: Queue; mailer: Mailer; logger: Logger; config: { sharedEmailSender: string; reputation?: ReputationPolicy } },
-  job: ReputationAlertJob,
-): Promise<void> {
-  const account = await getAccount(deps.store, job.account_id);
-  if (!account) return;
+export async function sendReputationAlert(deps: AlertDeps & { config: { reputation?: ReputationPolicy } }, job: ReputationAlertJob): Promise<void> {
   const alertId = `${job.account_id}_${job.state}_${job.occurred_at.replace(/[^0-9]/g, '')}`;
-  if (account.email) {
-    await deps.mailer.send({ from: deps.config.sharedEmailSender, to: account.email, ...alertMail(job, account.name, policyOf(deps.config)), messageId: `alert_rep_${alertId}`, accountId: account.id });
-  } else {
-    deps.logger.info('reputation alert; the account has no address to mail', { accountId: account.id, state: job.state });
-  }
-  await publishEvent(deps, {
-    event_id: `evt_rep_${alertId}`,
-    event_type: REPUTATION_EVENT,
-    message_id: job.message_id,
-    account_id: job.account_id,
-    payload: {
-      state: job.state,
-      sends: job.sends,
-      bounces: job.bounces,
-      complaints: job.complaints,
-      bounce_rate: job.bounce_rate,
-      complaint_rate: job.complaint_rate,
-    },
-    occurred_at: job.occurred_at,
-    created_at: job.occurred_at,
+  await sendAccountAlert(deps, {
+    accountId: job.account_id,
+    messageId: job.message_id,
+    occurredAt: job.occurred_at,
+    mailId: `alert_rep_${alertId}`,
+    eventId: `evt_rep_${alertId}`,
+    eventType: REPUTATION_EVENT,
+    payload: { state: job.state, sends: job.sends, bounces: job.bounces, complaints: job.complaints, bounce_rate: job.bounce_rate, complaint_rate: job.complaint_rate },
+    mail: (accountName) => alertMail(job, accountName, policyOf(deps.config)),
+    unmailed: { note: 'reputation alert; the account has no address to mail', fields: { state: job.state } },
   });
 }

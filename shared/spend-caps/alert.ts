@@ -2,13 +2,11 @@
 // marks the cap (one conditional write per cap and period) and hands this job to the send queue;
 // the send worker, which already mails and publishes webhook events, mails the account's address
 // and publishes `usage.soft_cap_reached`. The API functions need no mail permission for it.
-import * as z from 'zod';
-import { getAccount } from '../accounts/service';
+import { sendAccountAlert, type AlertDeps } from '../alerts/account-alert';
 import type { Store } from '../db/store';
-import type { Mailer } from '../ports/mailer';
 import type { Queue } from '../ports/queue';
 import type { Logger } from '../ports/logger';
-import { publishEvent } from '../webhooks/deliver';
+import * as z from 'zod';
 import { SpendCapRepository, type SpendCapItem } from './repository';
 
 export const SOFT_CAP_EVENT = 'usage.soft_cap_reached';
@@ -79,31 +77,17 @@ function alertMail(job: SoftCapAlertJob, accountName: string): { subject: string
  * own mail, so no message and no usage) and the webhook event. The event's id is the cap's and
  * period's, so a redelivered job delivers it once.
  */
-export async function sendSoftCapAlert(
-  deps: { store: Store; queue: Queue; mailer: Mailer; logger: Logger; config: { sharedEmailSender: string } },
-  job: SoftCapAlertJob,
-): Promise<void> {
-  const account = await getAccount(deps.store, job.account_id);
-  if (!account) return;
+export async function sendSoftCapAlert(deps: AlertDeps, job: SoftCapAlertJob): Promise<void> {
   const alertId = `${job.spend_cap_id}_${job.period}`;
-  if (account.email) {
-    await deps.mailer.send({ from: deps.config.sharedEmailSender, to: account.email, ...alertMail(job, account.name), messageId: `alert_${alertId}`, accountId: account.id });
-  } else {
-    deps.logger.info('soft cap reached; the account has no address to mail', { accountId: account.id, capId: job.spend_cap_id });
-  }
-  await publishEvent(deps, {
-    event_id: `evt_softcap_${alertId}`,
-    event_type: SOFT_CAP_EVENT,
-    message_id: job.message_id,
-    account_id: job.account_id,
-    payload: {
-      spend_cap_id: job.spend_cap_id,
-      key_id: job.key_id,
-      period: job.period,
-      soft_limit_micros: job.soft_limit_micros,
-      spent_micros: job.spent_micros,
-    },
-    occurred_at: job.occurred_at,
-    created_at: job.occurred_at,
+  await sendAccountAlert(deps, {
+    accountId: job.account_id,
+    messageId: job.message_id,
+    occurredAt: job.occurred_at,
+    mailId: `alert_${alertId}`,
+    eventId: `evt_softcap_${alertId}`,
+    eventType: SOFT_CAP_EVENT,
+    payload: { spend_cap_id: job.spend_cap_id, key_id: job.key_id, period: job.period, soft_limit_micros: job.soft_limit_micros, spent_micros: job.spent_micros },
+    mail: (accountName) => alertMail(job, accountName),
+    unmailed: { note: 'soft cap reached; the account has no address to mail', fields: { capId: job.spend_cap_id } },
   });
 }
