@@ -7,6 +7,9 @@
 import { RetryableError, ApiError } from '../errors';
 import { addMember, type MemberDeps } from '../contacts/members';
 import { writeNewContacts, type ContactDeps } from '../contacts/contacts';
+import { ContactClaimRepository } from '../contacts/claims-repository';
+import { ContactCountRepository } from '../contacts/count-repository';
+import { ContactListRepository } from '../contacts/lists-repository';
 import { ContactRepository, type ContactItem } from '../contacts/repository';
 import { MAX_DATA_BYTES, MAX_DATA_KEYS } from '../contacts/schemas';
 import type { DataValue } from '../contacts/filter';
@@ -64,10 +67,11 @@ const isReads = (x: unknown): x is Reads => typeof x === 'object' && x !== null 
 
 export function contactsTarget(deps: ContactDeps & MemberDeps): ContactImportTarget {
   const repo = new ContactRepository(deps.store);
+  const counts = new ContactCountRepository(deps.store);
 
   /** The live contact holding each address that has one: its claim and its contact, in batch reads. */
   const holdersOf = async (accountId: string, emails: readonly string[]): Promise<Map<string, ContactItem>> => {
-    const claims = await repo.emailItems(accountId, emails);
+    const claims = await new ContactClaimRepository(deps.store).emailItems(accountId, emails);
     const contacts = await repo.contactsByIds(accountId, [...new Set([...claims.values()].map((c) => c.contact_id))]);
     const byId = new Map(contacts.map((c) => [c.id, c]));
     const held = new Map<string, ContactItem>();
@@ -137,7 +141,7 @@ export function contactsTarget(deps: ContactDeps & MemberDeps): ContactImportTar
 
   return {
     async listKind(accountId, listId) {
-      const [list] = await repo.listsByIds(accountId, [listId]);
+      const [list] = await new ContactListRepository(deps.store).listsByIds(accountId, [listId]);
       return list !== undefined && list.deleted_at === undefined ? list.type : undefined;
     },
 
@@ -170,14 +174,14 @@ export function contactsTarget(deps: ContactDeps & MemberDeps): ContactImportTar
       }
       // The contacts this chunk made: now, or by an earlier run of it (they bear its derived ids).
       const made = written.length + (idFor ? addresses.filter((a) => stored.get(a.email)?.id === idFor(a.email) && !written.some((w) => w.email === a.email)).length : 0);
-      if (countOnce) await repo.moveContactCountOnce(accountId, made, countOnce.mark, countOnce.step);
-      else if (made > 0) await repo.moveContactCount(accountId, made);
+      if (countOnce) await counts.moveContactCountOnce(accountId, made, countOnce.mark, countOnce.step);
+      else if (made > 0) await counts.moveContactCount(accountId, made);
       await inParallel(addresses, PARALLEL, ({ email, final }) => settle(accountId, email, stored.get(email)!, final, listId));
       return { created: outcomes.filter((o) => o === 'created').length, updated: outcomes.filter((o) => o === 'updated').length };
     },
 
     async finished(accountId, mark) {
-      await repo.forgetCountMark(accountId, mark);
+      await counts.forgetCountMark(accountId, mark);
     },
   };
 }
