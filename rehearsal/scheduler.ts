@@ -180,39 +180,43 @@ function view(s: StoredSchedule): Body {
 
 const OPERATIONS: Record<string, string> = { POST: 'CreateSchedule', GET: 'GetSchedule', PUT: 'UpdateSchedule', DELETE: 'DeleteSchedule' };
 
-export async function startScheduler(options: SchedulerOptions): Promise<SchedulerStandIn> {
-  const groups = new Map(options.groups.map((g) => [g.name, g]));
-  if (!groups.has('default')) groups.set('default', { name: 'default', arn: `arn:aws:scheduler:${REHEARSAL_REGION}:${REHEARSAL_ACCOUNT}:schedule-group/default` });
-  const store = new Map<string, StoredSchedule>();
-  const firings: Firing[] = [];
-  const inFlight = new Set<string>();
+/** What the stand-in holds: the groups, the schedules by ARN, the firings, and the schedules being fired. */
+interface SchedulerState {
+  groups: Map<string, ScheduleGroup>;
+  store: Map<string, StoredSchedule>;
+  firings: Firing[];
+  inFlight: Set<string>;
+}
 
-  /** One call: the operation by method, the IAM check, then the service's own rules. */
-  const handle = (method: string, url: URL, headers: IncomingMessage['headers'], body: Body): Body => {
-    const match = /^\/schedules\/([^/]+)$/.exec(url.pathname);
-    const operation = OPERATIONS[method];
-    if (!match || !operation) throw new SchedulerError(501, 'NotRehearsed', `the rehearsal's Scheduler plays Create, Get, Update and DeleteSchedule only, not ${method} ${url.pathname}`);
-    const name = decodeURIComponent(match[1]!);
-    const groupName = (method === 'POST' || method === 'PUT' ? (body.GroupName as string | undefined) : url.searchParams.get('groupName')) ?? 'default';
-    const arn = scheduleArn(groupName, name);
-    const checks = [{ action: `scheduler:${operation}`, resource: arn }];
-    const roleArn = (body.Target as { RoleArn?: unknown } | undefined)?.RoleArn;
-    if ((method === 'POST' || method === 'PUT') && typeof roleArn === 'string') checks.push({ action: 'iam:PassRole', resource: roleArn });
-    const denied = options.authorize({ service: 'scheduler', operation, checks, accessKeyId: accessKeyIdOf(headers.authorization) });
-    if (denied) throw new SchedulerError(403, 'AccessDeniedException', denied);
-    if (!groups.has(groupName)) throw new SchedulerError(404, 'ResourceNotFoundException', `Schedule group ${groupName} does not exist.`);
-    const existing = store.get(arn);
-    if (method === 'POST' && existing) throw new SchedulerError(409, 'ConflictException', `Schedule ${name} already exists.`);
-    if (method !== 'POST' && !existing) throw new SchedulerError(404, 'ResourceNotFoundException', `Schedule ${name} does not exist.`);
-    if (method === 'GET') return view(existing!);
-    if (method === 'DELETE') {
-      store.delete(arn);
-      return {};
-    }
-    store.set(arn, readInput(body, name, groupName, new Date(), existing));
-    return { ScheduleArn: arn };
-  };
+/** One call: the operation by method, the IAM check, then the service's own rules. */
+function handleCall(state: SchedulerState, authorize: SchedulerOptions['authorize'], method: string, url: URL, headers: IncomingMessage['headers'], body: Body): Body {
+  const { groups, store } = state;
+  const match = /^\/schedules\/([^/]+)$/.exec(url.pathname);
+  const operation = OPERATIONS[method];
+  if (!match || !operation) throw new SchedulerError(501, 'NotRehearsed', `the rehearsal's Scheduler plays Create, Get, Update and DeleteSchedule only, not ${method} ${url.pathname}`);
+  const name = decodeURIComponent(match[1]!);
+  const groupName = (method === 'POST' || method === 'PUT' ? (body.GroupName as string | undefined) : url.searchParams.get('groupName')) ?? 'default';
+  const arn = scheduleArn(groupName, name);
+  const checks = [{ action: `scheduler:${operation}`, resource: arn }];
+  const roleArn = (body.Target as { RoleArn?: unknown } | undefined)?.RoleArn;
+  if ((method === 'POST' || method === 'PUT') && typeof roleArn === 'string') checks.push({ action: 'iam:PassRole', resource: roleArn });
+  const denied = authorize({ service: 'scheduler', operation, checks, accessKeyId: accessKeyIdOf(headers.authorization) });
+  if (denied) throw new SchedulerError(403, 'AccessDeniedException', denied);
+  if (!groups.has(groupName)) throw new SchedulerError(404, 'ResourceNotFoundException', `Schedule group ${groupName} does not exist.`);
+  const existing = store.get(arn);
+  if (method === 'POST' && existing) throw new SchedulerError(409, 'ConflictException', `Schedule ${name} already exists.`);
+  if (method !== 'POST' && !existing) throw new SchedulerError(404, 'ResourceNotFoundException', `Schedule ${name} does not exist.`);
+  if (method === 'GET') return view(existing!);
+  if (method === 'DELETE') {
+    store.delete(arn);
+    return {};
+  }
+  store.set(arn, readInput(body, name, groupName, new Date(), existing));
+  return { ScheduleArn: arn };
+}
 
+/** The service's endpoint on loopback: each request's JSON body to `handle`, its answer or its SchedulerError as the service answers them. */
+async function serve(handle: (method: string, url: URL, headers: IncomingMessage['headers'], body: Body) => Body): Promise<Server> {
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -237,53 +241,63 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
 
-  /** One attempt at a due schedule: its target invoked, or the failure recorded and a retry (or the end) set. */
-  const fire = async (schedule: StoredSchedule, now: Date): Promise<Firing> => {
-    schedule.attempts += 1;
-    const firing: Firing = { scheduleArn: schedule.arn, name: schedule.name, targetArn: schedule.target.Arn, roleArn: schedule.target.RoleArn, due: schedule.due.toISOString(), firedAt: now.toISOString(), attempt: schedule.attempts, ok: true };
-    try {
-      await options.invokeTarget(schedule, groups.get(schedule.groupName)!);
-    } catch (error) {
-      firing.ok = false;
-      firing.error = error instanceof Error ? error.message : String(error);
-      options.onFailure?.(firing);
-    }
-    firings.push(firing);
-    const retries = schedule.target.RetryPolicy?.MaximumRetryAttempts ?? DEFAULT_RETRIES;
-    if (!firing.ok && schedule.attempts <= retries) schedule.retryAfter = new Date(now.getTime() + RETRY_AFTER_MS);
-    else if (store.get(schedule.arn) === schedule) {
-      if (schedule.actionAfterCompletion === 'DELETE') store.delete(schedule.arn);
-      else schedule.completed = true;
-    }
-    return firing;
-  };
+/** One attempt at a due schedule: its target invoked, or the failure recorded and a retry (or the end) set. */
+async function fire(state: SchedulerState, options: SchedulerOptions, schedule: StoredSchedule, now: Date): Promise<Firing> {
+  schedule.attempts += 1;
+  const firing: Firing = { scheduleArn: schedule.arn, name: schedule.name, targetArn: schedule.target.Arn, roleArn: schedule.target.RoleArn, due: schedule.due.toISOString(), firedAt: now.toISOString(), attempt: schedule.attempts, ok: true };
+  try {
+    await options.invokeTarget(schedule, state.groups.get(schedule.groupName)!);
+  } catch (error) {
+    firing.ok = false;
+    firing.error = error instanceof Error ? error.message : String(error);
+    options.onFailure?.(firing);
+  }
+  state.firings.push(firing);
+  const retries = schedule.target.RetryPolicy?.MaximumRetryAttempts ?? DEFAULT_RETRIES;
+  if (!firing.ok && schedule.attempts <= retries) schedule.retryAfter = new Date(now.getTime() + RETRY_AFTER_MS);
+  else if (state.store.get(schedule.arn) === schedule) {
+    if (schedule.actionAfterCompletion === 'DELETE') state.store.delete(schedule.arn);
+    else schedule.completed = true;
+  }
+  return firing;
+}
 
-  const fireDue = async (now: Date = new Date()): Promise<Firing[]> => {
-    const due = [...store.values()].filter(
-      (s) => s.state === 'ENABLED' && !s.completed && !inFlight.has(s.arn) && s.due.getTime() <= now.getTime() && (!s.retryAfter || s.retryAfter.getTime() <= now.getTime()),
-    );
-    for (const s of due) inFlight.add(s.arn);
-    try {
-      return await Promise.all(due.map((s) => fire(s, now)));
-    } finally {
-      for (const s of due) inFlight.delete(s.arn);
-    }
-  };
+/** Fires every enabled schedule due by `now` that is not being fired already. */
+async function fireDue(state: SchedulerState, options: SchedulerOptions, now: Date): Promise<Firing[]> {
+  const due = [...state.store.values()].filter(
+    (s) => s.state === 'ENABLED' && !s.completed && !state.inFlight.has(s.arn) && s.due.getTime() <= now.getTime() && (!s.retryAfter || s.retryAfter.getTime() <= now.getTime()),
+  );
+  for (const s of due) state.inFlight.add(s.arn);
+  try {
+    return await Promise.all(due.map((s) => fire(state, options, s, now)));
+  } finally {
+    for (const s of due) state.inFlight.delete(s.arn);
+  }
+}
+
+export async function startScheduler(options: SchedulerOptions): Promise<SchedulerStandIn> {
+  const groups = new Map(options.groups.map((g) => [g.name, g]));
+  if (!groups.has('default')) groups.set('default', { name: 'default', arn: `arn:aws:scheduler:${REHEARSAL_REGION}:${REHEARSAL_ACCOUNT}:schedule-group/default` });
+  const state: SchedulerState = { groups, store: new Map(), firings: [], inFlight: new Set() };
+  const server = await serve((method, url, headers, body) => handleCall(state, options.authorize, method, url, headers, body));
+  const fireDueNow = (now: Date = new Date()): Promise<Firing[]> => fireDue(state, options, now);
 
   const tickMs = options.tickMs ?? 1000;
-  const timer = tickMs > 0 ? setInterval(() => void fireDue().catch(() => undefined), tickMs) : undefined;
+  const timer = tickMs > 0 ? setInterval(() => void fireDueNow().catch(() => undefined), tickMs) : undefined;
   timer?.unref();
   const onlyGroup = options.groups.length === 1 ? options.groups[0]!.name : 'default';
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    schedules: () => [...store.values()].map((s) => structuredClone(s)),
+    schedules: () => [...state.store.values()].map((s) => structuredClone(s)),
     schedule: (name, groupName = onlyGroup) => {
-      const found = store.get(scheduleArn(groupName, name));
+      const found = state.store.get(scheduleArn(groupName, name));
       return found && structuredClone(found);
     },
-    firings,
-    fireDue,
+    firings: state.firings,
+    fireDue: fireDueNow,
     close: () =>
       new Promise((resolve) => {
         if (timer) clearInterval(timer);

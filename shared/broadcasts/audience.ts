@@ -12,7 +12,9 @@ import type { Store } from '../db/store';
 import type { Clock } from '../ports/clock';
 import type { Queue } from '../ports/queue';
 import { matchesFilter } from '../contacts/filter';
-import { ContactRepository, type ContactItem, type ContactListItem } from '../contacts/repository';
+import { ContactListRepository, type ContactListItem } from '../contacts/lists-repository';
+import { ListMemberRepository } from '../contacts/members-repository';
+import { ContactRepository, type ContactItem } from '../contacts/repository';
 import { accountStop, contentOf, finishIfComplete } from './fan-out';
 import type { FanOutJob, WalkJob } from './messages';
 import type { BroadcastItem } from './model';
@@ -96,10 +98,10 @@ class PageCollector {
 const live = (c: ContactItem | undefined): c is ContactItem => c !== undefined && c.deleted_at === undefined;
 
 /** One page of a static list: up to RECIPIENTS_PER_CHUNK memberships from `start`, with their contacts. */
-async function readStaticPage(repo: ContactRepository, list: ContactListItem, start: Record<string, unknown> | undefined, withData: boolean): Promise<PageRead> {
+async function readStaticPage(store: Store, list: ContactListItem, start: Record<string, unknown> | undefined, withData: boolean): Promise<PageRead> {
   const page = new PageCollector(withData);
-  const out = await repo.memberPage(list.account_id, list.id, start, RECIPIENTS_PER_CHUNK);
-  const contacts = new Map((await repo.contactsByIds(list.account_id, out.items.map((m) => m.contact_id))).map((c) => [c.id, c]));
+  const out = await new ListMemberRepository(store).memberPage(list.account_id, list.id, start, RECIPIENTS_PER_CHUNK);
+  const contacts = new Map((await new ContactRepository(store).contactsByIds(list.account_id, out.items.map((m) => m.contact_id))).map((c) => [c.id, c]));
   let previous: Record<string, unknown> | undefined = start;
   for (const member of out.items) {
     const contact = contacts.get(member.contact_id);
@@ -111,7 +113,8 @@ async function readStaticPage(repo: ContactRepository, list: ContactListItem, st
 }
 
 /** One page of a dynamic list: the account's contacts from `start` through the filter, reading at most DYNAMIC_WALK. */
-async function readDynamicPage(repo: ContactRepository, list: ContactListItem, start: Record<string, unknown> | undefined, withData: boolean): Promise<PageRead> {
+async function readDynamicPage(store: Store, list: ContactListItem, start: Record<string, unknown> | undefined, withData: boolean): Promise<PageRead> {
+  const repo = new ContactRepository(store);
   const page = new PageCollector(withData);
   let startKey = start;
   for (let read = 0; read < DYNAMIC_WALK.pages; read++) {
@@ -156,8 +159,7 @@ export async function walkPage(deps: WalkDeps, job: WalkJob): Promise<WalkResult
   };
   const stop = await accountStop(deps, broadcast);
   if (stop) return fail(stop);
-  const contacts = new ContactRepository(deps.store);
-  const list = await contacts.getList(broadcast.account_id, broadcast.audience_list_id);
+  const list = await new ContactListRepository(deps.store).getList(broadcast.account_id, broadcast.audience_list_id);
   if (!list || list.deleted_at !== undefined) return fail(`the audience list ${broadcast.audience_list_id} was deleted`);
 
   const chunk = (broadcast.chunk_base ?? 0) + job.page;
@@ -168,7 +170,7 @@ export async function walkPage(deps: WalkDeps, job: WalkJob): Promise<WalkResult
   } else {
     const withData = (await contentOf(broadcasts, broadcast)).template !== undefined;
     const start = broadcast.walk_cursor ?? undefined;
-    read = list.type === 'static' ? await readStaticPage(contacts, list, start, withData) : await readDynamicPage(contacts, list, start, withData);
+    read = list.type === 'static' ? await readStaticPage(deps.store, list, start, withData) : await readDynamicPage(deps.store, list, start, withData);
     if (read.recipients.length > 0) {
       const created = await broadcasts.createChunk({
         broadcast_id: broadcast.id,

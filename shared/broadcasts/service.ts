@@ -16,7 +16,7 @@ import type { Queue } from '../ports/queue';
 import type { Scheduler } from '../ports/scheduler';
 import { keys } from '../db/keys';
 import { listNotFound } from '../contacts/contacts';
-import { ContactRepository } from '../contacts/repository';
+import { ContactListRepository } from '../contacts/lists-repository';
 import { CHUNK_BYTES, MAX_CONTENT_BYTES, MAX_RECIPIENT_DATA_BYTES, RECIPIENTS_PER_CHUNK } from './limits';
 import { SCHEDULED_START } from './messages';
 import { toBroadcastStats, toBroadcastView, type BroadcastItem, type BroadcastStats, type BroadcastStatus, type BroadcastView } from './model';
@@ -101,7 +101,7 @@ export type Audience =
 
 /** The account's live list (static or dynamic); another account's or an unknown one is 404. */
 async function checkList(store: Store, accountId: string, listId: string): Promise<void> {
-  const list = await new ContactRepository(store).getList(accountId, listId);
+  const list = await new ContactListRepository(store).getList(accountId, listId);
   if (!list || list.deleted_at !== undefined) throw listNotFound(listId);
 }
 

@@ -10,7 +10,10 @@ import { mapPage, pageRequest, type Page, type PageInput } from '../pagination';
 import type { Clock } from '../ports/clock';
 import { matchesFilter, matchesPrefix } from './filter';
 import { addMember, removeMember } from './members';
-import { ContactRepository, type ContactItem, type ContactListItem, type NewContact } from './repository';
+import { ContactClaimRepository } from './claims-repository';
+import { ContactCountRepository } from './count-repository';
+import { ContactListRepository, type ContactListItem } from './lists-repository';
+import { ContactRepository, type ContactItem, type NewContact } from './repository';
 import { email as emailSchema, type ContactView, type CreateContactBody, type UpdateContactBody } from './schemas';
 import { CONTACT_WALK, MEMBER_WALK, isLive, toContactView } from './views';
 
@@ -50,22 +53,22 @@ export async function liveContact(store: Store, accountId: string, contactId: st
  * is being deleted), once older than STALE_EMAIL_CLAIM_MS unless its contact is being deleted.
  */
 async function takeEmail(deps: ContactDeps, accountId: string, email: string, contactId: string): Promise<boolean> {
-  const repo = new ContactRepository(deps.store);
+  const claims = new ContactClaimRepository(deps.store);
   const nowMs = deps.clock.now().getTime();
-  if (await repo.claimEmail(accountId, email, contactId, nowMs)) return true;
-  const held = await repo.emailItem(accountId, email);
-  if (!held) return repo.claimEmail(accountId, email, contactId, nowMs);
-  const holder = await repo.getContact(accountId, held.contact_id);
+  if (await claims.claimEmail(accountId, email, contactId, nowMs)) return true;
+  const held = await claims.emailItem(accountId, email);
+  if (!held) return claims.claimEmail(accountId, email, contactId, nowMs);
+  const holder = await new ContactRepository(deps.store).getContact(accountId, held.contact_id);
   if (isLive(holder) && holder.email === email) return false;
   const dying = holder?.deleted_at !== undefined;
   if (!dying && held.claimed_at >= nowMs - STALE_EMAIL_CLAIM_MS) return false;
-  return repo.takeOverEmail(accountId, email, held.contact_id, contactId, nowMs);
+  return claims.takeOverEmail(accountId, email, held.contact_id, contactId, nowMs);
 }
 
 /** The live static lists with these ids, in order: 404 naming the first that is not one of the account's, 422 for a dynamic one. */
 export async function staticLists(store: Store, accountId: string, listIds: readonly string[]): Promise<ContactListItem[]> {
   const unique = [...new Set(listIds)];
-  const found = new Map((await new ContactRepository(store).listsByIds(accountId, unique)).map((l) => [l.id, l]));
+  const found = new Map((await new ContactListRepository(store).listsByIds(accountId, unique)).map((l) => [l.id, l]));
   return unique.map((id) => {
     const list = found.get(id);
     if (!isLive(list)) throw listNotFound(id);
@@ -96,11 +99,10 @@ function newContactItem(accountId: string, id: string, body: Omit<CreateContactB
  * shared/imports/contacts-target.ts); a fresh one otherwise.
  */
 export async function writeContact(deps: ContactDeps, accountId: string, body: Omit<CreateContactBody, 'list_ids'>, id = deps.ids.next('ctc')): Promise<NewContact> {
-  const repo = new ContactRepository(deps.store);
   if (!(await takeEmail(deps, accountId, body.email, id))) throw duplicate(body.email);
   const item = newContactItem(accountId, id, body, deps.clock.now().toISOString());
-  if (!(await repo.createContact(item))) throw new ContactExistsError(id); // fresh ULIDs do not collide; a derived id may
-  await repo.moveContactCount(accountId, 1);
+  if (!(await new ContactRepository(deps.store).createContact(item))) throw new ContactExistsError(id); // fresh ULIDs do not collide; a derived id may
+  await new ContactCountRepository(deps.store).moveContactCount(accountId, 1);
   return item;
 }
 
@@ -191,7 +193,7 @@ export interface ContactFilters {
 export async function listContacts(deps: { store: Store; cursorSecret: string }, accountId: string, filters: ContactFilters, page: PageInput): Promise<Page<ContactView>> {
   const repo = new ContactRepository(deps.store);
   const request = pageRequest(deps, { accountId, collection: 'contacts', filters: { ...filters } }, page);
-  const list = filters.list_id === undefined ? undefined : await repo.getList(accountId, filters.list_id);
+  const list = filters.list_id === undefined ? undefined : await new ContactListRepository(deps.store).getList(accountId, filters.list_id);
   if (filters.list_id !== undefined && !isLive(list)) throw listNotFound(filters.list_id);
   const wanted = (c: ContactItem): boolean =>
     isLive(c) && (filters.q === undefined || matchesPrefix(c, filters.q)) && (list?.type !== 'dynamic' || matchesFilter(c, list.filter!));
@@ -199,7 +201,7 @@ export async function listContacts(deps: { store: Store; cursorSecret: string },
   if (filters.email !== undefined) {
     const parsed = emailSchema.safeParse(filters.email);
     if (!parsed.success) return { items: [], nextCursor: null };
-    const held = await repo.emailItem(accountId, parsed.data);
+    const held = await new ContactClaimRepository(deps.store).emailItem(accountId, parsed.data);
     const contact = held ? await repo.getContact(accountId, held.contact_id) : undefined;
     const inList = list?.type !== 'static' || (contact?.list_ids?.has(list.id) ?? false);
     const found = contact && contact.email === parsed.data && wanted(contact) && inList ? [toContactView(contact)] : [];
@@ -219,6 +221,7 @@ export async function listContacts(deps: { store: Store; cursorSecret: string },
  */
 export async function updateContact(deps: ContactDeps, accountId: string, contactId: string, body: UpdateContactBody): Promise<ContactView> {
   const repo = new ContactRepository(deps.store);
+  const claims = new ContactClaimRepository(deps.store);
   const current = await liveContact(deps.store, accountId, contactId);
   const email = body.email ?? current.email;
   const moved = email !== current.email;
@@ -232,11 +235,11 @@ export async function updateContact(deps: ContactDeps, accountId: string, contac
     updated_at: deps.clock.now().toISOString(),
   });
   if (!updated) {
-    if (moved) await repo.releaseEmail(accountId, email, contactId);
+    if (moved) await claims.releaseEmail(accountId, email, contactId);
     if (!isLive(await repo.getContact(accountId, contactId))) throw contactNotFound(contactId);
     throw new ApiError('conflict', `contact ${contactId} changed its address meanwhile; read it and try again`);
   }
-  if (moved) await repo.releaseEmail(accountId, current.email, contactId);
+  if (moved) await claims.releaseEmail(accountId, current.email, contactId);
   return toContactView(updated);
 }
 
@@ -250,10 +253,10 @@ export async function deleteContact(deps: ContactDeps, accountId: string, contac
   const repo = new ContactRepository(deps.store);
   const current = await repo.getContact(accountId, contactId);
   if (!current) throw contactNotFound(contactId);
-  if (await repo.markContactDeleted(accountId, contactId, deps.clock.now().toISOString())) await repo.moveContactCount(accountId, -1);
+  if (await repo.markContactDeleted(accountId, contactId, deps.clock.now().toISOString())) await new ContactCountRepository(deps.store).moveContactCount(accountId, -1);
   // Read again after the mark: from then on no add can put a list on the contact, so these are all of them.
   const marked = (await repo.getContact(accountId, contactId)) ?? current;
   for (const listId of marked.list_ids ?? []) await removeMember(deps, accountId, listId, contactId);
-  await repo.releaseEmail(accountId, current.email, contactId);
+  await new ContactClaimRepository(deps.store).releaseEmail(accountId, current.email, contactId);
   await repo.removeContact(accountId, contactId);
 }

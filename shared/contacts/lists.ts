@@ -12,7 +12,11 @@ import { dynamicRefused, liveContact, listNotFound, writeContact, type ContactDe
 import { matchesFilter } from './filter';
 import type { ListRemovalJob } from './messages';
 import { addMember, removeMember, settlePending } from './members';
-import { ContactRepository, type ContactItem, type ContactListItem } from './repository';
+import { ContactClaimRepository } from './claims-repository';
+import { ContactCountRepository } from './count-repository';
+import { ContactListRepository, type ContactListItem } from './lists-repository';
+import { ListMemberRepository } from './members-repository';
+import { ContactRepository, type ContactItem } from './repository';
 import type { AddMemberBody, ContactView, CreateListBody, ListView, UpdateListBody } from './schemas';
 import { CONTACT_WALK, MEMBER_WALK, isLive, toContactView, toListView } from './views';
 
@@ -36,7 +40,7 @@ export const DELETE_IN_REQUEST = 1_000;
 export const DELETE_PER_JOB = 20_000;
 
 async function liveList(store: Store, accountId: string, listId: string): Promise<ContactListItem> {
-  const item = await new ContactRepository(store).getList(accountId, listId);
+  const item = await new ContactListRepository(store).getList(accountId, listId);
   if (!isLive(item)) throw listNotFound(listId);
   return item;
 }
@@ -46,16 +50,15 @@ async function liveList(store: Store, accountId: string, listId: string): Promis
  * otherwise the share of the contacts read that match, times the account's contact count.
  */
 export async function countMatches(deps: { store: Store }, list: ContactListItem, budget: WalkBudget = COUNT_BUDGET): Promise<number> {
-  const repo = new ContactRepository(deps.store);
-  const { read, matched, complete } = await repo.countContacts(list.account_id, (c) => matchesFilter(c, list.filter!), budget);
+  const { read, matched, complete } = await new ContactRepository(deps.store).countContacts(list.account_id, (c) => matchesFilter(c, list.filter!), budget);
   if (complete || read === 0) return matched;
-  const total = Math.max(read, await repo.contactCount(list.account_id));
+  const total = Math.max(read, await new ContactCountRepository(deps.store).contactCount(list.account_id));
   return Math.round((matched / read) * total);
 }
 
 /** The list as shown: a static list's dead writes settled, a dynamic list's stale estimate recounted (when `recount`). */
 async function fresh(deps: ListDeps, list: ContactListItem, recount = true): Promise<ContactListItem> {
-  const repo = new ContactRepository(deps.store);
+  const repo = new ContactListRepository(deps.store);
   if (list.type === 'static') {
     if (!(await settlePending(deps, list))) return list;
     return (await repo.getList(list.account_id, list.id)) ?? list;
@@ -68,7 +71,7 @@ async function fresh(deps: ListDeps, list: ContactListItem, recount = true): Pro
 }
 
 export async function createList(deps: ListDeps, accountId: string, body: CreateListBody): Promise<ListView> {
-  const repo = new ContactRepository(deps.store);
+  const repo = new ContactListRepository(deps.store);
   const id = deps.ids.next('lst');
   const now = deps.clock.now().toISOString();
   const item = {
@@ -88,7 +91,7 @@ export async function createList(deps: ListDeps, accountId: string, body: Create
 }
 
 export async function listLists(deps: ListDeps & { cursorSecret: string }, accountId: string, page: PageInput): Promise<Page<ListView>> {
-  const out = await new ContactRepository(deps.store).lists(accountId, pageRequest(deps, { accountId, collection: 'lists' }, page));
+  const out = await new ContactListRepository(deps.store).lists(accountId, pageRequest(deps, { accountId, collection: 'lists' }, page));
   let recounts = 0;
   const items: ContactListItem[] = [];
   for (const list of out.items) {
@@ -106,7 +109,7 @@ export async function readList(deps: ListDeps, accountId: string, listId: string
 
 /** Partial update: the name, and a dynamic list's filter (its estimate is recounted at once). 422 for a filter on a static list. */
 export async function updateList(deps: ListDeps, accountId: string, listId: string, body: UpdateListBody): Promise<ListView> {
-  const repo = new ContactRepository(deps.store);
+  const repo = new ContactListRepository(deps.store);
   const current = await liveList(deps.store, accountId, listId);
   if (body.filter !== undefined && current.type === 'static') throw new InvalidRequestError(`list ${listId} is static: it has no filter`, { status: 422 });
   const updated = await repo.updateList(accountId, listId, {
@@ -129,10 +132,10 @@ export async function updateList(deps: ListDeps, accountId: string, listId: stri
  * after a crash (the list answers 404 to every other route meanwhile) carries on where it stopped.
  */
 export async function deleteList(deps: ListDeps & { queue: Queue }, accountId: string, listId: string, inRequest = DELETE_IN_REQUEST): Promise<void> {
-  const repo = new ContactRepository(deps.store);
+  const repo = new ContactListRepository(deps.store);
   const marked = await repo.markListDeleted(accountId, listId, deps.clock.now().toISOString());
   if (!marked) throw listNotFound(listId);
-  if (marked.type === 'static' && !(await removeMembers(repo, accountId, listId, inRequest))) {
+  if (marked.type === 'static' && !(await removeMembers(deps.store, accountId, listId, inRequest))) {
     const job: ListRemovalJob = { account_id: accountId, list_id: listId };
     await deps.queue.send('imports', job);
     return;
@@ -146,10 +149,10 @@ export async function deleteList(deps: ListDeps & { queue: Queue }, accountId: s
  * removed (a repeated job); a list that is not marked deleted is never touched.
  */
 export async function continueListDelete(deps: { store: Store; queue: Queue }, job: ListRemovalJob, perJob = DELETE_PER_JOB): Promise<'removed' | 'continued' | 'gone'> {
-  const repo = new ContactRepository(deps.store);
+  const repo = new ContactListRepository(deps.store);
   const list = await repo.getList(job.account_id, job.list_id);
   if (!list || list.deleted_at === undefined) return 'gone';
-  if (!(await removeMembers(repo, job.account_id, job.list_id, perJob))) {
+  if (!(await removeMembers(deps.store, job.account_id, job.list_id, perJob))) {
     await deps.queue.send('imports', job);
     return 'continued';
   }
@@ -158,19 +161,21 @@ export async function continueListDelete(deps: { store: Store; queue: Queue }, j
 }
 
 /** Removes up to `budget` memberships of a list being deleted; true when none is left. */
-async function removeMembers(repo: ContactRepository, accountId: string, listId: string, budget: number): Promise<boolean> {
+async function removeMembers(store: Store, accountId: string, listId: string, budget: number): Promise<boolean> {
+  const contacts = new ContactRepository(store);
+  const members = new ListMemberRepository(store);
   for (let removed = 0; removed < budget; ) {
-    const batch = await repo.firstMembers(accountId, listId, Math.min(DELETE_BATCH, budget - removed));
+    const batch = await members.firstMembers(accountId, listId, Math.min(DELETE_BATCH, budget - removed));
     if (batch.length === 0) return true;
     await Promise.all(
       batch.map(async (m) => {
-        await repo.dropListFromContact(accountId, m.contact_id, listId);
-        await repo.dropMember(accountId, listId, m.contact_id);
+        await contacts.dropListFromContact(accountId, m.contact_id, listId);
+        await members.dropMember(accountId, listId, m.contact_id);
       }),
     );
     removed += batch.length;
   }
-  return (await repo.firstMembers(accountId, listId, 1)).length === 0;
+  return (await members.firstMembers(accountId, listId, 1)).length === 0;
 }
 
 /**
@@ -188,16 +193,16 @@ export async function addToList(deps: ContactDeps, accountId: string, listId: st
 
 /** The live contact with this address, created when there is none. */
 async function contactByEmail(deps: ContactDeps, accountId: string, email: string): Promise<string> {
-  const repo = new ContactRepository(deps.store);
-  const held = await repo.emailItem(accountId, email);
-  const holder = held ? await repo.getContact(accountId, held.contact_id) : undefined;
+  const claims = new ContactClaimRepository(deps.store);
+  const held = await claims.emailItem(accountId, email);
+  const holder = held ? await new ContactRepository(deps.store).getContact(accountId, held.contact_id) : undefined;
   if (isLive(holder) && holder.email === email) return holder.id;
   try {
     return (await writeContact(deps, accountId, { email })).id;
   } catch (error) {
     // Created by a concurrent request meanwhile: that contact is the one.
     if (!(error instanceof ApiError && error.code === 'duplicate_contact')) throw error;
-    const again = await repo.emailItem(accountId, email);
+    const again = await claims.emailItem(accountId, email);
     if (!again) throw error;
     return again.contact_id;
   }

@@ -22,7 +22,9 @@ import { inParallel } from '../concurrency';
 import type { Clock } from '../ports/clock';
 import type { Store } from '../db/store';
 import { ApiError, NotFoundError } from '../errors';
-import { ContactRepository, type ContactListItem, type ListMemberItem } from './repository';
+import { ContactListRepository, type ContactListItem } from './lists-repository';
+import { ListMemberRepository, type ListMemberItem } from './members-repository';
+import { ContactRepository } from './repository';
 
 /** How old a membership write's token must be before a read decides its request died. */
 export const PENDING_STALE_MS = 60_000;
@@ -49,6 +51,11 @@ export function parseToken(token: string): Token | undefined {
   return { sign: match[1] as '+' | '-', contactId: match[2] as string, op: match[3] as string, ms: Number(match[4]) };
 }
 
+/** The three items a membership write touches, each through its repository. */
+function repositories(store: Store): { contacts: ContactRepository; lists: ContactListRepository; members: ListMemberRepository } {
+  return { contacts: new ContactRepository(store), lists: new ContactListRepository(store), members: new ListMemberRepository(store) };
+}
+
 export const duplicateMember = (contactId: string, listId: string): ApiError => new ApiError('duplicate_member', `contact ${contactId} is a member of list ${listId} already`);
 
 /**
@@ -56,24 +63,24 @@ export const duplicateMember = (contactId: string, listId: string): ApiError => 
  * 404 when the list or the contact went away meanwhile (the count is moved back).
  */
 export async function addMember(deps: MemberDeps, accountId: string, listId: string, contactId: string): Promise<void> {
-  const repo = new ContactRepository(deps.store);
+  const { contacts, lists, members } = repositories(deps.store);
   const now = deps.clock.now();
   const op = newOp();
   const token = tokenOf({ sign: '+', contactId, op, ms: now.getTime() });
-  if (!(await repo.beginCount(accountId, listId, 1, token))) throw new NotFoundError(`list ${listId}`);
-  if (!(await repo.putMember({ account_id: accountId, list_id: listId, contact_id: contactId, op, created_at: now.toISOString() }))) {
-    await repo.undoCount(accountId, listId, 1, token);
+  if (!(await lists.beginCount(accountId, listId, 1, token))) throw new NotFoundError(`list ${listId}`);
+  if (!(await members.putMember({ account_id: accountId, list_id: listId, contact_id: contactId, op, created_at: now.toISOString() }))) {
+    await lists.undoCount(accountId, listId, 1, token);
     throw duplicateMember(contactId, listId);
   }
-  if (!(await repo.addListToContact(accountId, contactId, listId))) {
-    await repo.deleteMember(accountId, listId, contactId, op, null);
-    await repo.undoCount(accountId, listId, 1, token);
+  if (!(await contacts.addListToContact(accountId, contactId, listId))) {
+    await members.deleteMember(accountId, listId, contactId, op, null);
+    await lists.undoCount(accountId, listId, 1, token);
     throw new NotFoundError(`contact ${contactId}`);
   }
-  if (!(await repo.endAdd(accountId, listId, token))) {
+  if (!(await lists.endAdd(accountId, listId, token))) {
     // The list's delete began meanwhile, and its sweep may have passed this membership already.
-    await repo.dropListFromContact(accountId, contactId, listId);
-    await repo.dropMember(accountId, listId, contactId);
+    await contacts.dropListFromContact(accountId, contactId, listId);
+    await members.dropMember(accountId, listId, contactId);
     throw new NotFoundError(`list ${listId}`);
   }
 }
@@ -88,17 +95,17 @@ const addPending = (list: ContactListItem, contactId: string, op: string): strin
  * and the contact's list id go.
  */
 export async function removeMember(deps: MemberDeps, accountId: string, listId: string, contactId: string): Promise<boolean> {
-  const repo = new ContactRepository(deps.store);
-  const member = await repo.member(accountId, listId, contactId);
+  const { contacts, lists, members } = repositories(deps.store);
+  const member = await members.member(accountId, listId, contactId);
   if (!member) return false;
   // Read after the membership: an add records its token on the list before it writes the membership.
-  let list = await repo.getList(accountId, listId);
+  let list = await lists.getList(accountId, listId);
   const nowMs = deps.clock.now().getTime();
   if (list && !list.deleted_at && addPending(list, contactId, member.op)) {
     await settlePending(deps, list);
-    list = await repo.getList(accountId, listId);
+    list = await lists.getList(accountId, listId);
     if (list && addPending(list, contactId, member.op)) throw new ApiError('conflict', `contact ${contactId} is being added to list ${listId} right now; try again`);
-    if ((await repo.member(accountId, listId, contactId))?.op !== member.op) return false;
+    if ((await members.member(accountId, listId, contactId))?.op !== member.op) return false;
   }
   const token = tokenOf({ sign: '-', contactId, op: member.op, ms: nowMs });
   let takeOver: string | undefined;
@@ -109,11 +116,11 @@ export async function removeMember(deps: MemberDeps, accountId: string, listId: 
     if (counted || !stale) return false;
     takeOver = member.removing;
   }
-  if (!(await repo.markRemoving(accountId, listId, contactId, member.op, token, nowMs, takeOver))) return false;
-  const counted = await repo.beginCount(accountId, listId, -1, token);
-  await repo.dropListFromContact(accountId, contactId, listId);
-  await repo.deleteMember(accountId, listId, contactId, member.op, token);
-  if (counted) await repo.endCount(accountId, listId, token);
+  if (!(await members.markRemoving(accountId, listId, contactId, member.op, token, nowMs, takeOver))) return false;
+  const counted = await lists.beginCount(accountId, listId, -1, token);
+  await contacts.dropListFromContact(accountId, contactId, listId);
+  await members.deleteMember(accountId, listId, contactId, member.op, token);
+  if (counted) await lists.endCount(accountId, listId, token);
   return true;
 }
 
@@ -122,24 +129,24 @@ export async function settlePending(deps: MemberDeps, list: ContactListItem): Pr
   const nowMs = deps.clock.now().getTime();
   const stale = [...(list.pending ?? [])].filter((t) => (parseToken(t)?.ms ?? 0) < nowMs - PENDING_STALE_MS);
   if (stale.length === 0) return false;
-  const repo = new ContactRepository(deps.store);
+  const { contacts, lists, members } = repositories(deps.store);
   await inParallel(stale, 4, async (token) => {
     const t = parseToken(token);
-    if (!t) return repo.endCount(list.account_id, list.id, token);
-    const member: ListMemberItem | undefined = await repo.member(list.account_id, list.id, t.contactId);
+    if (!t) return lists.endCount(list.account_id, list.id, token);
+    const member: ListMemberItem | undefined = await members.member(list.account_id, list.id, t.contactId);
     if (t.sign === '+') {
-      if (member?.op !== t.op) return void (await repo.undoCount(list.account_id, list.id, 1, token));
-      if (await repo.addListToContact(list.account_id, t.contactId, list.id)) return repo.endCount(list.account_id, list.id, token);
+      if (member?.op !== t.op) return void (await lists.undoCount(list.account_id, list.id, 1, token));
+      if (await contacts.addListToContact(list.account_id, t.contactId, list.id)) return lists.endCount(list.account_id, list.id, token);
       // The contact is gone or being deleted: this membership goes with it, unless a removal holds it (and counts it out).
-      if (await repo.deleteMember(list.account_id, list.id, t.contactId, t.op, null)) return void (await repo.undoCount(list.account_id, list.id, 1, token));
-      return repo.endCount(list.account_id, list.id, token);
+      if (await members.deleteMember(list.account_id, list.id, t.contactId, t.op, null)) return void (await lists.undoCount(list.account_id, list.id, 1, token));
+      return lists.endCount(list.account_id, list.id, token);
     }
     // A removal marks the membership before it counts, and only the mark's holder deletes it.
     if (member && member.op === t.op && member.removing === token) {
-      await repo.dropListFromContact(list.account_id, t.contactId, list.id);
-      await repo.deleteMember(list.account_id, list.id, t.contactId, t.op, token);
+      await contacts.dropListFromContact(list.account_id, t.contactId, list.id);
+      await members.deleteMember(list.account_id, list.id, t.contactId, t.op, token);
     }
-    return repo.endCount(list.account_id, list.id, token);
+    return lists.endCount(list.account_id, list.id, token);
   });
   return true;
 }

@@ -1,6 +1,7 @@
 // Stored contacts and lists as their wire views, and the walks' budgets, shared by the use cases.
 import type { WalkBudget } from '../pagination';
-import type { ContactItem, ContactListItem } from './repository';
+import type { ContactListItem } from './lists-repository';
+import type { ContactItem } from './repository';
 import type { ContactView, ListView } from './schemas';
 
 /**

@@ -201,7 +201,7 @@ export const keys = {
   /** A contact, in its account's partition, listed newest first by id. */
   contact: (accountId: string, contactId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `CONTACT#${contactId}` }),
   contactPrefix: 'CONTACT#',
-  /** A contact's address, normalized: one per address and account, so addresses are unique (shared/contacts/repository.ts). */
+  /** A contact's address, normalized: one per address and account, so addresses are unique (shared/contacts/claims-repository.ts). */
   contactEmail: (accountId: string, email: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `CONTACTEMAIL#${email}` }),
   /** An approximate count of the account's contacts: what a dynamic list's member estimate scales by. */
   contactCount: (accountId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: 'CONTACTCOUNT' }),

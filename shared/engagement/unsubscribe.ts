@@ -8,6 +8,7 @@
 // and the link used again (mail clients and our page's button repeat a failed POST) finishes the
 // rest; nothing is ever undone. A second POST finds every write done and changes nothing.
 import { getAccount } from '../accounts/service';
+import { ContactClaimRepository } from '../contacts/claims-repository';
 import { ContactRepository } from '../contacts/repository';
 import type { Store } from '../db/store';
 import { ApiError } from '../errors';
@@ -93,7 +94,7 @@ async function markContact(deps: Pick<UnsubscribeDeps, 'store' | 'clock'>, accou
   // A change of the contact between the read and the write (its address, a PATCH) makes the
   // conditional write miss; read it again, a few times at most.
   for (let attempt = 0; attempt < 3; attempt++) {
-    const claim = await contacts.emailItem(accountId, email);
+    const claim = await new ContactClaimRepository(deps.store).emailItem(accountId, email);
     const contact = claim ? await contacts.getContact(accountId, claim.contact_id) : undefined;
     if (!contact || contact.deleted_at !== undefined || contact.email !== email || contact.unsubscribed) return;
     const updated = await contacts.updateContact(accountId, contact.id, email, {

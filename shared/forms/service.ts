@@ -4,7 +4,7 @@
 // the pending sign-up: shown only in the mail, stored as its SHA-256, working once, for 7 days.
 import { getAccount } from '../accounts/service';
 import { staticLists } from '../contacts/contacts';
-import { ContactRepository } from '../contacts/repository';
+import { ContactListRepository } from '../contacts/lists-repository';
 import { isLive } from '../contacts/views';
 import { randomBase62 } from '../crypto';
 import { keys } from '../db/keys';
@@ -167,7 +167,7 @@ export async function publicForm(store: Store, formId: string): Promise<FormItem
 }
 
 async function listIsOpen(store: Store, accountId: string, listId: string): Promise<boolean> {
-  const list = await new ContactRepository(store).getList(accountId, listId);
+  const list = await new ContactListRepository(store).getList(accountId, listId);
   return isLive(list) && list.type === 'static';
 }
 

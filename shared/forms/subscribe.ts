@@ -7,10 +7,12 @@
 import { writeContact, type ContactDeps } from '../contacts/contacts';
 import type { DataValue } from '../contacts/filter';
 import { addMember } from '../contacts/members';
+import { ContactClaimRepository } from '../contacts/claims-repository';
 import { ContactRepository, type ContactItem } from '../contacts/repository';
 import { MAX_DATA_BYTES, MAX_DATA_KEYS } from '../contacts/schemas';
 import { isLive } from '../contacts/views';
 import { ApiError } from '../errors';
+import type { Store } from '../db/store';
 import type { Logger } from '../ports/logger';
 
 export interface Signup {
@@ -27,9 +29,9 @@ const CLAIM_REREADS = 3;
 const busy = (email: string): ApiError =>
   new ApiError('service_unavailable', `the address ${email} is being written by another request; try again shortly`, { headers: { 'retry-after': '1' } });
 
-async function holderOf(repo: ContactRepository, accountId: string, email: string): Promise<ContactItem | undefined> {
-  const claim = await repo.emailItem(accountId, email);
-  const holder = claim ? await repo.getContact(accountId, claim.contact_id) : undefined;
+async function holderOf(store: Store, accountId: string, email: string): Promise<ContactItem | undefined> {
+  const claim = await new ContactClaimRepository(store).emailItem(accountId, email);
+  const holder = claim ? await new ContactRepository(store).getContact(accountId, claim.contact_id) : undefined;
   return isLive(holder) && holder.email === email ? holder : undefined;
 }
 
@@ -56,7 +58,7 @@ export async function subscribe(
   options: { resubscribe: boolean },
 ): Promise<ContactItem['id']> {
   const repo = new ContactRepository(deps.store);
-  let holder = await holderOf(repo, accountId, signup.email);
+  let holder = await holderOf(deps.store, accountId, signup.email);
   let lists: ReadonlySet<string> | undefined = holder?.list_ids;
   if (!holder) {
     try {
@@ -71,7 +73,7 @@ export async function subscribe(
       // Written meanwhile by another sign-up (or request) for the address: that contact is the one.
       if (!(error instanceof ApiError && error.code === 'duplicate_contact')) throw error;
       // The other writer may be between its claim and its contact: a few more reads give it time.
-      for (let read = 0; read < CLAIM_REREADS && !holder; read++) holder = await holderOf(repo, accountId, signup.email);
+      for (let read = 0; read < CLAIM_REREADS && !holder; read++) holder = await holderOf(deps.store, accountId, signup.email);
       if (!holder) throw busy(signup.email);
       lists = holder.list_ids;
     }

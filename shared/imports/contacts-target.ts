@@ -7,13 +7,17 @@
 import { RetryableError, ApiError } from '../errors';
 import { addMember, type MemberDeps } from '../contacts/members';
 import { writeNewContacts, type ContactDeps } from '../contacts/contacts';
+import { ContactClaimRepository } from '../contacts/claims-repository';
+import { ContactCountRepository } from '../contacts/count-repository';
+import { ContactListRepository } from '../contacts/lists-repository';
 import { ContactRepository, type ContactItem } from '../contacts/repository';
 import { MAX_DATA_BYTES, MAX_DATA_KEYS } from '../contacts/schemas';
 import type { DataValue } from '../contacts/filter';
 import { inParallel } from '../concurrency';
 import type { ContactRow } from './csv';
+import type { Store } from '../db/store';
 import type { Container } from '../runtime/container';
-import type { ContactImportTarget, UpsertOutcome } from './target';
+import type { ContactImportTarget, UpsertOptions, UpsertOutcome } from './target';
 
 /** Rows of a chunk looked up or written at once (distinct addresses only). */
 const PARALLEL = 8;
@@ -62,122 +66,159 @@ interface Reads {
 
 const isReads = (x: unknown): x is Reads => typeof x === 'object' && x !== null && 'holders' in x && (x as Reads).holders instanceof Map;
 
-export function contactsTarget(deps: ContactDeps & MemberDeps): ContactImportTarget {
-  const repo = new ContactRepository(deps.store);
+type TargetDeps = ContactDeps & MemberDeps;
 
-  /** The live contact holding each address that has one: its claim and its contact, in batch reads. */
-  const holdersOf = async (accountId: string, emails: readonly string[]): Promise<Map<string, ContactItem>> => {
-    const claims = await repo.emailItems(accountId, emails);
-    const contacts = await repo.contactsByIds(accountId, [...new Set([...claims.values()].map((c) => c.contact_id))]);
-    const byId = new Map(contacts.map((c) => [c.id, c]));
-    const held = new Map<string, ContactItem>();
-    for (const [email, claim] of claims) {
-      const holder = byId.get(claim.contact_id);
-      if (isLive(holder) && holder.email === email) held.set(email, holder);
-    }
-    return held;
-  };
-  const fieldsOf = (c: Pick<ContactItem, 'first_name' | 'last_name' | 'data' | 'list_ids'>, listId: string | undefined): Fields => ({
-    first_name: c.first_name,
-    last_name: c.last_name,
-    data: c.data ?? {},
-    member: listId !== undefined && (c.list_ids?.has(listId) ?? false),
+/** What the import needs of a stored contact (a new one's is what it was written with). */
+type Stored = Pick<ContactItem, 'id' | 'first_name' | 'last_name' | 'data' | 'list_ids' | 'unsubscribed'>;
+
+/** An address of the chunk: what its rows end as, and the live contact holding it before the chunk, if any. */
+interface Address {
+  email: string;
+  final: Fields;
+  holder: ContactItem | undefined;
+}
+
+const emailsOf = (rows: readonly ContactRow[]): string[] => [...new Set(rows.map((r) => r.email))];
+
+/** The live contact holding each address that has one: its claim and its contact, in batch reads. */
+async function holdersOf(store: Store, accountId: string, emails: readonly string[]): Promise<Map<string, ContactItem>> {
+  const claims = await new ContactClaimRepository(store).emailItems(accountId, emails);
+  const contacts = await new ContactRepository(store).contactsByIds(accountId, [...new Set([...claims.values()].map((c) => c.contact_id))]);
+  const byId = new Map(contacts.map((c) => [c.id, c]));
+  const held = new Map<string, ContactItem>();
+  for (const [email, claim] of claims) {
+    const holder = byId.get(claim.contact_id);
+    if (isLive(holder) && holder.email === email) held.set(email, holder);
+  }
+  return held;
+}
+
+const fieldsOf = (c: Pick<ContactItem, 'first_name' | 'last_name' | 'data' | 'list_ids'>, listId: string | undefined): Fields => ({
+  first_name: c.first_name,
+  last_name: c.last_name,
+  data: c.data ?? {},
+  member: listId !== undefined && (c.list_ids?.has(listId) ?? false),
+});
+
+/** Walks one address's rows from what is stored: each row's outcome and what the contact ends as. */
+function walk(stored: Fields | undefined, rows: ContactRow[], listId: string | undefined): { outcomes: UpsertOutcome[]; final: Fields | undefined } {
+  let current = stored;
+  const outcomes = rows.map((row): UpsertOutcome => {
+    const next = after(current, row, listId);
+    const refused = refusal(next);
+    if (refused) return { refused };
+    const outcome: UpsertOutcome = !current ? 'created' : same(current, next) ? 'unchanged' : 'updated';
+    current = next;
+    return outcome;
   });
+  return { outcomes, final: current };
+}
 
-  /** Walks one address's rows from what is stored: each row's outcome and what the contact ends as. */
-  const walk = (stored: Fields | undefined, rows: ContactRow[], listId: string | undefined) => {
-    let current = stored;
-    const outcomes = rows.map((row): UpsertOutcome => {
-      const next = after(current, row, listId);
-      const refused = refusal(next);
-      if (refused) return { refused };
-      const outcome: UpsertOutcome = !current ? 'created' : same(current, next) ? 'unchanged' : 'updated';
-      current = next;
-      return outcome;
+/** Each address's rows walked from its holder: the rows' outcomes, and the addresses with what they end as. */
+function plan(holders: ReadonlyMap<string, ContactItem>, rows: readonly ContactRow[], listId: string | undefined): { outcomes: UpsertOutcome[]; addresses: Address[] } {
+  const groups = [...byEmail(rows)];
+  const outcomes: UpsertOutcome[] = new Array(rows.length);
+  const addresses: Address[] = [];
+  for (const [email, indexes] of groups) {
+    const holder = holders.get(email);
+    const { outcomes: got, final } = walk(holder ? fieldsOf(holder, listId) : undefined, indexes.map((i) => rows[i]!), listId);
+    indexes.forEach((at, k) => (outcomes[at] = got[k]!));
+    if (final) addresses.push({ email, final, holder }); // none when every row of the address was refused
+  }
+  return { outcomes, addresses };
+}
+
+/**
+ * Writes the addresses no contact held, and answers the contact each address ends with, read or
+ * written, and `made`: the contacts this chunk made, now or by an earlier run of it (they bear its
+ * derived ids).
+ */
+async function writeFresh(
+  deps: TargetDeps,
+  accountId: string,
+  addresses: readonly Address[],
+  idFor: ((email: string) => string) | undefined,
+  idsAreNew: boolean,
+): Promise<{ stored: Map<string, Stored>; made: number }> {
+  const fresh = addresses.filter((a) => !a.holder);
+  // Written with the rows' values and in no list yet: what each holds is known without a read.
+  const { written, taken } = await writeNewContacts(
+    deps,
+    accountId,
+    fresh.map(({ email, final }) => ({ body: { email, first_name: final.first_name, last_name: final.last_name, data: final.data }, ...(idFor ? { id: idFor(email) } : {}) })),
+    { idsAreNew },
+  );
+  const stored = new Map<string, Stored>(written.map((c) => [c.email, c]));
+  for (const { email, holder } of addresses) if (holder) stored.set(email, holder);
+  if (taken.length > 0) {
+    // Written meanwhile (another run of this chunk, or a request), or a claim a dead write left: retried.
+    const again = await holdersOf(deps.store, accountId, taken);
+    for (const email of taken) {
+      const holder = again.get(email);
+      if (!holder) throw new RetryableError(`the address ${email} is claimed by a contact not written yet; the chunk is retried`);
+      stored.set(email, holder);
+    }
+  }
+  const made = written.length + (idFor ? addresses.filter((a) => stored.get(a.email)?.id === idFor(a.email) && !written.some((w) => w.email === a.email)).length : 0);
+  return { stored, made };
+}
+
+/** Brings a stored contact to what its rows end as: its fields when they differ, then the list's membership. */
+async function settle(deps: TargetDeps, accountId: string, email: string, holder: Stored, final: Fields, listId: string | undefined): Promise<void> {
+  const now = fieldsOf(holder, listId);
+  if (!same({ ...now, member: final.member }, final)) {
+    const updated = await new ContactRepository(deps.store).updateContact(accountId, holder.id, email, {
+      email,
+      first_name: final.first_name,
+      last_name: final.last_name,
+      data: final.data,
+      unsubscribed: holder.unsubscribed,
+      updated_at: deps.clock.now().toISOString(),
     });
-    return { outcomes, final: current };
-  };
-
-  /** Each address's rows walked from its holder: the rows' outcomes, and the addresses with what they end as. */
-  const plan = (holders: ReadonlyMap<string, ContactItem>, rows: readonly ContactRow[], listId: string | undefined) => {
-    const groups = [...byEmail(rows)];
-    const outcomes: UpsertOutcome[] = new Array(rows.length);
-    const addresses: Array<{ email: string; final: Fields; holder: ContactItem | undefined }> = [];
-    for (const [email, indexes] of groups) {
-      const holder = holders.get(email);
-      const { outcomes: got, final } = walk(holder ? fieldsOf(holder, listId) : undefined, indexes.map((i) => rows[i]!), listId);
-      indexes.forEach((at, k) => (outcomes[at] = got[k]!));
-      if (final) addresses.push({ email, final, holder }); // none when every row of the address was refused
+    if (!updated) throw new RetryableError(`contact ${holder.id} changed or went away during the import; the chunk is retried`);
+  }
+  if (listId !== undefined && !now.member) {
+    try {
+      await addMember(deps, accountId, listId, holder.id);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.code === 'duplicate_member')) throw error;
     }
-    return { outcomes, addresses };
-  };
+  }
+}
 
-  /** Brings a stored contact to what its rows end as: its fields when they differ, then the list's membership. */
-  const settle = async (accountId: string, email: string, holder: Pick<ContactItem, 'id' | 'first_name' | 'last_name' | 'data' | 'list_ids' | 'unsubscribed'>, final: Fields, listId: string | undefined) => {
-    const now = fieldsOf(holder, listId);
-    if (!same({ ...now, member: final.member }, final)) {
-      const updated = await repo.updateContact(accountId, holder.id, email, {
-        email,
-        first_name: final.first_name,
-        last_name: final.last_name,
-        data: final.data,
-        unsubscribed: holder.unsubscribed,
-        updated_at: deps.clock.now().toISOString(),
-      });
-      if (!updated) throw new RetryableError(`contact ${holder.id} changed or went away during the import; the chunk is retried`);
-    }
-    if (listId !== undefined && !now.member) {
-      try {
-        await addMember(deps, accountId, listId, holder.id);
-      } catch (error) {
-        if (!(error instanceof ApiError && error.code === 'duplicate_member')) throw error;
-      }
-    }
-  };
+async function upsertContacts(
+  deps: TargetDeps,
+  accountId: string,
+  rows: readonly ContactRow[],
+  listId: string | undefined,
+  { idFor, countOnce, planned }: UpsertOptions = {},
+): Promise<{ created: number; updated: number }> {
+  const reads = isReads(planned) && planned.accountId === accountId ? planned : undefined;
+  const { outcomes, addresses } = plan(reads?.holders ?? (await holdersOf(deps.store, accountId, emailsOf(rows))), rows, listId);
+  const { stored, made } = await writeFresh(deps, accountId, addresses, idFor, reads !== undefined);
+  const counts = new ContactCountRepository(deps.store);
+  if (countOnce) await counts.moveContactCountOnce(accountId, made, countOnce.mark, countOnce.step);
+  else if (made > 0) await counts.moveContactCount(accountId, made);
+  await inParallel(addresses, PARALLEL, ({ email, final }) => settle(deps, accountId, email, stored.get(email)!, final, listId));
+  return { created: outcomes.filter((o) => o === 'created').length, updated: outcomes.filter((o) => o === 'updated').length };
+}
 
+export function contactsTarget(deps: TargetDeps): ContactImportTarget {
   return {
     async listKind(accountId, listId) {
-      const [list] = await repo.listsByIds(accountId, [listId]);
+      const [list] = await new ContactListRepository(deps.store).listsByIds(accountId, [listId]);
       return list !== undefined && list.deleted_at === undefined ? list.type : undefined;
     },
 
     async planUpsert(accountId, rows, listId) {
-      const holders = await holdersOf(accountId, [...new Set(rows.map((r) => r.email))]);
+      const holders = await holdersOf(deps.store, accountId, emailsOf(rows));
       return { outcomes: plan(holders, rows, listId).outcomes, reads: { accountId, holders } satisfies Reads };
     },
 
-    async upsertContacts(accountId, rows, listId, { idFor, countOnce, planned } = {}) {
-      const reads = isReads(planned) && planned.accountId === accountId ? planned : undefined;
-      const { outcomes, addresses } = plan(reads?.holders ?? (await holdersOf(accountId, [...new Set(rows.map((r) => r.email))])), rows, listId);
-      const fresh = addresses.filter((a) => !a.holder);
-      // Written with the rows' values and in no list yet: what each holds is known without a read.
-      const { written, taken } = await writeNewContacts(
-        deps,
-        accountId,
-        fresh.map(({ email, final }) => ({ body: { email, first_name: final.first_name, last_name: final.last_name, data: final.data }, ...(idFor ? { id: idFor(email) } : {}) })),
-        { idsAreNew: reads !== undefined },
-      );
-      const stored = new Map<string, Pick<ContactItem, 'id' | 'first_name' | 'last_name' | 'data' | 'list_ids' | 'unsubscribed'>>(written.map((c) => [c.email, c]));
-      for (const { email, holder } of addresses) if (holder) stored.set(email, holder);
-      if (taken.length > 0) {
-        // Written meanwhile (another run of this chunk, or a request), or a claim a dead write left: retried.
-        const again = await holdersOf(accountId, taken);
-        for (const email of taken) {
-          const holder = again.get(email);
-          if (!holder) throw new RetryableError(`the address ${email} is claimed by a contact not written yet; the chunk is retried`);
-          stored.set(email, holder);
-        }
-      }
-      // The contacts this chunk made: now, or by an earlier run of it (they bear its derived ids).
-      const made = written.length + (idFor ? addresses.filter((a) => stored.get(a.email)?.id === idFor(a.email) && !written.some((w) => w.email === a.email)).length : 0);
-      if (countOnce) await repo.moveContactCountOnce(accountId, made, countOnce.mark, countOnce.step);
-      else if (made > 0) await repo.moveContactCount(accountId, made);
-      await inParallel(addresses, PARALLEL, ({ email, final }) => settle(accountId, email, stored.get(email)!, final, listId));
-      return { created: outcomes.filter((o) => o === 'created').length, updated: outcomes.filter((o) => o === 'updated').length };
-    },
+    upsertContacts: (accountId, rows, listId, options) => upsertContacts(deps, accountId, rows, listId, options),
 
     async finished(accountId, mark) {
-      await repo.forgetCountMark(accountId, mark);
+      await new ContactCountRepository(deps.store).forgetCountMark(accountId, mark);
     },
   };
 }

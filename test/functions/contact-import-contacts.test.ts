@@ -4,7 +4,7 @@
 // second contact or membership, and data that would pass the contacts limits refused per row.
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as importContactsRaw } from '../../functions/uploads/import-contacts';
-import { ContactRepository } from '../../shared/contacts/repository';
+import { ContactCountRepository } from '../../shared/contacts/count-repository';
 import { keys } from '../../shared/db/keys';
 import { contactsTarget, useContactImportTarget } from '../../shared/imports/contacts-target';
 import type { ImportJob } from '../../shared/imports/messages';
@@ -105,7 +105,7 @@ describe('a contact import into shared/contacts', () => {
     expect((await send('GET', `/v1/lists/${list.id}`)).body.member_count).toBe(3);
     expect((await members(list.id)).contacts).toHaveLength(3);
     // The account's contact count moved once for the chunk, and keeps no trace of the import after it.
-    expect(await new ContactRepository(bed.c.store).contactCount(bed.account.account_id)).toBe(3);
+    expect(await new ContactCountRepository(bed.c.store).contactCount(bed.account.account_id)).toBe(3);
     expect(Object.keys((await bed.c.store.get(keys.contactCount(bed.account.account_id)))!).filter((k) => k.startsWith('import_'))).toEqual([]);
   });
 

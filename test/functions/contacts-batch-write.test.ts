@@ -3,6 +3,7 @@
 // that names a stored contact (one being deleted) replaced by a fresh one rather than written over it.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { writeNewContacts } from '../../shared/contacts/contacts';
+import { ContactClaimRepository } from '../../shared/contacts/claims-repository';
 import { ContactRepository } from '../../shared/contacts/repository';
 import { useTestbed } from '../support/testbed';
 
@@ -39,7 +40,7 @@ describe('writeNewContacts', () => {
     await writeNewContacts(bed.c, accountId, [{ body: { email: 'again@example.com' }, id }]);
     // A delete under way: the contact marked, its address given up, the item not removed yet.
     expect(await repo.markContactDeleted(accountId, id, bed.c.clock.now().toISOString())).toBe(true);
-    expect(await repo.releaseEmail(accountId, 'again@example.com', id)).toBe(true);
+    expect(await new ContactClaimRepository(bed.c.store).releaseEmail(accountId, 'again@example.com', id)).toBe(true);
 
     const out = await writeNewContacts(bed.c, accountId, [{ body: { email: 'again@example.com', first_name: 'Again' }, id }]);
 

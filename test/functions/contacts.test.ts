@@ -6,6 +6,8 @@ import { type CreatedAccount } from '../../shared/accounts/service';
 import { createAccount } from '../../shared/api-keys/new-account';
 import { createKey } from '../../shared/api-keys/service';
 import { STALE_EMAIL_CLAIM_MS } from '../../shared/contacts/contacts';
+import { ContactClaimRepository } from '../../shared/contacts/claims-repository';
+import { ListMemberRepository } from '../../shared/contacts/members-repository';
 import { ContactRepository } from '../../shared/contacts/repository';
 import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
@@ -129,8 +131,7 @@ describe('POST /v1/contacts', () => {
   });
 
   it('takes over an address claim a crashed create left once it is stale, never a fresh one', async () => {
-    const repo = new ContactRepository(c.store);
-    await repo.claimEmail(account.account_id, 'ghost@example.com', 'ctc_01hzzzzzzzzzzzzzzzzzzzzzzz', c.clock.now().getTime());
+    await new ContactClaimRepository(c.store).claimEmail(account.account_id, 'ghost@example.com', 'ctc_01hzzzzzzzzzzzzzzzzzzzzzzz', c.clock.now().getTime());
     expectError(await create({ email: 'ghost@example.com' }), 'duplicate_contact', 409);
     c.clock.advance(STALE_EMAIL_CLAIM_MS + 1);
     const res = await made({ email: 'ghost@example.com' });
@@ -256,7 +257,7 @@ describe('GET, PATCH, DELETE /v1/contacts/{id}', () => {
     expect((await getList(one.id)).body.member_count).toBe(1);
     expect((await getList(two.id)).body.member_count).toBe(0);
     expect((await list({ list_id: two.id })).body.contacts).toEqual([]);
-    expect(await new ContactRepository(c.store).member(account.account_id, one.id, ada.id)).toBeUndefined();
+    expect(await new ListMemberRepository(c.store).member(account.account_id, one.id, ada.id)).toBeUndefined();
     expect((await create({ email: 'ada@example.com' })).status).toBe(201);
   });
 

@@ -9,7 +9,7 @@ import { handler } from '../../functions/forms/http';
 import { type CreatedAccount } from '../../shared/accounts/service';
 import { createAccount } from '../../shared/api-keys/new-account';
 import { createKey } from '../../shared/api-keys/service';
-import { ContactRepository } from '../../shared/contacts/repository';
+import { ContactClaimRepository } from '../../shared/contacts/claims-repository';
 import { keys } from '../../shared/db/keys';
 import { prefersHtml } from '../../shared/http/negotiate';
 import { PermanentSendError } from '../../shared/ports/mailer';
@@ -397,7 +397,7 @@ describe('POST /v1/forms/{id}/submit without double opt-in', () => {
   it('answers 503 with Retry-After while the address is claimed by a contact another request has not written, and signs up once the claim is stale', async () => {
     const { id, listId } = await makeForm();
     // What a create that died after its claim leaves: the address held by a contact that does not exist.
-    await new ContactRepository(c.store).claimEmail(account.account_id, 'ada@example.com', 'ctc_01jzzzzzzzzzzzzzzzzzzzzzzz', c.clock.now().getTime());
+    await new ContactClaimRepository(c.store).claimEmail(account.account_id, 'ada@example.com', 'ctc_01jzzzzzzzzzzzzzzzzzzzzzzz', c.clock.now().getTime());
 
     const busy = await submit(id, { email: 'ada@example.com', first_name: 'Ada' });
     expectError(busy, 503, 'service_unavailable');

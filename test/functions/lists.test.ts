@@ -9,7 +9,9 @@ import { COUNT_MAX_AGE_MS, continueListDelete, countMatches, deleteList } from '
 import { handler as contactJobs } from '../../functions/uploads/import-contacts';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { PENDING_STALE_MS } from '../../shared/contacts/members';
-import { ContactRepository, type ContactItem } from '../../shared/contacts/repository';
+import { ContactListRepository } from '../../shared/contacts/lists-repository';
+import { ListMemberRepository } from '../../shared/contacts/members-repository';
+import type { ContactItem } from '../../shared/contacts/repository';
 import { CONTACT_WALK } from '../../shared/contacts/views';
 import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
@@ -268,7 +270,7 @@ describe('members of a dynamic list', () => {
     for (let i = 0; i < 10; i++) await contact(`c${i}@example.com`, { data: { plan: i % 2 === 0 ? 'pro' : 'free' } });
     const list = await dynamicList();
     expect(list.member_count).toBe(5);
-    const stored = (await new ContactRepository(c.store).getList(account.account_id, list.id))!;
+    const stored = (await new ContactListRepository(c.store).getList(account.account_id, list.id))!;
     // The newest 4 contacts hold 2 pro ones: half of 10.
     expect(await countMatches(c, stored, { pageSize: 2, pages: 2 })).toBe(5);
     expect(await countMatches(c, stored, { pageSize: 3, pages: 1 })).toBe(3); // 1 of 3: 10 / 3, rounded
@@ -286,7 +288,7 @@ describe('DELETE /v1/lists/{id}', () => {
     expectError(await get(news.id), 'not_found', 404);
     expectError(await remove(news.id), 'not_found', 404);
     expect((await getContact(ada.id)).body.list_ids).toEqual([keep.id]);
-    expect(await new ContactRepository(c.store).member(account.account_id, news.id, ada.id)).toBeUndefined();
+    expect(await new ListMemberRepository(c.store).member(account.account_id, news.id, ada.id)).toBeUndefined();
     expect((await lists()).body.lists.map((l: { id: string }) => l.id)).toEqual([keep.id]);
     const dynamic = await dynamicList();
     expect((await remove(dynamic.id)).status).toBe(204);
@@ -296,8 +298,8 @@ describe('DELETE /v1/lists/{id}', () => {
   it('finishes a delete a crash cut short: the marked list is gone for every read and write, and a repeated DELETE completes it', async () => {
     const news = await staticList();
     const ada = await contact('ada@example.com', { list_ids: [news.id] });
-    const repo = new ContactRepository(c.store);
-    await repo.markListDeleted(account.account_id, news.id, c.clock.now().toISOString());
+    const listRepo = new ContactListRepository(c.store);
+    await listRepo.markListDeleted(account.account_id, news.id, c.clock.now().toISOString());
     expectError(await get(news.id), 'not_found', 404);
     expectError(await members(news.id), 'not_found', 404);
     expectError(await add(news.id, { email: 'bob@example.com' }), 'not_found', 404);
@@ -305,7 +307,7 @@ describe('DELETE /v1/lists/{id}', () => {
     expect((await lists()).body.lists).toEqual([]);
     expectError(await createContact({ email: 'bob@example.com', list_ids: [news.id] }), 'not_found', 404);
     expect((await remove(news.id)).status).toBe(204);
-    expect(await repo.getList(account.account_id, news.id)).toBeUndefined();
+    expect(await listRepo.getList(account.account_id, news.id)).toBeUndefined();
     expect((await getContact(ada.id)).body.list_ids).toEqual([]);
   });
 });
@@ -322,8 +324,9 @@ describe('a list longer than one request removes', () => {
     // A request that may remove 3 memberships: the list is gone for every read at once, 4 remain.
     await deleteList(c, account.account_id, news.id, 3);
     expectError(await get(news.id), 'not_found', 404);
-    const repo = new ContactRepository(c.store);
-    expect(await repo.firstMembers(account.account_id, news.id, 100)).toHaveLength(4);
+    const listRepo = new ContactListRepository(c.store);
+    const memberRepo = new ListMemberRepository(c.store);
+    expect(await memberRepo.firstMembers(account.account_id, news.id, 100)).toHaveLength(4);
     // Until the job reaches them, the contacts not yet removed still name the list.
     expect((await listIdsOf()).filter((ids) => ids.includes(news.id))).toHaveLength(4);
     const job = { account_id: account.account_id, list_id: news.id };
@@ -331,14 +334,14 @@ describe('a list longer than one request removes', () => {
 
     // A job with room for 2 queues the next one.
     expect(await continueListDelete(c, job, 2)).toBe('continued');
-    expect(await repo.firstMembers(account.account_id, news.id, 100)).toHaveLength(2);
+    expect(await memberRepo.firstMembers(account.account_id, news.id, 100)).toHaveLength(2);
     expect(c.sent.slice(1)).toEqual([{ queue: 'imports', body: job, delaySeconds: undefined }]);
 
     // The imports queue's consumer removes the rest and the list; a repeated job finds nothing to do.
     expect(await contactJobs(sqsEvent([sqsRecord(job)]))).toEqual({ batchItemFailures: [] });
-    expect(await repo.firstMembers(account.account_id, news.id, 100)).toEqual([]);
+    expect(await memberRepo.firstMembers(account.account_id, news.id, 100)).toEqual([]);
     expect(await listIdsOf()).toEqual(people.map(() => [keep.id]));
-    expect(await repo.getList(account.account_id, news.id)).toBeUndefined();
+    expect(await listRepo.getList(account.account_id, news.id)).toBeUndefined();
     expect((await members(keep.id)).body.contacts).toHaveLength(7);
     expect(await continueListDelete(c, job)).toBe('gone');
     expect(c.sent).toHaveLength(2);
@@ -357,17 +360,18 @@ describe('membership writes a crash cut short', () => {
   it('an add that died after its membership is finished by a read of the list once stale', async () => {
     const news = await staticList();
     const ada = await contact('ada@example.com');
-    const repo = new ContactRepository(c.store);
+    const listRepo = new ContactListRepository(c.store);
+    const memberRepo = new ListMemberRepository(c.store);
     const token = `+${ada.id}|0123456789abcdef|${c.clock.now().getTime()}`;
-    await repo.beginCount(account.account_id, news.id, 1, token);
-    await repo.putMember({ account_id: account.account_id, list_id: news.id, contact_id: ada.id, op: '0123456789abcdef', created_at: c.clock.now().toISOString() });
+    await listRepo.beginCount(account.account_id, news.id, 1, token);
+    await memberRepo.putMember({ account_id: account.account_id, list_id: news.id, contact_id: ada.id, op: '0123456789abcdef', created_at: c.clock.now().toISOString() });
     // Fresh: the add may still be running; a removal waits for it.
     expect((await get(news.id)).body.member_count).toBe(1);
     expectError(await drop(news.id, ada.id), 'conflict', 409);
     c.clock.advance(PENDING_STALE_MS + 1);
     expect((await get(news.id)).body.member_count).toBe(1);
     expect((await getContact(ada.id)).body.list_ids).toEqual([news.id]);
-    expect((await repo.getList(account.account_id, news.id))?.pending).toBeUndefined();
+    expect((await listRepo.getList(account.account_id, news.id))?.pending).toBeUndefined();
     expect((await drop(news.id, ada.id)).status).toBe(204);
     expect((await get(news.id)).body.member_count).toBe(0);
   });
@@ -375,8 +379,8 @@ describe('membership writes a crash cut short', () => {
   it('an add that died before its membership is undone: the count moves back', async () => {
     const news = await staticList();
     const ada = await contact('ada@example.com');
-    const repo = new ContactRepository(c.store);
-    await repo.beginCount(account.account_id, news.id, 1, `+${ada.id}|0123456789abcdef|${c.clock.now().getTime()}`);
+    const listRepo = new ContactListRepository(c.store);
+    await listRepo.beginCount(account.account_id, news.id, 1, `+${ada.id}|0123456789abcdef|${c.clock.now().getTime()}`);
     c.clock.advance(PENDING_STALE_MS + 1);
     expect((await lists()).body.lists[0]).toMatchObject({ id: news.id, member_count: 0 });
     expect((await add(news.id, { contact_id: ada.id })).status).toBe(201);
@@ -387,20 +391,21 @@ describe('membership writes a crash cut short', () => {
     const news = await staticList();
     const ada = await contact('ada@example.com', { list_ids: [news.id] });
     const bob = await contact('bob@example.com', { list_ids: [news.id] });
-    const repo = new ContactRepository(c.store);
+    const listRepo = new ContactListRepository(c.store);
+    const memberRepo = new ListMemberRepository(c.store);
     const nowMs = c.clock.now().getTime();
-    const adaMember = (await repo.member(account.account_id, news.id, ada.id))!;
+    const adaMember = (await memberRepo.member(account.account_id, news.id, ada.id))!;
     const token = `-${ada.id}|${adaMember.op}|${nowMs}`;
-    await repo.markRemoving(account.account_id, news.id, ada.id, adaMember.op, token, nowMs);
-    await repo.beginCount(account.account_id, news.id, -1, token);
-    const bobMember = (await repo.member(account.account_id, news.id, bob.id))!;
-    await repo.markRemoving(account.account_id, news.id, bob.id, bobMember.op, `-${bob.id}|${bobMember.op}|${nowMs}`, nowMs);
+    await memberRepo.markRemoving(account.account_id, news.id, ada.id, adaMember.op, token, nowMs);
+    await listRepo.beginCount(account.account_id, news.id, -1, token);
+    const bobMember = (await memberRepo.member(account.account_id, news.id, bob.id))!;
+    await memberRepo.markRemoving(account.account_id, news.id, bob.id, bobMember.op, `-${bob.id}|${bobMember.op}|${nowMs}`, nowMs);
     // While fresh, a second removal of bob is refused as "not a member" being removed.
     expectError(await drop(news.id, bob.id), 'not_found', 404);
     c.clock.advance(PENDING_STALE_MS + 1);
     expect((await get(news.id)).body.member_count).toBe(1);
     expect((await getContact(ada.id)).body.list_ids).toEqual([]);
-    expect(await repo.member(account.account_id, news.id, ada.id)).toBeUndefined();
+    expect(await memberRepo.member(account.account_id, news.id, ada.id)).toBeUndefined();
     expect((await drop(news.id, bob.id)).status).toBe(204);
     expect((await get(news.id)).body.member_count).toBe(0);
     expect((await members(news.id)).body.contacts).toEqual([]);
@@ -411,19 +416,20 @@ describe('races with deletes', () => {
   it('an add that meets a list delete begun meanwhile takes its membership back and answers 404', async () => {
     const news = await staticList();
     const ada = await contact('ada@example.com');
-    const repo = new ContactRepository(c.store);
+    const listRepo = new ContactListRepository(c.store);
+    const memberRepo = new ListMemberRepository(c.store);
     const create = c.store.create.bind(c.store);
     // The delete marks the list (and its sweep passes) right after the add wrote its membership.
     c.store.create = async (item) => {
       await create(item);
-      if ((item as { entity?: string }).entity === 'list_member') await repo.markListDeleted(account.account_id, news.id, c.clock.now().toISOString());
+      if ((item as { entity?: string }).entity === 'list_member') await listRepo.markListDeleted(account.account_id, news.id, c.clock.now().toISOString());
     };
     try {
       expectError(await add(news.id, { contact_id: ada.id }), 'not_found', 404, new RegExp(news.id));
     } finally {
       c.store.create = create;
     }
-    expect(await repo.member(account.account_id, news.id, ada.id)).toBeUndefined();
+    expect(await memberRepo.member(account.account_id, news.id, ada.id)).toBeUndefined();
     expect((await getContact(ada.id)).body.list_ids).toEqual([]);
     expect((await remove(news.id)).status).toBe(204);
   });
@@ -447,6 +453,6 @@ describe('races with deletes', () => {
     }
     expect(raced).toBe(true);
     expect((await get(news.id)).body.member_count).toBe(0);
-    expect(await new ContactRepository(c.store).member(account.account_id, news.id, ada.id)).toBeUndefined();
+    expect(await new ListMemberRepository(c.store).member(account.account_id, news.id, ada.id)).toBeUndefined();
   });
 });
