@@ -7,7 +7,8 @@
 import type { Benchmark } from '../run';
 import { RECIPIENTS_PER_CHUNK } from '../../shared/broadcasts/limits';
 import type { BroadcastItem } from '../../shared/broadcasts/model';
-import type { ContactItem, ListMemberItem } from '../../shared/contacts/repository';
+import type { ContactItem } from '../../shared/contacts/repository';
+import type { ListMemberItem } from '../../shared/contacts/members-repository';
 import { keys } from '../../shared/db/keys';
 import { CONSUMER_LANES } from '../../shared/runtime/local/runtime';
 import { awsBill, billTotal, usd, type Bill } from '../lib/bill';

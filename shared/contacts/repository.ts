@@ -15,9 +15,6 @@ import type { DataValue } from './filter';
 import { ListMemberRepository } from './members-repository';
 import { inBatches, one } from './repository-helpers';
 
-/** Also read from here by bench/ (the membership's own home is members-repository.ts). */
-export type { ListMemberItem } from './members-repository';
-
 export interface ContactItem extends ItemKey {
   entity: 'contact';
   id: string;
