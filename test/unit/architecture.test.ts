@@ -11,6 +11,8 @@ const graph = importGraph(root, ['shared', 'functions', 'lib', 'bin', 'rehearsal
 /** Folders of shared/ that are not domain areas: the plumbing around them. */
 const PLUMBING = ['shared/http/', 'shared/runtime/', 'shared/adapters/', 'shared/ports/', 'shared/db/'];
 const isDomain = (file: string): boolean => file.startsWith('shared/') && file.split('/').length > 2 && !PLUMBING.some((p) => file.startsWith(p));
+/** The manifest's data: the list, the access rules and each area's definitions (never handler code). */
+const isManifestData = (file: string): boolean => file === 'functions/manifest.ts' || file === 'functions/access.ts' || /^functions\/[^/]+\/definition\.ts$/.test(file);
 const describeEdges = (edges: readonly ImportEdge[]): string[] => edges.map((e) => `${e.from} → ${e.to}${e.typeOnly ? ' (type)' : ''}`);
 
 describe('the import graph', () => {
@@ -34,7 +36,7 @@ describe('the import graph', () => {
     // The rehearsal runs the functions from their bundles in the cloud assembly; importing their
     // code would rehearse something else than what deploys.
     const allowed = (to: string): boolean =>
-      /^(rehearsal|lib)\//.test(to) || to === 'functions/manifest.ts' || to === 'shared/platform.ts' || /^shared\/(adapters|runtime\/local)\//.test(to);
+      /^(rehearsal|lib)\//.test(to) || isManifestData(to) || to === 'shared/platform.ts' || /^shared\/(adapters|runtime\/local)\//.test(to);
     const crossing = graph.filter((e) => (e.to.startsWith('rehearsal/') && !/^(rehearsal|bin)\//.test(e.from)) || (e.from.startsWith('rehearsal/') && !allowed(e.to)));
     expect(describeEdges(crossing)).toEqual([]);
     expect(graph.some((e) => e.from === 'bin/rehearse.ts' && e.to === 'rehearsal/rehearsal.ts')).toBe(true);
@@ -51,6 +53,12 @@ describe('the import graph', () => {
     );
     expect(describeEdges(crossing)).toEqual([]);
     expect(graph.some((e) => e.from.startsWith('web/mail/') && e.to === 'client/src/index.ts')).toBe(true);
+  });
+
+  it('keeps the manifest data only: the list, the access rules and the areas\' definitions import one another and the shared vocabulary, never code', () => {
+    const crossing = graph.filter((e) => isManifestData(e.from) && !(isManifestData(e.to) || e.to === 'shared/platform.ts'));
+    expect(describeEdges(crossing)).toEqual([]);
+    expect(graph.filter((e) => e.from === 'functions/manifest.ts' && /\/definition\.ts$/.test(e.to)).length).toBeGreaterThan(20);
   });
 
   it('has no import cycles, type imports included', () => {

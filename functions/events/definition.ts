@@ -1,0 +1,14 @@
+// The ses-events function (functions/manifest.ts lists every area's): routes with
+// their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
+import type { FunctionDef } from '../../shared/platform';
+
+export const sesEvents: FunctionDef = {
+  name: 'ses-events',
+  entry: 'functions/events/ingest-ses-event.ts',
+  handler: 'handler',
+  queue: 'ses-events',
+  // send: a reputation alert (shared/reputation) is mailed by the send worker.
+  needs: { table: 'readwrite', sendTo: ['webhooks', 'send'], reputation: true },
+  memoryMb: 512,
+  timeoutSeconds: 30,
+};
