@@ -184,3 +184,14 @@ export function queueNamed(name: QueueName): QueueDef {
   if (!found) throw new Error(`queue ${name} is not defined`);
   return found;
 }
+
+/** The route keys of a function's definition (`POST /v1/send`), as route tables and contracts name them. */
+export type RouteKeyOf<F extends FunctionDef> = F['http'] extends readonly (infer R)[] ? (R extends { method: infer M extends string; path: infer P extends string } ? `${M} ${P}` : never) : never;
+
+/**
+ * A function's definition (functions/<area>/definition.ts), kept with its routes' literal methods
+ * and paths, so the area's route table and contracts are checked against it when they compile.
+ */
+export function defineFunction<const F extends FunctionDef>(def: F): F {
+  return def;
+}

@@ -1,9 +1,9 @@
 // The account function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { ADMIN_LIVE, READ, ANY_KEY } from '../access';
 
-export const account: FunctionDef = {
+export const account = defineFunction({
   name: 'account',
   entry: 'functions/account/http.ts',
   handler: 'handler',
@@ -16,4 +16,4 @@ export const account: FunctionDef = {
   needs: { table: 'readwrite', reputation: true },
   memoryMb: 512,
   timeoutSeconds: 10,
-};
+});

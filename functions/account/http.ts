@@ -1,4 +1,5 @@
 import { functionNamed } from '../manifest';
+import { account } from './definition';
 import { channelBody } from '../../shared/accounts/schemas';
 import { getVerification, setChannelEnabled } from '../../shared/accounts/service';
 import { domainCounts } from '../../shared/domains/service';
@@ -7,7 +8,7 @@ import { json } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
 import { getUsage, usageQuery } from '../../shared/usage/service';
 
-export const handler = createHttpHandler(functionNamed('account'), {
+export const handler = createHttpHandler(account, {
   'GET /v1/account/verification': async (req, c) =>
     json(200, await getVerification(c, authOf(req).accountId, { sharedEmailSender: c.config.sharedEmailSender, domains: await domainCounts(c.store, authOf(req).accountId) })),
   'PUT /v1/account/channels/{channel}': async (req, c) =>

@@ -1,9 +1,9 @@
 // The admin function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { STAFF } from '../access';
 
-export const admin: FunctionDef = {
+export const admin = defineFunction({
   name: 'admin',
   entry: 'functions/admin/http.ts',
   handler: 'handler',
@@ -25,4 +25,4 @@ export const admin: FunctionDef = {
   needs: { table: 'readwrite', secrets: ['staff-token', 'cursor-signing-key'], deadLetters: true },
   memoryMb: 512,
   timeoutSeconds: 10,
-};
+});

@@ -1,4 +1,5 @@
 import { functionNamed } from '../manifest';
+import { admin } from './definition';
 import { verifiedKeys } from '../../shared/api-keys/cache';
 import { adminAuditQuery } from '../../shared/accounts/audit-schemas';
 import { adminAccountQuery, createAccountBody } from '../../shared/accounts/schemas';
@@ -34,7 +35,7 @@ async function staffRequest(c: Container, req: HttpRequest): Promise<StaffReques
 
 const accountIdOf = (req: HttpRequest): string => req.params.id ?? '';
 
-export const handler = createHttpHandler(functionNamed('admin'), {
+export const handler = createHttpHandler(admin, {
   'POST /v1/admin/accounts': async (req, c) => {
     const body = parseInput(createAccountBody, req.body ?? {});
     const detail = { ...(body.name !== undefined ? { name: body.name } : {}), ...(body.email !== undefined ? { email: body.email } : {}) };

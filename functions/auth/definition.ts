@@ -1,9 +1,9 @@
 // The auth function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { PUBLIC } from '../access';
 
-export const auth: FunctionDef = {
+export const auth = defineFunction({
   // Sign-up, sign-in and the console's session (issue 19). Public routes, limited per client IP;
   // failed sign-ins and the mails are budgeted per address too (shared/auth/throttle.ts).
   name: 'auth',
@@ -24,4 +24,4 @@ export const auth: FunctionDef = {
   needs: { table: 'readwrite', sesSend: true, links: true, secrets: ['oauth-github-client-secret', 'oauth-google-client-secret'] },
   memoryMb: 512,
   timeoutSeconds: 10,
-};
+});

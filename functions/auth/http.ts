@@ -3,6 +3,7 @@
 // Every POST changes who is signed in, so each takes JSON from this service's own pages or from no
 // browser at all (shared/http/first-party.ts): no login CSRF, no cross-site sign-out.
 import { functionNamed } from '../manifest';
+import { auth } from './definition';
 import { passwordResetBody, loginBody, loginCodeBody, signUpBody, verifyEmailBody } from '../../shared/auth/schemas';
 import { logIn, logInWithCode, logOut, requestLoginCode, requestPasswordReset, resetPassword, sessionView, signUp, verifyEmail, type SignedIn } from '../../shared/auth/service';
 import { findSession } from '../../shared/auth/session-lookup';
@@ -29,7 +30,7 @@ async function withSessionView(c: Container, status: number, done: SignedIn): Pr
 
 const accepted = (): HttpResult => json(202, {});
 
-export const handler = createHttpHandler(functionNamed('auth'), firstPartyPosts({
+export const handler = createHttpHandler(auth, firstPartyPosts({
   'POST /v1/auth/signup': async (req, c) => {
     const done = await signUp(c, parseInput(signUpBody, req.body));
     return signedIn(c, 201, { account_id: done.user.account_id }, done.session);

@@ -56,7 +56,7 @@ const toConsole = (req: HttpRequest, fragment: string, cookies: string[] = []): 
   cookies: [stateCookie('', 0), ...cookies],
 });
 
-export const oauthRoutes: Record<string, RouteHandler> = {
+export const oauthRoutes = {
   'GET /v1/auth/oauth/{provider}/start': async (req, c) => {
     const provider = providerOf(req);
     const client = clientOf(c, provider);
@@ -76,4 +76,4 @@ export const oauthRoutes: Record<string, RouteHandler> = {
     if (outcome.kind === 'refused') return toConsole(req, `sign-in?error=${outcome.reason}`);
     return toConsole(req, 'overview', [startedSessionCookie(c, outcome.session)]);
   },
-};
+} satisfies Record<string, RouteHandler>;

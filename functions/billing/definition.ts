@@ -1,9 +1,9 @@
 // The billing function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { ADMIN, ADMIN_LIVE, PUBLIC } from '../access';
 
-export const billing: FunctionDef = {
+export const billing = defineFunction({
   // Plans and billing through Stripe (issue 18). Checkout and portal spend money: live admin keys
   // only (docs/api-decisions.md). The webhook is public: Stripe's signature over
   // the raw body is its credential, and it is limited per client IP like every public route.
@@ -19,4 +19,4 @@ export const billing: FunctionDef = {
   needs: { table: 'readwrite', secrets: ['stripe-secret-key', 'stripe-webhook-secret'], billing: true },
   memoryMb: 512,
   timeoutSeconds: 29,
-};
+});

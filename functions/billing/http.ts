@@ -1,6 +1,7 @@
 // Plans and billing through Stripe: the plan in force, checkout, the customer portal (admin keys),
 // and Stripe's signed event notifications (public; the signature over the raw body is the credential).
 import { functionNamed } from '../manifest';
+import { billing } from './definition';
 import { receiveStripeEvent } from '../../shared/billing/events';
 import { checkoutBody } from '../../shared/billing/schemas';
 import { checkout, getBilling, openPortal } from '../../shared/billing/service';
@@ -13,7 +14,7 @@ import { parseInput } from '../../shared/http/validate';
 const NO_STORE = { 'cache-control': 'no-store' };
 const accountOf = (req: HttpRequest) => ({ id: authOf(req).accountId, email: authOf(req).account.email });
 
-export const handler = createHttpHandler(functionNamed('billing'), {
+export const handler = createHttpHandler(billing, {
   'GET /v1/billing': async (req, c) => json(200, await getBilling(c, authOf(req).accountId)),
   'POST /v1/billing/checkout': async (req, c) => json(200, await checkout(c, accountOf(req), parseInput(checkoutBody, req.body), req.baseUrl), NO_STORE),
   'POST /v1/billing/portal': async (req, c) => json(200, await openPortal(c, accountOf(req), req.baseUrl), NO_STORE),

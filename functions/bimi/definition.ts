@@ -1,9 +1,9 @@
 // The bimi function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { ADMIN_LIVE, READ, PUBLIC } from '../access';
 
-export const bimi: FunctionDef = {
+export const bimi = defineFunction({
   name: 'bimi',
   entry: 'functions/bimi/http.ts',
   handler: 'handler',
@@ -16,4 +16,4 @@ export const bimi: FunctionDef = {
   needs: { table: 'readwrite', bucket: 'readwrite' },
   memoryMb: 512,
   timeoutSeconds: 15,
-};
+});

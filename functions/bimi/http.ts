@@ -1,4 +1,5 @@
 import { functionNamed } from '../manifest';
+import { bimi } from './definition';
 import { firstFilePart, parseMultipart } from '../../shared/bimi/multipart';
 import { setLogoUrlBody } from '../../shared/bimi/schemas';
 import { getBimiState, LOGO_CONTENT_TYPE, readHostedLogo, setLogoUrl, uploadLogo } from '../../shared/bimi/service';
@@ -14,7 +15,7 @@ const LOGO_HEADERS = {
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
 };
 
-export const handler = createHttpHandler(functionNamed('bimi'), {
+export const handler = createHttpHandler(bimi, {
   'GET /v1/domains/{domain}/bimi': async (req, c) => json(200, await getBimiState(c, authOf(req).accountId, req.params.domain ?? '')),
   'PUT /v1/domains/{domain}/bimi': async (req, c) => {
     const body = parseInput(setLogoUrlBody, req.body);

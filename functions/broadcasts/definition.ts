@@ -1,9 +1,9 @@
 // The broadcasts and broadcast-fan-out functions (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { SEND_OR_READ, SEND } from '../access';
 
-export const broadcasts: FunctionDef = {
+export const broadcasts = defineFunction({
   name: 'broadcasts',
   entry: 'functions/broadcasts/http.ts',
   handler: 'handler',
@@ -20,9 +20,9 @@ export const broadcasts: FunctionDef = {
   needs: { table: 'readwrite', sendTo: ['fanout'], scheduler: true, secrets: ['cursor-signing-key'] },
   memoryMb: 512,
   timeoutSeconds: 29,
-};
+});
 
-export const broadcastFanOut: FunctionDef = {
+export const broadcastFanOut = defineFunction({
   name: 'broadcast-fan-out',
   entry: 'functions/broadcasts/fan-out.ts',
   handler: 'handler',
@@ -31,4 +31,4 @@ export const broadcastFanOut: FunctionDef = {
   needs: { table: 'readwrite', sendTo: ['send', 'fanout', 'webhooks'], scheduler: true, bucket: 'readwrite' },
   memoryMb: 1024,
   timeoutSeconds: 120,
-};
+});

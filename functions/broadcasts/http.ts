@@ -1,4 +1,5 @@
 import { functionNamed } from '../manifest';
+import { broadcasts } from './definition';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';
 import { json } from '../../shared/http/respond';
@@ -7,7 +8,7 @@ import { bulkSendBody, updateBroadcastBody } from '../../shared/broadcasts/schem
 import { createBroadcast, createBulkSend, listBroadcasts, readBroadcast } from '../../shared/broadcasts/service';
 import { cancelBroadcast, sendBroadcast, updateBroadcast } from '../../shared/broadcasts/lifecycle';
 
-export const handler = createHttpHandler(functionNamed('broadcasts'), {
+export const handler = createHttpHandler(broadcasts, {
   'POST /v1/send/bulk': async (req, c) => json(202, await createBulkSend(c, authOf(req), parseInput(bulkSendBody, req.body))),
   'GET /v1/broadcasts': async (req, c) => {
     return listed('broadcasts', await listBroadcasts(listing(c), authOf(req).accountId, pageOf(req)));

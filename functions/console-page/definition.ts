@@ -1,9 +1,9 @@
 // The console-page function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { PUBLIC } from '../access';
 
-export const consolePage: FunctionDef = {
+export const consolePage = defineFunction({
   // The web console (issue 19): one static, public page at the root (script and style inline);
   // it runs the account through the /v1 API with the dashboard session's cookie. The table:
   // public routes are limited per client IP.
@@ -14,4 +14,4 @@ export const consolePage: FunctionDef = {
   needs: { table: 'readwrite' },
   memoryMb: 256,
   timeoutSeconds: 5,
-};
+});

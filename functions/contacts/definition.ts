@@ -1,9 +1,9 @@
 // The contacts function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { SEND_OR_READ, SEND_LIVE } from '../access';
 
-export const contacts: FunctionDef = {
+export const contacts = defineFunction({
   // Contacts and their lists (static and dynamic), with memberships.
   name: 'contacts',
   entry: 'functions/contacts/http.ts',
@@ -27,4 +27,4 @@ export const contacts: FunctionDef = {
   needs: { table: 'readwrite', secrets: ['cursor-signing-key'], sendTo: ['imports'] },
   memoryMb: 512,
   timeoutSeconds: 29,
-};
+});

@@ -7,8 +7,9 @@ import { listed, listing, pageOf } from '../../shared/http/lists';
 import { json, noContent } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
 import { functionNamed } from '../manifest';
+import { contacts } from './definition';
 
-export const handler = createHttpHandler(functionNamed('contacts'), {
+export const handler = createHttpHandler(contacts, {
   'POST /v1/contacts': async (req, c) => json(201, await createContact(c, authOf(req).accountId, parseInput(createContactBody, req.body))),
   'GET /v1/contacts': async (req, c) => {
     const { email, list_id, q } = parseInput(contactQuery, req.query, 'query');

@@ -1,9 +1,9 @@
 // The docs function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { PUBLIC } from '../access';
 
-export const docs: FunctionDef = {
+export const docs = defineFunction({
   name: 'docs',
   entry: 'functions/docs/http.ts',
   handler: 'handler',
@@ -15,4 +15,4 @@ export const docs: FunctionDef = {
   needs: { table: 'readwrite' },
   memoryMb: 256,
   timeoutSeconds: 5,
-};
+});

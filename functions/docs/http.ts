@@ -3,12 +3,13 @@
 import document from '../../docs/openapi.json';
 import { createHttpHandler } from '../../shared/http/pipeline';
 import { functionNamed } from '../manifest';
+import { docs } from './definition';
 import { referencePage, referencePagePolicy } from './reference-page';
 
 const body = JSON.stringify(document);
 const cacheable = 'public, max-age=300';
 
-export const handler = createHttpHandler(functionNamed('docs'), {
+export const handler = createHttpHandler(docs, {
   'GET /v1/openapi.json': async () => ({ status: 200, body, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': cacheable } }),
   'GET /docs': async () => ({
     status: 200,

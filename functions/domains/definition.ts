@@ -1,9 +1,9 @@
 // The domains function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { ADMIN_LIVE, READ } from '../access';
 
-export const domains: FunctionDef = {
+export const domains = defineFunction({
   name: 'domains',
   entry: 'functions/domains/http.ts',
   handler: 'handler',
@@ -22,4 +22,4 @@ export const domains: FunctionDef = {
   needs: { table: 'readwrite', sesIdentities: true, bucket: 'readwrite' },
   memoryMb: 512,
   timeoutSeconds: 15,
-};
+});

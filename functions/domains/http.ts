@@ -1,4 +1,5 @@
 import { functionNamed } from '../manifest';
+import { domains } from './definition';
 import { createDomainBody, domainSettingsBody, fromNameBody } from '../../shared/domains/schemas';
 import { createDomain, deleteDomain, getDnsGuide, getDomain, getZoneFile, listDomains, setFromName, updateDomainSettings } from '../../shared/domains/service';
 import { verifyDomain } from '../../shared/domains/verify';
@@ -6,7 +7,7 @@ import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { json, noContent } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
 
-export const handler = createHttpHandler(functionNamed('domains'), {
+export const handler = createHttpHandler(domains, {
   'GET /v1/domains': async (req, c) => json(200, { domains: await listDomains(c, authOf(req).accountId) }),
   'POST /v1/domains': async (req, c) => json(201, await createDomain(c, authOf(req).accountId, parseInput(createDomainBody, req.body).domain)),
   'GET /v1/domains/{domain}': async (req, c) => json(200, await getDomain(c, authOf(req).accountId, req.params.domain ?? '')),

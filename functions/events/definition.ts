@@ -1,8 +1,8 @@
 // The ses-events function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 
-export const sesEvents: FunctionDef = {
+export const sesEvents = defineFunction({
   name: 'ses-events',
   entry: 'functions/events/ingest-ses-event.ts',
   handler: 'handler',
@@ -11,4 +11,4 @@ export const sesEvents: FunctionDef = {
   needs: { table: 'readwrite', sendTo: ['webhooks', 'send'], reputation: true },
   memoryMb: 512,
   timeoutSeconds: 30,
-};
+});

@@ -1,8 +1,8 @@
 // The fallback function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 
-export const fallback: FunctionDef = {
+export const fallback = defineFunction({
   name: 'fallback',
   entry: 'functions/fallback/http.ts',
   handler: 'handler',
@@ -10,4 +10,4 @@ export const fallback: FunctionDef = {
   needs: {},
   memoryMb: 256,
   timeoutSeconds: 5,
-};
+});

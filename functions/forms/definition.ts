@@ -1,9 +1,9 @@
 // The forms function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { SEND_OR_READ, SEND_LIVE, PUBLIC } from '../access';
 
-export const forms: FunctionDef = {
+export const forms = defineFunction({
   // Hosted sign-up forms bound to a static list. The public routes (config, page, submit,
   // confirm) are limited per client IP; a double opt-in sign-up mails its confirmation link.
   name: 'forms',
@@ -24,4 +24,4 @@ export const forms: FunctionDef = {
   needs: { table: 'readwrite', sesSend: true, secrets: ['cursor-signing-key'] },
   memoryMb: 512,
   timeoutSeconds: 10,
-};
+});

@@ -27,6 +27,7 @@ import type { HttpRequest, HttpResult } from '../../shared/http/types';
 import { parseInput } from '../../shared/http/validate';
 import { mapPage } from '../../shared/pagination';
 import { functionNamed } from '../manifest';
+import { forms } from './definition';
 
 /** Public JSON an embed on any site may read (no credentials are involved). */
 const CORS: Record<string, string> = { 'access-control-allow-origin': '*' };
@@ -62,7 +63,7 @@ function tokenOf(req: HttpRequest): string {
   return parseInput(confirmBody, text.trim() === '' ? undefined : parseJsonBody(text)).token;
 }
 
-export const handler = createHttpHandler(functionNamed('forms'), {
+export const handler = createHttpHandler(forms, {
   'POST /v1/forms': async (req, c) => json(201, toFormView(await createForm(c, authOf(req).accountId, parseInput(formBody, req.body)), req.baseUrl)),
   'GET /v1/forms': async (req, c) => {
     const page = await listForms(listing(c), authOf(req).accountId, pageOf(req));

@@ -1,9 +1,9 @@
 // The inbound-routes function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { ADMIN_LIVE, SEND_OR_READ, SEND_LIVE } from '../access';
 
-export const inboundRoutes: FunctionDef = {
+export const inboundRoutes = defineFunction({
   // Inbound email settings (issue 16): enabling inbound on a domain, and the routes that forward
   // received mail. Deployment-gated: every route answers 404 where INBOUND_ENABLED is off.
   name: 'inbound-routes',
@@ -21,4 +21,4 @@ export const inboundRoutes: FunctionDef = {
   needs: { table: 'readwrite', secrets: ['data-encryption-key'] },
   memoryMb: 512,
   timeoutSeconds: 10,
-};
+});

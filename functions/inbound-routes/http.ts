@@ -1,4 +1,5 @@
 import { functionNamed } from '../manifest';
+import { inboundRoutes } from './definition';
 import { inboundOnly } from '../../shared/http/inbound-gate';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { json, noContent, shownOnce } from '../../shared/http/respond';
@@ -8,7 +9,7 @@ import { createRoute, deleteRoute, listRoutes, readRoute, rotateRouteSecret, set
 
 // Every route here is deployment-gated: 404 where inbound email is off (INBOUND_ENABLED).
 export const handler = createHttpHandler(
-  functionNamed('inbound-routes'),
+  inboundRoutes,
   inboundOnly({
   'POST /v1/domains/{domain}/inbound': async (req, c) => {
     const { enabled } = parseInput(enableInboundBody, req.body);

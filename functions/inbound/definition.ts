@@ -1,9 +1,9 @@
 // The inbound and receive-email functions (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { SEND_OR_READ } from '../access';
 
-export const inbound: FunctionDef = {
+export const inbound = defineFunction({
   // Received mail (issue 16): reads. The routes answer 404 unless INBOUND_ENABLED (spec: deployment-gated).
   // Table writes: the pipeline's rate limiter and key checks write, as on every key route.
   name: 'inbound',
@@ -18,9 +18,9 @@ export const inbound: FunctionDef = {
   needs: { table: 'readwrite', secrets: ['cursor-signing-key'], bucket: 'read' },
   memoryMb: 512,
   timeoutSeconds: 10,
-};
+});
 
-export const receiveEmail: FunctionDef = {
+export const receiveEmail = defineFunction({
   // SES receiving's notifications (and the local SMTP listener's): parse, store, email.received.
   name: 'receive-email',
   entry: 'functions/inbound/receive-email.ts',
@@ -32,4 +32,4 @@ export const receiveEmail: FunctionDef = {
   // A 40 MB message is read whole, and each attachment is held while it is stored.
   memoryMb: 1024,
   timeoutSeconds: 120,
-};
+});

@@ -9,6 +9,7 @@ import { json, redirect } from '../../shared/http/respond';
 import type { HttpResult } from '../../shared/http/types';
 import { NotFoundError } from '../../shared/errors';
 import { functionNamed } from '../manifest';
+import { inbound } from './definition';
 
 /** A 0-based index as written in the path: digits only, nothing else is an attachment. */
 function indexOf(raw: string | undefined): number {
@@ -29,7 +30,7 @@ function served(file: ServedFile): HttpResult {
   };
 }
 
-export const handler = createHttpHandler(functionNamed('inbound'), inboundOnly({
+export const handler = createHttpHandler(inbound, inboundOnly({
   'GET /v1/inbound': async (req, c) => {
     return listed('emails', await listInbound(listing(c), authOf(req).accountId, pageOf(req)));
   },

@@ -1,9 +1,9 @@
 // The keys function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { ADMIN } from '../access';
 
-export const keys: FunctionDef = {
+export const keys = defineFunction({
   name: 'keys',
   entry: 'functions/keys/http.ts',
   handler: 'handler',
@@ -16,4 +16,4 @@ export const keys: FunctionDef = {
   needs: { table: 'readwrite', secrets: ['cursor-signing-key'] },
   memoryMb: 512,
   timeoutSeconds: 10,
-};
+});

@@ -1,4 +1,5 @@
 import { functionNamed } from '../manifest';
+import { keys } from './definition';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';
 import { noContent, shownOnce } from '../../shared/http/respond';
@@ -6,7 +7,7 @@ import { parseInput } from '../../shared/http/validate';
 import { createKeyBody } from '../../shared/api-keys/schemas';
 import { createKey, listKeys, revokeKey, rotateKey } from '../../shared/api-keys/service';
 
-export const handler = createHttpHandler(functionNamed('keys'), {
+export const handler = createHttpHandler(keys, {
   'GET /v1/keys': async (req, c) => listed('keys', await listKeys(listing(c), authOf(req).accountId, pageOf(req), authOf(req))),
   'POST /v1/keys': async (req, c) => {
     const auth = authOf(req);

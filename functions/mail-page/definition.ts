@@ -1,9 +1,9 @@
 // The mail-page function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { PUBLIC } from '../access';
 
-export const mailPage: FunctionDef = {
+export const mailPage = defineFunction({
   // The Mail app's web page (issue 17): one static, public page (script and style inline: every
   // route costs the stack two resources); it reads mail through the Mail API with the key the
   // person signs in with. The table: public routes are limited per client IP.
@@ -16,4 +16,4 @@ export const mailPage: FunctionDef = {
   needs: { table: 'readwrite' },
   memoryMb: 256,
   timeoutSeconds: 5,
-};
+});

@@ -1,9 +1,9 @@
 // The mail-send function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { SEND_LIVE } from '../access';
 
-export const mailSend: FunctionDef = {
+export const mailSend = defineFunction({
   // The Mail app's sending (compose, reply, forward), apart from its reading so neither bundle
   // carries the other: it writes large content to the bucket and hands messages to the send
   // queue like POST /v1/send (never to the scheduler: the Mail app sends at once).
@@ -18,4 +18,4 @@ export const mailSend: FunctionDef = {
   needs: { table: 'readwrite', bucket: 'readwrite', sendTo: ['send'] },
   memoryMb: 512,
   timeoutSeconds: 10,
-};
+});

@@ -9,8 +9,9 @@ import { parseInput } from '../../shared/http/validate';
 import { composeMail, forwardThread, replyToThread } from '../../shared/mail/compose';
 import { composeBody, forwardBody, replyBody } from '../../shared/mail/compose-schemas';
 import { functionNamed } from '../manifest';
+import { mailSend } from './definition';
 
-export const handler = createHttpHandler(functionNamed('mail-send'), inboundOnly({
+export const handler = createHttpHandler(mailSend, inboundOnly({
   'POST /v1/mail/compose': async (req, c) => json(201, await composeMail(c, authOf(req), parseInput(composeBody, req.body))),
   'POST /v1/mail/threads/{id}/reply': async (req, c) => json(201, await replyToThread(c, authOf(req), req.params.id ?? '', parseInput(replyBody, req.body))),
   'POST /v1/mail/threads/{id}/forward': async (req, c) => json(201, await forwardThread(c, authOf(req), req.params.id ?? '', parseInput(forwardBody, req.body))),

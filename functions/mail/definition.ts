@@ -1,9 +1,9 @@
 // The mail function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { ANY_KEY, SEND, SEND_LIVE } from '../access';
 
-export const mail: FunctionDef = {
+export const mail = defineFunction({
   // The Mail app (issue 17): inboxes, threads, folders, stars, read state, labels. Deployment-gated
   // like the inbound routes (404 unless INBOUND_ENABLED). Writes take send (or admin) keys, reads any key.
   name: 'mail',
@@ -30,4 +30,4 @@ export const mail: FunctionDef = {
   needs: { table: 'readwrite', secrets: ['cursor-signing-key'], bucket: 'read' },
   memoryMb: 512,
   timeoutSeconds: 10,
-};
+});

@@ -14,6 +14,7 @@ import { exportMail, type ExportPage } from '../../shared/mail/export';
 import { exportQuery, searchQuery } from '../../shared/mail/search-schemas';
 import { searchMail } from '../../shared/mail/search-service';
 import { functionNamed } from '../manifest';
+import { mail } from './definition';
 
 /** A page of an export: the Export document, or mbox text with the next page's cursor in a header. */
 const exported = (page: ExportPage): HttpResult => {
@@ -23,7 +24,7 @@ const exported = (page: ExportPage): HttpResult => {
   return { status: 200, body: page.mbox, headers };
 };
 
-const routes: Record<string, RouteHandler> = {
+const routes = {
   'GET /v1/mail/inboxes': async (req, c) => json(200, { inboxes: await listInboxes(c.store, authOf(req).accountId) }),
   'POST /v1/mail/inboxes': async (req, c) => json(201, await createInbox(c, authOf(req).accountId, parseInput(createInboxBody, req.body))),
   'DELETE /v1/mail/inboxes/{id}': async (req, c) => {
@@ -61,6 +62,6 @@ const routes: Record<string, RouteHandler> = {
     await deleteLabel(c.store, authOf(req).accountId, req.params.id ?? '');
     return noContent();
   },
-};
+} satisfies Record<string, RouteHandler>;
 
-export const handler = createHttpHandler(functionNamed('mail'), inboundOnly(routes));
+export const handler = createHttpHandler(mail, inboundOnly(routes));

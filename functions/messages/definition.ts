@@ -1,9 +1,9 @@
 // The messages function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { READ, SEND } from '../access';
 
-export const messages: FunctionDef = {
+export const messages = defineFunction({
   name: 'messages',
   entry: 'functions/messages/http.ts',
   handler: 'handler',
@@ -15,4 +15,4 @@ export const messages: FunctionDef = {
   needs: { table: 'readwrite', scheduler: true, secrets: ['cursor-signing-key'] },
   memoryMb: 512,
   timeoutSeconds: 10,
-};
+});

@@ -1,4 +1,5 @@
 import { functionNamed } from '../manifest';
+import { messages } from './definition';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing } from '../../shared/http/lists';
 import { json } from '../../shared/http/respond';
@@ -7,7 +8,7 @@ import { cancelScheduled, getMessage, getMessageByIdempotencyKey, listMessages }
 import { listMessagesQuery } from '../../shared/messages/schemas';
 import { parseLimit } from '../../shared/pagination';
 
-export const handler = createHttpHandler(functionNamed('messages'), {
+export const handler = createHttpHandler(messages, {
   'GET /v1/messages': async (req, c) => {
     const { accountId } = authOf(req);
     const { idempotency_key, limit, cursor, ...filters } = parseInput(listMessagesQuery, req.query, 'query');

@@ -1,9 +1,9 @@
 // The send, send-worker and acceptance-sweep functions (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { SEND_OR_READ, SEND } from '../access';
 
-export const send: FunctionDef = {
+export const send = defineFunction({
   name: 'send',
   entry: 'functions/send/http.ts',
   handler: 'handler',
@@ -16,9 +16,9 @@ export const send: FunctionDef = {
   needs: { table: 'readwrite', sendTo: ['send'], scheduler: true, bucket: 'readwrite' },
   memoryMb: 1024,
   timeoutSeconds: 29,
-};
+});
 
-export const sendWorker: FunctionDef = {
+export const sendWorker = defineFunction({
   name: 'send-worker',
   entry: 'functions/send/send-message.ts',
   handler: 'handler',
@@ -30,9 +30,9 @@ export const sendWorker: FunctionDef = {
   needs: { table: 'readwrite', sesSend: true, sendTo: ['webhooks', 'send'], bucket: 'read', secrets: ['unsubscribe-signing-key'], links: true, reputation: true },
   memoryMb: 512,
   timeoutSeconds: 30,
-};
+});
 
-export const acceptanceSweep: FunctionDef = {
+export const acceptanceSweep = defineFunction({
   name: 'acceptance-sweep',
   entry: 'functions/send/sweep.ts',
   handler: 'handler',
@@ -40,4 +40,4 @@ export const acceptanceSweep: FunctionDef = {
   needs: { table: 'readwrite', sendTo: ['send', 'webhooks'], scheduler: true },
   memoryMb: 512,
   timeoutSeconds: 60,
-};
+});

@@ -1,4 +1,5 @@
 import { functionNamed } from '../manifest';
+import { send } from './definition';
 import { ApiError } from '../../shared/errors';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { errorResult, json } from '../../shared/http/respond';
@@ -38,7 +39,7 @@ function batchItem(outcome: SendOutcome): BatchItemResult {
   }
 }
 
-export const handler = createHttpHandler(functionNamed('send'), {
+export const handler = createHttpHandler(send, {
   'POST /v1/send': async (req, c) => {
     const [outcome] = await acceptSends(c, authOf(req), [req.body], { batch: false });
     if (!outcome) throw new Error('send produced no outcome');

@@ -1,9 +1,9 @@
 // The snippets function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { SEND_OR_READ, SEND, SEND_LIVE } from '../access';
 
-export const snippets: FunctionDef = {
+export const snippets = defineFunction({
   // Its own function, so the templates bundle does not grow. Literal paths win over
   // /v1/templates/{id} in API Gateway and in the local matcher alike.
   name: 'snippets',
@@ -19,4 +19,4 @@ export const snippets: FunctionDef = {
   needs: { table: 'readwrite', secrets: ['cursor-signing-key'] },
   memoryMb: 256,
   timeoutSeconds: 10,
-};
+});

@@ -7,8 +7,9 @@ import { parseInput } from '../../shared/http/validate';
 import { createSnippetBody, updateSnippetBody } from '../../shared/templates/schemas';
 import { createSnippet, deleteSnippet, listSnippets, readSnippet, updateSnippet } from '../../shared/templates/snippets';
 import { functionNamed } from '../manifest';
+import { snippets } from './definition';
 
-export const handler = createHttpHandler(functionNamed('snippets'), {
+export const handler = createHttpHandler(snippets, {
   'POST /v1/templates/snippets': async (req, c) => json(201, await createSnippet(c, authOf(req).accountId, parseInput(createSnippetBody, req.body))),
   'GET /v1/templates/snippets': async (req, c) => listed('snippets', await listSnippets(listing(c), authOf(req).accountId, pageOf(req))),
   'GET /v1/templates/snippets/{id}': async (req, c) => json(200, await readSnippet(c.store, authOf(req).accountId, req.params.id ?? '')),

@@ -1,9 +1,9 @@
 // The spend-caps function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { ADMIN_LIVE, READ } from '../access';
 
-export const spendCaps: FunctionDef = {
+export const spendCaps = defineFunction({
   name: 'spend-caps',
   entry: 'functions/spend-caps/http.ts',
   handler: 'handler',
@@ -15,4 +15,4 @@ export const spendCaps: FunctionDef = {
   needs: { table: 'readwrite' },
   memoryMb: 512,
   timeoutSeconds: 10,
-};
+});

@@ -1,9 +1,9 @@
 // The suppressions function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { SEND_OR_READ, SEND_LIVE } from '../access';
 
-export const suppressions: FunctionDef = {
+export const suppressions = defineFunction({
   name: 'suppressions',
   entry: 'functions/suppressions/http.ts',
   handler: 'handler',
@@ -16,4 +16,4 @@ export const suppressions: FunctionDef = {
   needs: { table: 'readwrite', secrets: ['cursor-signing-key'] },
   memoryMb: 1024,
   timeoutSeconds: 29,
-};
+});

@@ -1,4 +1,5 @@
 import { functionNamed } from '../manifest';
+import { suppressions } from './definition';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';
 import { json, noContent } from '../../shared/http/respond';
@@ -17,7 +18,7 @@ import {
   removeSuppression,
 } from '../../shared/suppressions/service';
 
-export const handler = createHttpHandler(functionNamed('suppressions'), {
+export const handler = createHttpHandler(suppressions, {
   'GET /v1/suppressions': async (req, c) => {
     const { channel } = parseInput(listSuppressionsQuery, req.query, 'query');
     return listed('suppressions', await listSuppressions(listing(c), authOf(req).accountId, { channel, ...pageOf(req) }));

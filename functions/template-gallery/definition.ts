@@ -1,9 +1,9 @@
 // The template-gallery function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { SEND_OR_READ } from '../access';
 
-export const templateGallery: FunctionDef = {
+export const templateGallery = defineFunction({
   // Its own function: the 20 built-in templates are data the templates API need not carry.
   name: 'template-gallery',
   entry: 'functions/template-gallery/http.ts',
@@ -12,4 +12,4 @@ export const templateGallery: FunctionDef = {
   needs: { table: 'readwrite' },
   memoryMb: 256,
   timeoutSeconds: 5,
-};
+});

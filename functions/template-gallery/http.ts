@@ -4,9 +4,10 @@ import { json } from '../../shared/http/respond';
 import { galleryEntry, galleryTemplates } from '../../shared/templates/gallery';
 import type { GalleryTemplateView } from '../../shared/templates/schemas';
 import { functionNamed } from '../manifest';
+import { templateGallery } from './definition';
 
 const templates: GalleryTemplateView[] = galleryTemplates.map(galleryEntry);
 
-export const handler = createHttpHandler(functionNamed('template-gallery'), {
+export const handler = createHttpHandler(templateGallery, {
   'GET /v1/templates/gallery': async () => json(200, { templates }),
 });

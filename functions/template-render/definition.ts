@@ -1,9 +1,9 @@
 // The template-render function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { SEND_OR_READ } from '../access';
 
-export const templateRender: FunctionDef = {
+export const templateRender = defineFunction({
   // Its own function: showing a template as mailed takes the CSS inliner and the HTML-to-text
   // converter (juice, html-to-text), which the templates and send APIs must not carry.
   name: 'template-render',
@@ -16,4 +16,4 @@ export const templateRender: FunctionDef = {
   needs: { table: 'readwrite' },
   memoryMb: 1024,
   timeoutSeconds: 10,
-};
+});

@@ -6,8 +6,9 @@ import { parseInput } from '../../shared/http/validate';
 import { previewTemplate, renderAsMailed } from '../../shared/templates/preview';
 import { previewTemplateBody, renderTemplateBody } from '../../shared/templates/schemas';
 import { functionNamed } from '../manifest';
+import { templateRender } from './definition';
 
-export const handler = createHttpHandler(functionNamed('template-render'), {
+export const handler = createHttpHandler(templateRender, {
   'POST /v1/templates/preview': async (req, c) => json(200, await previewTemplate(c.store, authOf(req).accountId, parseInput(previewTemplateBody, req.body))),
   'POST /v1/templates/{id}/render': async (req, c) => {
     const body = parseInput(renderTemplateBody, req.body ?? {});

@@ -1,9 +1,9 @@
 // The templates function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { SEND_OR_READ, SEND, SEND_LIVE } from '../access';
 
-export const templates: FunctionDef = {
+export const templates = defineFunction({
   name: 'templates',
   entry: 'functions/templates/http.ts',
   handler: 'handler',
@@ -17,4 +17,4 @@ export const templates: FunctionDef = {
   needs: { table: 'readwrite', secrets: ['cursor-signing-key'] },
   memoryMb: 512,
   timeoutSeconds: 10,
-};
+});

@@ -1,4 +1,5 @@
 import { functionNamed } from '../manifest';
+import { templates } from './definition';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';
 import { json } from '../../shared/http/respond';
@@ -6,7 +7,7 @@ import { parseInput } from '../../shared/http/validate';
 import { createTemplateBody, templateQuery, updateTemplateBody } from '../../shared/templates/schemas';
 import { createTemplate, deleteTemplate, listTemplates, readTemplate, updateTemplate } from '../../shared/templates/service';
 
-export const handler = createHttpHandler(functionNamed('templates'), {
+export const handler = createHttpHandler(templates, {
   'POST /v1/templates': async (req, c) => {
     const body = parseInput(createTemplateBody, req.body);
     return json(201, await createTemplate(c, authOf(req).accountId, body));

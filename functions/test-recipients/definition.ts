@@ -1,9 +1,9 @@
 // The test-recipients function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { SEND_OR_READ, SEND_LIVE, PUBLIC } from '../access';
 
-export const testRecipients: FunctionDef = {
+export const testRecipients = defineFunction({
   name: 'test-recipients',
   entry: 'functions/test-recipients/http.ts',
   handler: 'handler',
@@ -16,4 +16,4 @@ export const testRecipients: FunctionDef = {
   needs: { table: 'readwrite', sesSend: true, secrets: ['cursor-signing-key'] },
   memoryMb: 512,
   timeoutSeconds: 10,
-};
+});

@@ -1,4 +1,5 @@
 import { functionNamed } from '../manifest';
+import { testRecipients } from './definition';
 import { ApiError } from '../../shared/errors';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';
@@ -19,7 +20,7 @@ import {
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'";
 const linkPage = (status: number, body: string): HttpResult => htmlPage(status, body, PAGE_CSP, { 'x-content-type-options': 'nosniff' });
 
-export const handler = createHttpHandler(functionNamed('test-recipients'), {
+export const handler = createHttpHandler(testRecipients, {
   'GET /v1/test-recipients': async (req, c) => {
     return listed('test_recipients', await listTestRecipients(listing(c), authOf(req).accountId, pageOf(req)));
   },

@@ -1,9 +1,9 @@
 // The unsubscribe function (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { PUBLIC } from '../access';
 
-export const unsubscribe: FunctionDef = {
+export const unsubscribe = defineFunction({
   // The one-click unsubscribe link of marketing mail and the tracking links: public, the signed token is the credential.
   name: 'unsubscribe',
   entry: 'functions/unsubscribe/http.ts',
@@ -20,4 +20,4 @@ export const unsubscribe: FunctionDef = {
   needs: { table: 'readwrite', secrets: ['unsubscribe-signing-key'], sendTo: ['webhooks'] },
   memoryMb: 512,
   timeoutSeconds: 10,
-};
+});

@@ -1,6 +1,6 @@
 // The unsubscribe link of marketing mail: public, limited per client IP; the token is the
 // credential. A browser gets pages (Accept ranks text/html above JSON), everything else JSON.
-import { functionNamed } from '../manifest';
+import { unsubscribe as unsubscribeFunction } from './definition';
 import { ApiError } from '../../shared/errors';
 import { prefersHtml } from '../../shared/http/negotiate';
 import { createHttpHandler } from '../../shared/http/pipeline';
@@ -33,7 +33,7 @@ async function answer(req: HttpRequest, act: () => Promise<{ state: UnsubscribeS
   }
 }
 
-export const handler = createHttpHandler(functionNamed('unsubscribe'), {
+export const handler = createHttpHandler(unsubscribeFunction, {
   // Reads only: mail scanners and link previews follow GETs.
   'GET /v1/unsubscribe/{token}': async (req, c) =>
     answer(req, async () => ({ state: await readUnsubscribe(c, req.params.token ?? ''), page: confirmPage })),

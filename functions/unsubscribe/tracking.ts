@@ -14,10 +14,10 @@ const NO_STORE = { 'cache-control': 'no-store, max-age=0', 'referrer-policy': 'n
 
 const visitorOf = (req: HttpRequest): Visitor => ({ ipAddress: req.sourceIp, userAgent: (req.headers['user-agent'] ?? '').slice(0, 512) });
 
-export const trackingRoutes: Record<string, RouteHandler> = {
+export const trackingRoutes = {
   'GET /v1/t/o/{token}': async (req, c): Promise<HttpResult> => {
     await recordOpen(c, req.params.token ?? '', visitorOf(req));
     return { status: 200, body: PIXEL, headers: { 'content-type': 'image/gif', ...NO_STORE } };
   },
   'GET /v1/t/c/{token}': async (req, c): Promise<HttpResult> => redirect(302, await recordClick(c, req.params.token ?? '', req.query.url, visitorOf(req)), NO_STORE),
-};
+} satisfies Record<string, RouteHandler>;

@@ -1,9 +1,9 @@
 // The uploads and contact-import functions (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { SEND_OR_READ, SEND, SEND_LIVE } from '../access';
 
-export const uploads: FunctionDef = {
+export const uploads = defineFunction({
   name: 'uploads',
   entry: 'functions/uploads/http.ts',
   handler: 'handler',
@@ -16,9 +16,9 @@ export const uploads: FunctionDef = {
   needs: { table: 'readwrite', bucket: 'readwrite', sendTo: ['imports'] },
   memoryMb: 512,
   timeoutSeconds: 15,
-};
+});
 
-export const contactImport: FunctionDef = {
+export const contactImport = defineFunction({
   name: 'contact-import',
   entry: 'functions/uploads/import-contacts.ts',
   handler: 'handler',
@@ -28,4 +28,4 @@ export const contactImport: FunctionDef = {
   needs: { table: 'readwrite', bucket: 'read', sendTo: ['imports'] },
   memoryMb: 1024,
   timeoutSeconds: 120,
-};
+});

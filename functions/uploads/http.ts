@@ -10,6 +10,7 @@ import { contactImportTarget } from '../../shared/imports/contacts-target';
 import { parseInput } from '../../shared/http/validate';
 import { storeUpload, type UploadFile } from '../../shared/uploads/service';
 import { functionNamed } from '../manifest';
+import { uploads } from './definition';
 
 /** The file: the `file` part of a form, or the whole body with its own Content-Type. */
 function fileOf(req: HttpRequest): UploadFile {
@@ -20,7 +21,7 @@ function fileOf(req: HttpRequest): UploadFile {
   return { bytes: part.body, declaredType: part.contentType, filename: part.filename };
 }
 
-export const handler = createHttpHandler(functionNamed('uploads'), {
+export const handler = createHttpHandler(uploads, {
   'POST /v1/uploads': async (req, c) => json(201, await storeUpload(c, authOf(req).accountId, fileOf(req))),
   'POST /v1/contacts/import': async (req, c) => {
     const { id, status } = await startImport(c, contactImportTarget(c), authOf(req).accountId, parseInput(startImportBody, req.body));

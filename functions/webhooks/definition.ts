@@ -1,9 +1,9 @@
 // The webhooks and webhook-worker functions (functions/manifest.ts lists every area's): routes with
 // their access rules, triggers, least-privilege `needs`, memory and timeout. Data only, never handler code.
-import type { FunctionDef } from '../../shared/platform';
+import { defineFunction } from '../../shared/platform';
 import { SEND_OR_READ, SEND } from '../access';
 
-export const webhooks: FunctionDef = {
+export const webhooks = defineFunction({
   name: 'webhooks',
   entry: 'functions/webhooks/http.ts',
   handler: 'handler',
@@ -23,9 +23,9 @@ export const webhooks: FunctionDef = {
   needs: { table: 'readwrite', sendTo: ['webhooks'], secrets: ['cursor-signing-key', 'data-encryption-key'] },
   memoryMb: 512,
   timeoutSeconds: 10,
-};
+});
 
-export const webhookWorker: FunctionDef = {
+export const webhookWorker = defineFunction({
   name: 'webhook-worker',
   entry: 'functions/webhooks/deliver-webhook.ts',
   handler: 'handler',
@@ -33,4 +33,4 @@ export const webhookWorker: FunctionDef = {
   needs: { table: 'readwrite', sendTo: ['webhooks'], scheduler: true, secrets: ['data-encryption-key'] },
   memoryMb: 512,
   timeoutSeconds: 35,
-};
+});

@@ -1,4 +1,5 @@
 import { functionNamed } from '../manifest';
+import { webhooks } from './definition';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';
 import { json, shownOnce } from '../../shared/http/respond';
@@ -15,7 +16,7 @@ import {
 } from '../../shared/webhooks/subscriptions';
 import { replayDelivery, replayFailed, sendTestEvent } from '../../shared/webhooks/replay';
 
-export const handler = createHttpHandler(functionNamed('webhooks'), {
+export const handler = createHttpHandler(webhooks, {
   'POST /v1/webhooks': async (req, c) => {
     const body = parseInput(createWebhookBody, req.body);
     return shownOnce(201, await createSubscription(c, authOf(req).accountId, body, authOf(req)));

@@ -47,8 +47,8 @@ export function assertJsonBody(request: Pick<HttpRequest, 'headers' | 'rawBody'>
  * The route table with every POST first checked by assertSameOrigin, then assertJsonBody: the one
  * place a function declares its state-changing routes first-party only. Other methods are as given.
  */
-export function firstPartyPosts(routes: Record<string, RouteHandler>): Record<string, RouteHandler> {
-  return Object.fromEntries(
+export function firstPartyPosts<T extends Record<string, RouteHandler>>(routes: T): T {
+  return <T>Object.fromEntries(
     Object.entries(routes).map(([key, route]): [string, RouteHandler] => [
       key,
       key.startsWith('POST ')

@@ -4,8 +4,8 @@
 import { requireInbound } from '../inbound/read';
 import type { RouteHandler } from './pipeline';
 
-export function inboundOnly(routes: Record<string, RouteHandler>): Record<string, RouteHandler> {
-  return Object.fromEntries(
+export function inboundOnly<T extends Record<string, RouteHandler>>(routes: T): T {
+  return <T>Object.fromEntries(
     Object.entries(routes).map(([key, route]): [string, RouteHandler] => [
       key,
       async (req, c) => {

@@ -16,7 +16,7 @@
 // docs/threat-model.md's table of powers.
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { routeKey, type Access, type FunctionDef, type HttpRoute } from '../platform';
+import { routeKey, type Access, type FunctionDef, type HttpRoute, type RouteKeyOf } from '../platform';
 import { safeEqual } from '../crypto';
 import { ApiError } from '../errors';
 import { parseJsonBody } from './json-body';
@@ -333,10 +333,12 @@ const body = (declared: ReadonlyMap<string, HttpRoute>): Step => ({
  * middlewares are the pipeline's steps. The table must name exactly the function's manifest
  * routes, so the two cannot drift apart.
  */
-export function createHttpHandler(
-  fn: FunctionDef,
-  routes: Record<string, RouteHandler>,
+export function createHttpHandler<F extends FunctionDef>(
+  fn: F,
+  /** Exactly the definition's routes, by key: a missing or extra key does not compile (and is refused here too). */
+  table: NoInfer<{ [K in RouteKeyOf<F>]: RouteHandler }>,
 ): (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2> {
+  const routes: Record<string, RouteHandler> = table;
   const declared = new Map((fn.http ?? []).map((r) => [routeKey(r), r]));
   const missing = [...declared.keys()].filter((k) => !routes[k]);
   const extra = Object.keys(routes).filter((k) => !declared.has(k));
