@@ -20,7 +20,7 @@ import { type CreatedAccount } from '../../shared/accounts/service';
 import { createAccount } from '../../shared/api-keys/new-account';
 import { call } from '../support/api';
 import { type TestContainer } from '../support/container';
-import { sqsEvent, sqsRecord } from '../support/sqs';
+import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 import { underNeeds } from '../support/grants';
 
@@ -55,9 +55,7 @@ const fanoutBodies = (): Array<Record<string, unknown>> => c.sent.filter((s) => 
 const walkJobs = () => fanoutBodies().filter((b) => 'page' in b) as WalkJob[];
 const sendJobs = () => c.sent.filter((s) => s.queue === 'send');
 const runJob = (job: unknown) => fanOut(sqsEvent([sqsRecord(job)]));
-async function drain(): Promise<void> {
-  for (let done = 0; done < fanoutBodies().length; done++) expect(await runJob(fanoutBodies()[done])).toEqual({ batchItemFailures: [] });
-}
+const drainFanout = () => drain(c.sent, 'fanout', fanOut, { keep: true });
 const stored = (id: string) => c.store.get<BroadcastItem>(keys.broadcast(account.account_id, id));
 /** The message to a recipient, with what it says wherever its content is kept (on the item or beside it). */
 async function messageTo(broadcastId: string, recipient: string): Promise<MessageItem | undefined> {
@@ -115,7 +113,7 @@ describe('a static list audience', () => {
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ status: 'sending', audience_list_id: listId, total_recipients: 0 });
     expect(walkJobs()).toEqual([{ broadcast_id: res.body.id, account_id: account.account_id, page: 0 }]);
-    await drain();
+    await drainFanout();
     expect(sendJobs()).toHaveLength(3);
     expect(await messageTo(res.body.id, 'p0@example.com')).toMatchObject({ status: 'queued', subject: 'News' });
     expect(await messageTo(res.body.id, 'gone@example.com')).toBeUndefined();
@@ -133,7 +131,7 @@ describe('a static list audience', () => {
     await seedContacts(c.store, account.account_id, people(1203), listId);
 
     const { body: made } = await postBulk(bulk(listId));
-    await drain();
+    await drainFanout();
 
     expect(walkJobs().map((j) => j.page)).toEqual([0, 1, 2]);
     const chunks = await Promise.all([0, 1, 2].map((i) => c.store.get<RecipientChunkItem>(keys.broadcastRecipients(made.id, i))));
@@ -147,7 +145,7 @@ describe('a static list audience', () => {
     const listId = await makeList({ type: 'static' });
 
     const { body: made } = await postBulk(bulk(listId));
-    await drain();
+    await drainFanout();
 
     expect(sendJobs()).toHaveLength(0);
     expect((await get(made.id)).body.broadcast).toMatchObject({ status: 'sent', total_recipients: 0, sent_count: 0 });
@@ -180,7 +178,7 @@ describe('a dynamic list audience', () => {
     const { body: made } = await postBulk({ from_email: 'news@acme.test', template_id: template.body.id, audience_list_id: listId });
     // Matched at fan-out: a contact added after the request is in.
     await seedContacts(c.store, account.account_id, [{ email: 'dee@example.com', first_name: 'Dee', data: { plan: 'pro' } }]);
-    await drain();
+    await drainFanout();
 
     expect(await messageTo(made.id, 'ada@example.com')).toMatchObject({ subject: 'Hi Ada', body_text: 'Hello Ada Lovelace (ada@example.com), your plan is pro.' });
     expect((await messageTo(made.id, 'dee@example.com'))?.subject).toBe('Hi Dee');
@@ -202,7 +200,7 @@ describe('a dynamic list audience', () => {
     }) as Store['query'];
     try {
       const { body: made } = await postBulk(bulk(listId));
-      await drain();
+      await drainFanout();
 
       expect(walkJobs().map((j) => j.page)).toEqual([0, 1]);
       expect(queries.slice(0, DYNAMIC_WALK.pages).every((n) => n <= DYNAMIC_WALK.pageSize)).toBe(true);
@@ -224,9 +222,9 @@ describe('walks across a crash', () => {
 
     await runJob(first);
     await runJob(first); // recorded already: the next page is handed on again
-    await drain();
+    await drainFanout();
 
-    // drain() ran the first job a third time, which handed page 1 on once more.
+    // drainFanout() ran the first job a third time, which handed page 1 on once more.
     expect(new Set(walkJobs().map((j) => j.page))).toEqual(new Set([0, 1]));
     expect(sendJobs()).toHaveLength(600);
     expect(await stored(made.id)).toMatchObject({ status: 'sent', total_recipients: 600, sent_count: 600, chunk_count: 2, pages_walked: 2 });
@@ -244,7 +242,7 @@ describe('walks across a crash', () => {
     await c.store.put(before as BroadcastItem); // as if the run died after writing and handing on its chunk
     await seedContacts(c.store, account.account_id, [{ email: 'late@example.com' }], listId);
     await runJob(first);
-    await drain();
+    await drainFanout();
 
     expect(await c.store.get<RecipientChunkItem>(keys.broadcastRecipients(made.id, 0))).toEqual(chunk0);
     expect(sendJobs()).toHaveLength(601);
@@ -261,7 +259,7 @@ describe('a list that goes away', () => {
     await runJob(first);
 
     expect((await call({ method: 'DELETE', path: `/v1/lists/${listId}`, key: sendKey })).status).toBe(204);
-    await drain();
+    await drainFanout();
 
     expect(await stored(made.id)).toMatchObject({ status: 'failed', failure_reason: `the audience list ${listId} was deleted`, completed_at: c.clock.now().toISOString() });
     expect((await get(made.id)).body.broadcast).toMatchObject({ status: 'failed', failure_reason: expect.stringContaining('deleted') });
