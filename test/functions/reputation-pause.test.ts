@@ -18,7 +18,7 @@ import { recordSend } from '../../shared/usage/service';
 import { TEST_SECRETS, type TestContainer } from '../support/container';
 import { underNeeds } from '../support/grants';
 import { bounceNotification, seedSentMessage, snsWrap } from '../support/ses-events';
-import { drain, sqsEvent, sqsRecord } from '../support/sqs';
+import { drain, sqsEvent, sqsRecord, takeJobs } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 
 const ingest = underNeeds('functions/events/ingest-ses-event.ts', ingestRaw);
@@ -77,11 +77,7 @@ async function accept(body: Record<string, unknown> = email(), key = bed.sendKey
 }
 
 /** The send queue's jobs for messages (all when none is named), taken off the recorder. */
-function takeSendJobs(ids?: string[]): unknown[] {
-  const picked = c.sent.filter((s) => s.queue === 'send' && !('kind' in (s.body as object)) && (!ids || ids.includes((s.body as { message_id: string }).message_id)));
-  for (const job of picked) c.sent.splice(c.sent.indexOf(job), 1);
-  return picked.map((s) => s.body);
-}
+const takeSendJobs = (ids?: string[]) => takeJobs(c.sent, 'send', (body: { message_id: string }) => !('kind' in body) && (!ids || ids.includes(body.message_id)));
 
 async function expectFailedForPause(id: string): Promise<void> {
   const { message, events } = await readTimeline(c.store, id);

@@ -23,6 +23,13 @@ export const sqsEvent = (records: SQSRecord[]): SQSEvent => ({ Records: records 
 type Recorded = { queue: string; body: unknown; delaySeconds?: number };
 type Consumer = (event: SQSEvent) => Promise<{ batchItemFailures: Array<{ itemIdentifier: string }> }>;
 
+/** The bodies of the jobs recorded for `queue` that pass `where`, taken off the recording: for a test that hands them on as one batch. */
+export function takeJobs(sent: Recorded[], queue: string, where: (body: any) => boolean = () => true): unknown[] {
+  const picked = sent.filter((s) => s.queue === queue && where(s.body));
+  for (const job of picked) sent.splice(sent.indexOf(job), 1);
+  return picked.map((s) => s.body);
+}
+
 export interface DrainOptions {
   /** Stop after this many runs. */
   limit?: number;
