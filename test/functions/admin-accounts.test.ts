@@ -152,6 +152,7 @@ describe('GET /v1/admin/accounts', () => {
   it('passes over an address entry whose account was never written (a crash between the two writes)', async () => {
     const real = await createAccount({ email: 'crash@example.test' });
     const now = c.clock.now().toISOString();
+    // Written raw on purpose: the half of an account creation a crash leaves.
     await c.store.put({ ...keys.accountEmail('crash@example.test', now, 'acct_neverwritten'), entity: 'account_email', account_id: 'acct_neverwritten' });
 
     const res = await list({ email: 'crash@example.test' });
@@ -190,7 +191,7 @@ describe('GET /v1/admin/accounts/{id}', () => {
 });
 
 describe('accounts from before the list', () => {
-  /** An account item as it was written before the staff list existed: no index entries, no address entry. */
+  /** An account item as it was written before the staff list existed: no index entries, no address entry (raw: no repository writes this shape now). */
   async function legacyAccount(id: string, email: string): Promise<void> {
     const at = c.clock.now().toISOString();
     await c.store.put({

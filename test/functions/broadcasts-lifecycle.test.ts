@@ -367,6 +367,7 @@ describe('failing', () => {
   it('fails the broadcast when a job fails on its last receive', async () => {
     const { body: made } = await create(draft({ send_now: true }));
     const [job] = chunkJobs();
+    // Written raw on purpose: a chunk no use case could store, so that the job fails on every receive.
     await c.store.put({ ...keys.broadcastRecipients(made.id, 0), entity: 'broadcast_recipients', broadcast_id: made.id, account_id: account.account_id, chunk: 0, recipients: 'not a list' });
 
     const result = await fanOut(sqsEvent([sqsRecord(job, 3)]));

@@ -6,6 +6,7 @@ import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { handler as deliverWebhookRaw } from '../../functions/webhooks/deliver-webhook';
 import { GuardedHttp } from '../../shared/adapters/guarded-http';
 import { createKey } from '../../shared/api-keys/service';
+import { keys } from '../../shared/db/keys';
 import type { SendJob } from '../../shared/messages/messages';
 import { acceptSends } from '../../shared/messages/send';
 import type { SoftCapAlertJob } from '../../shared/spend-caps/alert';
@@ -140,7 +141,8 @@ describe('the soft cap alert', () => {
   });
 
   it('still publishes the event for an account without an address, and mails nothing', async () => {
-    await c.store.update({ pk: `ACCT#${accountId}`, sk: 'ACCOUNT' }, { expression: 'SET email = :none', values: { ':none': null } });
+    // Raw on purpose: no use case takes an account's address away; the testbed's account loses it here.
+    await c.store.update(keys.account(accountId), { expression: 'SET email = :none', values: { ':none': null } });
     await bed.request({ method: 'POST', path: '/v1/webhooks', key: adminKey, body: { endpoint_url: 'https://93.184.216.34/hook' } });
     await putCap({ soft_limit_micros: 100 });
     await send();
