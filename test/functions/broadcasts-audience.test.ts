@@ -8,7 +8,8 @@ import { recipientIdempotencyKey } from '../../shared/broadcasts/fan-out';
 import { DYNAMIC_WALK } from '../../shared/broadcasts/audience';
 import type { WalkJob } from '../../shared/broadcasts/messages';
 import type { BroadcastItem, RecipientChunkItem } from '../../shared/broadcasts/model';
-import type { ContactItem, ListMemberItem } from '../../shared/contacts/repository';
+import { inParallel } from '../../shared/concurrency';
+import { ContactRepository, type NewContact } from '../../shared/contacts/repository';
 import { keys } from '../../shared/db/keys';
 import type { Store } from '../../shared/db/store';
 import { findByIdempotencyKey } from '../../shared/messages/query';
@@ -73,32 +74,32 @@ interface Seed {
   deleted?: boolean;
 }
 
-/** Contacts written straight into the store (and into a static list), as the contacts area stores them. */
-async function seedContacts(store: Store, accountId: string, seeds: Seed[], listId?: string): Promise<ContactItem[]> {
+/**
+ * Contacts written through the contacts repository (and made members of a static list), without
+ * the API's address claims and counts: a fan-out reads only contacts and memberships.
+ */
+async function seedContacts(store: Store, accountId: string, seeds: Seed[], listId?: string): Promise<void> {
   const now = c.clock.now().toISOString();
-  const contacts = seeds.map((s): ContactItem => {
-    const id = c.ids.next('ctc');
-    return {
-      ...keys.contact(accountId, id),
-      entity: 'contact',
-      id,
-      account_id: accountId,
-      email: s.email,
-      first_name: s.first_name ?? null,
-      last_name: s.last_name ?? null,
-      data: s.data ?? {},
-      unsubscribed: s.unsubscribed ?? false,
-      ...(listId ? { list_ids: new Set([listId]) } : {}),
-      created_at: now,
-      updated_at: now,
-      ...(s.deleted ? { deleted_at: now } : {}),
-    };
+  const contacts = new ContactRepository(store);
+  const made = seeds.map((s): NewContact => ({
+    id: c.ids.next('ctc'),
+    account_id: accountId,
+    email: s.email,
+    first_name: s.first_name ?? null,
+    last_name: s.last_name ?? null,
+    data: s.data ?? {},
+    unsubscribed: s.unsubscribed ?? false,
+    created_at: now,
+    updated_at: now,
+  }));
+  await contacts.putNewContacts(made);
+  await inParallel(made.map((ct, i) => ({ ct, deleted: seeds[i]?.deleted })), 8, async ({ ct, deleted }) => {
+    if (listId) {
+      expect(await contacts.addListToContact(accountId, ct.id, listId)).toBe(true);
+      expect(await contacts.putMember({ account_id: accountId, list_id: listId, contact_id: ct.id, op: '0123456789abcdef', created_at: now })).toBe(true);
+    }
+    if (deleted) expect(await contacts.markContactDeleted(accountId, ct.id, now)).toBe(true);
   });
-  const members = listId
-    ? contacts.map((ct): ListMemberItem => ({ ...keys.listMember(accountId, listId, ct.id), entity: 'list_member', account_id: accountId, list_id: listId, contact_id: ct.id, op: '0123456789abcdef', created_at: now }))
-    : [];
-  await store.batchPut([...contacts, ...members]);
-  return contacts;
 }
 const people = (count: number, over: (i: number) => Partial<Seed> = () => ({})): Seed[] => Array.from({ length: count }, (_, i) => ({ email: `p${i}@example.com`, ...over(i) }));
 
