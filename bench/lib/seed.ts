@@ -1,23 +1,18 @@
-// Setup the benchmarks share: contacts written straight into the store in the contacts area's item
-// shape (shared/contacts/repository.ts), and work spread over a few concurrent lanes.
-import type { ContactItem } from '../../shared/contacts/repository';
-import { keys } from '../../shared/db/keys';
+// Setup the benchmarks share: contacts as the contacts repository writes them
+// (ContactRepository.putNewContacts), and work spread over a few concurrent lanes.
+import type { NewContact } from '../../shared/contacts/repository';
 import type { Container } from '../../shared/runtime/container';
 
 /** Contact `i` of a seeded audience: `reader{i}@example.com`, Ada Lovelace, with `data`. */
-export function benchContact(c: Container, accountId: string, i: number, data: ContactItem['data'], now: string, listIds?: Set<string>): ContactItem {
-  const id = c.ids.next('ctc');
+export function benchContact(c: Container, accountId: string, i: number, data: NewContact['data'], now: string): NewContact {
   return {
-    ...keys.contact(accountId, id),
-    entity: 'contact',
-    id,
+    id: c.ids.next('ctc'),
     account_id: accountId,
     email: `reader${i}@example.com`,
     first_name: 'Ada',
     last_name: 'Lovelace',
     data,
     unsubscribed: false,
-    ...(listIds ? { list_ids: listIds } : {}),
     created_at: now,
     updated_at: now,
   };

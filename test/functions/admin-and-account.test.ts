@@ -1,21 +1,17 @@
 // Staff routes (account creation and suspension, per-IP limited) and the verification readout.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../shared/api-keys/service';
-import { installContainer } from '../../shared/runtime/container';
 import { call } from '../support/api';
-import { createTestContainer, TEST_SECRETS, type TestContainer } from '../support/container';
+import { TEST_SECRETS, type TestContainer } from '../support/container';
+import { useContainer } from '../support/testbed';
 
 let c: TestContainer;
 const staff = TEST_SECRETS['staff-token'];
 let ip = 0;
 const nextIp = () => `203.0.113.${++ip}`;
 
-beforeAll(async () => {
-  c = await createTestContainer();
-  installContainer(c);
-});
-afterAll(async () => c.testStore.close());
-beforeEach(() => c.clock.advance(2000));
+const env = useContainer();
+beforeAll(() => void (c = env.c));
 
 describe('POST /v1/admin/accounts', () => {
   it('creates an account whose admin keys work, answering the account and its keys (never the staff token)', async () => {

@@ -13,7 +13,6 @@ import type { TestContainer } from '../support/container';
 import { startDnsServer, startSilentDnsServer, type RunningDns } from '../support/dns-server';
 import { httpEvent, type HttpEventInput } from '../support/events';
 import { useTestbed } from '../support/testbed';
-import { domainItemFor } from '../support/domains';
 
 const DOMAIN = 'acme.test';
 const BOUNDARY = '----postbox-test-7MA4YWxkTrZu0gW';
@@ -23,7 +22,7 @@ const CUSTOMER_URL = 'https://cdn.acme.test/brand/logo.svg';
 const STARTER_DMARC = `v=DMARC1; p=none; rua=mailto:dmarc-reports@${DOMAIN}`;
 const validLogo = readFileSync(new URL('../fixtures/bimi/valid-logo.svg', import.meta.url));
 
-const bed = useTestbed({ scopedKeys: true });
+const bed = useTestbed({ scopedKeys: true }); // the account owns DOMAIN, fully verified
 let c: TestContainer;
 let dns: RunningDns;
 
@@ -37,23 +36,7 @@ beforeEach(async () => {
   c.dns = new NodeDns([dns.server]);
   dns.publish(`_dmarc.${DOMAIN}`, { txt: [STARTER_DMARC] });
   dns.publish(`default._bimi.${DOMAIN}`, 'nxdomain');
-  await seedDomain(bed.account.account_id, DOMAIN);
 });
-
-/** A verified domain and its deployment-wide claim, as POST /v1/domains leaves them. */
-async function seedDomain(accountId: string, domain: string): Promise<void> {
-  const now = c.clock.now().toISOString();
-  const item = domainItemFor(accountId, domain, {
-    dkim_status: 'verified',
-    spf_status: 'verified',
-    dmarc_status: 'verified',
-    txt_status: 'verified',
-    created_at: now,
-    updated_at: now,
-  });
-  await c.store.put(item);
-  await c.store.put({ ...keys.domainClaim(domain), entity: 'domain_claim', account_id: accountId });
-}
 
 function multipartBody(file: Buffer, options: { filename?: string; field?: string } = {}): Buffer {
   return Buffer.concat([

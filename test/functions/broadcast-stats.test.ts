@@ -23,7 +23,7 @@ import { type TestContainer } from '../support/container';
 import { giveVerifiedDomain } from '../support/domains';
 import { underNeeds } from '../support/grants';
 import { bounceNotification, complaintNotification, deliveryNotification, openNotification, clickNotification, snsWrap, type SesTarget } from '../support/ses-events';
-import { sqsEvent, sqsRecord } from '../support/sqs';
+import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 
 // Queue consumers run under their manifest needs, like the HTTP routes in call().
@@ -65,13 +65,11 @@ async function bulkSend(recipients: string[], options: { key?: string; accountId
   });
   expect(res.status).toBe(202);
   const broadcastId: string = res.body.id;
-  const jobs = c.sent.filter((s) => s.queue === 'fanout' && (s.body as FanOutJob).broadcast_id === broadcastId);
-  for (const job of jobs) expect(await fanOut(sqsEvent([sqsRecord(job.body)]))).toEqual({ batchItemFailures: [] });
+  await drain(c.sent, 'fanout', fanOut, { where: (body: FanOutJob) => body.broadcast_id === broadcastId });
   const messages: Record<string, MessageItem> = {};
   for (const recipient of recipients) messages[recipient] = await messageTo(accountId, broadcastId, recipient);
   const ids = new Set(Object.values(messages).map((m) => m.id));
-  const sendJobs = c.sent.filter((s) => s.queue === 'send' && ids.has((s.body as { message_id: string }).message_id));
-  for (const job of sendJobs) expect(await sendWorker(sqsEvent([sqsRecord(job.body)]))).toEqual({ batchItemFailures: [] });
+  await drain(c.sent, 'send', sendWorker, { where: (body: { message_id: string }) => ids.has(body.message_id) });
   // Read again: the worker stored the provider's id.
   for (const recipient of recipients) messages[recipient] = await messageTo(accountId, broadcastId, recipient);
   return { broadcastId, accountId, messages };

@@ -17,7 +17,7 @@ import type { MessageItem } from '../../shared/messages/model';
 import { call } from '../support/api';
 import { type TestContainer } from '../support/container';
 import { giveVerifiedDomain } from '../support/domains';
-import { sqsEvent, sqsRecord } from '../support/sqs';
+import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 import { underNeeds } from '../support/grants';
 
@@ -54,9 +54,7 @@ const sendJobs = () => c.sent.filter((s) => s.queue === 'send');
 const runJob = (job: unknown) => fanOut(sqsEvent([sqsRecord(job)]));
 
 /** Runs the fanout queue's jobs in order, including those the jobs queue, until none is left; the delayed safety nets too. */
-async function drain(): Promise<void> {
-  for (let done = 0; done < fanoutBodies().length; done++) expect(await runJob(fanoutBodies()[done])).toEqual({ batchItemFailures: [] });
-}
+const drainFanout = () => drain(c.sent, 'fanout', fanOut, { keep: true });
 const stored = (id: string) => c.store.get<BroadcastItem>(keys.broadcast(account.account_id, id));
 async function messageTo(broadcastId: string, recipient: string): Promise<MessageItem | undefined> {
   const claim = await findByIdempotencyKey(c.store, account.account_id, recipientIdempotencyKey(broadcastId, recipient));
@@ -95,7 +93,7 @@ describe('POST /v1/broadcasts', () => {
     expect(res.body.status).toBe('sending');
     expect(chunkJobs()).toEqual([{ broadcast_id: res.body.id, account_id: account.account_id, chunk: 0 }]);
     expect(startJobs()).toEqual([{ queue: 'fanout', body: { broadcast_id: res.body.id, account_id: account.account_id, start: expect.any(String) }, delaySeconds: START_SAFETY_NET_SECONDS }]);
-    await drain();
+    await drainFanout();
     expect(sendJobs()).toHaveLength(2);
     expect((await get(res.body.id)).body.broadcast).toMatchObject({ status: 'sent', sent_count: 2, completed_at: c.clock.now().toISOString(), failure_reason: null });
   });
@@ -111,7 +109,7 @@ describe('POST /v1/broadcasts', () => {
     c.clock.advance(30 * 60_000);
     expect(await c.scheduler.fireDue(c.clock.now(), c.queue)).toBe(1);
     expect(fanoutBodies()).toEqual([{ broadcast_id: res.body.id, account_id: account.account_id, start: SCHEDULED_START }]);
-    await drain();
+    await drainFanout();
 
     expect(sendJobs()).toHaveLength(2);
     // Sent when it fans out: the messages are not scheduled again for the time that has passed.
@@ -169,7 +167,7 @@ describe('PATCH /v1/broadcasts/{id}', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: made.id, status: 'draft', name: 'May news', message_type: 'marketing', total_recipients: 1 });
     expect((await send(made.id)).status).toBe(202);
-    await drain();
+    await drainFanout();
     expect(sendJobs()).toHaveLength(1);
     expect(await messageTo(made.id, 'cy@example.com')).toMatchObject({ subject: 'Fresh', body_text: 'New text', message_type: 'marketing' });
     expect(await messageTo(made.id, 'ada@example.com')).toBeUndefined();
@@ -238,7 +236,7 @@ describe('POST /v1/broadcasts/{id}/send', () => {
     expect(res.body).toMatchObject({ id: made.id, status: 'sending' });
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('conflict');
-    await drain();
+    await drainFanout();
     expect(sendJobs()).toHaveLength(2);
   });
 
@@ -254,7 +252,7 @@ describe('POST /v1/broadcasts/{id}/send', () => {
     expect(startJobs().filter((s) => (s.body as StartJob).start === SCHEDULED_START && (s.body as StartJob).broadcast_id === made.id)).toEqual([]);
     // Schedules other tests left behind may have fired too: keep this broadcast's jobs.
     c.sent.splice(0, c.sent.length, ...c.sent.filter((s) => (s.body as { broadcast_id?: string }).broadcast_id === made.id));
-    await drain();
+    await drainFanout();
     expect(sendJobs()).toHaveLength(2);
     expect((await messageTo(made.id, 'bob@example.com'))?.status).toBe('queued');
   });
@@ -308,7 +306,7 @@ describe('POST /v1/broadcasts/{id}/cancel', () => {
   it('answers 409 conflict for sending, sent and cancelled broadcasts, and 404 for an unknown one', async () => {
     const { body: sending } = await create(draft({ send_now: true }));
     const { body: sent } = await create(draft({ send_now: true }));
-    await drain();
+    await drainFanout();
     const { body: cancelled } = await create(draft());
     await cancel(cancelled.id);
 
@@ -331,7 +329,7 @@ describe('starts across a crash', () => {
     await c.store.update(keys.broadcast(account.account_id, made.id), { expression: 'SET handed_on = :f', values: { ':f': false } });
 
     await runJob(net!.body);
-    await drain();
+    await drainFanout();
 
     expect(sendJobs()).toHaveLength(2);
     expect((await get(made.id)).body.broadcast.status).toBe('sent');
@@ -358,7 +356,7 @@ describe('failing', () => {
     const { body: made } = await create(draft({ send_now: true }));
     await setAccountStatus(c, account.account_id, 'suspended');
 
-    await drain();
+    await drainFanout();
 
     expect(sendJobs()).toHaveLength(0);
     expect(await stored(made.id)).toMatchObject({ status: 'failed', failure_reason: 'the account is suspended', completed_at: c.clock.now().toISOString() });
@@ -369,6 +367,7 @@ describe('failing', () => {
   it('fails the broadcast when a job fails on its last receive', async () => {
     const { body: made } = await create(draft({ send_now: true }));
     const [job] = chunkJobs();
+    // Written raw on purpose: a chunk no use case could store, so that the job fails on every receive.
     await c.store.put({ ...keys.broadcastRecipients(made.id, 0), entity: 'broadcast_recipients', broadcast_id: made.id, account_id: account.account_id, chunk: 0, recipients: 'not a list' });
 
     const result = await fanOut(sqsEvent([sqsRecord(job, 3)]));
@@ -382,7 +381,7 @@ describe('storage cost', () => {
   it('keeps the content on its own item, so the broadcast item that every chunk count rewrites stays within 1 KB', async () => {
     const body = 'x'.repeat(200 * 1024);
     const { body: made } = await create(draft({ body_text: body, send_now: true }));
-    await drain();
+    await drainFanout();
 
     const item = await stored(made.id);
     const content = await c.store.get<BroadcastContentItem>(keys.broadcastContent(made.id, 0));

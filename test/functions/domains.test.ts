@@ -440,6 +440,7 @@ describe('a name another account registered and has not verified', () => {
     await register(stale, before.admin_key);
     publish((await register(kept, before.admin_key)).body.dns_records);
     expect((await verify(kept, before.admin_key)).body.fully_verified).toBe(true);
+    // Written raw on purpose: the legacy claim shape (no state) no repository writes any more.
     for (const name of [stale, kept]) await c.store.put({ ...keys.domainClaim(name), entity: 'domain_claim', account_id: before.account_id });
     c.clock.advance(PENDING_CLAIM_DAYS * DAY + 1000);
 

@@ -15,7 +15,7 @@ import type { InboundEmailItem } from '../../shared/inbound/repository';
 import { giveVerifiedDomain } from '../support/domains';
 import { rawMailWithAttachment } from '../support/mail';
 import { underNeeds } from '../support/grants';
-import { sqsEvent, sqsRecord } from '../support/sqs';
+import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 
 const receive = underNeeds('functions/inbound/receive-email.ts', receiveRaw);
@@ -50,10 +50,7 @@ async function subscribed(): Promise<string> {
 
 /** Runs the queued webhook event jobs through the real fan-out, and answers the subscription's delivery log. */
 async function deliveriesOf(subscriptionId: string): Promise<Array<{ event_id: string }>> {
-  for (let i = bed.c.sent.findIndex((s) => s.queue === 'webhooks' && (s.body as { kind?: string }).kind === 'event'); i >= 0; i = bed.c.sent.findIndex((s) => s.queue === 'webhooks' && (s.body as { kind?: string }).kind === 'event')) {
-    const [job] = bed.c.sent.splice(i, 1);
-    expect((await deliverWebhook(sqsEvent([sqsRecord(job?.body)]))).batchItemFailures).toEqual([]);
-  }
+  await drain(bed.c.sent, 'webhooks', deliverWebhook, { where: (body) => body.kind === 'event' });
   const res = await bed.request({ method: 'GET', path: `/v1/webhooks/${subscriptionId}/deliveries`, key: bed.account.admin_key, query: { limit: '100' } });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.deliveries;

@@ -9,7 +9,7 @@ import { accountPartition, keys } from '../../shared/db/keys';
 import type { DomainItem } from '../../shared/domains/model';
 import { RouteRepository, type RouteItem } from '../../shared/inbound-routes/repository';
 import { MAX_ROUTES, routeSecretOf } from '../../shared/inbound-routes/service';
-import { domainItemFor, giveVerifiedDomain } from '../support/domains';
+import { domainItemFor, giveVerifiedDomain, putDomain } from '../support/domains';
 import type { HttpEventInput } from '../support/events';
 import { useTestbed } from '../support/testbed';
 
@@ -71,7 +71,7 @@ describe('POST /v1/domains/{domain}/inbound', () => {
   });
 
   it('is 422 domain_not_ready for a domain not fully verified and for the sandbox domain; disabling is always accepted', async () => {
-    await bed.c.store.put(domainItemFor(bed.account.account_id, 'pending.test', { dkim_status: 'verified', spf_status: 'verified' }));
+    await putDomain(bed.c, domainItemFor(bed.account.account_id, 'pending.test', { dkim_status: 'verified', spf_status: 'verified' }));
     expectError(await enable('pending.test'), 422, 'domain_not_ready');
     expectError(await enable('sandbox.test'), 422, 'domain_not_ready');
     expectError(await enable('dom_sandbox'), 422, 'domain_not_ready');

@@ -1,14 +1,14 @@
 // The request pipeline as every route sees it: credentials, suspension, scope, limiter, body
 // parsing and the error envelope. Handlers are called with API Gateway v2 events.
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { setAccountStatus } from '../../shared/accounts/service';
 import { createAccount } from '../../shared/api-keys/new-account';
 import { KEY_CACHE_TTL_MS, verifiedKeys } from '../../shared/api-keys/cache';
 import { createKey, KEY_USE_WRITE_INTERVAL_MS, revokeKey } from '../../shared/api-keys/service';
 import { keys } from '../../shared/db/keys';
-import { installContainer } from '../../shared/runtime/container';
 import { call } from '../support/api';
-import { createTestContainer, type TestContainer } from '../support/container';
+import { type TestContainer } from '../support/container';
+import { useContainer } from '../support/testbed';
 
 let c: TestContainer;
 
@@ -37,13 +37,8 @@ const names = (commands: StoreCommand[]): string[] => commands.map((command) => 
 const writesTo = (commands: StoreCommand[], key: { pk: string; sk: string }): number =>
   commands.filter((command) => command.name === 'UpdateCommand' && command.key?.pk === key.pk && command.key.sk === key.sk).length;
 
-beforeAll(async () => {
-  c = await createTestContainer();
-  installContainer(c);
-});
-afterAll(async () => c.testStore.close());
-// Each test moves two seconds on, so the account limiter starts every test with a full budget.
-beforeEach(() => c.clock.advance(2000));
+const env = useContainer();
+beforeAll(() => void (c = env.c));
 
 const newAccount = () => createAccount(c, { name: 'pipeline' });
 

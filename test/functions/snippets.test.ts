@@ -364,6 +364,7 @@ describe('templates including snippets', () => {
 });
 
 describe('a name left taken by a create that died between its two writes', () => {
+  // Written raw on purpose: a claim with no snippet behind it is the state no use case leaves.
   const orphan = (name: string, claimedAt: number) =>
     c.store.put({ ...keys.snippetName(account.account_id, name.toLowerCase()), entity: 'snippet_name', account_id: account.account_id, snippet_id: 'snip_01deadrequest000000000000', claimed_at: claimedAt });
 

@@ -14,7 +14,7 @@ import { readTimeline } from '../../shared/messages/timeline';
 import { TEST_SECRETS } from '../support/container';
 import type { HttpEventInput } from '../support/events';
 import { underNeeds } from '../support/grants';
-import { sqsEvent, sqsRecord } from '../support/sqs';
+import { drain, sqsEvent, sqsRecord, takeJobs } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 
 const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
@@ -47,11 +47,7 @@ async function accept(body: Record<string, unknown> = email(), key = bed.sendKey
 }
 
 /** The send queue's jobs for these messages (all of them when none is named), taken off the recorder. */
-function takeSendJobs(ids?: string[]): unknown[] {
-  const picked = bed.c.sent.filter((s) => s.queue === 'send' && (!ids || ids.includes((s.body as { message_id: string }).message_id)));
-  for (const job of picked) bed.c.sent.splice(bed.c.sent.indexOf(job), 1);
-  return picked.map((s) => s.body);
-}
+const takeSendJobs = (ids?: string[]) => takeJobs(bed.c.sent, 'send', (body: { message_id: string }) => !ids || ids.includes(body.message_id));
 
 async function expectFailedForSuspension(id: string): Promise<void> {
   const { message, events } = await readTimeline(bed.c.store, id);
@@ -159,7 +155,7 @@ describe('the send worker, for a suspended account', () => {
       body: { from_email: 'news@acme.test', subject: 'News', body_text: 'News', recipients: recipients.map((address) => ({ email: address })) },
     });
     expect(res.status).toBe(202);
-    for (const job of bed.c.sent.filter((s) => s.queue === 'fanout')) expect(await fanOut(sqsEvent([sqsRecord(job.body)]))).toEqual({ batchItemFailures: [] });
+    await drain(bed.c.sent, 'fanout', fanOut);
     await setSuspended(true);
 
     expect((await sendWorker(sqsEvent(takeSendJobs().map((job) => sqsRecord(job))))).batchItemFailures).toEqual([]);

@@ -23,7 +23,7 @@ import { TEST_SECRETS, type TestContainer } from '../support/container';
 import { giveVerifiedDomain } from '../support/domains';
 import { underNeeds } from '../support/grants';
 import { bounceNotification, deliveryNotification, snsWrap } from '../support/ses-events';
-import { sqsEvent, sqsRecord } from '../support/sqs';
+import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 
 const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
@@ -326,11 +326,8 @@ describe('broadcasts', () => {
     await setTracking({ open_tracking: true, click_tracking: true });
     const res = await bed.request({ method: 'POST', path: '/v1/send/bulk', key: bed.account.admin_key, body: { from_email: 'news@acme.test', subject: 'News', body_html: HTML, recipients: [{ email: 'ada@example.com' }, { email: 'bob@example.com' }] } });
     expect(res.status).toBe(202);
-    for (const job of c.sent.filter((s) => s.queue === 'fanout' && (s.body as FanOutJob).broadcast_id === res.body.id)) {
-      expect(await fanOut(sqsEvent([sqsRecord(job.body)]))).toEqual({ batchItemFailures: [] });
-    }
-    const jobs = c.sent.filter((s) => s.queue === 'send');
-    expect(await sendWorker(sqsEvent(jobs.map((j) => sqsRecord(j.body))))).toEqual({ batchItemFailures: [] });
+    await drain(c.sent, 'fanout', fanOut, { where: (body: FanOutJob) => body.broadcast_id === res.body.id });
+    await drain(c.sent, 'send', sendWorker);
     const ada = c.mailed.find((m) => m.to === 'ada@example.com')!;
 
     await follow(pixelOf(ada.html!));
@@ -344,8 +341,8 @@ describe('broadcasts', () => {
   it('take a tracking override for every message', async () => {
     await setTracking({ open_tracking: true, click_tracking: true });
     const res = await bed.request({ method: 'POST', path: '/v1/send/bulk', key: bed.account.admin_key, body: { from_email: 'news@acme.test', subject: 'News', body_html: HTML, tracking: { opens: false, clicks: false }, recipients: [{ email: 'ada@example.com' }] } });
-    for (const job of c.sent.filter((s) => s.queue === 'fanout' && (s.body as FanOutJob).broadcast_id === res.body.id)) await fanOut(sqsEvent([sqsRecord(job.body)]));
-    await sendWorker(sqsEvent(c.sent.filter((s) => s.queue === 'send').map((j) => sqsRecord(j.body))));
+    await drain(c.sent, 'fanout', fanOut, { where: (body: FanOutJob) => body.broadcast_id === res.body.id });
+    await drain(c.sent, 'send', sendWorker);
 
     expect(c.mailed.find((m) => m.to === 'ada@example.com')?.html).toBe(HTML);
   });
@@ -356,8 +353,8 @@ describe('broadcasts', () => {
     const patched = await bed.request({ method: 'PATCH', path: `/v1/broadcasts/${draft.body.id}`, key: bed.account.admin_key, body: { tracking: { clicks: false } } });
     const bad = await bed.request({ method: 'PATCH', path: `/v1/broadcasts/${draft.body.id}`, key: bed.account.admin_key, body: { tracking: { clicks: 1 } } });
     const started = await bed.request({ method: 'POST', path: `/v1/broadcasts/${draft.body.id}/send`, key: bed.account.admin_key });
-    for (const job of c.sent.filter((s) => s.queue === 'fanout' && (s.body as FanOutJob).broadcast_id === draft.body.id)) await fanOut(sqsEvent([sqsRecord(job.body)]));
-    await sendWorker(sqsEvent(c.sent.filter((s) => s.queue === 'send').map((j) => sqsRecord(j.body))));
+    await drain(c.sent, 'fanout', fanOut, { where: (body: FanOutJob) => body.broadcast_id === draft.body.id });
+    await drain(c.sent, 'send', sendWorker);
 
     expect([draft.status, patched.status, bad.status, started.status]).toEqual([201, 200, 400, 202]);
     const html = c.mailed.find((m) => m.to === 'ada@example.com')?.html ?? '';

@@ -7,7 +7,7 @@ import { createAccount } from '../../shared/api-keys/new-account';
 import { accountPartition, keys } from '../../shared/db/keys';
 import { GuardedHttp } from '../../shared/adapters/guarded-http';
 import type { DeliveryStatus } from '../../shared/webhooks/model';
-import { SubscriptionRepository, type DeliveryItem, type SubscriptionItem } from '../../shared/webhooks/repository';
+import { DeliveryRepository, SubscriptionRepository, type NewDelivery, type SubscriptionItem } from '../../shared/webhooks/repository';
 import { listMatchingSubscriptions, MAX_SUBSCRIPTIONS, signingSecretOf } from '../../shared/webhooks/subscriptions';
 import { call } from '../support/api';
 import { type TestContainer } from '../support/container';
@@ -340,13 +340,11 @@ describe('another account', () => {
 });
 
 describe('GET /v1/webhooks/{id}/deliveries', () => {
-  async function record(subscriptionId: string, status: DeliveryStatus, extra: Partial<DeliveryItem> = {}): Promise<DeliveryItem> {
+  async function record(subscriptionId: string, status: DeliveryStatus, extra: Partial<NewDelivery> = {}): Promise<NewDelivery> {
     c.clock.advance(1000);
     const id = c.ids.next('dlv');
     const now = c.clock.now().toISOString();
-    const item: DeliveryItem = {
-      ...keys.webhookDelivery(subscriptionId, id),
-      entity: 'webhook_delivery',
+    const item: NewDelivery = {
       id,
       subscription_id: subscriptionId,
       account_id: account.account_id,
@@ -360,7 +358,7 @@ describe('GET /v1/webhooks/{id}/deliveries', () => {
       updated_at: now,
       ...extra,
     };
-    await c.store.put(item);
+    expect(await new DeliveryRepository(c.store).create(item)).toBe(true);
     return item;
   }
 

@@ -1,7 +1,10 @@
 // Sending domains for tests: the item POST /v1/domains would store, built without I/O, and a
-// fully verified one written straight to the store for tests about sending rather than verifying.
+// fully verified one written through the domain repositories for tests about sending rather than
+// verifying (no DNS check, no identity).
+import { DomainClaimRepository } from '../../shared/domains/claims-repository';
 import { keys } from '../../shared/db/keys';
 import { recordsFor, type DomainItem } from '../../shared/domains/model';
+import { DomainRepository } from '../../shared/domains/repository';
 import type { TestContainer } from './container';
 
 /** A domain item with its 6 records; pending unless `overrides` says otherwise. */
@@ -29,7 +32,12 @@ export function domainItemFor(accountId: string, domain: string, overrides: Part
 
 const VERIFIED = { dkim_status: 'verified', spf_status: 'verified', dmarc_status: 'verified', txt_status: 'verified' } as const;
 
-/** Writes a fully verified domain and its deployment-wide claim. */
+/** Writes a domain item (`domainItemFor`) as the repository stores it, without its claim. */
+export function putDomain(c: TestContainer, item: DomainItem): Promise<DomainItem> {
+  return new DomainRepository(c.store).put(item);
+}
+
+/** Writes a fully verified domain and its deployment-wide claim, taken from whichever account held the name. */
 export async function giveVerifiedDomain(c: TestContainer, accountId: string, domain = 'acme.test', extra: Partial<DomainItem> = {}): Promise<DomainItem> {
   const now = c.clock.now().toISOString();
   const item = domainItemFor(accountId, domain, {
@@ -42,7 +50,9 @@ export async function giveVerifiedDomain(c: TestContainer, accountId: string, do
     updated_at: now,
     ...extra,
   });
-  await c.store.put(item);
-  await c.store.put({ ...keys.domainClaim(domain), entity: 'domain_claim', account_id: accountId });
+  const domains = new DomainRepository(c.store);
+  await domains.put(item);
+  const held = await domains.claimOf(domain);
+  if (!(await new DomainClaimRepository(c.store).win(accountId, domain, held))) throw new Error(`the claim on ${domain} changed while a test took it`);
   return item;
 }

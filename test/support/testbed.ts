@@ -1,5 +1,6 @@
 // The hooks every handler test file needs: one container per file, installed where the handlers
-// find it; before each test a fresh account, a full rate-limit budget and empty recorders.
+// find it, and a full rate-limit budget before each test (useContainer); with useTestbed, also a
+// fresh account and empty recorders before each test.
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { type CreatedAccount } from '../../shared/accounts/service';
 import { createAccount } from '../../shared/api-keys/new-account';
@@ -24,24 +25,33 @@ export interface Testbed {
 }
 
 /**
+ * One container for the file (`holder.c` from beforeAll on), installed where the handlers find it
+ * and closed after the file; the clock moves 2 s on before each test, so older admissions have
+ * left the one-second window and every test starts with a full rate-limit budget.
+ */
+export function useContainer(): { c: TestContainer } {
+  const holder = {} as { c: TestContainer };
+  beforeAll(async () => {
+    holder.c = await createTestContainer();
+    installContainer(holder.c);
+  });
+  afterAll(async () => holder.c.testStore.close());
+  beforeEach(() => holder.c.clock.advance(2000));
+  return holder;
+}
+
+/**
  * `sandbox: true` leaves the account in sandbox mode; otherwise it owns the fully verified domain
  * acme.test, so live sends from @acme.test go to any recipient.
  */
 export function useTestbed(options: { scopedKeys?: boolean; sandbox?: boolean } = {}): Testbed {
-  const bed = {
-    request: (input: HttpEventInput) => {
-      bed.c.clock.advance(150);
-      return call(input);
-    },
-  } as Testbed;
-  beforeAll(async () => {
-    bed.c = await createTestContainer();
-    installContainer(bed.c);
-  });
-  afterAll(async () => bed.c.testStore.close());
+  const bed = useContainer() as Testbed;
+  bed.request = (input: HttpEventInput) => {
+    bed.c.clock.advance(150);
+    return call(input);
+  };
   beforeEach(async () => {
     const c = bed.c;
-    c.clock.advance(2000); // older admissions have left the one-second window
     c.sent.length = 0;
     c.mailed.length = 0;
     c.mailerFailure = undefined;

@@ -8,6 +8,7 @@ import { queueNamed } from '../../shared/platform';
 import { consume, type Delivery } from '../../shared/runtime/consume';
 import { installContainer } from '../../shared/runtime/container';
 import { createTestContainer, type TestContainer } from '../support/container';
+import { sqsEvent, sqsRecord } from '../support/sqs';
 
 let c: TestContainer;
 beforeAll(async () => {
@@ -16,9 +17,8 @@ beforeAll(async () => {
 });
 afterAll(async () => c.testStore.close());
 
-const record = (id: string, body: string, receiveCount = 1): SQSRecord =>
-  ({ messageId: id, body, attributes: { ApproximateReceiveCount: String(receiveCount) } }) as unknown as SQSRecord;
-const event = (...records: SQSRecord[]): SQSEvent => ({ Records: records });
+const record = (id: string, body: string, receiveCount = 1): SQSRecord => sqsRecord(body, receiveCount, id);
+const event = (...records: SQSRecord[]): SQSEvent => sqsEvent(records);
 const job = z.object({ n: z.number() });
 
 describe('consume', () => {
