@@ -42,13 +42,21 @@ type Deps = { store: Store; clock: Clock; ids: Ids; queue: Queue; logger: Logger
  * (a classic identity notification, which this stack never subscribes) has nothing to attach to.
  */
 async function findMessage(messages: MessageRepository, event: SesNotification): Promise<{ message?: MessageItem; events: TimelineEventItem[] }> {
-  if (!event.messageId) return { events: [] };
+  const { messageId } = event;
+  if (!messageId) return { events: [] };
   // For a signal kept on the message item (a delivery), with its timeline: one query of its
   // partition, which costs what reading the message item alone does while no event has an item of
   // its own, and tells a repeated signal without another read. Other signals (opens, clicks: many
   // per message) read the message item alone.
-  if (isFolded(event.type)) return messages.getWithTimeline(event.messageId);
-  return { message: await messages.get(event.messageId), events: [] };
+  // Eventually consistent (half the read units): what is read of the message never changes (its
+  // account, test mode, broadcast, tracking) but its provider message id, which, once set, is the
+  // id this signal carries anyway; every write the signal makes is conditional on the item as it
+  // is; and a timeline read a moment stale only sends a repeated signal the longer way.
+  // A message not found is looked for again consistently before the signal is given up.
+  const read = (consistent: boolean) =>
+    isFolded(event.type) ? messages.getWithTimeline(messageId, consistent) : messages.get(messageId, consistent).then((message) => ({ message, events: [] }));
+  const seen = await read(false);
+  return seen.message ? seen : read(true);
 }
 
 /** Who to suppress and why; empty for every other event and for soft bounces. */

@@ -232,7 +232,17 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attemp
   }
   const leaseMs = deps.config.dispatchLeaseMs ?? DISPATCH_LEASE_MS;
   const held = message.dispatched_at !== undefined && new Date(message.dispatched_at).getTime() > deps.clock.now().getTime() - leaseMs;
-  if (held || !(await messages.markDispatched(message.id, now, message.dispatched_at))) {
+  const readAccount = attempt.account ?? ((id: string) => getAccount(deps.store, id));
+  // The lease, and beside it what decides whether the message may go: its account and a suppression
+  // of its recipient (read for nothing when the lease is not taken, which is rare).
+  const [taken, account, suppression] = held
+    ? [false]
+    : await Promise.all([
+        messages.markDispatched(message.id, now, message.dispatched_at),
+        readAccount(message.account_id),
+        findSuppression(deps.store, message.account_id, message.channel, message.recipient),
+      ]);
+  if (!taken) {
     if (attempt.finalAttempt) return 'skipped';
     throw new RetryableError(`message ${message.id} is being sent by another attempt; retried later`);
   }
@@ -240,8 +250,7 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attemp
   // A suspended account sends nothing more, nor a reputation-paused one live: what it accepted
   // before fails here, with the reason on its timeline, and stays failed when the account is
   // unsuspended or the pause lifted (docs/api-decisions.md).
-  const readAccount = attempt.account ?? ((id: string) => getAccount(deps.store, id));
-  const hold = sendHold(await readAccount(message.account_id), !message.test_mode);
+  const hold = sendHold(account, !message.test_mode);
   if (hold) {
     const recorded = await recordEvent(deps, ref, { type: 'failed', source: 'worker', providerEventId: workerEventId(message.id, 'failed'), payload: { error: `not sent: ${hold.detail}`, reason: hold.reason }, occurredAt: now });
     if (recorded.created) await releaseSpend(deps, message);
@@ -250,7 +259,7 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attemp
   }
 
   // A scheduled send may meet a suppression added after it was accepted.
-  if (await findSuppression(deps.store, message.account_id, message.channel, message.recipient)) {
+  if (suppression) {
     const recorded = await recordEvent(deps, ref, { id: message.id, type: 'suppressed', source: 'router', providerEventId: routerEventId(message.id), payload: { reason: 'recipient is on the suppression list' }, occurredAt: now });
     if (recorded.created) await releaseSpend(deps, message);
     return 'suppressed';

@@ -78,8 +78,8 @@ function statusMove(change: StatusChange): { set: string[]; condition: string; n
 export class MessageRepository {
   constructor(private readonly store: Store) {}
 
-  get(messageId: string): Promise<MessageItem | undefined> {
-    return this.store.get<MessageItem>(keys.message(messageId));
+  get(messageId: string, consistent = true): Promise<MessageItem | undefined> {
+    return this.store.get<MessageItem>(keys.message(messageId), consistent);
   }
 
   /** The stored messages among these ids, by id. */
@@ -92,10 +92,10 @@ export class MessageRepository {
    * The message (if stored) and every event on its timeline, in key order: the event items and the
    * events kept on the message item (model.ts timelineOf), each once.
    */
-  async getWithTimeline(messageId: string): Promise<{ message?: MessageItem; events: TimelineEventItem[] }> {
+  async getWithTimeline(messageId: string, consistent = true): Promise<{ message?: MessageItem; events: TimelineEventItem[] }> {
     const events: TimelineEventItem[] = [];
     let message: MessageItem | undefined;
-    for (const item of await allItems<MessageItem | TimelineEventItem>(this.store, keyQueries.messageTimeline(messageId))) {
+    for (const item of await allItems<MessageItem | TimelineEventItem>(this.store, { ...keyQueries.messageTimeline(messageId), consistent })) {
       if (item.entity === 'message') message = item;
       else if (item.entity === 'message_event') events.push(item);
     }
