@@ -111,8 +111,8 @@ export interface MessageItem extends ItemKey, MessageListKey, Partial<OutboxKey>
 export interface FoldedEvent {
   /** id */
   i: string;
-  /** source */
-  s: EventSource;
+  /** source; absent when it is `worker` (a handoff's always is). */
+  s?: EventSource;
   /** provider_event_id; absent when it is the worker's own for the type (workerEventId). */
   p?: string;
   /** occurred_at */
@@ -145,7 +145,7 @@ const namesProviderId = (payload: Record<string, unknown>, providerMessageId: st
  */
 export const toFolded = (e: TimelineEvent, setsProviderMessageId?: string): FoldedEvent => ({
   i: e.id,
-  s: e.source,
+  ...(e.source === 'worker' ? {} : { s: e.source }),
   ...(e.provider_event_id === workerEventId(e.message_id, e.type) ? {} : { p: e.provider_event_id }),
   o: e.occurred_at,
   c: e.created_at,
@@ -164,7 +164,7 @@ export function unfold(m: Pick<MessageItem, 'id' | 'account_id' | 'provider_mess
     type,
     message_id: m.id,
     account_id: m.account_id,
-    source: f.s,
+    source: f.s ?? 'worker',
     provider_event_id: providerEventId,
     payload: f.d ?? { provider_message_id: m.provider_message_id },
     occurred_at: f.o,

@@ -84,7 +84,7 @@ describe('a send job that comes back after its attempt died', () => {
     expect(new Set(published(id))).toEqual(new Set(['sent', 'delivered']));
   });
 
-  it('test mode, killed after delivered was stored and before the status moved: the status is its newest event', async () => {
+  it('test mode, killed at the status move to delivered (one write with its event): the status is its newest event', async () => {
     const { id, job } = await accept('ada@example.com', account.test_admin_key);
     const kill = killOnce('update', (update) => update.values?.[':status'] === 'delivered');
 
