@@ -16,7 +16,7 @@ export async function* eachPage<T extends object>(store: Store, query: QueryRequ
 }
 
 /** Every item of one key condition, in key order unless `ascending: false` says newest first. */
-export async function allItems<T extends object>(store: Store, query: KeyQuery & Pick<QueryRequest, 'ascending' | 'filter' | 'names'>): Promise<T[]> {
+export async function allItems<T extends object>(store: Store, query: KeyQuery & Pick<QueryRequest, 'ascending' | 'filter' | 'names' | 'consistent'>): Promise<T[]> {
   const found: T[] = [];
   for await (const items of eachPage<T>(store, { ascending: true, ...query })) found.push(...items);
   return found;

@@ -2,7 +2,7 @@
 // suppress the recipient after a hard bounce or a complaint.
 import type { Store } from '../db/store';
 import type { Ids } from '../ids';
-import type { EventType, MessageItem } from '../messages/model';
+import { isFolded, type EventType, type MessageItem, type TimelineEventItem } from '../messages/model';
 import { MessageRepository } from '../messages/repository';
 import { recordEvent } from '../messages/timeline';
 import type { Clock } from '../ports/clock';
@@ -41,8 +41,22 @@ type Deps = { store: Store; clock: Clock; ids: Ids; queue: Queue; logger: Logger
  * and account id), so no lookup from SES's id to ours is kept. A notification without our tag
  * (a classic identity notification, which this stack never subscribes) has nothing to attach to.
  */
-async function findMessage(messages: MessageRepository, event: SesNotification): Promise<MessageItem | undefined> {
-  return event.messageId ? messages.get(event.messageId) : undefined;
+async function findMessage(messages: MessageRepository, event: SesNotification): Promise<{ message?: MessageItem; events: TimelineEventItem[] }> {
+  const { messageId } = event;
+  if (!messageId) return { events: [] };
+  // For a signal kept on the message item (a delivery), with its timeline: one query of its
+  // partition, which costs what reading the message item alone does while no event has an item of
+  // its own, and tells a repeated signal without another read. Other signals (opens, clicks: many
+  // per message) read the message item alone.
+  // Eventually consistent (half the read units): what is read of the message never changes (its
+  // account, test mode, broadcast, tracking) but its provider message id, which, once set, is the
+  // id this signal carries anyway; every write the signal makes is conditional on the item as it
+  // is; and a timeline read a moment stale only sends a repeated signal the longer way.
+  // A message not found is looked for again consistently before the signal is given up.
+  const read = (consistent: boolean) =>
+    isFolded(event.type) ? messages.getWithTimeline(messageId, consistent) : messages.get(messageId, consistent).then((message) => ({ message, events: [] }));
+  const seen = await read(false);
+  return seen.message ? seen : read(true);
 }
 
 /** Who to suppress and why; empty for every other event and for soft bounces. */
@@ -79,7 +93,7 @@ function unchosen(message: MessageItem, event: SesNotification): boolean {
 }
 
 async function ingestSesNotification(deps: Deps, event: SesNotification): Promise<SesEventResult> {
-  const message = await findMessage(new MessageRepository(deps.store), event);
+  const { message, events: timeline } = await findMessage(new MessageRepository(deps.store), event);
   if (!message) return { outcome: 'unknown_message', providerMessageId: event.providerMessageId, messageId: event.messageId };
   if (unchosen(message, event)) return { outcome: 'ignored' };
   if (event.accountId && event.accountId !== message.account_id) {
@@ -92,7 +106,7 @@ async function ingestSesNotification(deps: Deps, event: SesNotification): Promis
     { type: event.type, source: event.source, providerEventId: event.providerEventId, payload: event.payload, occurredAt: event.occurredAt },
     // Only fills a gap (the worker stopped between SES accepting and recording sent); an id the
     // worker stored is never replaced.
-    { providerMessageId: message.provider_message_id ? undefined : event.providerMessageId },
+    { providerMessageId: message.provider_message_id ? undefined : event.providerMessageId, ...(isFolded(event.type) ? { timeline } : {}) },
   );
 
   // Once per signal (a duplicate is not counted again): SES's own rates count hard bounces and

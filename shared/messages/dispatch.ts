@@ -18,7 +18,7 @@ import { sendHold } from './account-hold';
 import { ContentMissingError, loadAttachments, loadContent } from './content';
 import { asMailed } from '../templates/text';
 import { HANDOFF_WINDOW_MS, handoffDelaySeconds, type SendJob } from './messages';
-import type { MessageItem } from './model';
+import type { MessageItem, TimelineEventItem } from './model';
 import { MessageRepository } from './repository';
 import { recordEvent, routerEventId, workerEventId } from './timeline';
 import type { HttpClient } from '../ports/http-client';
@@ -70,10 +70,10 @@ const later = (iso: string, ms: number): string => new Date(new Date(iso).getTim
  * reads, and a test key changes nothing live mail reads (docs/threat-model.md), even for a real
  * mailbox named bounced@ or complained@.
  */
-async function simulate(deps: DispatchDeps, message: MessageItem, now: string): Promise<void> {
+async function simulate(deps: DispatchDeps, message: MessageItem, now: string, timeline: readonly TimelineEventItem[]): Promise<void> {
   const ref = { id: message.id, account_id: message.account_id, broadcast_id: message.broadcast_id, test_mode: message.test_mode };
   const providerMessageId = `test_${message.id}`;
-  await recordEvent(deps, ref, { type: 'sent', source: 'worker', providerEventId: workerEventId(message.id, 'sent'), payload: { provider_message_id: providerMessageId }, occurredAt: now }, { providerMessageId });
+  await recordEvent(deps, ref, { type: 'sent', source: 'worker', providerEventId: workerEventId(message.id, 'sent'), payload: { provider_message_id: providerMessageId }, occurredAt: now }, { providerMessageId, timeline });
   const local = message.recipient.slice(0, message.recipient.lastIndexOf('@'));
   const at = later(now, 1);
   if (local === 'bounced') {
@@ -81,7 +81,7 @@ async function simulate(deps: DispatchDeps, message: MessageItem, now: string): 
   } else if (local === 'complained') {
     await recordEvent(deps, ref, { type: 'complained', source: 'worker', providerEventId: workerEventId(message.id, 'complained'), payload: { detail: 'simulated complaint (test mode)' }, occurredAt: at });
   } else {
-    await recordEvent(deps, ref, { type: 'delivered', source: 'worker', providerEventId: workerEventId(message.id, 'delivered'), payload: { detail: 'simulated delivery (test mode)' }, occurredAt: at });
+    await recordEvent(deps, ref, { type: 'delivered', source: 'worker', providerEventId: workerEventId(message.id, 'delivered'), payload: { detail: 'simulated delivery (test mode)' }, occurredAt: at }, { timeline });
   }
 }
 
@@ -90,10 +90,10 @@ async function simulate(deps: DispatchDeps, message: MessageItem, now: string): 
  * worker `delivered` event with a detail, or `failed`. Not retried: the caller's idempotency key
  * and the timeline say what happened.
  */
-async function postWebhookMessage(deps: DispatchDeps, message: MessageItem, now: string, attempt: { finalAttempt: boolean }): Promise<DispatchResult> {
+async function postWebhookMessage(deps: DispatchDeps, message: MessageItem, now: string, attempt: { finalAttempt: boolean }, timeline: readonly TimelineEventItem[]): Promise<DispatchResult> {
   const ref = { id: message.id, account_id: message.account_id, broadcast_id: message.broadcast_id, test_mode: message.test_mode };
   const event = (type: 'delivered' | 'failed', payload: Record<string, unknown>) =>
-    recordEvent(deps, ref, { type, source: 'worker', providerEventId: workerEventId(message.id, type), payload, occurredAt: now });
+    recordEvent(deps, ref, { type, source: 'worker', providerEventId: workerEventId(message.id, type), payload, occurredAt: now }, { timeline });
   if (message.test_mode) {
     await event('delivered', { detail: 'simulated delivery (test mode): nothing was posted' });
     return 'simulated';
@@ -157,19 +157,18 @@ function withTracking(deps: DispatchDeps, message: MessageItem, email: OutboundE
  * before its status move or its webhook, or, in test mode, between the simulated `sent` and its
  * outcome. Its job came back because it never finished, so its events are recorded again: each is
  * a duplicate that re-applies its status move and hands its webhook on again (delivery collapses
- * repeats by event id), and a simulated send fills in the outcome it never recorded. Only this rare
- * case reads the timeline.
+ * repeats by event id), and a simulated send fills in the outcome it never recorded. It works from
+ * the timeline read with the message.
  */
-async function finishEarlierAttempt(deps: DispatchDeps, message: MessageItem): Promise<void> {
+async function finishEarlierAttempt(deps: DispatchDeps, message: MessageItem, timeline: readonly TimelineEventItem[]): Promise<void> {
   const ref = { id: message.id, account_id: message.account_id, broadcast_id: message.broadcast_id, test_mode: message.test_mode };
-  const { events } = await new MessageRepository(deps.store).getWithTimeline(message.id);
-  const mine = events.filter((e) => e.source === 'worker' || e.source === 'router');
+  const mine = timeline.filter((e) => e.source === 'worker' || e.source === 'router');
   if (message.test_mode && message.channel === 'email' && mine.some((e) => e.type === 'sent')) {
-    await simulate(deps, message, mine.find((e) => e.type === 'sent')!.occurred_at);
+    await simulate(deps, message, mine.find((e) => e.type === 'sent')!.occurred_at, timeline);
     return;
   }
   for (const e of mine) {
-    await recordEvent(deps, ref, { id: e.id, type: e.type, source: e.source, providerEventId: e.provider_event_id, payload: e.payload, occurredAt: e.occurred_at });
+    await recordEvent(deps, ref, { id: e.id, type: e.type, source: e.source, providerEventId: e.provider_event_id, payload: e.payload, occurredAt: e.occurred_at }, { timeline });
   }
 }
 
@@ -192,7 +191,9 @@ function sharedSenderAsConfigured(deps: DispatchDeps, from: string): string {
  */
 export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attempt): Promise<DispatchResult> {
   const messages = new MessageRepository(deps.store);
-  const message = await messages.get(job.message_id);
+  // The message with its timeline: one query of its partition, read as one item would be while the
+  // timeline is on the message item (model.ts timelineOf).
+  const { message, events: timeline } = await messages.getWithTimeline(job.message_id);
   if (!message || message.account_id !== job.account_id) {
     // The accepting request hands a job on before it stores the message: it may still be storing
     // it. Past the window (or on the last attempt) the request died or failed before the message
@@ -217,7 +218,7 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attemp
       deps,
       ref,
       { type: 'sent', source: 'worker', providerEventId: workerEventId(message.id, 'sent'), payload: { provider_message_id: message.provider_message_id }, occurredAt: message.dispatched_at },
-      { providerMessageId: message.provider_message_id },
+      { providerMessageId: message.provider_message_id, timeline },
     );
     if (recorded.created) await recordSend(deps.store, message, message.dispatched_at);
     return 'skipped';
@@ -226,12 +227,22 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attemp
   // it: a second job for the same message (a recovered acceptance, a redelivery) waits for that
   // attempt's outcome instead of sending again.
   if (!DISPATCHABLE.has(message.status) || message.provider_message_id) {
-    if (message.dispatched_at !== undefined) await finishEarlierAttempt(deps, message);
+    if (message.dispatched_at !== undefined) await finishEarlierAttempt(deps, message, timeline);
     return 'skipped';
   }
   const leaseMs = deps.config.dispatchLeaseMs ?? DISPATCH_LEASE_MS;
   const held = message.dispatched_at !== undefined && new Date(message.dispatched_at).getTime() > deps.clock.now().getTime() - leaseMs;
-  if (held || !(await messages.markDispatched(message.id, now, message.dispatched_at))) {
+  const readAccount = attempt.account ?? ((id: string) => getAccount(deps.store, id));
+  // The lease, and beside it what decides whether the message may go: its account and a suppression
+  // of its recipient (read for nothing when the lease is not taken, which is rare).
+  const [taken, account, suppression] = held
+    ? [false]
+    : await Promise.all([
+        messages.markDispatched(message.id, now, message.dispatched_at),
+        readAccount(message.account_id),
+        findSuppression(deps.store, message.account_id, message.channel, message.recipient),
+      ]);
+  if (!taken) {
     if (attempt.finalAttempt) return 'skipped';
     throw new RetryableError(`message ${message.id} is being sent by another attempt; retried later`);
   }
@@ -239,8 +250,7 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attemp
   // A suspended account sends nothing more, nor a reputation-paused one live: what it accepted
   // before fails here, with the reason on its timeline, and stays failed when the account is
   // unsuspended or the pause lifted (docs/api-decisions.md).
-  const readAccount = attempt.account ?? ((id: string) => getAccount(deps.store, id));
-  const hold = sendHold(await readAccount(message.account_id), !message.test_mode);
+  const hold = sendHold(account, !message.test_mode);
   if (hold) {
     const recorded = await recordEvent(deps, ref, { type: 'failed', source: 'worker', providerEventId: workerEventId(message.id, 'failed'), payload: { error: `not sent: ${hold.detail}`, reason: hold.reason }, occurredAt: now });
     if (recorded.created) await releaseSpend(deps, message);
@@ -249,14 +259,14 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attemp
   }
 
   // A scheduled send may meet a suppression added after it was accepted.
-  if (await findSuppression(deps.store, message.account_id, message.channel, message.recipient)) {
+  if (suppression) {
     const recorded = await recordEvent(deps, ref, { id: message.id, type: 'suppressed', source: 'router', providerEventId: routerEventId(message.id), payload: { reason: 'recipient is on the suppression list' }, occurredAt: now });
     if (recorded.created) await releaseSpend(deps, message);
     return 'suppressed';
   }
-  if (message.channel === 'webhook') return postWebhookMessage(deps, message, now, attempt);
+  if (message.channel === 'webhook') return postWebhookMessage(deps, message, now, attempt, timeline);
   if (message.test_mode) {
-    await simulate(deps, message, now);
+    await simulate(deps, message, now, timeline);
     return 'simulated';
   }
 
@@ -294,7 +304,7 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attemp
     deps,
     ref,
     { type: 'sent', source: 'worker', providerEventId: workerEventId(message.id, 'sent'), payload: { provider_message_id: providerMessageId }, occurredAt: sentAt },
-    { providerMessageId },
+    { providerMessageId, timeline },
   );
   // Counted once: a redelivered job finds the sent event already there.
   if (recorded.created) await recordSend(deps.store, message, sentAt);

@@ -1,6 +1,7 @@
 // The stored shape of a message and its wire forms (whose zod schemas are in ./schemas.ts).
 import type { z } from 'zod';
 import type { Channel } from '../accounts/service';
+import { sha256Hex } from '../crypto';
 import { keys, type ItemKey } from '../db/keys';
 import { type MessageListKey, type OutboxKey } from '../db/schema';
 import type { MailHeader } from '../ports/mailer';
@@ -95,6 +96,92 @@ export interface MessageItem extends ItemKey, MessageListKey, Partial<OutboxKey>
   dispatched_at?: string;
   created_at: string;
   updated_at: string;
+  /** The `sent` event, written with its status move (FoldedEvent); not on the wire as such. */
+  evt_sent?: FoldedEvent;
+  /** The `delivered` event, written with its status move (FoldedEvent). */
+  evt_delivered?: FoldedEvent;
+}
+
+/**
+ * A `sent` or `delivered` event kept on its message item rather than an item of its own, so that
+ * storing it and moving the status is one write (shared/messages/fold.ts). What the event shares
+ * with its message (type, message and account ids) is not repeated, and the names are short: it
+ * rides on every later write of the item, which DynamoDB charges by its size.
+ */
+export interface FoldedEvent {
+  /** id */
+  i: string;
+  /** source; absent when it is `worker` (a handoff's always is). */
+  s?: EventSource;
+  /** provider_event_id; absent when it is the worker's own for the type (workerEventId). */
+  p?: string;
+  /** occurred_at */
+  o: string;
+  /** created_at */
+  c: string;
+  /**
+   * payload; absent when it is `{ provider_message_id }` of the message item's own provider message
+   * id, which the write that stored it set (a handoff's payload, about 80 bytes fewer).
+   */
+  d?: Record<string, unknown>;
+}
+
+/** The event types kept on the message item, and the attribute each is kept in. */
+export const FOLDED_TYPES = { sent: 'evt_sent', delivered: 'evt_delivered' } as const satisfies Partial<Record<EventType, keyof MessageItem>>;
+export type FoldedType = keyof typeof FOLDED_TYPES;
+export const isFolded = (type: EventType): type is FoldedType => Object.hasOwn(FOLDED_TYPES, type);
+
+/** The provider event id of an event the send worker (or the router) records itself: one per message and type. */
+export const workerEventId = (messageId: string, type: EventType): string => `wkr_${sha256Hex(`${messageId}:${type}`)}`;
+
+/** Whether a payload is `{ provider_message_id }` of this id, and nothing else. */
+const namesProviderId = (payload: Record<string, unknown>, providerMessageId: string | undefined): boolean =>
+  providerMessageId !== undefined && Object.keys(payload).length === 1 && payload.provider_message_id === providerMessageId;
+
+/**
+ * An event as kept on its message item. `setsProviderMessageId`: the provider message id the same
+ * write sets on the item (a provider message id, once set, is only ever set again to the same
+ * provider's id for the message), so a payload naming it need not be kept twice.
+ */
+export const toFolded = (e: TimelineEvent, setsProviderMessageId?: string): FoldedEvent => ({
+  i: e.id,
+  ...(e.source === 'worker' ? {} : { s: e.source }),
+  ...(e.provider_event_id === workerEventId(e.message_id, e.type) ? {} : { p: e.provider_event_id }),
+  o: e.occurred_at,
+  c: e.created_at,
+  ...(namesProviderId(e.payload, setsProviderMessageId) ? {} : { d: e.payload }),
+});
+
+/** The event of this type kept on the message item, as an event item of its own would hold it (its key included). */
+export function unfold(m: Pick<MessageItem, 'id' | 'account_id' | 'provider_message_id' | 'evt_sent' | 'evt_delivered'>, type: FoldedType): TimelineEventItem | undefined {
+  const f = m[FOLDED_TYPES[type]];
+  if (!f) return undefined;
+  const providerEventId = f.p ?? workerEventId(m.id, type);
+  return {
+    ...keys.messageEvent(m.id, providerEventId),
+    entity: 'message_event',
+    id: f.i,
+    type,
+    message_id: m.id,
+    account_id: m.account_id,
+    source: f.s ?? 'worker',
+    provider_event_id: providerEventId,
+    payload: f.d ?? { provider_message_id: m.provider_message_id },
+    occurred_at: f.o,
+    created_at: f.c,
+  };
+}
+
+/**
+ * A message's timeline from its partition: the event items and the events kept on the message
+ * item, in key order (as one query of the partition lists items). An event stored both ways (an
+ * item written before events were kept on the message, its signal recorded again since) is the
+ * item's, once.
+ */
+export function timelineOf(message: MessageItem | undefined, items: readonly TimelineEventItem[]): TimelineEventItem[] {
+  const stored = new Set(items.map((e) => e.sk));
+  const folded = message ? (Object.keys(FOLDED_TYPES) as FoldedType[]).flatMap((type) => unfold(message, type) ?? []) : [];
+  return [...items, ...folded.filter((e) => !stored.has(e.sk))].sort((a, b) => (a.sk < b.sk ? -1 : a.sk > b.sk ? 1 : 0));
 }
 
 /** A message's content beside its status item, written once (keys.messageContent): its JSON, gzipped. */

@@ -6,7 +6,7 @@ import { keys, type ItemKey, keyQueries, OUTBOX_SHARDS } from '../db/keys';
 import { table, type MessageListKey } from '../db/schema';
 import { wrote, type Store } from '../db/store';
 import { queryPage, type Page, type PageRequest } from '../pagination';
-import { type EventType, type MessageContentItem, type MessageItem, type MessageStatus, type TimelineEvent, type TimelineEventItem } from './model';
+import { FOLDED_TYPES, timelineOf, toFolded, type EventType, type FoldedType, type MessageContentItem, type MessageItem, type MessageStatus, type TimelineEvent, type TimelineEventItem } from './model';
 import { storedItemBytes } from '../db/item-size';
 import { allItems, eachPage } from '../db/all-items';
 import type { LegacyClaim } from './legacy-claims';
@@ -46,11 +46,40 @@ export interface MessageListFilters {
   createdAt?: { from?: string; to?: string };
 }
 
+/** A status move (MessageRepository.moveStatus). */
+export interface StatusChange {
+  status: EventType;
+  at: string;
+  now: string;
+  providerMessageId?: string;
+  onlyFrom?: readonly MessageStatus[];
+  alwaysFrom?: readonly MessageStatus[];
+}
+
+/** A status move's SET clauses and its condition (without the message's existence), with their names and values. */
+function statusMove(change: StatusChange): { set: string[]; condition: string; names: Record<string, string>; values: Record<string, unknown> } {
+  const set = ['#status = :status', 'status_at = :at', 'updated_at = :now'];
+  const values: Record<string, unknown> = { ':status': change.status, ':at': change.at, ':now': change.now };
+  const listed = (prefix: string, statuses: readonly MessageStatus[] = []): string[] =>
+    statuses.map((status, i) => {
+      values[`:${prefix}${i}`] = status;
+      return `:${prefix}${i}`;
+    });
+  const from = listed('from', change.onlyFrom);
+  const always = listed('always', change.alwaysFrom);
+  if (change.providerMessageId) {
+    set.push('provider_message_id = :pmid');
+    values[':pmid'] = change.providerMessageId;
+  }
+  const newer = `(attribute_not_exists(status_at) OR status_at <= :at${always.length > 0 ? ` OR #status IN (${always.join(', ')})` : ''})`;
+  return { set, condition: from.length > 0 ? `${newer} AND #status IN (${from.join(', ')})` : newer, names: { '#status': 'status' }, values };
+}
+
 export class MessageRepository {
   constructor(private readonly store: Store) {}
 
-  get(messageId: string): Promise<MessageItem | undefined> {
-    return this.store.get<MessageItem>(keys.message(messageId));
+  get(messageId: string, consistent = true): Promise<MessageItem | undefined> {
+    return this.store.get<MessageItem>(keys.message(messageId), consistent);
   }
 
   /** The stored messages among these ids, by id. */
@@ -59,15 +88,18 @@ export class MessageRepository {
     return new Map(items.map((m) => [m.id, m]));
   }
 
-  /** The message (if stored) and every event on its timeline, in storage order. */
-  async getWithTimeline(messageId: string): Promise<{ message?: MessageItem; events: TimelineEventItem[] }> {
+  /**
+   * The message (if stored) and every event on its timeline, in key order: the event items and the
+   * events kept on the message item (model.ts timelineOf), each once.
+   */
+  async getWithTimeline(messageId: string, consistent = true): Promise<{ message?: MessageItem; events: TimelineEventItem[] }> {
     const events: TimelineEventItem[] = [];
     let message: MessageItem | undefined;
-    for (const item of await allItems<MessageItem | TimelineEventItem>(this.store, keyQueries.messageTimeline(messageId))) {
+    for (const item of await allItems<MessageItem | TimelineEventItem>(this.store, { ...keyQueries.messageTimeline(messageId), consistent })) {
       if (item.entity === 'message') message = item;
       else if (item.entity === 'message_event') events.push(item);
     }
-    return { message, events };
+    return { message, events: timelineOf(message, events) };
   }
 
   /**
@@ -182,36 +214,34 @@ export class MessageRepository {
 
   /**
    * Moves the status to `status` as of `at`, unless an event newer than `at` already set it, the
-   * status is not one of `onlyFrom` (when given), or the message is gone: false then.
+   * status is not one of `onlyFrom` (when given), or the message is gone: false then. A status in
+   * `alwaysFrom` is left whatever its time (a handoff gives way to any report on it).
    */
-  /**
-   * Moves the status to a newer event's: `onlyFrom` limits the statuses it may leave, and a status
-   * in `alwaysFrom` is left whatever its time (a handoff gives way to any report on it).
-   */
-  moveStatus(
-    messageId: string,
-    change: { status: EventType; at: string; now: string; providerMessageId?: string; onlyFrom?: readonly MessageStatus[]; alwaysFrom?: readonly MessageStatus[] },
-  ): Promise<boolean> {
-    const set = ['#status = :status', 'status_at = :at', 'updated_at = :now'];
-    const values: Record<string, unknown> = { ':status': change.status, ':at': change.at, ':now': change.now };
-    const from = (change.onlyFrom ?? []).map((status, i) => {
-      values[`:from${i}`] = status;
-      return `:from${i}`;
-    });
-    const always = (change.alwaysFrom ?? []).map((status, i) => {
-      values[`:always${i}`] = status;
-      return `:always${i}`;
-    });
-    if (change.providerMessageId) {
-      set.push('provider_message_id = :pmid');
-      values[':pmid'] = change.providerMessageId;
-    }
+  moveStatus(messageId: string, change: StatusChange): Promise<boolean> {
+    const move = statusMove(change);
     return wrote(
       this.store.update(keys.message(messageId), {
-        expression: `SET ${set.join(', ')}`,
-        condition: `attribute_exists(#pk) AND (attribute_not_exists(status_at) OR status_at <= :at${always.length > 0 ? ` OR #status IN (${always.join(', ')})` : ''})${from.length > 0 ? ` AND #status IN (${from.join(', ')})` : ''}`,
-        names: { '#pk': table.partitionKey, '#status': 'status' },
-        values,
+        expression: `SET ${move.set.join(', ')}`,
+        condition: `attribute_exists(#pk) AND ${move.condition}`,
+        names: { '#pk': table.partitionKey, ...move.names },
+        values: move.values,
+      }),
+    );
+  }
+
+  /**
+   * Keeps a `sent` or `delivered` event on its message item (model.ts FoldedEvent), and with
+   * `change` moves the status in the same write: both or neither. False when the message is gone,
+   * already holds an event of this type, or `change` may not move its status.
+   */
+  foldEvent(event: TimelineEvent & { type: FoldedType }, change?: StatusChange): Promise<boolean> {
+    const move = change && statusMove(change);
+    return wrote(
+      this.store.update(keys.message(event.message_id), {
+        expression: `SET ${['#evt = :evt', ...(move?.set ?? [])].join(', ')}`,
+        condition: `attribute_exists(#pk) AND attribute_not_exists(#evt)${move ? ` AND ${move.condition}` : ''}`,
+        names: { '#pk': table.partitionKey, '#evt': FOLDED_TYPES[event.type], ...move?.names },
+        values: { ':evt': toFolded(event, change?.providerMessageId), ...move?.values },
       }),
     );
   }

@@ -1,7 +1,7 @@
 // The append-only timeline. Each signal is stored once, keyed by its provider_event_id, and the
-// message status follows the newest event by occurred_at whatever order events arrive in.
+// message status follows the newest event by occurred_at whatever order events arrive in. The
+// `sent` and `delivered` events are kept on the message item, each written with its status move.
 import { countBroadcastEvent } from '../broadcasts/stats';
-import { sha256Hex } from '../crypto';
 import type { Store } from '../db/store';
 import type { Ids } from '../ids';
 import type { Clock } from '../ports/clock';
@@ -9,8 +9,10 @@ import type { Metrics } from '../ports/metrics';
 import type { CountMetric } from '../platform';
 import type { Queue } from '../ports/queue';
 import { publishEvent } from '../webhooks/deliver';
-import type { EventSource, EventType, MessageItem, MessageStatus, TimelineEvent, TimelineEventItem } from './model';
-import { MessageRepository } from './repository';
+import { isFolded, type EventSource, type EventType, type FoldedType, type MessageItem, type MessageStatus, type TimelineEvent, type TimelineEventItem } from './model';
+import { MessageRepository, type StatusChange } from './repository';
+
+export { workerEventId } from './model';
 
 export interface NewEvent {
   type: EventType;
@@ -22,7 +24,6 @@ export interface NewEvent {
   id?: string;
 }
 
-export const workerEventId = (messageId: string, type: EventType): string => `wkr_${sha256Hex(`${messageId}:${type}`)}`;
 export const routerEventId = (messageId: string): string => `supp_${messageId}`;
 
 /** The timeline events the service counts (shared/platform.ts `countMetrics`), live mail only. */
@@ -52,7 +53,14 @@ export async function recordEvent(
    */
   message: Pick<MessageItem, 'id' | 'account_id' | 'broadcast_id' | 'test_mode'>,
   input: NewEvent,
-  extra: { providerMessageId?: string } = {},
+  extra: {
+    providerMessageId?: string;
+    /**
+     * The message's timeline as the caller read it (MessageRepository.getWithTimeline), when it did:
+     * a signal already on it is known to be a duplicate without a look of its own.
+     */
+    timeline?: readonly TimelineEventItem[];
+  } = {},
 ): Promise<Recorded> {
   const messages = new MessageRepository(deps.store);
   const now = deps.clock.now().toISOString();
@@ -67,31 +75,71 @@ export async function recordEvent(
     occurred_at: input.occurredAt,
     created_at: now,
   };
-  const created = await messages.addEvent(event);
+  const stored = isFolded(event.type) ? await storeFolded(messages, { ...event, type: event.type }, now, extra) : { ...(await storeOwnItem(messages, event)), moved: false };
   // Once per event, where it is first stored: a duplicate signal or a retried job counts nothing.
   const metric = COUNTED[event.type];
-  if (created && metric && !message.test_mode) deps.metrics.count(metric);
-  const recorded = created ? event : ((await messages.getEvent(message.id, input.providerEventId)) ?? event);
+  if (stored.created && metric && !message.test_mode) deps.metrics.count(metric);
   // Counted for a duplicate too (once per message and type, so a repeat settles and adds nothing),
-  // and before the status moves: every retry a crash here leads to (a redelivered signal, a send
-  // job whose message is still waiting) comes back through this line.
-  await countBroadcastEvent(deps, message, recorded.type);
+  // and, where the status move is a write of its own, before it: every retry a crash here leads to
+  // (a redelivered signal, a send job whose message is still waiting or was decided) comes back
+  // through this line.
+  await countBroadcastEvent(deps, message, stored.recorded.type);
   // Applied for a duplicate too: a delivery that died between storing the event and moving the
   // status finishes the move when the signal comes again (the move is conditional, so repeating it
   // changes nothing otherwise).
-  await applyStatus(messages, recorded, now, extra.providerMessageId);
-  await publish(deps, recorded);
-  return { event: recorded, created };
+  if (!stored.moved) await applyStatus(messages, stored.recorded, now, extra.providerMessageId);
+  await publish(deps, stored.recorded);
+  return { event: stored.recorded, created: stored.created };
 }
 
-/** The statuses an open or a click moves (the spec's state table; waiting ones included, see applyStatus). */
+interface Stored {
+  recorded: TimelineEvent;
+  created: boolean;
+  /** The status move was made in the same write as the event. */
+  moved: boolean;
+}
+
+/** An event on an item of its own, keyed by its provider event id: stored once. */
+async function storeOwnItem(messages: MessageRepository, event: TimelineEvent): Promise<Omit<Stored, 'moved'>> {
+  const created = await messages.addEvent(event);
+  return { created, recorded: created ? event : ((await messages.getEvent(event.message_id, event.provider_event_id)) ?? event) };
+}
+
+/**
+ * A `sent` or `delivered` event, kept on the message item: as a rule one write stores it and moves
+ * the status. First, a signal already on the timeline is a duplicate: on the timeline the caller
+ * read, or (when it read none) on an event item written before events were kept on the message.
+ * When the write does not hold (the status may not move, or the signal came meanwhile) the event
+ * is, in turn: stored on the item without the move (the caller then tries the move as for any
+ * other event); a duplicate of the one the item holds; or, when the item holds another signal of
+ * its type (or the message is gone), an event item of its own, as any other type's.
+ */
+async function storeFolded(
+  messages: MessageRepository,
+  event: TimelineEvent & { type: FoldedType },
+  now: string,
+  extra: { providerMessageId?: string; timeline?: readonly TimelineEventItem[] },
+): Promise<Stored> {
+  const seen = (timeline: readonly TimelineEventItem[]) => timeline.find((e) => e.provider_event_id === event.provider_event_id);
+  const before = extra.timeline ? seen(extra.timeline) : await messages.getEvent(event.message_id, event.provider_event_id);
+  if (before) return { recorded: before, created: false, moved: false };
+  if (await messages.foldEvent(event, statusChangeOf(event, now, extra.providerMessageId))) return { recorded: event, created: true, moved: true };
+  if (await messages.foldEvent(event)) return { recorded: event, created: true, moved: false };
+  const { message, events } = await messages.getWithTimeline(event.message_id);
+  const held = message && seen(events);
+  if (held) return { recorded: held, created: false, moved: false };
+  return { ...(await storeOwnItem(messages, event)), moved: false };
+}
+
+/** The statuses an open or a click moves (the spec's state table; waiting ones included, see statusChangeOf). */
 const WAITING_OR_DELIVERED: MessageStatus[] = ['queued', 'scheduled', 'sent', 'delivery_delayed', 'delivered', 'opened'];
 const ENGAGEMENT_FROM: Partial<Record<EventType, readonly MessageStatus[]>> = {
   opened: WAITING_OR_DELIVERED,
   clicked: [...WAITING_OR_DELIVERED, 'clicked'],
 };
 
-async function applyStatus(messages: MessageRepository, event: TimelineEvent, now: string, providerMessageId: string | undefined): Promise<void> {
+/** The status move an event makes, when the message's status and time allow it. */
+function statusChangeOf(event: TimelineEvent, now: string, providerMessageId: string | undefined): StatusChange {
   // `sent` is the handoff: it moves a message that is still waiting, never one the provider has
   // already reported on (a send retried after a crash records its handoff after the delivery).
   // Any other signal is a report on the message: it replaces a waiting or handed-off status
@@ -102,10 +150,14 @@ async function applyStatus(messages: MessageRepository, event: TimelineEvent, no
   // bounced, complained or failed one, and an open does not take a clicked status back; an open
   // or click reported before its delivery still moves a message waiting for it.
   const engaged = ENGAGEMENT_FROM[event.type];
-  const moved =
-    event.type === 'sent'
-      ? await messages.moveStatus(event.message_id, { status: event.type, at: event.occurred_at, now, providerMessageId, onlyFrom: ['queued', 'scheduled'] })
-      : await messages.moveStatus(event.message_id, { status: event.type, at: event.occurred_at, now, providerMessageId, alwaysFrom: ['queued', 'scheduled', 'sent'], ...(engaged ? { onlyFrom: engaged } : {}) });
+  const change = { status: event.type, at: event.occurred_at, now, providerMessageId };
+  return event.type === 'sent'
+    ? { ...change, onlyFrom: ['queued', 'scheduled'] }
+    : { ...change, alwaysFrom: ['queued', 'scheduled', 'sent'], ...(engaged ? { onlyFrom: engaged } : {}) };
+}
+
+async function applyStatus(messages: MessageRepository, event: TimelineEvent, now: string, providerMessageId: string | undefined): Promise<void> {
+  const moved = await messages.moveStatus(event.message_id, statusChangeOf(event, now, providerMessageId));
   // An older event arriving late joins the timeline without moving the status; the provider
   // message id it carries is still worth keeping.
   if (!moved && providerMessageId) await messages.setProviderMessageId(event.message_id, providerMessageId);

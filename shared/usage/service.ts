@@ -17,9 +17,12 @@ export const periodOf = (at: Date | string): string => new Date(at).toISOString(
 
 /** A live send the provider accepted, counted in the month of `at`; a broadcast's message counts as broadcast. */
 export async function recordSend(store: Store, message: { account_id: string; channel: Channel; broadcast_id?: string }, at: string): Promise<void> {
-  await new UsageRepository(store).addSend(message.account_id, periodOf(at), message.channel, message.broadcast_id ? 'broadcast' : 'transactional');
-  // The sending reputation's denominator: live email sends, as SES counts them (shared/reputation).
-  if (message.channel === 'email') await countReputationSend(store, message.account_id, new Date(at));
+  // Two items apart, written side by side.
+  await Promise.all([
+    new UsageRepository(store).addSend(message.account_id, periodOf(at), message.channel, message.broadcast_id ? 'broadcast' : 'transactional'),
+    // The sending reputation's denominator: live email sends, as SES counts them (shared/reputation).
+    message.channel === 'email' ? countReputationSend(store, message.account_id, new Date(at)) : undefined,
+  ]);
 }
 
 /** The period's usage and, whatever the period, the account's reputation now (shared/reputation). */

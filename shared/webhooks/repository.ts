@@ -108,8 +108,9 @@ export class SubscriptionRepository {
   }
 
   /** Every subscription of the account (at most a few dozen), oldest first. */
-  async all(accountId: string): Promise<SubscriptionItem[]> {
-    return allItems<SubscriptionItem>(this.store, accountSubscriptions(accountId));
+  /** `consistent: false` for a read that may miss a subscription made a moment ago (half the read units). */
+  async all(accountId: string, options: { consistent?: boolean } = {}): Promise<SubscriptionItem[]> {
+    return allItems<SubscriptionItem>(this.store, { ...accountSubscriptions(accountId), ...options });
   }
 
   /** A page of the account's subscriptions, newest first. */

@@ -74,8 +74,8 @@ export async function changeableSubscription(subscriptions: SubscriptionReposito
 }
 
 /** Every active subscription of the account that takes this event type. */
-export async function listMatchingSubscriptions(store: Store, accountId: string, eventType: string): Promise<SubscriptionItem[]> {
-  return (await new SubscriptionRepository(store).all(accountId)).filter((s) => matches(s, eventType));
+export async function listMatchingSubscriptions(store: Store, accountId: string, eventType: string, options: { consistent?: boolean } = {}): Promise<SubscriptionItem[]> {
+  return (await new SubscriptionRepository(store).all(accountId, options)).filter((s) => matches(s, eventType));
 }
 
 /** The plaintext signing secret: the HMAC key exactly as shown to the user (64 hex, UTF-8). */

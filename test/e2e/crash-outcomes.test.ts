@@ -11,7 +11,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { sortTimeline, type TimelineEventItem } from '../../shared/messages/model';
 import { api, useKillableRuntime } from '../support/local-process';
-import { scanEntity as scan, storeOf } from '../support/runtime-store';
+import { scanEntity as scan, scanTimelineEvents, storeOf } from '../support/runtime-store';
 import { waitFor } from '../support/wait';
 
 const ITEMS = 1000;
@@ -24,7 +24,7 @@ const runtime = useKillableRuntime('crash-outcomes');
 async function readBack(db: DynamoDBDocumentClient): Promise<{ messages: Array<Record<string, any>>; timelines: Map<string, string[]> }> {
   const messages = (await scan(db, 'message')).filter((m) => m.account_id === runtime.bootstrap.account_id);
   const byMessage = new Map<string, TimelineEventItem[]>();
-  for (const e of await scan(db, 'message_event')) byMessage.set(e.message_id, [...(byMessage.get(e.message_id) ?? []), e as TimelineEventItem]);
+  for (const e of await scanTimelineEvents(db)) byMessage.set(e.message_id, [...(byMessage.get(e.message_id) ?? []), e as TimelineEventItem]);
   const timelines = new Map([...byMessage].map(([id, events]) => [id, sortTimeline(events).map((e) => e.type as string)]));
   return { messages, timelines };
 }
@@ -48,7 +48,7 @@ describe('kill -9 of the local runtime while a batch drains', () => {
     const firstDb = storeOf(first);
     const sentBeforeKill = await waitFor(
       async () => {
-        const sent = (await scan(firstDb, 'message_event')).filter((e) => e.account_id === accountId && e.type === 'sent').length;
+        const sent = (await scanTimelineEvents(firstDb)).filter((e) => e.account_id === accountId && e.type === 'sent').length;
         return sent >= KILL_AFTER_SENT && sent;
       },
       { what: `${KILL_AFTER_SENT} messages of the batch to be sent`, timeoutMs: 120_000, intervalMs: 50 },

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { api, useKillableRuntime } from '../support/local-process';
 import { startHttpReceiver, type Receiver } from '../support/receivers';
-import { scanEntity, storeOf } from '../support/runtime-store';
+import { scanEntity, scanTimelineEvents, storeOf } from '../support/runtime-store';
 import { waitFor } from '../support/wait';
 
 const MESSAGES = 250;
@@ -66,7 +66,7 @@ it(`delivers every one of ${EVENTS} webhook events after a kill -9 mid-delivery,
   // And each message's status is its newest event: delivered, with delivered on its timeline.
   const db = storeOf(second);
   const messages = (await scanEntity(db, 'message')).filter((m) => ids.includes(m.id));
-  const delivered = new Set((await scanEntity(db, 'message_event')).filter((e) => e.type === 'delivered').map((e) => e.message_id));
+  const delivered = new Set((await scanTimelineEvents(db)).filter((e) => e.type === 'delivered').map((e) => e.message_id));
   db.destroy();
   expect(messages.filter((m) => m.status !== 'delivered').map((m) => [m.id, m.status])).toEqual([]);
   expect(ids.filter((id) => !delivered.has(id))).toEqual([]);

@@ -3,7 +3,7 @@
 // never accepted appears. What happened is read back from the store and the SES emulator.
 import { afterAll, describe, expect, it } from 'vitest';
 import { api, useKillableRuntime, type RuntimeProcess } from '../support/local-process';
-import { countAccountMessages, scanEntity as scan, storeOf } from '../support/runtime-store';
+import { countAccountMessages, scanEntity as scan, scanTimelineEvents, storeOf } from '../support/runtime-store';
 import { waitFor } from '../support/wait';
 
 const ITEMS = 400;
@@ -16,7 +16,7 @@ async function readBack(r: RuntimeProcess): Promise<{ messages: Array<Record<str
   const db = storeOf(r);
   const messages = (await scan(db, 'message')).filter((m) => m.account_id === runtime.bootstrap.account_id);
   const events = new Map<string, string[]>();
-  for (const e of await scan(db, 'message_event')) events.set(e.message_id, [...(events.get(e.message_id) ?? []), e.type]);
+  for (const e of await scanTimelineEvents(db)) events.set(e.message_id, [...(events.get(e.message_id) ?? []), e.type]);
   db.destroy();
   return { messages, events };
 }

@@ -152,8 +152,7 @@ describe('the worker\'s handoff landing after the provider\'s report (issue 28)'
   it('keeps delivered when the worker\'s sent is written after it, at a later time: the status never goes back', async () => {
     // Prepare: a message still queued as far as the store knows (the worker's sent not yet written).
     const sent = await seedSentMessage(c);
-    await c.store.delete(keys.messageEvent(sent.message.id, workerEventId(sent.message.id, 'sent')));
-    await c.store.update(keys.message(sent.message.id), { expression: 'SET #s = :queued REMOVE status_at', names: { '#s': 'status' }, values: { ':queued': 'queued' } });
+    await c.store.update(keys.message(sent.message.id), { expression: 'SET #s = :queued REMOVE status_at, evt_sent', names: { '#s': 'status' }, values: { ':queued': 'queued' } });
 
     // Act: the Delivery is ingested first, then the worker records its handoff, later by the clock.
     await handler(sqsEvent([sqsRecord(snsWrap(deliveryNotification(sent.target, { at: later(1) })))]));

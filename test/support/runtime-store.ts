@@ -5,6 +5,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { keys, type ItemKey } from '../../shared/db/keys';
 import { table } from '../../shared/db/schema';
+import { timelineOf, type MessageItem, type TimelineEventItem } from '../../shared/messages/model';
 import { LOCAL_TABLE } from '../../shared/runtime/local/runtime';
 import type { RuntimeProcess } from './local-process';
 
@@ -29,6 +30,24 @@ export async function scanEntity(db: DynamoDBDocumentClient, entity: string): Pr
     items.push(...(page.Items ?? []));
   }
   return items;
+}
+
+/**
+ * Every timeline event in the store: the event items and the events kept on message items
+ * (shared/messages/model.ts timelineOf), each once, as the API reads a message's timeline.
+ */
+export async function scanTimelineEvents(db: DynamoDBDocumentClient): Promise<TimelineEventItem[]> {
+  const messages: MessageItem[] = [];
+  const items: TimelineEventItem[] = [];
+  const filter = { FilterExpression: 'entity IN (:m, :e)', ExpressionAttributeValues: { ':m': 'message', ':e': 'message_event' } };
+  for await (const page of paginateScan({ client: db }, { TableName: LOCAL_TABLE, ...filter })) {
+    for (const item of page.Items ?? []) (item.entity === 'message' ? messages : items).push(item as never);
+  }
+  const byMessage = new Map<string, TimelineEventItem[]>();
+  for (const e of items) byMessage.set(e.message_id, [...(byMessage.get(e.message_id) ?? []), e]);
+  const withMessage = messages.flatMap((m) => timelineOf(m, byMessage.get(m.id) ?? []));
+  const ids = new Set(messages.map((m) => m.id));
+  return [...withMessage, ...items.filter((e) => !ids.has(e.message_id))];
 }
 
 export async function getItem(db: DynamoDBDocumentClient, key: ItemKey): Promise<Record<string, any> | undefined> {
