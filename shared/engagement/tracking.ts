@@ -7,7 +7,7 @@ import type { Ids } from '../ids';
 import type { Store } from '../db/store';
 import type { MessageItem } from '../messages/model';
 import { MessageRepository } from '../messages/repository';
-import { recordEvent } from '../messages/timeline';
+import { recordEvent, type TimelineListeners } from '../messages/timeline';
 import type { Clock } from '../ports/clock';
 import type { Metrics } from '../ports/metrics';
 import type { Queue } from '../ports/queue';
@@ -18,6 +18,8 @@ import { tracksClicks, tracksOpens } from '../tracking/choice';
 import { trackedMessageOf, trackTokenMatches, type TrackKind } from '../tracking/token';
 
 export interface TrackingDeps {
+  /** The timeline's listeners (shared/runtime/listeners.ts), passed on to recordEvent. */
+  timeline: TimelineListeners;
   store: Store;
   clock: Clock;
   ids: Ids;

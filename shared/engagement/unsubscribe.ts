@@ -15,7 +15,7 @@ import { ApiError } from '../errors';
 import type { Ids } from '../ids';
 import type { MessageItem } from '../messages/model';
 import { MessageRepository } from '../messages/repository';
-import { recordEvent, workerEventId } from '../messages/timeline';
+import { recordEvent, workerEventId, type TimelineListeners } from '../messages/timeline';
 import type { Clock } from '../ports/clock';
 import type { Metrics } from '../ports/metrics';
 import type { Queue } from '../ports/queue';
@@ -26,6 +26,8 @@ import type { UnsubscribeVia, UnsubscribeView } from '../unsubscribe/schemas';
 import { messageIdOf, tokenMatches } from '../unsubscribe/token';
 
 export interface UnsubscribeDeps {
+  /** The timeline's listeners (shared/runtime/listeners.ts), passed on to recordEvent. */
+  timeline: TimelineListeners;
   store: Store;
   clock: Clock;
   ids: Ids;

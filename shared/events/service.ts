@@ -4,7 +4,7 @@ import type { Store } from '../db/store';
 import type { Ids } from '../ids';
 import { isFolded, type EventType, type MessageItem, type TimelineEventItem } from '../messages/model';
 import { MessageRepository } from '../messages/repository';
-import { recordEvent } from '../messages/timeline';
+import { recordEvent, type TimelineListeners } from '../messages/timeline';
 import type { Clock } from '../ports/clock';
 import type { Metrics } from '../ports/metrics';
 import type { Queue } from '../ports/queue';
@@ -34,7 +34,7 @@ export type IngestResult =
 /** A notification of a type the timeline does not track (Send, SNS subscription messages…). */
 export type SesEventResult = IngestResult | { outcome: 'ignored' };
 
-type Deps = { store: Store; clock: Clock; ids: Ids; queue: Queue; logger: Logger; metrics: Metrics; config?: ReputationConfig };
+type Deps = { store: Store; clock: Clock; ids: Ids; queue: Queue; logger: Logger; metrics: Metrics; timeline: TimelineListeners; config?: ReputationConfig };
 
 /**
  * The configuration set's event publishing carries the tags the send worker set (our message id

@@ -20,7 +20,7 @@ import { asMailed } from '../templates/text';
 import { HANDOFF_WINDOW_MS, handoffDelaySeconds, type SendJob } from './messages';
 import type { MessageItem, TimelineEventItem } from './model';
 import { MessageRepository } from './repository';
-import { recordEvent, routerEventId, workerEventId } from './timeline';
+import { recordEvent, routerEventId, workerEventId, type TimelineListeners } from './timeline';
 import type { HttpClient } from '../ports/http-client';
 import type { Secrets } from '../ports/secrets';
 import { UNSUBSCRIBE_SECRET, unsubscribeHeaders, unsubscribeUrl } from '../unsubscribe/links';
@@ -28,6 +28,8 @@ import { trackHtml } from '../tracking/rewrite';
 import { fillUnsubscribeUrl } from '../unsubscribe/variable';
 
 export interface DispatchDeps {
+  /** The timeline's listeners (shared/runtime/listeners.ts), passed on to recordEvent. */
+  timeline: TimelineListeners;
   store: Store;
   clock: Clock;
   ids: Ids;

@@ -13,11 +13,13 @@ import type { SendDecision } from './idempotency';
 import type { SendJob } from './messages';
 import type { MessageItem } from './model';
 import { MessageRepository } from './repository';
-import { recordEvent, routerEventId } from './timeline';
+import { recordEvent, routerEventId, type TimelineListeners } from './timeline';
 
 const HAND_ON_CONCURRENCY = 16;
 
 export interface HandOnDeps {
+  /** The timeline's listeners (shared/runtime/listeners.ts), passed on to recordEvent. */
+  timeline: TimelineListeners;
   store: Store;
   clock: Clock;
   ids: Ids;

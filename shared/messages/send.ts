@@ -21,6 +21,7 @@ import { checkMessageSize, placeContent } from './content';
 import { checkExtras, type MessageExtras } from './extras';
 import { bodyDigest, decisionOf, LEASE_MS, storedDigest, type SendDecision } from './idempotency';
 import { messageIdFor } from './message-id';
+import type { TimelineListeners } from './timeline';
 import { MessageRepository, messageKeyBytes, type NewMessage } from './repository';
 import type { MessageItem } from './model';
 import { admitTestSend, ownAddressCounted, type SandboxQuota } from '../test-recipients/sandbox';
@@ -33,6 +34,8 @@ import { decideTracking, type TrackingChoice } from '../tracking/choice';
 import { readCaps, releaseSpend, releaseUnstoredSpend, reserveSpend, spendCapExceeded } from '../spend-caps/reserve';
 
 export interface SendDeps {
+  /** The timeline's listeners (shared/runtime/listeners.ts): a send suppressed or held records its event. */
+  timeline: TimelineListeners;
   store: Store;
   clock: Clock;
   ids: Ids;

@@ -1,14 +1,12 @@
 // The append-only timeline. Each signal is stored once, keyed by its provider_event_id, and the
 // message status follows the newest event by occurred_at whatever order events arrive in. The
 // `sent` and `delivered` events are kept on the message item, each written with its status move.
-import { countBroadcastEvent } from '../broadcasts/stats';
 import type { Store } from '../db/store';
 import type { Ids } from '../ids';
 import type { Clock } from '../ports/clock';
 import type { Metrics } from '../ports/metrics';
 import type { CountMetric } from '../platform';
 import type { Queue } from '../ports/queue';
-import { publishEvent } from '../webhooks/deliver';
 import { isFolded, type EventSource, type EventType, type FoldedType, type MessageItem, type MessageStatus, type TimelineEvent, type TimelineEventItem } from './model';
 import { MessageRepository, type StatusChange } from './repository';
 
@@ -40,18 +38,32 @@ export interface Recorded {
   created: boolean;
 }
 
+/** The message an event is recorded for: its broadcast_id when a broadcast sent it, its test_mode (only live mail's events count in the service's metrics). */
+export type EventMessage = Pick<MessageItem, 'id' | 'account_id' | 'broadcast_id' | 'test_mode'>;
+
+export type TimelineDeps = { store: Store; clock: Clock; ids: Ids; queue: Queue; metrics: Metrics };
+
+/** An area above the timeline, told of a recorded event (a duplicate too: it must settle and add nothing). */
+export type TimelineListener = (deps: TimelineDeps, message: EventMessage, event: TimelineEvent) => Promise<void>;
+
 /**
- * Records one signal on a message's timeline and hands subscribable types to the webhook queue.
- * A duplicate is handed over again too: delivery claims collapse it, and a crash between the
+ * The listeners the composition root passes in (shared/runtime/listeners.ts), so the timeline
+ * imports none of the areas that act on its events: `counted` run before the status move when that
+ * is a write of its own (a broadcast's stats), `settled` once the status has moved (the webhooks).
+ */
+export interface TimelineListeners {
+  counted: readonly TimelineListener[];
+  settled: readonly TimelineListener[];
+}
+
+/**
+ * Records one signal on a message's timeline and tells the listeners (the webhook hand-off among
+ * them). They are told of a duplicate too: delivery claims collapse it, and a crash between the
  * write and the hand-off cannot lose the webhook.
  */
 export async function recordEvent(
-  deps: { store: Store; clock: Clock; ids: Ids; queue: Queue; metrics: Metrics },
-  /**
-   * With its broadcast_id when a broadcast sent it: the event is counted in that broadcast's stats.
-   * Its test_mode: only live mail's events count in the service's metrics.
-   */
-  message: Pick<MessageItem, 'id' | 'account_id' | 'broadcast_id' | 'test_mode'>,
+  deps: TimelineDeps & { timeline: TimelineListeners },
+  message: EventMessage,
   input: NewEvent,
   extra: {
     providerMessageId?: string;
@@ -83,12 +95,12 @@ export async function recordEvent(
   // and, where the status move is a write of its own, before it: every retry a crash here leads to
   // (a redelivered signal, a send job whose message is still waiting or was decided) comes back
   // through this line.
-  await countBroadcastEvent(deps, message, stored.recorded.type);
+  for (const listener of deps.timeline.counted) await listener(deps, message, stored.recorded);
   // Applied for a duplicate too: a delivery that died between storing the event and moving the
   // status finishes the move when the signal comes again (the move is conditional, so repeating it
   // changes nothing otherwise).
   if (!stored.moved) await applyStatus(messages, stored.recorded, now, extra.providerMessageId);
-  await publish(deps, stored.recorded);
+  for (const listener of deps.timeline.settled) await listener(deps, message, stored.recorded);
   return { event: stored.recorded, created: stored.created };
 }
 
@@ -162,17 +174,6 @@ async function applyStatus(messages: MessageRepository, event: TimelineEvent, no
   // message id it carries is still worth keeping.
   if (!moved && providerMessageId) await messages.setProviderMessageId(event.message_id, providerMessageId);
 }
-
-const publish = (deps: { store: Store; queue: Queue }, e: TimelineEvent): Promise<void> =>
-  publishEvent(deps, {
-    event_id: e.id,
-    event_type: e.type,
-    message_id: e.message_id,
-    account_id: e.account_id,
-    payload: e.payload,
-    occurred_at: e.occurred_at,
-    created_at: e.created_at,
-  });
 
 /** A message (if stored) and its timeline events. */
 export function readTimeline(store: Store, messageId: string): Promise<{ message?: MessageItem; events: TimelineEventItem[] }> {

@@ -33,6 +33,8 @@ import { NodeDns } from '../adapters/node-dns';
 import { staticSecrets } from '../adapters/static-secrets';
 import { StripePayments } from '../adapters/stripe-payments';
 import { Store } from '../db/store';
+import type { TimelineListeners } from '../messages/timeline';
+import { timelineListeners } from './listeners';
 import { ulidIds, type Ids } from '../ids';
 import { systemClock, type Clock } from '../ports/clock';
 import type { Dns } from '../ports/dns';
@@ -84,10 +86,12 @@ export interface Container {
   metrics: Metrics;
   /** Stripe; undefined where billing is not configured (no Stripe keys), answered 503 billing_not_configured. */
   payments?: Payments;
+  /** What the areas above the timeline do with its events (shared/runtime/listeners.ts). */
+  timeline: TimelineListeners;
 }
 
 /** Ports a runtime or a test puts in place of the ones the config would build. */
-export type Replacements = Partial<Omit<Container, 'config' | 'ids'>>;
+export type Replacements = Partial<Omit<Container, 'config' | 'ids' | 'timeline'>>;
 
 /**
  * A port this function's bundle was built without (its manifest `needs` do not grant it). Using it
@@ -205,6 +209,7 @@ export async function buildContainer(config: RuntimeConfig, replace: Replacement
     logger: replace.logger ?? (config.runtime === 'aws' ? powertoolsLogger(config.logLevel) : createLogger(config.logLevel)),
     metrics: replace.metrics ?? (config.runtime === 'aws' ? stdoutEmfMetrics(config.stage, () => clock.now().getTime()) : noMetrics),
     payments: 'payments' in replace ? replace.payments : paymentsOf(config, secrets),
+    timeline: timelineListeners,
   };
 }
 

@@ -176,7 +176,7 @@ export interface SentMessage {
  * now.
  */
 export async function seedSentMessage(
-  c: Pick<Container, 'store' | 'clock' | 'ids' | 'queue' | 'metrics'>,
+  c: Pick<Container, 'store' | 'clock' | 'ids' | 'queue' | 'metrics' | 'timeline'>,
   options: { accountId?: string; recipient?: string } = {},
 ): Promise<SentMessage> {
   const id = c.ids.next('msg');
