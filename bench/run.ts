@@ -99,7 +99,8 @@ async function main(): Promise<void> {
   if (selected.length > 0) {
     // A partial run: only its sections change in the file a full run wrote.
     let kept = readFileSync(file, 'utf8');
-    for (const section of sections) kept = replaceSection(kept, section);
+    // A module may write several `## ` sections; each replaces its own.
+    for (const section of sections.flatMap((x) => x.split(/(?=^## )/m))) kept = replaceSection(kept, section);
     writeFileSync(file, kept);
     process.stdout.write(sections.join('\n\n') + '\n');
     ctx.log(`replaced ${sections.length} section(s) in ${file}`);
