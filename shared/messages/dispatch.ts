@@ -20,7 +20,7 @@ import { asMailed } from '../templates/text';
 import { HANDOFF_WINDOW_MS, handoffDelaySeconds, type SendJob } from './messages';
 import type { MessageItem, TimelineEventItem } from './model';
 import { MessageRepository } from './repository';
-import { recordEvent, routerEventId, workerEventId, type TimelineListeners } from './timeline';
+import { recordEvent, routerEventId, workerEventId, type EventMessage, type NewEvent, type TimelineListeners } from './timeline';
 import type { HttpClient } from '../ports/http-client';
 import type { Secrets } from '../ports/secrets';
 import { UNSUBSCRIBE_SECRET, unsubscribeHeaders, unsubscribeUrl } from '../unsubscribe/links';
@@ -63,6 +63,9 @@ export type DispatchResult = 'sent' | 'simulated' | 'failed' | 'suppressed' | 's
 
 const DISPATCHABLE = new Set(['queued', 'scheduled']);
 
+/** What the timeline needs of a message. */
+const refOf = (message: MessageItem): EventMessage => ({ id: message.id, account_id: message.account_id, broadcast_id: message.broadcast_id, test_mode: message.test_mode });
+
 const later = (iso: string, ms: number): string => new Date(new Date(iso).getTime() + ms).toISOString();
 
 /** Test mode: nothing leaves; the recipient's local part picks the outcome. */
@@ -73,7 +76,7 @@ const later = (iso: string, ms: number): string => new Date(new Date(iso).getTim
  * mailbox named bounced@ or complained@.
  */
 async function simulate(deps: DispatchDeps, message: MessageItem, now: string, timeline: readonly TimelineEventItem[]): Promise<void> {
-  const ref = { id: message.id, account_id: message.account_id, broadcast_id: message.broadcast_id, test_mode: message.test_mode };
+  const ref = refOf(message);
   const providerMessageId = `test_${message.id}`;
   await recordEvent(deps, ref, { type: 'sent', source: 'worker', providerEventId: workerEventId(message.id, 'sent'), payload: { provider_message_id: providerMessageId }, occurredAt: now }, { providerMessageId, timeline });
   const local = message.recipient.slice(0, message.recipient.lastIndexOf('@'));
@@ -93,7 +96,7 @@ async function simulate(deps: DispatchDeps, message: MessageItem, now: string, t
  * and the timeline say what happened.
  */
 async function postWebhookMessage(deps: DispatchDeps, message: MessageItem, now: string, attempt: { finalAttempt: boolean }, timeline: readonly TimelineEventItem[]): Promise<DispatchResult> {
-  const ref = { id: message.id, account_id: message.account_id, broadcast_id: message.broadcast_id, test_mode: message.test_mode };
+  const ref = refOf(message);
   const event = (type: 'delivered' | 'failed', payload: Record<string, unknown>) =>
     recordEvent(deps, ref, { type, source: 'worker', providerEventId: workerEventId(message.id, type), payload, occurredAt: now }, { timeline });
   if (message.test_mode) {
@@ -163,7 +166,7 @@ function withTracking(deps: DispatchDeps, message: MessageItem, email: OutboundE
  * the timeline read with the message.
  */
 async function finishEarlierAttempt(deps: DispatchDeps, message: MessageItem, timeline: readonly TimelineEventItem[]): Promise<void> {
-  const ref = { id: message.id, account_id: message.account_id, broadcast_id: message.broadcast_id, test_mode: message.test_mode };
+  const ref = refOf(message);
   const mine = timeline.filter((e) => e.source === 'worker' || e.source === 'router');
   if (message.test_mode && message.channel === 'email' && mine.some((e) => e.type === 'sent')) {
     await simulate(deps, message, mine.find((e) => e.type === 'sent')!.occurred_at, timeline);
@@ -188,6 +191,107 @@ function sharedSenderAsConfigured(deps: DispatchDeps, from: string): string {
 }
 
 /**
+ * A job whose message is not stored (or not this account's). The accepting request hands a job on
+ * before it stores the message: it may still be storing it, so within the window the job is put
+ * back with a short delay, not failed to the queue's visibility timeout (a second job for the
+ * message is harmless: the dispatch guard sends once). Past the window, or on the last attempt,
+ * the request died or failed before the message was stored, and nothing was accepted.
+ */
+async function unknownMessage(deps: DispatchDeps, job: SendJob, attempt: Attempt, stored: boolean): Promise<DispatchResult> {
+  const storing = !stored && job.handed_at !== undefined && deps.clock.now().getTime() - job.handed_at < HANDOFF_WINDOW_MS;
+  if (storing && !attempt.finalAttempt) {
+    const tries = (job.handoff_tries ?? 0) + 1;
+    await deps.queue.send('send', { ...job, handoff_tries: tries }, { delaySeconds: handoffDelaySeconds(tries) });
+    return 'deferred';
+  }
+  deps.logger.warn('send job for an unknown message; dropped', { job });
+  return 'skipped';
+}
+
+/** The `sent` event, counted once in usage: a redelivered job finds it already there. */
+async function recordSent(deps: DispatchDeps, message: MessageItem, at: string, providerMessageId: string, timeline: readonly TimelineEventItem[]): Promise<void> {
+  const recorded = await recordEvent(
+    deps,
+    refOf(message),
+    { type: 'sent', source: 'worker', providerEventId: workerEventId(message.id, 'sent'), payload: { provider_message_id: providerMessageId }, occurredAt: at },
+    { providerMessageId, timeline },
+  );
+  if (recorded.created) await recordSend(deps.store, message, at);
+}
+
+/** A message that will not go: its event (with the reason), and its spend reservation given back once. */
+async function notSent(deps: DispatchDeps, message: MessageItem, event: Omit<NewEvent, 'source'> & { source?: NewEvent['source'] }): Promise<void> {
+  const recorded = await recordEvent(deps, refOf(message), { source: 'worker', ...event });
+  if (recorded.created) await releaseSpend(deps, message);
+}
+
+/**
+ * Takes the message for sending (the dispatch lease) and reads, beside it, what decides whether it
+ * may go: its account and a suppression of its recipient (read for nothing when the lease is not
+ * taken, which is rare). Another attempt holding it: retried later, or skipped on the last attempt.
+ */
+async function takeLease(
+  deps: DispatchDeps,
+  messages: MessageRepository,
+  message: MessageItem,
+  now: string,
+  attempt: Attempt,
+): Promise<{ account: AccountItem | undefined; suppressed: boolean } | undefined> {
+  const leaseMs = deps.config.dispatchLeaseMs ?? DISPATCH_LEASE_MS;
+  const held = message.dispatched_at !== undefined && new Date(message.dispatched_at).getTime() > deps.clock.now().getTime() - leaseMs;
+  const readAccount = attempt.account ?? ((id: string) => getAccount(deps.store, id));
+  const [taken, account, suppression] = held
+    ? [false]
+    : await Promise.all([
+        messages.markDispatched(message.id, now, message.dispatched_at),
+        readAccount(message.account_id),
+        findSuppression(deps.store, message.account_id, message.channel, message.recipient),
+      ]);
+  if (taken) return { account, suppressed: Boolean(suppression) };
+  if (attempt.finalAttempt) return undefined;
+  throw new RetryableError(`message ${message.id} is being sent by another attempt; retried later`);
+}
+
+/** The email as the provider gets it: content, the shared sender as configured, extras, unsubscribe and tracking. */
+async function outboundEmail(deps: DispatchDeps, messages: MessageRepository, message: MessageItem): Promise<OutboundEmail> {
+  const content = await loadContent({ objects: deps.objects, messages }, message);
+  // A template's HTML is mailed with its CSS inlined and, without a text part, one made from it
+  // (shared/templates/text.ts); inline content is sent as given.
+  const parts =
+    content.template_id !== undefined && content.body_html !== undefined ? asMailed(content.body_html, content.body_text) : { html: content.body_html, text: content.body_text };
+  const email: OutboundEmail = { from: sharedSenderAsConfigured(deps, content.from), to: message.recipient, subject: content.subject, html: parts.html, text: parts.text ?? undefined, messageId: message.id, accountId: message.account_id };
+  // An internal sender's headers and attachments (shared/messages/extras.ts); the objects are read now, at send time.
+  if (content.headers?.length) email.headers = content.headers;
+  if (content.attachments?.length) email.attachments = await loadAttachments(deps.objects, content.attachments);
+  return withTracking(deps, message, message.message_type === 'marketing' ? withUnsubscribe(deps, message, email) : email);
+}
+
+/**
+ * Hands the email to the provider: its id and when it took the mail (now, or when an earlier
+ * attempt that died handed it over), or `failed` once recorded. A failure worth retrying gives
+ * the lease back and throws, unless this is the last attempt.
+ */
+async function mail(deps: DispatchDeps, messages: MessageRepository, message: MessageItem, now: string, attempt: Attempt): Promise<{ providerMessageId: string; sentAt: string } | 'failed'> {
+  try {
+    const receipt = await deps.mailer.send(await outboundEmail(deps, messages, message));
+    // Never after now, and never before this message was accepted.
+    const early = receipt.acceptedAt !== undefined && receipt.acceptedAt < now;
+    return { providerMessageId: receipt.providerMessageId, sentAt: early ? (receipt.acceptedAt! > message.created_at ? receipt.acceptedAt! : message.created_at) : now };
+  } catch (error) {
+    // Missing content (or a missing attachment) is as final as a provider's refusal: retrying cannot bring it back.
+    if (!(error instanceof PermanentSendError || error instanceof ContentMissingError) && !attempt.finalAttempt) {
+      await messages.releaseDispatch(message.id, now).catch(() => false);
+      throw error;
+    }
+    const reason = error instanceof Error ? error.message : String(error);
+    // Never sent, never billed.
+    await notSent(deps, message, { type: 'failed', providerEventId: workerEventId(message.id, 'failed'), payload: { error: reason }, occurredAt: now });
+    deps.logger.warn('message failed', { messageId: message.id, error: reason });
+    return 'failed';
+  }
+}
+
+/**
  * Sends one message. Throws for failures worth retrying (the queue redelivers); on the last
  * attempt (`finalAttempt`) a retryable failure is recorded as `failed` instead of being lost.
  */
@@ -196,33 +300,12 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attemp
   // The message with its timeline: one query of its partition, read as one item would be while the
   // timeline is on the message item (model.ts timelineOf).
   const { message, events: timeline } = await messages.getWithTimeline(job.message_id);
-  if (!message || message.account_id !== job.account_id) {
-    // The accepting request hands a job on before it stores the message: it may still be storing
-    // it. Past the window (or on the last attempt) the request died or failed before the message
-    // was stored, and nothing was accepted.
-    const storing = !message && job.handed_at !== undefined && deps.clock.now().getTime() - job.handed_at < HANDOFF_WINDOW_MS;
-    if (storing && !attempt.finalAttempt) {
-      // Put back with a short delay, not failed to the queue's visibility timeout: the request is
-      // storing it now. A second job for the message is harmless (the dispatch guard sends once).
-      const tries = (job.handoff_tries ?? 0) + 1;
-      await deps.queue.send('send', { ...job, handoff_tries: tries }, { delaySeconds: handoffDelaySeconds(tries) });
-      return 'deferred';
-    }
-    deps.logger.warn('send job for an unknown message; dropped', { job });
-    return 'skipped';
-  }
+  if (!message || message.account_id !== job.account_id) return unknownMessage(deps, job, attempt, message !== undefined);
   const now = deps.clock.now().toISOString();
-  const ref = { id: message.id, account_id: message.account_id, broadcast_id: message.broadcast_id, test_mode: message.test_mode };
   if (message.dispatched_at && message.provider_message_id && !message.test_mode) {
     // An earlier attempt reached the provider and stopped before recording it; a provider event
     // has since told us the provider's id. Record the handoff (once) instead of losing it.
-    const recorded = await recordEvent(
-      deps,
-      ref,
-      { type: 'sent', source: 'worker', providerEventId: workerEventId(message.id, 'sent'), payload: { provider_message_id: message.provider_message_id }, occurredAt: message.dispatched_at },
-      { providerMessageId: message.provider_message_id, timeline },
-    );
-    if (recorded.created) await recordSend(deps.store, message, message.dispatched_at);
+    await recordSent(deps, message, message.dispatched_at, message.provider_message_id, timeline);
     return 'skipped';
   }
   // Taken for sending unless it was canceled, sent or decided meanwhile, or another attempt holds
@@ -232,38 +315,20 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attemp
     if (message.dispatched_at !== undefined) await finishEarlierAttempt(deps, message, timeline);
     return 'skipped';
   }
-  const leaseMs = deps.config.dispatchLeaseMs ?? DISPATCH_LEASE_MS;
-  const held = message.dispatched_at !== undefined && new Date(message.dispatched_at).getTime() > deps.clock.now().getTime() - leaseMs;
-  const readAccount = attempt.account ?? ((id: string) => getAccount(deps.store, id));
-  // The lease, and beside it what decides whether the message may go: its account and a suppression
-  // of its recipient (read for nothing when the lease is not taken, which is rare).
-  const [taken, account, suppression] = held
-    ? [false]
-    : await Promise.all([
-        messages.markDispatched(message.id, now, message.dispatched_at),
-        readAccount(message.account_id),
-        findSuppression(deps.store, message.account_id, message.channel, message.recipient),
-      ]);
-  if (!taken) {
-    if (attempt.finalAttempt) return 'skipped';
-    throw new RetryableError(`message ${message.id} is being sent by another attempt; retried later`);
-  }
-
+  const lease = await takeLease(deps, messages, message, now, attempt);
+  if (!lease) return 'skipped';
   // A suspended account sends nothing more, nor a reputation-paused one live: what it accepted
   // before fails here, with the reason on its timeline, and stays failed when the account is
   // unsuspended or the pause lifted (docs/api-decisions.md).
-  const hold = sendHold(account, !message.test_mode);
+  const hold = sendHold(lease.account, !message.test_mode);
   if (hold) {
-    const recorded = await recordEvent(deps, ref, { type: 'failed', source: 'worker', providerEventId: workerEventId(message.id, 'failed'), payload: { error: `not sent: ${hold.detail}`, reason: hold.reason }, occurredAt: now });
-    if (recorded.created) await releaseSpend(deps, message);
+    await notSent(deps, message, { type: 'failed', providerEventId: workerEventId(message.id, 'failed'), payload: { error: `not sent: ${hold.detail}`, reason: hold.reason }, occurredAt: now });
     deps.logger.info('message not sent: the account may not send', { messageId: message.id, reason: hold.reason });
     return 'failed';
   }
-
   // A scheduled send may meet a suppression added after it was accepted.
-  if (suppression) {
-    const recorded = await recordEvent(deps, ref, { id: message.id, type: 'suppressed', source: 'router', providerEventId: routerEventId(message.id), payload: { reason: 'recipient is on the suppression list' }, occurredAt: now });
-    if (recorded.created) await releaseSpend(deps, message);
+  if (lease.suppressed) {
+    await notSent(deps, message, { id: message.id, type: 'suppressed', source: 'router', providerEventId: routerEventId(message.id), payload: { reason: 'recipient is on the suppression list' }, occurredAt: now });
     return 'suppressed';
   }
   if (message.channel === 'webhook') return postWebhookMessage(deps, message, now, attempt, timeline);
@@ -271,44 +336,8 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attemp
     await simulate(deps, message, now, timeline);
     return 'simulated';
   }
-
-  let providerMessageId: string;
-  // When the provider took the mail: now, or when an earlier attempt that died handed it over.
-  let sentAt = now;
-  try {
-    const content = await loadContent({ objects: deps.objects, messages }, message);
-    // A template's HTML is mailed with its CSS inlined and, without a text part, one made from it
-    // (shared/templates/text.ts); inline content is sent as given.
-    const parts =
-      content.template_id !== undefined && content.body_html !== undefined ? asMailed(content.body_html, content.body_text) : { html: content.body_html, text: content.body_text };
-    const email: OutboundEmail = { from: sharedSenderAsConfigured(deps, content.from), to: message.recipient, subject: content.subject, html: parts.html, text: parts.text ?? undefined, messageId: message.id, accountId: message.account_id };
-    // An internal sender's headers and attachments (shared/messages/extras.ts); the objects are read now, at send time.
-    if (content.headers?.length) email.headers = content.headers;
-    if (content.attachments?.length) email.attachments = await loadAttachments(deps.objects, content.attachments);
-    const receipt = await deps.mailer.send(withTracking(deps, message, message.message_type === 'marketing' ? withUnsubscribe(deps, message, email) : email));
-    providerMessageId = receipt.providerMessageId;
-    // Never after now, and never before this message was accepted.
-    if (receipt.acceptedAt !== undefined && receipt.acceptedAt < now) sentAt = receipt.acceptedAt > message.created_at ? receipt.acceptedAt : message.created_at;
-  } catch (error) {
-    // Missing content (or a missing attachment) is as final as a provider's refusal: retrying cannot bring it back.
-    if (!(error instanceof PermanentSendError || error instanceof ContentMissingError) && !attempt.finalAttempt) {
-      await messages.releaseDispatch(message.id, now).catch(() => false);
-      throw error;
-    }
-    const reason = error instanceof Error ? error.message : String(error);
-    const recorded = await recordEvent(deps, ref, { type: 'failed', source: 'worker', providerEventId: workerEventId(message.id, 'failed'), payload: { error: reason }, occurredAt: now });
-    // Never sent, never billed: its spend reservation is given back (once).
-    if (recorded.created) await releaseSpend(deps, message);
-    deps.logger.warn('message failed', { messageId: message.id, error: reason });
-    return 'failed';
-  }
-  const recorded = await recordEvent(
-    deps,
-    ref,
-    { type: 'sent', source: 'worker', providerEventId: workerEventId(message.id, 'sent'), payload: { provider_message_id: providerMessageId }, occurredAt: sentAt },
-    { providerMessageId, timeline },
-  );
-  // Counted once: a redelivered job finds the sent event already there.
-  if (recorded.created) await recordSend(deps.store, message, sentAt);
+  const sent = await mail(deps, messages, message, now, attempt);
+  if (sent === 'failed') return 'failed';
+  await recordSent(deps, message, sent.sentAt, sent.providerMessageId, timeline);
   return 'sent';
 }
