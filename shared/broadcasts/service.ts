@@ -26,7 +26,7 @@ import type { RecipientChunkItem } from './model';
 import { handOn, newStartToken, START_SAFETY_NET_SECONDS, startJobFor } from './start';
 import { checkActive, ownedTemplate, pinTemplate, type PinnedTemplate } from '../templates/render';
 import type { BulkSendBody } from './schemas';
-import { SCHEDULE_FUTURE_MS, SCHEDULE_PAST_MS } from '../messages/send';
+import { SCHEDULE_FUTURE_MS, SCHEDULE_PAST_MS } from '../messages/prepare';
 
 export interface BroadcastDeps {
   store: Store;
