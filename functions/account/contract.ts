@@ -1,13 +1,14 @@
 import * as z from 'zod';
 import { accountVerificationView, channelBody, channels, channelStateView } from '../../shared/accounts/schemas';
-import type { Contracts } from '../../shared/http/contract';
+import type { ContractsOf } from '../../shared/http/contract';
+import type { account } from './definition';
 import { usageQuery, usageView } from '../../shared/usage/schemas';
 
 const channelParam = z.object({
   channel: z.enum(channels).meta({ description: 'email or webhook; sms, push and voice have no provider in this deployment (422 channel_not_enabled)' }),
 });
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof account> = {
   'GET /v1/account/verification': {
     operationId: 'getAccountVerification',
     description:

@@ -2,14 +2,15 @@ import * as z from 'zod';
 import { adminAuditQuery, staffAuditEntryView } from '../../shared/accounts/audit-schemas';
 import { accountStatusView, adminAccountQuery, adminAccountView, createAccountBody, createdAccount } from '../../shared/accounts/schemas';
 import { setUserRoleBody, userRoleView } from '../../shared/auth/schemas';
-import { listOf, type Contracts } from '../../shared/http/contract';
+import { listOf, type ContractsOf } from '../../shared/http/contract';
+import type { admin } from './definition';
 import { reputationBoardEntry, reputationLifted } from '../../shared/reputation/schemas';
 import { deadLettersView, redriveBody, redriveView } from '../../shared/dead-letters/schemas';
 
 const queueParam = z.object({ queue: z.string().meta({ description: 'A queue name: send, fanout, webhooks, ses-events, imports, inbound' }) });
 const accountId = z.object({ id: z.string().meta({ description: 'The account id, acct_…' }) });
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof admin> = {
   'POST /v1/admin/accounts': {
     operationId: 'createAccount',
     description:

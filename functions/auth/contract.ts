@@ -1,4 +1,5 @@
-import type { Contracts } from '../../shared/http/contract';
+import type { ContractsOf } from '../../shared/http/contract';
+import type { auth } from './definition';
 import {
   acceptedView,
   loginBody,
@@ -24,7 +25,7 @@ const CLAIMS =
 const THROTTLED =
   'Failed sign-ins (a wrong password or a wrong code) are limited to 5 per address and 30 per client IP in 15 minutes: past that, 429 `rate_limit_exceeded` with Retry-After, before any password is checked.';
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof auth> = {
   'POST /v1/auth/signup': {
     operationId: 'signUp',
     description:

@@ -1,9 +1,10 @@
-import type { Contracts } from '../../shared/http/contract';
+import type { ContractsOf } from '../../shared/http/contract';
+import type { billing } from './definition';
 import { billingView, checkoutBody, checkoutView, portalView, stripeEventBody, webhookView } from '../../shared/billing/schemas';
 
 const NOT_CONFIGURED = 'Where the deployment has no Stripe keys (STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET), 503 `billing_not_configured`.';
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof billing> = {
   'GET /v1/billing': {
     operationId: 'getBilling',
     description:

@@ -1,6 +1,7 @@
 import { bimiStateView, logoUploadBody, setLogoUrlBody } from '../../shared/bimi/schemas';
 import { domainParams } from '../../shared/domains/schemas';
-import type { Contracts } from '../../shared/http/contract';
+import type { ContractsOf } from '../../shared/http/contract';
+import type { bimi } from './definition';
 
 const missing = { domain: 'not-registered.example' };
 
@@ -15,7 +16,7 @@ const INVALID_LOGO =
  */
 const logoForm = (content: string) => ({ file: { filename: 'logo.svg', content_type: 'image/svg+xml', content } });
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof bimi> = {
   'GET /v1/domains/{domain}/bimi': {
     operationId: 'getDomainBimi',
     description:

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { broadcastDetailView, broadcastView, bulkSendBody, updateBroadcastBody } from '../../shared/broadcasts/schemas';
-import { listOf, pageQuery, type Contracts } from '../../shared/http/contract';
+import { listOf, pageQuery, type ContractsOf } from '../../shared/http/contract';
+import type { broadcasts } from './definition';
 import { DEFAULT_SHARED_EMAIL_SENDER } from '../../shared/runtime/env-names';
 
 const broadcastId = z.object({ id: z.string().meta({ description: 'The broadcast id, bcast_…' }) });
@@ -9,7 +10,7 @@ const broadcastId = z.object({ id: z.string().meta({ description: 'The broadcast
 // one from_email a new (sandbox) account may use.
 const SHARED_SENDER = DEFAULT_SHARED_EMAIL_SENDER;
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof broadcasts> = {
   'POST /v1/send/bulk': {
     operationId: 'sendBulk',
     description: [

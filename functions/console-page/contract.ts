@@ -1,6 +1,7 @@
-import type { Contracts } from '../../shared/http/contract';
+import type { ContractsOf } from '../../shared/http/contract';
+import type { consolePage } from './definition';
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof consolePage> = {
   'GET /': {
     operationId: 'getConsole',
     description:

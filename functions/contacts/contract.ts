@@ -9,7 +9,8 @@ import {
   updateContactBody,
   updateListBody,
 } from '../../shared/contacts/schemas';
-import { listOf, pageQuery, type Contracts } from '../../shared/http/contract';
+import { listOf, pageQuery, type ContractsOf } from '../../shared/http/contract';
+import type { contacts } from './definition';
 
 const contactId = z.object({ id: z.string().meta({ description: 'The contact id, ctc_…' }) });
 const listId = z.object({ id: z.string().meta({ description: 'The list id, lst_…' }) });
@@ -38,7 +39,7 @@ const WALK =
 
 const vip = { match: 'all', conditions: [{ field: 'data.plan', op: 'eq', value: 'pro' }, { field: 'email', op: 'ends_with', value: '@example.com' }] };
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof contacts> = {
   'POST /v1/contacts': {
     operationId: 'createContact',
     description: `${CONTACTS}\n\n\`list_ids\` must name static lists of the account: 404 \`not_found\` for one that is not, 422 for a dynamic list; nothing is written then.`,

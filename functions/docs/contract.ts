@@ -1,7 +1,8 @@
 import * as z from 'zod';
-import type { Contracts } from '../../shared/http/contract';
+import type { ContractsOf } from '../../shared/http/contract';
+import type { docs } from './definition';
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof docs> = {
   'GET /v1/openapi.json': {
     operationId: 'getOpenApiDocument',
     description: 'This document. Cacheable for five minutes.',

@@ -9,11 +9,12 @@ import {
   fromNameBody,
   fromNameView,
 } from '../../shared/domains/schemas';
-import type { Contracts } from '../../shared/http/contract';
+import type { ContractsOf } from '../../shared/http/contract';
+import type { domains } from './definition';
 
 const missing = { domain: 'not-registered.example' };
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof domains> = {
   'GET /v1/domains': {
     operationId: 'listDomains',
     description: 'Every domain of the account in one answer (at most 100 and the sandbox domain, so no pages): the built-in sandbox domain first, then the newest first.',

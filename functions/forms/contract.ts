@@ -11,7 +11,8 @@ import {
   submitForm,
   submitResult,
 } from '../../shared/forms/schemas';
-import { listOf, pageQuery, type Contracts } from '../../shared/http/contract';
+import { listOf, pageQuery, type ContractsOf } from '../../shared/http/contract';
+import type { forms } from './definition';
 
 const formId = z.object({ id: z.string().meta({ description: 'The form id, frm_…' }) });
 
@@ -24,7 +25,7 @@ const FORMS = [
 
 const unknownToken = '0123456789abcdefghijABCDEFGHIJ0123456789';
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof forms> = {
   'POST /v1/forms': {
     operationId: 'createForm',
     description: FORMS,

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import type { Contracts } from '../../shared/http/contract';
+import type { ContractsOf } from '../../shared/http/contract';
+import type { inboundRoutes } from './definition';
 import { domainParams } from '../../shared/domains/schemas';
 import { createRouteBody, enableInboundBody, inboundSettingView, routeListView, routeView, routeWithSecretView, updateRouteBody } from '../../shared/inbound-routes/schemas';
 
@@ -17,7 +18,7 @@ const FORWARD_SCHEME = [
   'sender, date, recipients and text inline), subject to suppressions and spend caps like any send. Account `email.received` webhooks fire as well.',
 ].join('\n');
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof inboundRoutes> = {
   'POST /v1/domains/{domain}/inbound': {
     operationId: 'setDomainInbound',
     description: [

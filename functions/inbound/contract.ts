@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { listOf, pageQuery, type Contracts } from '../../shared/http/contract';
+import { listOf, pageQuery, type ContractsOf } from '../../shared/http/contract';
+import type { inbound } from './definition';
 import { inboundEmailSummary, inboundEmailView } from '../../shared/inbound/schemas';
 
 const inboundId = z.object({ id: z.string().meta({ description: 'The inbound email id, inb_…' }) });
@@ -11,7 +12,7 @@ const LINKED = {
 
 const GATED = 'Answers 404 `not_found` on a deployment where inbound email is not enabled.';
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof inbound> = {
   'GET /v1/inbound': {
     operationId: 'listInboundEmails',
     description: `Mail received on the account's inbound-enabled domains, newest first, without the bodies. ${GATED}`,

@@ -1,10 +1,11 @@
 import * as z from 'zod';
 import { apiKeyView, createdApiKeyView, createKeyBody } from '../../shared/api-keys/schemas';
-import { listOf, pageQuery, type Contracts } from '../../shared/http/contract';
+import { listOf, pageQuery, type ContractsOf } from '../../shared/http/contract';
+import type { keys } from './definition';
 
 const keyId = z.object({ id: z.string().meta({ description: 'The key id, key_…' }) });
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof keys> = {
   'GET /v1/keys': {
     operationId: 'listKeys',
     query: pageQuery,

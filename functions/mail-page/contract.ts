@@ -1,6 +1,7 @@
-import type { Contracts } from '../../shared/http/contract';
+import type { ContractsOf } from '../../shared/http/contract';
+import type { mailPage } from './definition';
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof mailPage> = {
   'GET /mail': {
     operationId: 'getMailApp',
     description:

@@ -1,5 +1,7 @@
 import * as z from 'zod';
-import { listOf, type Contracts } from '../../shared/http/contract';
+import { listOf, type ContractsOf } from '../../shared/http/contract';
+import type { mail } from './definition';
+import type { mailSend } from '../mail-send/definition';
 import { composeBody, forwardBody, replyBody } from '../../shared/mail/compose-schemas';
 import { sendResponse } from '../../shared/messages/schemas';
 import {
@@ -48,7 +50,8 @@ const MAIL_SEND_RULES =
   'of the account outside the sandbox: in sandbox mode 422 `domain_not_verified` (a registered domain whose DNS is unfinished) or `no_verified_domain`. ' +
   'Give `idempotency_key` to retry safely (keyed `mail_<key>`); without it each call is a new send keyed `mail_<ulid>`.';
 
-const sendingContracts: Contracts = {
+/** The Mail app's sending routes, served by the mail-send function. */
+const sendingContracts: ContractsOf<typeof mailSend> = {
   'POST /v1/mail/compose': {
     operationId: 'composeMail',
     description: `A new message to one address; it starts a thread of its own. \`from\` omitted: the oldest inbox on a verified domain, else mail@ the oldest verified domain. ${MAIL_SEND_RULES} ${GATED}`,
@@ -96,7 +99,7 @@ const sendingContracts: Contracts = {
   },
 };
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof mail> & ContractsOf<typeof mailSend> = {
   'GET /v1/mail/inboxes': {
     operationId: 'listMailInboxes',
     description: `The account's inboxes, newest first. ${GATED}`,

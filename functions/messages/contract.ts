@@ -1,10 +1,11 @@
 import * as z from 'zod';
-import { listOf, type Contracts } from '../../shared/http/contract';
+import { listOf, type ContractsOf } from '../../shared/http/contract';
+import type { messages } from './definition';
 import { canceledView, listMessagesQuery, messageSummaryView, messageView } from '../../shared/messages/schemas';
 
 const messageId = z.object({ id: z.string().meta({ description: 'The message id, msg_…' }) });
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof messages> = {
   'GET /v1/messages': {
     operationId: 'listMessages',
     description:

@@ -7,7 +7,8 @@ import {
   validateBody,
   validationView,
 } from '../../shared/messages/schemas';
-import type { Contracts } from '../../shared/http/contract';
+import type { ContractsOf } from '../../shared/http/contract';
+import type { send } from './definition';
 
 const email = (to: string, subject = 'Hello from the contract test') => ({
   channel: 'email',
@@ -22,7 +23,7 @@ const IDEMPOTENCY =
   'its id follows from the account and the key, so whichever stores it first answers for all of them. ' +
   'Refusals decided before the key is claimed (400, 403, 413, 422 and 429 test_send_daily_limit) are not remembered: a retry is checked again.';
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof send> = {
   'POST /v1/send': {
     operationId: 'send',
     description:

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { listOf, pageQuery, type Contracts } from '../../shared/http/contract';
+import { listOf, pageQuery, type ContractsOf } from '../../shared/http/contract';
+import type { snippets } from './definition';
 import { createSnippetBody, snippetView, updateSnippetBody } from '../../shared/templates/schemas';
 
 const snippetId = z.object({ id: z.string().meta({ description: 'The snippet id, snip_…' }) });
@@ -12,7 +13,7 @@ const ABOUT = [
 
 const footer = { name: 'footer_{{unique}}', body_html: '<p>Sent by {{ company }}</p>', body_text: 'Sent by {{ company }}' };
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof snippets> = {
   'POST /v1/templates/snippets': {
     operationId: 'createSnippet',
     description: ABOUT,

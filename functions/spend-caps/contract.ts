@@ -1,4 +1,5 @@
-import type { Contracts } from '../../shared/http/contract';
+import type { ContractsOf } from '../../shared/http/contract';
+import type { spendCaps } from './definition';
 import { deleteSpendCapQuery, putSpendCapBody, spendCapListView, spendCapView } from '../../shared/spend-caps/schemas';
 
 const CAPS =
@@ -7,7 +8,7 @@ const CAPS =
   'the first send that takes it to `soft_limit_micros` sends one alert per cap and month (an email to the account\'s address and a `usage.soft_cap_reached` webhook event). ' +
   'Without `key_id` the cap holds the whole account; with it, what one live key of the account sends. Test-mode sends cost nothing and are never capped.';
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof spendCaps> = {
   'PUT /v1/spend-caps': {
     operationId: 'putSpendCap',
     description: `${CAPS} Creates the cap or changes the limits sent (null clears one; an omitted one stays). Changes what live mail may do: a live admin key only.`,

@@ -1,4 +1,5 @@
-import { listOf, type Contracts } from '../../shared/http/contract';
+import { listOf, type ContractsOf } from '../../shared/http/contract';
+import type { suppressions } from './definition';
 import {
   createSuppressionBody,
   importResultView,
@@ -8,7 +9,7 @@ import {
   suppressionView,
 } from '../../shared/suppressions/schemas';
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof suppressions> = {
   'GET /v1/suppressions': {
     operationId: 'listSuppressions',
     description: 'Recipients that are not sent to, most recently changed first (a re-added recipient moves to the top). Only entries that currently suppress a recipient are listed.',

@@ -1,8 +1,9 @@
 import * as z from 'zod';
-import type { Contracts } from '../../shared/http/contract';
+import type { ContractsOf } from '../../shared/http/contract';
+import type { templateGallery } from './definition';
 import { galleryTemplateView } from '../../shared/templates/schemas';
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof templateGallery> = {
   'GET /v1/templates/gallery': {
     operationId: 'listGalleryTemplates',
     description: 'The 20 built-in templates (welcome, verify email, password reset, receipt, newsletter, …): copy one into POST /v1/templates, with its `sample_variables` as a first `template_vars`.',

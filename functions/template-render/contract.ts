@@ -1,12 +1,13 @@
 import * as z from 'zod';
-import type { Contracts } from '../../shared/http/contract';
+import type { ContractsOf } from '../../shared/http/contract';
+import type { templateRender } from './definition';
 import { previewTemplateBody, previewView, renderedView, renderTemplateBody } from '../../shared/templates/schemas';
 
 const templateId = z.object({ id: z.string().meta({ description: 'The template id, tmpl_…' }) });
 
 const AS_MAILED = 'The HTML is what a send mails: rendered, with the CSS of its `<style>` blocks inlined onto the elements (what cannot be inlined, such as media queries, stays in a `<style>` block); without body_text, the text part is made from the rendered HTML (links kept as `text [url]`).';
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof templateRender> = {
   'POST /v1/templates/preview': {
     operationId: 'previewTemplate',
     description: [

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { listOf, pageQuery, type Contracts } from '../../shared/http/contract';
+import { listOf, pageQuery, type ContractsOf } from '../../shared/http/contract';
+import type { templates } from './definition';
 import {
   createTemplateBody,
   templateDeletedView,
@@ -28,7 +29,7 @@ const welcome = {
   variables: [{ name: 'first_name', required: true, sample: 'Ada' }],
 };
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof templates> = {
   'POST /v1/templates': {
     operationId: 'createTemplate',
     description: SYNTAX,

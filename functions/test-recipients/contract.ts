@@ -1,10 +1,11 @@
 import * as z from 'zod';
-import { listOf, pageQuery, type Contracts } from '../../shared/http/contract';
+import { listOf, pageQuery, type ContractsOf } from '../../shared/http/contract';
+import type { testRecipients } from './definition';
 import { createTestRecipientBody, testRecipientView, verifiedTestRecipientView, verifyLinkQuery } from '../../shared/test-recipients/schemas';
 
 const recipientId = z.object({ id: z.string().meta({ description: 'The test recipient id, trc_…' }) });
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof testRecipients> = {
   'GET /v1/test-recipients': {
     operationId: 'listTestRecipients',
     description: 'The addresses a sandbox account may mail besides its own, pending or verified, newest first.',

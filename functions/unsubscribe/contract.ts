@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import type { Contracts } from '../../shared/http/contract';
+import type { ContractsOf } from '../../shared/http/contract';
+import type { unsubscribe } from './definition';
 import { unsubscribeParams, unsubscribeView } from '../../shared/unsubscribe/schemas';
 import { clickQuery, trackParams } from '../../shared/tracking/schemas';
 
@@ -12,7 +13,7 @@ const PAGES =
 /** RFC 8058's one-click body; any other body, or none, is accepted too. */
 const oneClickBody = z.string().meta({ description: '`List-Unsubscribe=One-Click` (RFC 8058), form-encoded; any other body or none is accepted too' });
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof unsubscribe> = {
   'GET /v1/unsubscribe/{token}': {
     operationId: 'showUnsubscribe',
     description:

@@ -1,10 +1,11 @@
-import type { Contracts } from '../../shared/http/contract';
+import type { ContractsOf } from '../../shared/http/contract';
+import type { uploads } from './definition';
 import { importParams, importView, startedImportView, startImportBody } from '../../shared/imports/schemas';
 import { multipartUploadBody, rawUploadBody, uploadView } from '../../shared/uploads/schemas';
 
 const CSV = 'email,first_name,last_name,plan\nada@example.com,Ada,Lovelace,pro\n"grace@example.com","Grace","Hopper, RDML",team\n';
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof uploads> = {
   'POST /v1/uploads': {
     operationId: 'createUpload',
     description: [

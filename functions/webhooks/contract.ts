@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { listOf, pageQuery, type Contracts } from '../../shared/http/contract';
+import { listOf, pageQuery, type ContractsOf } from '../../shared/http/contract';
+import type { webhooks } from './definition';
 import {
   createWebhookBody,
   deliveryView,
@@ -41,7 +42,7 @@ const SIGNATURE_SCHEME = [
   'retried 30 s × 2^(n−1) after the n-th (±25 % jitter) until 12 attempts or 24 hours; the delivery log (`GET /v1/webhooks/{id}/deliveries`) shows each delivery\'s state.',
 ].join('\n');
 
-export const contracts: Contracts = {
+export const contracts: ContractsOf<typeof webhooks> = {
   'POST /v1/webhooks': {
     operationId: 'createWebhook',
     description: [

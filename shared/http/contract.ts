@@ -2,6 +2,7 @@
 // body (the same ones the handler parses with), each status it can answer with its schema, the
 // error codes it can return, and examples. functions/openapi/document.ts turns the route table and
 // these contracts into the OpenAPI document; nothing else describes the API, so it cannot drift.
+import type { FunctionDef, RouteKeyOf } from '../platform';
 import type { z } from 'zod';
 import type { ErrorCode } from '../errors';
 
@@ -65,5 +66,8 @@ export interface RouteContract {
 
 /** Contracts by route key, `METHOD /path` as in functions/manifest.ts. */
 export type Contracts = Record<string, RouteContract>;
+
+/** One function's contracts: exactly its definition's routes, by key (a missing or extra one does not compile). */
+export type ContractsOf<F extends FunctionDef> = { [K in RouteKeyOf<F>]: RouteContract };
 
 export { listOf, pageQuery } from '../pagination/schemas';
