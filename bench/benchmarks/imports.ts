@@ -5,6 +5,7 @@
 //
 // Contacts are written through the real target (shared/imports/contacts-target.ts over
 // shared/contacts), as in both runtimes.
+import { loadavg } from 'node:os';
 import type { Benchmark } from '../run';
 import { CLAIMS_IN_FLIGHT } from '../../shared/contacts/contacts';
 import { CHUNK_ROWS, CHUNKS_PER_JOB } from '../../shared/imports/run';
@@ -71,6 +72,8 @@ interface Imported {
   tUploaded: number;
   tStarted: number;
   tDone: number;
+  /** The 1, 5 and 15-minute load averages when the import started. */
+  load: number[];
   calls: PortCall[];
   invocations: Invocation[];
 }
@@ -87,6 +90,7 @@ async function runImport(b: BenchRuntime, token: string, csv: string, rows: numb
   const { id } = (await started.json()) as { id: string };
   if (started.status !== 202) throw new Error(`import answered ${started.status}`);
   const tStarted = performance.now();
+  const load = loadavg();
   await b.drain();
   const tDone = performance.now();
   const calls = b.take();
@@ -95,7 +99,7 @@ async function runImport(b: BenchRuntime, token: string, csv: string, rows: numb
   const read = await fetch(`${b.rt.url}/v1/contacts/imports/${id}`, { headers: { authorization: `Bearer ${token}` } });
   const result = (await read.json()) as { status: string; total: number; created: number; skipped: number };
   if (result.status !== 'completed' || result.created !== rows) throw new Error(`import ended ${JSON.stringify(result)}`);
-  return { t0, tUploaded, tStarted, tDone, calls, invocations };
+  return { t0, tUploaded, tStarted, tDone, load, calls, invocations };
 }
 
 function report(run: Imported, file: { rows: number; csvBytes: number }, rawItemsPerSecond: number, rates: CallRates, log: (line: string) => void): string {
@@ -136,7 +140,7 @@ function report(run: Imported, file: { rows: number; csvBytes: number }, rawItem
     `| the plan's reads alone (BatchGetItem of 100 absent claims, 4 at a time, after the import) | ${fmt(S.callsMs / 2000, 1)} s | ${fmtInt(rates.readKeys)} keys/s |`,
     `| those three per row, one kind after another: the import's store calls alone | ${fmt(callsSeconds, 2)} s | ${fmtInt(rows / callsSeconds)} rows/s (${fmt(callsBound, 2)}×) |`,
     '',
-    `**The import runs at ${fmt((100 * rowsPerSecond) / rawItemsPerSecond, 0)} % of the store's raw batch-write rate** on this machine. ` +
+    `**The import runs at ${fmt((100 * rowsPerSecond) / rawItemsPerSecond, 0)} % of the store's raw batch-write rate** on this machine (load average ${run.load.map((l) => fmt(l, 1)).join(' / ')} when the import started: on this shared 2-core machine the rates, each measured over a second or so, move by tens of percent from run to run, and the ratios with them). ` +
       `Per new contact the consumer makes ${fmt(consumerCalls.length / rows, 2)} store calls: its one conditional write (the address claim, which keeps two contacts from holding one address against concurrent requests; the store has no transactions, so it cannot be batched) and its share of the batch reads and writes; per chunk of ${CHUNK_ROWS} rows two writes of the import item (its plan, then its progress) and one of the contact count. Each job reads the file from the bucket; the first job a process runs parses it (csv-parse, about 0.2 s for the whole file once warm) and the next ones there take its rows. ` +
       `A raw BatchWriteItem writes 25 items in one call, where each new contact takes a single-item conditional call of its own besides, and a key of the plan's batch read: those calls alone, at this run's rates, bound the import at ${fmt(callsBound, 2)}× the raw rate, the claim the largest part (one costs the store about ${fmt(rawItemsPerSecond / rates.claims, 1)} batch-written items). ` +
       'The rest is the consumer\'s own work on the same two cores as the store\'s thread (marshalling, the plan, the SDK) and the few serial writes per chunk.',
