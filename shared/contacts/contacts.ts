@@ -107,7 +107,7 @@ export async function writeContact(deps: ContactDeps, accountId: string, body: O
 }
 
 /** Address claims taken at once by writeNewContacts. */
-const CLAIMS_IN_FLIGHT = 16;
+export const CLAIMS_IN_FLIGHT = 32;
 /** A batch write's items (DynamoDB's BatchWriteItem takes 25). */
 const CONTACTS_PER_WRITE = 25;
 

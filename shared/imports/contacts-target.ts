@@ -66,6 +66,13 @@ interface Reads {
 
 const isReads = (x: unknown): x is Reads => typeof x === 'object' && x !== null && 'holders' in x && (x as Reads).holders instanceof Map;
 
+/** What readAhead read: the live holders of the `covered` addresses (those of the rows the chunk before does not write). */
+interface Ahead extends Reads {
+  covered: ReadonlySet<string>;
+}
+
+const isAhead = (x: unknown): x is Ahead => isReads(x) && 'covered' in x && (x as Ahead).covered instanceof Set;
+
 type TargetDeps = ContactDeps & MemberDeps;
 
 /** What the import needs of a stored contact (a new one's is what it was written with). */
@@ -89,6 +96,17 @@ async function holdersOf(store: Store, accountId: string, emails: readonly strin
   for (const [email, claim] of claims) {
     const holder = byId.get(claim.contact_id);
     if (isLive(holder) && holder.email === email) held.set(email, holder);
+  }
+  return held;
+}
+
+/** holdersOf, taking those of the addresses a read ahead covered from it and reading only the rest. */
+async function holdersWith(store: Store, accountId: string, emails: readonly string[], ahead: Ahead | undefined): Promise<Map<string, ContactItem>> {
+  if (!ahead) return holdersOf(store, accountId, emails);
+  const held = await holdersOf(store, accountId, emails.filter((e) => !ahead.covered.has(e)));
+  for (const email of emails) {
+    const holder = ahead.holders.get(email);
+    if (holder) held.set(email, holder);
   }
   return held;
 }
@@ -141,11 +159,13 @@ async function writeFresh(
   idsAreNew: boolean,
 ): Promise<{ stored: Map<string, Stored>; made: number }> {
   const fresh = addresses.filter((a) => !a.holder);
+  // Each address's derived id, hashed once (the count below compares against it again).
+  const ids = new Map(idFor ? addresses.map((a) => [a.email, idFor(a.email)] as const) : []);
   // Written with the rows' values and in no list yet: what each holds is known without a read.
   const { written, taken } = await writeNewContacts(
     deps,
     accountId,
-    fresh.map(({ email, final }) => ({ body: { email, first_name: final.first_name, last_name: final.last_name, data: final.data }, ...(idFor ? { id: idFor(email) } : {}) })),
+    fresh.map(({ email, final }) => ({ body: { email, first_name: final.first_name, last_name: final.last_name, data: final.data }, ...(idFor ? { id: ids.get(email)! } : {}) })),
     { idsAreNew },
   );
   const stored = new Map<string, Stored>(written.map((c) => [c.email, c]));
@@ -159,7 +179,11 @@ async function writeFresh(
       stored.set(email, holder);
     }
   }
-  const made = written.length + (idFor ? addresses.filter((a) => stored.get(a.email)?.id === idFor(a.email) && !written.some((w) => w.email === a.email)).length : 0);
+  // A plan made by this run has no earlier run whose contacts bear its ids (an earlier chunk planned
+  // in the same millisecond derives the same ids, and is no earlier run of this one).
+  if (!idFor || idsAreNew) return { stored, made: written.length };
+  const writtenNow = new Set(written.map((w) => w.email));
+  const made = written.length + addresses.filter((a) => stored.get(a.email)?.id === ids.get(a.email) && !writtenNow.has(a.email)).length;
   return { stored, made };
 }
 
@@ -210,8 +234,13 @@ export function contactsTarget(deps: TargetDeps): ContactImportTarget {
       return list !== undefined && list.deleted_at === undefined ? list.type : undefined;
     },
 
-    async planUpsert(accountId, rows, listId) {
-      const holders = await holdersOf(deps.store, accountId, emailsOf(rows));
+    async readAhead(accountId, rows, writing) {
+      const covered = emailsOf(rows).filter((e) => !writing.has(e));
+      return { accountId, covered: new Set(covered), holders: await holdersOf(deps.store, accountId, covered) } satisfies Ahead;
+    },
+
+    async planUpsert(accountId, rows, listId, ahead) {
+      const holders = await holdersWith(deps.store, accountId, emailsOf(rows), isAhead(ahead) && ahead.accountId === accountId ? ahead : undefined);
       return { outcomes: plan(holders, rows, listId).outcomes, reads: { accountId, holders } satisfies Reads };
     },
 

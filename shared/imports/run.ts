@@ -8,7 +8,7 @@
 // re-run creates nothing twice, and its counts are the stored plan's, so nothing is counted twice.
 import { encodeTime } from 'ulid';
 import { sha256Hex } from '../crypto';
-import { CsvFileError, readContactCsv, type CsvRow } from './csv';
+import { CsvFileError, readContactCsv, type ContactRow, type CsvRow } from './csv';
 import type { ImportJob } from './messages';
 import { ContactImportRepository, type ChunkPlan, type ContactImportItem } from './repository';
 import { MAX_REPORTED_ERRORS, type ImportError } from './schemas';
@@ -29,10 +29,37 @@ export type ImportRunResult =
   | { kind: 'completed'; item: ContactImportItem }
   | { kind: 'failed'; errors: ImportError[] };
 
+/** One chunk of a job: its rows, and what the job knows around it. */
+interface ChunkRun {
+  chunk: number;
+  rows: readonly CsvRow[];
+  last: boolean;
+  /** The file's rows. */
+  total: number;
+  /** The target's read ahead of this chunk's plan, started while the chunk before was written. */
+  ahead?: Promise<unknown>;
+  /** The rows of the job's next chunk, whose plan's reads this chunk starts once its own plan is stored. */
+  next?: readonly CsvRow[];
+}
+
+const contactsOf = (rows: readonly CsvRow[]): ContactRow[] => rows.flatMap((r) => ('contact' in r ? [r.contact] : []));
+
+/**
+ * Starts the target's read ahead of the next chunk's plan, without the addresses this chunk
+ * writes; a read that fails is not an error (the plan reads for itself).
+ */
+function readAhead(target: ContactImportTarget, accountId: string, contacts: readonly ContactRow[], next: readonly CsvRow[] | undefined): Promise<unknown> | undefined {
+  const rows = next ? contactsOf(next) : [];
+  if (!target.readAhead || rows.length === 0) return undefined;
+  return target.readAhead(accountId, rows, new Set(contacts.map((c) => c.email))).catch(() => undefined);
+}
+
 /** What one chunk does: the rows' errors and the target's plan for the valid ones, with what the plan read. */
-async function planChunk(target: ContactImportTarget, item: ContactImportItem, chunk: number, rows: readonly CsvRow[], total: number, at: number): Promise<{ plan: ChunkPlan; reads?: unknown }> {
+async function planChunk(target: ContactImportTarget, item: ContactImportItem, run: ChunkRun, at: number): Promise<{ plan: ChunkPlan; reads?: unknown }> {
+  const { chunk, rows, total } = run;
   const valid = rows.flatMap((r) => ('contact' in r ? [r] : []));
-  const { outcomes, reads } = valid.length > 0 ? await target.planUpsert(item.account_id, valid.map((r) => r.contact), item.list_id) : { outcomes: [], reads: undefined };
+  const ahead = await run.ahead;
+  const { outcomes, reads } = valid.length > 0 ? await target.planUpsert(item.account_id, valid.map((r) => r.contact), item.list_id, ahead) : { outcomes: [], reads: undefined };
   const refused = new Map(outcomes.flatMap((o, i) => (typeof o === 'object' ? [[valid[i]!.row, o.refused] as const] : [])));
   const errors = rows.flatMap((r) => ('error' in r ? [{ row: r.row, message: r.error }] : refused.has(r.row) ? [{ row: r.row, message: refused.get(r.row)! }] : []));
   const created = outcomes.filter((o) => o === 'created').length;
@@ -59,18 +86,21 @@ export function contactIdFor(importId: string, planAt: number, email: string): s
 const countMark = (importId: string): string => `import_${importId}`;
 
 /** Writes one chunk; the import as it stands after, or undefined when another run was there first. */
-async function runChunk(deps: ImportDeps, target: ContactImportTarget, item: ContactImportItem, chunk: number, rows: readonly CsvRow[], last: boolean, total: number): Promise<ContactImportItem | undefined> {
+async function runChunk(deps: ImportDeps, target: ContactImportTarget, item: ContactImportItem, run: ChunkRun): Promise<{ item?: ContactImportItem; ahead?: Promise<unknown> }> {
+  const { chunk, rows, last } = run;
   const imports = new ContactImportRepository(deps.store);
   let current: ContactImportItem | undefined = item;
   // A plan stored by a run that died during this chunk's writes is kept: its counts are the true ones.
   let plan = item.pending?.chunk === chunk ? item.pending : undefined;
   let planned: unknown;
   if (!plan) {
-    ({ plan, reads: planned } = await planChunk(target, item, chunk, rows, total, deps.clock.now().getTime()));
+    ({ plan, reads: planned } = await planChunk(target, item, run, deps.clock.now().getTime()));
     current = await imports.beginChunk(item.account_id, item.id, plan, deps.clock.now().toISOString());
-    if (!current) return undefined;
+    if (!current) return {};
   }
-  const contacts = rows.flatMap((r) => ('contact' in r ? [r.contact] : []));
+  const contacts = contactsOf(rows);
+  // The next chunk's reads go on while this chunk's writes do.
+  const ahead = readAhead(target, item.account_id, contacts, run.next);
   // A plan stored before plans kept their time: the import's creation time serves as well.
   const planAt = plan.at ?? Date.parse(item.created_at);
   const mark = countMark(item.id);
@@ -79,7 +109,20 @@ async function runChunk(deps: ImportDeps, target: ContactImportTarget, item: Con
   const errors = [...current.errors, ...plan.errors].slice(0, MAX_REPORTED_ERRORS);
   const committed = await imports.commitChunk(current, plan, errors, last, deps.clock.now().toISOString());
   if (committed?.status === 'completed') await target.finished?.(item.account_id, mark);
-  return committed;
+  return { item: committed, ahead };
+}
+
+/**
+ * The file this process read last, with its rows: an import's next job, when it runs here (a warm
+ * Lambda, the local runtime), takes them instead of parsing the same bytes again.
+ */
+let lastRead: { body: Buffer; rows: readonly CsvRow[] } | undefined;
+
+function rowsOf(body: Buffer): readonly CsvRow[] {
+  if (lastRead?.body.equals(body)) return lastRead.rows;
+  const rows = readContactCsv(body);
+  lastRead = { body, rows };
+  return rows;
 }
 
 /**
@@ -97,22 +140,28 @@ export async function runImportJob(deps: ImportDeps, target: ContactImportTarget
   };
   const file = await deps.objects.get(item.object_key);
   if (!file) return fail([{ row: 0, message: 'the uploaded file is gone' }]);
-  let rows: CsvRow[];
+  let rows: readonly CsvRow[];
   try {
-    rows = readContactCsv(file.body);
+    rows = rowsOf(file.body);
   } catch (error) {
     if (error instanceof CsvFileError) return fail([{ row: error.row, message: `${error.message.replace(/^row \d+: /, '')}; nothing was imported` }]);
     throw error;
   }
   const chunks = Math.max(1, Math.ceil(rows.length / CHUNK_ROWS));
   const stop = Math.min(chunks, item.next_chunk + CHUNKS_PER_JOB);
+  const slice = (chunk: number): readonly CsvRow[] => rows.slice(chunk * CHUNK_ROWS, (chunk + 1) * CHUNK_ROWS);
+  let ahead: Promise<unknown> | undefined;
   for (let chunk = item.next_chunk; chunk < stop; chunk++) {
-    const slice = rows.slice(chunk * CHUNK_ROWS, (chunk + 1) * CHUNK_ROWS);
-    const next: ContactImportItem | undefined = await runChunk(deps, target, item, chunk, slice, chunk === chunks - 1, rows.length);
-    if (!next) return { kind: 'superseded' };
-    item = next;
+    const next = chunk + 1 < stop ? slice(chunk + 1) : undefined;
+    const ran = await runChunk(deps, target, item, { chunk, rows: slice(chunk), last: chunk === chunks - 1, total: rows.length, ahead, next });
+    if (!ran.item) return { kind: 'superseded' };
+    item = ran.item;
+    ahead = ran.ahead;
   }
-  if (item.status === 'completed') return { kind: 'completed', item };
+  if (item.status === 'completed') {
+    lastRead = undefined;
+    return { kind: 'completed', item };
+  }
   await deps.queue.send('imports', job);
   return { kind: 'continued', nextChunk: item.next_chunk };
 }

@@ -43,7 +43,15 @@ export interface ContactImportTarget {
    * values and is already in the list. `reads`: what the plan read, opaque, for an upsert of the
    * same rows right after it (UpsertOptions.planned).
    */
-  planUpsert(accountId: string, rows: readonly ContactRow[], listId?: string): Promise<{ outcomes: UpsertOutcome[]; reads?: unknown }>;
+  planUpsert(accountId: string, rows: readonly ContactRow[], listId?: string, ahead?: unknown): Promise<{ outcomes: UpsertOutcome[]; reads?: unknown }>;
+  /**
+   * Optional, read only: reads ahead what planUpsert of `rows` will read, while the chunk before
+   * is being written, leaving out the addresses in `writing` (that chunk's: what they hold is not
+   * settled yet). Its answer, opaque, is planUpsert's `ahead`: planUpsert reads only the addresses
+   * it does not cover. What the rows' contacts hold may change after the read, as after any plan's
+   * read; upsertContacts meets such a change as it does then.
+   */
+  readAhead?(accountId: string, rows: readonly ContactRow[], writing: ReadonlySet<string>): Promise<unknown>;
   /**
    * Creates or updates a contact per row by normalized email (never a second contact of an email,
    * never duplicate_contact); a row's empty fields leave the stored ones alone, its data keys are

@@ -8,6 +8,7 @@ import { ContactCountRepository } from '../../shared/contacts/count-repository';
 import { keys } from '../../shared/db/keys';
 import { contactsTarget, useContactImportTarget } from '../../shared/imports/contacts-target';
 import type { ImportJob } from '../../shared/imports/messages';
+import { CHUNK_ROWS } from '../../shared/imports/run';
 import { underNeeds } from '../support/grants';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
@@ -92,6 +93,34 @@ describe('a contact import into shared/contacts', () => {
 
     expect(await importCsv('email,first_name\nada@example.com,Ada\n', list.id)).toMatchObject({ created: 0, updated: 1, skipped: 0 });
     expect((await members(list.id)).contacts.map((c: { email: string }) => c.email)).toEqual(['ada@example.com']);
+  });
+
+  it('plans each chunk from what the chunks before it wrote, while the next chunk\'s reads are taken during its writes', async () => {
+    const list = (await send('POST', '/v1/lists', { name: 'Spread', type: 'static' })).body;
+    const filler = (chunk: number, n: number) => Array.from({ length: n }, (_, i) => `c${chunk}-${i}@example.com,Filler,,`);
+    // Chunk 0 makes ada and grace; chunk 1 changes ada (its read is its own, not chunk 1's read
+    // ahead taken during chunk 0's writes); chunk 2 repeats ada's row and adds grace's last name
+    // (grace read ahead during chunk 1's writes, after chunk 0's were done).
+    const csv = [
+      'email,first_name,last_name,plan',
+      'ada@example.com,Ada,,free',
+      'grace@example.com,Grace,,team',
+      ...filler(0, CHUNK_ROWS - 2),
+      'ada@example.com,Augusta,Lovelace,',
+      ...filler(1, CHUNK_ROWS - 1),
+      'ada@example.com,Augusta,Lovelace,',
+      'grace@example.com,Grace,Hopper,',
+    ].join('\n');
+
+    const result = await importCsv(`${csv}\n`, list.id);
+
+    expect(result).toMatchObject({ status: 'completed', total: 2 * CHUNK_ROWS + 2, created: 2 * CHUNK_ROWS - 1, updated: 2, skipped: 1, errors: [] });
+    expect((await contactByEmail('ada@example.com')).contacts).toEqual([
+      expect.objectContaining({ first_name: 'Augusta', last_name: 'Lovelace', data: { plan: 'free' }, list_ids: [list.id] }),
+    ]);
+    expect((await contactByEmail('grace@example.com')).contacts).toEqual([expect.objectContaining({ first_name: 'Grace', last_name: 'Hopper', data: { plan: 'team' } })]);
+    expect((await send('GET', `/v1/lists/${list.id}`)).body.member_count).toBe(2 * CHUNK_ROWS - 1);
+    expect(await new ContactCountRepository(bed.c.store).contactCount(bed.account.account_id)).toBe(2 * CHUNK_ROWS - 1);
   });
 
   it('re-runs a chunk whose worker died after its writes: one contact per address, one membership each, true counts', async () => {
