@@ -14,7 +14,7 @@ import { QueuePoller, type PolledRecord, type QueueHandler } from './queue-polle
 import { startEveryLoop, startSchedulerLoop } from './scheduler-loop';
 import { REGION } from './emulator-clients';
 
-const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
+export const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
 /**
  * Batches of one queue that may be handled at once (QueuePoller's lanes; Admission bounds them all
@@ -45,11 +45,35 @@ export interface ConsumerDeps {
   schedulerTickMs: number;
   /** Runs one receive-handle-delete pass when its turn comes (Admission.consumerTurn). */
   turn: <T>(pass: () => Promise<T>) => Promise<T>;
+  /**
+   * Where a consumer's handler comes from, when it is imported only on its first batch (or its
+   * first run): the functions thread's bundle (functions-build.ts). Without it every handler is
+   * imported from its source before anything starts.
+   */
+  lazyLoad?: <T>(fn: ConsumerDef) => Promise<T>;
   /** The queue journal, told what each poller deleted and what it moves to a DLQ. */
   journal: {
     acknowledge(records: readonly PolledRecord[]): void | Promise<void>;
     deadLettered(records: readonly PolledRecord[]): void | Promise<void>;
   };
+}
+
+/** A handler imported when it is first called; a failed import fails that call and the next tries again. */
+function importedOnFirstCall<A extends unknown[], R>(load: () => Promise<(...args: A) => Promise<R>>): (...args: A) => Promise<R> {
+  let loading: Promise<(...args: A) => Promise<R>> | undefined;
+  return async (...args) => {
+    loading ??= load().catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    });
+    return (await loading)(...args);
+  };
+}
+
+/** Each function's handler: imported now from its source, or on first use through `lazyLoad`. */
+async function handlerOf<T extends (...args: never[]) => Promise<unknown>>(fn: ConsumerDef, lazyLoad: ConsumerDeps['lazyLoad']): Promise<T> {
+  if (!lazyLoad) return loadFunction<T>(fn);
+  return importedOnFirstCall(() => lazyLoad<T>(fn)) as unknown as T;
 }
 
 /** Starts them all; resolves with a stop that waits for the passes under way. */
@@ -66,7 +90,7 @@ export async function startConsumers(functions: readonly ConsumerDef[], deps: Co
       arn: queueArns[queue.name] as string,
       dlqUrl: dlqUrls?.[queue.name],
       region: REGION,
-      handler: await loadFunction<QueueHandler>(fn),
+      handler: await handlerOf<QueueHandler>(fn, deps.lazyLoad),
       retryDelaySeconds: deps.retryDelaySeconds,
       logger,
       // Several batches of a queue at once, as Lambda scales a queue's consumers; Admission bounds
@@ -80,7 +104,7 @@ export async function startConsumers(functions: readonly ConsumerDef[], deps: Co
     stops.push(() => poller.stop());
   }
   for (const fn of functions.filter((f) => f.every)) {
-    stops.push(startEveryLoop(fn.name, await loadFunction<(event: unknown) => Promise<unknown>>(fn), (fn.every?.minutes ?? 1) * 60_000, logger));
+    stops.push(startEveryLoop(fn.name, await handlerOf<(event: unknown) => Promise<unknown>>(fn, deps.lazyLoad), (fn.every?.minutes ?? 1) * 60_000, logger));
   }
   if (container.scheduler instanceof StoreScheduler) {
     stops.push(startSchedulerLoop({ scheduler: container.scheduler, queue: container.queue, clock: container.clock, logger }, deps.schedulerTickMs));

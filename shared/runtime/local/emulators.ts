@@ -166,9 +166,11 @@ export interface RunningSes extends Running {
  * restart; only the newest few stay in memory (ses-mail-book.ts).
  */
 export async function startSes(options: { port?: number; mailFile?: string; /** Mails kept in memory past the file (default MAIL_IN_MEMORY). */ mailInMemory?: number } = {}): Promise<RunningSes> {
-  const { default: start } = (await import('aws-ses-v2-local')) as unknown as {
-    default: (o: { host: string; port: number }) => Promise<Server>;
-  };
+  type Start = (o: { host: string; port: number }) => Promise<Server>;
+  // A CommonJS module with `exports.default`: tsx's loader hands that over as `default`, Node's own
+  // (the functions thread's bundle, functions-build.ts) the whole exports object.
+  const { default: exported } = (await import('aws-ses-v2-local')) as unknown as { default: Start | { default: Start } };
+  const start = typeof exported === 'function' ? exported : exported.default;
   const host = LOOPBACK;
   const port = options.port || (await freePort(host));
   const server = await start({ host, port });

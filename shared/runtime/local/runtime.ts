@@ -36,7 +36,6 @@ import { createLocalHttpServer, type HttpLambda } from './http-server';
 import { ensureBucket, ensureQueues, ensureTable } from './provision';
 import { importFileObjects } from './import-objects';
 import { CONSUMER_LANES, loadFunction } from './consumers';
-import { startSmtpListener } from './smtp-listener';
 import { LEASE_MS } from '../../messages/idempotency';
 import { recoverAcceptances } from '../../messages/recovery';
 
@@ -252,11 +251,19 @@ export async function startLocalRuntime(settings: LocalSettings, functions: read
       stops.push(await startConsumers(consumerDefs(functions), { container, sqs: sqsClient, logger, ...consumers, turn, journal }));
     }
 
-    // Mail arriving over SMTP goes the way SES receiving hands it on in AWS: object store, inbound queue.
-    const smtp = settings.inboundEnabled
-      ? await startSmtpListener({ host: settings.host, port: settings.inboundSmtpPort, maxBytes: settings.inboundMaxBytes, tmpDir: join(dataDir, 'inbound-tmp'), container, logger })
-      : undefined;
-    if (smtp) stops.push(smtp.close);
+    // Mail arriving over SMTP goes the way SES receiving hands it on in AWS: object store, inbound
+    // queue. Under `npm start` on the functions thread (its work off the API's event loop), which
+    // closes it as it ends.
+    const smtpOptions = { host: settings.host, port: settings.inboundSmtpPort, maxBytes: settings.inboundMaxBytes, tmpDir: join(dataDir, 'inbound-tmp') };
+    let smtp: { url: string } | undefined;
+    if (settings.inboundEnabled && functionsThread) smtp = await functionsThread.startSmtp(smtpOptions);
+    else if (settings.inboundEnabled) {
+      // Imported only here: its mail parsing and authentication modules are tens of MiB.
+      const { startSmtpListener } = await import('./smtp-listener');
+      const listener = await startSmtpListener({ ...smtpOptions, container, logger });
+      stops.push(listener.close);
+      smtp = listener;
+    }
 
     const url = await listen(settings, functions, logger, admission, stops);
     // Known only once listening (PORT=0 picks one); nothing has built a link before this point.
