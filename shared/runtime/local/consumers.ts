@@ -4,7 +4,8 @@
 // the API (runtime.ts, `consumers: 'inline'`); the code is the same.
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import { projectRootOf } from './bundle.mjs';
 import { queues, type QueueName } from '../../platform';
 import type { FunctionDef } from '../../platform';
 import { StoreScheduler } from '../../adapters/local/store-scheduler';
@@ -14,7 +15,15 @@ import { QueuePoller, type PolledRecord, type QueueHandler } from './queue-polle
 import { startEveryLoop, startSchedulerLoop } from './scheduler-loop';
 import { REGION } from './emulator-clients';
 
-export const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
+/** The project's folder, from this module's source or from a bundle of it under .tmp/ (bundle.mjs). */
+export const projectRoot = projectRootOf(import.meta.url);
+
+/**
+ * Each function's bundled module by name, when this thread runs a bundle (bin/local.mjs sets it
+ * before the bundle loads): a bundle's thread has no TypeScript loader to import the sources.
+ */
+const BUNDLED = '__postboxFunctionModules';
+const bundledModules = (): Record<string, string> | undefined => (globalThis as Record<string, unknown>)[BUNDLED] as Record<string, string> | undefined;
 
 /**
  * Batches of one queue that may be handled at once (QueuePoller's lanes; Admission bounds them all
@@ -29,8 +38,8 @@ export type ConsumerDef = Pick<FunctionDef, 'name' | 'entry' | 'handler' | 'queu
 export const consumerDefs = (functions: readonly FunctionDef[]): ConsumerDef[] =>
   functions.filter((f) => f.queue || f.every).map(({ name, entry, handler, queue, every }) => ({ name, entry, handler, queue, every }));
 
-export async function loadFunction<T>(fn: Pick<FunctionDef, 'entry' | 'handler'>): Promise<T> {
-  const mod = (await import(pathToFileURL(resolve(projectRoot, fn.entry)).href)) as Record<string, unknown>;
+export async function loadFunction<T>(fn: Pick<FunctionDef, 'name' | 'entry' | 'handler'>): Promise<T> {
+  const mod = (await import(bundledModules()?.[fn.name] ?? pathToFileURL(resolve(projectRoot, fn.entry)).href)) as Record<string, unknown>;
   const handler = mod[fn.handler];
   if (typeof handler !== 'function') throw new Error(`${fn.entry} does not export ${fn.handler}`);
   return handler as T;

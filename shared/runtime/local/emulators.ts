@@ -12,6 +12,9 @@ import { mkdirSync } from 'node:fs';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { HeldMail, HeldReceipt } from '../../adapters/local/ses-feedback';
 import { SesMailBook } from './ses-mail-book';
+import { projectRootOf } from './bundle.mjs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const LOOPBACK = '127.0.0.1';
 
@@ -31,7 +34,8 @@ export interface ThreadOptions {
   onFailure?: (error: Error) => void;
 }
 
-const THREAD_FILE = new URL('./emulator-thread.mjs', import.meta.url);
+// From the project's folder, not this module's: this module may run from a bundle (bundle.mjs).
+const THREAD_FILE = pathToFileURL(join(projectRootOf(import.meta.url), 'shared/runtime/local/emulator-thread.mjs'));
 
 /**
  * V8 sizes a heap for a whole application by default: each thread's young generation may grow to
