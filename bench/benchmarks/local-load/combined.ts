@@ -14,7 +14,7 @@ import { LOCAL_TABLE } from '../../../shared/runtime/local/runtime';
 import { sleep } from '../../lib/measure';
 import { admitted, call, loneReads, startRuntime, upload, type Answer, type Runtime } from './client';
 
-export const COMBINED = { recipients: 10_000, importRows: 10_000, inboundMails: 1_000, smtpConnections: 4, keysEveryMs: 125, broadcastEveryMs: 250, quietReads: 40, maxMs: 300_000 } as const;
+export const COMBINED = { recipients: 10_000, importRows: 10_000, inboundMails: 1_000, smtpConnections: 4, keysEveryMs: 125, broadcastEveryMs: 250, quietReads: 40, maxMs: 480_000 } as const;
 const DOMAIN = 'inbound.load.test';
 
 interface Boot {

@@ -21,6 +21,7 @@ import type { FunctionsThreadData, SmtpOptions } from './functions-thread';
 import type { SmtpListener } from './smtp-listener';
 import { LinkedJournalQueue, serveMail } from './journal-link';
 import { PortRpc } from './port-rpc';
+import { FUNCTIONS_NICE, niceThisThread } from './thread-priority';
 
 /**
  * Store requests the consumers have at the store's thread at once. The store answers its two
@@ -119,6 +120,8 @@ async function imported<T>(modules: Record<string, string>, fn: ConsumerDef): Pr
   return handler as T;
 }
 
+// Its work yields the CPU to the API's (thread-priority.ts).
+niceThisThread(FUNCTIONS_NICE);
 const loaded = workerData as Pick<FunctionsThreadData, 'functions' | 'modules' | 'eager'>;
 if (loaded.eager) await Promise.all(loaded.functions.map((fn) => imported(loaded.modules, fn)));
 parentPort?.postMessage({ loaded: true });
