@@ -15,7 +15,7 @@ describe('the functions thread', () => {
 
   it('reports an uncaught error of the running thread to the runtime', async () => {
     const failures: Error[] = [];
-    const loaded = await loadFunctionsThread([{ name: 'failing', entry: 'test/support/failing-consumer.ts', handler: 'handler', queue: 'send' }], (e) => failures.push(e));
+    const loaded = await loadFunctionsThread([{ name: 'failing', entry: 'test/support/failing-consumer.ts', handler: 'handler', queue: 'send' }], (e) => failures.push(e), { eager: true });
     try {
       await waitFor(() => failures.length > 0, { what: 'the thread failure to be reported' });
       expect(failures[0]?.message).toMatch(/a consumer failed outside its handler/);

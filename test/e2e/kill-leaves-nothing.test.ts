@@ -1,7 +1,8 @@
 // `kill -9` of the local runtime leaves nothing running: the store and the emulators are threads of
 // its one process, not children that could outlive it, and nothing keeps the store's LevelDB
-// directory open, so the next start is its only writer. (The one child it has is tsx's esbuild
-// service, which ends when its parent's pipe closes; it must be gone too.)
+// directory open, so the next start is its only writer. (`npm start` runs a bundle and starts no
+// child; one started by `tsx bin/local.ts`, its esbuild service, ends when its parent's pipe
+// closes, and any child must be gone too.)
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,12 +1,13 @@
 // The local runtime as a user meets it: `npm start` in its own process, HTTP on a free port,
 // data in a temporary DATA_DIR.
 import { execFile } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpRoutes } from '../../functions/manifest';
+import { FUNCTIONS_NICE } from '../../shared/runtime/local/thread-priority';
 import { api, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
 import { bounceNotification, snsWrap } from '../support/ses-events';
 import { needsTool } from '../support/system-tools';
@@ -151,6 +152,25 @@ describe('routes', () => {
     expect(res.status).toBe(201);
     expect(res.body.account_id).not.toBe(bootstrap.account_id);
     expect((await api(runtime.url, 'GET', '/v1/account/verification', res.body.admin_key)).body.account_id).toBe(res.body.account_id);
+  });
+});
+
+/** Each thread of `pid` with its nice value, from /proc/<pid>/task/<tid>/stat (field 19). */
+function nicesOf(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    out.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+  }
+  return out;
+}
+
+describe.skipIf(process.platform !== 'linux')('threads', () => {
+  it('runs the functions thread (consumers, scheduler, SMTP listener) at a lower CPU priority than the API thread', () => {
+    const pid = runtime.child.pid as number;
+    const nices = nicesOf(pid);
+    const base = nices.get(pid);
+    expect([...nices.values()].filter((n) => n === Math.min(19, (base as number) + FUNCTIONS_NICE))).toHaveLength(1);
   });
 });
 

@@ -1,4 +1,4 @@
-// Starts `bin/local.ts` as its own process, the way `npm start` does, on free ports, and calls its
+// Starts `bin/local.mjs` (bin/local.ts, bundled) as its own process, the way `npm start` does, on free ports, and calls its
 // API the way a client that honours 429 does, unless a test is about the rate limiter itself.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -22,7 +22,7 @@ export interface RuntimeProcess {
 }
 
 export async function startRuntimeProcess(env: Record<string, string>): Promise<RuntimeProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
+  const child = spawn(process.execPath, ['bin/local.mjs'], {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', SES_PORT: '0', INBOUND_SMTP_PORT: '0', LOG_LEVEL: 'warn', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

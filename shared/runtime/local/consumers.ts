@@ -4,7 +4,8 @@
 // the API (runtime.ts, `consumers: 'inline'`); the code is the same.
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import { projectRootOf } from './bundle.mjs';
 import { queues, type QueueName } from '../../platform';
 import type { FunctionDef } from '../../platform';
 import { StoreScheduler } from '../../adapters/local/store-scheduler';
@@ -14,7 +15,15 @@ import { QueuePoller, type PolledRecord, type QueueHandler } from './queue-polle
 import { startEveryLoop, startSchedulerLoop } from './scheduler-loop';
 import { REGION } from './emulator-clients';
 
-const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
+/** The project's folder, from this module's source or from a bundle of it under .tmp/ (bundle.mjs). */
+export const projectRoot = projectRootOf(import.meta.url);
+
+/**
+ * Each function's bundled module by name, when this thread runs a bundle (bin/local.mjs sets it
+ * before the bundle loads): a bundle's thread has no TypeScript loader to import the sources.
+ */
+const BUNDLED = '__postboxFunctionModules';
+const bundledModules = (): Record<string, string> | undefined => (globalThis as Record<string, unknown>)[BUNDLED] as Record<string, string> | undefined;
 
 /**
  * Batches of one queue that may be handled at once (QueuePoller's lanes; Admission bounds them all
@@ -29,8 +38,8 @@ export type ConsumerDef = Pick<FunctionDef, 'name' | 'entry' | 'handler' | 'queu
 export const consumerDefs = (functions: readonly FunctionDef[]): ConsumerDef[] =>
   functions.filter((f) => f.queue || f.every).map(({ name, entry, handler, queue, every }) => ({ name, entry, handler, queue, every }));
 
-export async function loadFunction<T>(fn: Pick<FunctionDef, 'entry' | 'handler'>): Promise<T> {
-  const mod = (await import(pathToFileURL(resolve(projectRoot, fn.entry)).href)) as Record<string, unknown>;
+export async function loadFunction<T>(fn: Pick<FunctionDef, 'name' | 'entry' | 'handler'>): Promise<T> {
+  const mod = (await import(bundledModules()?.[fn.name] ?? pathToFileURL(resolve(projectRoot, fn.entry)).href)) as Record<string, unknown>;
   const handler = mod[fn.handler];
   if (typeof handler !== 'function') throw new Error(`${fn.entry} does not export ${fn.handler}`);
   return handler as T;
@@ -45,11 +54,35 @@ export interface ConsumerDeps {
   schedulerTickMs: number;
   /** Runs one receive-handle-delete pass when its turn comes (Admission.consumerTurn). */
   turn: <T>(pass: () => Promise<T>) => Promise<T>;
+  /**
+   * Where a consumer's handler comes from, when it is imported only on its first batch (or its
+   * first run): the functions thread's bundle (functions-build.ts). Without it every handler is
+   * imported from its source before anything starts.
+   */
+  lazyLoad?: <T>(fn: ConsumerDef) => Promise<T>;
   /** The queue journal, told what each poller deleted and what it moves to a DLQ. */
   journal: {
     acknowledge(records: readonly PolledRecord[]): void | Promise<void>;
     deadLettered(records: readonly PolledRecord[]): void | Promise<void>;
   };
+}
+
+/** A handler imported when it is first called; a failed import fails that call and the next tries again. */
+function importedOnFirstCall<A extends unknown[], R>(load: () => Promise<(...args: A) => Promise<R>>): (...args: A) => Promise<R> {
+  let loading: Promise<(...args: A) => Promise<R>> | undefined;
+  return async (...args) => {
+    loading ??= load().catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    });
+    return (await loading)(...args);
+  };
+}
+
+/** Each function's handler: imported now from its source, or on first use through `lazyLoad`. */
+async function handlerOf<T extends (...args: never[]) => Promise<unknown>>(fn: ConsumerDef, lazyLoad: ConsumerDeps['lazyLoad']): Promise<T> {
+  if (!lazyLoad) return loadFunction<T>(fn);
+  return importedOnFirstCall(() => lazyLoad<T>(fn)) as unknown as T;
 }
 
 /** Starts them all; resolves with a stop that waits for the passes under way. */
@@ -66,7 +99,7 @@ export async function startConsumers(functions: readonly ConsumerDef[], deps: Co
       arn: queueArns[queue.name] as string,
       dlqUrl: dlqUrls?.[queue.name],
       region: REGION,
-      handler: await loadFunction<QueueHandler>(fn),
+      handler: await handlerOf<QueueHandler>(fn, deps.lazyLoad),
       retryDelaySeconds: deps.retryDelaySeconds,
       logger,
       // Several batches of a queue at once, as Lambda scales a queue's consumers; Admission bounds
@@ -80,7 +113,7 @@ export async function startConsumers(functions: readonly ConsumerDef[], deps: Co
     stops.push(() => poller.stop());
   }
   for (const fn of functions.filter((f) => f.every)) {
-    stops.push(startEveryLoop(fn.name, await loadFunction<(event: unknown) => Promise<unknown>>(fn), (fn.every?.minutes ?? 1) * 60_000, logger));
+    stops.push(startEveryLoop(fn.name, await handlerOf<(event: unknown) => Promise<unknown>>(fn, deps.lazyLoad), (fn.every?.minutes ?? 1) * 60_000, logger));
   }
   if (container.scheduler instanceof StoreScheduler) {
     stops.push(startSchedulerLoop({ scheduler: container.scheduler, queue: container.queue, clock: container.clock, logger }, deps.schedulerTickMs));

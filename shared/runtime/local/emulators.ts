@@ -12,6 +12,9 @@ import { mkdirSync } from 'node:fs';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { HeldMail, HeldReceipt } from '../../adapters/local/ses-feedback';
 import { SesMailBook } from './ses-mail-book';
+import { projectRootOf } from './bundle.mjs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const LOOPBACK = '127.0.0.1';
 
@@ -31,7 +34,8 @@ export interface ThreadOptions {
   onFailure?: (error: Error) => void;
 }
 
-const THREAD_FILE = new URL('./emulator-thread.mjs', import.meta.url);
+// From the project's folder, not this module's: this module may run from a bundle (bundle.mjs).
+const THREAD_FILE = pathToFileURL(join(projectRootOf(import.meta.url), 'shared/runtime/local/emulator-thread.mjs'));
 
 /**
  * V8 sizes a heap for a whole application by default: each thread's young generation may grow to
@@ -166,9 +170,11 @@ export interface RunningSes extends Running {
  * restart; only the newest few stay in memory (ses-mail-book.ts).
  */
 export async function startSes(options: { port?: number; mailFile?: string; /** Mails kept in memory past the file (default MAIL_IN_MEMORY). */ mailInMemory?: number } = {}): Promise<RunningSes> {
-  const { default: start } = (await import('aws-ses-v2-local')) as unknown as {
-    default: (o: { host: string; port: number }) => Promise<Server>;
-  };
+  type Start = (o: { host: string; port: number }) => Promise<Server>;
+  // A CommonJS module with `exports.default`: tsx's loader hands that over as `default`, Node's own
+  // (the functions thread's bundle, functions-build.ts) the whole exports object.
+  const { default: exported } = (await import('aws-ses-v2-local')) as unknown as { default: Start | { default: Start } };
+  const start = typeof exported === 'function' ? exported : exported.default;
   const host = LOOPBACK;
   const port = options.port || (await freePort(host));
   const server = await start({ host, port });

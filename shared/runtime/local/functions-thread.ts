@@ -13,14 +13,20 @@ import type { Mailer } from '../../ports/mailer';
 import type { RuntimeConfig } from '../config';
 import type { AdmissionOptions } from './admission';
 import type { ConsumerDef } from './consumers';
+import { bundleFunctionsThread } from './functions-build';
 import { LinkedMailer, serveJournal } from './journal-link';
 import { PortRpc } from './port-rpc';
+import type { SmtpListenerOptions } from './smtp-listener';
 
 /** What the thread is started with (workerData): plain data and its two ports. */
 export interface FunctionsThreadData {
   /** The API thread's config; the thread fills in the SES emulator's endpoint. */
   config: RuntimeConfig;
   functions: ConsumerDef[];
+  /** Each consumer's bundled module by function name (functions-build.ts), imported on its first batch. */
+  modules: Record<string, string>;
+  /** Import every consumer's module at load, not on its first batch (a test of a module's failure). */
+  eager?: boolean;
   dataDir: string;
   sesPort: number;
   retryDelaySeconds: number;
@@ -34,6 +40,9 @@ export interface FunctionsThreadData {
   link: MessagePort;
 }
 
+/** The SMTP listener's settings, when it runs on the functions thread (smtp-listener.ts). */
+export type SmtpOptions = Omit<SmtpListenerOptions, 'container' | 'logger'>;
+
 export interface FunctionsThread {
   sesEndpoint: string;
   sesPort: number;
@@ -42,10 +51,10 @@ export interface FunctionsThread {
   mailer: Mailer;
   /** Starts the pollers and timers, once the API listens (its address is the links' origin). */
   startConsumers(publicBaseUrl: string, claimsExpiredBy: number): Promise<void>;
+  /** Starts the SMTP listener on the thread; closing the thread closes it. */
+  startSmtp(options: SmtpOptions): Promise<{ url: string; port: number }>;
   close(): Promise<void>;
 }
-
-const THREAD_FILE = new URL('./functions-entry.mjs', import.meta.url);
 
 /**
  * The thread's young generation held to 8 MiB, as the main thread's (heap.ts) and the emulators'
@@ -55,21 +64,29 @@ const THREAD_FILE = new URL('./functions-entry.mjs', import.meta.url);
  */
 const THREAD_LIMITS = { maxYoungGenerationSizeMb: 8 };
 
-type StartOptions = Omit<FunctionsThreadData, 'functions' | 'link'> & { journal: JournaledQueue };
+type Loaded = Pick<FunctionsThreadData, 'functions' | 'modules' | 'eager'>;
+type StartOptions = Omit<FunctionsThreadData, keyof Loaded | 'link'> & { journal: JournaledQueue };
 
 /**
- * Starts the thread and has it load every module it runs (its consumers' handlers included);
- * resolves once they are loaded, with `start`, which gives it its config and ports and resolves
+ * Bundles the thread's code (functions-build.ts; a consumer that does not build rejects here) and
+ * starts it; resolves once its body is loaded (each consumer's module is imported on its first
+ * batch), with `start`, which gives it its config and ports and resolves
  * once its SES emulator listens and its feedback has queued what a kill left owed. Start the store
  * after this resolves: see functions-worker.ts. `onFailure` is called if the thread ends unasked
  * once started; before that, the promise of the step under way rejects.
  */
-export async function loadFunctionsThread(functions: ConsumerDef[], onFailure: (error: Error) => void): Promise<{ start(options: StartOptions): Promise<FunctionsThread>; stop(): Promise<void> }> {
-  const worker = new Worker(THREAD_FILE, { workerData: { functions } satisfies Pick<FunctionsThreadData, 'functions'>, name: 'postbox-functions', resourceLimits: THREAD_LIMITS });
+export async function loadFunctionsThread(
+  functions: ConsumerDef[],
+  onFailure: (error: Error) => void,
+  options: { eager?: boolean } = {},
+): Promise<{ start(options: StartOptions): Promise<FunctionsThread>; stop(): Promise<void> }> {
+  const bundle = await bundleFunctionsThread(functions);
+  const workerData: Loaded = { functions, modules: bundle.modules, eager: options.eager };
+  const worker = new Worker(bundle.worker, { workerData, name: 'postbox-functions', resourceLimits: THREAD_LIMITS });
   let closing = false;
   let step: { reject: (error: Error) => void } | undefined;
   let rpc: PortRpc | undefined;
-  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve())).finally(() => bundle.remove());
   const failed = (error: Error): void => {
     if (closing) return;
     rpc?.close();
@@ -102,7 +119,7 @@ export async function loadFunctionsThread(functions: ConsumerDef[], onFailure: (
       serveJournal(rpc, journal);
       const transferList = [link.port2, ...(data.storeChannel ? [data.storeChannel] : [])];
       const readyNow = next<{ ready: { sesEndpoint: string; sesPort: number } }>();
-      worker.postMessage({ ...data, link: link.port2 } satisfies Omit<FunctionsThreadData, 'functions'>, transferList);
+      worker.postMessage({ ...data, link: link.port2 } satisfies Omit<FunctionsThreadData, keyof Loaded>, transferList);
       const { ready } = await readyNow.catch(async (error: Error) => {
         await stopEarly();
         throw error;
@@ -113,6 +130,7 @@ export async function loadFunctionsThread(functions: ConsumerDef[], onFailure: (
         threadId: worker.threadId,
         mailer: new LinkedMailer(linked),
         startConsumers: (publicBaseUrl, claimsExpiredBy) => linked.call('consumers.start', { publicBaseUrl, claimsExpiredBy }),
+        startSmtp: (smtp) => linked.call('smtp.start', smtp),
         close: async () => {
           if (!closing) {
             closing = true;

@@ -2,8 +2,8 @@
 // things. V8's defaults suit a server with memory to spare: the young generation grows to 2 × 16 MiB
 // under a high allocation rate (every request and every store call allocates), and the old
 // generation may grow to up to 4× what the last collection left before the next one runs. Neither
-// limit can be changed once the main thread's heap exists (`npm start` runs under tsx, with no
-// place for node flags), but two flags V8 reads at every collection can:
+// limit can be changed once the main thread's heap exists (and `tsx bin/local.ts` has no place for
+// node flags), but two flags V8 reads at every collection can:
 //  - --heap-growing-percent: the old generation grows by this much past what survived a full
 //    collection before the next one (a little more collecting, a much lower peak);
 //  - --semi-space-growth-factor: 1 stops the young generation growing. It is let grow to

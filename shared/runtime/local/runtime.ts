@@ -2,10 +2,10 @@
 // loopback, the same handler exports behind node:http, queue pollers and the local scheduler.
 //
 // Threads (docs/architecture.md, "The local runtime"): the API (node:http, the HTTP handlers, the
-// queue journal, the SMTP listener) on the main thread; the store, queue and S3 emulators on one
-// worker thread (emulators.ts); the queue consumers, the timed functions, the scheduler's tick and
-// the SES emulator on another (functions-thread.ts), when `consumers` is 'thread', as `npm start`
-// runs it. In-process callers (tests, benchmarks that drive or count the consumers) may keep the
+// queue journal) on the main thread; the store, queue and S3 emulators on one worker thread
+// (emulators.ts); the queue consumers, the timed functions, the scheduler's tick, the SES emulator
+// and the SMTP listener on another (functions-thread.ts), when `consumers` is 'thread', as `npm
+// start` runs it. In-process callers (tests, benchmarks that drive or count the consumers) may keep the
 // consumers on the calling thread ('inline', the default).
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { mkdirSync } from 'node:fs';
@@ -36,7 +36,6 @@ import { createLocalHttpServer, type HttpLambda } from './http-server';
 import { ensureBucket, ensureQueues, ensureTable } from './provision';
 import { importFileObjects } from './import-objects';
 import { CONSUMER_LANES, loadFunction } from './consumers';
-import { startSmtpListener } from './smtp-listener';
 import { LEASE_MS } from '../../messages/idempotency';
 import { recoverAcceptances } from '../../messages/recovery';
 
@@ -159,6 +158,100 @@ async function inlineMail(settings: LocalSettings, dataDir: string, journal: Jou
   return { mailer: feedback, ses };
 }
 
+type Stops = Array<() => Promise<void>>;
+type ThreadFailed = (what: string) => (error: Error) => void;
+
+/** The emulators, the API thread's clients of them, the table, queues and bucket, and the config built on them. */
+async function provision(settings: LocalSettings, dataDir: string, stops: Stops, threadFailed: ThreadFailed, logger: Logger) {
+  const emulators = await startEmulators(settings, dataDir, stops, threadFailed);
+  // As the composition root makes them, but lighter towards the emulators (emulator-clients.ts).
+  const dynamo = storeClient(emulators.dynamodbEndpoint, { channel: emulators.storeChannel, external: Boolean(settings.dynamodbEndpoint) });
+  const sqsClient = makeSqsClient(emulators.sqs.endpoint);
+  await ensureTable(dynamo, LOCAL_TABLE);
+  const provisioned = await ensureQueues(sqsClient);
+  const s3Client = new S3Client(s3ClientConfig({ region: REGION, credentials: DUMMY_CREDENTIALS }, emulators.s3.endpoint));
+  stops.push(async () => s3Client.destroy());
+  await ensureBucket(s3Client, LOCAL_BUCKET);
+  // Objects an older runtime kept as files (DATA_DIR/objects) move into the bucket, once.
+  await importFileObjects(s3Client, LOCAL_BUCKET, join(dataDir, 'objects'), logger);
+  const config = localConfig(settings, dataDir, emulators, provisioned);
+  // local-aws-sqs keeps its queues in memory: the journal puts back what the last run left
+  // waiting, before anything polls or sends, and every send from here on goes through it (the
+  // functions thread's too, journal-link.ts: this thread is its one writer).
+  const journal = JournaledQueue.open(join(dataDir, 'queue-journal.jsonl'), new SqsQueue(sqsClient, provisioned.urls), { clock: systemClock, logger });
+  await journal.replay({ sqs: sqsClient, urls: provisioned.urls, dlqUrls: provisioned.dlqUrls });
+  return { emulators, dynamo, sqsClient, provisioned, config, journal };
+}
+
+type Provisioned = Awaited<ReturnType<typeof provision>>;
+
+/** The SES emulator and its feedback: on the functions thread (started here) or on this one. */
+async function startMail(
+  p: Provisioned,
+  loaded: Awaited<ReturnType<typeof loadFunctionsThread>> | undefined,
+  context: { settings: LocalSettings; dataDir: string; options: LocalRuntimeOptions; stops: Stops; logger: Logger },
+): Promise<{ sesEndpoint: string; mailer: Mailer; functionsThread?: FunctionsThread }> {
+  const { settings, dataDir, stops } = context;
+  if (!loaded) {
+    p.emulators.functionsStoreChannel?.close();
+    const inline = await inlineMail(settings, dataDir, p.journal, p.config, context.logger);
+    stops.push(inline.ses.close);
+    return { sesEndpoint: inline.ses.endpoint, mailer: inline.mailer };
+  }
+  const functionsThread = await loaded.start({
+    config: p.config,
+    dataDir,
+    sesPort: settings.sesPort,
+    retryDelaySeconds: settings.queueRetryDelaySeconds,
+    schedulerTickMs: settings.schedulerTickMs,
+    admission: { maxConsumerBatches: context.options.admission?.maxConsumerBatches },
+    externalStore: Boolean(settings.dynamodbEndpoint),
+    storeChannel: p.emulators.functionsStoreChannel,
+    journal: p.journal,
+  });
+  stops.push(functionsThread.close);
+  p.config.endpoints.ses = functionsThread.sesEndpoint;
+  return { sesEndpoint: functionsThread.sesEndpoint, mailer: functionsThread.mailer, functionsThread };
+}
+
+/** The API thread's container, installed, with the bootstrap account and the last process's claims settled. */
+async function apiContainer(p: Provisioned, mailer: Mailer, settings: LocalSettings, dataDir: string, logger: Logger) {
+  const { sqsClient, provisioned, journal } = p;
+  const container = await buildContainer(p.config, {
+    logger,
+    store: new Store(p.dynamo, LOCAL_TABLE),
+    queue: journal,
+    mailer,
+    // The DLQs stay in the emulator (the journal puts dead messages back in them at start); a
+    // redrive is journaled as a send before it happens, so a kill after it does not lose it.
+    deadLetters: new SqsDeadLetters(sqsClient, { urls: provisioned.urls, dlqUrls: provisioned.dlqUrls, beforeRedrive: (queue, body) => journal.redriven(queue, body) }),
+  });
+  installContainer(container);
+  const { bootstrap, created } = await ensureBootstrap(container, dataDir, settings.accountEmail);
+  // This process is the only API of its data: every claim made before it started belongs to a
+  // request that died with the last one. Finish or release them before anything new arrives.
+  const claimsExpiredBy = container.clock.now().getTime() + LEASE_MS;
+  p.config.claimsExpiredBy = claimsExpiredBy;
+  await recoverAcceptances(container, { leaseEndingBy: claimsExpiredBy });
+  return { container, bootstrap, created, claimsExpiredBy };
+}
+
+/**
+ * Mail arriving over SMTP goes the way SES receiving hands it on in AWS: object store, inbound
+ * queue. Under `npm start` on the functions thread (its work off the API's event loop), which
+ * closes it as it ends; inline on this thread.
+ */
+async function startInbound(settings: LocalSettings, dataDir: string, on: { functionsThread?: FunctionsThread; container: Container; logger: Logger; stops: Stops }): Promise<{ url: string } | undefined> {
+  if (!settings.inboundEnabled) return undefined;
+  const options = { host: settings.host, port: settings.inboundSmtpPort, maxBytes: settings.inboundMaxBytes, tmpDir: join(dataDir, 'inbound-tmp') };
+  if (on.functionsThread) return on.functionsThread.startSmtp(options);
+  // Imported only here: its mail parsing and authentication modules are tens of MiB.
+  const { startSmtpListener } = await import('./smtp-listener');
+  const listener = await startSmtpListener({ ...options, container: on.container, logger: on.logger });
+  on.stops.push(listener.close);
+  return listener;
+}
+
 /**
  * Starts the whole service. `functions` is the manifest's list (passed in by the entry point, so
  * that shared/ never imports functions/).
@@ -168,100 +261,36 @@ export async function startLocalRuntime(settings: LocalSettings, functions: read
   const placement = options.consumers ?? 'inline';
   const dataDir = resolve(settings.dataDir);
   mkdirSync(dataDir, { recursive: true });
-  const stops: Array<() => Promise<void>> = [];
+  const stops: Stops = [];
   // A thread that dies leaves the service without its store, its queues or its consumers: nothing
   // can be accepted or finished any more, so the process ends (a restart recovers, as after kill -9).
-  const threadFailed = (what: string) => (error: Error) => {
+  const threadFailed: ThreadFailed = (what) => (error) => {
     logger.error(`the embedded ${what} stopped; exiting`, { error: describeError(error) });
     process.exit(1);
   };
   const stopAll = async (): Promise<void> => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   };
-
   try {
-    // The functions thread loads its modules before the store opens its files (functions-worker.ts).
+    // The functions thread's code is bundled (esbuild's process ended) and loaded before the store
+    // opens its files (functions-build.ts).
     const loaded = placement === 'thread' ? await loadFunctionsThread(consumerDefs(functions), threadFailed('functions thread')) : undefined;
     if (loaded) stops.push(loaded.stop);
-    const emulators = await startEmulators(settings, dataDir, stops, threadFailed);
-    // As the composition root makes them, but lighter towards the emulators (emulator-clients.ts).
-    const dynamo = storeClient(emulators.dynamodbEndpoint, { channel: emulators.storeChannel, external: Boolean(settings.dynamodbEndpoint) });
-    const sqsClient = makeSqsClient(emulators.sqs.endpoint);
-    await ensureTable(dynamo, LOCAL_TABLE);
-    const provisioned = await ensureQueues(sqsClient);
-    const s3Client = new S3Client(s3ClientConfig({ region: REGION, credentials: DUMMY_CREDENTIALS }, emulators.s3.endpoint));
-    stops.push(async () => s3Client.destroy());
-    await ensureBucket(s3Client, LOCAL_BUCKET);
-    // Objects an older runtime kept as files (DATA_DIR/objects) move into the bucket, once.
-    await importFileObjects(s3Client, LOCAL_BUCKET, join(dataDir, 'objects'), logger);
-    const config = localConfig(settings, dataDir, emulators, provisioned);
-
-    // local-aws-sqs keeps its queues in memory: the journal puts back what the last run left
-    // waiting, before anything polls or sends, and every send from here on goes through it (the
-    // functions thread's too, journal-link.ts: this thread is its one writer).
-    const journal = JournaledQueue.open(join(dataDir, 'queue-journal.jsonl'), new SqsQueue(sqsClient, provisioned.urls), { clock: systemClock, logger });
-    await journal.replay({ sqs: sqsClient, urls: provisioned.urls, dlqUrls: provisioned.dlqUrls });
-
-    let sesEndpoint: string;
-    let mailer: Mailer;
-    let functionsThread: FunctionsThread | undefined;
-    if (loaded) {
-      functionsThread = await loaded.start({
-        config,
-        dataDir,
-        sesPort: settings.sesPort,
-        retryDelaySeconds: settings.queueRetryDelaySeconds,
-        schedulerTickMs: settings.schedulerTickMs,
-        admission: { maxConsumerBatches: options.admission?.maxConsumerBatches },
-        externalStore: Boolean(settings.dynamodbEndpoint),
-        storeChannel: emulators.functionsStoreChannel,
-        journal,
-      });
-      stops.push(functionsThread.close);
-      sesEndpoint = config.endpoints.ses = functionsThread.sesEndpoint;
-      mailer = functionsThread.mailer;
-    } else {
-      emulators.functionsStoreChannel?.close();
-      const inline = await inlineMail(settings, dataDir, journal, config, logger);
-      stops.push(inline.ses.close);
-      sesEndpoint = inline.ses.endpoint;
-      mailer = inline.mailer;
-    }
-    const container = await buildContainer(config, {
-      logger,
-      store: new Store(dynamo, LOCAL_TABLE),
-      queue: journal,
-      mailer,
-      // The DLQs stay in the emulator (the journal puts dead messages back in them at start); a
-      // redrive is journaled as a send before it happens, so a kill after it does not lose it.
-      deadLetters: new SqsDeadLetters(sqsClient, { urls: provisioned.urls, dlqUrls: provisioned.dlqUrls, beforeRedrive: (queue, body) => journal.redriven(queue, body) }),
-    });
-    installContainer(container);
-    const { bootstrap, created } = await ensureBootstrap(container, dataDir, settings.accountEmail);
-
-    // This process is the only API of its data: every claim made before it started belongs to a
-    // request that died with the last one. Finish or release them before anything new arrives.
-    const claimsExpiredBy = container.clock.now().getTime() + LEASE_MS;
-    config.claimsExpiredBy = claimsExpiredBy;
-    await recoverAcceptances(container, { leaseEndingBy: claimsExpiredBy });
-
+    const p = await provision(settings, dataDir, stops, threadFailed, logger);
+    const { sesEndpoint, mailer, functionsThread } = await startMail(p, loaded, { settings, dataDir, options, stops, logger });
+    const { container, bootstrap, created, claimsExpiredBy } = await apiContainer(p, mailer, settings, dataDir, logger);
     const admission = new Admission(options.admission);
     if (placement === 'inline') {
       const consumers = { retryDelaySeconds: settings.queueRetryDelaySeconds, schedulerTickMs: settings.schedulerTickMs };
       const turn = <T>(pass: () => Promise<T>) => admission.consumerTurn(pass);
-      stops.push(await startConsumers(consumerDefs(functions), { container, sqs: sqsClient, logger, ...consumers, turn, journal }));
+      stops.push(await startConsumers(consumerDefs(functions), { container, sqs: p.sqsClient, logger, ...consumers, turn, journal: p.journal }));
     }
-
-    // Mail arriving over SMTP goes the way SES receiving hands it on in AWS: object store, inbound queue.
-    const smtp = settings.inboundEnabled
-      ? await startSmtpListener({ host: settings.host, port: settings.inboundSmtpPort, maxBytes: settings.inboundMaxBytes, tmpDir: join(dataDir, 'inbound-tmp'), container, logger })
-      : undefined;
-    if (smtp) stops.push(smtp.close);
-
+    const smtp = await startInbound(settings, dataDir, { functionsThread, container, logger, stops });
     const url = await listen(settings, functions, logger, admission, stops);
     // Known only once listening (PORT=0 picks one); nothing has built a link before this point.
-    config.publicBaseUrl ??= url;
-    await functionsThread?.startConsumers(config.publicBaseUrl, claimsExpiredBy);
+    p.config.publicBaseUrl ??= url;
+    await functionsThread?.startConsumers(p.config.publicBaseUrl, claimsExpiredBy);
+    const { emulators } = p;
     return {
       url,
       sesUrl: sesEndpoint,
@@ -269,7 +298,7 @@ export async function startLocalRuntime(settings: LocalSettings, functions: read
       sqsEndpoint: emulators.sqs.endpoint,
       s3Endpoint: emulators.s3.endpoint,
       ...(smtp ? { smtpUrl: smtp.url } : {}),
-      sqsClient,
+      sqsClient: p.sqsClient,
       admission,
       consumers: placement,
       container,

@@ -7,7 +7,8 @@
 // spam and virus GRAY, there is no scanner), the raw message into the object store, and an SES
 // `Received` notification in its SNS envelope onto the inbound queue, where the same worker as in
 // AWS takes it. The client hears 250 only once the object is stored and the notification is in the
-// queue's journal, so a kill -9 at any moment loses no message that was accepted.
+// queue's journal, so a kill -9 at any moment loses no message that was accepted. Under `npm start`
+// it runs on the functions thread (functions-worker.ts), its work off the API's event loop.
 import { randomHex } from '../../crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
@@ -123,12 +124,16 @@ export function receivedNotification(args: { timestamp: string; source: string; 
   };
 }
 
-export async function startSmtpListener(options: SmtpListenerOptions): Promise<SmtpListener> {
-  const { container: c, logger, maxBytes } = options;
-  await rm(options.tmpDir, { recursive: true, force: true }); // what a killed process left arriving was never accepted
-  await mkdir(options.tmpDir, { recursive: true });
+type Receive = (stream: SMTPServerDataStream, session: SMTPServerSession) => Promise<void>;
 
-  const receive = async (stream: SMTPServerDataStream, session: SMTPServerSession): Promise<void> => {
+/**
+ * One message's DATA: streamed to a temp file (past the size limit the rest is read and dropped,
+ * 552), its verdicts, the file into the object store, the notification onto the inbound queue.
+ * Resolves once both are done: only then does the client hear 250.
+ */
+function receiverOf(options: SmtpListenerOptions): Receive {
+  const { container: c, logger, maxBytes } = options;
+  return async (stream, session) => {
     const sesMessageId = randomHex(20);
     const file = join(options.tmpDir, `${sesMessageId}.eml`);
     try {
@@ -156,13 +161,16 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
       await rm(file, { force: true });
     }
   };
+}
 
-  const server = new SMTPServer({
+function serverOf(options: SmtpListenerOptions, receive: Receive): SMTPServer {
+  const { container: c, logger } = options;
+  return new SMTPServer({
     name: 'inbound.postbox.local',
     banner: 'Postbox inbound (local SES receiving)',
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
-    size: maxBytes,
+    size: options.maxBytes,
     // As SES: at most 50 recipients a message; the sender gets 452 for the rest and may send them in another.
     maxRecipients: MAX_RECIPIENTS,
     // A laptop's share: more senders than this at once are told 421 and retry, as at any busy MX.
@@ -193,7 +201,13 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
       );
     },
   });
-  server.on('error', (error) => logger.warn('smtp listener error', { error: describeError(error) }));
+}
+
+export async function startSmtpListener(options: SmtpListenerOptions): Promise<SmtpListener> {
+  await rm(options.tmpDir, { recursive: true, force: true }); // what a killed process left arriving was never accepted
+  await mkdir(options.tmpDir, { recursive: true });
+  const server = serverOf(options, receiverOf(options));
+  server.on('error', (error) => options.logger.warn('smtp listener error', { error: describeError(error) }));
   await new Promise<void>((ok, fail) => {
     server.server.once('error', fail);
     server.listen(options.port, options.host, () => ok());
