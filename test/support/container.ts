@@ -38,22 +38,17 @@ export const TEST_SECRETS = {
   'unsubscribe-signing-key': 'test-unsubscribe-key-0123456789',
 } as const;
 
-/**
- * `store`: another process's table (its dynalite endpoint and table name) instead of a store of
- * this container's own, for tests that race processes over one store; closing leaves it running.
- */
-export async function createTestContainer(options: { start?: string; store?: { endpoint: string; tableName: string } } = {}): Promise<TestContainer> {
-  const testStore = options.store ? connectTestStore(options.store.endpoint, options.store.tableName) : await startTestStore();
-  const clock = new ManualClock(options.start ?? '2026-03-01T12:00:00.000Z');
-  const logs: Array<Record<string, unknown>> = [];
-  const sent: TestContainer['sent'] = [];
-  const queue: Queue = {
+/** A queue that records what is sent to it. */
+function recordingQueue(sent: TestContainer['sent']): Queue {
+  return {
     send: async (q, body, options) => void sent.push({ queue: q, body, delaySeconds: options?.delaySeconds }),
     sendBatch: async (q, bodies) => void bodies.forEach((body) => sent.push({ queue: q, body })),
   };
-  const mailed: OutboundEmail[] = [];
-  const dlq: TestContainer['dlq'] = [];
-  const deadLetters: DeadLetterQueues = {
+}
+
+/** The DeadLetterQueues port over `dlq` in memory; a redrive moves a message to `sent` as its raw body. */
+function memoryDeadLetters(dlq: TestContainer['dlq'], sent: TestContainer['sent']): DeadLetterQueues {
+  return {
     peek: async (q) => {
       const held = dlq.filter((m) => m.queue === q);
       return { depth: held.length, messages: held.slice(0, 10).map(({ queue: _q, ...m }) => m) };
@@ -67,9 +62,11 @@ export async function createTestContainer(options: { start?: string; store?: { e
       return chosen.map(({ queue: _q, ...m }) => m);
     },
   };
-  const objectsRoot = mkdtempSync(join(tmpdir(), 'postbox-objects-'));
-  const mailDomains = new Set<string>(['example.com', 'example.org']);
-  const config: RuntimeConfig = {
+}
+
+/** The local runtime config of a test container: its store, its object files, static secrets. */
+function testConfig(testStore: TestStore, objectsRoot: string): RuntimeConfig {
+  return {
     runtime: 'local',
     region: 'us-east-1',
     tableName: testStore.store.tableName,
@@ -89,12 +86,39 @@ export async function createTestContainer(options: { start?: string; store?: { e
     // The inbound routes are deployment-gated; handler tests (and the fuzz test) reach them.
     inboundEnabled: true,
   };
+}
+
+/** While a handler runs, every adapter holds it to its manifest needs (./grants.ts). */
+function guardAdapters(container: TestContainer): void {
+  container.mailer = guarded(container.mailer, mailerRules);
+  container.store = guarded(container.store, storeRules);
+  container.queue = guarded(container.queue, queueRules);
+  container.deadLetters = guarded(container.deadLetters, deadLetterRules);
+  container.scheduler = guarded(container.scheduler, schedulerRules);
+  container.objects = guarded(container.objects, objectRules);
+  container.identities = guarded(container.identities, identityRules);
+  container.secrets = guarded(container.secrets, secretRules);
+}
+
+/**
+ * `store`: another process's table (its dynalite endpoint and table name) instead of a store of
+ * this container's own, for tests that race processes over one store; closing leaves it running.
+ */
+export async function createTestContainer(options: { start?: string; store?: { endpoint: string; tableName: string } } = {}): Promise<TestContainer> {
+  const testStore = options.store ? connectTestStore(options.store.endpoint, options.store.tableName) : await startTestStore();
+  const clock = new ManualClock(options.start ?? '2026-03-01T12:00:00.000Z');
+  const logs: Array<Record<string, unknown>> = [];
+  const sent: TestContainer['sent'] = [];
+  const mailed: OutboundEmail[] = [];
+  const dlq: TestContainer['dlq'] = [];
+  const objectsRoot = mkdtempSync(join(tmpdir(), 'postbox-objects-'));
+  const mailDomains = new Set<string>(['example.com', 'example.org']);
   // The same composition root as Lambda and `npm start`; only the outside world is replaced.
-  const built = await buildContainer(config, {
+  const built = await buildContainer(testConfig(testStore, objectsRoot), {
     clock,
     store: testStore.store,
-    queue,
-    deadLetters,
+    queue: recordingQueue(sent),
+    deadLetters: memoryDeadLetters(dlq, sent),
     logger: createLogger('debug', (line) => logs.push(JSON.parse(line) as Record<string, unknown>)),
     dns: {
       acceptsMail: async (domain) => mailDomains.has(domain),
@@ -128,14 +152,6 @@ export async function createTestContainer(options: { start?: string; store?: { e
       },
     },
   };
-  container.mailer = guarded(container.mailer, mailerRules);
-  // While a handler runs, every adapter holds it to its manifest needs (./grants.ts).
-  container.store = guarded(container.store, storeRules);
-  container.queue = guarded(container.queue, queueRules);
-  container.deadLetters = guarded(container.deadLetters, deadLetterRules);
-  container.scheduler = guarded(container.scheduler, schedulerRules);
-  container.objects = guarded(container.objects, objectRules);
-  container.identities = guarded(container.identities, identityRules);
-  container.secrets = guarded(container.secrets, secretRules);
+  guardAdapters(container);
   return container;
 }

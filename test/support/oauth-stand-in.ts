@@ -89,68 +89,80 @@ function defaults(): Pick<OAuthStandIn, 'github' | 'google'> {
   };
 }
 
+/** What the stand-in handed out: codes not yet used, with what the authorize request said, and access tokens. */
+interface Issued {
+  codes: Map<string, { provider: OAuthProvider; clientId: string; redirectUri: string; challenge: string }>;
+  tokens: Set<string>;
+}
+
+/** The authorize page: records the request and redirects back with a code, or with the person's refusal. */
+function authorizePage(standIn: OAuthStandIn, issued: Issued, provider: OAuthProvider, url: URL, res: ServerResponse): void {
+  const params = Object.fromEntries(url.searchParams);
+  standIn.authorizations.push({ provider, params });
+  const back = new URL(params.redirect_uri ?? '');
+  if (standIn.deny) {
+    back.search = new URLSearchParams({ error: 'access_denied', state: params.state ?? '' }).toString();
+  } else {
+    const code = randomBytes(12).toString('hex');
+    issued.codes.set(code, { provider, clientId: params.client_id ?? '', redirectUri: params.redirect_uri ?? '', challenge: params.code_challenge ?? '' });
+    back.search = new URLSearchParams({ code, state: params.state ?? '' }).toString();
+  }
+  res.writeHead(302, { location: back.href });
+  res.end();
+}
+
+/** The token endpoint: grants a token for a code issued to this client, its redirect URI and its PKCE verifier. */
+async function tokenExchange(standIn: OAuthStandIn, issued: Issued, provider: OAuthProvider, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const params = Object.fromEntries(new URLSearchParams(await bodyOf(req)));
+  const code = issued.codes.get(params.code ?? '');
+  const client = STAND_IN_CLIENTS[provider];
+  const verifierHash = createHash('sha256').update(params.code_verifier ?? '').digest('base64url');
+  const granted =
+    code !== undefined &&
+    code.provider === provider &&
+    params.client_id === client.id &&
+    params.client_secret === client.secret &&
+    code.clientId === client.id &&
+    params.redirect_uri === code.redirectUri &&
+    verifierHash === code.challenge;
+  standIn.tokenRequests.push({ provider, params, granted });
+  issued.codes.delete(params.code ?? '');
+  if (!granted) {
+    // GitHub answers a refused exchange with 200 and an error field; Google with 400.
+    return send(res, { status: provider === 'github' ? 200 : 400, body: { error: provider === 'github' ? 'bad_verification_code' : 'invalid_grant' } });
+  }
+  const token = `tok_${randomBytes(12).toString('hex')}`;
+  issued.tokens.add(token);
+  send(res, { status: 200, body: { access_token: token, token_type: 'bearer', scope: params.scope ?? '' } });
+}
+
+/** One request to the stand-in: a silent or overridden path, the authorize page, the token endpoint, or the APIs. */
+async function answer(standIn: OAuthStandIn, issued: Issued, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://stand-in');
+  if (standIn.silent.has(url.pathname)) return;
+  const override = standIn.overrides.get(url.pathname);
+  if (override) return send(res, override);
+
+  const authorizing = PATHS.authorize[url.pathname];
+  if (req.method === 'GET' && authorizing) return authorizePage(standIn, issued, authorizing, url, res);
+
+  const exchanging = PATHS.token[url.pathname];
+  if (req.method === 'POST' && exchanging) return tokenExchange(standIn, issued, exchanging, req, res);
+
+  const bearer = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+  if (req.method === 'GET' && ['/user', '/user/emails', '/v1/userinfo'].includes(url.pathname)) {
+    if (!issued.tokens.has(bearer)) return send(res, { status: 401, body: { message: 'Bad credentials' } });
+    if (url.pathname === '/user') return send(res, { status: 200, body: standIn.github.user });
+    if (url.pathname === '/user/emails') return send(res, { status: 200, body: standIn.github.emails });
+    return send(res, { status: 200, body: standIn.google.userinfo });
+  }
+  send(res, { status: 404, body: { message: 'Not Found' } });
+}
+
 export async function startOAuthStandIn(): Promise<OAuthStandIn> {
-  /** Codes handed out and not yet used, with what the authorize request said. */
-  const codes = new Map<string, { provider: OAuthProvider; clientId: string; redirectUri: string; challenge: string }>();
-  const tokens = new Set<string>();
-
+  const issued: Issued = { codes: new Map(), tokens: new Set() };
   const server = createServer((req, res) => {
-    void (async () => {
-      const url = new URL(req.url ?? '/', 'http://stand-in');
-      if (standIn.silent.has(url.pathname)) return;
-      const override = standIn.overrides.get(url.pathname);
-      if (override) return send(res, override);
-
-      const authorizing = PATHS.authorize[url.pathname];
-      if (req.method === 'GET' && authorizing) {
-        const params = Object.fromEntries(url.searchParams);
-        standIn.authorizations.push({ provider: authorizing, params });
-        const back = new URL(params.redirect_uri ?? '');
-        if (standIn.deny) {
-          back.search = new URLSearchParams({ error: 'access_denied', state: params.state ?? '' }).toString();
-        } else {
-          const code = randomBytes(12).toString('hex');
-          codes.set(code, { provider: authorizing, clientId: params.client_id ?? '', redirectUri: params.redirect_uri ?? '', challenge: params.code_challenge ?? '' });
-          back.search = new URLSearchParams({ code, state: params.state ?? '' }).toString();
-        }
-        res.writeHead(302, { location: back.href });
-        return res.end();
-      }
-
-      const exchanging = PATHS.token[url.pathname];
-      if (req.method === 'POST' && exchanging) {
-        const params = Object.fromEntries(new URLSearchParams(await bodyOf(req)));
-        const issued = codes.get(params.code ?? '');
-        const client = STAND_IN_CLIENTS[exchanging];
-        const verifierHash = createHash('sha256').update(params.code_verifier ?? '').digest('base64url');
-        const granted =
-          issued !== undefined &&
-          issued.provider === exchanging &&
-          params.client_id === client.id &&
-          params.client_secret === client.secret &&
-          issued.clientId === client.id &&
-          params.redirect_uri === issued.redirectUri &&
-          verifierHash === issued.challenge;
-        standIn.tokenRequests.push({ provider: exchanging, params, granted });
-        codes.delete(params.code ?? '');
-        if (!granted) {
-          // GitHub answers a refused exchange with 200 and an error field; Google with 400.
-          return send(res, { status: exchanging === 'github' ? 200 : 400, body: { error: exchanging === 'github' ? 'bad_verification_code' : 'invalid_grant' } });
-        }
-        const token = `tok_${randomBytes(12).toString('hex')}`;
-        tokens.add(token);
-        return send(res, { status: 200, body: { access_token: token, token_type: 'bearer', scope: params.scope ?? '' } });
-      }
-
-      const bearer = (req.headers.authorization ?? '').replace(/^Bearer /, '');
-      if (req.method === 'GET' && ['/user', '/user/emails', '/v1/userinfo'].includes(url.pathname)) {
-        if (!tokens.has(bearer)) return send(res, { status: 401, body: { message: 'Bad credentials' } });
-        if (url.pathname === '/user') return send(res, { status: 200, body: standIn.github.user });
-        if (url.pathname === '/user/emails') return send(res, { status: 200, body: standIn.github.emails });
-        return send(res, { status: 200, body: standIn.google.userinfo });
-      }
-      send(res, { status: 404, body: { message: 'Not Found' } });
-    })().catch((error: unknown) => send(res, { status: 500, body: String(error) }));
+    answer(standIn, issued, req, res).catch((error: unknown) => send(res, { status: 500, body: String(error) }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -175,8 +187,8 @@ export async function startOAuthStandIn(): Promise<OAuthStandIn> {
       standIn.overrides.clear();
       standIn.silent.clear();
       standIn.deny = false;
-      codes.clear();
-      tokens.clear();
+      issued.codes.clear();
+      issued.tokens.clear();
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -102,6 +102,59 @@ export function selfSignedCert(names: { dns?: string[]; ips?: string[] }): TlsId
   }
 }
 
+/** What arrived: the request as node parsed it, its raw body, and the connection's addresses (and SNI over TLS). */
+function recordOf(req: IncomingMessage, body: Buffer, scheme: 'http' | 'https'): RecordedRequest {
+  return {
+    method: req.method ?? '',
+    path: req.url ?? '',
+    headers: req.headers,
+    rawHeaders: req.rawHeaders,
+    body,
+    localAddress: req.socket.localAddress ?? '',
+    remoteAddress: req.socket.remoteAddress ?? '',
+    ...(scheme === 'https' ? { servername: (req.socket as TLSSocket).servername || undefined } : {}),
+  };
+}
+
+/** Answers as `reply` says: never, now, or after its delay (a timer in `timers` until it fires). */
+function answerWith(res: ServerResponse, reply: Reply, timers: Set<NodeJS.Timeout>): void {
+  if (reply.hang === 'before-status') return;
+  const answer = (): void => {
+    const headers = { ...reply.headers, ...(reply.redirectTo ? { location: reply.redirectTo } : {}) };
+    res.writeHead(reply.status ?? (reply.redirectTo ? 302 : 200), headers);
+    if (reply.hang === 'after-headers') {
+      res.write(reply.body ?? ' ');
+      return;
+    }
+    res.end(reply.body);
+  };
+  if (!reply.delayMs) return answer();
+  const timer = setTimeout(() => {
+    timers.delete(timer);
+    answer();
+  }, reply.delayMs);
+  timers.add(timer);
+}
+
+/** Resolves when at least `count` requests have arrived (woken through `waiters`); rejects after `timeoutMs`. */
+function awaitRequests(requests: RecordedRequest[], waiters: Set<() => void>, count: number, timeoutMs: number): Promise<RecordedRequest[]> {
+  return new Promise((resolve, reject) => {
+    const check = (): boolean => {
+      if (requests.length < count) return false;
+      clearTimeout(timer);
+      waiters.delete(wake);
+      resolve(requests.slice(0, count));
+      return true;
+    };
+    const wake = (): void => void check();
+    const timer = setTimeout(() => {
+      waiters.delete(wake);
+      reject(new Error(`receiver got ${requests.length} of ${count} requests within ${timeoutMs} ms`));
+    }, timeoutMs);
+    if (!check()) waiters.add(wake);
+  });
+}
+
 async function listen(server: Server, scheme: 'http' | 'https', options: ReceiverOptions): Promise<Receiver> {
   const host = options.host ?? '127.0.0.1';
   const requests: RecordedRequest[] = [];
@@ -113,35 +166,10 @@ async function listen(server: Server, scheme: 'http' | 'https', options: Receive
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const recorded: RecordedRequest = {
-        method: req.method ?? '',
-        path: req.url ?? '',
-        headers: req.headers,
-        rawHeaders: req.rawHeaders,
-        body: Buffer.concat(chunks),
-        localAddress: req.socket.localAddress ?? '',
-        remoteAddress: req.socket.remoteAddress ?? '',
-        ...(scheme === 'https' ? { servername: (req.socket as TLSSocket).servername || undefined } : {}),
-      };
+      const recorded = recordOf(req, Buffer.concat(chunks), scheme);
       const index = requests.push(recorded) - 1;
       for (const wake of waiters) wake();
-      const reply = typeof responder === 'function' ? responder(recorded, index) : responder;
-      if (reply.hang === 'before-status') return;
-      const answer = (): void => {
-        const headers = { ...reply.headers, ...(reply.redirectTo ? { location: reply.redirectTo } : {}) };
-        res.writeHead(reply.status ?? (reply.redirectTo ? 302 : 200), headers);
-        if (reply.hang === 'after-headers') {
-          res.write(reply.body ?? ' ');
-          return;
-        }
-        res.end(reply.body);
-      };
-      if (!reply.delayMs) return answer();
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        answer();
-      }, reply.delayMs);
-      timers.add(timer);
+      answerWith(res, typeof responder === 'function' ? responder(recorded, index) : responder, timers);
     });
   });
 
@@ -163,21 +191,7 @@ async function listen(server: Server, scheme: 'http' | 'https', options: Receive
       responder = next;
     },
     waitFor(count, timeoutMs = 5000) {
-      return new Promise((resolve, reject) => {
-        const check = (): boolean => {
-          if (requests.length < count) return false;
-          clearTimeout(timer);
-          waiters.delete(wake);
-          resolve(requests.slice(0, count));
-          return true;
-        };
-        const wake = (): void => void check();
-        const timer = setTimeout(() => {
-          waiters.delete(wake);
-          reject(new Error(`receiver got ${requests.length} of ${count} requests within ${timeoutMs} ms`));
-        }, timeoutMs);
-        if (!check()) waiters.add(wake);
-      });
+      return awaitRequests(requests, waiters, count, timeoutMs);
     },
     async close() {
       for (const timer of timers) clearTimeout(timer);
