@@ -4,7 +4,7 @@
 import { inboundJob } from '../../shared/inbound/messages';
 import { receiveInbound } from '../../shared/inbound/receive';
 import { consume } from '../../shared/runtime/consume';
-import { receiptListeners } from '../../shared/runtime/listeners';
+import { receiptListeners } from '../../shared/runtime/receipt-listeners';
 
 export const handler = consume('inbound', inboundJob, async (notification, { container: c, recordId }) => {
   const outcomes = await receiveInbound(c, receiptListeners(c), notification);

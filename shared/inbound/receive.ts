@@ -42,7 +42,7 @@ export interface InboundDeps {
 
 /**
  * What the areas above the receipt do with it, passed in by the composition root
- * (shared/runtime/listeners.ts), so the receipt knows neither the Mail app nor the routes.
+ * (shared/runtime/receipt-listeners.ts), so the receipt knows neither the Mail app nor the routes.
  */
 export interface ReceiptListeners {
   /** The Mail app inbox that holds the address now, if any (kept on the email, never changed later). */

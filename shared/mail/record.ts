@@ -1,5 +1,5 @@
 // The one way mail enters the Mail app: recordMailMessage, called for each stored inbound email
-// (a listener of the receipt, shared/runtime/listeners.ts) and, with compose, for each accepted outbound message.
+// (a listener of the receipt, shared/runtime/receipt-listeners.ts) and, with compose, for each accepted outbound message.
 // It files the message in its thread (entry, ref, the thread's state and list pointers) and is the
 // place where the search index is to be written (docs/architecture.md, "The Mail app").
 //
