@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, readLocalSettings } from '../shared/runtime/config';
-import { freePort } from '../shared/runtime/local/emulators';
+import { freePort } from '../local/emulators';
 
 /** The part of dns2 (which ships no types) this command uses. */
 interface Dns2Packet {

@@ -2,13 +2,13 @@
 import { functions } from '../functions/manifest';
 import { join, resolve } from 'node:path';
 import { ConfigError, readLocalSettings } from '../shared/runtime/config';
-import { keepHeapSmall } from '../shared/runtime/local/heap';
-import { startLocalRuntime } from '../shared/runtime/local/runtime';
+import { keepHeapSmall } from '../local/heap';
+import { startLocalRuntime } from '../local/runtime';
 
 /** Reads the send's answer on stdin: prints its id, or the error envelope (to stderr) when there is none. */
 const ID_FROM_ANSWER = `node -e 'const r = JSON.parse(require("fs").readFileSync(0)); r.id ? console.log(r.id) : console.error(JSON.stringify(r))'`;
 
-// This process's V8 heap, held to a laptop's size (shared/runtime/local/heap.ts).
+// This process's V8 heap, held to a laptop's size (local/heap.ts).
 keepHeapSmall();
 
 async function main(): Promise<void> {

@@ -24,7 +24,7 @@ export const lambdaBundling = {
   /**
    * A linked `index.mjs.map` beside the bundle, without the sources' text (a third of the size;
    * stack traces need only the mappings). The logger maps the stack of an error it logs through
-   * it, reading it then (shared/runtime/stack-trace.ts). Node's --enable-source-maps stays off: it
+   * it, reading it then (shared/adapters/stack-trace.ts). Node's --enable-source-maps stays off: it
    * reads and parses the whole map as the bundle loads, 10–20 ms of every cold start here
    * (bench/results.md).
    */
@@ -46,7 +46,7 @@ export const lambdaBundling = {
    * stand-in does (shared/adapters/aws/lambda-credentials.ts). Unbundled (npm start, tests) the
    * SDK's own chain runs.
    *
-   * cheerio (juice's parser, shared/templates/text.ts) becomes its htmlparser2-only build: juice
+   * cheerio (juice's parser, shared/sending/templates/text.ts) becomes its htmlparser2-only build: juice
    * always passes `xml` options, with which cheerio parses with htmlparser2 and never with parse5,
    * so its parse5, undici and encoding-sniffing code (~700 KB gzip in the send worker) never ran.
    */

@@ -131,7 +131,7 @@ export interface ReceiptDeps {
   putObject(bucket: string, key: string, body: Buffer): Promise<void>;
   /** SNS: the message to the topic's subscriptions. */
   publish(topicArn: string, message: string): Promise<void>;
-  /** SES's `Received` notification (shared/runtime/local/smtp-listener.ts builds the same). */
+  /** SES's `Received` notification (local/smtp-listener.ts builds the same). */
   notification(args: { sesMessageId: string; timestamp: string; source: string; recipients: string[]; bucket: string; objectKey: string; topicArn?: string }): unknown;
   context: Readonly<Record<string, string>>;
 }

@@ -1,6 +1,6 @@
 // What a rehearsal is, for its callers (rehearsal/rehearsal.ts starts one): its options and what
 // it answers, with the records it keeps of what the stack did.
-import type { RunningSes } from '../shared/runtime/local/emulators';
+import type { RunningSes } from '../local/emulators';
 import type { Assembly } from './assembly';
 import type { RecordedCall } from './aws-front';
 import type { Delivery } from './event-sources';

@@ -12,7 +12,7 @@ import { createServer, request, type IncomingMessage, type Server, type ServerRe
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startS3, type Running } from '../shared/runtime/local/emulators';
+import { startS3, type Running } from '../local/emulators';
 import type { AwsCall, Authorize, Check, RecordedCall } from './aws-front';
 import { accessKeyIdOf } from './secrets';
 

@@ -3,7 +3,7 @@
 // steps: the emulators, the HTTP API, the template's physical names, and who may call what.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { startDynalite, startSes, startSqs, type Running, type RunningSes } from '../shared/runtime/local/emulators';
+import { startDynalite, startSes, startSqs, type Running, type RunningSes } from '../local/emulators';
 import type { Authorize, RecordedCall } from './aws-front';
 import type { Delivery } from './event-sources';
 import { startHttpApi, type ApiRoute, type HttpApi } from './http-api';

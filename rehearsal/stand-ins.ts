@@ -4,7 +4,7 @@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
-import { receivedNotification } from '../shared/runtime/local/smtp-listener';
+import { receivedNotification } from '../local/smtp-listener';
 import type { Authorize, AwsCall } from './aws-front';
 import type { Fronts, Publishing } from './fronts';
 import { bucketPolicies, playReceipt, readReceiptRules, topicPolicies, type ReceivedMail, type ReceiptRuleS3Action } from './receiving';

@@ -116,7 +116,7 @@ export interface Needs {
    */
   deadLetters?: boolean;
   /**
-   * Judges or shows the sending reputation (shared/reputation): gets the operator's levels
+   * Judges or shows the sending reputation (shared/billing/reputation): gets the operator's levels
    * (REPUTATION_*, CDK context of the same names) where they are set.
    */
   reputation?: boolean;

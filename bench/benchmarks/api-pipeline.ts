@@ -1,11 +1,11 @@
 // Authenticated GET /v1/keys over HTTP against the raw GetItem rate of the same store, interleaved
 // in rounds so background load falls on both alike; and the store calls, round trips and writes
 // of one request: a key's first, the same key again (the warm path), and single sends.
-import { createAccount } from '../../shared/api-keys/new-account';
-import { KEY_CACHE_TTL_MS } from '../../shared/api-keys/cache';
-import { KEY_USE_WRITE_INTERVAL_MS } from '../../shared/api-keys/service';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
+import { KEY_CACHE_TTL_MS } from '../../shared/accounts/api-keys/cache';
+import { KEY_USE_WRITE_INTERVAL_MS } from '../../shared/accounts/api-keys/service';
 import { keys } from '../../shared/db/keys';
-import { LOCAL_TABLE } from '../../shared/runtime/local/runtime';
+import { LOCAL_TABLE } from '../../local/runtime';
 import type { Benchmark } from '../run';
 import { callList, roundTrips } from '../lib/cost';
 import type { LoadTask } from '../lib/load-worker';

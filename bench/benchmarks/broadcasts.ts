@@ -5,12 +5,12 @@
 // run, and the AWS requests and dollars per million broadcast recipients, counted at the ports and
 // priced with bench/lib/cost.ts, next to SES's own $100 per million.
 import type { Benchmark } from '../run';
-import { RECIPIENTS_PER_CHUNK } from '../../shared/broadcasts/limits';
-import type { BroadcastItem } from '../../shared/broadcasts/model';
-import type { ContactItem } from '../../shared/contacts/repository';
-import type { ListMemberItem } from '../../shared/contacts/members-repository';
+import { RECIPIENTS_PER_CHUNK } from '../../shared/audiences/broadcasts/limits';
+import type { BroadcastItem } from '../../shared/audiences/broadcasts/model';
+import type { ContactItem } from '../../shared/audiences/contacts/repository';
+import type { ListMemberItem } from '../../shared/audiences/contacts/members-repository';
 import { keys } from '../../shared/db/keys';
-import { CONSUMER_LANES } from '../../shared/runtime/local/runtime';
+import { CONSUMER_LANES } from '../../local/runtime';
 import { awsBill, billTotal, usd, type Bill } from '../lib/bill';
 import { lanedConsumers, type LanedConsumers } from '../lib/consumers';
 import { callList, consumerOf, gbSeconds, memoryMbOf, modelledMs, PRICE, priceNote, totalUnits, type Units } from '../lib/cost';

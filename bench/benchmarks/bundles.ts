@@ -1,7 +1,7 @@
 // Every manifest function bundled exactly as the stack bundles it (lib/bundling.ts): its size, gzip
 // size and source map, what takes the room (esbuild's metafile, by package), and the cold import
 // time of the bundle in a fresh `node` as deployed, and with Node's --enable-source-maps (which the
-// functions do without: shared/runtime/stack-trace.ts maps logged stacks instead). Beside each
+// functions do without: shared/adapters/stack-trace.ts maps logged stacks instead). Beside each
 // bundle, the import of the Node built-in modules it imports, alone: the part of a cold import
 // that making the bundle smaller does not lower.
 import { execFile } from 'node:child_process';
@@ -140,7 +140,7 @@ export const bundles: Benchmark = {
         '',
         `Each manifest function bundled by lib/bundling.ts, the code the stack deploys: esbuild ${esbuildVersion}, target \`${lambdaBundling.target}\`, ${lambdaBundling.format}, minified, the pinned AWS SDK inside with its credential chain replaced by the Lambda environment's credentials and four generated SDK patterns rewritten (event-stream support dropped), the S3 client and presigner only where the bucket is granted, a linked source map without the sources' text. ` +
           `Largest contributors = bytes in the minified bundle per package (esbuild's metafile). ` +
-          `Cold import = \`await import(bundle)\` in a fresh \`node\` with an empty environment, median of ${IMPORT_RUNS} runs taken in rounds over all functions, one import at a time, with the 25th–75th percentile; **as deployed** (no NODE_OPTIONS), and with ${NODE_SOURCE_MAPS}, which the functions do without (their logged stacks are mapped when logged, shared/runtime/stack-trace.ts). ` +
+          `Cold import = \`await import(bundle)\` in a fresh \`node\` with an empty environment, median of ${IMPORT_RUNS} runs taken in rounds over all functions, one import at a time, with the 25th–75th percentile; **as deployed** (no NODE_OPTIONS), and with ${NODE_SOURCE_MAPS}, which the functions do without (their logged stacks are mapped when logged, shared/adapters/stack-trace.ts). ` +
           `CPU = user + system time of the importing process, which other work on the machine inflates less than wall time. ` +
           `Built-ins = the same measure for an ES module that imports only the Node built-in modules the bundle imports (node:https, node:crypto, …): the part of the bundle's import that making it smaller does not lower. ` +
           `Load average (1/5/15 min) at the start ${loadAtStart.map((x) => fmt(x, 2)).join(' / ')}, at the end ${loadavg().map((x) => fmt(x, 2)).join(' / ')}: on this shared 2-core machine import times move by tens of percent from run to run; sizes are exact. Lambda runs Node.js 24 on ARM64, so times there differ.`,

@@ -3,12 +3,12 @@
 // per second against the store's raw BatchWriteItem rate measured in the same run, and the AWS
 // requests and dollars per 10,000 imported contacts, counted at the ports.
 //
-// Contacts are written through the real target (shared/imports/contacts-target.ts over
-// shared/contacts), as in both runtimes.
+// Contacts are written through the real target (shared/audiences/imports/contacts-target.ts over
+// shared/audiences/contacts), as in both runtimes.
 import { loadavg } from 'node:os';
 import type { Benchmark } from '../run';
-import { CLAIMS_IN_FLIGHT } from '../../shared/contacts/contacts';
-import { CHUNK_ROWS, CHUNKS_PER_JOB } from '../../shared/imports/run';
+import { CLAIMS_IN_FLIGHT } from '../../shared/audiences/contacts/contacts';
+import { CHUNK_ROWS, CHUNKS_PER_JOB } from '../../shared/audiences/imports/run';
 import { awsBill, billTotal, usd } from '../lib/bill';
 import { callList, consumerOf, gbSeconds, memoryMbOf, priceNote, totalUnits } from '../lib/cost';
 import { closedLoop, fmt, fmtInt, rate } from '../lib/measure';
@@ -127,7 +127,7 @@ function report(run: Imported, file: { rows: number; csvBytes: number }, rawItem
     '',
     `Method: a local runtime in this process (its imports consumer run here as the runtime runs it), one account. A CSV of ${fmtInt(rows)} rows and ${fmtInt(csvBytes)} bytes (the most rows of a CRM-like export, with a quoted city, under the 2 MiB upload limit) ` +
       `is sent to POST /v1/uploads as text/csv, imported with POST /v1/contacts/import, and the imports queue drained: ${invocations.length} jobs of up to ${CHUNKS_PER_JOB} chunks of ${CHUNK_ROWS} rows (bench/benchmarks/imports.ts). ` +
-      'Contacts are written as the import writes them in both runtimes (shared/imports/contacts-target.ts over shared/contacts writeNewContacts): per chunk, the address claims read in batch reads (the plan\'s read, used again by the writes of the same run; taken while the chunk before is written, but for that chunk\'s own addresses), each new address claimed by a conditional write (' +
+      'Contacts are written as the import writes them in both runtimes (shared/audiences/imports/contacts-target.ts over shared/audiences/contacts writeNewContacts): per chunk, the address claims read in batch reads (the plan\'s read, used again by the writes of the same run; taken while the chunk before is written, but for that chunk\'s own addresses), each new address claimed by a conditional write (' +
         `${CLAIMS_IN_FLIGHT} at a time), the contacts written in batch writes of 25 as their claims are taken, and the account's contact count moved once.`,
     '',
     '| Step | Time | Rate |',

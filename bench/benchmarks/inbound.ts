@@ -4,11 +4,11 @@
 import type { AddressInfo } from 'node:net';
 import { createTransport } from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
-import { createAccount } from '../../shared/api-keys/new-account';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { keys } from '../../shared/db/keys';
 import { createDomain } from '../../shared/domains/service';
 import type { Benchmark } from '../run';
-import { CONSUMER_LANES } from '../../shared/runtime/local/runtime';
+import { CONSUMER_LANES } from '../../local/runtime';
 import { awsBill } from '../lib/bill';
 import { lanedConsumers, type LanedConsumers } from '../lib/consumers';
 import { callList, consumerOf, gbSeconds, PRICE, priceNote, totalUnits } from '../lib/cost';
@@ -150,7 +150,7 @@ function report(rows: string[], costRows: string[]): string {
   return [
     '## Inbound mail',
     '',
-    `${MESSAGES} messages per shape sent over ${CONNECTIONS} SMTP connections to the local listener (playing SES receiving: SPF/DKIM/DMARC by mailauth, the raw message to the object store, the notification onto the inbound queue), each to one address of an inbound-enabled domain of an account with one email.received subscription on a loopback receiver. DNS_SERVERS is a closed loopback port, so the SPF/DKIM/DMARC lookups fail at once (offline; verdicts PROCESSING_FAILED) rather than wait on the system resolver. The consumers run here with the local runtime's lanes (shared/runtime/local/runtime.ts CONSUMER_LANES): the inbound worker ${CONSUMER_LANES.inbound ?? 1} batches of one message at once, the webhook delivery ${CONSUMER_LANES.webhooks ?? 1}. "Accepted" counts 250 answers; the bare sink is smtp-server in the same process reading each message to its end and answering 250, nothing else, sent the same messages the same way just before; "delivered" counts email.received webhooks received, from the first send to the last arrival.`,
+    `${MESSAGES} messages per shape sent over ${CONNECTIONS} SMTP connections to the local listener (playing SES receiving: SPF/DKIM/DMARC by mailauth, the raw message to the object store, the notification onto the inbound queue), each to one address of an inbound-enabled domain of an account with one email.received subscription on a loopback receiver. DNS_SERVERS is a closed loopback port, so the SPF/DKIM/DMARC lookups fail at once (offline; verdicts PROCESSING_FAILED) rather than wait on the system resolver. The consumers run here with the local runtime's lanes (local/runtime.ts CONSUMER_LANES): the inbound worker ${CONSUMER_LANES.inbound ?? 1} batches of one message at once, the webhook delivery ${CONSUMER_LANES.webhooks ?? 1}. "Accepted" counts 250 answers; the bare sink is smtp-server in the same process reading each message to its end and answering 250, nothing else, sent the same messages the same way just before; "delivered" counts email.received webhooks received, from the first send to the last arrival.`,
     '',
     '| shape | bare SMTP sink, accepted per second | listener accepted per second (× the sink) | email.received delivered per second (% of accepted) |',
     '|---|---|---|---|',

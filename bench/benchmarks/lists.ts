@@ -4,12 +4,12 @@
 // over the same items in the same run.
 //
 // The contacts are written straight into the store in the contacts area's item shape
-// (shared/contacts/repository.ts), 25 a BatchWriteItem: the benchmark is of the walk, and an import of
+// (shared/audiences/contacts/repository.ts), 25 a BatchWriteItem: the benchmark is of the walk, and an import of
 // 100,000 rows is its own benchmark (imports.ts).
 import type { Benchmark } from '../run';
 import { keyQueries, keys } from '../../shared/db/keys';
-import { CONTACT_WALK } from '../../shared/contacts/views';
-import { ContactRepository, type ContactItem } from '../../shared/contacts/repository';
+import { CONTACT_WALK } from '../../shared/audiences/contacts/views';
+import { ContactRepository, type ContactItem } from '../../shared/audiences/contacts/repository';
 import { PRICE, priceNote, totalUnits } from '../lib/cost';
 import { patientGet } from '../lib/loopback';
 import { fmt, fmtInt, median, percentile } from '../lib/measure';
@@ -112,7 +112,7 @@ function report({ pages, seen, calls, limited }: Walk, raw: { rawItems: number; 
     '',
     `Method: a local runtime in this process, one account holding ${fmtInt(CONTACTS)} contacts (written straight into the store in the contacts area's item shape, ${SEED_CONCURRENCY} BatchWriteItem calls of 25 at a time: ${fmt(seedMs / 1000, 1)} s), ` +
       `and a dynamic list whose filter (\`data.plan eq "pro"\`) matches one in ${PRO_EVERY}. Its members are read with GET /v1/lists/{id}/members?limit=${PAGE_LIMIT}, following next_cursor until it is null, ` +
-      `one request at a time (bench/benchmarks/lists.ts). A page reads at most ${fmtInt(budget)} contacts (${CONTACT_WALK.pages} Query pages of ${CONTACT_WALK.pageSize}, shared/contacts/views.ts CONTACT_WALK) ` +
+      `one request at a time (bench/benchmarks/lists.ts). A page reads at most ${fmtInt(budget)} contacts (${CONTACT_WALK.pages} Query pages of ${CONTACT_WALK.pageSize}, shared/audiences/contacts/views.ts CONTACT_WALK) ` +
       'and answers the members among them, so a page may be short and still have a next_cursor; the work per request is bounded whatever the list\'s size.',
     '',
     '| Measure | Value | Lambda limit |',

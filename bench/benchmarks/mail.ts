@@ -7,9 +7,9 @@
 // item and inline content, InboundRepository.put) and filed by recordInboundMail, the worker's own
 // call, which writes the thread and the search index. SMTP and parsing are the inbound benchmark's.
 import { keyQueries, keys } from '../../shared/db/keys';
-import { InboundRepository, type InboundEmailItem } from '../../shared/inbound/repository';
-import { threadIdOf } from '../../shared/inbound/thread';
-import { recordInboundMail } from '../../shared/mail/record';
+import { InboundRepository, type InboundEmailItem } from '../../shared/inbound-mail/receipt/repository';
+import { threadIdOf } from '../../shared/inbound-mail/receipt/thread';
+import { recordInboundMail } from '../../shared/inbound-mail/mailbox/record';
 import type { Container } from '../../shared/runtime/container';
 import type { Benchmark } from '../run';
 import { PRICE, priceNote, totalUnits } from '../lib/cost';

@@ -4,7 +4,7 @@
 // The sends, the cost model and the markdown are in ./sending/.
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { SqsQueue } from '../../shared/adapters/aws/sqs-queue';
-import { CLAIM_CONCURRENCY } from '../../shared/messages/send';
+import { CLAIM_CONCURRENCY } from '../../shared/sending/messages/send';
 import type { BenchContext, Benchmark } from '../run';
 import { unitsOf } from '../lib/cost';
 import { closedLoop, fmt, fmtInt, rate, sum, type LoopResult } from '../lib/measure';

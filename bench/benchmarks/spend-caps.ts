@@ -2,9 +2,9 @@
 // so background load falls on all alike: live with no cap set (the check reads the caps and
 // reserves the cost), live under an account and a key cap that are never reached (the same calls,
 // with the write's condition), and a test-mode send, which takes the same path with no check at
-// all (test mode reserves nothing: shared/spend-caps/reserve.ts returns before any store call).
-import { createKey } from '../../shared/api-keys/service';
-import { putSpendCap } from '../../shared/spend-caps/service';
+// all (test mode reserves nothing: shared/billing/spend-caps/reserve.ts returns before any store call).
+import { createKey } from '../../shared/accounts/api-keys/service';
+import { putSpendCap } from '../../shared/billing/spend-caps/service';
 import type { Benchmark } from '../run';
 import { roundTrips } from '../lib/cost';
 import { fmt, fmtInt, latencyCells, median, percentile, sum } from '../lib/measure';

@@ -2,10 +2,10 @@
 // partials) on one core with the engine's parsed-template cache and without it; and what
 // `template_id` adds to POST /v1/send against an inline payload of the same rendered size, on a
 // local runtime in this process, sends one at a time, alternating.
-import { galleryTemplates } from '../../shared/templates/gallery/index';
-import { clearTemplateCache, templateCacheStats } from '../../shared/templates/engine';
-import { packContent, unpackContent, type VersionContent } from '../../shared/templates/repository';
-import { renderContent, type Partials } from '../../shared/templates/render';
+import { galleryTemplates } from '../../shared/sending/templates/gallery/index';
+import { clearTemplateCache, templateCacheStats } from '../../shared/sending/templates/engine';
+import { packContent, unpackContent, type VersionContent } from '../../shared/sending/templates/repository';
+import { renderContent, type Partials } from '../../shared/sending/templates/render';
 import type { Benchmark } from '../run';
 import { callList } from '../lib/cost';
 import { fmt, fmtInt, median, percentile, sleep } from '../lib/measure';
@@ -195,8 +195,8 @@ function report({ t, renders, runs, requestBytes }: Measured, log: (line: string
     '',
     `Method: the template is the gallery's \`${GALLERY_ID}\` with \`{{> header }}\` and \`{{> footer }}\` (two snippets, a navigation bar and an address footer) around its content, the content repeated until the whole is about 20 KB: ` +
       `subject and body_html ${fmtInt(templateBytes)} characters, the snippets ${fmtInt(snippetBytes)}, so ${fmtInt(templateBytes + snippetBytes)} in all; rendered with the gallery's sample variables (two lists of three) it is ${fmtInt(renderedBytes)} bytes. ` +
-      `Throughput: \`renderContent\` (shared/templates/render.ts, what the render route and every send with \`template_id\` call) in a synchronous loop on the main thread, so on one core, for ${fmt(S.durationMs / 1000, 1)} s after a ${fmt(S.warmupMs / 1000, 1)} s warm-up. ` +
-      `"Cached" is the engine's bounded parsed-template cache (shared/templates/engine.ts: 200 entries, keyed by the source text, so a version is parsed once per process and a new version or an edited snippet is new text, never stale); it parsed ${cachedParses} times in the cached run. ` +
+      `Throughput: \`renderContent\` (shared/sending/templates/render.ts, what the render route and every send with \`template_id\` call) in a synchronous loop on the main thread, so on one core, for ${fmt(S.durationMs / 1000, 1)} s after a ${fmt(S.warmupMs / 1000, 1)} s warm-up. ` +
+      `"Cached" is the engine's bounded parsed-template cache (shared/sending/templates/engine.ts: 200 entries, keyed by the source text, so a version is parsed once per process and a new version or an edited snippet is new text, never stale); it parsed ${cachedParses} times in the cached run. ` +
       `"As a send does" adds the gunzip and JSON parse of the stored version (\`unpackContent\`). "Uncached" empties the cache before every render, so each parses the subject, body_html and both snippets (${uncachedParses} parses per render).`,
     '',
     '| Render | Renders | Window | Renders/s (one core) | µs per render |',

@@ -1,7 +1,7 @@
 // Webhook deliveries to a loopback receiver: how fast one local worker drains a burst, the latency
 // of a quiet queue, and what a delivery costs in AWS, healthy and failing once. Events go straight
 // onto the webhooks queue with publishEvent, as the send worker and the events ingest do.
-import { createAccount } from '../../shared/api-keys/new-account';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { publishEvent } from '../../shared/webhooks/deliver';
 import type { Benchmark } from '../run';
 import { callList, consumerOf, gbSeconds, memoryMbOf, PRICE, priceNote, totalUnits } from '../lib/cost';

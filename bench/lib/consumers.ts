@@ -5,8 +5,8 @@
 import type { SQSEvent } from 'aws-lambda';
 import { functions } from '../../functions/manifest';
 import { queueNamed, type QueueName } from '../../shared/platform';
-import { CONSUMER_LANES, loadFunction } from '../../shared/runtime/local/runtime';
-import { QueuePoller, type QueueHandler } from '../../shared/runtime/local/queue-poller';
+import { CONSUMER_LANES, loadFunction } from '../../local/runtime';
+import { QueuePoller, type QueueHandler } from '../../local/queue-poller';
 import { actingAs, type BenchRuntime, type Invocation } from './runtime';
 
 export interface TaggedInvocation extends Invocation {

@@ -11,14 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SQSEvent } from 'aws-lambda';
 import { functions } from '../../functions/manifest';
-import { createAccount } from '../../shared/api-keys/new-account';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { keys } from '../../shared/db/keys';
 import { createDomain } from '../../shared/domains/service';
 import { queueNamed } from '../../shared/platform';
 import { readLocalSettings } from '../../shared/runtime/config';
 import type { Container } from '../../shared/runtime/container';
-import { loadFunction, startLocalRuntime, type LocalRuntime } from '../../shared/runtime/local/runtime';
-import { QueuePoller, type QueueHandler } from '../../shared/runtime/local/queue-poller';
+import { loadFunction, startLocalRuntime, type LocalRuntime } from '../../local/runtime';
+import { QueuePoller, type QueueHandler } from '../../local/queue-poller';
 
 type PortName = 'store' | 'queue' | 'mailer' | 'objects';
 

@@ -1,6 +1,6 @@
 // Setup the benchmarks share: contacts as the contacts repository writes them
 // (ContactRepository.putNewContacts), and work spread over a few concurrent lanes.
-import type { NewContact } from '../../shared/contacts/repository';
+import type { NewContact } from '../../shared/audiences/contacts/repository';
 import type { Container } from '../../shared/runtime/container';
 
 /** Contact `i` of a seeded audience: `reader{i}@example.com`, Ada Lovelace, with `data`. */

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { accountVerificationView, channelBody, channels, channelStateView } from '../../shared/accounts/schemas';
 import type { ContractsOf } from '../../shared/http/contract';
 import type { account } from './definition';
-import { usageQuery, usageView } from '../../shared/usage/schemas';
+import { usageQuery, usageView } from '../../shared/billing/usage/schemas';
 
 const channelParam = z.object({
   channel: z.enum(channels).meta({ description: 'email or webhook; sms, push and voice have no provider in this deployment (422 channel_not_enabled)' }),

@@ -6,7 +6,7 @@ import { domainCounts } from '../../shared/domains/service';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { json } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
-import { getUsage, usageQuery } from '../../shared/usage/service';
+import { getUsage, usageQuery } from '../../shared/billing/usage/service';
 
 export const handler = createHttpHandler(account, {
   'GET /v1/account/verification': async (req, c) =>

@@ -4,8 +4,8 @@ import { accountStatusView, adminAccountQuery, adminAccountView, createAccountBo
 import { setUserRoleBody, userRoleView } from '../../shared/auth/schemas';
 import { listOf, type ContractsOf } from '../../shared/http/contract';
 import type { admin } from './definition';
-import { reputationBoardEntry, reputationLifted } from '../../shared/reputation/schemas';
-import { deadLettersView, redriveBody, redriveView } from '../../shared/dead-letters/schemas';
+import { reputationBoardEntry, reputationLifted } from '../../shared/billing/reputation/schemas';
+import { deadLettersView, redriveBody, redriveView } from '../../shared/operations/dead-letters/schemas';
 
 const queueParam = z.object({ queue: z.string().meta({ description: 'A queue name: send, fanout, webhooks, ses-events, imports, inbound' }) });
 const accountId = z.object({ id: z.string().meta({ description: 'The account id, acct_…' }) });

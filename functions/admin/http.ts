@@ -1,10 +1,10 @@
 import { functionNamed } from '../manifest';
 import { admin } from './definition';
-import { verifiedKeys } from '../../shared/api-keys/cache';
+import { verifiedKeys } from '../../shared/accounts/api-keys/cache';
 import { adminAuditQuery } from '../../shared/accounts/audit-schemas';
 import { adminAccountQuery, createAccountBody } from '../../shared/accounts/schemas';
 import { setAccountStatus } from '../../shared/accounts/service';
-import { createAccount } from '../../shared/api-keys/new-account';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { audited, listAccounts, listStaffAudit, readAccount, type StaffRequest } from '../../shared/accounts/staff';
 import { setUserRoleBody } from '../../shared/auth/schemas';
 import { findSession } from '../../shared/auth/session-lookup';
@@ -15,10 +15,10 @@ import { createHttpHandler } from '../../shared/http/pipeline';
 import { json, shownOnce } from '../../shared/http/respond';
 import type { HttpRequest } from '../../shared/http/types';
 import { parseInput } from '../../shared/http/validate';
-import { liftReputation, reputationBoard } from '../../shared/reputation/service';
+import { liftReputation, reputationBoard } from '../../shared/billing/reputation/service';
 import type { Container } from '../../shared/runtime/container';
-import { listDeadLetters, queueNamedIn, redriveDeadLetters } from '../../shared/dead-letters/service';
-import { redriveBody } from '../../shared/dead-letters/schemas';
+import { listDeadLetters, queueNamedIn, redriveDeadLetters } from '../../shared/operations/dead-letters/service';
+import { redriveBody } from '../../shared/operations/dead-letters/schemas';
 
 /**
  * Who is acting, for the audit log. The pipeline let the request in with the staff token or a

@@ -1,4 +1,4 @@
-import { bimiStateView, logoUploadBody, setLogoUrlBody } from '../../shared/bimi/schemas';
+import { bimiStateView, logoUploadBody, setLogoUrlBody } from '../../shared/domains/bimi/schemas';
 import { domainParams } from '../../shared/domains/schemas';
 import type { ContractsOf } from '../../shared/http/contract';
 import type { bimi } from './definition';

@@ -1,8 +1,8 @@
 import { functionNamed } from '../manifest';
 import { bimi } from './definition';
-import { firstFilePart, parseMultipart } from '../../shared/bimi/multipart';
-import { setLogoUrlBody } from '../../shared/bimi/schemas';
-import { getBimiState, LOGO_CONTENT_TYPE, readHostedLogo, setLogoUrl, uploadLogo } from '../../shared/bimi/service';
+import { firstFilePart, parseMultipart } from '../../shared/formats/multipart';
+import { setLogoUrlBody } from '../../shared/domains/bimi/schemas';
+import { getBimiState, LOGO_CONTENT_TYPE, readHostedLogo, setLogoUrl, uploadLogo } from '../../shared/domains/bimi/service';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { json } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';

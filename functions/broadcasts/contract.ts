@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { broadcastDetailView, broadcastView, bulkSendBody, updateBroadcastBody } from '../../shared/broadcasts/schemas';
+import { broadcastDetailView, broadcastView, bulkSendBody, updateBroadcastBody } from '../../shared/audiences/broadcasts/schemas';
 import { listOf, pageQuery, type ContractsOf } from '../../shared/http/contract';
 import type { broadcasts } from './definition';
 import { DEFAULT_SHARED_EMAIL_SENDER } from '../../shared/runtime/env-names';

@@ -2,10 +2,10 @@
 // chunk is retried alone; a re-run sends and counts nothing twice), a start to hand on (the
 // scheduler's at scheduled_at, or an API start's safety net), or a page of a list audience to walk.
 // A job whose last receive fails too fails its broadcast with why, then goes to the DLQ.
-import { walkPage } from '../../shared/broadcasts/audience';
-import { fanOutChunk, failOnLastAttempt } from '../../shared/broadcasts/fan-out';
-import { broadcastJob } from '../../shared/broadcasts/messages';
-import { runStart } from '../../shared/broadcasts/start';
+import { walkPage } from '../../shared/audiences/broadcasts/audience';
+import { fanOutChunk, failOnLastAttempt } from '../../shared/audiences/broadcasts/fan-out';
+import { broadcastJob } from '../../shared/audiences/broadcasts/messages';
+import { runStart } from '../../shared/audiences/broadcasts/start';
 import { consume } from '../../shared/runtime/consume';
 
 export const handler = consume('fanout', broadcastJob, async (job, { container: c, finalAttempt }) =>

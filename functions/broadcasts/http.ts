@@ -4,9 +4,9 @@ import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';
 import { json } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
-import { bulkSendBody, updateBroadcastBody } from '../../shared/broadcasts/schemas';
-import { createBroadcast, createBulkSend, listBroadcasts, readBroadcast } from '../../shared/broadcasts/service';
-import { cancelBroadcast, sendBroadcast, updateBroadcast } from '../../shared/broadcasts/lifecycle';
+import { bulkSendBody, updateBroadcastBody } from '../../shared/audiences/broadcasts/schemas';
+import { createBroadcast, createBulkSend, listBroadcasts, readBroadcast } from '../../shared/audiences/broadcasts/service';
+import { cancelBroadcast, sendBroadcast, updateBroadcast } from '../../shared/audiences/broadcasts/lifecycle';
 
 export const handler = createHttpHandler(broadcasts, {
   'POST /v1/send/bulk': async (req, c) => json(202, await createBulkSend(c, authOf(req), parseInput(bulkSendBody, req.body))),

@@ -8,7 +8,7 @@ import {
   listView,
   updateContactBody,
   updateListBody,
-} from '../../shared/contacts/schemas';
+} from '../../shared/audiences/contacts/schemas';
 import { listOf, pageQuery, type ContractsOf } from '../../shared/http/contract';
 import type { contacts } from './definition';
 

@@ -1,7 +1,7 @@
 // Contacts and contact lists (static and dynamic) with their memberships.
-import { contactQuery, addMemberBody, createContactBody, createListBody, updateContactBody, updateListBody } from '../../shared/contacts/schemas';
-import { createContact, deleteContact, listContacts, readContact, updateContact } from '../../shared/contacts/contacts';
-import { addToList, createList, deleteList, listLists, listMembers, readList, removeFromList, updateList } from '../../shared/contacts/lists';
+import { contactQuery, addMemberBody, createContactBody, createListBody, updateContactBody, updateListBody } from '../../shared/audiences/contacts/schemas';
+import { createContact, deleteContact, listContacts, readContact, updateContact } from '../../shared/audiences/contacts/contacts';
+import { addToList, createList, deleteList, listLists, listMembers, readList, removeFromList, updateList } from '../../shared/audiences/contacts/lists';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';
 import { json, noContent } from '../../shared/http/respond';

@@ -7,7 +7,7 @@ export const sesEvents = defineFunction({
   entry: 'functions/events/ingest-ses-event.ts',
   handler: 'handler',
   queue: 'ses-events',
-  // send: a reputation alert (shared/reputation) is mailed by the send worker.
+  // send: a reputation alert (shared/billing/reputation) is mailed by the send worker.
   needs: { table: 'readwrite', sendTo: ['webhooks', 'send'], reputation: true },
   memoryMb: 512,
   timeoutSeconds: 30,

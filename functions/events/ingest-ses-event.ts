@@ -1,8 +1,8 @@
 // SES notifications from the ses-events queue onto message timelines, one record at a time so two
 // events of one message stay in order. A notification with nothing to attach to (an untracked
 // type, an unknown message, another account's tag) is logged and done: retrying cannot help.
-import { sesEventMessage, type SesEventMessage } from '../../shared/events/messages';
-import { ingestSesEvent, type SesEventResult } from '../../shared/events/service';
+import { sesEventMessage, type SesEventMessage } from '../../shared/sending/ses-events/messages';
+import { ingestSesEvent, type SesEventResult } from '../../shared/sending/ses-events/service';
 import { consume } from '../../shared/runtime/consume';
 import type { Logger } from '../../shared/ports/logger';
 

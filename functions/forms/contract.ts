@@ -10,7 +10,7 @@ import {
   submitBody,
   submitForm,
   submitResult,
-} from '../../shared/forms/schemas';
+} from '../../shared/audiences/forms/schemas';
 import { listOf, pageQuery, type ContractsOf } from '../../shared/http/contract';
 import type { forms } from './definition';
 

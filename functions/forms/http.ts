@@ -1,7 +1,7 @@
 // Hosted sign-up forms: managed behind a key; the config, the page, the sign-up and the
 // confirmation link are public (limited per client IP by the pipeline).
 import { ApiError, InvalidRequestError } from '../../shared/errors';
-import { confirmBody, confirmQuery, formBody } from '../../shared/forms/schemas';
+import { confirmBody, confirmQuery, formBody } from '../../shared/audiences/forms/schemas';
 import {
   confirmSignup,
   createForm,
@@ -15,10 +15,10 @@ import {
   successMessageOf,
   toFormConfig,
   toFormView,
-} from '../../shared/forms/service';
-import { confirmedPage, confirmPage, formNotFoundPage, formPage, invalidLinkPage, thanksPage } from '../../shared/forms/pages';
+} from '../../shared/audiences/forms/service';
+import { confirmedPage, confirmPage, formNotFoundPage, formPage, invalidLinkPage, thanksPage } from '../../shared/audiences/forms/pages';
 import { prefersHtml } from '../../shared/http/negotiate';
-import { checkSubmission, fieldPath, isFormPost, readSubmission } from '../../shared/forms/signup';
+import { checkSubmission, fieldPath, isFormPost, readSubmission } from '../../shared/audiences/forms/signup';
 import { parseJsonBody } from '../../shared/http/json-body';
 import { listed, listing, pageOf } from '../../shared/http/lists';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';

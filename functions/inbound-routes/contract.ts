@@ -2,13 +2,13 @@ import * as z from 'zod';
 import type { ContractsOf } from '../../shared/http/contract';
 import type { inboundRoutes } from './definition';
 import { domainParams } from '../../shared/domains/schemas';
-import { createRouteBody, enableInboundBody, inboundSettingView, routeListView, routeView, routeWithSecretView, updateRouteBody } from '../../shared/inbound-routes/schemas';
+import { createRouteBody, enableInboundBody, inboundSettingView, routeListView, routeView, routeWithSecretView, updateRouteBody } from '../../shared/inbound-mail/routes/schemas';
 
 const routeId = z.object({ id: z.string().meta({ description: 'The route id, inr_…' }) });
 
 const GATED = 'Deployment-gated: 404 `not_found` where inbound email is off (`INBOUND_ENABLED`; in AWS the `-c inbound=true` context).';
 
-/** How a route's webhook forward is made and signed; shared/inbound-routes/forward.ts is what this describes. */
+/** How a route's webhook forward is made and signed; shared/inbound-mail/routes/forward.ts is what this describes. */
 const FORWARD_SCHEME = [
   '**Forwards.** A received message goes to the active route of its domain whose `match_prefix` starts the recipient\'s local part (ignoring case;',
   'the longest prefix wins; `""` is the catch-all). A `webhook` route POSTs the `email.received` envelope to `forward_url` with `message_id` `""`,',

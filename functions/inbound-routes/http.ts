@@ -4,8 +4,8 @@ import { inboundOnly } from '../../shared/http/inbound-gate';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { json, noContent, shownOnce } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
-import { createRouteBody, enableInboundBody, updateRouteBody } from '../../shared/inbound-routes/schemas';
-import { createRoute, deleteRoute, listRoutes, readRoute, rotateRouteSecret, setInbound, updateRoute } from '../../shared/inbound-routes/service';
+import { createRouteBody, enableInboundBody, updateRouteBody } from '../../shared/inbound-mail/routes/schemas';
+import { createRoute, deleteRoute, listRoutes, readRoute, rotateRouteSecret, setInbound, updateRoute } from '../../shared/inbound-mail/routes/service';
 
 // Every route here is deployment-gated: 404 where inbound email is off (INBOUND_ENABLED).
 export const handler = createHttpHandler(

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { listOf, pageQuery, type ContractsOf } from '../../shared/http/contract';
 import type { inbound } from './definition';
-import { inboundEmailSummary, inboundEmailView } from '../../shared/inbound/schemas';
+import { inboundEmailSummary, inboundEmailView } from '../../shared/inbound-mail/receipt/schemas';
 
 const inboundId = z.object({ id: z.string().meta({ description: 'The inbound email id, inb_…' }) });
 const attachmentParams = inboundId.extend({ index: z.string().meta({ description: '0-based index in the email’s attachments array' }) });

@@ -1,7 +1,7 @@
 // Received mail: the list, the full form, the raw message and attachments. Bodies are served as
 // received; what is served as a file carries nosniff (every answer does) and, for attachments,
 // Content-Disposition: attachment, so a browser never renders received HTML on the API's origin.
-import { attachmentOf, listInbound, rawOf, readInbound, type ServedFile } from '../../shared/inbound/read';
+import { attachmentOf, listInbound, rawOf, readInbound, type ServedFile } from '../../shared/inbound-mail/receipt/read';
 import { inboundOnly } from '../../shared/http/inbound-gate';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';

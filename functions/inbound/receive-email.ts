@@ -1,8 +1,8 @@
 // The inbound queue: SES's receipt notifications (locally the SMTP listener's) into stored inbound
-// emails and email.received events (shared/inbound/receive.ts). A failure is retried, then the
+// emails and email.received events (shared/inbound-mail/receipt/receive.ts). A failure is retried, then the
 // notification goes to the DLQ: a received message is never dropped silently.
-import { inboundJob } from '../../shared/inbound/messages';
-import { receiveInbound } from '../../shared/inbound/receive';
+import { inboundJob } from '../../shared/inbound-mail/receipt/messages';
+import { receiveInbound } from '../../shared/inbound-mail/receipt/receive';
 import { consume } from '../../shared/runtime/consume';
 import { receiptListeners } from '../../shared/runtime/receipt-listeners';
 

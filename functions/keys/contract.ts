@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { apiKeyView, createdApiKeyView, createKeyBody } from '../../shared/api-keys/schemas';
+import { apiKeyView, createdApiKeyView, createKeyBody } from '../../shared/accounts/api-keys/schemas';
 import { listOf, pageQuery, type ContractsOf } from '../../shared/http/contract';
 import type { keys } from './definition';
 

@@ -4,8 +4,8 @@ import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';
 import { noContent, shownOnce } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
-import { createKeyBody } from '../../shared/api-keys/schemas';
-import { createKey, listKeys, revokeKey, rotateKey } from '../../shared/api-keys/service';
+import { createKeyBody } from '../../shared/accounts/api-keys/schemas';
+import { createKey, listKeys, revokeKey, rotateKey } from '../../shared/accounts/api-keys/service';
 
 export const handler = createHttpHandler(keys, {
   'GET /v1/keys': async (req, c) => listed('keys', await listKeys(listing(c), authOf(req).accountId, pageOf(req), authOf(req))),

@@ -6,8 +6,8 @@ import { inboundOnly } from '../../shared/http/inbound-gate';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { json } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
-import { composeMail, forwardThread, replyToThread } from '../../shared/mail/compose';
-import { composeBody, forwardBody, replyBody } from '../../shared/mail/compose-schemas';
+import { composeMail, forwardThread, replyToThread } from '../../shared/inbound-mail/mailbox/compose';
+import { composeBody, forwardBody, replyBody } from '../../shared/inbound-mail/mailbox/compose-schemas';
 import { functionNamed } from '../manifest';
 import { mailSend } from './definition';
 

@@ -2,8 +2,8 @@ import * as z from 'zod';
 import { listOf, type ContractsOf } from '../../shared/http/contract';
 import type { mail } from './definition';
 import type { mailSend } from '../mail-send/definition';
-import { composeBody, forwardBody, replyBody } from '../../shared/mail/compose-schemas';
-import { sendResponse } from '../../shared/messages/schemas';
+import { composeBody, forwardBody, replyBody } from '../../shared/inbound-mail/mailbox/compose-schemas';
+import { sendResponse } from '../../shared/sending/messages/schemas';
 import {
   createInboxBody,
   createLabelBody,
@@ -23,8 +23,8 @@ import {
   threadId,
   threadListQuery,
   threadSummary,
-} from '../../shared/mail/schemas';
-import { exportDocument, exportQuery, searchAnswer, searchQuery } from '../../shared/mail/search-schemas';
+} from '../../shared/inbound-mail/mailbox/schemas';
+import { exportDocument, exportQuery, searchAnswer, searchQuery } from '../../shared/inbound-mail/mailbox/search-schemas';
 
 const GATED = 'Deployment-gated: 404 `not_found` where inbound email is off (`INBOUND_ENABLED`).';
 const inboxId = z.object({ id: z.string().meta({ description: 'The inbox id, mbx_…' }) });

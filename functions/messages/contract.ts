@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { listOf, type ContractsOf } from '../../shared/http/contract';
 import type { messages } from './definition';
-import { canceledView, listMessagesQuery, messageSummaryView, messageView } from '../../shared/messages/schemas';
+import { canceledView, listMessagesQuery, messageSummaryView, messageView } from '../../shared/sending/messages/schemas';
 
 const messageId = z.object({ id: z.string().meta({ description: 'The message id, msg_…' }) });
 

@@ -4,8 +4,8 @@ import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing } from '../../shared/http/lists';
 import { json } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
-import { cancelScheduled, getMessage, getMessageByIdempotencyKey, listMessages } from '../../shared/messages/query';
-import { listMessagesQuery } from '../../shared/messages/schemas';
+import { cancelScheduled, getMessage, getMessageByIdempotencyKey, listMessages } from '../../shared/sending/messages/query';
+import { listMessagesQuery } from '../../shared/sending/messages/schemas';
 import { parseLimit } from '../../shared/pagination';
 
 export const handler = createHttpHandler(messages, {

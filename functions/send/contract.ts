@@ -6,7 +6,7 @@ import {
   sendResponse,
   validateBody,
   validationView,
-} from '../../shared/messages/schemas';
+} from '../../shared/sending/messages/schemas';
 import type { ContractsOf } from '../../shared/http/contract';
 import type { send } from './definition';
 

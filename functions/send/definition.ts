@@ -12,7 +12,7 @@ export const send = defineFunction({
     { method: 'POST', path: '/v1/send/batch', access: SEND, summary: 'Send up to 1000 messages, each independently' },
     { method: 'POST', path: '/v1/validate', access: SEND_OR_READ, summary: 'Check an address: syntax and a domain that takes mail' },
   ],
-  // The bucket: content too large for the message item is written there (shared/messages/content.ts).
+  // The bucket: content too large for the message item is written there (shared/sending/messages/content.ts).
   needs: { table: 'readwrite', sendTo: ['send'], scheduler: true, bucket: 'readwrite' },
   memoryMb: 1024,
   timeoutSeconds: 29,
@@ -24,9 +24,9 @@ export const sendWorker = defineFunction({
   handler: 'handler',
   queue: 'send',
   // The bucket: reads back content too large for the message item. The unsubscribe key and
-  // links: marketing mail's unsubscribe link, in its headers and body (shared/unsubscribe/).
+  // links: marketing mail's unsubscribe link, in its headers and body (shared/sending/unsubscribe/).
   // reputation: the alert mail names the levels. The send queue: a job that came before its
-  // message goes back on it for a later look (shared/messages/dispatch.ts).
+  // message goes back on it for a later look (shared/sending/messages/dispatch.ts).
   needs: { table: 'readwrite', sesSend: true, sendTo: ['webhooks', 'send'], bucket: 'read', secrets: ['unsubscribe-signing-key'], links: true, reputation: true },
   memoryMb: 512,
   timeoutSeconds: 30,
@@ -36,7 +36,7 @@ export const acceptanceSweep = defineFunction({
   name: 'acceptance-sweep',
   entry: 'functions/send/sweep.ts',
   handler: 'handler',
-  every: { minutes: 1, summary: 'Finishes sends a killed request left half accepted (shared/messages/recovery.ts)' },
+  every: { minutes: 1, summary: 'Finishes sends a killed request left half accepted (shared/sending/messages/recovery.ts)' },
   needs: { table: 'readwrite', sendTo: ['send', 'webhooks'], scheduler: true },
   memoryMb: 512,
   timeoutSeconds: 60,

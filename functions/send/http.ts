@@ -5,9 +5,9 @@ import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { errorResult, json } from '../../shared/http/respond';
 import type { HttpResult } from '../../shared/http/types';
 import { parseInput } from '../../shared/http/validate';
-import { MAX_BATCH, validateBody, type BatchItemResult, type SendErrorCode } from '../../shared/messages/schemas';
-import { acceptSends, suppressedError, type SendOutcome } from '../../shared/messages/send';
-import { validateAddress } from '../../shared/messages/validate';
+import { MAX_BATCH, validateBody, type BatchItemResult, type SendErrorCode } from '../../shared/sending/messages/schemas';
+import { acceptSends, suppressedError, type SendOutcome } from '../../shared/sending/messages/send';
+import { validateAddress } from '../../shared/sending/messages/validate';
 
 /** A single send: 201 with the SendResponse, or the error envelope. */
 function sendAnswer(outcome: SendOutcome): HttpResult {

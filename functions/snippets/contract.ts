@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { listOf, pageQuery, type ContractsOf } from '../../shared/http/contract';
 import type { snippets } from './definition';
-import { createSnippetBody, snippetView, updateSnippetBody } from '../../shared/templates/schemas';
+import { createSnippetBody, snippetView, updateSnippetBody } from '../../shared/sending/templates/schemas';
 
 const snippetId = z.object({ id: z.string().meta({ description: 'The snippet id, snip_…' }) });
 

@@ -4,8 +4,8 @@ import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';
 import { json, noContent } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
-import { createSnippetBody, updateSnippetBody } from '../../shared/templates/schemas';
-import { createSnippet, deleteSnippet, listSnippets, readSnippet, updateSnippet } from '../../shared/templates/snippets';
+import { createSnippetBody, updateSnippetBody } from '../../shared/sending/templates/schemas';
+import { createSnippet, deleteSnippet, listSnippets, readSnippet, updateSnippet } from '../../shared/sending/templates/snippets';
 import { functionNamed } from '../manifest';
 import { snippets } from './definition';
 

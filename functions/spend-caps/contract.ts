@@ -1,6 +1,6 @@
 import type { ContractsOf } from '../../shared/http/contract';
 import type { spendCaps } from './definition';
-import { deleteSpendCapQuery, putSpendCapBody, spendCapListView, spendCapView } from '../../shared/spend-caps/schemas';
+import { deleteSpendCapQuery, putSpendCapBody, spendCapListView, spendCapView } from '../../shared/billing/spend-caps/schemas';
 
 const CAPS =
   'A cap holds the cost of a calendar month (UTC), as `GET /v1/usage` shows it (`total_cost_micros`, reserved when a send is accepted): ' +

@@ -7,7 +7,7 @@ import {
   listSuppressionsQuery,
   removeSuppressionQuery,
   suppressionView,
-} from '../../shared/suppressions/schemas';
+} from '../../shared/sending/suppressions/schemas';
 
 export const contracts: ContractsOf<typeof suppressions> = {
   'GET /v1/suppressions': {

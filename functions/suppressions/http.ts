@@ -9,14 +9,14 @@ import {
   importSuppressionsBody,
   listSuppressionsQuery,
   removeSuppressionQuery,
-} from '../../shared/suppressions/schemas';
+} from '../../shared/sending/suppressions/schemas';
 import {
   addSuppression,
   checkImportSize,
   importSuppressions,
   listSuppressions,
   removeSuppression,
-} from '../../shared/suppressions/service';
+} from '../../shared/sending/suppressions/service';
 
 export const handler = createHttpHandler(suppressions, {
   'GET /v1/suppressions': async (req, c) => {

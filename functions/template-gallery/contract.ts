@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { ContractsOf } from '../../shared/http/contract';
 import type { templateGallery } from './definition';
-import { galleryTemplateView } from '../../shared/templates/schemas';
+import { galleryTemplateView } from '../../shared/sending/templates/schemas';
 
 export const contracts: ContractsOf<typeof templateGallery> = {
   'GET /v1/templates/gallery': {

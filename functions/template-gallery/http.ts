@@ -1,8 +1,8 @@
-// The built-in gallery: 20 hand-written templates to start from (shared/templates/gallery).
+// The built-in gallery: 20 hand-written templates to start from (shared/sending/templates/gallery).
 import { createHttpHandler } from '../../shared/http/pipeline';
 import { json } from '../../shared/http/respond';
-import { galleryEntry, galleryTemplates } from '../../shared/templates/gallery';
-import type { GalleryTemplateView } from '../../shared/templates/schemas';
+import { galleryEntry, galleryTemplates } from '../../shared/sending/templates/gallery';
+import type { GalleryTemplateView } from '../../shared/sending/templates/schemas';
 import { functionNamed } from '../manifest';
 import { templateGallery } from './definition';
 

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { ContractsOf } from '../../shared/http/contract';
 import type { templateRender } from './definition';
-import { previewTemplateBody, previewView, renderedView, renderTemplateBody } from '../../shared/templates/schemas';
+import { previewTemplateBody, previewView, renderedView, renderTemplateBody } from '../../shared/sending/templates/schemas';
 
 const templateId = z.object({ id: z.string().meta({ description: 'The template id, tmpl_…' }) });
 

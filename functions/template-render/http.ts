@@ -1,10 +1,10 @@
 // A template as mailed, before any send: the preview of one that is not stored, and the render of a
-// stored one. Its own function, since both carry juice and html-to-text (shared/templates/preview.ts).
+// stored one. Its own function, since both carry juice and html-to-text (shared/sending/templates/preview.ts).
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { json } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
-import { previewTemplate, renderAsMailed } from '../../shared/templates/preview';
-import { previewTemplateBody, renderTemplateBody } from '../../shared/templates/schemas';
+import { previewTemplate, renderAsMailed } from '../../shared/sending/templates/preview';
+import { previewTemplateBody, renderTemplateBody } from '../../shared/sending/templates/schemas';
 import { functionNamed } from '../manifest';
 import { templateRender } from './definition';
 

@@ -9,7 +9,7 @@ import {
   templateUpdatedView,
   templateView,
   updateTemplateBody,
-} from '../../shared/templates/schemas';
+} from '../../shared/sending/templates/schemas';
 
 const templateId = z.object({ id: z.string().meta({ description: 'The template id, tmpl_…' }) });
 

@@ -4,8 +4,8 @@ import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { listed, listing, pageOf } from '../../shared/http/lists';
 import { json } from '../../shared/http/respond';
 import { parseInput } from '../../shared/http/validate';
-import { createTemplateBody, templateQuery, updateTemplateBody } from '../../shared/templates/schemas';
-import { createTemplate, deleteTemplate, listTemplates, readTemplate, updateTemplate } from '../../shared/templates/service';
+import { createTemplateBody, templateQuery, updateTemplateBody } from '../../shared/sending/templates/schemas';
+import { createTemplate, deleteTemplate, listTemplates, readTemplate, updateTemplate } from '../../shared/sending/templates/service';
 
 export const handler = createHttpHandler(templates, {
   'POST /v1/templates': async (req, c) => {

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { listOf, pageQuery, type ContractsOf } from '../../shared/http/contract';
 import type { testRecipients } from './definition';
-import { createTestRecipientBody, testRecipientView, verifiedTestRecipientView, verifyLinkQuery } from '../../shared/test-recipients/schemas';
+import { createTestRecipientBody, testRecipientView, verifiedTestRecipientView, verifyLinkQuery } from '../../shared/sending/test-recipients/schemas';
 
 const recipientId = z.object({ id: z.string().meta({ description: 'The test recipient id, trc_…' }) });
 

@@ -7,14 +7,14 @@ import { htmlPage, json, noContent } from '../../shared/http/respond';
 import type { HttpResult } from '../../shared/http/types';
 import { prefersHtml } from '../../shared/http/negotiate';
 import { parseInput } from '../../shared/http/validate';
-import { invalidLinkPage, verifiedPage } from '../../shared/test-recipients/pages';
-import { createTestRecipientBody } from '../../shared/test-recipients/schemas';
+import { invalidLinkPage, verifiedPage } from '../../shared/sending/test-recipients/pages';
+import { createTestRecipientBody } from '../../shared/sending/test-recipients/schemas';
 import {
   listTestRecipients,
   registerTestRecipient,
   removeTestRecipient,
   verifyTestRecipient,
-} from '../../shared/test-recipients/service';
+} from '../../shared/sending/test-recipients/service';
 
 /** The link leaks nothing onward: no scripts, no referrer, no caching of a page reached by token. */
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'";

@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import type { ContractsOf } from '../../shared/http/contract';
 import type { unsubscribe } from './definition';
-import { unsubscribeParams, unsubscribeView } from '../../shared/unsubscribe/schemas';
-import { clickQuery, trackParams } from '../../shared/tracking/schemas';
+import { unsubscribeParams, unsubscribeView } from '../../shared/sending/unsubscribe/schemas';
+import { clickQuery, trackParams } from '../../shared/sending/tracking/schemas';
 
 const PAGES =
   'Answered by content negotiation: when `Accept` ranks `text/html` above `application/json` (a browser) the answer is a small HTML page, `text/html; charset=utf-8` ' +

@@ -7,7 +7,7 @@ import { createHttpHandler } from '../../shared/http/pipeline';
 import { htmlPage, json } from '../../shared/http/respond';
 import type { HttpRequest, HttpResult } from '../../shared/http/types';
 import { confirmPage, donePage, invalidLinkPage } from '../../shared/engagement/unsubscribe-page';
-import type { UnsubscribeVia } from '../../shared/unsubscribe/schemas';
+import type { UnsubscribeVia } from '../../shared/sending/unsubscribe/schemas';
 import { readUnsubscribe, unsubscribe, type UnsubscribeState } from '../../shared/engagement/unsubscribe';
 import { trackingRoutes } from './tracking';
 

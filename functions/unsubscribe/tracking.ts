@@ -1,4 +1,4 @@
-// The tracking links the local runtime puts in tracked mail (shared/tracking/): the open pixel and
+// The tracking links the local runtime puts in tracked mail (shared/sending/tracking/): the open pixel and
 // the click redirect. Public; the signed token is the credential, and a token that is not one we
 // issued, for a message that is not tracked, or for another link is 404, alike.
 import { redirect } from '../../shared/http/respond';

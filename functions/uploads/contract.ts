@@ -1,7 +1,7 @@
 import type { ContractsOf } from '../../shared/http/contract';
 import type { uploads } from './definition';
-import { importParams, importView, startedImportView, startImportBody } from '../../shared/imports/schemas';
-import { multipartUploadBody, rawUploadBody, uploadView } from '../../shared/uploads/schemas';
+import { importParams, importView, startedImportView, startImportBody } from '../../shared/audiences/imports/schemas';
+import { multipartUploadBody, rawUploadBody, uploadView } from '../../shared/audiences/uploads/schemas';
 
 const CSV = 'email,first_name,last_name,plan\nada@example.com,Ada,Lovelace,pro\n"grace@example.com","Grace","Hopper, RDML",team\n';
 

@@ -1,14 +1,14 @@
 // Uploads: a file stored for later use by the account, and the contact import that reads one (it
 // runs in the background: functions/uploads/import-contacts.ts).
-import { parseMultipart, MalformedMultipartError } from '../../shared/bimi/multipart';
+import { parseMultipart, MalformedMultipartError } from '../../shared/formats/multipart';
 import { authOf, createHttpHandler } from '../../shared/http/pipeline';
 import { json } from '../../shared/http/respond';
 import type { HttpRequest } from '../../shared/http/types';
-import { startImportBody } from '../../shared/imports/schemas';
-import { readImport, startImport } from '../../shared/imports/service';
-import { contactImportTarget } from '../../shared/imports/contacts-target';
+import { startImportBody } from '../../shared/audiences/imports/schemas';
+import { readImport, startImport } from '../../shared/audiences/imports/service';
+import { contactImportTarget } from '../../shared/audiences/imports/contacts-target';
 import { parseInput } from '../../shared/http/validate';
-import { storeUpload, type UploadFile } from '../../shared/uploads/service';
+import { storeUpload, type UploadFile } from '../../shared/audiences/uploads/service';
 import { functionNamed } from '../manifest';
 import { uploads } from './definition';
 

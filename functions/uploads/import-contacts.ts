@@ -2,11 +2,11 @@
 // contact import" (the import's stored progress says from where; a failed run is retried from its
 // last finished chunk) or "carry on removing this deleted list" (its remaining memberships say what).
 import * as z from 'zod';
-import { continueListDelete } from '../../shared/contacts/lists';
-import { listRemovalJob } from '../../shared/contacts/messages';
-import { importJob } from '../../shared/imports/messages';
-import { giveUpImport, runImportJob } from '../../shared/imports/run';
-import { contactImportTarget } from '../../shared/imports/contacts-target';
+import { continueListDelete } from '../../shared/audiences/contacts/lists';
+import { listRemovalJob } from '../../shared/audiences/contacts/messages';
+import { importJob } from '../../shared/audiences/imports/messages';
+import { giveUpImport, runImportJob } from '../../shared/audiences/imports/run';
+import { contactImportTarget } from '../../shared/audiences/imports/contacts-target';
 import { consume } from '../../shared/runtime/consume';
 
 export const handler = consume('imports', z.union([importJob, listRemovalJob]), async (job, { container: c, finalAttempt }) => {

@@ -19,7 +19,7 @@ const TEST_MODE_RULE = 'A test-mode caller may do this only on a subscription a 
 
 /**
  * How a receiver checks a delivery: shared/webhooks/deliver.ts (signedHeaders, signatureOf) and
- * shared/crypto.ts (hmacSha256) are what this describes; the typed client's verifySignature and
+ * shared/crypto/crypto.ts (hmacSha256) are what this describes; the typed client's verifySignature and
  * the README's snippet implement it.
  */
 const SIGNATURE_SCHEME = [

@@ -1,7 +1,7 @@
 // Webhook queue consumer: fan-out jobs (an event to its subscriptions) and attempt jobs (one signed
 // POST). A failed attempt is not a failed record: its retry is scheduled as a new job, so SQS only
 // redelivers records whose processing itself broke. Jobs are independent, so a batch runs at once.
-import { attemptRoute } from '../../shared/inbound-routes/deliver';
+import { attemptRoute } from '../../shared/inbound-mail/routes/deliver';
 import { consume } from '../../shared/runtime/consume';
 import { attempt, fanOut } from '../../shared/webhooks/deliver';
 import { webhookJob } from '../../shared/webhooks/messages';

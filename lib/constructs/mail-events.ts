@@ -4,7 +4,7 @@
 // so there is one set per tracking choice: the default set tracks nothing, and the opens, clicks
 // and both sets track what they say, their links and pixel through the custom redirect domain
 // when context `trackingDomain` names one. The send worker names the set of the message's choice
-// (shared/tracking/), so a message that chose opens only keeps its links as written.
+// (shared/sending/tracking/), so a message that chose opens only keeps its links as written.
 import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as ses from 'aws-cdk-lib/aws-ses';

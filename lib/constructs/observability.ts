@@ -36,7 +36,7 @@ const PERIOD = Duration.minutes(5);
 
 /**
  * The levels, chosen once here. SES reviews an account at a 5% bounce or 0.1% complaint rate; the
- * alarms ring below, at the levels at which shared/reputation warns a single tenant (4%, 0.08%).
+ * alarms ring below, at the levels at which shared/billing/reputation warns a single tenant (4%, 0.08%).
  */
 export const thresholds = {
   sesBounceRate: 0.04,

@@ -1,6 +1,6 @@
 // An account changed in this process (its status, its owner's verification, its channels): what
 // keeps a copy of it here drops that copy at once. The verified-keys cache of the request pipeline
-// (shared/api-keys/cache.ts) listens; the accounts area does not know who does.
+// (shared/accounts/api-keys/cache.ts) listens; the accounts area does not know who does.
 type Listener = (accountId: string) => void;
 
 const listeners = new Set<Listener>();

@@ -19,7 +19,7 @@ export interface AccountItem extends ItemKey, Partial<AccountListKey>, Partial<I
    * stays in sandbox mode and holds no live keys. Absent (staff and bootstrap accounts) counts as verified.
    */
   owner_verified?: boolean;
-  /** The sending reputation's judgement (shared/reputation): absent is ok; `paused` refuses live sends. */
+  /** The sending reputation's judgement (shared/billing/reputation): absent is ok; `paused` refuses live sends. */
   reputation_state?: 'ok' | 'warned' | 'paused';
   /** The first UTC hour (YYYY-MM-DDTHH) the reputation window counts: set when staff lift a pause. */
   reputation_since?: string;

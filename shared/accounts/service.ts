@@ -1,8 +1,8 @@
 // Accounts: created by staff (or the local bootstrap) with one live and one test admin key
-// (shared/api-keys/new-account.ts), or by a sign-up with none.
+// (shared/accounts/api-keys/new-account.ts), or by a sign-up with none.
 import type { Store } from '../db/store';
 import { ApiError, NotFoundError } from '../errors';
-import type { Ids } from '../ids';
+import type { Ids } from '../ports/ids';
 import type { Clock } from '../ports/clock';
 import { accountChanged } from './changes';
 import { AccountRepository, type AccountItem } from './repository';

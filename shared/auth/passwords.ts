@@ -4,7 +4,7 @@
 // breached passwords (common-passwords.json, checked case-insensitively), not one repeated
 // character, not the address or its local part, not a "postbox" variant.
 import { randomBytes, scrypt as scryptCallback, type ScryptOptions } from 'node:crypto';
-import { safeEqualBytes } from '../crypto';
+import { safeEqualBytes } from '../crypto/crypto';
 import { InvalidRequestError } from '../errors';
 import commonPasswords from './common-passwords.json';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './schemas';

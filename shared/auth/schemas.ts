@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { isValidAddress, normalizeAddress } from '../email/address';
+import { isValidAddress, normalizeAddress } from '../formats/address';
 
 const email = z
   .string()

@@ -2,16 +2,16 @@
 // session view. Login answers the same error after the same work for an unknown address and a
 // wrong password; the mail-sending routes answer the same whether or not the address has a user.
 import { randomUUID } from 'node:crypto';
-import { revokeEveryKey } from '../api-keys/service';
+import { revokeEveryKey } from '../accounts/api-keys/service';
 import { removeEverySubscription } from '../webhooks/subscriptions';
 import { createSignUpAccount, getAccount, markOwnerVerified, ownerUnverified, removeSignUpAccount } from '../accounts/service';
 import type { Store } from '../db/store';
 import { isFullyVerified } from '../domains/model';
 import { DomainRepository } from '../domains/repository';
-import { sharedSenderMailbox } from '../email/shared-sender';
+import { sharedSenderMailbox } from '../formats/shared-sender';
 import { ApiError } from '../errors';
-import type { Ids } from '../ids';
-import { invalidToken, issueLoginCode, issueToken, redeemLoginCode, redeemToken } from '../one-time-tokens/service';
+import type { Ids } from '../ports/ids';
+import { invalidToken, issueLoginCode, issueToken, redeemLoginCode, redeemToken } from '../accounts/one-time-tokens/service';
 import type { Clock } from '../ports/clock';
 import { PermanentSendError, type Mailer } from '../ports/mailer';
 import type { Logger } from '../ports/logger';

@@ -2,7 +2,7 @@
 // and the CSRF token, which is derived from the id, so nothing more is stored and a leaked token
 // reveals nothing about the id. Kept apart from the session writes (sessions.ts) so the API's
 // bundles stay small.
-import { hmacSha256, safeEqual, sha256Hex } from '../crypto';
+import { hmacSha256, safeEqual, sha256Hex } from '../crypto/crypto';
 import type { AccountItem } from '../accounts/repository';
 import type { Store } from '../db/store';
 import type { Clock } from '../ports/clock';

@@ -2,7 +2,7 @@
 // SHA-256 with the user, the account and the expiry (14 days). Looking a session up and its CSRF
 // token are in session-lookup.ts, which the pipeline imports.
 import { randomBytes } from 'node:crypto';
-import { sha256Hex } from '../crypto';
+import { sha256Hex } from '../crypto/crypto';
 import { SESSION_ID } from './session-lookup';
 import type { Store } from '../db/store';
 import type { Clock } from '../ports/clock';

@@ -1,13 +1,13 @@
 // Budgets of the sign-in routes beyond the 10-per-second limiter every public route has: failed
 // sign-ins (a wrong password or a wrong code) per address and per client IP, and the mails the
-// auth routes send per address. Each is a store rate log (shared/rate-limit): a failure is
+// auth routes send per address. Each is a store rate log (shared/accounts/rate-limit): a failure is
 // counted by one conditional write per subject; a success resets nothing.
 import type { Store } from '../db/store';
 import { keys } from '../db/keys';
 import { ApiError } from '../errors';
 import type { Clock } from '../ports/clock';
-import { clientNetworkOf } from '../rate-limit/client-network';
-import { admit, exhausted } from '../rate-limit/service';
+import { clientNetworkOf } from '../accounts/rate-limit/client-network';
+import { admit, exhausted } from '../accounts/rate-limit/service';
 
 export const FAILED_SIGN_INS_PER_ADDRESS = 5;
 export const FAILED_SIGN_INS_PER_IP = 30;

@@ -46,11 +46,11 @@ export const keys = {
   /** Looked up by the SHA-256 of the secret; one item per live secret. */
   apiKeyHash: (sha256Hex: string): ItemKey => ({ pk: `KEYHASH#${sha256Hex}`, sk: 'KEYHASH' }),
 
-  /** A rate-limit subject's log of its latest admissions, one item per subject (see shared/rate-limit/service.ts). */
+  /** A rate-limit subject's log of its latest admissions, one item per subject (see shared/accounts/rate-limit/service.ts). */
   rateLog: (subject: string): ItemKey => ({ pk: `RATE#${subject}`, sk: 'LOG' }),
   /**
    * Rate-limit subjects: one budget per account, and one per client network for public and staff
-   * routes: an IPv4 address, or an IPv6 address's /64, as `ipSubject` in shared/rate-limit/service.ts
+   * routes: an IPv4 address, or an IPv6 address's /64, as `ipSubject` in shared/accounts/rate-limit/service.ts
    * names it (the key takes the network, never a raw address).
    */
   accountRateSubject: (accountId: string): string => `acct#${accountId}`,
@@ -61,7 +61,7 @@ export const keys = {
   messagePartition: (messageId: string): string => `MSG#${messageId}`,
   /**
    * A message's content when it is too large to ride on the message item and small enough to stay
-   * in the table (shared/messages/content.ts): written once, before the message item, never
+   * in the table (shared/sending/messages/content.ts): written once, before the message item, never
    * updated. Sorts before the timeline (`EVT#…`) and the message (`MSG`), so the timeline read
    * passes it over.
    */
@@ -71,7 +71,7 @@ export const keys = {
   /** by-message index entry of a message: an account's messages, newest first by id. */
   /**
    * by-message index entry of a message: an account's messages, newest first. A message id derived
-   * from its idempotency key (shared/messages/message-id.ts) does not sort by time, so its entry's
+   * from its idempotency key (shared/sending/messages/message-id.ts) does not sort by time, so its entry's
    * sort key is `msg_`, the ULID time of `createdAtMs`, then the id's body; an entry written
    * without it (messages whose ULID id sorts by time) is the id itself. Both sort together by time.
    */
@@ -124,7 +124,7 @@ export const keys = {
   testSendCounter: (accountId: string, recipient: string, day: string): ItemKey => ({ pk: `TESTSENDS#${accountId}#${recipient}`, sk: day }),
 
   /**
-   * One-time secrets (shared/one-time-tokens): a link token, looked up by the SHA-256 of its
+   * One-time secrets (shared/accounts/one-time-tokens): a link token, looked up by the SHA-256 of its
    * secret; the newest token of a (purpose, subject), the only one that redeems; a login code,
    * looked up by (purpose, subject) since six digits are too few to be a key of their own.
    */
@@ -163,7 +163,7 @@ export const keys = {
   /** One slice of a broadcast's recipient list; the index is zero-padded so chunks sort in order. */
   broadcastRecipients: (broadcastId: string, chunk: number): ItemKey => ({ pk: `BCAST#${broadcastId}`, sk: `RCPT#${String(chunk).padStart(5, '0')}` }),
   /**
-   * One of a broadcast's stat counter shards (shared/broadcasts/stats.ts): a small item per shard,
+   * One of a broadcast's stat counter shards (shared/audiences/broadcasts/stats.ts): a small item per shard,
    * each its own partition, so the events of a large broadcast spread their writes; never the
    * broadcast item, which holds the content.
    */
@@ -194,14 +194,14 @@ export const keys = {
   snippetPrefix: 'SNIP#',
   /**
    * A snippet's name, lowercased: one per name and account, so names are unique case-insensitively.
-   * It records which templates include the snippet (shared/templates/snippets-repository.ts).
+   * It records which templates include the snippet (shared/sending/templates/snippets-repository.ts).
    */
   snippetName: (accountId: string, lowerName: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `SNIPNAME#${lowerName}` }),
 
   /** A contact, in its account's partition, listed newest first by id. */
   contact: (accountId: string, contactId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `CONTACT#${contactId}` }),
   contactPrefix: 'CONTACT#',
-  /** A contact's address, normalized: one per address and account, so addresses are unique (shared/contacts/claims-repository.ts). */
+  /** A contact's address, normalized: one per address and account, so addresses are unique (shared/audiences/contacts/claims-repository.ts). */
   contactEmail: (accountId: string, email: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `CONTACTEMAIL#${email}` }),
   /** An approximate count of the account's contacts: what a dynamic list's member estimate scales by. */
   contactCount: (accountId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: 'CONTACTCOUNT' }),
@@ -214,10 +214,10 @@ export const keys = {
    */
   listMember: (accountId: string, listId: string, contactId: string): ItemKey => ({ pk: `LISTMEMBERS#${accountId}#${listId}`, sk: `MEMBER#${contactId}` }),
   listMembersPartition: (accountId: string, listId: string): string => `LISTMEMBERS#${accountId}#${listId}`,
-  /** A contact import with its progress, in its account's partition (shared/imports/repository.ts). */
+  /** A contact import with its progress, in its account's partition (shared/audiences/imports/repository.ts). */
   contactImport: (accountId: string, importId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `IMPORT#${importId}` }),
 
-  /** A hosted sign-up form, in its account's partition, listed newest first by id (shared/forms/repository.ts). */
+  /** A hosted sign-up form, in its account's partition, listed newest first by id (shared/audiences/forms/repository.ts). */
   form: (accountId: string, formId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `FORM#${formId}` }),
   formPrefix: 'FORM#',
   /** Which account a form belongs to: what the public form routes, which know only the id, read first. */
@@ -225,10 +225,10 @@ export const keys = {
   /** Rate-limit subject of the confirmation mails sent to one address for one account. */
   formConfirmMails: (accountId: string, email: string): string => `formmail#${accountId}#${email}`,
 
-  /** An inbound route (shared/inbound-routes/repository.ts), in its account's partition; outside `INB#`. */
+  /** An inbound route (shared/inbound-mail/routes/repository.ts), in its account's partition; outside `INB#`. */
   inboundRoute: (accountId: string, routeId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `INBROUTE#${routeId}` }),
   inboundRoutePrefix: 'INBROUTE#',
-  /** A received email (list form), in its account's partition, listed newest first by id (shared/inbound/repository.ts). */
+  /** A received email (list form), in its account's partition, listed newest first by id (shared/inbound-mail/receipt/repository.ts). */
   inboundEmail: (accountId: string, inboundId: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `INB#${inboundId}` }),
   inboundEmailPrefix: 'INB#',
   /** What only the full form shows (text, html, headers), apart from the list's items; sorts outside `INB#`. */
@@ -237,7 +237,7 @@ export const keys = {
   inboundReceipt: (digest: string): ItemKey => ({ pk: `INBRCPT#${digest}`, sk: 'INBRCPT' }),
 
   /**
-   * The Mail app (shared/mail). An inbox is keyed by its address, so the address is unique per
+   * The Mail app (shared/inbound-mail/mailbox). An inbox is keyed by its address, so the address is unique per
    * account by the key itself; a label by its lowercased name, so names are unique without regard
    * to case and the list reads in name order.
    */
@@ -265,7 +265,7 @@ export const keys = {
   }),
   mailViewPartition: (accountId: string, view: string): string => `MAILVIEW#${accountId}#${view}`,
   /**
-   * The Mail search index (shared/mail/index-*.ts): one posting per account, term and message,
+   * The Mail search index (shared/inbound-mail/mailbox/index-*.ts): one posting per account, term and message,
    * newest first by the message's time, and one search document per message (what a result shows
    * and what a quoted phrase is checked against).
    */
@@ -277,12 +277,12 @@ export const keys = {
   mailDoc: (accountId: string, source: string, id: string): ItemKey => ({ pk: `MAILDOC#${accountId}#${source}#${id}`, sk: 'DOC' }),
 
   usage: (accountId: string, period: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `USAGE#${period}` }),
-  /** An account's sending reputation counters of one UTC hour (YYYY-MM-DDTHH), shared/reputation. */
+  /** An account's sending reputation counters of one UTC hour (YYYY-MM-DDTHH), shared/billing/reputation. */
   reputationBucket: (accountId: string, hour: string): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: `REPUTATION#${hour}` }),
   /** The deployment-wide board: one entry per account ever judged (GET /v1/admin/reputation). */
   reputationBoard: (accountId: string): ItemKey => ({ pk: 'REPUTATION', sk: `${ACCOUNT}${accountId}` }),
   reputationBoardPartition: 'REPUTATION',
-  /** An account's spend cap (no key) or one key's, in the account's partition (shared/spend-caps). */
+  /** An account's spend cap (no key) or one key's, in the account's partition (shared/billing/spend-caps). */
   spendCap: (accountId: string, keyId: string | null): ItemKey => ({ pk: `${ACCOUNT}${accountId}`, sk: keyId === null ? 'SPENDCAP#ACCOUNT' : `SPENDCAP#KEY#${keyId}` }),
   spendCapPrefix: 'SPENDCAP#',
 
@@ -345,7 +345,7 @@ export const keyQueries = {
     keyCondition: 'pk = :pk AND sk BETWEEN :from AND :to',
     values: { ':pk': accountPartition(accountId), ':from': `REPUTATION#${fromHour}`, ':to': `REPUTATION#${toHour}` },
   }),
-  /** One search term's postings between two sort keys, both inclusive (shared/mail/index-repository.ts). */
+  /** One search term's postings between two sort keys, both inclusive (shared/inbound-mail/mailbox/index-repository.ts). */
   mailPostingsBetween: (partition: string, from: string, to: string): KeyQuery => ({
     keyCondition: 'pk = :pk AND sk BETWEEN :from AND :to',
     values: { ':pk': partition, ':from': from, ':to': to },

@@ -9,7 +9,7 @@
 // for every account that registers it (the identity's tokens), so publishing them proves that
 // someone controls the zone, not which account they use. Wherever more than one account may hold
 // records for the name, a verification must also find the account's own TXT record.
-import { sha256Hex } from '../crypto';
+import { sha256Hex } from '../crypto/crypto';
 import { isFullyVerified } from './model';
 import { DomainRepository, type DnsRecord, type DomainClaimItem } from './repository';
 

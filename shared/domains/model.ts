@@ -1,5 +1,5 @@
 // Sending domains: the records a domain must publish, the rules on names, and the wire forms.
-import { domainOf } from '../email/address';
+import { domainOf } from '../formats/address';
 import type { DnsRecord, DomainItem } from './repository';
 import type { DomainView } from './schemas';
 

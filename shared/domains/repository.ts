@@ -12,7 +12,7 @@ export interface DnsRecord {
   value: string;
 }
 
-/** A domain's BIMI settings: the use cases live in shared/bimi, the value on the domain item. */
+/** A domain's BIMI settings: the use cases live in shared/domains/bimi, the value on the domain item. */
 export interface BimiSettings {
   logo_url: string;
   /** `upload`: we host the file at /v1/bimi/{domain}/logo.svg; `url`: the customer hosts it. */
@@ -43,7 +43,7 @@ export interface DomainItem extends ItemKey {
   ownership_status?: VerificationStatus;
   /** Inbound email on (POST /v1/domains/{domain}/inbound): the SMTP listener and routes take the domain. */
   inbound_enabled?: boolean;
-  /** PATCH /v1/domains/{domain}: marketing mail from the domain is tracked (shared/tracking); absent is off. */
+  /** PATCH /v1/domains/{domain}: marketing mail from the domain is tracked (shared/sending/tracking); absent is off. */
   open_tracking?: boolean;
   click_tracking?: boolean;
   created_at: string;

@@ -1,9 +1,9 @@
 // Sending domains: register with the provider, publish-and-verify, delete, default sender name.
 import { getAccount } from '../accounts/service';
 import type { Store } from '../db/store';
-import { domainOf } from '../email/address';
+import { domainOf } from '../formats/address';
 import { ApiError, NotFoundError } from '../errors';
-import type { Ids } from '../ids';
+import type { Ids } from '../ports/ids';
 import type { Clock } from '../ports/clock';
 import type { Dns } from '../ports/dns';
 import type { SendingIdentities } from '../ports/identities';

@@ -3,19 +3,19 @@
 // the webhooks fan out as for any event. The payload is SES's Open or Click notification, as SES
 // would publish it in AWS, since the local runtime plays SES's tracking here.
 import { NotFoundError } from '../errors';
-import type { Ids } from '../ids';
+import type { Ids } from '../ports/ids';
 import type { Store } from '../db/store';
-import type { MessageItem } from '../messages/model';
-import { MessageRepository } from '../messages/repository';
-import { recordEvent, type TimelineListeners } from '../messages/timeline';
+import type { MessageItem } from '../sending/messages/model';
+import { MessageRepository } from '../sending/messages/repository';
+import { recordEvent, type TimelineListeners } from '../sending/messages/timeline';
 import type { Clock } from '../ports/clock';
 import type { Metrics } from '../ports/metrics';
 import type { Queue } from '../ports/queue';
 import type { Secrets } from '../ports/secrets';
-import { randomHex } from '../crypto';
-import { UNSUBSCRIBE_SECRET } from '../unsubscribe/links';
-import { tracksClicks, tracksOpens } from '../tracking/choice';
-import { trackedMessageOf, trackTokenMatches, type TrackKind } from '../tracking/token';
+import { randomHex } from '../crypto/crypto';
+import { UNSUBSCRIBE_SECRET } from '../sending/unsubscribe/links';
+import { tracksClicks, tracksOpens } from '../sending/tracking/choice';
+import { trackedMessageOf, trackTokenMatches, type TrackKind } from '../sending/tracking/token';
 
 export interface TrackingDeps {
   /** The timeline's listeners (shared/runtime/listeners.ts), passed on to recordEvent. */

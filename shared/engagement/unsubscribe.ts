@@ -1,6 +1,6 @@
 // The unsubscribe link of a marketing message. Its token is the only credential: it names one
 // message, and the message names the account, channel and recipient the link may change
-// (shared/unsubscribe/token.ts). A GET only reads; the POST unsubscribes.
+// (shared/sending/unsubscribe/token.ts). A GET only reads; the POST unsubscribes.
 //
 // The POST writes three items, in order, each idempotent: the suppression (what stops the mail,
 // so it goes first), the account's contact with that address, then the message's `unsubscribed`
@@ -8,22 +8,22 @@
 // and the link used again (mail clients and our page's button repeat a failed POST) finishes the
 // rest; nothing is ever undone. A second POST finds every write done and changes nothing.
 import { getAccount } from '../accounts/service';
-import { ContactClaimRepository } from '../contacts/claims-repository';
-import { ContactRepository } from '../contacts/repository';
+import { ContactClaimRepository } from '../audiences/contacts/claims-repository';
+import { ContactRepository } from '../audiences/contacts/repository';
 import type { Store } from '../db/store';
 import { ApiError } from '../errors';
-import type { Ids } from '../ids';
-import type { MessageItem } from '../messages/model';
-import { MessageRepository } from '../messages/repository';
-import { recordEvent, workerEventId, type TimelineListeners } from '../messages/timeline';
+import type { Ids } from '../ports/ids';
+import type { MessageItem } from '../sending/messages/model';
+import { MessageRepository } from '../sending/messages/repository';
+import { recordEvent, workerEventId, type TimelineListeners } from '../sending/messages/timeline';
 import type { Clock } from '../ports/clock';
 import type { Metrics } from '../ports/metrics';
 import type { Queue } from '../ports/queue';
 import type { Secrets } from '../ports/secrets';
-import { findSuppression, suppress } from '../suppressions/service';
-import { UNSUBSCRIBE_SECRET } from '../unsubscribe/links';
-import type { UnsubscribeVia, UnsubscribeView } from '../unsubscribe/schemas';
-import { messageIdOf, tokenMatches } from '../unsubscribe/token';
+import { findSuppression, suppress } from '../sending/suppressions/service';
+import { UNSUBSCRIBE_SECRET } from '../sending/unsubscribe/links';
+import type { UnsubscribeVia, UnsubscribeView } from '../sending/unsubscribe/schemas';
+import { messageIdOf, tokenMatches } from '../sending/unsubscribe/token';
 
 export interface UnsubscribeDeps {
   /** The timeline's listeners (shared/runtime/listeners.ts), passed on to recordEvent. */
@@ -39,7 +39,7 @@ export interface UnsubscribeDeps {
 /** The suppression an unsubscribe leaves (docs/api-decisions.md). */
 export const UNSUBSCRIBED_REASON = 'unsubscribed';
 
-/** Statuses any report replaces (shared/messages/timeline.ts applyStatus). */
+/** Statuses any report replaces (shared/sending/messages/timeline.ts applyStatus). */
 const WAITING = new Set(['queued', 'scheduled', 'sent']);
 
 const invalidToken = (): ApiError => new ApiError('invalid_token', 'this unsubscribe link is not valid; use the link from the message as it was mailed');

@@ -1,7 +1,7 @@
 // The spec's deployment-gated routes (inbound email, inbound routes, the Mail app): each answers
 // 404 where inbound email is off (INBOUND_ENABLED), before it reads anything. One wrapper for
 // every function that serves them.
-import { requireInbound } from '../inbound/read';
+import { requireInbound } from '../inbound-mail/receipt/read';
 import type { RouteHandler } from './pipeline';
 
 export function inboundOnly<T extends Record<string, RouteHandler>>(routes: T): T {

@@ -5,7 +5,7 @@
 //
 // Store round trips of an authenticated request on a warm path: the limiter's one conditional
 // write, then the route's own. The key and its account come from this process's cache of
-// verified keys (shared/api-keys/cache.ts), and the key's use is written at most once a minute,
+// verified keys (shared/accounts/api-keys/cache.ts), and the key's use is written at most once a minute,
 // beside the route rather than before it.
 //
 // A request with no Authorization header and the console's session cookie is a signed-in person:
@@ -17,21 +17,21 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { routeKey, type Access, type FunctionDef, type HttpRoute, type RouteKeyOf } from '../platform';
-import { safeEqual } from '../crypto';
+import { safeEqual } from '../crypto/crypto';
 import { ApiError } from '../errors';
 import { parseJsonBody } from './json-body';
 import { isHead, render, renderThrown, requestIdOf, transportHeaders, withoutBody } from './respond';
-import { findKeyBySecret, recordKeyUse } from '../api-keys/service';
+import { findKeyBySecret, recordKeyUse } from '../accounts/api-keys/service';
 import { AccountRepository } from '../accounts/repository';
 import type { AccountItem } from '../accounts/repository';
 import { csrfTokenMatches, findSession, sessionActsInTestMode } from '../auth/session-lookup';
 import type { SessionItem } from '../auth/sessions-repository';
 import { cookieValue, SESSION_COOKIE } from './cookies';
 import { keys } from '../db/keys';
-import { admit, ACCOUNT_RATE_LIMIT, IP_RATE_LIMIT, ipSubject, type RateDecision } from '../rate-limit/service';
+import { admit, ACCOUNT_RATE_LIMIT, IP_RATE_LIMIT, ipSubject, type RateDecision } from '../accounts/rate-limit/service';
 import { publicBaseUrlOf, readRuntimeKind } from '../runtime/config';
 import { getContainer, type Container } from '../runtime/container';
-import { describeError } from '../runtime/logger';
+import { describeError } from '../adapters/logger';
 import type { AuthContext, HttpRequest, HttpResult } from './types';
 
 export type RouteHandler = (request: HttpRequest, container: Container) => Promise<HttpResult>;

@@ -2,7 +2,7 @@
 // imports so the catch-all function stays small.
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ApiError } from '../errors';
-import { describeError } from '../runtime/logger';
+import { describeError } from '../adapters/logger';
 import type { HttpResult } from './types';
 
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): HttpResult {

@@ -1,7 +1,7 @@
 // The one pagination module every list uses: limit parsing, sealed opaque cursors bound to the
 // account, the collection and the filters, and newest-first pages of a store query.
 import * as z from 'zod';
-import { derivedKey, GCM_IV_BYTES as IV_BYTES, GCM_TAG_BYTES as TAG_BYTES, gcmOpen, gcmSeal, sha256Hex } from '../crypto';
+import { derivedKey, GCM_IV_BYTES as IV_BYTES, GCM_TAG_BYTES as TAG_BYTES, gcmOpen, gcmSeal, sha256Hex } from '../crypto/crypto';
 import { keyQueries } from '../db/keys';
 import { table } from '../db/schema';
 import type { Item, QueryRequest, Store } from '../db/store';

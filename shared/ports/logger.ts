@@ -1,6 +1,6 @@
 // The logger the domain code writes to: structured lines with fields. In Lambda it is Powertools
 // Logger (shared/adapters/aws/powertools-logger.ts); the local runtime's one-line JSON logger is
-// shared/runtime/logger.ts (createLogger); tests give their own.
+// shared/adapters/logger.ts (createLogger); tests give their own.
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
   info(msg: string, fields?: Record<string, unknown>): void;

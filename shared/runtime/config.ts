@@ -2,9 +2,9 @@
 import * as z from 'zod';
 import { billingPeriods, oauthProviders, paidPlans, queues, secretNames, type BillingPeriod, type OAuthProvider, type PaidPlan, type QueueName, type SecretName } from '../platform';
 import { DEFAULT_SHARED_EMAIL_SENDER, envNames, oauthEnvNames } from './env-names';
-import type { LogLevel } from './logger';
-import { DEFAULT_EMAIL_COST_MICROS } from '../usage/cost';
-import { defaultPolicy, type ReputationPolicy } from '../reputation/policy';
+import type { LogLevel } from '../adapters/logger';
+import { DEFAULT_EMAIL_COST_MICROS } from '../billing/usage/cost';
+import { defaultPolicy, type ReputationPolicy } from '../billing/reputation/policy';
 
 export interface RuntimeConfig {
   runtime: 'aws' | 'local';
@@ -41,7 +41,7 @@ export interface RuntimeConfig {
   emailCostMicros: number;
   /** Local development only: outbound requests may go to http:// and private addresses. */
   webhookAllowPrivate: boolean;
-  /** How long a send attempt holds its message (shared/messages/dispatch.ts); 30 s when unset. */
+  /** How long a send attempt holds its message (shared/sending/messages/dispatch.ts); 30 s when unset. */
   dispatchLeaseMs?: number;
   /**
    * Local runtime: idempotency claims whose lease ends by then (its start plus the lease) belong to
@@ -75,7 +75,7 @@ export interface RuntimeConfig {
   oauth?: OAuthSettings;
   /** How long a provider has to answer each OAuth request; 10 s when unset (tests shorten it). */
   oauthTimeoutMs?: number;
-  /** The reputation levels (REPUTATION_*, readReputationPolicy); shared/reputation's defaults when unset. */
+  /** The reputation levels (REPUTATION_*, readReputationPolicy); shared/billing/reputation's defaults when unset. */
   reputation?: ReputationPolicy;
 }
 
@@ -176,7 +176,7 @@ type PolicyLevel = Exclude<keyof ReputationPolicy, 'windowHours'>;
 const policyLevels = Object.keys(envNames.reputation) as PolicyLevel[];
 
 /**
- * The operator's reputation levels (REPUTATION_*), shared/reputation's defaults where unset. Refused
+ * The operator's reputation levels (REPUTATION_*), shared/billing/reputation's defaults where unset. Refused
  * with a ConfigError: a rate not above 0 or above 1 (a rate, not a percentage; 0 would judge every
  * account), a minimum send count not a whole number of at least 1, and a pause level below its
  * warning level (the warning could never come first). The stack checks its context with it at synth.

@@ -8,16 +8,16 @@
 //   the DLQ where it can be read and redriven. Nothing is dropped silently.
 // - A record whose use case throws is reported as failed and retried the same way.
 // - On a record's last receive before the DLQ (poison or failed), a dead-letter note records why
-//   (shared/dead-letters/notes.ts), so the staff listing of the DLQs shows the reason.
+//   (shared/operations/dead-letters/notes.ts), so the staff listing of the DLQs shows the reason.
 // - `finalAttempt` tells the use case this is the last receive before the DLQ, so it can record a
 //   final state (a message `failed`) instead of leaving it pending.
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context, SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type * as z from 'zod';
 import { queueNamed, type QueueName } from '../platform';
-import { writeDeadLetterNote } from '../dead-letters/notes';
+import { writeDeadLetterNote } from '../operations/dead-letters/notes';
 import { getContainer, type Container } from './container';
-import { describeError } from './logger';
+import { describeError } from '../adapters/logger';
 
 export interface Delivery {
   container: Container;

@@ -33,7 +33,7 @@ export const envNames = {
   stripeSecretKey: 'STRIPE_SECRET_KEY',
   stripeWebhookSecret: 'STRIPE_WEBHOOK_SECRET',
   /**
-   * The operator's reputation levels (shared/reputation/policy.ts): rates from 0 to 1 and the
+   * The operator's reputation levels (shared/billing/reputation/policy.ts): rates from 0 to 1 and the
    * fewest sends judged. Locally from the environment; in AWS CDK context of the same names, set
    * on the functions whose needs list `reputation`.
    */

@@ -5,7 +5,7 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { type Container } from './container';
 import { withContainer } from './consume';
-import { describeError } from './logger';
+import { describeError } from '../adapters/logger';
 
 type TimedContext = Context & { container: Container };
 

@@ -3,8 +3,8 @@
 // event is counted in its broadcast's stats and handed to the webhooks. Every container carries
 // them, so they stay small; the receipt's are apart (./receipt-listeners.ts), in the inbound
 // consumer's bundle only.
-import { countBroadcastEvent } from '../broadcasts/stats';
-import type { TimelineListeners } from '../messages/timeline';
+import { countBroadcastEvent } from '../audiences/broadcasts/stats';
+import type { TimelineListeners } from '../sending/messages/timeline';
 import { publishEvent } from '../webhooks/deliver';
 
 export const timelineListeners: TimelineListeners = {

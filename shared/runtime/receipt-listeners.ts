@@ -1,10 +1,10 @@
 // The receipt's listeners, wired here at the composition root so the receipt does not import the
 // areas that act on a received email (docs/architecture.md, "Events and their listeners"): the Mail
 // app files it and the account's routes forward it. Only the inbound consumer imports this file.
-import { forwardInbound, type ForwardDeps } from '../inbound-routes/forward';
-import type { ReceiptListeners } from '../inbound/receive';
-import { recordInboundMail } from '../mail/record';
-import { MailSettingsRepository } from '../mail/settings-repository';
+import { forwardInbound, type ForwardDeps } from '../inbound-mail/routes/forward';
+import type { ReceiptListeners } from '../inbound-mail/receipt/receive';
+import { recordInboundMail } from '../inbound-mail/mailbox/record';
+import { MailSettingsRepository } from '../inbound-mail/mailbox/settings-repository';
 import type { Logger } from '../ports/logger';
 
 export function receiptListeners(c: ForwardDeps & { logger: Logger }): ReceiptListeners {

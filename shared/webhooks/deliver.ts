@@ -3,7 +3,7 @@
 // refuses non-public addresses), with retries at 30 s doubling (±25 %) until 2xx, 12 attempts or
 // 24 hours. Short delays ride the queue's own delay; longer ones go through the scheduler, never a
 // sleeping function.
-import { hmacSha256 } from '../crypto';
+import { hmacSha256 } from '../crypto/crypto';
 import { wrote, type Store } from '../db/store';
 import type { Clock } from '../ports/clock';
 import type { HttpClient } from '../ports/http-client';

@@ -28,7 +28,7 @@ export const attemptJob = z.object({
 /**
  * An inbound route's webhook forward rides the same queue and retry schedule: one signed attempt
  * of a stored delivery, as a subscription's attempt job but naming the route
- * (shared/inbound-routes/deliver.ts). Declared with the queue's other jobs, so the queue's owner
+ * (shared/inbound-mail/routes/deliver.ts). Declared with the queue's other jobs, so the queue's owner
  * knows every job it carries without importing the areas that send them.
  */
 export const routeAttemptJob = z.object({

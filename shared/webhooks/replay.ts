@@ -6,8 +6,8 @@
 // Both go through the webhooks queue and the worker like any delivery: signed, guarded, retried.
 import type { Store } from '../db/store';
 import { NotFoundError } from '../errors';
-import type { Ids } from '../ids';
-import { isId } from '../ids';
+import type { Ids } from '../ports/ids';
+import { isId } from '../ports/ids';
 import { keyQueries, keys } from '../db/keys';
 import type { Clock } from '../ports/clock';
 import type { Queue } from '../ports/queue';

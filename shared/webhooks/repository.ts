@@ -3,7 +3,7 @@
 // services see items and outcomes, never keys or conditions.
 import {  keys, type ItemKey, keyQueries, type KeyQuery } from '../db/keys';
 import { wrote, type Store } from '../db/store';
-import { isId } from '../ids';
+import { isId } from '../ports/ids';
 import { queryPage, type Page, type PageRequest } from '../pagination';
 import type { DeliveryStatus, SubscribableType } from './model';
 import type { DeliveryView, SubscriptionView } from './schemas';

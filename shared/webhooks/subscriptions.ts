@@ -1,15 +1,15 @@
 // Webhook subscriptions: the use cases behind /v1/webhooks and the reads the delivery worker needs.
 // The signing secret is shown once (create, rotate) and otherwise kept sealed under the data
 // encryption key, bound to the subscription id; the worker opens it to sign each request.
-import { randomHex } from '../crypto';
+import { randomHex } from '../crypto/crypto';
 import type { Store } from '../db/store';
 import { ApiError, InvalidRequestError, NotFoundError } from '../errors';
-import type { Ids } from '../ids';
+import type { Ids } from '../ports/ids';
 import { mapPage, pageRequest, type Page, type PageInput } from '../pagination';
 import type { Clock } from '../ports/clock';
 import type { HttpClient } from '../ports/http-client';
 import type { Secrets } from '../ports/secrets';
-import { open, seal } from '../secret-box';
+import { open, seal } from '../crypto/secret-box';
 import { matches } from './model';
 import {
   DeliveryRepository,

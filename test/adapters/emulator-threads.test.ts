@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { threadId } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDynalite, startSqs, type Running } from '../../shared/runtime/local/emulators';
+import { startDynalite, startSqs, type Running } from '../../local/emulators';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 

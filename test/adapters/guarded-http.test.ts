@@ -6,7 +6,7 @@ import { isIP, Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { classifyAddress } from '../../shared/adapters/address-class';
 import { GuardedHttp, type GuardedCheck, type GuardedHttpOptions, type Lookup } from '../../shared/adapters/guarded-http';
-import { freePort } from '../../shared/runtime/local/emulators';
+import { freePort } from '../../local/emulators';
 import { selfSignedCert, startHttpReceiver, startHttpsReceiver, type Receiver } from '../support/receivers';
 
 const strict = { allowPrivate: false };

@@ -11,9 +11,9 @@ import { SqsDeadLetters } from '../../shared/adapters/aws/sqs-dead-letters';
 import { JournaledQueue } from '../../shared/adapters/local/journaled-queue';
 import type { QueueName } from '../../shared/platform';
 import { ManualClock } from '../../shared/ports/clock';
-import { createLogger, type Logger } from '../../shared/runtime/logger';
-import { startSqs, type Running } from '../../shared/runtime/local/emulators';
-import { ensureQueues, type ProvisionedQueues } from '../../shared/runtime/local/provision';
+import { createLogger, type Logger } from '../../shared/adapters/logger';
+import { startSqs, type Running } from '../../local/emulators';
+import { ensureQueues, type ProvisionedQueues } from '../../local/provision';
 
 interface Emulator {
   server: Running;

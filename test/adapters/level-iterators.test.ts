@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { closeLevelIteratorsOnReturn } from '../../shared/runtime/local/level-iterators.mjs';
+import { closeLevelIteratorsOnReturn } from '../../local/level-iterators.mjs';
 import { waitFor } from '../support/wait';
 
 const require = createRequire(import.meta.url);

@@ -13,10 +13,10 @@ import { SqsQueue } from '../../shared/adapters/aws/sqs-queue';
 import { JournaledQueue } from '../../shared/adapters/local/journaled-queue';
 import { queueNamed, type QueueName } from '../../shared/platform';
 import { ManualClock } from '../../shared/ports/clock';
-import { createLogger } from '../../shared/runtime/logger';
-import { startSqs, type Running } from '../../shared/runtime/local/emulators';
-import { ensureQueues, type ProvisionedQueues } from '../../shared/runtime/local/provision';
-import { QueuePoller, type QueueHandler } from '../../shared/runtime/local/queue-poller';
+import { createLogger } from '../../shared/adapters/logger';
+import { startSqs, type Running } from '../../local/emulators';
+import { ensureQueues, type ProvisionedQueues } from '../../local/provision';
+import { QueuePoller, type QueueHandler } from '../../local/queue-poller';
 import { waitFor } from '../support/wait';
 
 /** fanout dead-letters after 3 attempts, a second apart (the poller's shortest retry delay). */

@@ -14,12 +14,12 @@ import type { QueueName } from '../../shared/platform';
 import { systemClock } from '../../shared/ports/clock';
 import { PermanentSendError, type OutboundEmail } from '../../shared/ports/mailer';
 import type { Queue } from '../../shared/ports/queue';
-import { ChannelHttpHandler } from '../../shared/runtime/local/channel-handler';
-import { startSqs, type Running } from '../../shared/runtime/local/emulators';
-import { LinkedJournalQueue, LinkedMailer, serveJournal, serveMail } from '../../shared/runtime/local/journal-link';
-import { PortRpc } from '../../shared/runtime/local/port-rpc';
-import { ensureQueues } from '../../shared/runtime/local/provision';
-import { createLogger } from '../../shared/runtime/logger';
+import { ChannelHttpHandler } from '../../local/channel-handler';
+import { startSqs, type Running } from '../../local/emulators';
+import { LinkedJournalQueue, LinkedMailer, serveJournal, serveMail } from '../../local/journal-link';
+import { PortRpc } from '../../local/port-rpc';
+import { ensureQueues } from '../../local/provision';
+import { createLogger } from '../../shared/adapters/logger';
 import { waitFor } from '../support/wait';
 
 const logger = createLogger('silent');

@@ -2,7 +2,7 @@
 // consumer rejects, and an uncaught error once it runs reaches the runtime's failure handler
 // (which exits the process, as an emulator's failure does).
 import { describe, expect, it } from 'vitest';
-import { loadFunctionsThread } from '../../shared/runtime/local/functions-thread';
+import { loadFunctionsThread } from '../../local/functions-thread';
 import { waitFor } from '../support/wait';
 
 describe('the functions thread', () => {

@@ -7,12 +7,12 @@ import { request as httpRequest, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functions } from '../../functions/manifest';
 import { type CreatedAccount } from '../../shared/accounts/service';
-import { createAccount } from '../../shared/api-keys/new-account';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { installContainer } from '../../shared/runtime/container';
-import { Admission } from '../../shared/runtime/local/admission';
-import { createLocalHttpServer, type HttpLambda } from '../../shared/runtime/local/http-server';
-import { loadFunction } from '../../shared/runtime/local/runtime';
-import { createLogger } from '../../shared/runtime/logger';
+import { Admission } from '../../local/admission';
+import { createLocalHttpServer, type HttpLambda } from '../../local/http-server';
+import { loadFunction } from '../../local/runtime';
+import { createLogger } from '../../shared/adapters/logger';
 import { createTestContainer, type TestContainer } from '../support/container';
 import { waitFor } from '../support/wait';
 

@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SesMailer } from '../../shared/adapters/aws/ses-mailer';
 import { SimulatedSesFeedback } from '../../shared/adapters/local/ses-feedback';
-import { simulatedSnsMessageId } from '../../shared/events/ses-notification';
+import { simulatedSnsMessageId } from '../../shared/sending/ses-events/ses-notification';
 import { ManualClock } from '../../shared/ports/clock';
 import type { OutboundEmail } from '../../shared/ports/mailer';
 import type { Queue } from '../../shared/ports/queue';
-import { createLogger } from '../../shared/runtime/logger';
-import { startSes, type RunningSes } from '../../shared/runtime/local/emulators';
+import { createLogger } from '../../shared/adapters/logger';
+import { startSes, type RunningSes } from '../../local/emulators';
 import { waitFor } from '../support/wait';
 
 const require = createRequire(import.meta.url);

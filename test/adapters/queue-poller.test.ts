@@ -9,10 +9,10 @@ import {
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queues, type QueueDef, type QueueName } from '../../shared/platform';
-import type { Logger } from '../../shared/runtime/logger';
-import { startSqs, type Running } from '../../shared/runtime/local/emulators';
-import { ensureQueues, type ProvisionedQueues } from '../../shared/runtime/local/provision';
-import { QueuePoller, type PollerOptions, type PolledRecord, type QueueHandler } from '../../shared/runtime/local/queue-poller';
+import type { Logger } from '../../shared/adapters/logger';
+import { startSqs, type Running } from '../../local/emulators';
+import { ensureQueues, type ProvisionedQueues } from '../../local/provision';
+import { QueuePoller, type PollerOptions, type PolledRecord, type QueueHandler } from '../../local/queue-poller';
 import { waitFor } from '../support/wait';
 
 const REGION = 'us-east-1';

@@ -12,10 +12,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { s3ClientConfig, S3ObjectStore } from '../../shared/adapters/aws/s3-object-store';
 import { buildContainer } from '../../shared/runtime/container';
 import { readAwsConfig } from '../../shared/runtime/config';
-import { startS3, type Running } from '../../shared/runtime/local/emulators';
-import { importFileObjects } from '../../shared/runtime/local/import-objects';
+import { startS3, type Running } from '../../local/emulators';
+import { importFileObjects } from '../../local/import-objects';
 import { FileObjectStore } from '../../shared/adapters/local/file-object-store';
-import { createLogger } from '../../shared/runtime/logger';
+import { createLogger } from '../../shared/adapters/logger';
 import { existsSync } from 'node:fs';
 
 const BUCKET = 'postbox-objects';

@@ -3,13 +3,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as handlerRaw } from '../../functions/events/ingest-ses-event';
 import { SimulatedSesFeedback, type HeldReceipt } from '../../shared/adapters/local/ses-feedback';
-import { LOCAL_SES_TOPIC_ARN, parseSesNotification, simulatedSnsMessageId } from '../../shared/events/ses-notification';
-import { readTimeline } from '../../shared/messages/timeline';
+import { LOCAL_SES_TOPIC_ARN, parseSesNotification, simulatedSnsMessageId } from '../../shared/sending/ses-events/ses-notification';
+import { readTimeline } from '../../shared/sending/messages/timeline';
 import { ManualClock } from '../../shared/ports/clock';
 import type { Mailer, OutboundEmail } from '../../shared/ports/mailer';
 import type { Queue } from '../../shared/ports/queue';
 import { installContainer } from '../../shared/runtime/container';
-import { createLogger } from '../../shared/runtime/logger';
+import { createLogger } from '../../shared/adapters/logger';
 import { createTestContainer, type TestContainer } from '../support/container';
 import { newProviderMessageId, seedSentMessage } from '../support/ses-events';
 import { sqsEvent, sqsRecord } from '../support/sqs';

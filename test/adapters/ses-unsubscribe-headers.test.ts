@@ -10,9 +10,9 @@ import { SimulatedSesFeedback } from '../../shared/adapters/local/ses-feedback';
 import { ManualClock } from '../../shared/ports/clock';
 import type { OutboundEmail } from '../../shared/ports/mailer';
 import type { Queue } from '../../shared/ports/queue';
-import { createLogger } from '../../shared/runtime/logger';
-import { startSes, type RunningSes } from '../../shared/runtime/local/emulators';
-import { unsubscribeHeaders } from '../../shared/unsubscribe/links';
+import { createLogger } from '../../shared/adapters/logger';
+import { startSes, type RunningSes } from '../../local/emulators';
+import { unsubscribeHeaders } from '../../shared/sending/unsubscribe/links';
 import { staticSecrets } from '../../shared/adapters/static-secrets';
 
 const require = createRequire(import.meta.url);

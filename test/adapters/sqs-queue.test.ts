@@ -9,8 +9,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SqsQueue } from '../../shared/adapters/aws/sqs-queue';
 import { RetryableError } from '../../shared/errors';
-import { startSqs, type Running } from '../../shared/runtime/local/emulators';
-import { ensureQueues, type ProvisionedQueues } from '../../shared/runtime/local/provision';
+import { startSqs, type Running } from '../../local/emulators';
+import { ensureQueues, type ProvisionedQueues } from '../../local/provision';
 import { waitFor } from '../support/wait';
 
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };

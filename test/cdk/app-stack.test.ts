@@ -154,7 +154,7 @@ describe('functions', () => {
       [envNames.logLevel]: 'info',
       [envNames.sharedEmailSender]: 'sandbox@postbox.test',
     });
-    // Stack traces are mapped when logged (shared/runtime/stack-trace.ts), not by Node at every cold start.
+    // Stack traces are mapped when logged (shared/adapters/stack-trace.ts), not by Node at every cold start.
     expect(env.NODE_OPTIONS).toBeUndefined();
     expect(envNames.tableName in env).toBe(Boolean(def.needs.table));
     for (const secret of def.needs.secrets ?? []) expect(env).toHaveProperty(envNames.secretArn(secret));

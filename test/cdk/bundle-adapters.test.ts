@@ -62,7 +62,7 @@ const GZIP_BUDGETS: Record<string, number> = {
   // session lookup, CSRF and cookie reading in the pipeline, and the auth function's lines in the
   // manifest every bundle carries) add about 600 bytes of gzip. Raised for send alone, by 1 KB.
   // Issue 28 adds about 500 more to every bundle's pipeline and manifest: per-IP limits key an IPv6
-  // client by its /64 (shared/rate-limit/client-network.ts), the audit route's manifest line, the
+  // client by its /64 (shared/accounts/rate-limit/client-network.ts), the audit route's manifest line, the
   // ownership status in isFullyVerified. Raised by 500 bytes more. Then the shared sender's name
   // rule and the daily cap on mail to a sign-up's own address (issue 28, in the send path itself):
   // the bundle measured 151,730 bytes. Raised by 1 KB more. And the reputation pause checked at

@@ -10,7 +10,7 @@ import { functions } from '../../functions/manifest';
 import { AppStack, STACK_RESOURCE_BUDGET } from '../../lib/app-stack';
 import { FUNNEL, WEBHOOK_OUTCOMES } from '../../lib/constructs/dashboard';
 import { ALARM_EMAIL_CONTEXT, MAX_METRICS_PER_ALARM, queueAgeLimitSeconds, thresholds } from '../../lib/constructs/observability';
-import { defaultPolicy } from '../../shared/reputation/policy';
+import { defaultPolicy } from '../../shared/billing/reputation/policy';
 import { queues } from '../../shared/platform';
 import { testApp } from '../support/cdk';
 

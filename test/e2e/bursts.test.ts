@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_TABLE } from '../../shared/runtime/local/runtime';
+import { LOCAL_TABLE } from '../../local/runtime';
 import { startHttpReceiver, type Receiver } from '../support/receivers';
 import { apiOnce, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
 import { waitFor } from '../support/wait';

@@ -5,11 +5,11 @@
 //
 // Size: the reported fault was a 1000-item batch, and the fault it guards against needs load: a
 // consumer batch slower than the retry delay (1 s here), so other lanes receive its messages again
-// while it is handled (shared/runtime/local/queue-poller.ts). A smaller batch drains too fast to
+// while it is handled (local/queue-poller.ts). A smaller batch drains too fast to
 // make that happen reliably.
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { sortTimeline, type TimelineEventItem } from '../../shared/messages/model';
+import { sortTimeline, type TimelineEventItem } from '../../shared/sending/messages/model';
 import { api, useKillableRuntime } from '../support/local-process';
 import { scanEntity as scan, scanTimelineEvents, storeOf } from '../support/runtime-store';
 import { waitFor } from '../support/wait';

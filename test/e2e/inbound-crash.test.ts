@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createTransport } from 'nodemailer';
 import { afterAll, expect, it } from 'vitest';
 import { keys } from '../../shared/db/keys';
-import { LOCAL_TABLE } from '../../shared/runtime/local/runtime';
+import { LOCAL_TABLE } from '../../local/runtime';
 import { api, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
 import { waitFor } from '../support/wait';
 

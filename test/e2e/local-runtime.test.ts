@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpRoutes } from '../../functions/manifest';
-import { FUNCTIONS_NICE } from '../../shared/runtime/local/thread-priority';
+import { FUNCTIONS_NICE } from '../../local/thread-priority';
 import { api, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
 import { bounceNotification, snsWrap } from '../support/ses-events';
 import { needsTool } from '../support/system-tools';

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functions } from '../../functions/manifest';
 import { readLocalSettings } from '../../shared/runtime/config';
-import { startLocalRuntime, type LocalRuntime } from '../../shared/runtime/local/runtime';
-import { createLogger } from '../../shared/runtime/logger';
+import { startLocalRuntime, type LocalRuntime } from '../../local/runtime';
+import { createLogger } from '../../shared/adapters/logger';
 
 const TCP_TABLE = '/proc/net/tcp';
 const LISTEN = '0A';

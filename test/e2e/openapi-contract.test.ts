@@ -27,7 +27,7 @@ import { startRuntimeProcess, type RuntimeProcess } from '../support/local-proce
 import { deref, examplesOf, fixturesIn, operationsOf, schemaValidator, substitute, type CredentialName, type Example, type Json, type Operation } from '../support/openapi';
 import { Pacer, refusedBeforeRoute } from '../support/pacer';
 import { startHttpReceiver, type Receiver } from '../support/receivers';
-import { unsubscribeToken } from '../../shared/unsubscribe/token';
+import { unsubscribeToken } from '../../shared/sending/unsubscribe/token';
 
 const doc = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8')) as Json;
 const operations = operationsOf(doc);

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startDynalite, type Running } from '../../shared/runtime/local/emulators';
+import { startDynalite, type Running } from '../../local/emulators';
 import { api, apiOnce, startRuntimeProcess, type ApiResponse, type RuntimeProcess } from '../support/local-process';
 import { waitFor } from '../support/wait';
 

@@ -4,11 +4,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createAccount } from '../../shared/api-keys/new-account';
-import { MessageRepository } from '../../shared/messages/repository';
-import { messageIdFor } from '../../shared/messages/message-id';
-import { putSpendCap } from '../../shared/spend-caps/service';
-import { getUsage } from '../../shared/usage/service';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
+import { MessageRepository } from '../../shared/sending/messages/repository';
+import { messageIdFor } from '../../shared/sending/messages/message-id';
+import { putSpendCap } from '../../shared/billing/spend-caps/service';
+import { getUsage } from '../../shared/billing/usage/service';
 import { createTestContainer, type TestContainer } from '../support/container';
 import { giveVerifiedDomain } from '../support/domains';
 

@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConditionFailedError } from '../../shared/errors';
 import { Store } from '../../shared/db/store';
-import { ChannelHttpHandler } from '../../shared/runtime/local/channel-handler';
-import { startStoreAndQueues, type Running } from '../../shared/runtime/local/emulators';
-import { ensureTable } from '../../shared/runtime/local/provision';
+import { ChannelHttpHandler } from '../../local/channel-handler';
+import { startStoreAndQueues, type Running } from '../../local/emulators';
+import { ensureTable } from '../../local/provision';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 let dir: string;

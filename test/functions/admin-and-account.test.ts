@@ -1,6 +1,6 @@
 // Staff routes (account creation and suspension, per-IP limited) and the verification readout.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createKey } from '../../shared/api-keys/service';
+import { createKey } from '../../shared/accounts/api-keys/service';
 import { call } from '../support/api';
 import { TEST_SECRETS, type TestContainer } from '../support/container';
 import { useContainer } from '../support/testbed';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { StripePayments } from '../../shared/adapters/stripe-payments';
 import { BillingRepository } from '../../shared/billing/repository';
-import { recordSend } from '../../shared/usage/service';
+import { recordSend } from '../../shared/billing/usage/service';
 import { PRICES, useBilling } from '../support/billing';
 import { useTestbed } from '../support/testbed';
 

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler as bimiHandler } from '../../functions/bimi/http';
-import { createAccount } from '../../shared/api-keys/new-account';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { NodeDns } from '../../shared/adapters/node-dns';
 import { keys } from '../../shared/db/keys';
 import { DomainRepository } from '../../shared/domains/repository';

@@ -5,17 +5,17 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler as fanOutRaw } from '../../functions/broadcasts/fan-out';
 import { type CreatedAccount } from '../../shared/accounts/service';
-import { createAccount } from '../../shared/api-keys/new-account';
-import { recipientIdempotencyKey } from '../../shared/broadcasts/fan-out';
-import type { FanOutJob } from '../../shared/broadcasts/messages';
-import type { BroadcastItem, RecipientChunkItem } from '../../shared/broadcasts/model';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
+import { recipientIdempotencyKey } from '../../shared/audiences/broadcasts/fan-out';
+import type { FanOutJob } from '../../shared/audiences/broadcasts/messages';
+import type { BroadcastItem, RecipientChunkItem } from '../../shared/audiences/broadcasts/model';
 import { keys } from '../../shared/db/keys';
-import { createKey } from '../../shared/api-keys/service';
-import { loadContent } from '../../shared/messages/content';
-import { MessageRepository } from '../../shared/messages/repository';
-import { findByIdempotencyKey } from '../../shared/messages/query';
-import type { MessageItem } from '../../shared/messages/model';
-import { suppress } from '../../shared/suppressions/service';
+import { createKey } from '../../shared/accounts/api-keys/service';
+import { loadContent } from '../../shared/sending/messages/content';
+import { MessageRepository } from '../../shared/sending/messages/repository';
+import { findByIdempotencyKey } from '../../shared/sending/messages/query';
+import type { MessageItem } from '../../shared/sending/messages/model';
+import { suppress } from '../../shared/sending/suppressions/service';
 import { call } from '../support/api';
 import { type TestContainer } from '../support/container';
 import { giveVerifiedDomain } from '../support/domains';
@@ -54,7 +54,7 @@ const fanOutJobs = (): FanOutJob[] => c.sent.filter((s) => s.queue === 'fanout' 
 const sendJobs = () => c.sent.filter((s) => s.queue === 'send');
 /**
  * The messages the send jobs name. A chunk run again hands its recipients' jobs on again before it
- * finds their messages stored (shared/messages/send.ts); the dispatch lease sends each once.
+ * finds their messages stored (shared/sending/messages/send.ts); the dispatch lease sends each once.
  */
 const jobMessages = () => new Set(sendJobs().map((s) => (s.body as { message_id: string }).message_id));
 const runJob = (job: unknown) => fanOut(sqsEvent([sqsRecord(job)]));

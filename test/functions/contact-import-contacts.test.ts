@@ -1,14 +1,14 @@
-// The contact import writing to shared/contacts through its real target (shared/imports/contacts-target.ts),
+// The contact import writing to shared/audiences/contacts through its real target (shared/audiences/imports/contacts-target.ts),
 // read back through the contacts and lists routes: created and updated contacts, list membership,
 // a repeat that changes nothing, a crash between a chunk's writes and its progress that leaves no
 // second contact or membership, and data that would pass the contacts limits refused per row.
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as importContactsRaw } from '../../functions/uploads/import-contacts';
-import { ContactCountRepository } from '../../shared/contacts/count-repository';
+import { ContactCountRepository } from '../../shared/audiences/contacts/count-repository';
 import { keys } from '../../shared/db/keys';
-import { contactsTarget, useContactImportTarget } from '../../shared/imports/contacts-target';
-import type { ImportJob } from '../../shared/imports/messages';
-import { CHUNK_ROWS } from '../../shared/imports/run';
+import { contactsTarget, useContactImportTarget } from '../../shared/audiences/imports/contacts-target';
+import type { ImportJob } from '../../shared/audiences/imports/messages';
+import { CHUNK_ROWS } from '../../shared/audiences/imports/run';
 import { underNeeds } from '../support/grants';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
@@ -57,7 +57,7 @@ async function importCsv(csv: string, listId?: string): Promise<Record<string, a
 const contactByEmail = async (email: string) => (await send('GET', '/v1/contacts', undefined, { email })).body;
 const members = async (listId: string) => (await send('GET', `/v1/lists/${listId}/members`)).body;
 
-describe('a contact import into shared/contacts', () => {
+describe('a contact import into shared/audiences/contacts', () => {
   it('creates contacts as POST /v1/contacts does, in the static list, and a repeat changes nothing', async () => {
     const list = (await send('POST', '/v1/lists', { name: 'Imported', type: 'static' })).body;
     const csv = 'email,first_name,last_name,plan\nAda@Example.com,Ada,Lovelace,pro\ngrace@example.com,Grace,Hopper,team\n';

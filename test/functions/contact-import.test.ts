@@ -1,18 +1,18 @@
 // POST /v1/contacts/import, GET /v1/contacts/imports/{id} and the imports consumer, through the real
-// handlers, against a contacts double behind shared/imports/target.ts (the real shared/contacts
+// handlers, against a contacts double behind shared/audiences/imports/target.ts (the real shared/audiences/contacts
 // target is test/functions/contact-import-contacts.test.ts's): counts, row errors, updates,
 // repeats, a crash between a chunk's writes and its progress, cross-account reads, and a
 // 30,000-row file.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler as importContactsRaw } from '../../functions/uploads/import-contacts';
-import { createAccount } from '../../shared/api-keys/new-account';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { keys } from '../../shared/db/keys';
-import type { ContactRow } from '../../shared/imports/csv';
-import type { ImportJob } from '../../shared/imports/messages';
-import { ContactImportRepository, type ContactImportItem } from '../../shared/imports/repository';
-import { CHUNK_ROWS, CHUNKS_PER_JOB } from '../../shared/imports/run';
-import { contactsTarget, useContactImportTarget } from '../../shared/imports/contacts-target';
-import type { ContactImportTarget, UpsertOutcome } from '../../shared/imports/target';
+import type { ContactRow } from '../../shared/audiences/imports/csv';
+import type { ImportJob } from '../../shared/audiences/imports/messages';
+import { ContactImportRepository, type ContactImportItem } from '../../shared/audiences/imports/repository';
+import { CHUNK_ROWS, CHUNKS_PER_JOB } from '../../shared/audiences/imports/run';
+import { contactsTarget, useContactImportTarget } from '../../shared/audiences/imports/contacts-target';
+import type { ContactImportTarget, UpsertOutcome } from '../../shared/audiences/imports/target';
 import { type TestContainer } from '../support/container';
 import { underNeeds } from '../support/grants';
 import { sqsEvent, sqsRecord } from '../support/sqs';
@@ -27,7 +27,7 @@ interface StoredContact {
   list_ids: string[];
 }
 
-/** The contacts of shared/contacts as the import sees them: one per normalized email and account. */
+/** The contacts of shared/audiences/contacts as the import sees them: one per normalized email and account. */
 class MemoryContacts implements ContactImportTarget {
   readonly accounts = new Map<string, Map<string, StoredContact>>();
   readonly staticLists = new Set<string>();

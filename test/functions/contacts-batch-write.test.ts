@@ -2,9 +2,9 @@
 // contacts in batch writes, an address a live contact holds left alone, and a caller-derived id
 // that names a stored contact (one being deleted) replaced by a fresh one rather than written over it.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { writeNewContacts } from '../../shared/contacts/contacts';
-import { ContactClaimRepository } from '../../shared/contacts/claims-repository';
-import { ContactRepository } from '../../shared/contacts/repository';
+import { writeNewContacts } from '../../shared/audiences/contacts/contacts';
+import { ContactClaimRepository } from '../../shared/audiences/contacts/claims-repository';
+import { ContactRepository } from '../../shared/audiences/contacts/repository';
 import { useTestbed } from '../support/testbed';
 
 const bed = useTestbed({ scopedKeys: true });

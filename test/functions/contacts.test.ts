@@ -3,12 +3,12 @@
 // and what a crashed request leaves behind (a stale address claim, a contact marked deleted).
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type CreatedAccount } from '../../shared/accounts/service';
-import { createAccount } from '../../shared/api-keys/new-account';
-import { createKey } from '../../shared/api-keys/service';
-import { STALE_EMAIL_CLAIM_MS } from '../../shared/contacts/contacts';
-import { ContactClaimRepository } from '../../shared/contacts/claims-repository';
-import { ListMemberRepository } from '../../shared/contacts/members-repository';
-import { ContactRepository } from '../../shared/contacts/repository';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
+import { createKey } from '../../shared/accounts/api-keys/service';
+import { STALE_EMAIL_CLAIM_MS } from '../../shared/audiences/contacts/contacts';
+import { ContactClaimRepository } from '../../shared/audiences/contacts/claims-repository';
+import { ListMemberRepository } from '../../shared/audiences/contacts/members-repository';
+import { ContactRepository } from '../../shared/audiences/contacts/repository';
 import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
 

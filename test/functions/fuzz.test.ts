@@ -10,10 +10,10 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { functions, httpRoutes } from '../../functions/manifest';
-import { createKey } from '../../shared/api-keys/service';
+import { createKey } from '../../shared/accounts/api-keys/service';
 import { keys } from '../../shared/db/keys';
 import { createRouteMatcher } from '../../shared/http/route-match';
-import { loadFunction } from '../../shared/runtime/local/runtime';
+import { loadFunction } from '../../local/runtime';
 import { httpEvent } from '../support/events';
 import { runningAs } from '../support/grants';
 import { TEST_SECRETS } from '../support/container';

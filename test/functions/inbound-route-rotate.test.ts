@@ -5,13 +5,13 @@
 // account, no credentials, and the deployment gate.
 import { describe, expect, it } from 'vitest';
 import { handler as deliverWebhookRaw } from '../../functions/webhooks/deliver-webhook';
-import { createAccount } from '../../shared/api-keys/new-account';
-import { hmacSha256 } from '../../shared/crypto';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
+import { hmacSha256 } from '../../shared/crypto/crypto';
 import { keys } from '../../shared/db/keys';
 import type { Store } from '../../shared/db/store';
-import { forwardInbound, type ForwardableEmail } from '../../shared/inbound-routes/forward';
-import type { RouteItem } from '../../shared/inbound-routes/repository';
-import { rotateRouteSecret, routeSecretOf } from '../../shared/inbound-routes/service';
+import { forwardInbound, type ForwardableEmail } from '../../shared/inbound-mail/routes/forward';
+import type { RouteItem } from '../../shared/inbound-mail/routes/repository';
+import { rotateRouteSecret, routeSecretOf } from '../../shared/inbound-mail/routes/service';
 import { TEST_SECRETS } from '../support/container';
 import { giveVerifiedDomain } from '../support/domains';
 import type { HttpEventInput } from '../support/events';

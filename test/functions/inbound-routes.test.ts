@@ -3,12 +3,12 @@
 // sealed, the URL guard, partial updates, deletion, scopes, the deployment gate, and other
 // accounts' routes reported as not found.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createAccount } from '../../shared/api-keys/new-account';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { GuardedHttp } from '../../shared/adapters/guarded-http';
 import { accountPartition, keys } from '../../shared/db/keys';
 import type { DomainItem } from '../../shared/domains/model';
-import { RouteRepository, type RouteItem } from '../../shared/inbound-routes/repository';
-import { MAX_ROUTES, routeSecretOf } from '../../shared/inbound-routes/service';
+import { RouteRepository, type RouteItem } from '../../shared/inbound-mail/routes/repository';
+import { MAX_ROUTES, routeSecretOf } from '../../shared/inbound-mail/routes/service';
 import { domainItemFor, giveVerifiedDomain, putDomain } from '../support/domains';
 import type { HttpEventInput } from '../support/events';
 import { useTestbed } from '../support/testbed';

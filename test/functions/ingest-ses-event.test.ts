@@ -3,10 +3,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as handlerRaw } from '../../functions/events/ingest-ses-event';
 import { keys } from '../../shared/db/keys';
-import { isId } from '../../shared/ids';
-import { readTimeline, recordEvent, workerEventId } from '../../shared/messages/timeline';
+import { isId } from '../../shared/ports/ids';
+import { readTimeline, recordEvent, workerEventId } from '../../shared/sending/messages/timeline';
 import { installContainer } from '../../shared/runtime/container';
-import { findSuppression } from '../../shared/suppressions/service';
+import { findSuppression } from '../../shared/sending/suppressions/service';
 import { createTestContainer, type TestContainer } from '../support/container';
 import {
   bounceNotification,

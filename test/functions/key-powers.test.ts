@@ -5,7 +5,7 @@
 // verified yet, which acts in test mode (issue 28).
 import { describe, expect, it } from 'vitest';
 import { httpRoutes } from '../../functions/manifest';
-import { createKey } from '../../shared/api-keys/service';
+import { createKey } from '../../shared/accounts/api-keys/service';
 import { routeKey } from '../../shared/platform';
 import { linkTokenIn, sessionFrom, signUp, withSession } from '../support/sessions';
 import { useTestbed } from '../support/testbed';

@@ -3,8 +3,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type CreatedAccount } from '../../shared/accounts/service';
-import { createAccount } from '../../shared/api-keys/new-account';
-import { ApiKeyRepository } from '../../shared/api-keys/repository';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
+import { ApiKeyRepository } from '../../shared/accounts/api-keys/repository';
 import { accountPartition } from '../../shared/db/keys';
 import { call } from '../support/api';
 import { type TestContainer } from '../support/container';

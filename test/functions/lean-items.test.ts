@@ -8,10 +8,10 @@ import type { CreatedAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
 import { table } from '../../shared/db/schema';
 import type { Store } from '../../shared/db/store';
-import { STATUS_ITEM_BYTES } from '../../shared/messages/content';
+import { STATUS_ITEM_BYTES } from '../../shared/sending/messages/content';
 import { storedItemBytes } from '../../shared/db/item-size';
-import { type MessageItem } from '../../shared/messages/model';
-import { recordEvent } from '../../shared/messages/timeline';
+import { type MessageItem } from '../../shared/sending/messages/model';
+import { recordEvent } from '../../shared/sending/messages/timeline';
 import { call } from '../support/api';
 import { underNeeds } from '../support/grants';
 import { sqsEvent, sqsRecord } from '../support/sqs';
@@ -87,7 +87,7 @@ describe.each<[string, Payload, Record<string, unknown>, 'inline' | 'item']>([
 
     const status = await raw.get<MessageItem>(keys.message(id));
     expect(status!.content_item ? 'item' : 'inline').toBe(where);
-    // Named by the request body's digest too (a reused key never overwrites it): shared/messages/content.ts.
+    // Named by the request body's digest too (a reused key never overwrites it): shared/sending/messages/content.ts.
     const content = status!.content_item ? await raw.get(keys.messageContent(id, status!.content_item === true ? undefined : status!.content_item)) : undefined;
     expect(content === undefined ? 'inline' : 'item').toBe(where);
 

@@ -3,16 +3,16 @@
 // deletes, every failure case; and what a crashed membership write or list delete leaves behind.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type CreatedAccount } from '../../shared/accounts/service';
-import { createAccount } from '../../shared/api-keys/new-account';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { keys } from '../../shared/db/keys';
-import { COUNT_MAX_AGE_MS, continueListDelete, countMatches, deleteList } from '../../shared/contacts/lists';
+import { COUNT_MAX_AGE_MS, continueListDelete, countMatches, deleteList } from '../../shared/audiences/contacts/lists';
 import { handler as contactJobs } from '../../functions/uploads/import-contacts';
 import { sqsEvent, sqsRecord } from '../support/sqs';
-import { PENDING_STALE_MS } from '../../shared/contacts/members';
-import { ContactListRepository } from '../../shared/contacts/lists-repository';
-import { ListMemberRepository } from '../../shared/contacts/members-repository';
-import type { ContactItem } from '../../shared/contacts/repository';
-import { CONTACT_WALK } from '../../shared/contacts/views';
+import { PENDING_STALE_MS } from '../../shared/audiences/contacts/members';
+import { ContactListRepository } from '../../shared/audiences/contacts/lists-repository';
+import { ListMemberRepository } from '../../shared/audiences/contacts/members-repository';
+import type { ContactItem } from '../../shared/audiences/contacts/repository';
+import { CONTACT_WALK } from '../../shared/audiences/contacts/views';
 import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
 

@@ -4,10 +4,10 @@
 // failure case answers the spec's envelope.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler as sendWorkerRaw } from '../../functions/send/send-message';
-import { createAccount } from '../../shared/api-keys/new-account';
-import { createKey } from '../../shared/api-keys/service';
-import { FORWARDED_FILENAME } from '../../shared/inbound-routes/forward';
-import { suppress } from '../../shared/suppressions/service';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
+import { createKey } from '../../shared/accounts/api-keys/service';
+import { FORWARDED_FILENAME } from '../../shared/inbound-mail/routes/forward';
+import { suppress } from '../../shared/sending/suppressions/service';
 import { giveVerifiedDomain } from '../support/domains';
 import type { HttpEventInput } from '../support/events';
 import { underNeeds } from '../support/grants';

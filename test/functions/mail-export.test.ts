@@ -3,8 +3,8 @@
 // real parser (mailparser) reads back message by message after splitting it as RFC 4155 says.
 import { simpleParser } from 'mailparser';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createAccount } from '../../shared/api-keys/new-account';
-import { recordMailMessage } from '../../shared/mail/record';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
+import { recordMailMessage } from '../../shared/inbound-mail/mailbox/record';
 import { callRaw } from '../support/api';
 import type { HttpEventInput } from '../support/events';
 import { arrive, expectError, inboundDomain, rawMail, rawMailWithAttachment } from '../support/mail';

@@ -2,10 +2,10 @@
 // joined to the inbox of its recipient address (and detached when the inbox goes), and labels'
 // case-insensitive names, hex colours, order and deletion; every failure case.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createAccount } from '../../shared/api-keys/new-account';
-import { MAX_INBOXES } from '../../shared/mail/inboxes';
-import { MAX_LABELS } from '../../shared/mail/labels';
-import { MailSettingsRepository } from '../../shared/mail/settings-repository';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
+import { MAX_INBOXES } from '../../shared/inbound-mail/mailbox/inboxes';
+import { MAX_LABELS } from '../../shared/inbound-mail/mailbox/labels';
+import { MailSettingsRepository } from '../../shared/inbound-mail/mailbox/settings-repository';
 import { giveVerifiedDomain } from '../support/domains';
 import type { HttpEventInput } from '../support/events';
 import { arrive, expectError, inboundDomain, rawMail } from '../support/mail';

@@ -3,13 +3,13 @@
 // an inbox, never across accounts, once however often the worker runs; a search reads postings in
 // proportion to its hits, not to the account's mail; the threads list filters by the same q.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createAccount } from '../../shared/api-keys/new-account';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { keyQueries, keys } from '../../shared/db/keys';
 import type { QueryRequest, Store } from '../../shared/db/store';
-import { indexMailMessage } from '../../shared/mail/index-write';
-import type { MailMessageEntry } from '../../shared/mail/model';
-import { recordMailMessage } from '../../shared/mail/record';
-import { searchMail } from '../../shared/mail/search-service';
+import { indexMailMessage } from '../../shared/inbound-mail/mailbox/index-write';
+import type { MailMessageEntry } from '../../shared/inbound-mail/mailbox/model';
+import { recordMailMessage } from '../../shared/inbound-mail/mailbox/record';
+import { searchMail } from '../../shared/inbound-mail/mailbox/search-service';
 import type { HttpEventInput } from '../support/events';
 import { arrive, expectError, inboundDomain, rawMail, rawMailWithAttachment, redeliver } from '../support/mail';
 import { useTestbed } from '../support/testbed';

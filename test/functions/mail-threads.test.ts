@@ -3,9 +3,9 @@
 // them read), starred, moved and labelled; every failure case answers the spec's envelope.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler as sendWorkerRaw } from '../../functions/send/send-message';
-import { createAccount } from '../../shared/api-keys/new-account';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { keys } from '../../shared/db/keys';
-import type { MailThreadItem } from '../../shared/mail/threads-repository';
+import type { MailThreadItem } from '../../shared/inbound-mail/mailbox/threads-repository';
 import type { HttpEventInput } from '../support/events';
 import { underNeeds } from '../support/grants';
 import { arrive, expectError, inboundDomain, rawMail, redeliver } from '../support/mail';

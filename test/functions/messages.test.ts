@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { type CreatedAccount } from '../../shared/accounts/service';
-import { createAccount } from '../../shared/api-keys/new-account';
-import type { SendJob } from '../../shared/messages/messages';
-import { recordEvent } from '../../shared/messages/timeline';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
+import type { SendJob } from '../../shared/sending/messages/messages';
+import { recordEvent } from '../../shared/sending/messages/timeline';
 import { call } from '../support/api';
 import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
@@ -415,7 +415,7 @@ describe('GET /v1/messages/{id}', () => {
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const templateId = created.body.id as string;
-    // Small content stays on the message item; a long one moves to its content item (shared/messages/content.ts).
+    // Small content stays on the message item; a long one moves to its content item (shared/sending/messages/content.ts).
     const small = await send({ template_id: templateId, template_vars: { name: 'Ada', filler: '' } });
     const large = await send({ template_id: templateId, template_vars: { name: 'Bo', filler: 'lorem ipsum '.repeat(300) } });
     const edited = await request({ method: 'PUT', path: `/v1/templates/${templateId}`, key: sendKey, body: { subject: 'Your receipt, {{ name }}' } });

@@ -2,9 +2,9 @@
 // parsing and the error envelope. Handlers are called with API Gateway v2 events.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { setAccountStatus } from '../../shared/accounts/service';
-import { createAccount } from '../../shared/api-keys/new-account';
-import { KEY_CACHE_TTL_MS, verifiedKeys } from '../../shared/api-keys/cache';
-import { createKey, KEY_USE_WRITE_INTERVAL_MS, revokeKey } from '../../shared/api-keys/service';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
+import { KEY_CACHE_TTL_MS, verifiedKeys } from '../../shared/accounts/api-keys/cache';
+import { createKey, KEY_USE_WRITE_INTERVAL_MS, revokeKey } from '../../shared/accounts/api-keys/service';
 import { keys } from '../../shared/db/keys';
 import { call } from '../support/api';
 import { type TestContainer } from '../support/container';

@@ -1,4 +1,4 @@
-// A reputation pause (shared/reputation) at the levels the operator set (REPUTATION_*), and what it
+// A reputation pause (shared/billing/reputation) at the levels the operator set (REPUTATION_*), and what it
 // stops: live mail the account accepted before the pause (queued, scheduled, a broadcast's chunks
 // not yet fanned out) fails at the send worker or the fan-out with the reason recorded, as a
 // suspension does, and stays failed after the lift; test-mode mail goes on. The account is paused
@@ -8,13 +8,13 @@ import { handler as fanOutRaw } from '../../functions/broadcasts/fan-out';
 import { handler as ingestRaw } from '../../functions/events/ingest-ses-event';
 import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { getAccount } from '../../shared/accounts/service';
-import { createKey } from '../../shared/api-keys/service';
-import type { BroadcastItem } from '../../shared/broadcasts/model';
+import { createKey } from '../../shared/accounts/api-keys/service';
+import type { BroadcastItem } from '../../shared/audiences/broadcasts/model';
 import { keys } from '../../shared/db/keys';
-import { readTimeline } from '../../shared/messages/timeline';
-import type { ReputationAlertJob } from '../../shared/reputation/alert-job';
+import { readTimeline } from '../../shared/sending/messages/timeline';
+import type { ReputationAlertJob } from '../../shared/billing/reputation/alert-job';
 import { readLocalSettings } from '../../shared/runtime/config';
-import { recordSend } from '../../shared/usage/service';
+import { recordSend } from '../../shared/billing/usage/service';
 import { TEST_SECRETS, type TestContainer } from '../support/container';
 import { underNeeds } from '../support/grants';
 import { bounceNotification, seedSentMessage, snsWrap } from '../support/ses-events';

@@ -4,10 +4,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { createSignUpAccount, markOwnerVerified } from '../../shared/accounts/service';
-import { createKey } from '../../shared/api-keys/service';
+import { createKey } from '../../shared/accounts/api-keys/service';
 import { keys } from '../../shared/db/keys';
-import type { MessageItem } from '../../shared/messages/model';
-import { OWN_ADDRESS_SENDS_PER_DAY } from '../../shared/test-recipients/model';
+import type { MessageItem } from '../../shared/sending/messages/model';
+import { OWN_ADDRESS_SENDS_PER_DAY } from '../../shared/sending/test-recipients/model';
 import type { HttpEventInput } from '../support/events';
 import { underNeeds } from '../support/grants';
 import { sqsEvent, sqsRecord } from '../support/sqs';

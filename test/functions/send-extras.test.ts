@@ -1,13 +1,13 @@
-// An internal sender's headers and attachments (shared/messages/extras.ts) through the real send
+// An internal sender's headers and attachments (shared/sending/messages/extras.ts) through the real send
 // pipeline: acceptSends keeps them with the message content, the send worker reads the attached
 // objects at send time and hands them to the mailer; a missing object fails the message for good.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handler as handlerRaw } from '../../functions/send/send-message';
-import { loadContent } from '../../shared/messages/content';
-import type { MessageExtras } from '../../shared/messages/extras';
-import { MessageRepository } from '../../shared/messages/repository';
-import { acceptSends, type SendOutcome } from '../../shared/messages/send';
-import { readTimeline } from '../../shared/messages/timeline';
+import { loadContent } from '../../shared/sending/messages/content';
+import type { MessageExtras } from '../../shared/sending/messages/extras';
+import { MessageRepository } from '../../shared/sending/messages/repository';
+import { acceptSends, type SendOutcome } from '../../shared/sending/messages/send';
+import { readTimeline } from '../../shared/sending/messages/timeline';
 import type { ObjectStore } from '../../shared/ports/object-store';
 import { underNeeds } from '../support/grants';
 import { sqsEvent, sqsRecord } from '../support/sqs';

@@ -8,9 +8,9 @@ import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import type { CreatedAccount } from '../../shared/accounts/service';
 import { GuardedHttp } from '../../shared/adapters/guarded-http';
 import { keys } from '../../shared/db/keys';
-import { contentKey, MAX_MESSAGE_BYTES } from '../../shared/messages/content';
-import type { MessageItem } from '../../shared/messages/model';
-import { findByIdempotencyKey } from '../../shared/messages/query';
+import { contentKey, MAX_MESSAGE_BYTES } from '../../shared/sending/messages/content';
+import type { MessageItem } from '../../shared/sending/messages/model';
+import { findByIdempotencyKey } from '../../shared/sending/messages/query';
 import { queueNamed } from '../../shared/platform';
 import { call } from '../support/api';
 import { type TestContainer } from '../support/container';
@@ -43,7 +43,7 @@ const request = (over: Record<string, unknown> = {}): Record<string, any> => ({
 const send = (body: unknown) => call({ method: 'POST', path: '/v1/send', key: account.admin_key, body });
 const sendBatch = (body: unknown) => call({ method: 'POST', path: '/v1/send/batch', key: account.admin_key, body });
 const storedMessage = (id: string) => c.store.get<MessageItem>(keys.message(id));
-/** Where a message's content object is: named by its id and its request body's digest (shared/messages/content.ts). */
+/** Where a message's content object is: named by its id and its request body's digest (shared/sending/messages/content.ts). */
 const contentKeyOf = async (id: string): Promise<string> => contentKey(account.account_id, id, (await storedMessage(id))!.body_digest);
 const jobFor = (id: string) => c.sent.find((s) => s.queue === 'send' && (s.body as { message_id: string }).message_id === id)?.body;
 /**

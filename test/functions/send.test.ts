@@ -3,12 +3,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CreatedAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
-import { createKey } from '../../shared/api-keys/service';
-import type { MessageItem } from '../../shared/messages/model';
-import { decisionOf } from '../../shared/messages/idempotency';
-import { messageIdFor } from '../../shared/messages/message-id';
-import { readTimeline } from '../../shared/messages/timeline';
-import { suppress } from '../../shared/suppressions/service';
+import { createKey } from '../../shared/accounts/api-keys/service';
+import type { MessageItem } from '../../shared/sending/messages/model';
+import { decisionOf } from '../../shared/sending/messages/idempotency';
+import { messageIdFor } from '../../shared/sending/messages/message-id';
+import { readTimeline } from '../../shared/sending/messages/timeline';
+import { suppress } from '../../shared/sending/suppressions/service';
 import { call } from '../support/api';
 import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';

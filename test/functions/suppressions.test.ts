@@ -2,8 +2,8 @@
 // recipients, checked through the same lookups the send path uses; other accounts never see them.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type CreatedAccount } from '../../shared/accounts/service';
-import { createAccount } from '../../shared/api-keys/new-account';
-import { findSuppressed, findSuppression } from '../../shared/suppressions/service';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
+import { findSuppressed, findSuppression } from '../../shared/sending/suppressions/service';
 import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
 

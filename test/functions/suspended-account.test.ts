@@ -5,12 +5,12 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as fanOutRaw } from '../../functions/broadcasts/fan-out';
 import { handler as sendWorkerRaw } from '../../functions/send/send-message';
-import { createKey } from '../../shared/api-keys/service';
-import { recipientIdempotencyKey } from '../../shared/broadcasts/fan-out';
-import type { BroadcastItem } from '../../shared/broadcasts/model';
+import { createKey } from '../../shared/accounts/api-keys/service';
+import { recipientIdempotencyKey } from '../../shared/audiences/broadcasts/fan-out';
+import type { BroadcastItem } from '../../shared/audiences/broadcasts/model';
 import { keys } from '../../shared/db/keys';
-import { findByIdempotencyKey } from '../../shared/messages/query';
-import { readTimeline } from '../../shared/messages/timeline';
+import { findByIdempotencyKey } from '../../shared/sending/messages/query';
+import { readTimeline } from '../../shared/sending/messages/timeline';
 import { TEST_SECRETS } from '../support/container';
 import type { HttpEventInput } from '../support/events';
 import { underNeeds } from '../support/grants';

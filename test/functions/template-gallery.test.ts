@@ -1,6 +1,6 @@
 // GET /v1/templates/gallery: the 20 built-in templates with exactly the spec's fields, for any key.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { galleryTemplates } from '../../shared/templates/gallery';
+import { galleryTemplates } from '../../shared/sending/templates/gallery';
 import { call } from '../support/api';
 import { useTestbed } from '../support/testbed';
 import type { CreatedAccount } from '../../shared/accounts/service';

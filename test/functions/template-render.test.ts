@@ -3,8 +3,8 @@
 // template as mailed (CSS inlined, a text part).
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type CreatedAccount } from '../../shared/accounts/service';
-import { createAccount } from '../../shared/api-keys/new-account';
-import { MAX_PROBLEMS } from '../../shared/templates/preview';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
+import { MAX_PROBLEMS } from '../../shared/sending/templates/preview';
 import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
 

@@ -2,12 +2,12 @@
 // verifies once, the account holds at most three, and the send path's checks see the result.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type CreatedAccount } from '../../shared/accounts/service';
-import { createAccount } from '../../shared/api-keys/new-account';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { accountPartition, keys } from '../../shared/db/keys';
 import { ApiError } from '../../shared/errors';
 import { PermanentSendError } from '../../shared/ports/mailer';
-import { TestRecipientRepository } from '../../shared/test-recipients/repository';
-import { admitTestSend, findTestRecipientByEmail, isVerifiedTestRecipient } from '../../shared/test-recipients/service';
+import { TestRecipientRepository } from '../../shared/sending/test-recipients/repository';
+import { admitTestSend, findTestRecipientByEmail, isVerifiedTestRecipient } from '../../shared/sending/test-recipients/service';
 import { handler } from '../../functions/test-recipients/http';
 import { prefersHtml } from '../../shared/http/negotiate';
 import { type TestContainer } from '../support/container';

@@ -1,15 +1,15 @@
 // The `sent` and `delivered` events kept on the message item, each written with its status move
-// (shared/messages/timeline.ts storeFolded): what a live send leaves in the store, and event items
+// (shared/sending/messages/timeline.ts storeFolded): what a live send leaves in the store, and event items
 // written before events were kept there, read once and recognised when their signal comes again.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as ingestRaw } from '../../functions/events/ingest-ses-event';
 import { handler as sendRaw } from '../../functions/send/send-message';
 import { keyQueries, keys } from '../../shared/db/keys';
 import { storedItemBytes } from '../../shared/db/item-size';
-import { STATUS_ITEM_BYTES } from '../../shared/messages/content';
-import type { MessageItem, TimelineEventItem } from '../../shared/messages/model';
-import { MessageRepository } from '../../shared/messages/repository';
-import { readTimeline, workerEventId } from '../../shared/messages/timeline';
+import { STATUS_ITEM_BYTES } from '../../shared/sending/messages/content';
+import type { MessageItem, TimelineEventItem } from '../../shared/sending/messages/model';
+import { MessageRepository } from '../../shared/sending/messages/repository';
+import { readTimeline, workerEventId } from '../../shared/sending/messages/timeline';
 import { deliveryNotification, snsWrap } from '../support/ses-events';
 import { underNeeds } from '../support/grants';
 import { sqsEvent, sqsRecord } from '../support/sqs';

@@ -2,8 +2,8 @@
 // (exactly 2 MiB stored, one byte over refused with nothing stored), empty and refused types,
 // the key under the account's own prefix, and who may call it.
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { createKey } from '../../shared/api-keys/service';
-import { UPLOAD_MAX_BYTES, uploadKeyOwnedBy } from '../../shared/uploads/service';
+import { createKey } from '../../shared/accounts/api-keys/service';
+import { UPLOAD_MAX_BYTES, uploadKeyOwnedBy } from '../../shared/audiences/uploads/service';
 import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
 

@@ -4,12 +4,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { channels, type CreatedAccount } from '../../shared/accounts/service';
-import { createAccount } from '../../shared/api-keys/new-account';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { RetryableError } from '../../shared/errors';
 import type { Dns } from '../../shared/ports/dns';
-import type { SendJob } from '../../shared/messages/messages';
-import { UsageRepository } from '../../shared/usage/repository';
-import { recordSend } from '../../shared/usage/service';
+import type { SendJob } from '../../shared/sending/messages/messages';
+import { UsageRepository } from '../../shared/billing/usage/repository';
+import { recordSend } from '../../shared/billing/usage/service';
 import { call } from '../support/api';
 import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';

@@ -3,7 +3,7 @@
 // log, scopes, and other accounts' subscriptions reported as not found.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type CreatedAccount } from '../../shared/accounts/service';
-import { createAccount } from '../../shared/api-keys/new-account';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { accountPartition, keys } from '../../shared/db/keys';
 import { GuardedHttp } from '../../shared/adapters/guarded-http';
 import type { DeliveryStatus } from '../../shared/webhooks/model';

@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 import type { Rehearsal } from '../../rehearsal/rehearsal';
 import { REHEARSAL_REGION } from '../../rehearsal/template';
 import { keys } from '../../shared/db/keys';
-import { asSnsEnvelope } from '../../shared/inbound/messages';
-import { receivedNotification } from '../../shared/runtime/local/smtp-listener';
+import { asSnsEnvelope } from '../../shared/inbound-mail/receipt/messages';
+import { receivedNotification } from '../../local/smtp-listener';
 import { waitFor } from '../support/wait';
 import { hasOpenssl, signedEnvelope, type PublicReceiver } from '../support/webhook-receiver';
 

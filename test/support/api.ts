@@ -2,7 +2,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { functions } from '../../functions/manifest';
 import { createRouteMatcher } from '../../shared/http/route-match';
-import { loadFunction } from '../../shared/runtime/local/runtime';
+import { loadFunction } from '../../local/runtime';
 import { httpEvent, parseResult, type HttpEventInput, type ParsedResult } from './events';
 import { runningAs } from './grants';
 

@@ -10,7 +10,7 @@ import type { OutboundEmail } from '../../shared/ports/mailer';
 import type { Queue } from '../../shared/ports/queue';
 import { buildContainer, type Container } from '../../shared/runtime/container';
 import type { RuntimeConfig } from '../../shared/runtime/config';
-import { createLogger } from '../../shared/runtime/logger';
+import { createLogger } from '../../shared/adapters/logger';
 import type { DeadLetter, DeadLetterQueues } from '../../shared/ports/dead-letters';
 import type { QueueName } from '../../shared/platform';
 import { deadLetterRules, guarded, identityRules, mailerRules, objectRules, queueRules, schedulerRules, secretRules, storeRules } from './grants';

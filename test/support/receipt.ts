@@ -1,6 +1,6 @@
 // SES receiving's notification of a stored message, wrapped as SNS delivers it to the inbound
 // queue: what the inbound worker consumes. One builder for every test that feeds the worker.
-import { asSnsEnvelope, type ReceiptNotification } from '../../shared/inbound/messages';
+import { asSnsEnvelope, type ReceiptNotification } from '../../shared/inbound-mail/receipt/messages';
 
 type Verdicts = Partial<Record<'spf' | 'dkim' | 'dmarc' | 'spam' | 'virus', string>>;
 

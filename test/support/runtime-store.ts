@@ -5,8 +5,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { keys, type ItemKey } from '../../shared/db/keys';
 import { table } from '../../shared/db/schema';
-import { timelineOf, type MessageItem, type TimelineEventItem } from '../../shared/messages/model';
-import { LOCAL_TABLE } from '../../shared/runtime/local/runtime';
+import { timelineOf, type MessageItem, type TimelineEventItem } from '../../shared/sending/messages/model';
+import { LOCAL_TABLE } from '../../local/runtime';
 import type { RuntimeProcess } from './local-process';
 
 /** The DynamoDB endpoint the runtime printed at start. */
@@ -34,7 +34,7 @@ export async function scanEntity(db: DynamoDBDocumentClient, entity: string): Pr
 
 /**
  * Every timeline event in the store: the event items and the events kept on message items
- * (shared/messages/model.ts timelineOf), each once, as the API reads a message's timeline.
+ * (shared/sending/messages/model.ts timelineOf), each once, as the API reads a message's timeline.
  */
 export async function scanTimelineEvents(db: DynamoDBDocumentClient): Promise<TimelineEventItem[]> {
   const messages: MessageItem[] = [];

@@ -8,9 +8,9 @@ import {
   buildSnsNotification,
   type SesMail,
   type SnsNotificationEnvelope,
-} from '../../shared/events/ses-notification';
-import type { MessageItem } from '../../shared/messages/model';
-import { recordEvent, workerEventId } from '../../shared/messages/timeline';
+} from '../../shared/sending/ses-events/ses-notification';
+import type { MessageItem } from '../../shared/sending/messages/model';
+import { recordEvent, workerEventId } from '../../shared/sending/messages/timeline';
 import type { Container } from '../../shared/runtime/container';
 
 /** The sent message a notification is about. */

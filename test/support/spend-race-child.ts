@@ -2,7 +2,7 @@
 // says READY, waits for GO on stdin, then accepts its sends all at once and prints their outcomes
 // as one JSON line.
 import { createInterface } from 'node:readline';
-import { acceptSends } from '../../shared/messages/send';
+import { acceptSends } from '../../shared/sending/messages/send';
 import { createTestContainer } from './container';
 
 const env = (name: string): string => {

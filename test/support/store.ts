@@ -1,8 +1,8 @@
 // An embedded dynalite with the real table, in memory, for tests that need a real store.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Store } from '../../shared/db/store';
-import { startDynalite, type Running } from '../../shared/runtime/local/emulators';
-import { ensureTable } from '../../shared/runtime/local/provision';
+import { startDynalite, type Running } from '../../local/emulators';
+import { ensureTable } from '../../local/provision';
 
 export interface TestStore {
   store: Store;

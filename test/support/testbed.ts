@@ -3,8 +3,8 @@
 // fresh account and empty recorders before each test.
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { type CreatedAccount } from '../../shared/accounts/service';
-import { createAccount } from '../../shared/api-keys/new-account';
-import { createKey } from '../../shared/api-keys/service';
+import { createAccount } from '../../shared/accounts/api-keys/new-account';
+import { createKey } from '../../shared/accounts/api-keys/service';
 import { installContainer } from '../../shared/runtime/container';
 import { createTestContainer, type TestContainer } from './container';
 import { call } from './api';

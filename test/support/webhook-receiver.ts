@@ -13,7 +13,7 @@ export interface LoopbackHooks {
   /** The file's receiver (started in beforeAll). */
   readonly receiver: Receiver;
   /**
-   * Lets outbound requests reach loopback, or not. The webhook channel of shared/messages reads the
+   * Lets outbound requests reach loopback, or not. The webhook channel of shared/sending/messages reads the
    * config flag; webhook subscriptions and deliveries go through the container's HttpClient.
    */
   allowPrivate(allowed: boolean): void;

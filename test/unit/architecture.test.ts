@@ -6,10 +6,26 @@ import { describe, expect, it } from 'vitest';
 import { cyclesOf, importGraph, type ImportEdge } from '../support/imports';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const graph = importGraph(root, ['shared', 'functions', 'lib', 'bin', 'rehearsal', 'web', 'client']);
+const graph = importGraph(root, ['shared', 'functions', 'local', 'lib', 'bin', 'rehearsal', 'web', 'client']);
 
 /** Folders of shared/ that are not domain areas: the plumbing around them. */
-const PLUMBING = ['shared/http/', 'shared/runtime/', 'shared/adapters/', 'shared/ports/', 'shared/db/'];
+const PLUMBING = ['shared/http/', 'shared/runtime/', 'shared/adapters/', 'shared/ports/', 'shared/db/', 'shared/crypto/', 'shared/pagination/', 'shared/formats/'];
+/** The product's parts (docs/architecture.md, the folder map), each a folder of areas. */
+const PARTS = ['shared/accounts', 'shared/audiences', 'shared/auth', 'shared/billing', 'shared/domains', 'shared/engagement', 'shared/inbound-mail', 'shared/operations', 'shared/sending', 'shared/webhooks'];
+/** The shared vocabulary every layer reads. */
+const LOOSE = ['shared/concurrency.ts', 'shared/errors.ts', 'shared/platform.ts'];
+/** Edges between folders (a file's folder to its import's), inside shared/. */
+const folderGraph = (edges: readonly ImportEdge[]): ImportEdge[] => {
+  const folder = (f: string): string => f.split('/').slice(0, -1).join('/');
+  const seen = new Map<string, ImportEdge>();
+  for (const e of edges) {
+    const from = folder(e.from);
+    const to = folder(e.to);
+    if (from === to || !from.startsWith('shared/') || !to.startsWith('shared/')) continue;
+    seen.set(`${from} ${to}`, { from, to, typeOnly: false });
+  }
+  return [...seen.values()];
+};
 const isDomain = (file: string): boolean => file.startsWith('shared/') && file.split('/').length > 2 && !PLUMBING.some((p) => file.startsWith(p));
 /** The manifest's data: the list, the access rules and each area's definitions (never handler code). */
 const isManifestData = (file: string): boolean => file === 'functions/manifest.ts' || file === 'functions/access.ts' || /^functions\/[^/]+\/definition\.ts$/.test(file);
@@ -22,11 +38,12 @@ describe('the import graph', () => {
     expect(graph.some((e) => e.from === 'functions/send/http.ts' && e.to === 'functions/manifest.ts')).toBe(true);
   });
 
-  it('never points upward: shared/ imports nothing from functions/, lib/ or bin/; functions/ nothing from lib/ or bin/', () => {
+  it('never points upward: shared/ imports nothing from functions/, local/, lib/ or bin/; functions/ nothing from local/, lib/ or bin/', () => {
     const upward = graph.filter(
       (e) =>
-        (e.from.startsWith('shared/') && /^(functions|lib|bin)\//.test(e.to)) ||
-        (e.from.startsWith('functions/') && /^(lib|bin)\//.test(e.to)) ||
+        (e.from.startsWith('shared/') && /^(functions|local|lib|bin)\//.test(e.to)) ||
+        (e.from.startsWith('functions/') && /^(local|lib|bin)\//.test(e.to)) ||
+        (e.from.startsWith('local/') && /^(lib|bin|rehearsal)\//.test(e.to)) ||
         (e.from.startsWith('lib/') && e.to.startsWith('bin/')),
     );
     expect(describeEdges(upward)).toEqual([]);
@@ -36,7 +53,7 @@ describe('the import graph', () => {
     // The rehearsal runs the functions from their bundles in the cloud assembly; importing their
     // code would rehearse something else than what deploys.
     const allowed = (to: string): boolean =>
-      /^(rehearsal|lib)\//.test(to) || isManifestData(to) || to === 'shared/platform.ts' || /^shared\/(adapters|runtime\/local)\//.test(to);
+      /^(rehearsal|lib)\//.test(to) || isManifestData(to) || to === 'shared/platform.ts' || /^shared\/adapters\//.test(to) || to.startsWith('local/');
     const crossing = graph.filter((e) => (e.to.startsWith('rehearsal/') && !/^(rehearsal|bin)\//.test(e.from)) || (e.from.startsWith('rehearsal/') && !allowed(e.to)));
     expect(describeEdges(crossing)).toEqual([]);
     expect(graph.some((e) => e.from === 'bin/rehearse.ts' && e.to === 'rehearsal/rehearsal.ts')).toBe(true);
@@ -63,6 +80,28 @@ describe('the import graph', () => {
 
   it('has no import cycles, type imports included', () => {
     expect(cyclesOf(graph)).toEqual([]);
+  });
+
+  it('has no cycles between folders either: an area that raises an event is told its listeners by the composition root, never imports them', () => {
+    // shared/runtime/listeners.ts wires the timeline to broadcast stats and the receipt to the Mail
+    // app and the routes; a folder's own files and its subfolders' count apart.
+    expect(cyclesOf(folderGraph(graph))).toEqual([]);
+    expect(folderGraph(graph).length).toBeGreaterThan(50);
+  });
+
+  it('orders the parts: no two parts of shared/ import each other, however indirectly (the Container type aside: the composition root above them all)', () => {
+    const parts = new Map<string, ImportEdge>();
+    for (const e of graph) {
+      if (e.typeOnly && e.to === 'shared/runtime/container.ts') continue;
+      const [from, to] = [e.from, e.to].map((f) => f.split('/').slice(0, 2).join('/'));
+      if (from !== to && from!.startsWith('shared/') && to!.startsWith('shared/') && !from!.endsWith('.ts') && !to!.endsWith('.ts')) parts.set(`${from} ${to}`, { from: from!, to: to!, typeOnly: false });
+    }
+    expect(cyclesOf([...parts.values()])).toEqual([]);
+  });
+
+  it('groups shared/ into the product\'s parts and the plumbing, and nothing else', () => {
+    const top = new Set(graph.flatMap((e) => [e.from, e.to]).filter((f) => f.startsWith('shared/')).map((f) => f.split('/').slice(0, 2).join('/')));
+    expect([...top].sort()).toEqual([...PARTS, ...PLUMBING.map((p) => p.slice(0, -1)), ...LOOSE].sort());
   });
 
   it('keeps HTTP out of domain code: only shared/http and functions/ know requests and responses', () => {

@@ -7,7 +7,7 @@ import { allotmentOf, plans } from '../../shared/billing/plans';
 import { UNSET_SECRET, type SecretName } from '../../shared/platform';
 import { ConfigError, readAwsConfig, readLocalSettings, type RuntimeConfig } from '../../shared/runtime/config';
 import { buildContainer } from '../../shared/runtime/container';
-import { createLogger } from '../../shared/runtime/logger';
+import { createLogger } from '../../shared/adapters/logger';
 
 describe('billing settings', () => {
   it('reads the Stripe keys, one price id per plan and period, and the API base locally', () => {

@@ -2,10 +2,10 @@
 // multipart/form-data reader, and the DMARC and BIMI record logic.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { isBimiPublished, readDmarc, recommendedDmarc } from '../../shared/bimi/dns-records';
-import { boundaryOf, firstFilePart, MalformedMultipartError, parseMultipart } from '../../shared/bimi/multipart';
-import { BimiFileRejectedError } from '../../shared/bimi/service';
-import { svgProfileProblems } from '../../shared/bimi/svg-profile';
+import { isBimiPublished, readDmarc, recommendedDmarc } from '../../shared/domains/bimi/dns-records';
+import { boundaryOf, firstFilePart, MalformedMultipartError, parseMultipart } from '../../shared/formats/multipart';
+import { BimiFileRejectedError } from '../../shared/domains/bimi/service';
+import { svgProfileProblems } from '../../shared/domains/bimi/svg-profile';
 
 const fixture = readFileSync(new URL('../fixtures/bimi/valid-logo.svg', import.meta.url));
 const SVG_NS = 'http://www.w3.org/2000/svg';

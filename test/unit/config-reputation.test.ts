@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { getContainer } from '../../shared/runtime/container';
-import { defaultPolicy } from '../../shared/reputation/policy';
+import { defaultPolicy } from '../../shared/billing/reputation/policy';
 import { ConfigError, readAwsConfig, readLocalSettings, readReputationPolicy } from '../../shared/runtime/config';
 
 const levels = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultPolicy } from '../../shared/reputation/policy';
+import { defaultPolicy } from '../../shared/billing/reputation/policy';
 import { ConfigError, oauthSettingsOf, publicBaseUrlOf, readAwsConfig, readLocalSettings, readRuntimeKind } from '../../shared/runtime/config';
 
 describe('readLocalSettings', () => {

@@ -3,7 +3,7 @@
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { readDeadLetterNote } from '../../shared/dead-letters/notes';
+import { readDeadLetterNote } from '../../shared/operations/dead-letters/notes';
 import { queueNamed } from '../../shared/platform';
 import { consume, type Delivery } from '../../shared/runtime/consume';
 import { installContainer } from '../../shared/runtime/container';

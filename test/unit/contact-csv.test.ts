@@ -1,7 +1,7 @@
-// shared/imports/csv.ts: a contact CSV read with csv-parse into numbered rows; the header's rules
+// shared/audiences/imports/csv.ts: a contact CSV read with csv-parse into numbered rows; the header's rules
 // refuse the file, a row's problems refuse the row.
 import { describe, expect, it } from 'vitest';
-import { CsvFileError, readContactCsv } from '../../shared/imports/csv';
+import { CsvFileError, readContactCsv } from '../../shared/audiences/imports/csv';
 
 const read = (text: string, options?: { toRow?: number }) => readContactCsv(Buffer.from(text, 'utf8'), options);
 const refusal = (text: string): string => {

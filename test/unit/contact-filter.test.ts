@@ -1,8 +1,8 @@
-// The dynamic-list matcher (shared/contacts/filter.ts): each op, each kind of field, numbers
+// The dynamic-list matcher (shared/audiences/contacts/filter.ts): each op, each kind of field, numbers
 // against strings, created_at as instants, absent fields, all/any; and the `q` prefix match.
 import { describe, expect, it } from 'vitest';
-import { matchesCondition, matchesFilter, matchesPrefix, type MatchableContact } from '../../shared/contacts/filter';
-import { listFilter, type FilterCondition } from '../../shared/contacts/schemas';
+import { matchesCondition, matchesFilter, matchesPrefix, type MatchableContact } from '../../shared/audiences/contacts/filter';
+import { listFilter, type FilterCondition } from '../../shared/audiences/contacts/schemas';
 
 const ada: MatchableContact = {
   email: 'ada.lovelace@example.com',

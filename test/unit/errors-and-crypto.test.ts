@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { deriveKey, derivedKey, gcmOpen, gcmSeal, randomBase62, randomHex, safeEqual, safeEqualBytes } from '../../shared/crypto';
+import { deriveKey, derivedKey, gcmOpen, gcmSeal, randomBase62, randomHex, safeEqual, safeEqualBytes } from '../../shared/crypto/crypto';
 import { ApiError, errorStatus } from '../../shared/errors';
-import { ulidIds, isId } from '../../shared/ids';
+import { ulidIds, isId } from '../../shared/ports/ids';
 import { ManualClock } from '../../shared/ports/clock';
 
 describe('ApiError', () => {

@@ -2,10 +2,10 @@
 // renders from its own samples with nothing missing and nothing a mail client would trip over.
 import Mustache from 'mustache';
 import { describe, expect, it } from 'vitest';
-import { GMAIL_CLIP_BYTES, mailClientWarnings, unresolvedVariables, usedVariables } from '../../shared/templates/checks';
-import { inlineStyles as inlineCss, textOfHtml as textPart } from '../../shared/templates/text';
-import { galleryTemplates } from '../../shared/templates/gallery/index';
-import { previewContent } from '../../shared/templates/preview';
+import { GMAIL_CLIP_BYTES, mailClientWarnings, unresolvedVariables, usedVariables } from '../../shared/sending/templates/checks';
+import { inlineStyles as inlineCss, textOfHtml as textPart } from '../../shared/sending/templates/text';
+import { galleryTemplates } from '../../shared/sending/templates/gallery/index';
+import { previewContent } from '../../shared/sending/templates/preview';
 
 const render = (source: string, vars: Readonly<Record<string, unknown>>): string => Mustache.render(source, vars);
 const decode = (s: string): string =>

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { digesting, receiptDigest } from '../../shared/inbound/receive';
+import { digesting, receiptDigest } from '../../shared/inbound-mail/receipt/receive';
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 // Many chunks, more than the streams' buffers hold, so a reader that stops leaves most of them unread.

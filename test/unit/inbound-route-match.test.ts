@@ -1,7 +1,7 @@
 // matchRoute: the longest prefix of the recipient's local part wins, "" is the catch-all, only
 // active routes of the recipient's domain count, case is ignored, ties go to the oldest route.
 import { describe, expect, it } from 'vitest';
-import { matchRoute } from '../../shared/inbound-routes/match';
+import { matchRoute } from '../../shared/inbound-mail/routes/match';
 
 const route = (id: string, match_prefix: string, extra: { domain?: string; active?: boolean } = {}) => ({ id, domain: extra.domain ?? 'acme.test', match_prefix, active: extra.active ?? true });
 

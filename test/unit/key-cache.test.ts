@@ -2,8 +2,8 @@
 // keeping what a lookup read if the key or its account changed while the lookup ran.
 import { describe, expect, it } from 'vitest';
 import type { AccountItem } from '../../shared/accounts/repository';
-import { VerifiedKeyCache, type VerifiedKey } from '../../shared/api-keys/cache';
-import type { ApiKeyItem } from '../../shared/api-keys/repository';
+import { VerifiedKeyCache, type VerifiedKey } from '../../shared/accounts/api-keys/cache';
+import type { ApiKeyItem } from '../../shared/accounts/api-keys/repository';
 
 const entry = (hash: string, accountId = 'acct_1', keyId = `key_${hash}`): VerifiedKey => ({
   hash,

@@ -2,7 +2,7 @@
 // because the loop lags or the consumers are behind (issue 31); the queue consumers, on a thread of
 // their own, are bounded only by how many batches run at once, whatever the API's load.
 import { describe, expect, it } from 'vitest';
-import { Admission } from '../../shared/runtime/local/admission';
+import { Admission } from '../../local/admission';
 import { waitFor } from '../support/wait';
 
 /** Consumer batches that run until released, counting how many run at once. */

@@ -1,8 +1,8 @@
 // The threading headers of a Mail app reply: In-Reply-To and References from the message replied
 // to, within SES's header bound, and the subjects of replies and forwards.
 import { describe, expect, it } from 'vitest';
-import { forwardSubject, messageIdsOf, referencesFor, replyHeaders, replySubject } from '../../shared/mail/compose-headers';
-import { MAX_HEADER_CHARS } from '../../shared/messages/extras';
+import { forwardSubject, messageIdsOf, referencesFor, replyHeaders, replySubject } from '../../shared/inbound-mail/mailbox/compose-headers';
+import { MAX_HEADER_CHARS } from '../../shared/sending/messages/extras';
 
 describe('reply headers', () => {
   it('names the parent in In-Reply-To and appends its Message-ID to its References', () => {

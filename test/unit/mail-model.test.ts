@@ -1,7 +1,7 @@
 // The Mail thread model without I/O: how a message changes its thread, and the list views a
 // thread's state puts it in.
 import { describe, expect, it } from 'vitest';
-import { applyEntry, RECENT_REFS, SNIPPET_CHARS, viewsOf, type MailMessageEntry, type ThreadState } from '../../shared/mail/model';
+import { applyEntry, RECENT_REFS, SNIPPET_CHARS, viewsOf, type MailMessageEntry, type ThreadState } from '../../shared/inbound-mail/mailbox/model';
 
 const entry = (over: Partial<MailMessageEntry> = {}): MailMessageEntry => ({
   account_id: 'acct_1',

@@ -2,10 +2,10 @@
 // a message's index terms, the phrase checks, and mbox's separator and From-line quoting.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../shared/errors';
-import { asctime, composeMessage, mboxEntry } from '../../shared/mail/export-mbox';
-import { INDEXED_TEXT_CHARS, MAX_BODY_TERMS, MAX_SUBJECT_TERMS, termsOf } from '../../shared/mail/index-terms';
-import type { MailMessageEntry } from '../../shared/mail/model';
-import { parseSearchQuery, passesChecks } from '../../shared/mail/search-query';
+import { asctime, composeMessage, mboxEntry } from '../../shared/inbound-mail/mailbox/export-mbox';
+import { INDEXED_TEXT_CHARS, MAX_BODY_TERMS, MAX_SUBJECT_TERMS, termsOf } from '../../shared/inbound-mail/mailbox/index-terms';
+import type { MailMessageEntry } from '../../shared/inbound-mail/mailbox/model';
+import { parseSearchQuery, passesChecks } from '../../shared/inbound-mail/mailbox/search-query';
 
 const badQ = (q: string, message: RegExp): void => {
   let caught: unknown;

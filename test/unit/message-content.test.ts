@@ -1,4 +1,4 @@
-// shared/messages/content.ts: how one message's size is measured and limited, and where its content
+// shared/sending/messages/content.ts: how one message's size is measured and limited, and where its content
 // is kept, over the real file object store in a temp dir this file removes.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -20,11 +20,11 @@ import {
   requestContentBytes,
   STATUS_ITEM_BYTES,
   STATUS_ITEM_ROOM,
-} from '../../shared/messages/content';
+} from '../../shared/sending/messages/content';
 import { storedItemBytes } from '../../shared/db/item-size';
-import { type AttachmentRef, type MessageItem } from '../../shared/messages/model';
+import { type AttachmentRef, type MessageItem } from '../../shared/sending/messages/model';
 import type { ObjectStore } from '../../shared/ports/object-store';
-import type { NewMessage } from '../../shared/messages/repository';
+import type { NewMessage } from '../../shared/sending/messages/repository';
 
 const root = mkdtempSync(join(tmpdir(), 'postbox-content-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -1,4 +1,4 @@
-// shared/messages/extras.ts: the headers and attachment references an internal sender may add to
+// shared/sending/messages/extras.ts: the headers and attachment references an internal sender may add to
 // an email, refused with the spec's envelope when they could inject a header, leave the allowlist,
 // or make the message too large for SES once encoded.
 import { describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import {
   MESSAGE_OVERHEAD_BYTES,
   sentMessageBytes,
   type MessageExtras,
-} from '../../shared/messages/extras';
+} from '../../shared/sending/messages/extras';
 
 const content = { subject: 'Fwd: hello', text: 'quoted' };
 const ref = (over: Record<string, unknown> = {}) => ({ filename: 'forwarded-message.eml', content_type: 'message/rfc822', object_key: 'inbound/raw/abc', size: 1000, ...over });

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../shared/db/keys';
-import { randomBase62, sha256Hex } from '../../shared/crypto';
+import { randomBase62, sha256Hex } from '../../shared/crypto/crypto';
 import { ApiError } from '../../shared/errors';
-import { issueLoginCode, issueToken, LOGIN_CODE_TTL_MS, peekToken, redeemLoginCode, redeemToken, revokeToken, tokenLifetimes } from '../../shared/one-time-tokens/service';
-import { OneTimeTokenRepository } from '../../shared/one-time-tokens/repository';
+import { issueLoginCode, issueToken, LOGIN_CODE_TTL_MS, peekToken, redeemLoginCode, redeemToken, revokeToken, tokenLifetimes } from '../../shared/accounts/one-time-tokens/service';
+import { OneTimeTokenRepository } from '../../shared/accounts/one-time-tokens/repository';
 import { ManualClock } from '../../shared/ports/clock';
 import { startTestStore, type TestStore } from '../support/store';
 

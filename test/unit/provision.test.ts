@@ -4,7 +4,7 @@
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { table } from '../../shared/db/schema';
-import { ensureTable } from '../../shared/runtime/local/provision';
+import { ensureTable } from '../../local/provision';
 import { startTestStore, type TestStore } from '../support/store';
 
 let s: TestStore;

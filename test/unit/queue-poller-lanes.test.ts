@@ -6,8 +6,8 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { queueNamed } from '../../shared/platform';
-import { createLogger } from '../../shared/runtime/logger';
-import { QueuePoller } from '../../shared/runtime/local/queue-poller';
+import { createLogger } from '../../shared/adapters/logger';
+import { QueuePoller } from '../../local/queue-poller';
 import { waitFor } from '../support/wait';
 
 type Command = { constructor: { name: string }; input: Record<string, unknown> };

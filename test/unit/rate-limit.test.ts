@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { keys } from '../../shared/db/keys';
 import { Store } from '../../shared/db/store';
 import { ManualClock } from '../../shared/ports/clock';
-import { clientNetworkOf } from '../../shared/rate-limit/client-network';
-import { admit, ipSubject } from '../../shared/rate-limit/service';
+import { clientNetworkOf } from '../../shared/accounts/rate-limit/client-network';
+import { admit, ipSubject } from '../../shared/accounts/rate-limit/service';
 import { signInBudgets } from '../../shared/auth/throttle';
 import { startTestStore, type TestStore } from '../support/store';
 

@@ -1,7 +1,7 @@
-// email.received is built once (shared/inbound/received-event.ts) for both ways it leaves: the
+// email.received is built once (shared/inbound-mail/receipt/received-event.ts) for both ways it leaves: the
 // account's subscriptions and an inbound route's forward differ only in message_id.
 import { describe, expect, it } from 'vitest';
-import { PAYLOAD_TEXT_CHARS, receivedEnvelope, type ReceivedEmail } from '../../shared/inbound/received-event';
+import { PAYLOAD_TEXT_CHARS, receivedEnvelope, type ReceivedEmail } from '../../shared/inbound-mail/receipt/received-event';
 
 const email: ReceivedEmail = {
   id: 'inb_01abc',

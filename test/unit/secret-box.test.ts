@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AppStack } from '../../lib/app-stack';
 import { generateSecretString, type GenerateSecretStringSpec } from '../../rehearsal/secrets';
-import { open, seal } from '../../shared/secret-box';
+import { open, seal } from '../../shared/crypto/secret-box';
 import { testApp } from '../support/cdk';
 
 /** The data key as the stack asks Secrets Manager to generate it, read from the synthesized template. */

@@ -1,8 +1,8 @@
 // Parsing SNS-wrapped SES notifications: both forms of every tracked type, the timestamp and id
 // rules, and bad input turned into results instead of exceptions.
 import { describe, expect, it } from 'vitest';
-import { sesEventMessage } from '../../shared/events/messages';
-import { parseSesNotification, type SesNotification } from '../../shared/events/ses-notification';
+import { sesEventMessage } from '../../shared/sending/ses-events/messages';
+import { parseSesNotification, type SesNotification } from '../../shared/sending/ses-events/ses-notification';
 import {
   bounceNotification,
   clickNotification,

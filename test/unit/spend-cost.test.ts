@@ -1,7 +1,7 @@
-// The cost model (shared/usage/cost.ts): the one price list spend caps and usage read.
+// The cost model (shared/billing/usage/cost.ts): the one price list spend caps and usage read.
 import { describe, expect, it } from 'vitest';
 import { channels } from '../../shared/accounts/schemas';
-import { costOf, DEFAULT_EMAIL_COST_MICROS } from '../../shared/usage/cost';
+import { costOf, DEFAULT_EMAIL_COST_MICROS } from '../../shared/billing/usage/cost';
 import { readLocalSettings } from '../../shared/runtime/config';
 
 describe('costOf', () => {

@@ -8,12 +8,12 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lambdaBundling } from '../../lib/bundling';
-import { sourceMappedStack } from '../../shared/runtime/stack-trace';
+import { sourceMappedStack } from '../../shared/adapters/stack-trace';
 
 const dir = mkdtempSync(join(tmpdir(), 'postbox-stack-trace-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const stackTraceModule = new URL('../../shared/runtime/stack-trace.ts', import.meta.url).pathname;
+const stackTraceModule = new URL('../../shared/adapters/stack-trace.ts', import.meta.url).pathname;
 
 /**
  * Bundles a module that throws from line 3 of fixture.ts, as the functions are bundled, and runs it

@@ -4,7 +4,7 @@ import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiError, NotFoundError } from '../../shared/errors';
 import { ManualClock } from '../../shared/ports/clock';
-import { createSuppressionBody, importSuppressionsBody } from '../../shared/suppressions/schemas';
+import { createSuppressionBody, importSuppressionsBody } from '../../shared/sending/suppressions/schemas';
 import {
   addSuppression,
   checkImportSize,
@@ -14,7 +14,7 @@ import {
   listSuppressions,
   MAX_IMPORT_ENTRIES,
   removeSuppression,
-} from '../../shared/suppressions/service';
+} from '../../shared/sending/suppressions/service';
 import { startTestStore, type TestStore } from '../support/store';
 
 let t: TestStore;

@@ -1,10 +1,10 @@
-// Parsed templates are cached per process, keyed by their source text (shared/templates/engine.ts):
+// Parsed templates are cached per process, keyed by their source text (shared/sending/templates/engine.ts):
 // a second render of the same version parses nothing, and a new version or an edited snippet is new
 // text, so it is parsed afresh and never served stale.
 import { describe, expect, it } from 'vitest';
-import { clearTemplateCache, templateCacheStats } from '../../shared/templates/engine';
-import type { VersionContent } from '../../shared/templates/repository';
-import { renderContent, type Partials } from '../../shared/templates/render';
+import { clearTemplateCache, templateCacheStats } from '../../shared/sending/templates/engine';
+import type { VersionContent } from '../../shared/sending/templates/repository';
+import { renderContent, type Partials } from '../../shared/sending/templates/render';
 
 const content = (body: string): VersionContent => ({
   subject: 'Hi {{ name }}',

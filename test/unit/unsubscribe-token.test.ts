@@ -2,8 +2,8 @@
 // and that any change to it, or to what it binds, fails.
 import { describe, expect, it } from 'vitest';
 import { staticSecrets } from '../../shared/adapters/static-secrets';
-import { unsubscribeHeaders, unsubscribeUrl } from '../../shared/unsubscribe/links';
-import { messageIdOf, tokenMatches, unsubscribeToken, type UnsubscribeRef } from '../../shared/unsubscribe/token';
+import { unsubscribeHeaders, unsubscribeUrl } from '../../shared/sending/unsubscribe/links';
+import { messageIdOf, tokenMatches, unsubscribeToken, type UnsubscribeRef } from '../../shared/sending/unsubscribe/token';
 
 const SECRET = 'unsubscribe-test-secret';
 const ref: UnsubscribeRef = { id: 'msg_01jabcdefghjkmnpqrstvwxyz0', account_id: 'acct_01jabcdefghjkmnpqrstvwxyz0', channel: 'email', recipient: 'ada@example.com' };

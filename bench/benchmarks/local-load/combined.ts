@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTransport } from 'nodemailer';
 import { keys } from '../../../shared/db/keys';
-import { LOCAL_TABLE } from '../../../shared/runtime/local/runtime';
+import { LOCAL_TABLE } from '../../../local/runtime';
 import { sleep } from '../../lib/measure';
 import { admitted, call, loneReads, startRuntime, upload, type Answer, type Runtime } from './client';
 

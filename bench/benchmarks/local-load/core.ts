@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LOCAL_TABLE } from '../../../shared/runtime/local/runtime';
+import { LOCAL_TABLE } from '../../../local/runtime';
 import type { LoadTask } from '../../lib/load-worker';
 import { LoadWorker, sleep } from '../../lib/measure';
 import { admitted, call, openLoop, startReceiver, startRuntime, type Answer, type Runtime } from './client';

@@ -1,6 +1,6 @@
 // The sending benchmark's cost model: each step's resources per email (a single send, steady single
 // sends, one item of a batch) at list prices, and the size of the items the floor writes.
-import { CLAIM_CONCURRENCY } from '../../../shared/messages/send';
+import { CLAIM_CONCURRENCY } from '../../../shared/sending/messages/send';
 import { queueNamed, type QueueName } from '../../../shared/platform';
 import { consumerOf, gbSeconds, itemSize, modelledMs, PRICE, totalUnits } from '../../lib/cost';
 import { sum } from '../../lib/measure';

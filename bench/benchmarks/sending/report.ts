@@ -1,6 +1,6 @@
 // The sending benchmark's markdown: the AWS requests per send, the cost per million emails, the
 // floor of the design, and the 1,000-item batches against the store floor.
-import { CLAIM_CONCURRENCY } from '../../../shared/messages/send';
+import { CLAIM_CONCURRENCY } from '../../../shared/sending/messages/send';
 import { queueNamed, type QueueName } from '../../../shared/platform';
 import { consumerOf, countByLabel, gbSeconds, labelOf, MODEL_MS, modelledMs, PRICE, priceNote, totalUnits, unitsOf } from '../../lib/cost';
 import { dollars, fmt, fmtInt, median, sum, units } from '../../lib/measure';
@@ -69,7 +69,7 @@ function floorSection(): string[] {
     };
   };
   // The writes: the message, which is its own idempotency record (its id follows from the key a
-  // retry must replay: shared/messages/message-id.ts), and its list entry, the limiter's admission
+  // retry must replay: shared/sending/messages/message-id.ts), and its list entry, the limiter's admission
   // (per request), the dispatch guard (no second send on a redelivery), and the two status moves of
   // the timeline (sent, delivered), each with its event in the same item write.
   const writes = (perRequest: number) => ({ message: 1, listEntry: 1, limiter: perRequest, lease: 1, sent: 1, delivered: 1 });
@@ -145,7 +145,7 @@ export function render(priced: Priced[], batches: BatchFigures[], notes: { claim
     '## 1,000-item batch against the store floor',
     '',
     `Method: ${batches.length} times, a fresh account posts ${fmtInt(S.batchItems)} distinct email items (each with its own idempotency key) to POST /v1/send/batch; wall time is the client's, request sent to response read. No consumer runs meanwhile, so every port call is the API's. ` +
-      `Before the first batch and after each one the floor is measured on the same store and SQS emulator, after ${S.floorWarmupMs} ms warm-up each: ${S.floorMs.single / 1000} s of conditional puts of fresh ${fmtInt(notes.itemBytes)}-byte items (the mean size of the items the single sends wrote) at the claim concurrency (CLAIM_CONCURRENCY = ${CLAIM_CONCURRENCY}, imported from shared/messages/send.ts; the first batch had up to ${notes.claimsInFlight} claims in flight), ` +
+      `Before the first batch and after each one the floor is measured on the same store and SQS emulator, after ${S.floorWarmupMs} ms warm-up each: ${S.floorMs.single / 1000} s of conditional puts of fresh ${fmtInt(notes.itemBytes)}-byte items (the mean size of the items the single sends wrote) at the claim concurrency (CLAIM_CONCURRENCY = ${CLAIM_CONCURRENCY}, imported from shared/sending/messages/send.ts; the first batch had up to ${notes.claimsInFlight} claims in flight), ` +
       `${S.floorMs.batchPut / 1000} s of batchPut of 25 such items, ${S.floorMs.batchGet / 1000} s of batchGet of 100 missing keys and ${S.floorMs.queue / 1000} s of SQS sendBatch of 10 on a queue of the benchmark's own, each one call at a time as the send path makes them. ` +
       '"Floor s" is the time the batch\'s own calls would take at the rates measured on both sides of it, one part after the other.',
     '',

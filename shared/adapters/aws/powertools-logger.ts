@@ -7,7 +7,7 @@
 import { Logger as Powertools } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
 import type { Logger } from '../../ports/logger';
-import { describeFields, type LogLevel } from '../../runtime/logger';
+import { describeFields, type LogLevel } from '../logger';
 
 export const SERVICE_NAME = 'postbox';
 

@@ -1,6 +1,6 @@
 // The object store in AWS: the official S3 client's PutObject, GetObject and DeleteObject, and the
 // S3 request presigner's GET links. Locally the same adapter talks to s3rver (the local runtime's
-// embedded S3, shared/runtime/local/emulators.ts); the rehearsal points the functions' clients at
+// embedded S3, local/emulators.ts); the rehearsal points the functions' clients at
 // its own S3 front through AWS_ENDPOINT_URL_S3. Retries are the SDK's standard mode.
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';

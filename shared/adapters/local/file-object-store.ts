@@ -1,13 +1,13 @@
 // An object store of files: one file per object under a folder, with its content type beside it.
 // The handler and service tests use it (test/support/container.ts); the local runtime runs the S3
-// adapter over s3rver instead, and imports a folder of these once (runtime/local/import-objects.ts).
+// adapter over s3rver instead, and imports a folder of these once (local/import-objects.ts).
 // Its download links play S3's presigned GETs as tokens naming the key, the expiry and the
 // answer's headers, sealed with an HMAC, which `openDownload` checks; no server serves them.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { hmacSha256, safeEqualBytes } from '../../crypto';
+import { hmacSha256, safeEqualBytes } from '../../crypto/crypto';
 import type { DownloadOptions, ObjectStore, ObjectStream, StoredObject } from '../../ports/object-store';
 
 /** The path under the public base URL that download links name. */

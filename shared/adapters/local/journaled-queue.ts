@@ -29,7 +29,7 @@
 // A compacted journal is written in the same lines, so it reads back to the same state.
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { appendFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { sha256Hex } from '../../crypto';
+import { sha256Hex } from '../../crypto/crypto';
 import { queues, type QueueName } from '../../platform';
 import type { Clock } from '../../ports/clock';
 import type { Queue } from '../../ports/queue';

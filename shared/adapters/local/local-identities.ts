@@ -1,5 +1,5 @@
 // The local stand-in for SES identities: Easy DKIM's three tokens, generated.
-import { randomHex } from '../../crypto';
+import { randomHex } from '../../crypto/crypto';
 import type { SendingIdentities } from '../../ports/identities';
 
 export class LocalIdentities implements SendingIdentities {

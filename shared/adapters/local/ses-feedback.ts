@@ -20,7 +20,7 @@ import type { Queue } from '../../ports/queue';
 import type { Clock } from '../../ports/clock';
 import type { Mailer, OutboundEmail, SendReceipt } from '../../ports/mailer';
 import type { Logger } from '../../ports/logger';
-import { buildSesDeliveryEvent, buildSesMail, buildSnsNotification, LOCAL_SES_TOPIC_ARN, simulatedSnsMessageId } from '../../events/ses-notification';
+import { buildSesDeliveryEvent, buildSesMail, buildSnsNotification, LOCAL_SES_TOPIC_ARN, simulatedSnsMessageId } from '../../sending/ses-events/ses-notification';
 
 export interface SimulatedSesFeedbackOptions {
   /**

@@ -1,5 +1,5 @@
 // The local stand-in for EventBridge Scheduler: schedules live in the store, and a timer loop
-// (runtime/local/scheduler-loop.ts) calls fireDue. Firing takes a lease on the due item first (a
+// (local/scheduler-loop.ts) calls fireDue. Firing takes a lease on the due item first (a
 // conditional update), sends, then deletes it: two processes sharing one store never fire the same
 // schedule twice, and a process killed between the send and the delete leaves a schedule that
 // fires again once the lease is over (at least once, like EventBridge).

@@ -5,10 +5,10 @@
 // a session. What the browser is told (a redirect, or 400 invalid_token) is the function's.
 import { createHash, randomBytes } from 'node:crypto';
 import { getAccount } from '../../accounts/service';
-import { safeEqual } from '../../crypto';
-import { isValidAddress, normalizeAddress } from '../../email/address';
+import { safeEqual } from '../../crypto/crypto';
+import { isValidAddress, normalizeAddress } from '../../formats/address';
 import { ApiError } from '../../errors';
-import { invalidToken, issueToken, redeemTokenWithData } from '../../one-time-tokens/service';
+import { invalidToken, issueToken, redeemTokenWithData } from '../../accounts/one-time-tokens/service';
 import type { HttpExchange } from '../../ports/http-client';
 import { claimAddress, createOwner, type AuthDeps, type SignedIn } from '../service';
 import { startSession } from '../sessions';

@@ -1,0 +1,64 @@
+// Where an import writes its contacts: a small interface, so the import's chunking and crash
+// handling are tested against a double, and shared/audiences/contacts behind it (./contacts-target.ts) in
+// both runtimes.
+import type { ContactRow } from './csv';
+
+/**
+ * What writing one row does to the account's contacts; `refused` when the contact could not take
+ * it (its data merged over the stored data would pass the contacts limits): the row is skipped.
+ */
+export type UpsertOutcome = 'created' | 'updated' | 'unchanged' | { refused: string };
+
+/**
+ * The account's contact count moves by the contacts a chunk made once per `step` of the run named
+ * `mark` (an import and its chunk), however often the chunk is re-run after a crash.
+ */
+export interface CountOnce {
+  mark: string;
+  step: number;
+}
+
+export interface UpsertOptions {
+  /**
+   * Names the contact an address gets when it is new, the same on every run of a chunk, so that a
+   * run re-doing the chunk after a crash between an address claim and its contact takes the claim
+   * back instead of waiting for it to go stale (a fresh id each time when absent).
+   */
+  idFor?: (email: string) => string;
+  countOnce?: CountOnce;
+  /**
+   * The reads of the plan this run made of these rows just before (planUpsert's `reads`): used
+   * instead of reading again, and no earlier run can have written a contact under one of idFor's
+   * ids (they are new with the plan). Absent when the chunk is re-run from a stored plan.
+   */
+  planned?: unknown;
+}
+
+export interface ContactImportTarget {
+  /** The kind of the account's list listId; undefined when it has none (another account's included). */
+  listKind(accountId: string, listId: string): Promise<'static' | 'dynamic' | undefined>;
+  /**
+   * Read only: what upsertContacts would do with each row, in order; a later row with the same
+   * email sees what the earlier one would have written. `unchanged`: the contact exists with these
+   * values and is already in the list. `reads`: what the plan read, opaque, for an upsert of the
+   * same rows right after it (UpsertOptions.planned).
+   */
+  planUpsert(accountId: string, rows: readonly ContactRow[], listId?: string, ahead?: unknown): Promise<{ outcomes: UpsertOutcome[]; reads?: unknown }>;
+  /**
+   * Optional, read only: reads ahead what planUpsert of `rows` will read, while the chunk before
+   * is being written, leaving out the addresses in `writing` (that chunk's: what they hold is not
+   * settled yet). Its answer, opaque, is planUpsert's `ahead`: planUpsert reads only the addresses
+   * it does not cover. What the rows' contacts hold may change after the read, as after any plan's
+   * read; upsertContacts meets such a change as it does then.
+   */
+  readAhead?(accountId: string, rows: readonly ContactRow[], writing: ReadonlySet<string>): Promise<unknown>;
+  /**
+   * Creates or updates a contact per row by normalized email (never a second contact of an email,
+   * never duplicate_contact); a row's empty fields leave the stored ones alone, its data keys are
+   * merged over the stored data; adds each contact to listId; skips a row planUpsert would
+   * refuse. Idempotent: the same rows again change nothing.
+   */
+  upsertContacts(accountId: string, rows: readonly ContactRow[], listId?: string, options?: UpsertOptions): Promise<{ created: number; updated: number }>;
+  /** The run named `mark` is over: what upsertContacts kept to count each of its steps once can go. */
+  finished?(accountId: string, mark: string): Promise<void>;
+}

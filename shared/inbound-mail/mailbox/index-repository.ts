@@ -1,0 +1,89 @@
+// Stored Mail search index: postings (one per account, term and message, in the term's own
+// partition, newest first by `<occurred_at>#<source>#<id>`) and search documents (one per message:
+// what a result shows and what a quoted phrase is checked against). Both are written whole and
+// deterministically from the message, so writing them again changes nothing.
+import { keyQueries, keys, type ItemKey } from '../../db/keys';
+import type { Store } from '../../db/store';
+import type { MailMessageEntry } from './model';
+import type { MailSource } from './schemas';
+
+export interface MailPostingItem extends ItemKey {
+  entity: 'mail_posting';
+  thread_id: string;
+}
+
+export interface MailDocItem extends ItemKey, Pick<MailMessageEntry, 'account_id' | 'source' | 'id' | 'thread_id' | 'occurred_at' | 'from' | 'subject'> {
+  entity: 'mail_doc';
+  to: string[];
+  snippet: string;
+  /** The indexed start of the text (INDEXED_TEXT_CHARS), as the message had it. */
+  text: string;
+  /** The account's address on the message (lowercased). */
+  address: string;
+  attachment_count: number;
+}
+
+export type NewMailDoc = Omit<MailDocItem, keyof ItemKey | 'entity'>;
+
+/** A posting's place: what the index's intersection compares, and where a walk resumes. */
+export const postingSk = (occurredAt: string, source: MailSource, id: string): string => keys.mailPosting('', '', occurredAt, source, id).sk;
+
+/** Sort keys a walk stays between: `from` and `to` inclusive (every ISO time sorts inside). */
+export const LOWEST_SK = '0';
+export const HIGHEST_SK = '9';
+
+export interface PostingPage {
+  items: MailPostingItem[];
+  /** More postings follow in the range. */
+  more: boolean;
+}
+
+export class MailIndexRepository {
+  constructor(private readonly store: Store) {}
+
+  /** The document first: a posting whose document is missing is skipped by a search, never the reverse. */
+  async write(doc: NewMailDoc, terms: readonly string[]): Promise<void> {
+    await this.store.put({ ...keys.mailDoc(doc.account_id, doc.source, doc.id), entity: 'mail_doc', ...doc } satisfies MailDocItem);
+    await this.store.batchPut(
+      terms.map(
+        (term) => ({ ...keys.mailPosting(doc.account_id, term, doc.occurred_at, doc.source, doc.id), entity: 'mail_posting', thread_id: doc.thread_id }) satisfies MailPostingItem,
+      ),
+    );
+  }
+
+  /**
+   * Up to `limit` postings of one term, newest first, with sort keys between `from` and `to`
+   * (inclusive); `after`, when given, resumes strictly below that sort key.
+   */
+  async postings(accountId: string, term: string, range: { from: string; to: string; after?: string; limit: number }): Promise<PostingPage> {
+    const partition = keys.mailPostingPartition(accountId, term);
+    const out = await this.store.query<MailPostingItem>({
+      ...keyQueries.mailPostingsBetween(partition, range.from, range.to),
+      ascending: false,
+      limit: range.limit,
+      consistent: false,
+      startKey: range.after !== undefined ? { pk: partition, sk: range.after } : undefined,
+    });
+    return { items: out.items, more: out.lastKey !== undefined };
+  }
+
+  /** Whether the message has a posting under every one of `terms`. */
+  async inEvery(accountId: string, terms: readonly string[], m: { occurred_at: string; source: MailSource; id: string }): Promise<boolean> {
+    const found = await this.store.batchGet(terms.map((t) => keys.mailPosting(accountId, t, m.occurred_at, m.source, m.id)), { consistent: false });
+    return found.length === new Set(terms).size;
+  }
+
+  /** The documents of these messages, in the order asked; missing ones are left out. */
+  async docs(accountId: string, refs: readonly { source: MailSource; id: string }[]): Promise<MailDocItem[]> {
+    if (refs.length === 0) return [];
+    const found = await this.store.batchGet<MailDocItem>(refs.map((r) => keys.mailDoc(accountId, r.source, r.id)), { consistent: false });
+    const byKey = new Map(found.map((d) => [`${d.source}:${d.id}`, d]));
+    return refs.flatMap((r) => byKey.get(`${r.source}:${r.id}`) ?? []);
+  }
+}
+
+/** A posting's message, from its sort key. */
+export function refOfPosting(sk: string): { occurred_at: string; source: MailSource; id: string } {
+  const [occurredAt = '', source = 'inbound', id = ''] = sk.split('#');
+  return { occurred_at: occurredAt, source: source as MailSource, id };
+}

@@ -1,0 +1,194 @@
+// A received message, from SES's receipt notification to stored inbound emails (one per recipient
+// on an inbound-enabled domain) and their email.received events. What was received stays as
+// received: a message is known by the SHA-256 of its raw bytes (with the account and recipient), so
+// only the same bytes again (an SNS or SQS redelivery of the same object) find the email stored
+// before, and anything else, even with the same Message-ID, is an email of its own. Safe to run
+// again for the same notification: attachments and content are rewritten under the same keys, the
+// receipt gives a redelivered message the id it was first stored under, a stored email is never
+// written again, and the event's id is fixed by it (the webhook fan-out makes one delivery per
+// subscription and event).
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { finished, pipeline } from 'node:stream/promises';
+import type { Store } from '../../db/store';
+import type { Ids } from '../../ports/ids';
+import type { Clock } from '../../ports/clock';
+import type { ObjectStore } from '../../ports/object-store';
+import type { Queue } from '../../ports/queue';
+import type { Logger } from '../../ports/logger';
+import { normalizeAddress } from '../../formats/address';
+import { publishEvent } from '../../webhooks/deliver';
+import { receivedEnvelope } from './received-event';
+import { domainOfAddress, inboundDomainOf } from './domains';
+import type { ReceiptNotification } from './messages';
+import { attachmentKey, contentKey } from './object-keys';
+import { parseMessage, type ParsedMessage } from './parse';
+import { InboundRepository, type InboundContent, type InboundEmailItem } from './repository';
+import { threadIdOf } from './thread';
+
+/** What storing a message needs. */
+export interface InboundDeps {
+  store: Store;
+  objects: ObjectStore;
+  queue: Queue;
+  ids: Ids;
+  clock: Clock;
+  logger: Logger;
+}
+
+/**
+ * What the areas above the receipt do with it, passed in by the composition root
+ * (shared/runtime/receipt-listeners.ts), so the receipt knows neither the Mail app nor the routes.
+ */
+export interface ReceiptListeners {
+  /** The Mail app inbox that holds the address now, if any (kept on the email, never changed later). */
+  inboxOf(accountId: string, address: string): Promise<string | null>;
+  /**
+   * Run in order after each stored inbound email, on every delivery of its notification, so each
+   * is idempotent per email id: the Mail app files it, the account's matching route forwards it.
+   */
+  received: ReadonlyArray<(email: InboundEmailItem, text: string | null) => Promise<void>>;
+}
+
+/** Content larger than this (as JSON) goes to the object store; the table keeps items small. */
+const INLINE_CONTENT_BYTES = 64 * 1024;
+
+
+export type ReceiveOutcome = { recipient: string; outcome: 'stored'; id: string } | { recipient: string; outcome: 'not_inbound' };
+
+export async function receiveInbound(deps: InboundDeps, listeners: ReceiptListeners, notification: ReceiptNotification): Promise<ReceiveOutcome[]> {
+  const rawKey = notification.receipt.action.objectKey;
+  const raw = await deps.objects.getStream(rawKey);
+  // SES stored it before notifying: a missing object is a fault to retry (and then look at in the DLQ).
+  if (!raw) throw new Error(`the raw message ${rawKey} is not in the object store`);
+
+  // The message is read as a stream and each attachment goes through a file on its way to the
+  // object store, one at a time: memory holds the bodies' text, never the message or its files
+  // (a message may be 40 MB; a Lambda's /tmp holds it, its memory need not). The spool directory
+  // is made with the first attachment: most messages have none.
+  let spool: Promise<string> | undefined;
+  const bytes = digesting(raw.body);
+  let parsed: ParsedMessage;
+  let rawDigest: string;
+  try {
+    parsed = await parseMessage(bytes.stream, async (index, attachment) => {
+      spool ??= mkdtemp(join(tmpdir(), 'postbox-inbound-'));
+      const file = join(await spool, String(index));
+      await pipeline(attachment.content, createWriteStream(file));
+      await deps.objects.putFile(attachmentKey(rawKey, index), file, attachment.contentType);
+      const { size } = await stat(file);
+      await rm(file, { force: true });
+      return size;
+    });
+    rawDigest = await bytes.digest();
+  } finally {
+    bytes.stream.destroy();
+    raw.body.destroy();
+    if (spool) await rm(await spool, { recursive: true, force: true });
+  }
+  if (parsed.malformed) deps.logger.warn('inbound message could not be fully parsed; kept raw with what was read', { objectKey: rawKey });
+
+  const content: InboundContent = { text: parsed.text, html: parsed.html, headers: parsed.headers, rfc_message_id: parsed.rfcMessageId };
+  const contentJson = JSON.stringify(content);
+  const inlineContent = Buffer.byteLength(contentJson) <= INLINE_CONTENT_BYTES;
+  if (!inlineContent) await deps.objects.put(contentKey(rawKey), Buffer.from(contentJson), 'application/json');
+
+  const outcomes: ReceiveOutcome[] = [];
+  const repo = new InboundRepository(deps.store);
+  for (const recipient of notification.receipt.recipients) {
+    const domainName = domainOfAddress(recipient);
+    const target = domainName ? await inboundDomainOf(deps.store, domainName) : undefined;
+    if (!target) {
+      // SES's rule matched a domain this deployment no longer receives for: nothing to store it under.
+      deps.logger.warn('inbound recipient on a domain without inbound; not stored', { recipient, objectKey: rawKey });
+      outcomes.push({ recipient, outcome: 'not_inbound' });
+      continue;
+    }
+    // Never the Message-ID: anyone may send another message under a Message-ID they know.
+    const digest = receiptDigest(target.accountId, recipient, rawDigest);
+    // The first delivery's id and raw object (a second copy of the same bytes under another key
+    // names the same message; the first copy's attachments and content are beside it).
+    const claimed = await repo.claimReceipt(digest, target.accountId, { inboundId: deps.ids.next('inb'), rawKey });
+    const inboxId = await listeners.inboxOf(target.accountId, normalizeAddress(recipient));
+    const email = await repo.putOnce(
+      toItem(parsed, { id: claimed.inboundId, accountId: target.accountId, domain: target.domain, recipient, inboxId, rawKey: claimed.rawKey, size: raw.size, notification }),
+      inlineContent ? { content } : { content_key: contentKey(claimed.rawKey) },
+    );
+    await publishEvent(deps, receivedEnvelope(email, parsed.text, 'subscription'));
+    for (const listener of listeners.received) await listener(email, parsed.text);
+    outcomes.push({ recipient, outcome: 'stored', id: email.id });
+  }
+  return outcomes;
+}
+
+/** What a received message is known by for one recipient: the same only for the same bytes to the same account and address. */
+export function receiptDigest(accountId: string, recipient: string, rawSha256: string): string {
+  return createHash('sha256').update(`raw-sha256\n${accountId}\n${normalizeAddress(recipient)}\n${rawSha256}`).digest('hex');
+}
+
+/**
+ * The raw message passed on unchanged, its SHA-256 taken on the way. `digest()` reads what the
+ * parser left (it stops early on a malformed message), so the digest always covers every byte,
+ * and rejects when the raw object could not be read to its end (the job is retried).
+ */
+export function digesting(source: Readable): { stream: Transform; digest: () => Promise<string> } {
+  const hash = createHash('sha256');
+  const stream = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  source.on('error', (error) => stream.destroy(error));
+  source.pipe(stream);
+  return {
+    stream,
+    digest: async () => {
+      stream.unpipe();
+      stream.resume();
+      await finished(stream);
+      return hash.digest('hex');
+    },
+  };
+}
+
+function toItem(
+  parsed: ParsedMessage,
+  at: { id: string; accountId: string; domain: string; recipient: string; inboxId: string | null; rawKey: string; size: number; notification: ReceiptNotification },
+): Omit<InboundEmailItem, 'pk' | 'sk' | 'entity'> {
+  const { receipt } = at.notification;
+  return {
+    id: at.id,
+    account_id: at.accountId,
+    domain: at.domain,
+    recipient: at.recipient,
+    // The Mail app inbox that held the recipient's address when the message arrived (never changed later).
+    inbox_id: at.inboxId,
+    from: parsed.from,
+    to: parsed.to,
+    cc: parsed.cc,
+    subject: parsed.subject,
+    spf_verdict: receipt.spfVerdict.status,
+    dkim_verdict: receipt.dkimVerdict.status,
+    dmarc_verdict: receipt.dmarcVerdict.status,
+    spam_verdict: receipt.spamVerdict.status,
+    virus_verdict: receipt.virusVerdict.status,
+    attachments: parsed.attachments.map((a) => ({ filename: a.filename, content_type: a.content_type, size: a.size })),
+    size_bytes: at.size,
+    received_at: new Date(receipt.timestamp).toISOString(),
+    thread_id: threadIdOf({
+      accountId: at.accountId,
+      rfcMessageId: parsed.rfcMessageId,
+      inReplyTo: parsed.inReplyTo,
+      references: parsed.references,
+      subject: parsed.subject,
+      participants: [...(parsed.from ? [parsed.from] : []), ...parsed.to, ...parsed.cc],
+    }),
+    raw_key: at.rawKey,
+    ...(parsed.malformed ? { malformed: true } : {}),
+  };
+}

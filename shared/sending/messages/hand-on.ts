@@ -1,0 +1,70 @@
+// The last step of accepting a send, shared by the request that accepted it and the sweep that
+// finishes what a crashed request left (./recovery.ts): a stored message goes to its path. Every step is safe to
+// repeat: a suppressed event is keyed by the message id, a schedule by the message id, and a second
+// job for a message finds it taken or done (dispatch's lease).
+import { inParallel } from '../../concurrency';
+import { wrote, type Store } from '../../db/store';
+import type { Ids } from '../../ports/ids';
+import type { Clock } from '../../ports/clock';
+import type { Metrics } from '../../ports/metrics';
+import type { Queue } from '../../ports/queue';
+import type { Scheduler } from '../../ports/scheduler';
+import type { SendDecision } from './idempotency';
+import type { SendJob } from './messages';
+import type { MessageItem } from './model';
+import { MessageRepository } from './repository';
+import { recordEvent, routerEventId, type TimelineListeners } from './timeline';
+
+const HAND_ON_CONCURRENCY = 16;
+
+export interface HandOnDeps {
+  /** The timeline's listeners (shared/runtime/listeners.ts), passed on to recordEvent. */
+  timeline: TimelineListeners;
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  queue: Queue;
+  scheduler: Scheduler;
+  metrics: Metrics;
+}
+
+export type Waiting = Pick<MessageItem, 'id' | 'status' | 'scheduled_at' | 'test_mode'>;
+
+/**
+ * Hands each stored message on by what its claim decided: suppressed ones onto the timeline only,
+ * scheduled ones to the scheduler, queued ones to the send queue (one batch). A message that has
+ * moved on (sent, canceled, failed) is left alone.
+ */
+export async function handOn(
+  deps: HandOnDeps,
+  accountId: string,
+  decisions: ReadonlyMap<string, SendDecision>,
+  messages: readonly Waiting[],
+  nowIso: string,
+  /** Set by a request that hands its messages on before storing them (epoch ms): see SendJob.handed_at. */
+  handedAt?: number,
+): Promise<void> {
+  const jobs: SendJob[] = [];
+  await inParallel(messages, HAND_ON_CONCURRENCY, async (message) => {
+    const job: SendJob = { message_id: message.id, account_id: accountId, ...(handedAt === undefined ? {} : { handed_at: handedAt }) };
+    if (decisions.get(message.id)?.kind === 'suppressed') {
+      // Decided before dispatch: on the timeline only, never enqueued or billed.
+      await recordEvent(deps, { id: message.id, account_id: accountId, test_mode: message.test_mode }, {
+        id: message.id,
+        type: 'suppressed',
+        source: 'router',
+        providerEventId: routerEventId(message.id),
+        payload: { reason: 'recipient is on the suppression list' },
+        occurredAt: nowIso,
+      });
+      // The send worker never takes it, so it leaves the outbox here (./recovery.ts would otherwise).
+      await new MessageRepository(deps.store).leaveOutbox(message.id);
+    } else if (message.status === 'scheduled' && message.scheduled_at) {
+      // Not written again when an earlier attempt scheduled it already.
+      await wrote(deps.scheduler.schedule({ id: message.id, at: new Date(message.scheduled_at), queue: 'send', body: job }));
+    } else if (message.status === 'queued') {
+      jobs.push(job);
+    }
+  });
+  if (jobs.length > 0) await deps.queue.sendBatch('send', jobs);
+}
