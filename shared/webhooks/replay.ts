@@ -8,7 +8,6 @@ import type { Store } from '../db/store';
 import { NotFoundError } from '../errors';
 import type { Ids } from '../ports/ids';
 import { isId } from '../ports/ids';
-import { keyQueries, keys } from '../db/keys';
 import type { Clock } from '../ports/clock';
 import type { Queue } from '../ports/queue';
 import { LOG_RETENTION_S } from './deliver';
@@ -72,7 +71,7 @@ export async function replayDelivery(deps: ReplayDeps, accountId: string, subscr
  */
 export async function replayFailed(deps: ReplayDeps, accountId: string, subscriptionId: string, caller: SubscriptionCaller): Promise<{ replayed: DeliveryView[]; has_more: boolean }> {
   const sub = await changeableSubscription(new SubscriptionRepository(deps.store), accountId, subscriptionId, caller);
-  const log = await wholeLog(deps.store, sub.id);
+  const log = await new DeliveryRepository(deps.store).wholeLog(sub.id);
   // An event with a delivery still under way (pending, or failed with a retry scheduled) is left to
   // it, one delivered since (a replay that succeeded) is done; one exhausted twice is replayed once.
   const underWayOrDone = new Set(log.filter((d) => d.status !== 'exhausted').map((d) => d.event_id));
@@ -88,18 +87,6 @@ export async function replayFailed(deps: ReplayDeps, accountId: string, subscrip
   }
   await deps.queue.sendBatch('webhooks', jobs);
   return { replayed, has_more: todo.length > MAX_REPLAYS };
-}
-
-/** The subscription's whole delivery log (30 days), oldest first. */
-async function wholeLog(store: Store, subscriptionId: string): Promise<DeliveryItem[]> {
-  const found: DeliveryItem[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await store.query<DeliveryItem>({ ...keyQueries.partition(keys.deliveriesPartition(subscriptionId)), ascending: true, startKey });
-    found.push(...out.items);
-    startKey = out.lastKey;
-  } while (startKey);
-  return found;
 }
 
 /**

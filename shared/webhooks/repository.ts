@@ -1,7 +1,7 @@
 // The stored webhook entities: subscriptions (in their account's partition) and the delivery log
 // (one partition per subscription, newest first by id). Keys come from shared/db/keys.ts; the
 // services see items and outcomes, never keys or conditions.
-import {  keys, type ItemKey, keyQueries, type KeyQuery } from '../db/keys';
+import { keys, type ItemKey, keyQueries, type KeyQuery } from '../db/keys';
 import { wrote, type Store } from '../db/store';
 import { isId } from '../ports/ids';
 import { queryPage, type Page, type PageRequest } from '../pagination';
@@ -166,6 +166,11 @@ export class DeliveryRepository {
   }
 
   /** A page of the subscription's delivery log, most recent first (delivery ids sort by time). */
+  /** The subscription's whole delivery log (30 days), oldest first. */
+  wholeLog(subscriptionId: string): Promise<DeliveryItem[]> {
+    return allItems<DeliveryItem>(this.store, keyQueries.partition(keys.deliveriesPartition(subscriptionId)));
+  }
+
   list(subscriptionId: string, page: PageRequest): Promise<Page<DeliveryItem>> {
     return queryPage<DeliveryItem>(this.store, keyQueries.partition(keys.deliveriesPartition(subscriptionId)), page);
   }
