@@ -1,7 +1,6 @@
 // The local SES feedback simulator: after a send it queues the SNS-wrapped Delivery notification
 // AWS would, and that notification takes a message to delivered through the real ingest handler.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handler as handlerRaw } from '../../functions/events/ingest-ses-event';
 import { SimulatedSesFeedback, type HeldReceipt } from '../../shared/adapters/local/ses-feedback';
 import { LOCAL_SES_TOPIC_ARN, parseSesNotification, simulatedSnsMessageId } from '../../shared/sending/ses-events/ses-notification';
 import { readTimeline } from '../../shared/sending/messages/timeline';
@@ -13,10 +12,7 @@ import { createLogger } from '../../shared/adapters/logger';
 import { createTestContainer, type TestContainer } from '../support/container';
 import { newProviderMessageId, seedSentMessage } from '../support/ses-events';
 import { sqsEvent, sqsRecord } from '../support/sqs';
-import { underNeeds } from '../support/grants';
-
-// Queue consumers run under their manifest needs, like the HTTP routes in call().
-const handler = underNeeds('functions/events/ingest-ses-event.ts', handlerRaw);
+import { ingestSesEvent as handler } from '../support/consumers';
 
 const email: OutboundEmail = {
   from: 'Acme <hello@acme.test>',

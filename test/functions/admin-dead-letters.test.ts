@@ -3,14 +3,12 @@
 // test/adapters/journaled-queue.test.ts): a consumer notes why a message goes to the DLQ on its
 // last receive, the listing shows it with that reason, a redrive puts it back and is audited.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { handler as deliverWebhookRaw } from '../../functions/webhooks/deliver-webhook';
 import { keys } from '../../shared/db/keys';
 import { TEST_SECRETS } from '../support/container';
-import { underNeeds } from '../support/grants';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
+import { deliverWebhook } from '../support/consumers';
 
-const deliverWebhook = underNeeds('functions/webhooks/deliver-webhook.ts', deliverWebhookRaw);
 const bed = useTestbed();
 const asStaff = { key: TEST_SECRETS['staff-token'], sourceIp: '192.0.2.44' };
 

@@ -4,9 +4,6 @@
 // between the counting writes is healed by the retry (or, with no retry, by a stale read); another
 // account's broadcast and messages no broadcast sent are left alone.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { handler as fanOutRaw } from '../../functions/broadcasts/fan-out';
-import { handler as ingestRaw } from '../../functions/events/ingest-ses-event';
-import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { createKey } from '../../shared/accounts/api-keys/service';
 import { recipientIdempotencyKey } from '../../shared/audiences/broadcasts/fan-out';
@@ -21,15 +18,10 @@ import { PermanentSendError } from '../../shared/ports/mailer';
 import { call } from '../support/api';
 import { type TestContainer } from '../support/container';
 import { giveVerifiedDomain } from '../support/domains';
-import { underNeeds } from '../support/grants';
 import { bounceNotification, complaintNotification, deliveryNotification, openNotification, clickNotification, snsWrap, type SesTarget } from '../support/ses-events';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
-
-// Queue consumers run under their manifest needs, like the HTTP routes in call().
-const fanOut = underNeeds('functions/broadcasts/fan-out.ts', fanOutRaw);
-const ingest = underNeeds('functions/events/ingest-ses-event.ts', ingestRaw);
-const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
+import { sendWorker, fanOut, ingestSesEvent as ingest } from '../support/consumers';
 
 let c: TestContainer;
 const bed = useTestbed({ scopedKeys: true });

@@ -3,7 +3,6 @@
 // skipped, each contact's fields and data as template variables, re-runs and crashes that send and
 // count nobody twice, a deleted list failing the broadcast, and bounded reads per walk job.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { handler as fanOutRaw } from '../../functions/broadcasts/fan-out';
 import { recipientIdempotencyKey } from '../../shared/audiences/broadcasts/fan-out';
 import { DYNAMIC_WALK } from '../../shared/audiences/broadcasts/audience';
 import type { WalkJob } from '../../shared/audiences/broadcasts/messages';
@@ -24,9 +23,7 @@ import { call } from '../support/api';
 import { type TestContainer } from '../support/container';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
-import { underNeeds } from '../support/grants';
-
-const fanOut = underNeeds('functions/broadcasts/fan-out.ts', fanOutRaw);
+import { fanOut } from '../support/consumers';
 
 let c: TestContainer;
 let account: CreatedAccount;

@@ -4,7 +4,6 @@
 // the move and the hand-on, the failed move with its reason, and the content kept off the
 // often-written broadcast item.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { handler as fanOutRaw } from '../../functions/broadcasts/fan-out';
 import { setAccountStatus, type CreatedAccount } from '../../shared/accounts/service';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { recipientIdempotencyKey } from '../../shared/audiences/broadcasts/fan-out';
@@ -19,9 +18,7 @@ import { type TestContainer } from '../support/container';
 import { giveVerifiedDomain } from '../support/domains';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
-import { underNeeds } from '../support/grants';
-
-const fanOut = underNeeds('functions/broadcasts/fan-out.ts', fanOutRaw);
+import { fanOut } from '../support/consumers';
 
 let c: TestContainer;
 let account: CreatedAccount;

@@ -3,7 +3,6 @@
 // unique recipient, suppressed recipients skipped, re-runs that send and count nothing twice, and
 // template broadcasts rendered per recipient from the version pinned at creation.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { handler as fanOutRaw } from '../../functions/broadcasts/fan-out';
 import { type CreatedAccount } from '../../shared/accounts/service';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { recipientIdempotencyKey } from '../../shared/audiences/broadcasts/fan-out';
@@ -21,10 +20,7 @@ import { type TestContainer } from '../support/container';
 import { giveVerifiedDomain } from '../support/domains';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
-import { underNeeds } from '../support/grants';
-
-// Queue consumers run under their manifest needs, like the HTTP routes in call().
-const fanOut = underNeeds('functions/broadcasts/fan-out.ts', fanOutRaw);
+import { fanOut } from '../support/consumers';
 
 let c: TestContainer;
 let account: CreatedAccount;

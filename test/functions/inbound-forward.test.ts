@@ -3,8 +3,6 @@
 // webhooks queue's consumer, retried on the webhook schedule. Email routes: a new outbound message
 // through acceptSends, from the address the mail came to, held to suppressions.
 import { describe, expect, it } from 'vitest';
-import { handler as deliverWebhookRaw } from '../../functions/webhooks/deliver-webhook';
-import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { GuardedHttp } from '../../shared/adapters/guarded-http';
 import { hmacSha256 } from '../../shared/crypto/crypto';
 import { keys } from '../../shared/db/keys';
@@ -17,14 +15,11 @@ import { MessageRepository } from '../../shared/sending/messages/repository';
 import { suppress } from '../../shared/sending/suppressions/service';
 import type { DeliveryItem } from '../../shared/webhooks/repository';
 import { TEST_SECRETS } from '../support/container';
-import { underNeeds } from '../support/grants';
 import { type Receiver } from '../support/receivers';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 import { useInboundReceiver } from '../support/inbound-receiver';
-
-const deliverWebhook = underNeeds('functions/webhooks/deliver-webhook.ts', deliverWebhookRaw);
-const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
+import { sendWorker, deliverWebhook } from '../support/consumers';
 
 const bed = useTestbed();
 let receiver: Receiver;

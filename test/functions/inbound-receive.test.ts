@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { handler as receiveRaw } from '../../functions/inbound/receive-email';
-import { handler as deliverWebhookRaw } from '../../functions/webhooks/deliver-webhook';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { callRaw } from '../support/api';
 import { keys } from '../../shared/db/keys';
@@ -17,9 +16,9 @@ import { rawMailWithAttachment } from '../support/mail';
 import { underNeeds } from '../support/grants';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
+import { deliverWebhook } from '../support/consumers';
 
 const receive = underNeeds('functions/inbound/receive-email.ts', receiveRaw);
-const deliverWebhook = underNeeds('functions/webhooks/deliver-webhook.ts', deliverWebhookRaw);
 const bed = useTestbed();
 
 let seq = 0;

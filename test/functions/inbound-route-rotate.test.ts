@@ -4,7 +4,6 @@
 // the failures: malformed, unknown and other accounts' ids, read and test keys, a suspended
 // account, no credentials, and the deployment gate.
 import { describe, expect, it } from 'vitest';
-import { handler as deliverWebhookRaw } from '../../functions/webhooks/deliver-webhook';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { hmacSha256 } from '../../shared/crypto/crypto';
 import { keys } from '../../shared/db/keys';
@@ -15,13 +14,12 @@ import { rotateRouteSecret, routeSecretOf } from '../../shared/inbound-mail/rout
 import { TEST_SECRETS } from '../support/container';
 import { giveVerifiedDomain } from '../support/domains';
 import type { HttpEventInput } from '../support/events';
-import { underNeeds } from '../support/grants';
 import { type Receiver, type RecordedRequest } from '../support/receivers';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 import { useInboundReceiver } from '../support/inbound-receiver';
+import { deliverWebhook } from '../support/consumers';
 
-const deliverWebhook = underNeeds('functions/webhooks/deliver-webhook.ts', deliverWebhookRaw);
 const bed = useTestbed({ scopedKeys: true });
 const SECRET = /^[0-9a-f]{64}$/;
 let receiver: Receiver;

@@ -1,7 +1,6 @@
 // The ses-events queue consumer through its real handler export, against a real in-memory store:
 // timeline and status, dedup, out-of-order arrival, suppression, and partial batch failures.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { handler as handlerRaw } from '../../functions/events/ingest-ses-event';
 import { keys } from '../../shared/db/keys';
 import { isId } from '../../shared/ports/ids';
 import { readTimeline, recordEvent, workerEventId } from '../../shared/sending/messages/timeline';
@@ -19,10 +18,7 @@ import {
   type SentMessage,
 } from '../support/ses-events';
 import { sqsEvent, sqsRecord } from '../support/sqs';
-import { underNeeds } from '../support/grants';
-
-// Queue consumers run under their manifest needs, like the HTTP routes in call().
-const handler = underNeeds('functions/events/ingest-ses-event.ts', handlerRaw);
+import { ingestSesEvent as handler } from '../support/consumers';
 
 let c: TestContainer;
 

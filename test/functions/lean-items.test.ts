@@ -3,7 +3,6 @@
 // content (on that item while it fits, else a gzipped content item, else the object store) is
 // never written again. Writes are seen at the store port, as the bench counts them.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import type { CreatedAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
 import { table } from '../../shared/db/schema';
@@ -13,12 +12,10 @@ import { storedItemBytes } from '../../shared/db/item-size';
 import { type MessageItem } from '../../shared/sending/messages/model';
 import { recordEvent } from '../../shared/sending/messages/timeline';
 import { call } from '../support/api';
-import { underNeeds } from '../support/grants';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import type { TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
-
-const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
+import { sendWorker } from '../support/consumers';
 
 interface Write {
   op: string;

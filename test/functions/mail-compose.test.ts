@@ -3,19 +3,17 @@
 // worker; the message is in its thread at acceptance, with status, timeline and text; every
 // failure case answers the spec's envelope.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { createKey } from '../../shared/accounts/api-keys/service';
 import { FORWARDED_FILENAME } from '../../shared/inbound-mail/routes/forward';
 import { suppress } from '../../shared/sending/suppressions/service';
 import { giveVerifiedDomain } from '../support/domains';
 import type { HttpEventInput } from '../support/events';
-import { underNeeds } from '../support/grants';
 import { arrive, expectError, inboundDomain, rawMail } from '../support/mail';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
+import { sendWorker } from '../support/consumers';
 
-const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
 const bed = useTestbed({ scopedKeys: true });
 const req = (input: HttpEventInput) => bed.request(input);
 const post = (path: string, body: unknown, key = bed.sendKey) => req({ method: 'POST', path, body, key });

@@ -2,17 +2,15 @@
 // often it is delivered), listed newest first per folder and address, read in full (which marks
 // them read), starred, moved and labelled; every failure case answers the spec's envelope.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { keys } from '../../shared/db/keys';
 import type { MailThreadItem } from '../../shared/inbound-mail/mailbox/threads-repository';
 import type { HttpEventInput } from '../support/events';
-import { underNeeds } from '../support/grants';
 import { arrive, expectError, inboundDomain, rawMail, redeliver } from '../support/mail';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
+import { sendWorker } from '../support/consumers';
 
-const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
 const bed = useTestbed({ scopedKeys: true });
 const req = (input: HttpEventInput) => bed.request(input);
 const admin = () => bed.account.admin_key;

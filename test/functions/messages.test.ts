@@ -2,7 +2,6 @@
 // message with its timeline (also by idempotency key), other accounts' messages invisible, and
 // cancelling a scheduled send so that nothing is ever sent for it.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { type CreatedAccount } from '../../shared/accounts/service';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import type { SendJob } from '../../shared/sending/messages/messages';
@@ -12,10 +11,7 @@ import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
 import type { ParsedResult } from '../support/events';
 import { sqsEvent, sqsRecord } from '../support/sqs';
-import { underNeeds } from '../support/grants';
-
-// Queue consumers run under their manifest needs, like the HTTP routes in call().
-const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
+import { sendWorker } from '../support/consumers';
 
 let c: TestContainer;
 let account: CreatedAccount;

@@ -3,21 +3,14 @@
 // (live mail only), webhook deliveries where an attempt's outcome is recorded. A repeat of any of
 // them (a replayed request, a redelivered job, a duplicate SES notification) counts nothing.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { handler as ingestRaw } from '../../functions/events/ingest-ses-event';
-import { handler as sendWorkerRaw } from '../../functions/send/send-message';
-import { handler as deliverWebhookRaw } from '../../functions/webhooks/deliver-webhook';
 import { emfMetrics } from '../../shared/adapters/emf-metrics';
 import type { CountMetric } from '../../shared/platform';
 import type { HttpClient } from '../../shared/ports/http-client';
 import { call } from '../support/api';
-import { underNeeds } from '../support/grants';
 import { bounceNotification, complaintNotification, deliveryNotification, seedSentMessage, snsWrap } from '../support/ses-events';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
-
-const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
-const ingest = underNeeds('functions/events/ingest-ses-event.ts', ingestRaw);
-const deliverWebhook = underNeeds('functions/webhooks/deliver-webhook.ts', deliverWebhookRaw);
+import { sendWorker, ingestSesEvent as ingest, deliverWebhook } from '../support/consumers';
 
 const bed = useTestbed();
 let lines: Array<Record<string, unknown>>;

@@ -4,9 +4,6 @@
 // suspension does, and stays failed after the lift; test-mode mail goes on. The account is paused
 // through real SES notifications into the ses-events consumer.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { handler as fanOutRaw } from '../../functions/broadcasts/fan-out';
-import { handler as ingestRaw } from '../../functions/events/ingest-ses-event';
-import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { getAccount } from '../../shared/accounts/service';
 import { createKey } from '../../shared/accounts/api-keys/service';
 import type { BroadcastItem } from '../../shared/audiences/broadcasts/model';
@@ -16,14 +13,10 @@ import type { ReputationAlertJob } from '../../shared/billing/reputation/alert-j
 import { readLocalSettings } from '../../shared/runtime/config';
 import { recordSend } from '../../shared/billing/usage/service';
 import { TEST_SECRETS, type TestContainer } from '../support/container';
-import { underNeeds } from '../support/grants';
 import { bounceNotification, seedSentMessage, snsWrap } from '../support/ses-events';
 import { drain, sqsEvent, sqsRecord, takeJobs } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
-
-const ingest = underNeeds('functions/events/ingest-ses-event.ts', ingestRaw);
-const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
-const fanOut = underNeeds('functions/broadcasts/fan-out.ts', fanOutRaw);
+import { sendWorker, fanOut, ingestSesEvent as ingest } from '../support/consumers';
 
 const bed = useTestbed({ scopedKeys: true });
 let c: TestContainer;

@@ -3,8 +3,6 @@
 // account is warned, then paused (live sends 403 sending_paused) well before SES's own levels,
 // and staff lift the pause through the audited admin route.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { handler as ingestRaw } from '../../functions/events/ingest-ses-event';
-import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { getAccount } from '../../shared/accounts/service';
 import { KEY_CACHE_TTL_MS } from '../../shared/accounts/api-keys/cache';
 import { acceptSends } from '../../shared/sending/messages/send';
@@ -13,14 +11,11 @@ import { judge } from '../../shared/billing/reputation/policy';
 import { recordSend } from '../../shared/billing/usage/service';
 import type { EventJob } from '../../shared/webhooks/messages';
 import { TEST_SECRETS, type TestContainer } from '../support/container';
-import { underNeeds } from '../support/grants';
 import { bounceNotification, complaintNotification, seedSentMessage, snsWrap } from '../support/ses-events';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { signUp, withSession } from '../support/sessions';
 import { useTestbed } from '../support/testbed';
-
-const ingest = underNeeds('functions/events/ingest-ses-event.ts', ingestRaw);
-const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
+import { sendWorker, ingestSesEvent as ingest } from '../support/consumers';
 
 const bed = useTestbed({ scopedKeys: true });
 let c: TestContainer;

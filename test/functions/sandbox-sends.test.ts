@@ -2,18 +2,15 @@
 // name of the account's choosing on it, on any path that sends from it, and a daily cap on mail to
 // the account's own address beside the test recipients' 10 a day.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { createSignUpAccount, markOwnerVerified } from '../../shared/accounts/service';
 import { createKey } from '../../shared/accounts/api-keys/service';
 import { keys } from '../../shared/db/keys';
 import type { MessageItem } from '../../shared/sending/messages/model';
 import { OWN_ADDRESS_SENDS_PER_DAY } from '../../shared/sending/test-recipients/model';
 import type { HttpEventInput } from '../support/events';
-import { underNeeds } from '../support/grants';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
-
-const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
+import { sendWorker } from '../support/consumers';
 
 // Sandbox mode: no verified domain; the account's address is owner@example.com and the shared
 // sender onboarding@sandbox.test (test/support/container.ts).

@@ -2,18 +2,16 @@
 // pipeline: acceptSends keeps them with the message content, the send worker reads the attached
 // objects at send time and hands them to the mailer; a missing object fails the message for good.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { handler as handlerRaw } from '../../functions/send/send-message';
 import { loadContent } from '../../shared/sending/messages/content';
 import type { MessageExtras } from '../../shared/sending/messages/extras';
 import { MessageRepository } from '../../shared/sending/messages/repository';
 import { acceptSends, type SendOutcome } from '../../shared/sending/messages/send';
 import { readTimeline } from '../../shared/sending/messages/timeline';
 import type { ObjectStore } from '../../shared/ports/object-store';
-import { underNeeds } from '../support/grants';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
+import { sendWorker as handler } from '../support/consumers';
 
-const handler = underNeeds('functions/send/send-message.ts', handlerRaw);
 const bed = useTestbed();
 
 let n = 0;

@@ -6,7 +6,6 @@
 import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as sweepRaw } from '../../functions/send/sweep';
-import { handler as workerRaw } from '../../functions/send/send-message';
 import { sha256Hex } from '../../shared/crypto/crypto';
 import { keys } from '../../shared/db/keys';
 import { bodyDigest, LEASE_MS } from '../../shared/sending/messages/idempotency';
@@ -22,9 +21,9 @@ import { call } from '../support/api';
 import { underNeeds } from '../support/grants';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
+import { sendWorker as worker } from '../support/consumers';
 
 const sweep = underNeeds('functions/send/sweep.ts', sweepRaw);
-const worker = underNeeds('functions/send/send-message.ts', workerRaw);
 
 const bed = useTestbed();
 

@@ -3,8 +3,6 @@
 // item, so the item stays small (smaller content is a gzipped content item beside it); past 5 MiB a send is 413 before anything is claimed or stored. Through the
 // real handlers, the send worker, the embedded store and the file object store.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { handler as fanOutRaw } from '../../functions/broadcasts/fan-out';
-import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import type { CreatedAccount } from '../../shared/accounts/service';
 import { GuardedHttp } from '../../shared/adapters/guarded-http';
 import { keys } from '../../shared/db/keys';
@@ -14,14 +12,10 @@ import { findByIdempotencyKey } from '../../shared/sending/messages/query';
 import { queueNamed } from '../../shared/platform';
 import { call } from '../support/api';
 import { type TestContainer } from '../support/container';
-import { underNeeds } from '../support/grants';
 import { startHttpReceiver } from '../support/receivers';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
-
-// Queue consumers run under their manifest needs, like the HTTP routes in call().
-const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
-const fanOut = underNeeds('functions/broadcasts/fan-out.ts', fanOutRaw);
+import { sendWorker, fanOut } from '../support/consumers';
 
 let c: TestContainer;
 let account: CreatedAccount;

@@ -4,8 +4,6 @@
 // every event it stored, and in test mode the simulated outcome it never reached. Each kill is a
 // store or queue call that throws once, at the point a `kill -9` would cut the attempt short.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { handler as ingestRaw } from '../../functions/events/ingest-ses-event';
-import { handler as handlerRaw } from '../../functions/send/send-message';
 import { SimulatedSesFeedback, type HeldReceipt } from '../../shared/adapters/local/ses-feedback';
 import type { CreatedAccount } from '../../shared/accounts/service';
 import { sortTimeline } from '../../shared/sending/messages/model';
@@ -13,12 +11,9 @@ import { readTimeline } from '../../shared/sending/messages/timeline';
 import { PermanentSendError } from '../../shared/ports/mailer';
 import { call } from '../support/api';
 import { type TestContainer } from '../support/container';
-import { underNeeds } from '../support/grants';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
-
-const handler = underNeeds('functions/send/send-message.ts', handlerRaw);
-const ingest = underNeeds('functions/events/ingest-ses-event.ts', ingestRaw);
+import { sendWorker as handler, ingestSesEvent as ingest } from '../support/consumers';
 
 let c: TestContainer;
 let account: CreatedAccount;

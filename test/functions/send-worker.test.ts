@@ -1,7 +1,6 @@
 // The send queue consumer: provider handoff, worker-shaped events, test-mode simulation,
 // retries through the queue and the final attempt.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { handler as handlerRaw } from '../../functions/send/send-message';
 import type { CreatedAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
 import { RetryableError } from '../../shared/errors';
@@ -14,10 +13,7 @@ import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { createHash } from 'node:crypto';
-import { underNeeds } from '../support/grants';
-
-// Queue consumers run under their manifest needs, like the HTTP routes in call().
-const handler = underNeeds('functions/send/send-message.ts', handlerRaw);
+import { sendWorker as handler } from '../support/consumers';
 
 let c: TestContainer;
 let account: CreatedAccount;

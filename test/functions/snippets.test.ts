@@ -2,7 +2,6 @@
 // route next to /v1/templates/{id}; and templates including snippets as partials on write, render
 // and send, with a rename or delete refused while a template includes the snippet.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { functions } from '../../functions/manifest';
 import { type CreatedAccount } from '../../shared/accounts/service';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
@@ -17,11 +16,9 @@ import { STALE_NAME_CLAIM_MS, updateSnippet } from '../../shared/sending/templat
 import type { Store } from '../../shared/db/store';
 import { MARK_LEASE_MS } from '../../shared/sending/templates/usage';
 import { type TestContainer } from '../support/container';
-import { underNeeds } from '../support/grants';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
-
-const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
+import { sendWorker } from '../support/consumers';
 
 let c: TestContainer;
 let account: CreatedAccount;

@@ -1,9 +1,6 @@
 // The soft cap's alert, once per cap and month however many sends race past it: the send worker
 // mails the account's address and publishes usage.soft_cap_reached. And usage's broadcast count.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { handler as fanOutRaw } from '../../functions/broadcasts/fan-out';
-import { handler as sendWorkerRaw } from '../../functions/send/send-message';
-import { handler as deliverWebhookRaw } from '../../functions/webhooks/deliver-webhook';
 import { GuardedHttp } from '../../shared/adapters/guarded-http';
 import { createKey } from '../../shared/accounts/api-keys/service';
 import { keys } from '../../shared/db/keys';
@@ -12,13 +9,9 @@ import { acceptSends } from '../../shared/sending/messages/send';
 import type { SoftCapAlertJob } from '../../shared/billing/spend-caps/alert';
 import type { EventJob } from '../../shared/webhooks/messages';
 import { type TestContainer } from '../support/container';
-import { underNeeds } from '../support/grants';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
-
-const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
-const fanOut = underNeeds('functions/broadcasts/fan-out.ts', fanOutRaw);
-const deliverWebhook = underNeeds('functions/webhooks/deliver-webhook.ts', deliverWebhookRaw);
+import { sendWorker, fanOut, deliverWebhook } from '../support/consumers';
 
 const bed = useTestbed({ scopedKeys: true });
 let c: TestContainer;

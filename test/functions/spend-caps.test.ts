@@ -2,8 +2,6 @@
 // hard cap where sends are accepted (single, batch, bulk recipients), exact under racing sends,
 // never holding test mode, and given back when a send turns out unbillable.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { handler as fanOutRaw } from '../../functions/broadcasts/fan-out';
-import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { createKey } from '../../shared/accounts/api-keys/service';
 import type { BroadcastItem } from '../../shared/audiences/broadcasts/model';
@@ -12,12 +10,9 @@ import type { SendJob } from '../../shared/sending/messages/messages';
 import { findByIdempotencyKey } from '../../shared/sending/messages/query';
 import { acceptSends } from '../../shared/sending/messages/send';
 import { type TestContainer } from '../support/container';
-import { underNeeds } from '../support/grants';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
-
-const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
-const fanOut = underNeeds('functions/broadcasts/fan-out.ts', fanOutRaw);
+import { sendWorker, fanOut } from '../support/consumers';
 
 const bed = useTestbed({ scopedKeys: true });
 let c: TestContainer;

@@ -3,8 +3,6 @@
 // worker with the reason on its timeline, its spend given back, and stays failed once the account
 // is unsuspended. The account is suspended through the staff route, as an operator does it.
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { handler as fanOutRaw } from '../../functions/broadcasts/fan-out';
-import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { createKey } from '../../shared/accounts/api-keys/service';
 import { recipientIdempotencyKey } from '../../shared/audiences/broadcasts/fan-out';
 import type { BroadcastItem } from '../../shared/audiences/broadcasts/model';
@@ -13,12 +11,9 @@ import { findByIdempotencyKey } from '../../shared/sending/messages/query';
 import { readTimeline } from '../../shared/sending/messages/timeline';
 import { TEST_SECRETS } from '../support/container';
 import type { HttpEventInput } from '../support/events';
-import { underNeeds } from '../support/grants';
 import { drain, sqsEvent, sqsRecord, takeJobs } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
-
-const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
-const fanOut = underNeeds('functions/broadcasts/fan-out.ts', fanOutRaw);
+import { sendWorker, fanOut } from '../support/consumers';
 
 const bed = useTestbed({ scopedKeys: true });
 let ip = 0;

@@ -2,7 +2,6 @@
 // delete, render; the syntax check on write; and sends (single and batch) with template_id, which
 // record the template and version they were rendered from and are mailed as rendered.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { type CreatedAccount } from '../../shared/accounts/service';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { keys } from '../../shared/db/keys';
@@ -15,11 +14,9 @@ import { updateTemplate, VERSION_TRIES } from '../../shared/sending/templates/se
 import { SnippetRepository } from '../../shared/sending/templates/snippets-repository';
 import type { Store } from '../../shared/db/store';
 import { type TestContainer } from '../support/container';
-import { underNeeds } from '../support/grants';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
-
-const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
+import { sendWorker } from '../support/consumers';
 
 let c: TestContainer;
 let account: CreatedAccount;

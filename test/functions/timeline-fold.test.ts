@@ -2,8 +2,6 @@
 // (shared/sending/messages/timeline.ts storeFolded): what a live send leaves in the store, and event items
 // written before events were kept there, read once and recognised when their signal comes again.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { handler as ingestRaw } from '../../functions/events/ingest-ses-event';
-import { handler as sendRaw } from '../../functions/send/send-message';
 import { keyQueries, keys } from '../../shared/db/keys';
 import { storedItemBytes } from '../../shared/db/item-size';
 import { STATUS_ITEM_BYTES } from '../../shared/sending/messages/content';
@@ -11,13 +9,11 @@ import type { MessageItem, TimelineEventItem } from '../../shared/sending/messag
 import { MessageRepository } from '../../shared/sending/messages/repository';
 import { readTimeline, workerEventId } from '../../shared/sending/messages/timeline';
 import { deliveryNotification, snsWrap } from '../support/ses-events';
-import { underNeeds } from '../support/grants';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
+import { sendWorker as send, ingestSesEvent as ingest } from '../support/consumers';
 
 const bytes = (item: object): number => storedItemBytes(item as Record<string, unknown>);
-const send = underNeeds('functions/send/send-message.ts', sendRaw);
-const ingest = underNeeds('functions/events/ingest-ses-event.ts', ingestRaw);
 
 const bed = useTestbed();
 afterEach(() => vi.restoreAllMocks());

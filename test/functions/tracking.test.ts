@@ -5,9 +5,6 @@
 // configuration set) is in test/cdk/tracking.test.ts and test/adapters.
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { handler as fanOutRaw } from '../../functions/broadcasts/fan-out';
-import { handler as ingestRaw } from '../../functions/events/ingest-ses-event';
-import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { GuardedHttp } from '../../shared/adapters/guarded-http';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import type { FanOutJob } from '../../shared/audiences/broadcasts/messages';
@@ -21,14 +18,10 @@ import { createSubscription } from '../../shared/webhooks/subscriptions';
 import { call, callRaw } from '../support/api';
 import { TEST_SECRETS, type TestContainer } from '../support/container';
 import { giveVerifiedDomain } from '../support/domains';
-import { underNeeds } from '../support/grants';
 import { bounceNotification, deliveryNotification, snsWrap } from '../support/ses-events';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
-
-const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
-const fanOut = underNeeds('functions/broadcasts/fan-out.ts', fanOutRaw);
-const ingest = underNeeds('functions/events/ingest-ses-event.ts', ingestRaw);
+import { sendWorker, fanOut, ingestSesEvent as ingest } from '../support/consumers';
 
 const bed = useTestbed();
 let c: TestContainer;

@@ -5,9 +5,7 @@
 // account's, and pages that escape what they show.
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { handler as fanOutRaw } from '../../functions/broadcasts/fan-out';
 import { functionNamed } from '../../functions/manifest';
-import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { handler as unsubscribeHandler } from '../../functions/unsubscribe/http';
 import { GuardedHttp } from '../../shared/adapters/guarded-http';
 import { type CreatedAccount } from '../../shared/accounts/service';
@@ -26,12 +24,10 @@ import { call } from '../support/api';
 import { TEST_SECRETS, type TestContainer } from '../support/container';
 import { giveVerifiedDomain } from '../support/domains';
 import { httpEvent } from '../support/events';
-import { runningAs, underNeeds } from '../support/grants';
+import { runningAs } from '../support/grants';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
-
-const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
-const fanOut = underNeeds('functions/broadcasts/fan-out.ts', fanOutRaw);
+import { sendWorker, fanOut } from '../support/consumers';
 
 let c: TestContainer;
 let account: CreatedAccount;

@@ -2,7 +2,6 @@
 // provider took them (never test-mode, suppressed or redelivered ones); POST /v1/validate and
 // validate_recipient on a send check syntax and whether the domain takes mail.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import { channels, type CreatedAccount } from '../../shared/accounts/service';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { RetryableError } from '../../shared/errors';
@@ -14,10 +13,7 @@ import { call } from '../support/api';
 import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
 import { sqsEvent, sqsRecord } from '../support/sqs';
-import { underNeeds } from '../support/grants';
-
-// Queue consumers run under their manifest needs, like the HTTP routes in call().
-const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
+import { sendWorker } from '../support/consumers';
 
 let c: TestContainer;
 let account: CreatedAccount;

@@ -5,8 +5,6 @@
 import { createHmac } from 'node:crypto';
 import Stripe from 'stripe';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { handler as deliverWebhookRaw } from '../../functions/webhooks/deliver-webhook';
-import { handler as sendWorkerRaw } from '../../functions/send/send-message';
 import type { CreatedAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
 import type { HttpClient, HttpPost, HttpResult } from '../../shared/ports/http-client';
@@ -21,11 +19,7 @@ import type { Receiver } from '../support/receivers';
 import { useLoopbackReceiver } from '../support/webhook-receiver';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
-import { underNeeds } from '../support/grants';
-
-// Queue consumers run under their manifest needs, like the HTTP routes in call().
-const deliverWebhook = underNeeds('functions/webhooks/deliver-webhook.ts', deliverWebhookRaw);
-const sendWorker = underNeeds('functions/send/send-message.ts', sendWorkerRaw);
+import { sendWorker, deliverWebhook } from '../support/consumers';
 
 let c: TestContainer;
 let account: CreatedAccount;

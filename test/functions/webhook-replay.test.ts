@@ -3,19 +3,16 @@
 // request's signature is checked with the subscription's secret.
 import { createHmac } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { handler as deliverWebhookRaw } from '../../functions/webhooks/deliver-webhook';
 import type { CreatedAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
 import type { DeliveryItem } from '../../shared/webhooks/repository';
 import { call } from '../support/api';
 import type { TestContainer } from '../support/container';
-import { underNeeds } from '../support/grants';
 import type { Receiver, RecordedRequest } from '../support/receivers';
 import { useLoopbackReceiver } from '../support/webhook-receiver';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
-
-const deliverWebhook = underNeeds('functions/webhooks/deliver-webhook.ts', deliverWebhookRaw);
+import { deliverWebhook } from '../support/consumers';
 
 let c: TestContainer;
 let account: CreatedAccount;
