@@ -10,8 +10,8 @@ const graph = importGraph(root, ['shared', 'functions', 'local', 'lib', 'bin', '
 
 /** Folders of shared/ that are not domain areas: the plumbing around them. */
 const PLUMBING = ['shared/http/', 'shared/runtime/', 'shared/adapters/', 'shared/ports/', 'shared/db/', 'shared/crypto/', 'shared/pagination/', 'shared/formats/'];
-/** The product's parts (docs/architecture.md, the folder map), each a folder of areas. */
-const PARTS = ['shared/accounts', 'shared/audiences', 'shared/auth', 'shared/billing', 'shared/domains', 'shared/engagement', 'shared/inbound-mail', 'shared/operations', 'shared/sending', 'shared/webhooks'];
+/** The product's parts in the order of docs/architecture.md's folder map: each imports only parts before it. */
+const PARTS = ['shared/accounts', 'shared/webhooks', 'shared/domains', 'shared/billing', 'shared/sending', 'shared/audiences', 'shared/engagement', 'shared/inbound-mail', 'shared/auth', 'shared/operations'];
 /** The shared vocabulary every layer reads. */
 const LOOSE = ['shared/concurrency.ts', 'shared/errors.ts', 'shared/platform.ts'];
 /** Edges between folders (a file's folder to its import's), inside shared/. */
@@ -97,6 +97,9 @@ describe('the import graph', () => {
       if (from !== to && from!.startsWith('shared/') && to!.startsWith('shared/') && !from!.endsWith('.ts') && !to!.endsWith('.ts')) parts.set(`${from} ${to}`, { from: from!, to: to!, typeOnly: false });
     }
     expect(cyclesOf([...parts.values()])).toEqual([]);
+    // And in the folder map's order: a part imports only parts listed before it.
+    const later = [...parts.values()].filter((e) => PARTS.includes(e.from) && PARTS.includes(e.to) && PARTS.indexOf(e.to) > PARTS.indexOf(e.from));
+    expect(describeEdges(later)).toEqual([]);
   });
 
   it('groups shared/ into the product\'s parts and the plumbing, and nothing else', () => {
