@@ -7,8 +7,8 @@
 // node_modules, written to a folder of their own under the project's .tmp/. Plain JavaScript
 // (this file) so that the launcher can use it before any TypeScript runs.
 import { build, stop } from 'esbuild';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -48,34 +48,86 @@ function packageFiles(root) {
   };
 }
 
-/** Folders of processes that ended without removing theirs (kill -9): their process is gone. */
-function removeStale(folder) {
-  if (!existsSync(folder)) return;
-  for (const name of readdirSync(folder)) {
-    const pid = Number(name.split('-')[0]);
-    if (!Number.isInteger(pid) || pid === process.pid) continue;
-    try {
-      process.kill(pid, 0);
-    } catch (error) {
-      if (error.code === 'ESRCH') rmSync(join(folder, name), { recursive: true, force: true });
+const alive = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code !== 'ESRCH';
+  }
+};
+
+/**
+ * The cache's folders that no live process uses and that are not the current build: a build's
+ * folder holds a mark per process that loaded it (`users/<pid>`), since a process imports a
+ * function's module only on its first request, long after it started. A folder a killed process
+ * left is removed here too: its mark names a process that is gone.
+ */
+function prune(cache, current) {
+  for (const name of readdirSync(cache)) {
+    const dir = join(cache, name);
+    if (name === current || !statSync(dir).isDirectory()) continue;
+    const users = join(dir, 'users');
+    const live = existsSync(users) && readdirSync(users).some((pid) => Number(pid) === process.pid || alive(Number(pid)));
+    const builder = Number(name.split('-')[0]);
+    if (!live && !(Number.isInteger(builder) && builder !== process.pid && alive(builder) && !existsSync(join(dir, 'inputs.json')))) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The current build of `cache`, when every file it was built from is as it was then. */
+function freshBuild(root, cache) {
+  try {
+    const { dir, inputs } = JSON.parse(readFileSync(join(cache, 'current.json'), 'utf8'));
+    if (!existsSync(join(cache, dir))) return undefined;
+    for (const [file, mtimeMs, size] of inputs) {
+      const stat = statSync(join(root, file));
+      if (stat.mtimeMs !== mtimeMs || stat.size !== size) return undefined;
     }
+    return dir;
+  } catch {
+    return undefined; // no build yet, or one being written: build
   }
 }
 
 const safe = (name) => name.replace(/[^A-Za-z0-9_-]/g, '_');
 
+/** Marks `dir` as used by this process until `release()`; the folder itself stays for the next start. */
+function use(cache, dir, names) {
+  const users = join(cache, dir, 'users');
+  mkdirSync(users, { recursive: true });
+  writeFileSync(join(users, String(process.pid)), '');
+  return {
+    urls: Object.fromEntries(names.map((name) => [name, pathToFileURL(join(cache, dir, `${safe(name)}.mjs`)).href])),
+    remove: () => rmSync(join(users, String(process.pid)), { force: true }),
+  };
+}
+
 /**
- * Bundles `entries` ({ name: project-relative source }) into `.tmp/<kind>/<pid>-<random>/` under
- * `root`; resolves with each entry's file URL by name and a `remove()` of the folder. Rejects
- * (naming the file) when one does not build. esbuild's process has ended when it settles.
+ * Bundles `entries` ({ name: project-relative source }) under `root`'s `.tmp/<kind>/`, or reuses
+ * the last build of the same entries when none of the files it was built from has changed since
+ * (their modification time and size, from esbuild's metafile): a start after the first builds
+ * nothing. Resolves with each entry's file URL by name and a `remove()` that releases this
+ * process's use of the build (the folder stays as the cache). Rejects (naming the file) when one
+ * does not build. esbuild's process has ended when it settles.
  */
 export async function bundle(root, kind, entries) {
-  const folder = join(root, '.tmp', kind);
-  removeStale(folder);
-  const outdir = join(folder, `${process.pid}-${randomBytes(4).toString('hex')}`);
+  const key = createHash('sha256').update(JSON.stringify([entries, process.version])).digest('hex').slice(0, 16);
+  const cache = join(root, '.tmp', kind, key);
+  mkdirSync(cache, { recursive: true });
+  const names = Object.keys(entries);
+  const fresh = freshBuild(root, cache);
+  if (fresh) {
+    const reused = use(cache, fresh, names);
+    // Pruned by another start between the look and the mark (a newer build replaced it): build.
+    if (existsSync(join(cache, fresh, 'inputs.json'))) return reused;
+    reused.remove();
+  }
+  const dir = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  const outdir = join(cache, dir);
   mkdirSync(outdir, { recursive: true });
+  let metafile;
   try {
-    await build({
+    ({ metafile } = await build({
       absWorkingDir: root,
       entryPoints: Object.entries(entries).map(([name, file]) => ({ in: file, out: safe(name) })),
       bundle: true,
@@ -88,17 +140,28 @@ export async function bundle(root, kind, entries) {
       outExtension: { '.js': '.mjs' },
       // Read only when an error is logged (stack-trace.ts), never at load.
       sourcemap: 'linked',
+      metafile: true,
       logLevel: 'silent',
       plugins: [packageFiles(root)],
-    });
+    }));
   } catch (error) {
     rmSync(outdir, { recursive: true, force: true });
     throw error;
   } finally {
     await stop();
   }
-  return {
-    urls: Object.fromEntries(Object.keys(entries).map((name) => [name, pathToFileURL(join(outdir, `${safe(name)}.mjs`)).href])),
-    remove: () => rmSync(outdir, { recursive: true, force: true }),
-  };
+  const inputs = Object.keys(metafile.inputs)
+    .filter((file) => !file.includes(':') && existsSync(join(root, file)))
+    .map((file) => {
+      const stat = statSync(join(root, file));
+      return [file, stat.mtimeMs, stat.size];
+    });
+  const built = use(cache, dir, names);
+  writeFileSync(join(outdir, 'inputs.json'), JSON.stringify(inputs));
+  // The pointer is replaced whole (a rename), so a start that reads it meanwhile sees one build or the other.
+  const pointer = join(cache, `current.${process.pid}.json`);
+  writeFileSync(pointer, JSON.stringify({ dir, inputs }));
+  renameSync(pointer, join(cache, 'current.json'));
+  prune(cache, dir);
+  return built;
 }

@@ -11,7 +11,7 @@ export interface FunctionsBundle {
   worker: URL;
   /** Each consumer's bundled module, by function name (file URLs). */
   modules: Record<string, string>;
-  /** Removes the folder (once the thread has ended). */
+  /** Releases this process's use of the build (once the thread has ended); the build stays as the cache. */
   remove(): void;
 }
 
