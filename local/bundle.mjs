@@ -111,7 +111,8 @@ function use(cache, dir, names) {
  * does not build. esbuild's process has ended when it settles.
  */
 export async function bundle(root, kind, entries) {
-  const key = createHash('sha256').update(JSON.stringify([entries, process.version])).digest('hex').slice(0, 16);
+  // This file's own text is part of the key: a change to how it builds is a new build.
+  const key = createHash('sha256').update(JSON.stringify([entries, process.version, readFileSync(fileURLToPath(import.meta.url), 'utf8')])).digest('hex').slice(0, 16);
   const cache = join(root, '.tmp', kind, key);
   mkdirSync(cache, { recursive: true });
   const names = Object.keys(entries);
