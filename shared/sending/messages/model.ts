@@ -104,7 +104,7 @@ export interface MessageItem extends ItemKey, MessageListKey, Partial<OutboxKey>
 
 /**
  * A `sent` or `delivered` event kept on its message item rather than an item of its own, so that
- * storing it and moving the status is one write (shared/sending/messages/fold.ts). What the event shares
+ * storing it and moving the status is one write (storeFolded in shared/sending/messages/timeline.ts). What the event shares
  * with its message (type, message and account ids) is not repeated, and the names are short: it
  * rides on every later write of the item, which DynamoDB charges by its size.
  */
