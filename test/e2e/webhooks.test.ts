@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { api, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
 import { startHttpReceiver, type Receiver } from '../support/receivers';
+import { waitFor } from '../support/wait';
 
 let dataDir: string;
 let runtime: RuntimeProcess;
@@ -56,6 +57,15 @@ it('delivers signed events for a send to the subscribed endpoint', async () => {
     expect(verify(request.body.toString('utf8'), request.headers, sub.body.signing_secret)).toBe(true);
     expect(verify(request.body.toString('utf8'), request.headers, 'f'.repeat(64))).toBe(false);
   }
-  const log = await api(runtime.url, 'GET', `/v1/webhooks/${sub.body.id}/deliveries`, key);
-  expect(log.body.deliveries.map((d: { status: string }) => d.status)).toEqual(['succeeded', 'succeeded']);
+  // The receiver answers before the worker records the attempt, so the log settles a moment later.
+  let statuses: string[] = [];
+  await waitFor(
+    async () => {
+      const log = await api(runtime.url, 'GET', `/v1/webhooks/${sub.body.id}/deliveries`, key);
+      statuses = log.body.deliveries.map((d: { status: string }) => d.status);
+      return statuses.length === 2 && statuses.every((s) => s !== 'pending');
+    },
+    { what: () => `both deliveries to settle (last seen: ${JSON.stringify(statuses)})` },
+  );
+  expect(statuses).toEqual(['succeeded', 'succeeded']);
 });
