@@ -45,8 +45,10 @@ export function storeClient(endpoint: string, options: { channel?: MessagePort; 
   return forEmulator(new DynamoDBClient({ ...common, endpoint, maxAttempts: 5, signer: emulatorSigner('dynamodb'), ...(requestHandler ? { requestHandler } : {}) }));
 }
 
-export function sqsClient(endpoint: string): SQSClient {
-  return forEmulator(new SQSClient({ ...common, endpoint, signer: emulatorSigner('sqs') }));
+/** The queue emulator's client: over `channel` (its MessagePort, channel-handler.ts) when given, else over HTTP. */
+export function sqsClient(endpoint: string, channel?: MessagePort): SQSClient {
+  const requestHandler = channel ? (new ChannelHttpHandler(channel) as never) : undefined;
+  return forEmulator(new SQSClient({ ...common, endpoint, signer: emulatorSigner('sqs'), ...(requestHandler ? { requestHandler } : {}) }));
 }
 
 export function sesClient(endpoint: string): SESv2Client {

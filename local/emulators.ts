@@ -131,25 +131,38 @@ export async function startS3(options: S3Options & ThreadOptions): Promise<Runni
  * heap instead of three, and the queue emulator's and s3rver's little CPU (s3rver streams objects
  * between sockets and files) beside the store's. Closing any closes all. `storeChannel` is a MessagePort the store
  * also answers requests on (channel-handler.ts), besides its TCP endpoint; `functionsStoreChannel`
- * another, for the runtime's functions thread (functions-thread.ts).
+ * another, for the runtime's functions thread (functions-thread.ts). The queue emulator answers on
+ * two channels of its own the same way (`sqsChannel`, `functionsSqsChannel`): every send, receive
+ * and delete of the consumers would otherwise be a loopback HTTP request, a write and a read system
+ * call each way and the HTTP parser on both threads.
  */
 export async function startStoreAndQueues(
   options: { path: string; s3?: S3Options } & ThreadOptions,
-): Promise<{ store: Running; sqs: Running; s3?: Running; storeChannel: MessagePort; functionsStoreChannel: MessagePort }> {
+): Promise<{ store: Running; sqs: Running; s3?: Running; storeChannel: MessagePort; functionsStoreChannel: MessagePort; sqsChannel: MessagePort; functionsSqsChannel: MessagePort }> {
   mkdirSync(options.path, { recursive: true });
   if (options.s3) mkdirSync(options.s3.directory, { recursive: true });
   const sqsPort = await freePort(LOOPBACK);
   const main = new MessageChannel();
   const functions = new MessageChannel();
+  const sqsMain = new MessageChannel();
+  const sqsFunctions = new MessageChannel();
   const [store, sqs, s3] = await startInThread(
     [
       { kind: 'dynalite', options: { path: options.path, port: 0 }, channels: [main.port2, functions.port2] },
-      { kind: 'sqs', options: { port: sqsPort } },
+      { kind: 'sqs', options: { port: sqsPort }, channels: [sqsMain.port2, sqsFunctions.port2] },
       ...(options.s3 ? [s3Emulator(options.s3)] : []),
     ],
     options,
   );
-  return { store: store as Running, sqs: sqs as Running, ...(s3 ? { s3 } : {}), storeChannel: main.port1, functionsStoreChannel: functions.port1 };
+  return {
+    store: store as Running,
+    sqs: sqs as Running,
+    ...(s3 ? { s3 } : {}),
+    storeChannel: main.port1,
+    functionsStoreChannel: functions.port1,
+    sqsChannel: sqsMain.port1,
+    functionsSqsChannel: sqsFunctions.port1,
+  };
 }
 
 export interface RunningSes extends Running {

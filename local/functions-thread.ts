@@ -36,6 +36,8 @@ export interface FunctionsThreadData {
   externalStore: boolean;
   /** The embedded store's port for this thread (emulators.ts startStoreAndQueues). */
   storeChannel?: MessagePort;
+  /** The queue emulator's port for this thread (emulators.ts startStoreAndQueues). */
+  sqsChannel?: MessagePort;
   /** The link to the API thread (port-rpc.ts). */
   link: MessagePort;
 }
@@ -117,7 +119,7 @@ export async function loadFunctionsThread(
       const link = new MessageChannel();
       rpc = new PortRpc(link.port1);
       serveJournal(rpc, journal);
-      const transferList = [link.port2, ...(data.storeChannel ? [data.storeChannel] : [])];
+      const transferList = [link.port2, ...[data.storeChannel, data.sqsChannel].filter((port) => port !== undefined)];
       const readyNow = next<{ ready: { sesEndpoint: string; sesPort: number } }>();
       worker.postMessage({ ...data, link: link.port2 } satisfies Omit<FunctionsThreadData, keyof Loaded>, transferList);
       const { ready } = await readyNow.catch(async (error: Error) => {

@@ -2,7 +2,7 @@
 // functions-build.ts): the queue consumers, the timed functions and the scheduler's tick, with
 // the SES emulator and its simulated feedback, on an event loop of their own, as Lambda runs each
 // function apart from the API. It builds its own container from the API thread's RuntimeConfig with
-// its own clients: the store over its own MessagePort to the store's thread, SQS and S3 over
+// its own clients: the store and SQS over their own MessagePorts to the emulators' thread, S3 over
 // loopback. Its queue port journals through the API thread (journal-link.ts).
 import { SqsQueue } from '../shared/adapters/aws/sqs-queue';
 import { SesMailer } from '../shared/adapters/aws/ses-mailer';
@@ -40,7 +40,7 @@ const apiThreadOnly: DeadLetterQueues = {
 /** The thread's container: its own clients, the SES emulator's feedback as its mailer, installed. */
 async function containerOf(data: FunctionsThreadData, rpc: PortRpc, logger: Logger, ses: RunningSes) {
   const config = { ...data.config, endpoints: { ...data.config.endpoints, ses: ses.endpoint } };
-  const sqs = sqsClient(config.endpoints.sqs as string);
+  const sqs = sqsClient(config.endpoints.sqs as string, data.sqsChannel);
   const queue = new LinkedJournalQueue(rpc, new SqsQueue(sqs, config.queueUrls));
   const container = await buildContainer(config, {
     logger,

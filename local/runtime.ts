@@ -85,6 +85,9 @@ interface Emulators {
   s3: Running;
   storeChannel?: MessagePort;
   functionsStoreChannel?: MessagePort;
+  /** The queue emulator's ports for this thread and the functions thread (emulators.ts startStoreAndQueues). */
+  sqsChannel?: MessagePort;
+  functionsSqsChannel?: MessagePort;
 }
 
 /** The store, queue and S3 emulators: one thread for all three, or a store the user named and the other two. */
@@ -96,7 +99,8 @@ async function startEmulators(settings: LocalSettings, dataDir: string, stops: A
     // One thread for all three: the thread, not the emulator, is what costs memory.
     const started = await startStoreAndQueues({ path: join(dataDir, 'dynamodb'), s3: s3Options, onFailure: failed('store, queue and S3 emulator') });
     stops.push(started.store.close);
-    return { dynamodbEndpoint: started.store.endpoint, sqs: started.sqs, s3: started.s3!, storeChannel: started.storeChannel, functionsStoreChannel: started.functionsStoreChannel };
+    const { storeChannel, functionsStoreChannel, sqsChannel, functionsSqsChannel } = started;
+    return { dynamodbEndpoint: started.store.endpoint, sqs: started.sqs, s3: started.s3!, storeChannel, functionsStoreChannel, sqsChannel, functionsSqsChannel };
   }
   const sqs = await startSqs({ onFailure: failed('queue emulator') });
   stops.push(sqs.close);
@@ -166,7 +170,7 @@ async function provision(settings: LocalSettings, dataDir: string, stops: Stops,
   const emulators = await startEmulators(settings, dataDir, stops, threadFailed);
   // As the composition root makes them, but lighter towards the emulators (emulator-clients.ts).
   const dynamo = storeClient(emulators.dynamodbEndpoint, { channel: emulators.storeChannel, external: Boolean(settings.dynamodbEndpoint) });
-  const sqsClient = makeSqsClient(emulators.sqs.endpoint);
+  const sqsClient = makeSqsClient(emulators.sqs.endpoint, emulators.sqsChannel);
   await ensureTable(dynamo, LOCAL_TABLE);
   const provisioned = await ensureQueues(sqsClient);
   const s3Client = new S3Client(s3ClientConfig({ region: REGION, credentials: DUMMY_CREDENTIALS }, emulators.s3.endpoint));
@@ -194,6 +198,7 @@ async function startMail(
   const { settings, dataDir, stops } = context;
   if (!loaded) {
     p.emulators.functionsStoreChannel?.close();
+    p.emulators.functionsSqsChannel?.close();
     const inline = await inlineMail(settings, dataDir, p.journal, p.config, context.logger);
     stops.push(inline.ses.close);
     return { sesEndpoint: inline.ses.endpoint, mailer: inline.mailer };
@@ -207,6 +212,7 @@ async function startMail(
     admission: { maxConsumerBatches: context.options.admission?.maxConsumerBatches },
     externalStore: Boolean(settings.dynamodbEndpoint),
     storeChannel: p.emulators.functionsStoreChannel,
+    sqsChannel: p.emulators.functionsSqsChannel,
     journal: p.journal,
   });
   stops.push(functionsThread.close);

@@ -50,6 +50,28 @@ export async function scanTimelineEvents(db: DynamoDBDocumentClient): Promise<Ti
   return [...withMessage, ...items.filter((e) => !ids.has(e.message_id))];
 }
 
+/**
+ * How many of an account's messages match `filter` (a condition on the message item's attributes,
+ * with its own values): a Scan that answers a count, not the items, so a test can poll it while
+ * the runtime works without taking the store's time from it. Read the items once it holds.
+ */
+export async function countMessagesWhere(
+  db: DynamoDBDocumentClient,
+  accountId: string,
+  filter: { expression: string; values: Record<string, unknown>; names?: Record<string, string> },
+): Promise<number> {
+  let count = 0;
+  const input = {
+    TableName: LOCAL_TABLE,
+    FilterExpression: `entity = :entity AND account_id = :account AND (${filter.expression})`,
+    ExpressionAttributeValues: { ':entity': 'message', ':account': accountId, ...filter.values },
+    ...(filter.names ? { ExpressionAttributeNames: filter.names } : {}),
+    Select: 'COUNT' as const,
+  };
+  for await (const page of paginateScan({ client: db }, input)) count += page.Count ?? 0;
+  return count;
+}
+
 export async function getItem(db: DynamoDBDocumentClient, key: ItemKey): Promise<Record<string, any> | undefined> {
   return (await db.send(new GetCommand({ TableName: LOCAL_TABLE, Key: { pk: key.pk, sk: key.sk }, ConsistentRead: true }))).Item;
 }
