@@ -13,6 +13,7 @@ import { ListMemberRepository } from '../../shared/audiences/contacts/members-re
 import type { ContactItem } from '../../shared/audiences/contacts/repository';
 import { CONTACT_WALK } from '../../shared/audiences/contacts/views';
 import { useTestbed } from '../support/testbed';
+import { expectError, expectInvalid } from '../support/errors';
 
 const bed = useTestbed({ scopedKeys: true });
 
@@ -44,18 +45,6 @@ async function made(body: Record<string, unknown>): Promise<Record<string, any>>
 
 const staticList = (name = 'Newsletter') => made({ name, type: 'static' });
 const dynamicList = (filter: unknown = pro, name = 'Pro') => made({ name, type: 'dynamic', filter });
-
-function expectInvalid(res: { status: number; body: any }, field: string): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(400);
-  expect(res.body.error).toMatchObject({ code: 'invalid_request', status: 400 });
-  expect(res.body.error.message.startsWith(`${field}:`), res.body.error.message).toBe(true);
-}
-
-function expectError(res: { status: number; body: any }, code: string, status: number, message?: RegExp): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.error).toMatchObject({ code, status });
-  if (message) expect(res.body.error.message).toMatch(message);
-}
 
 describe('POST /v1/lists', () => {
   it('creates a static list (exact count, no filter) and a dynamic one (counted at once)', async () => {
@@ -101,7 +90,7 @@ describe('POST /v1/lists', () => {
     expectInvalid(await create({ name: 'Odd', type: 'smart' }), 'body.type');
     expectInvalid(await create({ name: ' ', type: 'static' }), 'body.name');
     expectInvalid(await create({ type: 'static' }), 'body.name');
-    expectError(await create({ name: 'Mine', type: 'static' }, bed.readKey), 'forbidden', 403);
+    expectError(await create({ name: 'Mine', type: 'static' }, bed.readKey), 403, 'forbidden');
   });
 });
 
@@ -121,18 +110,18 @@ describe('GET /v1/lists and /v1/lists/{id}', () => {
     const mine = await staticList();
     const ada = await contact('ada@example.com', { list_ids: [mine.id] });
     const other = await createAccount(bed.c, { email: 'other@example.com' });
-    expectError(await get(mine.id, other.admin_key), 'not_found', 404);
-    expectError(await get('lst_01hzzzzzzzzzzzzzzzzzzzzzzz'), 'not_found', 404);
-    expectError(await get('nope'), 'not_found', 404);
-    expectError(await update(mine.id, { name: 'X' }, other.admin_key), 'not_found', 404);
-    expectError(await members(mine.id, {}, other.admin_key), 'not_found', 404);
-    expectError(await add(mine.id, { email: 'x@example.com' }, other.admin_key), 'not_found', 404);
-    expectError(await drop(mine.id, ada.id, other.admin_key), 'not_found', 404);
-    expectError(await remove(mine.id, other.admin_key), 'not_found', 404);
+    expectError(await get(mine.id, other.admin_key), 404, 'not_found');
+    expectError(await get('lst_01hzzzzzzzzzzzzzzzzzzzzzzz'), 404, 'not_found');
+    expectError(await get('nope'), 404, 'not_found');
+    expectError(await update(mine.id, { name: 'X' }, other.admin_key), 404, 'not_found');
+    expectError(await members(mine.id, {}, other.admin_key), 404, 'not_found');
+    expectError(await add(mine.id, { email: 'x@example.com' }, other.admin_key), 404, 'not_found');
+    expectError(await drop(mine.id, ada.id, other.admin_key), 404, 'not_found');
+    expectError(await remove(mine.id, other.admin_key), 404, 'not_found');
     expect((await lists({}, other.admin_key)).body.lists).toEqual([]);
     // Their contact is not ours to add.
     const theirs = (await createContact({ email: 'theirs@example.com' }, other.admin_key)).body;
-    expectError(await add(mine.id, { contact_id: theirs.id }), 'not_found', 404, new RegExp(theirs.id));
+    expectError(await add(mine.id, { contact_id: theirs.id }), 404, 'not_found', new RegExp(theirs.id));
     expect((await get(mine.id)).body.member_count).toBe(1);
   });
 });
@@ -144,14 +133,14 @@ describe('PATCH /v1/lists/{id}', () => {
     const news = await staticList();
     const renamed = await update(news.id, { name: 'Weekly' });
     expect(renamed.body).toEqual({ ...news, name: 'Weekly', updated_at: expect.any(String) });
-    expectError(await update(news.id, { filter: pro }), 'invalid_request', 422);
+    expectError(await update(news.id, { filter: pro }), 422, 'invalid_request');
     const dynamic = await dynamicList();
     expect(dynamic.member_count).toBe(1);
     const wider = await update(dynamic.id, { filter: { match: 'any', conditions: [{ field: 'data.seats', op: 'gt', value: 10 }] } });
     expect(wider.body).toMatchObject({ member_count: 2, name: 'Pro' });
     expectInvalid(await update(dynamic.id, { type: 'static' }), 'body');
     expectInvalid(await update(dynamic.id, { filter: { match: 'all', conditions: [{ field: 'email', op: 'nope' }] } }), 'body.filter.conditions.0.op');
-    expectError(await update(dynamic.id, { name: 'X' }, bed.readKey), 'forbidden', 403);
+    expectError(await update(dynamic.id, { name: 'X' }, bed.readKey), 403, 'forbidden');
   });
 });
 
@@ -178,16 +167,16 @@ describe('members of a static list', () => {
     expect((await drop(news.id, bob.body.id)).status).toBe(204);
     expect((await getContact(bob.body.id)).body.list_ids).toEqual([]);
     expect((await get(news.id)).body.member_count).toBe(2);
-    expectError(await drop(news.id, bob.body.id), 'not_found', 404, /not a member/);
-    expectError(await drop(news.id, 'ctc_01hzzzzzzzzzzzzzzzzzzzzzzz'), 'not_found', 404);
-    expectError(await drop(news.id, 'nope'), 'not_found', 404);
+    expectError(await drop(news.id, bob.body.id), 404, 'not_found', /not a member/);
+    expectError(await drop(news.id, 'ctc_01hzzzzzzzzzzzzzzzzzzzzzzz'), 404, 'not_found');
+    expectError(await drop(news.id, 'nope'), 404, 'not_found');
   });
 
   it('answers 409 duplicate_member for a member, and the count does not move', async () => {
     const news = await staticList();
     const ada = await contact('ada@example.com', { list_ids: [news.id] });
-    expectError(await add(news.id, { contact_id: ada.id }), 'duplicate_member', 409);
-    expectError(await add(news.id, { email: 'ada@example.com' }), 'duplicate_member', 409);
+    expectError(await add(news.id, { contact_id: ada.id }), 409, 'duplicate_member');
+    expectError(await add(news.id, { email: 'ada@example.com' }), 409, 'duplicate_member');
     expect((await get(news.id)).body.member_count).toBe(1);
     expect((await get(news.id)).body).not.toHaveProperty('pending');
   });
@@ -198,10 +187,10 @@ describe('members of a static list', () => {
     expectInvalid(await add(news.id, {}), 'body.contact_id');
     expectInvalid(await add(news.id, { contact_id: ada.id, email: 'ada@example.com' }), 'body.contact_id');
     expectInvalid(await add(news.id, { email: 'nobody' }), 'body.email');
-    expectError(await add(news.id, { contact_id: 'ctc_01hzzzzzzzzzzzzzzzzzzzzzzz' }), 'not_found', 404);
-    expectError(await add(news.id, { contact_id: 'nope' }), 'not_found', 404);
-    expectError(await add(news.id, { contact_id: ada.id }, bed.readKey), 'forbidden', 403);
-    expectError(await drop(news.id, ada.id, bed.readKey), 'forbidden', 403);
+    expectError(await add(news.id, { contact_id: 'ctc_01hzzzzzzzzzzzzzzzzzzzzzzz' }), 404, 'not_found');
+    expectError(await add(news.id, { contact_id: 'nope' }), 404, 'not_found');
+    expectError(await add(news.id, { contact_id: ada.id }, bed.readKey), 403, 'forbidden');
+    expectError(await drop(news.id, ada.id, bed.readKey), 403, 'forbidden');
     expect((await members(news.id, {}, bed.sendKey)).status).toBe(200);
     expect((await get(news.id)).body.member_count).toBe(0);
   });
@@ -216,9 +205,9 @@ describe('members of a dynamic list', () => {
     const upgraded = (await request({ method: 'PATCH', path: `/v1/contacts/${bob.id}`, key: bed.sendKey, body: { data: { plan: 'PRO' } } })).body;
     expect((await members(list.id)).body.contacts).toEqual([upgraded, ada]);
     expect(upgraded.list_ids).toEqual([]);
-    expectError(await add(list.id, { contact_id: ada.id }), 'invalid_request', 422, /dynamic/);
-    expectError(await add(list.id, { email: 'new@example.com' }), 'invalid_request', 422);
-    expectError(await drop(list.id, ada.id), 'invalid_request', 422);
+    expectError(await add(list.id, { contact_id: ada.id }), 422, 'invalid_request', /dynamic/);
+    expectError(await add(list.id, { email: 'new@example.com' }), 422, 'invalid_request');
+    expectError(await drop(list.id, ada.id), 422, 'invalid_request');
     expect((await request({ method: 'GET', path: '/v1/contacts', key: bed.readKey, query: { email: 'new@example.com' } })).body.contacts).toEqual([]);
   });
 
@@ -273,16 +262,16 @@ describe('DELETE /v1/lists/{id}', () => {
     const news = await staticList();
     const keep = await staticList('Keep');
     const ada = await contact('ada@example.com', { list_ids: [news.id, keep.id] });
-    expectError(await remove(news.id, bed.readKey), 'forbidden', 403);
+    expectError(await remove(news.id, bed.readKey), 403, 'forbidden');
     expect((await remove(news.id)).status).toBe(204);
-    expectError(await get(news.id), 'not_found', 404);
-    expectError(await remove(news.id), 'not_found', 404);
+    expectError(await get(news.id), 404, 'not_found');
+    expectError(await remove(news.id), 404, 'not_found');
     expect((await getContact(ada.id)).body.list_ids).toEqual([keep.id]);
     expect(await new ListMemberRepository(bed.c.store).member(bed.account.account_id, news.id, ada.id)).toBeUndefined();
     expect((await lists()).body.lists.map((l: { id: string }) => l.id)).toEqual([keep.id]);
     const dynamic = await dynamicList();
     expect((await remove(dynamic.id)).status).toBe(204);
-    expectError(await members(dynamic.id), 'not_found', 404);
+    expectError(await members(dynamic.id), 404, 'not_found');
   });
 
   it('finishes a delete a crash cut short: the marked list is gone for every read and write, and a repeated DELETE completes it', async () => {
@@ -290,12 +279,12 @@ describe('DELETE /v1/lists/{id}', () => {
     const ada = await contact('ada@example.com', { list_ids: [news.id] });
     const listRepo = new ContactListRepository(bed.c.store);
     await listRepo.markListDeleted(bed.account.account_id, news.id, bed.c.clock.now().toISOString());
-    expectError(await get(news.id), 'not_found', 404);
-    expectError(await members(news.id), 'not_found', 404);
-    expectError(await add(news.id, { email: 'bob@example.com' }), 'not_found', 404);
-    expectError(await update(news.id, { name: 'X' }), 'not_found', 404);
+    expectError(await get(news.id), 404, 'not_found');
+    expectError(await members(news.id), 404, 'not_found');
+    expectError(await add(news.id, { email: 'bob@example.com' }), 404, 'not_found');
+    expectError(await update(news.id, { name: 'X' }), 404, 'not_found');
     expect((await lists()).body.lists).toEqual([]);
-    expectError(await createContact({ email: 'bob@example.com', list_ids: [news.id] }), 'not_found', 404);
+    expectError(await createContact({ email: 'bob@example.com', list_ids: [news.id] }), 404, 'not_found');
     expect((await remove(news.id)).status).toBe(204);
     expect(await listRepo.getList(bed.account.account_id, news.id)).toBeUndefined();
     expect((await getContact(ada.id)).body.list_ids).toEqual([]);
@@ -313,7 +302,7 @@ describe('a list longer than one request removes', () => {
 
     // A request that may remove 3 memberships: the list is gone for every read at once, 4 remain.
     await deleteList(bed.c, bed.account.account_id, news.id, 3);
-    expectError(await get(news.id), 'not_found', 404);
+    expectError(await get(news.id), 404, 'not_found');
     const listRepo = new ContactListRepository(bed.c.store);
     const memberRepo = new ListMemberRepository(bed.c.store);
     expect(await memberRepo.firstMembers(bed.account.account_id, news.id, 100)).toHaveLength(4);
@@ -357,7 +346,7 @@ describe('membership writes a crash cut short', () => {
     await memberRepo.putMember({ account_id: bed.account.account_id, list_id: news.id, contact_id: ada.id, op: '0123456789abcdef', created_at: bed.c.clock.now().toISOString() });
     // Fresh: the add may still be running; a removal waits for it.
     expect((await get(news.id)).body.member_count).toBe(1);
-    expectError(await drop(news.id, ada.id), 'conflict', 409);
+    expectError(await drop(news.id, ada.id), 409, 'conflict');
     bed.c.clock.advance(PENDING_STALE_MS + 1);
     expect((await get(news.id)).body.member_count).toBe(1);
     expect((await getContact(ada.id)).body.list_ids).toEqual([news.id]);
@@ -391,7 +380,7 @@ describe('membership writes a crash cut short', () => {
     const bobMember = (await memberRepo.member(bed.account.account_id, news.id, bob.id))!;
     await memberRepo.markRemoving(bed.account.account_id, news.id, bob.id, bobMember.op, `-${bob.id}|${bobMember.op}|${nowMs}`, nowMs);
     // While fresh, a second removal of bob is refused as "not a member" being removed.
-    expectError(await drop(news.id, bob.id), 'not_found', 404);
+    expectError(await drop(news.id, bob.id), 404, 'not_found');
     bed.c.clock.advance(PENDING_STALE_MS + 1);
     expect((await get(news.id)).body.member_count).toBe(1);
     expect((await getContact(ada.id)).body.list_ids).toEqual([]);
@@ -415,7 +404,7 @@ describe('races with deletes', () => {
       if ((item as { entity?: string }).entity === 'list_member') await listRepo.markListDeleted(bed.account.account_id, news.id, bed.c.clock.now().toISOString());
     };
     try {
-      expectError(await add(news.id, { contact_id: ada.id }), 'not_found', 404, new RegExp(news.id));
+      expectError(await add(news.id, { contact_id: ada.id }), 404, 'not_found', new RegExp(news.id));
     } finally {
       bed.c.store.create = create;
     }

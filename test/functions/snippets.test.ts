@@ -17,6 +17,7 @@ import { MARK_LEASE_MS } from '../../shared/sending/templates/usage';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 import { sendWorker } from '../support/consumers';
+import { expectError, expectInvalid } from '../support/errors';
 
 let sequence = 0;
 
@@ -56,18 +57,6 @@ async function template(html?: string): Promise<Record<string, any>> {
   return res.body;
 }
 
-function expectInvalid(res: { status: number; body: any }, field: string): void {
-  expect(res.status).toBe(400);
-  expect(res.body.error).toMatchObject({ code: 'invalid_request', status: 400 });
-  expect(res.body.error.message.startsWith(`${field}:`)).toBe(true);
-}
-
-function expectError(res: { status: number; body: any }, code: string, status: number, message?: RegExp): void {
-  expect(res.status).toBe(status);
-  expect(res.body.error).toMatchObject({ code, status });
-  if (message) expect(res.body.error.message).toMatch(message);
-}
-
 describe('routes beside /v1/templates/{id}', () => {
   it('matches the literal /v1/templates/snippets paths before /v1/templates/{id}, as API Gateway does', () => {
     const match = createRouteMatcher(functions);
@@ -105,7 +94,7 @@ describe('POST /v1/templates/snippets', () => {
 
   it('answers 409 conflict on a name another snippet has, in any case', async () => {
     await made();
-    expectError(await create({ ...footer, name: 'FOOTER' }), 'conflict', 409, /"FOOTER" exists already/);
+    expectError(await create({ ...footer, name: 'FOOTER' }), 409, 'conflict', /"FOOTER" exists already/);
     expect((await list()).body.snippets).toHaveLength(1);
   });
 
@@ -122,15 +111,15 @@ describe('POST /v1/templates/snippets', () => {
   });
 
   it('checks the bodies: Mustache syntax, and no snippet inside a snippet', async () => {
-    expectError(await create({ name: 'x', body_html: '<p>\n{{# items }}x' }), 'invalid_template', 400, /^body_html line 2: section "items" is opened and never closed/);
+    expectError(await create({ name: 'x', body_html: '<p>\n{{# items }}x' }), 400, 'invalid_template', /^body_html line 2: section "items" is opened and never closed/);
     await made();
-    expectError(await create({ name: 'x', body_html: '<div>\n{{> footer }}</div>' }), 'invalid_template', 400, /^body_html line 2: partial "footer": a snippet cannot include another snippet/);
-    expectError(await create({ name: 'x', body_html: 'x', body_text: '{{> footer }}' }), 'invalid_template', 400, /^body_text line 1/);
+    expectError(await create({ name: 'x', body_html: '<div>\n{{> footer }}</div>' }), 400, 'invalid_template', /^body_html line 2: partial "footer": a snippet cannot include another snippet/);
+    expectError(await create({ name: 'x', body_html: 'x', body_text: '{{> footer }}' }), 400, 'invalid_template', /^body_text line 1/);
     expect((await list()).body.snippets).toHaveLength(1);
   });
 
   it('takes send and admin keys, not read keys', async () => {
-    expectError(await create(footer, bed.readKey), 'forbidden', 403);
+    expectError(await create(footer, bed.readKey), 403, 'forbidden');
     expect((await create(footer, bed.account.admin_key)).status).toBe(201);
   });
 });
@@ -162,12 +151,12 @@ describe('GET /v1/templates/snippets and /v1/templates/snippets/{id}', () => {
   it("answers 404 not_found for an unknown id, a malformed one and another account's snippet, whose list it never shows", async () => {
     const mine = await made();
     const other = await createAccount(bed.c, { email: 'other@example.com' });
-    expectError(await get(mine.id, other.admin_key), 'not_found', 404);
-    expectError(await get('snip_01hzzzzzzzzzzzzzzzzzzzzzzz'), 'not_found', 404);
-    expectError(await get('nope'), 'not_found', 404);
+    expectError(await get(mine.id, other.admin_key), 404, 'not_found');
+    expectError(await get('snip_01hzzzzzzzzzzzzzzzzzzzzzzz'), 404, 'not_found');
+    expectError(await get('nope'), 404, 'not_found');
     expect((await list({}, other.admin_key)).body.snippets).toEqual([]);
-    expectError(await update(mine.id, { body_html: 'x' }, other.admin_key), 'not_found', 404);
-    expectError(await remove(mine.id, other.admin_key), 'not_found', 404);
+    expectError(await update(mine.id, { body_html: 'x' }, other.admin_key), 404, 'not_found');
+    expectError(await remove(mine.id, other.admin_key), 404, 'not_found');
     expect((await get(mine.id)).body).toEqual(mine);
   });
 });
@@ -188,13 +177,13 @@ describe('PATCH /v1/templates/snippets/{id}', () => {
   it('frees the old name on a rename and refuses a name another snippet has (in another case)', async () => {
     const snippet = await made();
     const header = await made({ name: 'header', body_html: '<h1>Acme</h1>' });
-    expectError(await update(snippet.id, { name: 'HEADER' }), 'conflict', 409, /exists already/);
+    expectError(await update(snippet.id, { name: 'HEADER' }), 409, 'conflict', /exists already/);
     expect((await get(snippet.id)).body.name).toBe('Footer');
     expect((await update(snippet.id, { name: 'bottom' })).status).toBe(200);
     expect((await create({ name: 'footer', body_html: 'x' })).status).toBe(201);
     // A change of case alone keeps the name.
     expect((await update(header.id, { name: 'Header' })).body.name).toBe('Header');
-    expectError(await create({ name: 'HEADER', body_html: 'x' }), 'conflict', 409);
+    expectError(await create({ name: 'HEADER', body_html: 'x' }), 409, 'conflict');
   });
 
   it('names the field of a malformed body and checks the bodies', async () => {
@@ -202,9 +191,9 @@ describe('PATCH /v1/templates/snippets/{id}', () => {
     expectInvalid(await update(snippet.id, { name: '' }), 'body.name');
     expectInvalid(await update(snippet.id, { body_html: '' }), 'body.body_html');
     expectInvalid(await update(snippet.id, { id: 'x' }), 'body');
-    expectError(await update(snippet.id, { body_html: '{{/ x }}' }), 'invalid_template', 400, /^body_html line 1/);
-    expectError(await update(snippet.id, { body_text: '{{> header }}' }), 'invalid_template', 400, /^body_text line 1/);
-    expectError(await update(snippet.id, { body_html: 'x' }, bed.readKey), 'forbidden', 403);
+    expectError(await update(snippet.id, { body_html: '{{/ x }}' }), 400, 'invalid_template', /^body_html line 1/);
+    expectError(await update(snippet.id, { body_text: '{{> header }}' }), 400, 'invalid_template', /^body_text line 1/);
+    expectError(await update(snippet.id, { body_html: 'x' }, bed.readKey), 403, 'forbidden');
     expect((await get(snippet.id)).body).toEqual(snippet);
   });
 });
@@ -233,7 +222,7 @@ describe('updateSnippet racing another rename', () => {
     // The loser's name is free again; the winner's is held.
     expect(await new SnippetRepository(bed.c.store).nameItem(bed.account.account_id, 'loser')).toBeUndefined();
     expect((await create({ name: 'loser', body_html: '<p>x</p>' })).status).toBe(201);
-    expectError(await create({ name: 'Winner', body_html: '<p>x</p>' }), 'conflict', 409);
+    expectError(await create({ name: 'Winner', body_html: '<p>x</p>' }), 409, 'conflict');
   });
 });
 
@@ -242,14 +231,14 @@ describe('DELETE /v1/templates/snippets/{id}', () => {
     const snippet = await made();
     const res = await remove(snippet.id);
     expect(res.status).toBe(204);
-    expectError(await get(snippet.id), 'not_found', 404);
-    expectError(await remove(snippet.id), 'not_found', 404);
+    expectError(await get(snippet.id), 404, 'not_found');
+    expectError(await remove(snippet.id), 404, 'not_found');
     expect((await create(footer)).status).toBe(201);
   });
 
   it('refuses read keys', async () => {
     const snippet = await made();
-    expectError(await remove(snippet.id, bed.readKey), 'forbidden', 403);
+    expectError(await remove(snippet.id, bed.readKey), 403, 'forbidden');
   });
 });
 
@@ -257,11 +246,11 @@ describe('templates including snippets', () => {
   it('accepts a partial naming an account snippet in any case, and still refuses an unknown one with its line', async () => {
     await made();
     expect((await createTemplate(withFooter('<p>x</p>\n{{> FOOTER }}'))).status).toBe(201);
-    expectError(await createTemplate(withFooter('<p>x</p>\n\n{{> missing }}')), 'invalid_template', 400, /^body_html line 3: partial "missing" is not a snippet of this account/);
+    expectError(await createTemplate(withFooter('<p>x</p>\n\n{{> missing }}')), 400, 'invalid_template', /^body_html line 3: partial "missing" is not a snippet of this account/);
     const other = await createAccount(bed.c, { email: 'other@example.com' });
     const res = await request({ method: 'POST', path: '/v1/templates', key: other.admin_key, body: withFooter() });
-    expectError(res, 'invalid_template', 400, /partial "footer" is not a snippet/);
-    expectError(await createTemplate({ ...withFooter(), subject: '{{> footer }}' }), 'invalid_template', 400, /^subject line 1: partial "footer": only body_html and body_text/);
+    expectError(res, 400, 'invalid_template', /partial "footer" is not a snippet/);
+    expectError(await createTemplate({ ...withFooter(), subject: '{{> footer }}' }), 400, 'invalid_template', /^subject line 1: partial "footer": only body_html and body_text/);
   });
 
   it('renders the snippet’s current bodies: its body_html in body_html, its body_text in body_text', async () => {
@@ -294,8 +283,8 @@ describe('templates including snippets', () => {
   it('refuses a rename or delete while a template includes the snippet, and allows it once the template stops', async () => {
     const snippet = await made();
     const tmpl = await template();
-    expectError(await update(snippet.id, { name: 'bottom' }), 'conflict', 409, new RegExp(`"Footer" is included by template ${tmpl.id}`));
-    expectError(await remove(snippet.id), 'conflict', 409, new RegExp(tmpl.id));
+    expectError(await update(snippet.id, { name: 'bottom' }), 409, 'conflict', new RegExp(`"Footer" is included by template ${tmpl.id}`));
+    expectError(await remove(snippet.id), 409, 'conflict', new RegExp(tmpl.id));
     // Nothing half-done: the name and the snippet stand, and the template still renders.
     expect((await get(snippet.id)).body.name).toBe('Footer');
     expect((await render(tmpl.id, { name: 'A', company: 'B' })).body.body_html).toContain('Sent by B');
@@ -311,9 +300,9 @@ describe('templates including snippets', () => {
     const snippet = await made();
     const tmpl = await template();
     const second = await template('{{> Footer }}');
-    expectError(await remove(snippet.id), 'conflict', 409, new RegExp(`${tmpl.id}|${second.id}`));
+    expectError(await remove(snippet.id), 409, 'conflict', new RegExp(`${tmpl.id}|${second.id}`));
     expect((await removeTemplate(tmpl.id)).status).toBe(200);
-    expectError(await remove(snippet.id), 'conflict', 409, new RegExp(second.id));
+    expectError(await remove(snippet.id), 409, 'conflict', new RegExp(second.id));
     expect((await removeTemplate(second.id)).status).toBe(200);
     expect((await remove(snippet.id)).status).toBe(204);
   });
@@ -322,7 +311,7 @@ describe('templates including snippets', () => {
     const snippet = await made();
     const tmpl = await template();
     expect((await updateTemplate(tmpl.id, { subject: 'Hello {{ name }}' })).body.version).toBe(2);
-    expectError(await remove(snippet.id), 'conflict', 409);
+    expectError(await remove(snippet.id), 409, 'conflict');
     const name = (await new SnippetRepository(bed.c.store).nameItem(bed.account.account_id, 'footer'))!;
     expect(name.used_by?.size).toBe(1);
   });
@@ -345,7 +334,7 @@ describe('templates including snippets', () => {
     await snippets.mark(bed.account.account_id, 'footer', snippet.id, `tmpl_01hzzzzzzzzzzzzzzzzzzzzzzz#${token(tmpl.id)}`);
     await snippets.mark(bed.account.account_id, 'footer', snippet.id, `${tmpl.id}#${token(bed.c.ids.next('tmpl'))}`);
     // The live template's unmatched mark is young: its write may still land.
-    expectError(await remove(snippet.id), 'conflict', 409, new RegExp(tmpl.id));
+    expectError(await remove(snippet.id), 409, 'conflict', new RegExp(tmpl.id));
     bed.c.clock.advance(MARK_LEASE_MS + 1);
     expect((await remove(snippet.id)).status).toBe(204);
   });

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { MAX_PROBLEMS } from '../../shared/sending/templates/preview';
 import { useTestbed } from '../support/testbed';
+import { expectError } from '../support/errors';
 
 const bed = useTestbed({ scopedKeys: true });
 
@@ -29,12 +30,6 @@ async function previewed(body: Record<string, unknown>, key = bed.readKey): Prom
 }
 
 const codes = (problems: Problem[]): string[] => problems.map((p) => p.code);
-
-function expectError(res: { status: number; body: any }, code: string, status: number, message?: RegExp): void {
-  expect(res.status).toBe(status);
-  expect(res.body.error).toMatchObject({ code, status });
-  if (message) expect(res.body.error.message).toMatch(message);
-}
 
 const clean = {
   subject: 'Welcome, {{ first_name }}',
@@ -189,19 +184,19 @@ describe('POST /v1/templates/preview', () => {
   });
 
   it('answers 400 invalid_request naming the field for a body of the wrong shape', async () => {
-    expectError(await preview({ subject: 'x' }), 'invalid_request', 400, /^body\.body_html:/);
-    expectError(await preview({ body_html: '<p>x</p>' }), 'invalid_request', 400, /^body\.subject:/);
-    expectError(await preview({ subject: '', body_html: '<p>x</p>' }), 'invalid_request', 400, /^body\.subject:/);
-    expectError(await preview({ ...clean, variables: ['a'] }), 'invalid_request', 400, /^body\.variables:/);
-    expectError(await preview({ ...clean, body_text: 3 }), 'invalid_request', 400, /^body\.body_text:/);
-    expectError(await preview({ ...clean, vars: {} }), 'invalid_request', 400, /vars/);
-    expectError(await preview({ ...clean, subject: 'x'.repeat(999) }), 'invalid_request', 400, /^body\.subject:/);
-    expectError(await preview([clean]), 'invalid_request', 400);
-    expectError(await preview(undefined), 'invalid_request', 400);
+    expectError(await preview({ subject: 'x' }), 400, 'invalid_request', /^body\.body_html:/);
+    expectError(await preview({ body_html: '<p>x</p>' }), 400, 'invalid_request', /^body\.subject:/);
+    expectError(await preview({ subject: '', body_html: '<p>x</p>' }), 400, 'invalid_request', /^body\.subject:/);
+    expectError(await preview({ ...clean, variables: ['a'] }), 400, 'invalid_request', /^body\.variables:/);
+    expectError(await preview({ ...clean, body_text: 3 }), 400, 'invalid_request', /^body\.body_text:/);
+    expectError(await preview({ ...clean, vars: {} }), 400, 'invalid_request', /vars/);
+    expectError(await preview({ ...clean, subject: 'x'.repeat(999) }), 400, 'invalid_request', /^body\.subject:/);
+    expectError(await preview([clean]), 400, 'invalid_request');
+    expectError(await preview(undefined), 400, 'invalid_request');
   });
 
   it('answers 401 without a key', async () => {
-    expectError(await request({ method: 'POST', path: '/v1/templates/preview', body: clean }), 'unauthorized', 401);
+    expectError(await request({ method: 'POST', path: '/v1/templates/preview', body: clean }), 401, 'unauthorized');
   });
 });
 
@@ -225,6 +220,6 @@ describe('POST /v1/templates/{id}/render, as mailed', () => {
   it("answers 404 template_not_found for another account's template", async () => {
     const created = await createTemplate({ name: 't', channel: 'email', subject: 'Hi', body_html: '<p>x</p>' });
     const other = await createAccount(bed.c, { email: 'other@example.com' });
-    expectError(await request({ method: 'POST', path: `/v1/templates/${created.body.id}/render`, key: other.admin_key, body: {} }), 'template_not_found', 404);
+    expectError(await request({ method: 'POST', path: `/v1/templates/${created.body.id}/render`, key: other.admin_key, body: {} }), 404, 'template_not_found');
   });
 });

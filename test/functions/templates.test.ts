@@ -15,6 +15,7 @@ import type { Store } from '../../shared/db/store';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 import { sendWorker } from '../support/consumers';
+import { expectError, expectInvalid } from '../support/errors';
 
 let sequence = 0;
 
@@ -58,18 +59,6 @@ async function made(body: Record<string, unknown> = welcome): Promise<Record<str
   const res = await create(body);
   expect(res.status).toBe(201);
   return res.body;
-}
-
-function expectInvalid(res: { status: number; body: any }, field: string): void {
-  expect(res.status).toBe(400);
-  expect(res.body.error).toMatchObject({ code: 'invalid_request', status: 400 });
-  expect(res.body.error.message.startsWith(`${field}:`)).toBe(true);
-}
-
-function expectError(res: { status: number; body: any }, code: string, status: number, message?: RegExp): void {
-  expect(res.status).toBe(status);
-  expect(res.body.error).toMatchObject({ code, status });
-  if (message) expect(res.body.error.message).toMatch(message);
 }
 
 async function mailedOf(messageId: string): Promise<void> {
@@ -131,7 +120,7 @@ describe('POST /v1/templates', () => {
     ['a partial (no snippet exists)', { body_html: '<p>hi</p>\n\n{{> footer }}' }, /^body_html line 3: partial "footer" is not a snippet of this account$/],
     ['a variable missing from variables', { body_text: 'Hello {{ first_name }}\nRef {{ order_id }}' }, /^body_text line 2: variable "order_id" is used but not listed in variables$/],
   ])('refuses %s with 400 invalid_template naming the line', async (_title, change, message) => {
-    expectError(await create({ ...welcome, ...change }), 'invalid_template', 400, message);
+    expectError(await create({ ...welcome, ...change }), 400, 'invalid_template', message);
   });
 
   it('accepts undeclared variables when variables is not given, and names inside sections as item fields', async () => {
@@ -140,7 +129,7 @@ describe('POST /v1/templates', () => {
   });
 
   it('needs the send or admin scope', async () => {
-    expectError(await create(welcome, bed.readKey), 'forbidden', 403);
+    expectError(await create(welcome, bed.readKey), 403, 'forbidden');
     expect((await create(welcome, bed.account.admin_key)).status).toBe(201);
   });
 });
@@ -183,17 +172,17 @@ describe('GET /v1/templates/{id}', () => {
     const other = await createAccount(bed.c, { email: 'other@example.com' });
     const theirs = await get(template.id, {}, other.admin_key);
     const missing = await get('tmpl_01jxxxxxxxxxxxxxxxxxxxxxxx');
-    expectError(theirs, 'template_not_found', 404);
-    expectError(missing, 'template_not_found', 404);
+    expectError(theirs, 404, 'template_not_found');
+    expectError(missing, 404, 'template_not_found');
     expect(theirs.body.error.message).toBe(`template ${template.id} not found`);
-    expectError(await get('nonsense'), 'template_not_found', 404);
+    expectError(await get('nonsense'), 404, 'template_not_found');
   });
 
   it('refuses a version that is not a number, and answers 404 for one that does not exist', async () => {
     const template = await made();
     expectInvalid(await get(template.id, { version: 'first' }), 'query.version');
     expectInvalid(await get(template.id, { version: '0' }), 'query.version');
-    expectError(await get(template.id, { version: '2' }), 'template_not_found', 404, /has no version 2/);
+    expectError(await get(template.id, { version: '2' }), 404, 'template_not_found', /has no version 2/);
   });
 });
 
@@ -227,8 +216,8 @@ describe('PUT /v1/templates/{id}', () => {
 
   it('checks the new content, against the listed variables', async () => {
     const template = await made();
-    expectError(await update(template.id, { body_html: '<p>{{ last_name }}</p>' }), 'invalid_template', 400, /^body_html line 1: variable "last_name"/);
-    expectError(await update(template.id, { body_html: '{{# a }}' }), 'invalid_template', 400, /section "a"/);
+    expectError(await update(template.id, { body_html: '<p>{{ last_name }}</p>' }), 400, 'invalid_template', /^body_html line 1: variable "last_name"/);
+    expectError(await update(template.id, { body_html: '{{# a }}' }), 400, 'invalid_template', /section "a"/);
     expectInvalid(await update(template.id, { body_html: '' }), 'body.body_html');
     expectInvalid(await update(template.id, { version: 3 }), 'body');
     expect((await get(template.id)).body.version).toBe(1);
@@ -237,8 +226,8 @@ describe('PUT /v1/templates/{id}', () => {
   it("answers 404 for another account's template and refuses a read key", async () => {
     const template = await made();
     const other = await createAccount(bed.c, { email: 'other@example.com' });
-    expectError(await update(template.id, { name: 'x' }, other.admin_key), 'template_not_found', 404);
-    expectError(await update(template.id, { name: 'x' }, bed.readKey), 'forbidden', 403);
+    expectError(await update(template.id, { name: 'x' }, other.admin_key), 404, 'template_not_found');
+    expectError(await update(template.id, { name: 'x' }, bed.readKey), 403, 'forbidden');
     expect((await get(template.id)).body.name).toBe('Welcome');
   });
 
@@ -309,7 +298,7 @@ describe('updateTemplate under concurrent writers', () => {
 describe('DELETE /v1/templates/{id}', () => {
   it('answers 403 forbidden to a read key, and the template stays', async () => {
     const template = await made();
-    expectError(await remove(template.id, bed.readKey), 'forbidden', 403);
+    expectError(await remove(template.id, bed.readKey), 403, 'forbidden');
     expect((await get(template.id)).status).toBe(200);
   });
 
@@ -320,17 +309,17 @@ describe('DELETE /v1/templates/{id}', () => {
     const res = await remove(template.id);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ message: 'template deleted' });
-    expectError(await get(template.id), 'template_not_found', 404);
-    expectError(await get(template.id, { version: '1' }), 'template_not_found', 404);
+    expectError(await get(template.id), 404, 'template_not_found');
+    expectError(await get(template.id, { version: '1' }), 404, 'template_not_found');
     expect(await new TemplateRepository(bed.c.store).getVersion(template.id, 1)).toBeUndefined();
-    expectError(await send({ template_id: template.id, template_vars: { first_name: 'Ada' } }), 'template_not_found', 404);
-    expectError(await remove(template.id), 'template_not_found', 404);
+    expectError(await send({ template_id: template.id, template_vars: { first_name: 'Ada' } }), 404, 'template_not_found');
+    expectError(await remove(template.id), 404, 'template_not_found');
   });
 
   it("answers 404 for another account's template, which stays", async () => {
     const template = await made();
     const other = await createAccount(bed.c, { email: 'other@example.com' });
-    expectError(await remove(template.id, other.admin_key), 'template_not_found', 404);
+    expectError(await remove(template.id, other.admin_key), 404, 'template_not_found');
     expect((await get(template.id)).status).toBe(200);
   });
 });
@@ -369,12 +358,12 @@ describe('POST /v1/templates/{id}/render', () => {
 
   it('answers 400 missing_variable naming every required variable without a value', async () => {
     const template = await made({ ...welcome, variables: [...welcome.variables, { name: 'code', required: true }], body_text: '{{ code }}' });
-    expectError(await render(template.id, { vars: { first_name: null } }), 'missing_variable', 400, /first_name, code$/);
+    expectError(await render(template.id, { vars: { first_name: null } }), 400, 'missing_variable', /first_name, code$/);
   });
 
   it('answers 422 template_error for a render that runs past its bounds', async () => {
     const template = await made({ name: 'bomb', channel: 'email', subject: 'x', body_html: '{{#a}}{{#a}}{{#a}}{{#a}}xxxxxxxxxx{{/a}}{{/a}}{{/a}}{{/a}}' });
-    expectError(await render(template.id, { vars: { a: Array.from({ length: 100 }, (_, i) => i) } }), 'template_error', 422, /^body_html: rendering/);
+    expectError(await render(template.id, { vars: { a: Array.from({ length: 100 }, (_, i) => i) } }), 422, 'template_error', /^body_html: rendering/);
   });
 
   it('never reaches what the values did not hold (prototype names render nothing)', async () => {
@@ -387,7 +376,7 @@ describe('POST /v1/templates/{id}/render', () => {
     expectInvalid(await render(template.id, { vars: 'nope' }), 'body.vars');
     expectInvalid(await render(template.id, { variables: {} }), 'body');
     const other = await createAccount(bed.c, { email: 'other@example.com' });
-    expectError(await render(template.id, { vars: { first_name: 'A' } }, other.admin_key), 'template_not_found', 404);
+    expectError(await render(template.id, { vars: { first_name: 'A' } }, other.admin_key), 404, 'template_not_found');
   });
 });
 
@@ -443,12 +432,12 @@ describe('sending with template_id', () => {
 
   it('answers each template error as the spec names it', async () => {
     const template = await made();
-    expectError(await send({ template_id: template.id, template_vars: {} }), 'missing_variable', 400, /first_name/);
-    expectError(await send({ template_id: 'tmpl_01jxxxxxxxxxxxxxxxxxxxxxxx' }), 'template_not_found', 404);
+    expectError(await send({ template_id: template.id, template_vars: {} }), 400, 'missing_variable', /first_name/);
+    expectError(await send({ template_id: 'tmpl_01jxxxxxxxxxxxxxxxxxxxxxxx' }), 404, 'template_not_found');
     const bomb = await made({ name: 'bomb', channel: 'email', subject: 'x', body_html: '{{#a}}{{#a}}{{#a}}{{#a}}xxxxxxxxxx{{/a}}{{/a}}{{/a}}{{/a}}' });
-    expectError(await send({ template_id: bomb.id, template_vars: { a: Array.from({ length: 100 }, (_, i) => i) } }), 'template_error', 422);
+    expectError(await send({ template_id: bomb.id, template_vars: { a: Array.from({ length: 100 }, (_, i) => i) } }), 422, 'template_error');
     await update(template.id, { is_active: false });
-    expectError(await send({ template_id: template.id, template_vars: { first_name: 'A' } }), 'template_error', 422, /inactive/);
+    expectError(await send({ template_id: template.id, template_vars: { first_name: 'A' } }), 422, 'template_error', /inactive/);
     const other = await createAccount(bed.c, { email: 'other@example.com' });
     const theirs = await made();
     expect(theirs.id).not.toBe(template.id);
@@ -459,8 +448,8 @@ describe('sending with template_id', () => {
         key: other.admin_key,
         body: { channel: 'email', idempotency_key: 'theirs', destination: { email: 'other@example.com' }, template_id: theirs.id, template_vars: { first_name: 'A' } },
       }),
-      'template_not_found',
       404,
+      'template_not_found',
     );
     expect(bed.c.sent.filter((s) => s.queue === 'send')).toEqual([]);
   });

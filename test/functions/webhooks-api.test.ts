@@ -11,6 +11,7 @@ import { listMatchingSubscriptions, MAX_SUBSCRIPTIONS, signingSecretOf } from '.
 import { call } from '../support/api';
 import type { HttpEventInput } from '../support/events';
 import { useTestbed } from '../support/testbed';
+import { expectInvalid } from '../support/errors';
 
 const bed = useTestbed({ scopedKeys: true });
 beforeEach(() => {
@@ -47,12 +48,6 @@ async function subscribe(body: Record<string, unknown> = {}): Promise<{ id: stri
 const stored = (id: string) => bed.c.store.get<SubscriptionItem>(keys.webhook(bed.account.account_id, id));
 const storedPartition = async () =>
   JSON.stringify((await bed.c.store.query({ keyCondition: 'pk = :pk', values: { ':pk': accountPartition(bed.account.account_id) } })).items);
-
-function expectInvalid(res: { status: number; body: any }, field: string): void {
-  expect(res.status).toBe(400);
-  expect(res.body.error).toMatchObject({ code: 'invalid_request', status: 400 });
-  expect(res.body.error.message.startsWith(`${field}:`)).toBe(true);
-}
 
 function expectNotFound(res: { status: number; body: any }): void {
   expect(res.status).toBe(404);
