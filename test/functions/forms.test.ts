@@ -10,7 +10,6 @@ import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { createKey } from '../../shared/accounts/api-keys/service';
 import { ContactClaimRepository } from '../../shared/audiences/contacts/claims-repository';
 import { keys } from '../../shared/db/keys';
-import { prefersHtml } from '../../shared/http/negotiate';
 import { PermanentSendError } from '../../shared/ports/mailer';
 import { TEST_SECRETS } from '../support/container';
 import { httpEvent, type HttpEventInput } from '../support/events';
@@ -832,16 +831,6 @@ describe('the public routes', () => {
     expect(statuses.slice(0, 10)).toEqual(Array(10).fill(200));
     expect(statuses[10]).toBe(429);
     expect(elsewhere.status).toBe(202);
-  });
-
-  it.each([
-    [BROWSER_ACCEPT, true],
-    ['application/json', false],
-    ['*/*', false],
-    [undefined, false],
-    ['text/html;q=0.5, application/json', false],
-  ])('prefersHtml(%j) is %s', (accept, expected) => {
-    expect(prefersHtml(accept)).toBe(expected);
   });
 });
 

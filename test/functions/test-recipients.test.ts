@@ -8,7 +8,6 @@ import { PermanentSendError } from '../../shared/ports/mailer';
 import { TestRecipientRepository } from '../../shared/sending/test-recipients/repository';
 import { admitTestSend, findTestRecipientByEmail, isVerifiedTestRecipient } from '../../shared/sending/test-recipients/service';
 import { handler } from '../../functions/test-recipients/http';
-import { prefersHtml } from '../../shared/http/negotiate';
 import { httpEvent } from '../support/events';
 import { useTestbed } from '../support/testbed';
 
@@ -308,17 +307,6 @@ describe('GET /v1/test-recipients/verify', () => {
     expect(ok.body).toContain('tester@example.com');
     expect(spent.statusCode).toBe(400);
     expect(spent.headers?.['content-type']).toBe('text/html; charset=utf-8');
-  });
-
-  it.each([
-    [BROWSER_ACCEPT, true],
-    ['text/html', true],
-    ['application/json', false],
-    ['*/*', false],
-    [undefined, false],
-    ['text/html;q=0.5, application/json', false],
-  ])('prefersHtml(%j) is %s', (accept, expected) => {
-    expect(prefersHtml(accept)).toBe(expected);
   });
 });
 
