@@ -18,7 +18,7 @@ import type { Receiver } from '../support/receivers';
 import { useLoopbackReceiver } from '../support/webhook-receiver';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
-import { sendWorker, deliverWebhook } from '../support/consumers';
+import { sendWorker, deliverWebhook, nextWebhookAttempt } from '../support/consumers';
 
 let receiver: Receiver;
 const bed = useTestbed();
@@ -138,24 +138,8 @@ describe('fan-out and the request', () => {
 });
 
 describe('retries', () => {
-  /**
-   * Runs the next due attempt: moves the clock to it and takes it from the queue (short delays)
-   * or, for longer ones, lets the scheduler fire it at the delivery's next_retry_at.
-   */
-  async function nextAttempt(subscriptionId: string): Promise<boolean> {
-    const queued = bed.c.sent.findIndex((s) => s.queue === 'webhooks');
-    if (queued >= 0) {
-      const [job] = bed.c.sent.splice(queued, 1);
-      bed.c.clock.advance((job?.delaySeconds ?? 0) * 1000);
-      await deliverWebhook(sqsEvent([sqsRecord(job?.body)]));
-      return true;
-    }
-    const next = (await deliveries(subscriptionId))[0]?.next_retry_at;
-    if (!next) return false;
-    bed.c.clock.set(new Date(Date.parse(next) + 1000));
-    if ((await bed.c.scheduler.fireDue(bed.c.clock.now(), bed.c.queue)) === 0) return false;
-    return nextAttempt(subscriptionId);
-  }
+  /** Runs the next due attempt of the subscription's latest delivery (see nextWebhookAttempt). */
+  const nextAttempt = (subscriptionId: string) => nextWebhookAttempt(bed.c, async () => (await deliveries(subscriptionId))[0]?.next_retry_at);
 
   it.each([
     ['a 500', { status: 500 }],
