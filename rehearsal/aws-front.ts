@@ -3,9 +3,9 @@
 // asks the IAM check whether the caller's role may make it, answers AccessDenied as the service
 // would when not, and otherwise passes the request on unchanged. Every call is recorded.
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { accessKeyIdOf } from './secrets';
 import { REHEARSAL_ACCOUNT, REHEARSAL_REGION } from './template';
+import { listenOnLoopback } from './loopback';
 
 /** One permission IAM checks: an action on a resource. */
 export interface Check {
@@ -179,14 +179,5 @@ export async function startFront(
       forward.end(raw);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return listenOnLoopback(server);
 }

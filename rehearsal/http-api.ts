@@ -5,10 +5,10 @@
 // payload v2 event and the function's answer into the HTTP response the way API Gateway does.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { InvokeResult } from './lambda';
 import { resourcesOfType, type CfnTemplate, type Resolver } from './template';
+import { listenOnLoopback } from './loopback';
 
 export interface ApiRoute {
   routeKey: string;
@@ -201,14 +201,5 @@ export async function startHttpApi(options: {
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return listenOnLoopback(server, options.port);
 }

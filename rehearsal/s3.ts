@@ -9,12 +9,12 @@
 // identity policies): a note says so.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startS3, type Running } from '../local/emulators';
 import type { AwsCall, Authorize, Check, RecordedCall } from './aws-front';
 import { accessKeyIdOf } from './secrets';
+import { listenOnLoopback } from './loopback';
 
 export interface S3StandIn {
   /** The front the functions reach (AWS_ENDPOINT_URL_S3). */
@@ -100,15 +100,12 @@ export async function startS3StandIn(options: {
     });
     req.pipe(forward);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const listening = await listenOnLoopback(server);
   return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    endpoint: listening.endpoint,
     upstream: s3.endpoint,
     close: async () => {
-      await new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      });
+      await listening.close();
       await s3.close();
       rmSync(directory, { recursive: true, force: true });
     },

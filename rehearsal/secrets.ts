@@ -4,7 +4,7 @@
 // (shared/adapters/aws/secrets-manager.ts) from a stand-in that speaks the service's JSON protocol.
 import { randomInt, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback';
 
 /** The CloudFormation property, as the template writes it. */
 export interface GenerateSecretStringSpec {
@@ -145,15 +145,5 @@ export async function startSecretsManager(
       answer(200, { ARN: secret.arn, Name: secret.name, SecretString: secret.value, VersionId: randomUUID(), VersionStages: ['AWSCURRENT'], CreatedDate: Date.now() / 1000 });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    reads,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...(await listenOnLoopback(server)), reads };
 }

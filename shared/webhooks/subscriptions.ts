@@ -1,7 +1,6 @@
 // Webhook subscriptions: the use cases behind /v1/webhooks and the reads the delivery worker needs.
 // The signing secret is shown once (create, rotate) and otherwise kept sealed under the data
 // encryption key, bound to the subscription id; the worker opens it to sign each request.
-import { randomHex } from '../crypto/crypto';
 import type { Store } from '../db/store';
 import { ApiError, InvalidRequestError, NotFoundError } from '../errors';
 import type { Ids } from '../ports/ids';
@@ -9,7 +8,7 @@ import { mapPage, pageRequest, type Page, type PageInput } from '../pagination';
 import type { Clock } from '../ports/clock';
 import type { HttpClient } from '../ports/http-client';
 import type { Secrets } from '../ports/secrets';
-import { open, seal } from '../crypto/secret-box';
+import { newSigningSecret, openSigningSecret } from './signing-secret';
 import { matches } from './model';
 import {
   DeliveryRepository,
@@ -24,8 +23,6 @@ import type { CreateWebhookBody, DeliveryView, SubscriptionView, SubscriptionWit
 
 /** Recorded in docs/api-decisions.md: bounds the fan-out cost of one event. */
 export const MAX_SUBSCRIPTIONS = 20;
-const SECRET_BYTES = 32;
-const ENCRYPTION_KEY = 'data-encryption-key';
 
 export interface SubscriptionDeps {
   store: Store;
@@ -42,11 +39,6 @@ const notFound = (): NotFoundError => new NotFoundError('webhook subscription');
 async function checkEndpoint(deps: SubscriptionDeps, url: string): Promise<void> {
   const checked = await deps.http.check(url);
   if (!checked.ok) throw new InvalidRequestError(`body.endpoint_url: ${checked.reason}`);
-}
-
-function newSecret(key: string, subscriptionId: string): { secret: string; sealed: string } {
-  const secret = randomHex(SECRET_BYTES);
-  return { secret, sealed: seal(key, secret, subscriptionId) };
 }
 
 const withSecret = (item: NewSubscription, secret: string): SubscriptionWithSecretView => ({ ...toSubscriptionView(item), signing_secret: secret });
@@ -80,7 +72,7 @@ export async function listMatchingSubscriptions(store: Store, accountId: string,
 
 /** The plaintext signing secret: the HMAC key exactly as shown to the user (64 hex, UTF-8). */
 export function signingSecretOf(c: { secrets: Pick<Secrets, 'get'> }, sub: SubscriptionItem): string {
-  return open(c.secrets.get(ENCRYPTION_KEY), sub.secret_sealed, sub.id);
+  return openSigningSecret(c, sub);
 }
 
 export async function createSubscription(deps: SubscriptionDeps, accountId: string, body: CreateWebhookBody, caller: SubscriptionCaller = {}): Promise<SubscriptionWithSecretView> {
@@ -92,7 +84,7 @@ export async function createSubscription(deps: SubscriptionDeps, accountId: stri
   }
   const id = deps.ids.next('whk');
   const now = deps.clock.now().toISOString();
-  const { secret, sealed } = newSecret(deps.secrets.get(ENCRYPTION_KEY), id);
+  const { secret, sealed } = newSigningSecret(deps, id);
   const item: NewSubscription = {
     id,
     account_id: accountId,
@@ -167,7 +159,7 @@ export async function removeEverySubscription(deps: { store: Store }, accountId:
 export async function rotateSecret(deps: SubscriptionDeps, accountId: string, subscriptionId: string, caller: SubscriptionCaller = {}): Promise<SubscriptionWithSecretView> {
   const subscriptions = new SubscriptionRepository(deps.store);
   const current = await changeableSubscription(subscriptions, accountId, subscriptionId, caller);
-  const { secret, sealed } = newSecret(deps.secrets.get(ENCRYPTION_KEY), subscriptionId);
+  const { secret, sealed } = newSigningSecret(deps, subscriptionId);
   const updated = await subscriptions.replaceSecret(accountId, subscriptionId, { from: current.secret_sealed, to: sealed, updatedAt: deps.clock.now().toISOString() });
   if (updated) return withSecret(updated, secret);
   if (!(await subscriptions.get(accountId, subscriptionId))) throw notFound();

@@ -3,7 +3,7 @@
 // whose record cannot be written does not happen; only staff read the log.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { keys } from '../../shared/db/keys';
-import { expectError } from '../support/mail';
+import { expectError } from '../support/errors';
 import { linkTokenIn, sessionFrom, signUp, withSession, type TestSession } from '../support/sessions';
 import { useTestbed } from '../support/testbed';
 import { TEST_SECRETS } from '../support/container';

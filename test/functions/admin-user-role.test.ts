@@ -2,7 +2,7 @@
 // /v1/admin) or an owner again. Only a verified address may be made staff, a change ends the
 // user's sessions, and only staff may call it.
 import { describe, expect, it } from 'vitest';
-import { expectError } from '../support/mail';
+import { expectError } from '../support/errors';
 import { linkTokenIn, sessionFrom, signUp, withSession, type TestSession } from '../support/sessions';
 import { useTestbed } from '../support/testbed';
 

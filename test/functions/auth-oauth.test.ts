@@ -9,7 +9,7 @@ import { setAccountStatus } from '../../shared/accounts/service';
 import { staticSecrets } from '../../shared/adapters/static-secrets';
 import { TEST_SECRETS } from '../support/container';
 import type { HttpEventInput, ParsedResult } from '../support/events';
-import { expectError } from '../support/mail';
+import { expectError } from '../support/errors';
 import { startOAuthStandIn, STAND_IN_CLIENTS, type OAuthStandIn } from '../support/oauth-stand-in';
 import { sessionCookieOf, signUp } from '../support/sessions';
 import { useTestbed } from '../support/testbed';

@@ -2,7 +2,7 @@
 // static and dynamic lists walked page by page into chunks, unsubscribed and suppressed contacts
 // skipped, each contact's fields and data as template variables, re-runs and crashes that send and
 // count nobody twice, a deleted list failing the broadcast, and bounded reads per walk job.
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { recipientIdempotencyKey } from '../../shared/audiences/broadcasts/fan-out';
 import { DYNAMIC_WALK } from '../../shared/audiences/broadcasts/audience';
 import type { WalkJob } from '../../shared/audiences/broadcasts/messages';
@@ -17,23 +17,13 @@ import { loadContent } from '../../shared/sending/messages/content';
 import { MessageRepository } from '../../shared/sending/messages/repository';
 import type { MessageItem } from '../../shared/sending/messages/model';
 import { suppress } from '../../shared/sending/suppressions/service';
-import { type CreatedAccount } from '../../shared/accounts/service';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { call } from '../support/api';
-import { type TestContainer } from '../support/container';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 import { fanOut } from '../support/consumers';
 
-let c: TestContainer;
-let account: CreatedAccount;
-let sendKey: string;
-let readKey: string;
-
 const bed = useTestbed({ scopedKeys: true });
-beforeEach(() => {
-  ({ c, account, sendKey, readKey } = bed);
-});
 
 const bulk = (listId: string, over: Record<string, unknown> = {}) => ({
   from_email: 'news@acme.test',
@@ -42,25 +32,25 @@ const bulk = (listId: string, over: Record<string, unknown> = {}) => ({
   audience_list_id: listId,
   ...over,
 });
-const postBulk = (body: unknown, key = sendKey) => call({ method: 'POST', path: '/v1/send/bulk', key, body });
-const get = (id: string) => call({ method: 'GET', path: `/v1/broadcasts/${id}`, key: readKey });
+const postBulk = (body: unknown, key = bed.sendKey) => call({ method: 'POST', path: '/v1/send/bulk', key, body });
+const get = (id: string) => call({ method: 'GET', path: `/v1/broadcasts/${id}`, key: bed.readKey });
 const makeList = async (body: Record<string, unknown>): Promise<string> => {
-  const res = await call({ method: 'POST', path: '/v1/lists', key: sendKey, body: { name: 'audience', ...body } });
+  const res = await call({ method: 'POST', path: '/v1/lists', key: bed.sendKey, body: { name: 'audience', ...body } });
   expect(res.status).toBe(201);
   return res.body.id;
 };
 
-const fanoutBodies = (): Array<Record<string, unknown>> => c.sent.filter((s) => s.queue === 'fanout').map((s) => s.body as Record<string, unknown>);
+const fanoutBodies = (): Array<Record<string, unknown>> => bed.c.sent.filter((s) => s.queue === 'fanout').map((s) => s.body as Record<string, unknown>);
 const walkJobs = () => fanoutBodies().filter((b) => 'page' in b) as WalkJob[];
-const sendJobs = () => c.sent.filter((s) => s.queue === 'send');
+const sendJobs = () => bed.c.sent.filter((s) => s.queue === 'send');
 const runJob = (job: unknown) => fanOut(sqsEvent([sqsRecord(job)]));
-const drainFanout = () => drain(c.sent, 'fanout', fanOut, { keep: true });
-const stored = (id: string) => c.store.get<BroadcastItem>(keys.broadcast(account.account_id, id));
+const drainFanout = () => drain(bed.c.sent, 'fanout', fanOut, { keep: true });
+const stored = (id: string) => bed.c.store.get<BroadcastItem>(keys.broadcast(bed.account.account_id, id));
 /** The message to a recipient, with what it says wherever its content is kept (on the item or beside it). */
 async function messageTo(broadcastId: string, recipient: string): Promise<MessageItem | undefined> {
-  const found = await findByIdempotencyKey(c.store, account.account_id, recipientIdempotencyKey(broadcastId, recipient));
-  const message = found && (await c.store.get<MessageItem>(keys.message(found.message_id)));
-  return message && { ...message, ...(await loadContent({ objects: c.objects, messages: new MessageRepository(c.store) }, message)) };
+  const found = await findByIdempotencyKey(bed.c.store, bed.account.account_id, recipientIdempotencyKey(broadcastId, recipient));
+  const message = found && (await bed.c.store.get<MessageItem>(keys.message(found.message_id)));
+  return message && { ...message, ...(await loadContent({ objects: bed.c.objects, messages: new MessageRepository(bed.c.store) }, message)) };
 }
 
 interface Seed {
@@ -77,10 +67,10 @@ interface Seed {
  * the API's address claims and counts: a fan-out reads only contacts and memberships.
  */
 async function seedContacts(store: Store, accountId: string, seeds: Seed[], listId?: string): Promise<void> {
-  const now = c.clock.now().toISOString();
+  const now = bed.c.clock.now().toISOString();
   const contacts = new ContactRepository(store);
   const made = seeds.map((s): NewContact => ({
-    id: c.ids.next('ctc'),
+    id: bed.c.ids.next('ctc'),
     account_id: accountId,
     email: s.email,
     first_name: s.first_name ?? null,
@@ -104,21 +94,21 @@ const people = (count: number, over: (i: number) => Partial<Seed> = () => ({})):
 describe('a static list audience', () => {
   it('is walked at fan-out, not in the request: each member once, unsubscribed and suppressed ones skipped, deleted ones not counted', async () => {
     const listId = await makeList({ type: 'static' });
-    await seedContacts(c.store, account.account_id, [...people(3), { email: 'gone@example.com', unsubscribed: true }, { email: 'deleted@example.com', deleted: true }, { email: 'muted@example.com' }], listId);
-    await suppress(c, account.account_id, { channel: 'email', recipient: 'muted@example.com', reason: 'manual' });
+    await seedContacts(bed.c.store, bed.account.account_id, [...people(3), { email: 'gone@example.com', unsubscribed: true }, { email: 'deleted@example.com', deleted: true }, { email: 'muted@example.com' }], listId);
+    await suppress(bed.c, bed.account.account_id, { channel: 'email', recipient: 'muted@example.com', reason: 'manual' });
 
     const res = await postBulk(bulk(listId));
 
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ status: 'sending', audience_list_id: listId, total_recipients: 0 });
-    expect(walkJobs()).toEqual([{ broadcast_id: res.body.id, account_id: account.account_id, page: 0 }]);
+    expect(walkJobs()).toEqual([{ broadcast_id: res.body.id, account_id: bed.account.account_id, page: 0 }]);
     await drainFanout();
     expect(sendJobs()).toHaveLength(3);
     expect(await messageTo(res.body.id, 'p0@example.com')).toMatchObject({ status: 'queued', subject: 'News' });
     expect(await messageTo(res.body.id, 'gone@example.com')).toBeUndefined();
     expect((await messageTo(res.body.id, 'muted@example.com'))?.status).toBe('suppressed');
     expect((await get(res.body.id)).body).toEqual({
-      broadcast: expect.objectContaining({ status: 'sent', total_recipients: 5, sent_count: 3, failed_count: 0, completed_at: c.clock.now().toISOString() }),
+      broadcast: expect.objectContaining({ status: 'sent', total_recipients: 5, sent_count: 3, failed_count: 0, completed_at: bed.c.clock.now().toISOString() }),
       // The stats' sent counts `sent` events, and no send job has run yet.
       stats: expect.objectContaining({ total: 5, sent: 0, failed: 0 }),
     });
@@ -127,13 +117,13 @@ describe('a static list audience', () => {
 
   it('walks a list past one page into numbered chunks and finishes once the walk and every chunk are done', async () => {
     const listId = await makeList({ type: 'static' });
-    await seedContacts(c.store, account.account_id, people(1203), listId);
+    await seedContacts(bed.c.store, bed.account.account_id, people(1203), listId);
 
     const { body: made } = await postBulk(bulk(listId));
     await drainFanout();
 
     expect(walkJobs().map((j) => j.page)).toEqual([0, 1, 2]);
-    const chunks = await Promise.all([0, 1, 2].map((i) => c.store.get<RecipientChunkItem>(keys.broadcastRecipients(made.id, i))));
+    const chunks = await Promise.all([0, 1, 2].map((i) => bed.c.store.get<RecipientChunkItem>(keys.broadcastRecipients(made.id, i))));
     expect(chunks.map((ch) => ch?.recipients.length)).toEqual([500, 500, 203]);
     expect(new Set(chunks.flatMap((ch) => ch?.recipients ?? [])).size).toBe(1203);
     expect(sendJobs()).toHaveLength(1203);
@@ -156,7 +146,7 @@ describe('a dynamic list audience', () => {
     const template = await call({
       method: 'POST',
       path: '/v1/templates',
-      key: sendKey,
+      key: bed.sendKey,
       body: {
         name: 'Plan note',
         channel: 'email',
@@ -167,7 +157,7 @@ describe('a dynamic list audience', () => {
       },
     });
     const listId = await makeList({ type: 'dynamic', filter: { match: 'all', conditions: [{ field: 'data.plan', op: 'eq', value: 'pro' }] } });
-    await seedContacts(c.store, account.account_id, [
+    await seedContacts(bed.c.store, bed.account.account_id, [
       { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace', data: { plan: 'pro' } },
       { email: 'bob@example.com', first_name: 'Bob', data: { plan: 'free' } },
       { email: 'cy@example.com', data: { plan: 'pro' } },
@@ -176,7 +166,7 @@ describe('a dynamic list audience', () => {
     expect(template.status).toBe(201);
     const { body: made } = await postBulk({ from_email: 'news@acme.test', template_id: template.body.id, audience_list_id: listId });
     // Matched at fan-out: a contact added after the request is in.
-    await seedContacts(c.store, account.account_id, [{ email: 'dee@example.com', first_name: 'Dee', data: { plan: 'pro' } }]);
+    await seedContacts(bed.c.store, bed.account.account_id, [{ email: 'dee@example.com', first_name: 'Dee', data: { plan: 'pro' } }]);
     await drainFanout();
 
     expect(await messageTo(made.id, 'ada@example.com')).toMatchObject({ subject: 'Hi Ada', body_text: 'Hello Ada Lovelace (ada@example.com), your plan is pro.' });
@@ -189,10 +179,10 @@ describe('a dynamic list audience', () => {
   it('reads at most DYNAMIC_WALK contacts per walk job, carrying on from where it stopped', async () => {
     const listId = await makeList({ type: 'dynamic', filter: { match: 'all', conditions: [{ field: 'data.vip', op: 'eq', value: true }] } });
     const read = DYNAMIC_WALK.pageSize * DYNAMIC_WALK.pages;
-    await seedContacts(c.store, account.account_id, people(read + 10, (i) => ({ data: { vip: i === 3 || i === read + 5 } })));
+    await seedContacts(bed.c.store, bed.account.account_id, people(read + 10, (i) => ({ data: { vip: i === 3 || i === read + 5 } })));
     const queries: number[] = [];
-    const query = c.store.query.bind(c.store);
-    c.store.query = (async (request: Parameters<Store['query']>[0]) => {
+    const query = bed.c.store.query.bind(bed.c.store);
+    bed.c.store.query = (async (request: Parameters<Store['query']>[0]) => {
       const out = await query(request);
       if (String(request.values[':prefix'] ?? '') === keys.contactPrefix) queries.push(out.items.length);
       return out;
@@ -207,7 +197,7 @@ describe('a dynamic list audience', () => {
       expect(sendJobs()).toHaveLength(2);
       expect(await stored(made.id)).toMatchObject({ status: 'sent', total_recipients: 2, chunk_count: 2 });
     } finally {
-      c.store.query = query;
+      bed.c.store.query = query;
     }
   });
 });
@@ -215,7 +205,7 @@ describe('a dynamic list audience', () => {
 describe('walks across a crash', () => {
   it('sends and counts nobody twice when a page job runs again, or runs again after its page was recorded', async () => {
     const listId = await makeList({ type: 'static' });
-    await seedContacts(c.store, account.account_id, people(600), listId);
+    await seedContacts(bed.c.store, bed.account.account_id, people(600), listId);
     const { body: made } = await postBulk(bulk(listId));
     const [first] = walkJobs();
 
@@ -231,19 +221,19 @@ describe('walks across a crash', () => {
 
   it('re-runs a page from its stored chunk when the first run died before recording it, even if the list changed meanwhile', async () => {
     const listId = await makeList({ type: 'static' });
-    await seedContacts(c.store, account.account_id, people(600), listId);
+    await seedContacts(bed.c.store, bed.account.account_id, people(600), listId);
     const { body: made } = await postBulk(bulk(listId));
     const [first] = walkJobs();
     const before = await stored(made.id);
 
     await runJob(first);
-    const chunk0 = await c.store.get<RecipientChunkItem>(keys.broadcastRecipients(made.id, 0));
-    await c.store.put(before as BroadcastItem); // as if the run died after writing and handing on its chunk
-    await seedContacts(c.store, account.account_id, [{ email: 'late@example.com' }], listId);
+    const chunk0 = await bed.c.store.get<RecipientChunkItem>(keys.broadcastRecipients(made.id, 0));
+    await bed.c.store.put(before as BroadcastItem); // as if the run died after writing and handing on its chunk
+    await seedContacts(bed.c.store, bed.account.account_id, [{ email: 'late@example.com' }], listId);
     await runJob(first);
     await drainFanout();
 
-    expect(await c.store.get<RecipientChunkItem>(keys.broadcastRecipients(made.id, 0))).toEqual(chunk0);
+    expect(await bed.c.store.get<RecipientChunkItem>(keys.broadcastRecipients(made.id, 0))).toEqual(chunk0);
     expect(sendJobs()).toHaveLength(601);
     expect(await stored(made.id)).toMatchObject({ status: 'sent', total_recipients: 601, sent_count: 601 });
   });
@@ -252,20 +242,20 @@ describe('walks across a crash', () => {
 describe('a list that goes away', () => {
   it('fails the broadcast with its reason when the list is deleted before the walk ends', async () => {
     const listId = await makeList({ type: 'static' });
-    await seedContacts(c.store, account.account_id, people(600), listId);
+    await seedContacts(bed.c.store, bed.account.account_id, people(600), listId);
     const { body: made } = await postBulk(bulk(listId));
     const [first] = walkJobs();
     await runJob(first);
 
-    expect((await call({ method: 'DELETE', path: `/v1/lists/${listId}`, key: sendKey })).status).toBe(204);
+    expect((await call({ method: 'DELETE', path: `/v1/lists/${listId}`, key: bed.sendKey })).status).toBe(204);
     await drainFanout();
 
-    expect(await stored(made.id)).toMatchObject({ status: 'failed', failure_reason: `the audience list ${listId} was deleted`, completed_at: c.clock.now().toISOString() });
+    expect(await stored(made.id)).toMatchObject({ status: 'failed', failure_reason: `the audience list ${listId} was deleted`, completed_at: bed.c.clock.now().toISOString() });
     expect((await get(made.id)).body.broadcast).toMatchObject({ status: 'failed', failure_reason: expect.stringContaining('deleted') });
   });
 
   it("refuses an unknown list and another account's list as 404 on /v1/send/bulk", async () => {
-    const other = await createAccount(c, { email: 'other@example.com' });
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
     const theirs = await call({ method: 'POST', path: '/v1/lists', key: other.admin_key, body: { name: 'theirs', type: 'static' } });
 
     for (const id of [theirs.body.id, 'lst_01jz0000000000000000000000', 'nope']) {
@@ -273,6 +263,6 @@ describe('a list that goes away', () => {
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('not_found');
     }
-    expect(c.sent).toEqual([]);
+    expect(bed.c.sent).toEqual([]);
   });
 });

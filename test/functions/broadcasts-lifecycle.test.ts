@@ -3,8 +3,8 @@
 // cancelled schedule that never sends), the start's safety net after a request that died between
 // the move and the hand-on, the failed move with its reason, and the content kept off the
 // often-written broadcast item.
-import { beforeEach, describe, expect, it } from 'vitest';
-import { setAccountStatus, type CreatedAccount } from '../../shared/accounts/service';
+import { describe, expect, it } from 'vitest';
+import { setAccountStatus } from '../../shared/accounts/service';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { recipientIdempotencyKey } from '../../shared/audiences/broadcasts/fan-out';
 import { SCHEDULED_START, type StartJob } from '../../shared/audiences/broadcasts/messages';
@@ -14,21 +14,12 @@ import { keys } from '../../shared/db/keys';
 import { findByIdempotencyKey } from '../../shared/sending/messages/query';
 import type { MessageItem } from '../../shared/sending/messages/model';
 import { call } from '../support/api';
-import { type TestContainer } from '../support/container';
 import { giveVerifiedDomain } from '../support/domains';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 import { fanOut } from '../support/consumers';
 
-let c: TestContainer;
-let account: CreatedAccount;
-let readKey: string;
-let sendKey: string;
-
 const bed = useTestbed({ scopedKeys: true });
-beforeEach(() => {
-  ({ c, account, readKey, sendKey } = bed);
-});
 
 const draft = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
   from_email: 'news@acme.test',
@@ -38,26 +29,26 @@ const draft = (over: Record<string, unknown> = {}): Record<string, unknown> => (
   recipients: [{ email: 'ada@example.com' }, { email: 'bob@example.com' }],
   ...over,
 });
-const create = (body: unknown, key = sendKey) => call({ method: 'POST', path: '/v1/broadcasts', key, body });
-const patch = (id: string, body: unknown, key = sendKey) => call({ method: 'PATCH', path: `/v1/broadcasts/${id}`, key, body });
-const send = (id: string, key = sendKey) => call({ method: 'POST', path: `/v1/broadcasts/${id}/send`, key });
-const cancel = (id: string, key = sendKey) => call({ method: 'POST', path: `/v1/broadcasts/${id}/cancel`, key });
-const get = (id: string, key = readKey) => call({ method: 'GET', path: `/v1/broadcasts/${id}`, key });
+const create = (body: unknown, key = bed.sendKey) => call({ method: 'POST', path: '/v1/broadcasts', key, body });
+const patch = (id: string, body: unknown, key = bed.sendKey) => call({ method: 'PATCH', path: `/v1/broadcasts/${id}`, key, body });
+const send = (id: string, key = bed.sendKey) => call({ method: 'POST', path: `/v1/broadcasts/${id}/send`, key });
+const cancel = (id: string, key = bed.sendKey) => call({ method: 'POST', path: `/v1/broadcasts/${id}/cancel`, key });
+const get = (id: string, key = bed.readKey) => call({ method: 'GET', path: `/v1/broadcasts/${id}`, key });
 
-const fanoutBodies = (): Array<Record<string, unknown>> => c.sent.filter((s) => s.queue === 'fanout').map((s) => s.body as Record<string, unknown>);
+const fanoutBodies = (): Array<Record<string, unknown>> => bed.c.sent.filter((s) => s.queue === 'fanout').map((s) => s.body as Record<string, unknown>);
 const chunkJobs = () => fanoutBodies().filter((b) => 'chunk' in b);
-const startJobs = () => c.sent.filter((s) => s.queue === 'fanout' && 'start' in (s.body as object));
-const sendJobs = () => c.sent.filter((s) => s.queue === 'send');
+const startJobs = () => bed.c.sent.filter((s) => s.queue === 'fanout' && 'start' in (s.body as object));
+const sendJobs = () => bed.c.sent.filter((s) => s.queue === 'send');
 const runJob = (job: unknown) => fanOut(sqsEvent([sqsRecord(job)]));
 
 /** Runs the fanout queue's jobs in order, including those the jobs queue, until none is left; the delayed safety nets too. */
-const drainFanout = () => drain(c.sent, 'fanout', fanOut, { keep: true });
-const stored = (id: string) => c.store.get<BroadcastItem>(keys.broadcast(account.account_id, id));
+const drainFanout = () => drain(bed.c.sent, 'fanout', fanOut, { keep: true });
+const stored = (id: string) => bed.c.store.get<BroadcastItem>(keys.broadcast(bed.account.account_id, id));
 async function messageTo(broadcastId: string, recipient: string): Promise<MessageItem | undefined> {
-  const claim = await findByIdempotencyKey(c.store, account.account_id, recipientIdempotencyKey(broadcastId, recipient));
-  return claim ? c.store.get<MessageItem>(keys.message(claim.message_id)) : undefined;
+  const claim = await findByIdempotencyKey(bed.c.store, bed.account.account_id, recipientIdempotencyKey(broadcastId, recipient));
+  return claim ? bed.c.store.get<MessageItem>(keys.message(claim.message_id)) : undefined;
 }
-const inMinutes = (minutes: number) => new Date(c.clock.now().getTime() + minutes * 60_000).toISOString();
+const inMinutes = (minutes: number) => new Date(bed.c.clock.now().getTime() + minutes * 60_000).toISOString();
 
 describe('POST /v1/broadcasts', () => {
   it('creates a draft that queues nothing and sends nothing', async () => {
@@ -75,11 +66,11 @@ describe('POST /v1/broadcasts', () => {
       total_recipients: 2,
       sent_count: 0,
       failed_count: 0,
-      created_at: c.clock.now().toISOString(),
+      created_at: bed.c.clock.now().toISOString(),
       completed_at: null,
       failure_reason: null,
     });
-    expect(c.sent).toEqual([]);
+    expect(bed.c.sent).toEqual([]);
     expect((await get(res.body.id)).body.broadcast).toEqual(res.body);
   });
 
@@ -88,11 +79,11 @@ describe('POST /v1/broadcasts', () => {
 
     expect(res.status).toBe(201);
     expect(res.body.status).toBe('sending');
-    expect(chunkJobs()).toEqual([{ broadcast_id: res.body.id, account_id: account.account_id, chunk: 0 }]);
-    expect(startJobs()).toEqual([{ queue: 'fanout', body: { broadcast_id: res.body.id, account_id: account.account_id, start: expect.any(String) }, delaySeconds: START_SAFETY_NET_SECONDS }]);
+    expect(chunkJobs()).toEqual([{ broadcast_id: res.body.id, account_id: bed.account.account_id, chunk: 0 }]);
+    expect(startJobs()).toEqual([{ queue: 'fanout', body: { broadcast_id: res.body.id, account_id: bed.account.account_id, start: expect.any(String) }, delaySeconds: START_SAFETY_NET_SECONDS }]);
     await drainFanout();
     expect(sendJobs()).toHaveLength(2);
-    expect((await get(res.body.id)).body.broadcast).toMatchObject({ status: 'sent', sent_count: 2, completed_at: c.clock.now().toISOString(), failure_reason: null });
+    expect((await get(res.body.id)).body.broadcast).toMatchObject({ status: 'sent', sent_count: 2, completed_at: bed.c.clock.now().toISOString(), failure_reason: null });
   });
 
   it('with scheduled_at, is scheduled and starts from the scheduler at its time, not before', async () => {
@@ -100,19 +91,19 @@ describe('POST /v1/broadcasts', () => {
     const res = await create(draft({ scheduled_at: at }));
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ status: 'scheduled', scheduled_at: at });
-    expect(c.sent).toEqual([]);
+    expect(bed.c.sent).toEqual([]);
 
-    expect(await c.scheduler.fireDue(c.clock.now(), c.queue)).toBe(0);
-    c.clock.advance(30 * 60_000);
-    expect(await c.scheduler.fireDue(c.clock.now(), c.queue)).toBe(1);
-    expect(fanoutBodies()).toEqual([{ broadcast_id: res.body.id, account_id: account.account_id, start: SCHEDULED_START }]);
+    expect(await bed.c.scheduler.fireDue(bed.c.clock.now(), bed.c.queue)).toBe(0);
+    bed.c.clock.advance(30 * 60_000);
+    expect(await bed.c.scheduler.fireDue(bed.c.clock.now(), bed.c.queue)).toBe(1);
+    expect(fanoutBodies()).toEqual([{ broadcast_id: res.body.id, account_id: bed.account.account_id, start: SCHEDULED_START }]);
     await drainFanout();
 
     expect(sendJobs()).toHaveLength(2);
     // Sent when it fans out: the messages are not scheduled again for the time that has passed.
     expect((await messageTo(res.body.id, 'ada@example.com'))?.status).toBe('queued');
     expect((await get(res.body.id)).body.broadcast).toMatchObject({ status: 'sent', scheduled_at: at, sent_count: 2 });
-    expect(await stored(res.body.id)).toMatchObject({ started_at: c.clock.now().toISOString(), start_token: SCHEDULED_START });
+    expect(await stored(res.body.id)).toMatchObject({ started_at: bed.c.clock.now().toISOString(), start_token: SCHEDULED_START });
   });
 
   it.each([
@@ -134,12 +125,12 @@ describe('POST /v1/broadcasts', () => {
 
     expect(res.status).toBe(status);
     expect(res.body.error).toEqual({ code, message: expect.stringMatching(message), status });
-    expect(c.sent).toEqual([]);
-    expect((await call({ method: 'GET', path: '/v1/broadcasts', key: readKey })).body.broadcasts).toEqual([]);
+    expect(bed.c.sent).toEqual([]);
+    expect((await call({ method: 'GET', path: '/v1/broadcasts', key: bed.readKey })).body.broadcasts).toEqual([]);
   });
 
   it("refuses another account's list as unknown (404)", async () => {
-    const other = await createAccount(c, { email: 'other@example.com' });
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
     const list = await call({ method: 'POST', path: '/v1/lists', key: other.admin_key, body: { name: 'theirs', type: 'static' } });
 
     const res = await create(draft({ recipients: undefined, audience_list_id: list.body.id }));
@@ -149,7 +140,7 @@ describe('POST /v1/broadcasts', () => {
   });
 
   it('answers 403 to a read key', async () => {
-    const res = await create(draft(), readKey);
+    const res = await create(draft(), bed.readKey);
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('forbidden');
   });
@@ -173,7 +164,7 @@ describe('PATCH /v1/broadcasts/{id}', () => {
 
   it('keeps what it does not name, and switches the audience to a list when recipients are cleared', async () => {
     const { body: made } = await create(draft());
-    const list = await call({ method: 'POST', path: '/v1/lists', key: sendKey, body: { name: 'all', type: 'static' } });
+    const list = await call({ method: 'POST', path: '/v1/lists', key: bed.sendKey, body: { name: 'all', type: 'static' } });
 
     const res = await patch(made.id, { recipients: null, audience_list_id: list.body.id });
 
@@ -212,8 +203,8 @@ describe('PATCH /v1/broadcasts/{id}', () => {
   });
 
   it("answers 404 for an unknown id and another account's broadcast", async () => {
-    const other = await createAccount(c, { email: 'other@example.com' });
-    await giveVerifiedDomain(c, other.account_id, 'other.test');
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
+    await giveVerifiedDomain(bed.c, other.account_id, 'other.test');
     const theirs = await create(draft({ from_email: 'news@other.test' }), other.admin_key);
 
     expect((await patch(theirs.body.id, { name: 'Mine' })).status).toBe(404);
@@ -244,11 +235,11 @@ describe('POST /v1/broadcasts/{id}/send', () => {
 
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ status: 'sending', scheduled_at: null });
-    c.clock.advance(61 * 60_000);
-    await c.scheduler.fireDue(c.clock.now(), c.queue);
+    bed.c.clock.advance(61 * 60_000);
+    await bed.c.scheduler.fireDue(bed.c.clock.now(), bed.c.queue);
     expect(startJobs().filter((s) => (s.body as StartJob).start === SCHEDULED_START && (s.body as StartJob).broadcast_id === made.id)).toEqual([]);
     // Schedules other tests left behind may have fired too: keep this broadcast's jobs.
-    c.sent.splice(0, c.sent.length, ...c.sent.filter((s) => (s.body as { broadcast_id?: string }).broadcast_id === made.id));
+    bed.c.sent.splice(0, bed.c.sent.length, ...bed.c.sent.filter((s) => (s.body as { broadcast_id?: string }).broadcast_id === made.id));
     await drainFanout();
     expect(sendJobs()).toHaveLength(2);
     expect((await messageTo(made.id, 'bob@example.com'))?.status).toBe('queued');
@@ -260,12 +251,12 @@ describe('POST /v1/broadcasts/{id}/send', () => {
 
     expect((await send(made.id)).status).toBe(409);
     expect((await send('bcast_01jz0000000000000000000000')).status).toBe(404);
-    expect(c.sent).toEqual([]);
+    expect(bed.c.sent).toEqual([]);
   });
 
   it('checks the sender rules again', async () => {
     const { body: made } = await create(draft());
-    await c.store.update(keys.broadcast(account.account_id, made.id), { expression: 'SET from_email = :f', values: { ':f': 'news@unknown.test' } });
+    await bed.c.store.update(keys.broadcast(bed.account.account_id, made.id), { expression: 'SET from_email = :f', values: { ':f': 'news@unknown.test' } });
 
     const res = await send(made.id);
 
@@ -282,21 +273,21 @@ describe('POST /v1/broadcasts/{id}/cancel', () => {
     const res = await cancel(made.id);
 
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'cancelled', completed_at: c.clock.now().toISOString() });
+    expect(res.body).toMatchObject({ status: 'cancelled', completed_at: bed.c.clock.now().toISOString() });
   });
 
   it('cancels a scheduled broadcast, which then never sends, even if its schedule fires anyway', async () => {
     const { body: made } = await create(draft({ scheduled_at: inMinutes(10) }));
 
     expect((await cancel(made.id)).status).toBe(200);
-    c.clock.advance(11 * 60_000);
-    await c.scheduler.fireDue(c.clock.now(), c.queue);
+    bed.c.clock.advance(11 * 60_000);
+    await bed.c.scheduler.fireDue(bed.c.clock.now(), bed.c.queue);
     expect(fanoutBodies().filter((b) => b.broadcast_id === made.id)).toEqual([]);
-    c.sent.length = 0; // schedules other tests left behind may have fired too
+    bed.c.sent.length = 0; // schedules other tests left behind may have fired too
     // A schedule whose removal failed fires into a broadcast no longer scheduled.
-    await runJob({ broadcast_id: made.id, account_id: account.account_id, start: SCHEDULED_START } satisfies StartJob);
+    await runJob({ broadcast_id: made.id, account_id: bed.account.account_id, start: SCHEDULED_START } satisfies StartJob);
 
-    expect(c.sent).toEqual([]);
+    expect(bed.c.sent).toEqual([]);
     expect((await get(made.id)).body.broadcast.status).toBe('cancelled');
   });
 
@@ -322,8 +313,8 @@ describe('starts across a crash', () => {
     await send(made.id);
     const [net] = startJobs();
     // As if the request died right after the move: no chunk job queued, not handed on.
-    c.sent.length = 0;
-    await c.store.update(keys.broadcast(account.account_id, made.id), { expression: 'SET handed_on = :f', values: { ':f': false } });
+    bed.c.sent.length = 0;
+    await bed.c.store.update(keys.broadcast(bed.account.account_id, made.id), { expression: 'SET handed_on = :f', values: { ':f': false } });
 
     await runJob(net!.body);
     await drainFanout();
@@ -335,14 +326,14 @@ describe('starts across a crash', () => {
   it('does nothing from a safety net whose start never moved the broadcast, or was handed on already', async () => {
     const { body: made } = await create(draft());
     const { body: started } = await create(draft({ send_now: true }));
-    const stray: StartJob = { broadcast_id: made.id, account_id: account.account_id, start: 'a1b2c3d4e5f60718' };
+    const stray: StartJob = { broadcast_id: made.id, account_id: bed.account.account_id, start: 'a1b2c3d4e5f60718' };
     const [net] = startJobs();
-    c.sent.length = 0;
+    bed.c.sent.length = 0;
 
     await runJob(stray);
     await runJob(net!.body);
 
-    expect(c.sent).toEqual([]);
+    expect(bed.c.sent).toEqual([]);
     expect((await stored(made.id))?.status).toBe('draft');
     expect((await stored(started.id))?.handed_on).toBe(true);
   });
@@ -351,13 +342,13 @@ describe('starts across a crash', () => {
 describe('failing', () => {
   it('fails a sending broadcast with its reason when the account is suspended mid-fan-out', async () => {
     const { body: made } = await create(draft({ send_now: true }));
-    await setAccountStatus(c, account.account_id, 'suspended');
+    await setAccountStatus(bed.c, bed.account.account_id, 'suspended');
 
     await drainFanout();
 
     expect(sendJobs()).toHaveLength(0);
-    expect(await stored(made.id)).toMatchObject({ status: 'failed', failure_reason: 'the account is suspended', completed_at: c.clock.now().toISOString() });
-    await setAccountStatus(c, account.account_id, 'active');
+    expect(await stored(made.id)).toMatchObject({ status: 'failed', failure_reason: 'the account is suspended', completed_at: bed.c.clock.now().toISOString() });
+    await setAccountStatus(bed.c, bed.account.account_id, 'active');
     expect((await get(made.id)).body.broadcast).toMatchObject({ status: 'failed', failure_reason: 'the account is suspended' });
   });
 
@@ -365,7 +356,7 @@ describe('failing', () => {
     const { body: made } = await create(draft({ send_now: true }));
     const [job] = chunkJobs();
     // Written raw on purpose: a chunk no use case could store, so that the job fails on every receive.
-    await c.store.put({ ...keys.broadcastRecipients(made.id, 0), entity: 'broadcast_recipients', broadcast_id: made.id, account_id: account.account_id, chunk: 0, recipients: 'not a list' });
+    await bed.c.store.put({ ...keys.broadcastRecipients(made.id, 0), entity: 'broadcast_recipients', broadcast_id: made.id, account_id: bed.account.account_id, chunk: 0, recipients: 'not a list' });
 
     const result = await fanOut(sqsEvent([sqsRecord(job, 3)]));
 
@@ -381,7 +372,7 @@ describe('storage cost', () => {
     await drainFanout();
 
     const item = await stored(made.id);
-    const content = await c.store.get<BroadcastContentItem>(keys.broadcastContent(made.id, 0));
+    const content = await bed.c.store.get<BroadcastContentItem>(keys.broadcastContent(made.id, 0));
     expect(item?.status).toBe('sent');
     expect(Buffer.byteLength(JSON.stringify({ ...item, chunks_done: [...(item?.chunks_done ?? [])] }))).toBeLessThan(1024);
     expect(content?.body_text).toBe(body);

@@ -2,8 +2,7 @@
 // request-time refusals (content, recipients, schedule, sender rules), one accepted message per
 // unique recipient, suppressed recipients skipped, re-runs that send and count nothing twice, and
 // template broadcasts rendered per recipient from the version pinned at creation.
-import { beforeEach, describe, expect, it } from 'vitest';
-import { type CreatedAccount } from '../../shared/accounts/service';
+import { describe, expect, it } from 'vitest';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { recipientIdempotencyKey } from '../../shared/audiences/broadcasts/fan-out';
 import type { FanOutJob } from '../../shared/audiences/broadcasts/messages';
@@ -16,21 +15,12 @@ import { findByIdempotencyKey } from '../../shared/sending/messages/query';
 import type { MessageItem } from '../../shared/sending/messages/model';
 import { suppress } from '../../shared/sending/suppressions/service';
 import { call } from '../support/api';
-import { type TestContainer } from '../support/container';
 import { giveVerifiedDomain } from '../support/domains';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 import { fanOut } from '../support/consumers';
 
-let c: TestContainer;
-let account: CreatedAccount;
-let readKey: string;
-let sendKey: string;
-
 const bed = useTestbed({ scopedKeys: true });
-beforeEach(() => {
-  ({ c, account, readKey, sendKey } = bed);
-});
 
 const bulk = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
   from_email: 'news@acme.test',
@@ -41,13 +31,13 @@ const bulk = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
   recipients: [{ email: 'ada@example.com' }, { email: 'bob@example.com' }],
   ...over,
 });
-const post = (body: unknown, key = sendKey) => call({ method: 'POST', path: '/v1/send/bulk', key, body });
-const get = (id: string, key = readKey) => call({ method: 'GET', path: `/v1/broadcasts/${id}`, key });
-const list = (query: Record<string, string> = {}, key = readKey) => call({ method: 'GET', path: '/v1/broadcasts', key, query });
+const post = (body: unknown, key = bed.sendKey) => call({ method: 'POST', path: '/v1/send/bulk', key, body });
+const get = (id: string, key = bed.readKey) => call({ method: 'GET', path: `/v1/broadcasts/${id}`, key });
+const list = (query: Record<string, string> = {}, key = bed.readKey) => call({ method: 'GET', path: '/v1/broadcasts', key, query });
 
 // The chunk jobs (the fanout queue also carries each start's delayed safety net: see broadcasts-lifecycle.test.ts).
-const fanOutJobs = (): FanOutJob[] => c.sent.filter((s) => s.queue === 'fanout' && 'chunk' in (s.body as object)).map((s) => s.body as FanOutJob);
-const sendJobs = () => c.sent.filter((s) => s.queue === 'send');
+const fanOutJobs = (): FanOutJob[] => bed.c.sent.filter((s) => s.queue === 'fanout' && 'chunk' in (s.body as object)).map((s) => s.body as FanOutJob);
+const sendJobs = () => bed.c.sent.filter((s) => s.queue === 'send');
 /**
  * The messages the send jobs name. A chunk run again hands its recipients' jobs on again before it
  * finds their messages stored (shared/sending/messages/send.ts); the dispatch lease sends each once.
@@ -55,16 +45,16 @@ const sendJobs = () => c.sent.filter((s) => s.queue === 'send');
 const jobMessages = () => new Set(sendJobs().map((s) => (s.body as { message_id: string }).message_id));
 const runJob = (job: unknown) => fanOut(sqsEvent([sqsRecord(job)]));
 /** Runs every chunk job recorded (again, for those run already), and those they queue. */
-const runAll = () => drain(c.sent, 'fanout', fanOut, { keep: true, where: (body) => 'chunk' in body });
-const stored = (id: string, accountId = account.account_id) => c.store.get<BroadcastItem>(keys.broadcast(accountId, id));
-async function messageTo(broadcastId: string, recipient: string, accountId = account.account_id): Promise<MessageItem | undefined> {
-  const claim = await findByIdempotencyKey(c.store, accountId, recipientIdempotencyKey(broadcastId, recipient));
-  return claim ? c.store.get<MessageItem>(keys.message(claim.message_id)) : undefined;
+const runAll = () => drain(bed.c.sent, 'fanout', fanOut, { keep: true, where: (body) => 'chunk' in body });
+const stored = (id: string, accountId = bed.account.account_id) => bed.c.store.get<BroadcastItem>(keys.broadcast(accountId, id));
+async function messageTo(broadcastId: string, recipient: string, accountId = bed.account.account_id): Promise<MessageItem | undefined> {
+  const claim = await findByIdempotencyKey(bed.c.store, accountId, recipientIdempotencyKey(broadcastId, recipient));
+  return claim ? bed.c.store.get<MessageItem>(keys.message(claim.message_id)) : undefined;
 }
 /** What the message to a recipient says, wherever its content is kept (on the item or beside it). */
 async function contentTo(broadcastId: string, recipient: string) {
   const message = await messageTo(broadcastId, recipient);
-  return message && loadContent({ objects: c.objects, messages: new MessageRepository(c.store) }, message);
+  return message && loadContent({ objects: bed.c.objects, messages: new MessageRepository(bed.c.store) }, message);
 }
 const addresses = (count: number, domain = 'example.com') => Array.from({ length: count }, (_, i) => ({ email: `user${i}@${domain}` }));
 
@@ -84,11 +74,11 @@ describe('POST /v1/send/bulk', () => {
       total_recipients: 2,
       sent_count: 0,
       failed_count: 0,
-      created_at: c.clock.now().toISOString(),
+      created_at: bed.c.clock.now().toISOString(),
       completed_at: null,
       failure_reason: null,
     });
-    expect(fanOutJobs()).toEqual([{ broadcast_id: res.body.id, account_id: account.account_id, chunk: 0 }]);
+    expect(fanOutJobs()).toEqual([{ broadcast_id: res.body.id, account_id: bed.account.account_id, chunk: 0 }]);
     expect(sendJobs()).toHaveLength(0);
   });
 
@@ -100,7 +90,7 @@ describe('POST /v1/send/bulk', () => {
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ total_recipients: 1002, name: 'News', message_type: 'transactional' });
     expect(fanOutJobs().map((j) => j.chunk)).toEqual([0, 1, 2]);
-    const chunks = await Promise.all([0, 1, 2].map((i) => c.store.get<RecipientChunkItem>(keys.broadcastRecipients(res.body.id, i))));
+    const chunks = await Promise.all([0, 1, 2].map((i) => bed.c.store.get<RecipientChunkItem>(keys.broadcastRecipients(res.body.id, i))));
     expect(chunks.map((ch) => ch?.recipients.length)).toEqual([500, 500, 1]);
     expect(chunks[2]?.recipients).toEqual(['last@example.com']);
     expect(await stored(res.body.id)).toMatchObject({ skipped_count: 1, chunk_count: 3, key_id: expect.stringMatching(/^key_/), test_mode: false });
@@ -111,7 +101,7 @@ describe('POST /v1/send/bulk', () => {
     ['domain_not_verified', 'a registered domain whose DNS is not verified', 'news@pending.test'],
   ])('refuses %s at request time: %s', async (code, _label, from) => {
     const pending = { dkim_status: 'pending', spf_status: 'pending', dmarc_status: 'pending', txt_status: 'pending' } as const;
-    await giveVerifiedDomain(c, account.account_id, 'pending.test', pending);
+    await giveVerifiedDomain(bed.c, bed.account.account_id, 'pending.test', pending);
 
     const res = await post(bulk({ from_email: from }));
 
@@ -122,7 +112,7 @@ describe('POST /v1/send/bulk', () => {
   });
 
   it('refuses no_verified_domain at request time for an account without a verified domain', async () => {
-    const sandboxed = await createAccount(c, { email: 'solo@example.com' });
+    const sandboxed = await createAccount(bed.c, { email: 'solo@example.com' });
 
     const res = await post(bulk({ from_email: 'news@solo.test' }), sandboxed.admin_key);
 
@@ -156,7 +146,7 @@ describe('POST /v1/send/bulk', () => {
     ['a scheduled_at two minutes ago', { scheduled_at: 'PAST_2M' }, 422, 'invalid_schedule', /scheduled_at/],
   ])('refuses %s', async (_label, over, status, code, message) => {
     const body = bulk(over as Record<string, unknown>);
-    if (body.scheduled_at === 'PAST_2M') body.scheduled_at = new Date(c.clock.now().getTime() - 120_000).toISOString();
+    if (body.scheduled_at === 'PAST_2M') body.scheduled_at = new Date(bed.c.clock.now().getTime() - 120_000).toISOString();
 
     const res = await post(body);
 
@@ -166,7 +156,7 @@ describe('POST /v1/send/bulk', () => {
   });
 
   it('answers 403 to a read key', async () => {
-    const res = await post(bulk(), readKey);
+    const res = await post(bulk(), bed.readKey);
 
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('forbidden');
@@ -175,7 +165,7 @@ describe('POST /v1/send/bulk', () => {
 
 describe('fanout consumer', () => {
   it('accepts one message per unique recipient, skips suppressed ones and finishes as sent', async () => {
-    await suppress(c, account.account_id, { channel: 'email', recipient: 'gone@example.com', reason: 'manual' });
+    await suppress(bed.c, bed.account.account_id, { channel: 'email', recipient: 'gone@example.com', reason: 'manual' });
     const recipients = ['ada@example.com', ' ADA@example.com', 'bob@example.com', 'Gone@example.com', 'not-an-address'].map((email) => ({ email }));
     const { body: broadcast } = await post(bulk({ recipients, from_email: 'Acme News <news@acme.test>', message_type: 'marketing' }));
 
@@ -189,7 +179,7 @@ describe('fanout consumer', () => {
     const res = await get(broadcast.id);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      broadcast: { ...broadcast, status: 'sent', total_recipients: 4, sent_count: 2, failed_count: 0, completed_at: c.clock.now().toISOString() },
+      broadcast: { ...broadcast, status: 'sent', total_recipients: 4, sent_count: 2, failed_count: 0, completed_at: bed.c.clock.now().toISOString() },
       // No send job ran yet: the stats' sent counts `sent` events (test/functions/broadcast-stats.test.ts).
       stats: { total: 4, sent: 0, delivered: 0, bounced: 0, complained: 0, opened: 0, failed: 0 },
     });
@@ -197,7 +187,7 @@ describe('fanout consumer', () => {
   });
 
   it('sends and counts nothing twice when a chunk job runs again, even after a crash before counting', async () => {
-    await suppress(c, account.account_id, { channel: 'email', recipient: 'gone@example.com', reason: 'manual' });
+    await suppress(bed.c, bed.account.account_id, { channel: 'email', recipient: 'gone@example.com', reason: 'manual' });
     const { body: broadcast } = await post(bulk({ recipients: [...addresses(3), { email: 'gone@example.com' }] }));
     const [job] = fanOutJobs();
     const before = await stored(broadcast.id);
@@ -205,7 +195,7 @@ describe('fanout consumer', () => {
     await runJob(job);
     await runJob(job);
     const counted = await stored(broadcast.id);
-    await c.store.put(before as BroadcastItem); // as if the first run died after sending, before its count write
+    await bed.c.store.put(before as BroadcastItem); // as if the first run died after sending, before its count write
     await runJob(job);
 
     expect(jobMessages().size).toBe(3);
@@ -240,7 +230,7 @@ describe('fanout consumer', () => {
   it('counts per-recipient refusals as failed and finishes as failed when nothing was accepted', async () => {
     // No verified domain: the shared sender passes the sender rules, but sandbox mode refuses
     // every recipient that is not a verified test recipient.
-    const sandboxed = await createAccount(c, { email: 'solo@example.com' });
+    const sandboxed = await createAccount(bed.c, { email: 'solo@example.com' });
     const { body: broadcast } = await post(bulk({ from_email: 'onboarding@sandbox.test', recipients: addresses(2, 'example.org') }), sandboxed.admin_key);
 
     await runAll();
@@ -252,7 +242,7 @@ describe('fanout consumer', () => {
   });
 
   it('finishes as sent when every recipient was suppressed', async () => {
-    await suppress(c, account.account_id, { channel: 'email', recipient: 'ada@example.com', reason: 'manual' });
+    await suppress(bed.c, bed.account.account_id, { channel: 'email', recipient: 'ada@example.com', reason: 'manual' });
     const { body: broadcast } = await post(bulk({ recipients: [{ email: 'ada@example.com' }] }));
 
     await runAll();
@@ -261,7 +251,7 @@ describe('fanout consumer', () => {
   });
 
   it('sends as the creating key: a test key makes test messages', async () => {
-    const testKey = (await createKey(c, account.account_id, { scope: 'send', test_mode: true }, { testMode: true })).key;
+    const testKey = (await createKey(bed.c, bed.account.account_id, { scope: 'send', test_mode: true }, { testMode: true })).key;
     const { body: broadcast } = await post(bulk(), testKey);
 
     await runAll();
@@ -270,7 +260,7 @@ describe('fanout consumer', () => {
   });
 
   it('schedules every message for scheduled_at instead of queueing it', async () => {
-    const at = new Date(c.clock.now().getTime() + 3600_000).toISOString();
+    const at = new Date(bed.c.clock.now().getTime() + 3600_000).toISOString();
     const { body: broadcast } = await post(bulk({ scheduled_at: at }));
 
     await runAll();
@@ -284,11 +274,11 @@ describe('fanout consumer', () => {
   it('reports a malformed job as failed (for the DLQ) and drops a job naming no stored broadcast', async () => {
     const records = [sqsRecord('not json'), sqsRecord({ broadcast_id: 'x' })];
     const malformed = await fanOut(sqsEvent(records));
-    const unknown = await runJob({ broadcast_id: 'bcast_01jz0000000000000000000000', account_id: account.account_id, chunk: 0 });
+    const unknown = await runJob({ broadcast_id: 'bcast_01jz0000000000000000000000', account_id: bed.account.account_id, chunk: 0 });
 
     expect(malformed).toEqual({ batchItemFailures: records.map((r) => ({ itemIdentifier: r.messageId })) });
     expect(unknown).toEqual({ batchItemFailures: [] });
-    const errors = c.logs.filter((l) => l.level === 'error');
+    const errors = bed.c.logs.filter((l) => l.level === 'error');
     expect(errors.filter((l) => l.msg === 'poison message on the fanout queue; it goes to the DLQ after its last receive').map((l) => l.recordId)).toEqual(
       records.map((r) => r.messageId),
     );
@@ -300,7 +290,7 @@ describe('fanout consumer', () => {
 describe('GET /v1/broadcasts', () => {
   it('lists newest first, a page at a time', async () => {
     const first = await post(bulk({ name: 'first' }));
-    c.clock.advance(10);
+    bed.c.clock.advance(10);
     const second = await post(bulk({ name: 'second' }));
 
     const page1 = await list({ limit: '1' });
@@ -314,8 +304,8 @@ describe('GET /v1/broadcasts', () => {
   it('answers a send key as well as a read key', async () => {
     await post(bulk());
 
-    expect((await list({}, sendKey)).body.broadcasts).toHaveLength(1);
-    expect((await list({}, readKey)).body.broadcasts).toHaveLength(1);
+    expect((await list({}, bed.sendKey)).body.broadcasts).toHaveLength(1);
+    expect((await list({}, bed.readKey)).body.broadcasts).toHaveLength(1);
   });
 });
 
@@ -323,7 +313,7 @@ describe('GET /v1/broadcasts/{id}', () => {
   it('answers the broadcast with its stats before the fan-out ran', async () => {
     const { body: broadcast } = await post(bulk());
 
-    const res = await get(broadcast.id, sendKey);
+    const res = await get(broadcast.id, bed.sendKey);
 
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ broadcast, stats: { total: 2, sent: 0, delivered: 0, bounced: 0, complained: 0, opened: 0, failed: 0 } });
@@ -331,7 +321,7 @@ describe('GET /v1/broadcasts/{id}', () => {
 
   it("answers 404 for another account's broadcast and for an id that names nothing", async () => {
     const { body: broadcast } = await post(bulk());
-    const other = await createAccount(c, { email: 'other@example.com' });
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
 
     const foreign = await get(broadcast.id, other.admin_key);
     const malformed = await get('nope');
@@ -354,7 +344,7 @@ describe('bulk send with template_id', () => {
       { name: 'plan', default_value: 'free' },
     ],
   };
-  const makeTemplate = async (key = sendKey, body: Record<string, unknown> = template): Promise<string> => {
+  const makeTemplate = async (key = bed.sendKey, body: Record<string, unknown> = template): Promise<string> => {
     const res = await call({ method: 'POST', path: '/v1/templates', key, body });
     expect(res.status).toBe(201);
     return res.body.id;
@@ -404,15 +394,15 @@ describe('bulk send with template_id', () => {
     expect(res.body.broadcast).toMatchObject({ status: 'sent', sent_count: 1, failed_count: 2 });
     expect(res.body.stats).toMatchObject({ total: 3, sent: 0, failed: 2 });
     // The consumer's log line names the per-recipient failure codes.
-    const logged = c.logs.filter((l) => l.msg === 'broadcast chunk sent' && (l.job as FanOutJob).broadcast_id === broadcast.id);
+    const logged = bed.c.logs.filter((l) => l.msg === 'broadcast chunk sent' && (l.job as FanOutJob).broadcast_id === broadcast.id);
     expect(logged).toEqual([expect.objectContaining({ sent: 1, failed: 2, failures: { missing_variable: 2 } })]);
   });
 
   it("answers 404 template_not_found for another account's template, and 422 template_error for an inactive one, storing nothing", async () => {
-    const other = await createAccount(c, { email: 'other@example.com' });
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
     const foreign = await makeTemplate(other.admin_key);
     const inactive = await makeTemplate();
-    expect((await call({ method: 'PUT', path: `/v1/templates/${inactive}`, key: sendKey, body: { is_active: false } })).status).toBe(200);
+    expect((await call({ method: 'PUT', path: `/v1/templates/${inactive}`, key: bed.sendKey, body: { is_active: false } })).status).toBe(200);
 
     const notFound = await post(byTemplate(foreign, [{ email: 'ada@example.com', data: { first_name: 'Ada' } }]));
     const refused = await post(byTemplate(inactive, [{ email: 'ada@example.com', data: { first_name: 'Ada' } }]));
@@ -441,9 +431,9 @@ describe('bulk send with template_id', () => {
     const [first, second, third] = fanOutJobs();
 
     await runJob(first);
-    const edit = await call({ method: 'PUT', path: `/v1/templates/${templateId}`, key: sendKey, body: { subject: 'Changed {{ first_name }}', is_active: false } });
+    const edit = await call({ method: 'PUT', path: `/v1/templates/${templateId}`, key: bed.sendKey, body: { subject: 'Changed {{ first_name }}', is_active: false } });
     await runJob(second);
-    const removed = await call({ method: 'DELETE', path: `/v1/templates/${templateId}`, key: sendKey });
+    const removed = await call({ method: 'DELETE', path: `/v1/templates/${templateId}`, key: bed.sendKey });
     await runJob(third);
 
     expect(edit.status).toBe(200);
@@ -463,7 +453,7 @@ describe('bulk send with template_id', () => {
 
     const jobs = fanOutJobs();
     expect(jobs.length).toBeGreaterThan(1);
-    const chunks = await Promise.all(jobs.map((j) => c.store.get<RecipientChunkItem>(keys.broadcastRecipients(broadcast.id, j.chunk))));
+    const chunks = await Promise.all(jobs.map((j) => bed.c.store.get<RecipientChunkItem>(keys.broadcastRecipients(broadcast.id, j.chunk))));
     expect(chunks.flatMap((ch) => ch?.recipients ?? [])).toHaveLength(60);
     for (const ch of chunks) expect(ch?.data).toHaveLength(ch?.recipients.length ?? -1);
   });

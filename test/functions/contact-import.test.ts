@@ -17,6 +17,7 @@ import { type TestContainer } from '../support/container';
 import { underNeeds } from '../support/grants';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
+import { expectError } from '../support/errors';
 
 const importContacts = underNeeds('functions/uploads/import-contacts.ts', importContactsRaw);
 
@@ -125,12 +126,6 @@ async function imported(csv: string, body: Record<string, unknown> = {}): Promis
 
 const stored = (id: string) => c.store.get<ContactImportItem>(keys.contactImport(accountId, id));
 
-function expectError(res: { status: number; body: any }, code: string, status: number, message?: RegExp): void {
-  expect(res.status).toBe(status);
-  expect(res.body.error).toMatchObject({ code, status });
-  if (message) expect(res.body.error.message).toMatch(message);
-}
-
 const CSV = [
   'email,first_name,last_name,plan',
   'ada@example.com,Ada,Lovelace,pro',
@@ -158,16 +153,16 @@ describe('POST /v1/contacts/import', () => {
   it('refuses a key outside the account’s uploads with 403, and one inside that names nothing with 404', async () => {
     const other = await createAccount(c, { email: 'other@example.com' });
     const theirs = await upload(CSV, other.admin_key);
-    expectError(await start({ object_key: theirs }), 'forbidden', 403, /not one of this account’s uploads/);
-    expectError(await start({ object_key: 'bimi/x/logo.svg' }), 'forbidden', 403);
-    expectError(await start({ object_key: `uploads/${accountId}/upl_00000000000000000000000000.csv` }), 'not_found', 404);
-    expectError(await start({ object_key: `uploads/${accountId}/../${other.account_id}/x.csv` }), 'not_found', 404);
+    expectError(await start({ object_key: theirs }), 403, 'forbidden', /not one of this account’s uploads/);
+    expectError(await start({ object_key: 'bimi/x/logo.svg' }), 403, 'forbidden');
+    expectError(await start({ object_key: `uploads/${accountId}/upl_00000000000000000000000000.csv` }), 404, 'not_found');
+    expectError(await start({ object_key: `uploads/${accountId}/../${other.account_id}/x.csv` }), 404, 'not_found');
     expect(importJobs()).toEqual([]);
   });
 
   it('takes list_id only for a static list of the account', async () => {
     const key = await upload(CSV);
-    expectError(await start({ object_key: key, list_id: 'list_nope' }), 'not_found', 404, /list list_nope not found/);
+    expectError(await start({ object_key: key, list_id: 'list_nope' }), 404, 'not_found', /list list_nope not found/);
     contacts.staticLists.add(`${accountId}/list_vip`);
     const body = await imported(CSV, { list_id: 'list_vip' });
     expect(body).toMatchObject({ status: 'completed', created: 2 });
@@ -176,10 +171,10 @@ describe('POST /v1/contacts/import', () => {
 
   it('is refused to a read key (403) and without a key (401); a body it does not know is 400', async () => {
     const key = await upload(CSV);
-    expectError(await start({ object_key: key }, bed.readKey), 'forbidden', 403);
-    expectError(await bed.request({ method: 'POST', path: '/v1/contacts/import', body: { object_key: key } }), 'unauthorized', 401);
-    expectError(await start({ object_key: key, list: 'x' }), 'invalid_request', 400);
-    expectError(await start({}), 'invalid_request', 400, /^body\.object_key/);
+    expectError(await start({ object_key: key }, bed.readKey), 403, 'forbidden');
+    expectError(await bed.request({ method: 'POST', path: '/v1/contacts/import', body: { object_key: key } }), 401, 'unauthorized');
+    expectError(await start({ object_key: key, list: 'x' }), 400, 'invalid_request');
+    expectError(await start({}), 400, 'invalid_request', /^body\.object_key/);
   });
 });
 
@@ -323,9 +318,9 @@ describe('GET /v1/contacts/imports/{id}', () => {
     const body = await imported(CSV);
     const other = await createAccount(c, { email: 'other@example.com' });
 
-    expectError(await read(body.id, other.admin_key), 'not_found', 404);
-    expectError(await read('imp_00000000000000000000000000'), 'not_found', 404);
-    expectError(await read('not-an-id'), 'not_found', 404);
+    expectError(await read(body.id, other.admin_key), 404, 'not_found');
+    expectError(await read('imp_00000000000000000000000000'), 404, 'not_found');
+    expectError(await read('not-an-id'), 404, 'not_found');
     expect((await read(body.id, bed.sendKey)).status).toBe(200);
     expect((await read(body.id, bed.account.admin_key)).status).toBe(200);
   });

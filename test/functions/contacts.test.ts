@@ -1,35 +1,26 @@
 // Contacts through the handler: create (normalized, unique addresses; data rules; list_ids),
 // list (newest first, email, list_id, q, pagination), read, update, delete and every failure case;
 // and what a crashed request leaves behind (a stale address claim, a contact marked deleted).
-import { beforeEach, describe, expect, it } from 'vitest';
-import { type CreatedAccount } from '../../shared/accounts/service';
+import { describe, expect, it } from 'vitest';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { createKey } from '../../shared/accounts/api-keys/service';
 import { STALE_EMAIL_CLAIM_MS } from '../../shared/audiences/contacts/contacts';
 import { ContactClaimRepository } from '../../shared/audiences/contacts/claims-repository';
 import { ListMemberRepository } from '../../shared/audiences/contacts/members-repository';
 import { ContactRepository } from '../../shared/audiences/contacts/repository';
-import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
-
-let c: TestContainer;
-let account: CreatedAccount;
-let readKey: string;
-let sendKey: string;
+import { expectError, expectInvalid } from '../support/errors';
 
 const bed = useTestbed({ scopedKeys: true });
-beforeEach(() => {
-  ({ c, account, readKey, sendKey } = bed);
-});
 
 const request = bed.request;
-const create = (body: unknown, key = sendKey) => request({ method: 'POST', path: '/v1/contacts', key, body });
-const list = (query: Record<string, string> = {}, key = readKey) => request({ method: 'GET', path: '/v1/contacts', key, query });
-const get = (id: string, key = readKey) => request({ method: 'GET', path: `/v1/contacts/${id}`, key });
-const update = (id: string, body: unknown, key = sendKey) => request({ method: 'PATCH', path: `/v1/contacts/${id}`, key, body });
-const remove = (id: string, key = sendKey) => request({ method: 'DELETE', path: `/v1/contacts/${id}`, key });
-const createList = (body: unknown, key = sendKey) => request({ method: 'POST', path: '/v1/lists', key, body });
-const getList = (id: string, key = readKey) => request({ method: 'GET', path: `/v1/lists/${id}`, key });
+const create = (body: unknown, key = bed.sendKey) => request({ method: 'POST', path: '/v1/contacts', key, body });
+const list = (query: Record<string, string> = {}, key = bed.readKey) => request({ method: 'GET', path: '/v1/contacts', key, query });
+const get = (id: string, key = bed.readKey) => request({ method: 'GET', path: `/v1/contacts/${id}`, key });
+const update = (id: string, body: unknown, key = bed.sendKey) => request({ method: 'PATCH', path: `/v1/contacts/${id}`, key, body });
+const remove = (id: string, key = bed.sendKey) => request({ method: 'DELETE', path: `/v1/contacts/${id}`, key });
+const createList = (body: unknown, key = bed.sendKey) => request({ method: 'POST', path: '/v1/lists', key, body });
+const getList = (id: string, key = bed.readKey) => request({ method: 'GET', path: `/v1/lists/${id}`, key });
 
 async function made(body: Record<string, unknown>): Promise<Record<string, any>> {
   const res = await create(body);
@@ -41,18 +32,6 @@ async function staticList(name = 'Newsletter'): Promise<Record<string, any>> {
   const res = await createList({ name, type: 'static' });
   expect(res.status).toBe(201);
   return res.body;
-}
-
-function expectInvalid(res: { status: number; body: any }, field: string): void {
-  expect(res.status).toBe(400);
-  expect(res.body.error).toMatchObject({ code: 'invalid_request', status: 400 });
-  expect(res.body.error.message.startsWith(`${field}:`), res.body.error.message).toBe(true);
-}
-
-function expectError(res: { status: number; body: any }, code: string, status: number, message?: RegExp): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.error).toMatchObject({ code, status });
-  if (message) expect(res.body.error.message).toMatch(message);
 }
 
 describe('POST /v1/contacts', () => {
@@ -75,8 +54,8 @@ describe('POST /v1/contacts', () => {
 
   it('answers 409 duplicate_contact for an address the account has, regardless of case; another account may have it', async () => {
     await made({ email: 'ada@example.com' });
-    expectError(await create({ email: 'ADA@example.com ' }), 'duplicate_contact', 409, /ada@example\.com/);
-    const other = await createAccount(c, { email: 'other@example.com' });
+    expectError(await create({ email: 'ADA@example.com ' }), 409, 'duplicate_contact', /ada@example\.com/);
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
     expect((await create({ email: 'ada@example.com' }, other.admin_key)).status).toBe(201);
   });
 
@@ -114,35 +93,35 @@ describe('POST /v1/contacts', () => {
     expect((await getList(one.id)).body.member_count).toBe(1);
 
     const dynamic = (await createList({ name: 'Pro', type: 'dynamic', filter: { match: 'all', conditions: [{ field: 'data.plan', op: 'eq', value: 'pro' }] } })).body;
-    expectError(await create({ email: 'bob@example.com', list_ids: [one.id, dynamic.id] }), 'invalid_request', 422, new RegExp(dynamic.id));
-    expectError(await create({ email: 'bob@example.com', list_ids: ['lst_01hzzzzzzzzzzzzzzzzzzzzzzz'] }), 'not_found', 404, /lst_01hzzzzzzzzzzzzzzzzzzzzzzz/);
-    expectError(await create({ email: 'bob@example.com', list_ids: ['nope'] }), 'not_found', 404, /nope/);
-    const other = await createAccount(c, { email: 'other@example.com' });
+    expectError(await create({ email: 'bob@example.com', list_ids: [one.id, dynamic.id] }), 422, 'invalid_request', new RegExp(dynamic.id));
+    expectError(await create({ email: 'bob@example.com', list_ids: ['lst_01hzzzzzzzzzzzzzzzzzzzzzzz'] }), 404, 'not_found', /lst_01hzzzzzzzzzzzzzzzzzzzzzzz/);
+    expectError(await create({ email: 'bob@example.com', list_ids: ['nope'] }), 404, 'not_found', /nope/);
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
     const theirs = (await createList({ name: 'Theirs', type: 'static' }, other.admin_key)).body;
-    expectError(await create({ email: 'bob@example.com', list_ids: [theirs.id] }), 'not_found', 404, new RegExp(theirs.id));
+    expectError(await create({ email: 'bob@example.com', list_ids: [theirs.id] }), 404, 'not_found', new RegExp(theirs.id));
     // Nothing was written: the address is free and the list still has one member.
     expect((await create({ email: 'bob@example.com' })).status).toBe(201);
     expect((await getList(one.id)).body.member_count).toBe(1);
   });
 
   it('refuses a read key with 403 and takes an admin key', async () => {
-    expectError(await create({ email: 'ada@example.com' }, readKey), 'forbidden', 403);
-    expect((await create({ email: 'ada@example.com' }, account.admin_key)).status).toBe(201);
+    expectError(await create({ email: 'ada@example.com' }, bed.readKey), 403, 'forbidden');
+    expect((await create({ email: 'ada@example.com' }, bed.account.admin_key)).status).toBe(201);
   });
 
   it('takes over an address claim a crashed create left once it is stale, never a fresh one', async () => {
-    await new ContactClaimRepository(c.store).claimEmail(account.account_id, 'ghost@example.com', 'ctc_01hzzzzzzzzzzzzzzzzzzzzzzz', c.clock.now().getTime());
-    expectError(await create({ email: 'ghost@example.com' }), 'duplicate_contact', 409);
-    c.clock.advance(STALE_EMAIL_CLAIM_MS + 1);
+    await new ContactClaimRepository(bed.c.store).claimEmail(bed.account.account_id, 'ghost@example.com', 'ctc_01hzzzzzzzzzzzzzzzzzzzzzzz', bed.c.clock.now().getTime());
+    expectError(await create({ email: 'ghost@example.com' }), 409, 'duplicate_contact');
+    bed.c.clock.advance(STALE_EMAIL_CLAIM_MS + 1);
     const res = await made({ email: 'ghost@example.com' });
     expect((await list({ email: 'ghost@example.com' })).body.contacts).toEqual([res]);
   });
 
   it('test-mode keys read the account’s contacts but may not add one (live broadcasts reach contacts)', async () => {
-    const testKey = (await createKey(c, account.account_id, { scope: 'send', test_mode: true }, { testMode: true })).key;
+    const testKey = (await createKey(bed.c, bed.account.account_id, { scope: 'send', test_mode: true }, { testMode: true })).key;
     const mine = await made({ email: 'ada@example.com' });
     expect((await get(mine.id, testKey)).body).toEqual(mine);
-    expectError(await create({ email: 'grace@example.com' }, testKey), 'forbidden', 403);
+    expectError(await create({ email: 'grace@example.com' }, testKey), 403, 'forbidden');
     expect((await list({ email: 'grace@example.com' })).body.contacts).toEqual([]);
   });
 });
@@ -161,7 +140,7 @@ describe('GET /v1/contacts', () => {
     expect((await list({ limit: 'lots' })).body.contacts).toHaveLength(3);
     expect((await list({ limit: '1000' })).body.contacts).toHaveLength(3);
     expectInvalid(await list({ colour: 'red' }), 'query');
-    expect((await list({}, sendKey)).status).toBe(200);
+    expect((await list({}, bed.sendKey)).status).toBe(200);
   });
 
   it('finds one contact by address (normalized), and none for an unknown or malformed one', async () => {
@@ -200,9 +179,9 @@ describe('GET /v1/contacts', () => {
     expect(page.body.contacts).toEqual([bob]);
     expect((await list({ list_id: news.id, limit: '1', cursor: page.body.next_cursor })).body).toEqual({ contacts: [ada], next_cursor: null });
     expectInvalid(await list({ list_id: pro.id, limit: '1', cursor: page.body.next_cursor }), 'cursor');
-    expectError(await list({ list_id: 'lst_01hzzzzzzzzzzzzzzzzzzzzzzz' }), 'not_found', 404);
-    const other = await createAccount(c, { email: 'other@example.com' });
-    expectError(await list({ list_id: news.id }, other.admin_key), 'not_found', 404);
+    expectError(await list({ list_id: 'lst_01hzzzzzzzzzzzzzzzzzzzzzzz' }), 404, 'not_found');
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
+    expectError(await list({ list_id: news.id }, other.admin_key), 404, 'not_found');
     expect((await list({}, other.admin_key)).body.contacts).toEqual([]);
   });
 });
@@ -210,13 +189,13 @@ describe('GET /v1/contacts', () => {
 describe('GET, PATCH, DELETE /v1/contacts/{id}', () => {
   it("answers 404 for an unknown id, a malformed one and another account's contact", async () => {
     const mine = await made({ email: 'ada@example.com' });
-    const other = await createAccount(c, { email: 'other@example.com' });
-    expectError(await get(mine.id, other.admin_key), 'not_found', 404);
-    expectError(await get('ctc_01hzzzzzzzzzzzzzzzzzzzzzzz'), 'not_found', 404);
-    expectError(await get('nope'), 'not_found', 404);
-    expectError(await get('x'.repeat(300)), 'not_found', 404);
-    expectError(await update(mine.id, { first_name: 'X' }, other.admin_key), 'not_found', 404);
-    expectError(await remove(mine.id, other.admin_key), 'not_found', 404);
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
+    expectError(await get(mine.id, other.admin_key), 404, 'not_found');
+    expectError(await get('ctc_01hzzzzzzzzzzzzzzzzzzzzzzz'), 404, 'not_found');
+    expectError(await get('nope'), 404, 'not_found');
+    expectError(await get('x'.repeat(300)), 404, 'not_found');
+    expectError(await update(mine.id, { first_name: 'X' }, other.admin_key), 404, 'not_found');
+    expectError(await remove(mine.id, other.admin_key), 404, 'not_found');
     expect((await get(mine.id)).body).toEqual(mine);
   });
 
@@ -230,13 +209,13 @@ describe('GET, PATCH, DELETE /v1/contacts/{id}', () => {
     expectInvalid(await update(ada.id, { data: { a: { b: 1 } } }), 'body.data.a');
     expectInvalid(await update(ada.id, { list_ids: [] }), 'body');
     expectInvalid(await update(ada.id, { email: 'nobody' }), 'body.email');
-    expectError(await update(ada.id, { first_name: 'X' }, readKey), 'forbidden', 403);
+    expectError(await update(ada.id, { first_name: 'X' }, bed.readKey), 403, 'forbidden');
   });
 
   it('moves a contact to a free address and frees the old one; 409 duplicate_contact for a taken one', async () => {
     const ada = await made({ email: 'ada@example.com' });
     await made({ email: 'bob@example.com' });
-    expectError(await update(ada.id, { email: 'BOB@example.com' }), 'duplicate_contact', 409);
+    expectError(await update(ada.id, { email: 'BOB@example.com' }), 409, 'duplicate_contact');
     const moved = await update(ada.id, { email: ' Countess@Example.com' });
     expect(moved.body.email).toBe('countess@example.com');
     expect((await list({ email: 'countess@example.com' })).body.contacts).toEqual([moved.body]);
@@ -250,31 +229,31 @@ describe('GET, PATCH, DELETE /v1/contacts/{id}', () => {
     const two = await staticList('Two');
     const ada = await made({ email: 'ada@example.com', list_ids: [one.id, two.id] });
     await made({ email: 'bob@example.com', list_ids: [one.id] });
-    expectError(await remove(ada.id, readKey), 'forbidden', 403);
+    expectError(await remove(ada.id, bed.readKey), 403, 'forbidden');
     expect((await remove(ada.id)).status).toBe(204);
-    expectError(await get(ada.id), 'not_found', 404);
-    expectError(await remove(ada.id), 'not_found', 404);
+    expectError(await get(ada.id), 404, 'not_found');
+    expectError(await remove(ada.id), 404, 'not_found');
     expect((await getList(one.id)).body.member_count).toBe(1);
     expect((await getList(two.id)).body.member_count).toBe(0);
     expect((await list({ list_id: two.id })).body.contacts).toEqual([]);
-    expect(await new ListMemberRepository(c.store).member(account.account_id, one.id, ada.id)).toBeUndefined();
+    expect(await new ListMemberRepository(bed.c.store).member(bed.account.account_id, one.id, ada.id)).toBeUndefined();
     expect((await create({ email: 'ada@example.com' })).status).toBe(201);
   });
 
   it('finishes a delete a crash cut short: the marked contact is gone for every read, and a repeated DELETE completes it', async () => {
     const one = await staticList();
     const ada = await made({ email: 'ada@example.com', list_ids: [one.id] });
-    const repo = new ContactRepository(c.store);
-    await repo.markContactDeleted(account.account_id, ada.id, c.clock.now().toISOString());
-    expectError(await get(ada.id), 'not_found', 404);
-    expectError(await update(ada.id, { first_name: 'X' }), 'not_found', 404);
+    const repo = new ContactRepository(bed.c.store);
+    await repo.markContactDeleted(bed.account.account_id, ada.id, bed.c.clock.now().toISOString());
+    expectError(await get(ada.id), 404, 'not_found');
+    expectError(await update(ada.id, { first_name: 'X' }), 404, 'not_found');
     expect((await list()).body.contacts).toEqual([]);
     expect((await list({ email: 'ada@example.com' })).body.contacts).toEqual([]);
     expect((await list({ list_id: one.id })).body.contacts).toEqual([]);
     // A new contact may take the address of one being deleted at once.
     const again = await made({ email: 'ada@example.com' });
     expect((await remove(ada.id)).status).toBe(204);
-    expect(await repo.getContact(account.account_id, ada.id)).toBeUndefined();
+    expect(await repo.getContact(bed.account.account_id, ada.id)).toBeUndefined();
     expect((await getList(one.id)).body.member_count).toBe(0);
     expect((await list({ email: 'ada@example.com' })).body.contacts).toEqual([again]);
   });

@@ -1,7 +1,6 @@
 // Sending domains through the handlers, with DNS answers from a real DNS server on loopback.
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { CreatedAccount } from '../../shared/accounts/service';
 import { NodeDns } from '../../shared/adapters/node-dns';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { keys } from '../../shared/db/keys';
@@ -10,12 +9,9 @@ import type { DnsRecord } from '../../shared/domains/model';
 import { PENDING_CLAIM_DAYS } from '../../shared/domains/claims';
 import type { SendingIdentities } from '../../shared/ports/identities';
 import { call } from '../support/api';
-import type { TestContainer } from '../support/container';
 import { startDnsServer, startSilentDnsServer, type RunningDns } from '../support/dns-server';
 import { useTestbed } from '../support/testbed';
 
-let c: TestContainer;
-let account: CreatedAccount;
 let dns: RunningDns;
 const bed = useTestbed({ sandbox: true });
 beforeAll(async () => {
@@ -23,14 +19,13 @@ beforeAll(async () => {
 });
 afterAll(async () => dns.close());
 beforeEach(() => {
-  ({ c, account } = bed);
-  c.dns = new NodeDns([dns.server], 1000);
+  bed.c.dns = new NodeDns([dns.server], 1000);
 });
 
 let n = 0;
 // The store and the DNS server live as long as this file, so a counter keeps every name fresh.
 const uniqueDomain = () => `brand${++n}.test`;
-const admin = () => account.admin_key;
+const admin = () => bed.account.admin_key;
 const register = (domain: string, key = admin()) => call({ method: 'POST', path: '/v1/domains', key, body: { domain } });
 const verify = (domain: string, key = admin()) => call({ method: 'POST', path: `/v1/domains/${domain}/verify`, key });
 
@@ -66,7 +61,7 @@ describe('POST /v1/domains', () => {
   it('answers 409 when the domain is registered on this account already, is verified by another account, or is the sandbox', async () => {
     const domain = uniqueDomain();
     const verifiedElsewhere = uniqueDomain();
-    const other = await createAccount(c, {});
+    const other = await createAccount(bed.c, {});
     await register(domain);
     publish((await register(verifiedElsewhere, other.admin_key)).body.dns_records);
     expect((await verify(verifiedElsewhere, other.admin_key)).body.fully_verified).toBe(true);
@@ -89,11 +84,11 @@ describe('POST /v1/domains', () => {
   });
 
   it('answers 403 domain_limit_reached at 100 domains, releasing the name', async () => {
-    await c.store.update(keys.account(account.account_id), { expression: 'SET domain_count = :n', values: { ':n': 100 } });
+    await bed.c.store.update(keys.account(bed.account.account_id), { expression: 'SET domain_count = :n', values: { ':n': 100 } });
     const domain = uniqueDomain();
 
     const res = await register(domain);
-    const other = await createAccount(c, {});
+    const other = await createAccount(bed.c, {});
     const retry = await register(domain, other.admin_key);
 
     expect(res.status).toBe(403);
@@ -102,8 +97,8 @@ describe('POST /v1/domains', () => {
   });
 
   it('needs an admin key to register, and a read key may list', async () => {
-    const send = await createKey(c, account.account_id, { scope: 'send' }, { testMode: false });
-    const read = await createKey(c, account.account_id, { scope: 'read' }, { testMode: false });
+    const send = await createKey(bed.c, bed.account.account_id, { scope: 'send' }, { testMode: false });
+    const read = await createKey(bed.c, bed.account.account_id, { scope: 'read' }, { testMode: false });
 
     const refused = await register(uniqueDomain(), send.key);
     const listed = await call({ method: 'GET', path: '/v1/domains', key: read.key });
@@ -118,7 +113,7 @@ describe('GET, DELETE', () => {
     const first = uniqueDomain();
     const second = uniqueDomain();
     await register(first);
-    c.clock.advance(10);
+    bed.c.clock.advance(10);
     await register(second);
 
     const res = await call({ method: 'GET', path: '/v1/domains', key: admin() });
@@ -130,7 +125,7 @@ describe('GET, DELETE', () => {
   it('gets one domain by name and 404s for another account’s', async () => {
     const domain = uniqueDomain();
     await register(domain);
-    const other = await createAccount(c, {});
+    const other = await createAccount(bed.c, {});
 
     const mine = await call({ method: 'GET', path: `/v1/domains/${domain}`, key: admin() });
     const theirs = await call({ method: 'GET', path: `/v1/domains/${domain}`, key: other.admin_key });
@@ -142,7 +137,7 @@ describe('GET, DELETE', () => {
   it('deletes a domain with its provider identity (204) and frees the name', async () => {
     const domain = uniqueDomain();
     await register(domain);
-    const removed = vi.spyOn(c.identities, 'remove');
+    const removed = vi.spyOn(bed.c.identities, 'remove');
 
     const res = await call({ method: 'DELETE', path: `/v1/domains/${domain}`, key: admin() });
     const gone = await call({ method: 'GET', path: `/v1/domains/${domain}`, key: admin() });
@@ -156,7 +151,7 @@ describe('GET, DELETE', () => {
 
   it('refuses to delete the sandbox domain (422) and another account’s domain (404)', async () => {
     const domain = uniqueDomain();
-    const other = await createAccount(c, {});
+    const other = await createAccount(bed.c, {});
     await register(domain, other.admin_key);
 
     const sandbox = await call({ method: 'DELETE', path: '/v1/domains/sandbox.test', key: admin() });
@@ -213,7 +208,7 @@ describe('POST /v1/domains/{domain}/verify', () => {
     const domain = uniqueDomain();
     await register(domain);
     const silent = await startSilentDnsServer();
-    c.dns = new NodeDns([silent.server], 200);
+    bed.c.dns = new NodeDns([silent.server], 200);
 
     const res = await verify(domain);
     await silent.close();
@@ -268,8 +263,8 @@ describe('sender rules', () => {
     expect(foreign.body.error.code).toBe('from_not_verified');
     expect(pending.body.error.code).toBe('domain_not_verified');
     expect(named.status).toBe(201);
-    expect((await c.store.get<{ from: string }>(keys.message(named.body.id)))?.from).toBe(`Acme Support <hi@${domain}>`);
-    expect((await c.store.get<{ from: string }>(keys.message(overridden.body.id)))?.from).toBe(`Billing <billing@${domain}>`);
+    expect((await bed.c.store.get<{ from: string }>(keys.message(named.body.id)))?.from).toBe(`Acme Support <hi@${domain}>`);
+    expect((await bed.c.store.get<{ from: string }>(keys.message(overridden.body.id)))?.from).toBe(`Billing <billing@${domain}>`);
     expect(verification.body).toMatchObject({ sandbox_mode: false, channels: expect.arrayContaining([{ channel: 'email', status: 'verified', verified: true }]) });
   });
 
@@ -305,7 +300,7 @@ describe('routes on a domain the account does not hold', () => {
     ['PUT', 'from-name'],
   ])('%s …/%s answers 404 for another account’s domain and for an unknown one', async (method, tail) => {
     const domain = uniqueDomain();
-    const other = await createAccount(c, {});
+    const other = await createAccount(bed.c, {});
     await register(domain, other.admin_key);
     const body = method === 'PUT' ? { from_name: 'X' } : undefined;
 
@@ -321,7 +316,7 @@ describe('routes on a domain the account does not hold', () => {
   it('serves the guide and the zone file to a read key', async () => {
     const domain = uniqueDomain();
     await register(domain);
-    const read = await createKey(c, account.account_id, { scope: 'read' }, { testMode: false });
+    const read = await createKey(bed.c, bed.account.account_id, { scope: 'read' }, { testMode: false });
 
     const guide = await call({ method: 'GET', path: `/v1/domains/${domain}/dns-setup`, key: read.key });
     const verifyAttempt = await call({ method: 'POST', path: `/v1/domains/${domain}/verify`, key: read.key });
@@ -361,17 +356,17 @@ describe('a name another account registered and has not verified', () => {
   let identities: ReturnType<typeof sesLikeIdentities>;
   let original: SendingIdentities;
   beforeEach(() => {
-    original = c.identities;
+    original = bed.c.identities;
     identities = sesLikeIdentities();
-    c.identities = identities;
+    bed.c.identities = identities;
   });
   afterEach(() => {
-    c.identities = original;
+    bed.c.identities = original;
   });
 
   it('does not block the owner: they register it with an ownership record and take it by verifying; the squatter cannot verify with their records', async () => {
     const domain = uniqueDomain();
-    const squatter = await createAccount(c, {});
+    const squatter = await createAccount(bed.c, {});
     const squatted = await register(domain, squatter.admin_key);
     expect(squatted.status).toBe(201);
     expect(ownershipOf(squatted.body.dns_records)).toBeUndefined();
@@ -394,19 +389,19 @@ describe('a name another account registered and has not verified', () => {
     const myTry = await verify(domain);
     expect(myTry.body.fully_verified).toBe(true);
     expect(myTry.body.results.filter((r: { status: string }) => r.status === 'verified')).toHaveLength(6);
-    expect(await c.store.get(keys.domainClaim(domain))).toMatchObject({ account_id: account.account_id, state: 'verified' });
+    expect(await bed.c.store.get(keys.domainClaim(domain))).toMatchObject({ account_id: bed.account.account_id, state: 'verified' });
 
     expectConflict(await verify(domain, squatter.admin_key));
-    expectConflict(await register(domain, (await createAccount(c, {})).admin_key));
+    expectConflict(await register(domain, (await createAccount(bed.c, {})).admin_key));
     expect((await call({ method: 'GET', path: '/v1/account/verification', key: squatter.admin_key })).body.sandbox_mode).toBe(true);
     expect((await call({ method: 'GET', path: '/v1/account/verification', key: admin() })).body.sandbox_mode).toBe(false);
   });
 
   it(`expires after ${PENDING_CLAIM_DAYS} days: the next registration takes the name with the 6 records and a new identity`, async () => {
     const domain = uniqueDomain();
-    const squatter = await createAccount(c, {});
+    const squatter = await createAccount(bed.c, {});
     const squatted = await register(domain, squatter.admin_key);
-    c.clock.advance(PENDING_CLAIM_DAYS * DAY + 1000);
+    bed.c.clock.advance(PENDING_CLAIM_DAYS * DAY + 1000);
 
     const mine = await register(domain);
 
@@ -414,7 +409,7 @@ describe('a name another account registered and has not verified', () => {
     expect(mine.body.dns_records).toHaveLength(6);
     expect(identities.removed).toEqual([domain]); // the squatter's DKIM tokens are worthless now
     expect(mine.body.dns_records.filter((r: DnsRecord) => r.type === 'CNAME')).not.toEqual(squatted.body.dns_records.filter((r: DnsRecord) => r.type === 'CNAME'));
-    expect(await c.store.get(keys.domainClaim(domain))).toMatchObject({ account_id: account.account_id, state: 'pending', contested: false });
+    expect(await bed.c.store.get(keys.domainClaim(domain))).toMatchObject({ account_id: bed.account.account_id, state: 'pending', contested: false });
     publish(mine.body.dns_records);
     expect((await verify(domain)).body.fully_verified).toBe(true);
     expectConflict(await verify(domain, squatter.admin_key));
@@ -422,27 +417,27 @@ describe('a name another account registered and has not verified', () => {
 
   it('holds the name within its days: a registration then contends (7 records) rather than taking it over', async () => {
     const domain = uniqueDomain();
-    const squatter = await createAccount(c, {});
+    const squatter = await createAccount(bed.c, {});
     await register(domain, squatter.admin_key);
-    c.clock.advance(PENDING_CLAIM_DAYS * DAY - 60_000);
+    bed.c.clock.advance(PENDING_CLAIM_DAYS * DAY - 60_000);
 
     const mine = await register(domain);
 
     expect(mine.body.dns_records).toHaveLength(7);
     expect(identities.removed).toEqual([]);
-    expect(await c.store.get(keys.domainClaim(domain))).toMatchObject({ account_id: squatter.account_id, state: 'pending', contested: true });
+    expect(await bed.c.store.get(keys.domainClaim(domain))).toMatchObject({ account_id: squatter.account_id, state: 'pending', contested: true });
   });
 
   it('reads a claim written before claims had states from its holder: pending and old gives way, verified holds', async () => {
     const stale = uniqueDomain();
     const kept = uniqueDomain();
-    const before = await createAccount(c, {});
+    const before = await createAccount(bed.c, {});
     await register(stale, before.admin_key);
     publish((await register(kept, before.admin_key)).body.dns_records);
     expect((await verify(kept, before.admin_key)).body.fully_verified).toBe(true);
     // Written raw on purpose: the legacy claim shape (no state) no repository writes any more.
-    for (const name of [stale, kept]) await c.store.put({ ...keys.domainClaim(name), entity: 'domain_claim', account_id: before.account_id });
-    c.clock.advance(PENDING_CLAIM_DAYS * DAY + 1000);
+    for (const name of [stale, kept]) await bed.c.store.put({ ...keys.domainClaim(name), entity: 'domain_claim', account_id: before.account_id });
+    bed.c.clock.advance(PENDING_CLAIM_DAYS * DAY + 1000);
 
     expect((await register(stale)).body.dns_records).toHaveLength(6);
     expectConflict(await register(kept));
@@ -450,7 +445,7 @@ describe('a name another account registered and has not verified', () => {
 
   it('lets a contender delete its registration without removing the holder\'s identity or claim', async () => {
     const domain = uniqueDomain();
-    const holder = await createAccount(c, {});
+    const holder = await createAccount(bed.c, {});
     await register(domain, holder.admin_key);
     await register(domain);
 
@@ -458,7 +453,7 @@ describe('a name another account registered and has not verified', () => {
 
     expect(res.status).toBe(204);
     expect(identities.removed).toEqual([]);
-    expect(await c.store.get(keys.domainClaim(domain))).toMatchObject({ account_id: holder.account_id });
+    expect(await bed.c.store.get(keys.domainClaim(domain))).toMatchObject({ account_id: holder.account_id });
     expect((await get(domain, holder.admin_key)).status).toBe(200);
   });
 });

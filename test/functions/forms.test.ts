@@ -3,31 +3,23 @@
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import fc from 'fast-check';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { functionNamed } from '../../functions/manifest';
 import { handler } from '../../functions/forms/http';
-import { type CreatedAccount } from '../../shared/accounts/service';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { createKey } from '../../shared/accounts/api-keys/service';
 import { ContactClaimRepository } from '../../shared/audiences/contacts/claims-repository';
 import { keys } from '../../shared/db/keys';
-import { prefersHtml } from '../../shared/http/negotiate';
 import { PermanentSendError } from '../../shared/ports/mailer';
-import { TEST_SECRETS, type TestContainer } from '../support/container';
+import { TEST_SECRETS } from '../support/container';
 import { httpEvent, type HttpEventInput } from '../support/events';
 import { runningAs } from '../support/grants';
 import { useTestbed } from '../support/testbed';
 
-let c: TestContainer;
-let account: CreatedAccount;
-
 const bed = useTestbed({ scopedKeys: true });
-beforeEach(() => {
-  ({ c, account } = bed);
-});
 
 const request = bed.request;
-const admin = () => account.admin_key;
+const admin = () => bed.account.admin_key;
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 const FORM_POST = 'application/x-www-form-urlencoded';
 let ipCounter = 0;
@@ -35,7 +27,7 @@ const nextIp = (): string => `203.0.113.${(++ipCounter % 250) + 1}`;
 
 /** The raw answer (HTML pages are not JSON), run under the forms function's manifest needs. */
 async function raw(input: HttpEventInput): Promise<APIGatewayProxyStructuredResultV2> {
-  c.clock.advance(150);
+  bed.c.clock.advance(150);
   return runningAs.run(functionNamed('forms'), () => handler(httpEvent(input)));
 }
 
@@ -76,8 +68,8 @@ const memberCount = async (listId: string) => (await request({ method: 'GET', pa
 const members = async (listId: string) => (await request({ method: 'GET', path: `/v1/lists/${listId}/members`, key: admin() })).body.contacts as any[];
 
 /** The token of the n-th confirmation mail (the newest by default). */
-function tokenOf(index = c.mailed.length - 1): string {
-  const text = c.mailed[index]?.text ?? '';
+function tokenOf(index = bed.c.mailed.length - 1): string {
+  const text = bed.c.mailed[index]?.text ?? '';
   const match = /\/v1\/forms\/confirm\?token=([0-9A-Za-z]+)/.exec(text);
   if (!match) throw new Error(`no link in mail ${index}: ${text}`);
   return match[1] as string;
@@ -121,8 +113,8 @@ describe('POST /v1/forms', () => {
       page_url: `http://api.test/v1/forms/${res.body.id}/page`,
       config_url: `http://api.test/v1/forms/${res.body.id}/config`,
       submit_url: `http://api.test/v1/forms/${res.body.id}/submit`,
-      created_at: c.clock.now().toISOString(),
-      updated_at: c.clock.now().toISOString(),
+      created_at: bed.c.clock.now().toISOString(),
+      updated_at: bed.c.clock.now().toISOString(),
     });
   });
 
@@ -174,7 +166,7 @@ describe('POST /v1/forms', () => {
   });
 
   it('answers 404 for a list the account does not have, another account\'s included, and 422 for a dynamic list', async () => {
-    const other = await createAccount(c, { email: 'other@example.com' });
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
     const theirs = await createList('static', other.admin_key);
     const dynamic = await createList('dynamic');
 
@@ -188,7 +180,7 @@ describe('POST /v1/forms', () => {
 
     expect((await create({ name: 'x', list_id: listId }, bed.sendKey)).status).toBe(201);
     expectError(await create({ name: 'x', list_id: listId }, bed.readKey), 403, 'forbidden');
-    expectError(await create({ name: 'x', list_id: listId }, account.test_admin_key), 403, 'forbidden', /live key/);
+    expectError(await create({ name: 'x', list_id: listId }, bed.account.test_admin_key), 403, 'forbidden', /live key/);
     expectError(await create({ name: 'x', list_id: listId }, 'sk_live_' + 'x'.repeat(40)), 401, 'unauthorized');
   });
 });
@@ -197,7 +189,7 @@ describe('GET /v1/forms and GET /v1/forms/{id}', () => {
   it('lists the account\'s forms newest first, page by page, and never another account\'s', async () => {
     const first = await makeForm();
     const second = await makeForm();
-    const other = await createAccount(c, { email: 'other@example.com' });
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
     const theirList = await createList('static', other.admin_key);
     expect((await create({ name: 'theirs', list_id: theirList }, other.admin_key)).status).toBe(201);
 
@@ -213,8 +205,8 @@ describe('GET /v1/forms and GET /v1/forms/{id}', () => {
 
   it('reads one form with any scope and a test key; another account\'s or an unknown id is 404', async () => {
     const { id } = await makeForm();
-    const other = await createAccount(c, { email: 'other@example.com' });
-    const testKey = (await createKey(c, account.account_id, { scope: 'read', test_mode: true }, { testMode: true })).key;
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
+    const testKey = (await createKey(bed.c, bed.account.account_id, { scope: 'read', test_mode: true }, { testMode: true })).key;
 
     expect((await get(id, bed.readKey)).body.id).toBe(id);
     expect((await get(id, testKey)).status).toBe(200);
@@ -242,7 +234,7 @@ describe('PUT /v1/forms/{id}', () => {
       redirect_url: null,
       title: null,
       submit_label: 'Subscribe',
-      updated_at: c.clock.now().toISOString(),
+      updated_at: bed.c.clock.now().toISOString(),
     });
     expect((await get(id)).body).toEqual(res.body);
     expect(listId).not.toBe(newList);
@@ -250,7 +242,7 @@ describe('PUT /v1/forms/{id}', () => {
 
   it('answers 404 for another account\'s or an unknown form, 404 for a missing list, 422 for a dynamic one, 400 for a bad body, 403 for a read key', async () => {
     const { id, listId } = await makeForm();
-    const other = await createAccount(c, { email: 'other@example.com' });
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
 
     expectError(await replace(id, { name: 'x', list_id: listId }, other.admin_key), 404, 'not_found');
     expectError(await replace('frm_01jzzzzzzzzzzzzzzzzzzzzzzz', { name: 'x', list_id: listId }), 404, 'not_found');
@@ -277,7 +269,7 @@ describe('DELETE /v1/forms/{id}', () => {
 
   it('answers 404 for another account\'s form and leaves it', async () => {
     const { id } = await makeForm();
-    const other = await createAccount(c, { email: 'other@example.com' });
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
 
     expectError(await remove(id, other.admin_key), 404, 'not_found');
     expectError(await remove(id, bed.readKey), 403, 'forbidden');
@@ -377,7 +369,7 @@ describe('POST /v1/forms/{id}/submit without double opt-in', () => {
     const [contact] = await contactByEmail('ada@example.com');
     expect(contact).toMatchObject({ email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace', data: { company: 'Engines' }, list_ids: [listId], unsubscribed: false });
     expect(await memberCount(listId)).toBe(1);
-    expect(c.mailed).toHaveLength(0);
+    expect(bed.c.mailed).toHaveLength(0);
   });
 
   it('never makes a second contact or membership, submitted twice in a row or at once', async () => {
@@ -397,12 +389,12 @@ describe('POST /v1/forms/{id}/submit without double opt-in', () => {
   it('answers 503 with Retry-After while the address is claimed by a contact another request has not written, and signs up once the claim is stale', async () => {
     const { id, listId } = await makeForm();
     // What a create that died after its claim leaves: the address held by a contact that does not exist.
-    await new ContactClaimRepository(c.store).claimEmail(account.account_id, 'ada@example.com', 'ctc_01jzzzzzzzzzzzzzzzzzzzzzzz', c.clock.now().getTime());
+    await new ContactClaimRepository(bed.c.store).claimEmail(bed.account.account_id, 'ada@example.com', 'ctc_01jzzzzzzzzzzzzzzzzzzzzzzz', bed.c.clock.now().getTime());
 
     const busy = await submit(id, { email: 'ada@example.com', first_name: 'Ada' });
     expectError(busy, 503, 'service_unavailable');
     expect(busy.headers['retry-after']).toBe('1');
-    c.clock.advance(61_000);
+    bed.c.clock.advance(61_000);
     expect((await submit(id, { email: 'ada@example.com', first_name: 'Ada' })).status).toBe(202);
 
     expect(await contactByEmail('ada@example.com')).toHaveLength(1);
@@ -557,12 +549,12 @@ describe('double opt-in', () => {
     expect(res.body).toEqual({ status: 'pending_confirmation', message: 'Almost done: check your inbox and follow the link to confirm your subscription.' });
     expect(await contactByEmail('ada@example.com')).toEqual([]);
     expect(await memberCount(listId)).toBe(0);
-    expect(c.mailed).toHaveLength(1);
-    expect(c.mailed[0]).toMatchObject({ from: 'onboarding@sandbox.test', to: 'ada@example.com', subject: 'Confirm your subscription: Launch news', accountId: account.account_id });
+    expect(bed.c.mailed).toHaveLength(1);
+    expect(bed.c.mailed[0]).toMatchObject({ from: 'onboarding@sandbox.test', to: 'ada@example.com', subject: 'Confirm your subscription: Launch news', accountId: bed.account.account_id });
     const link = `http://api.test/v1/forms/confirm?token=${tokenOf()}`;
-    expect(c.mailed[0]?.text).toContain(link);
-    expect(c.mailed[0]?.html).toContain(`href="${link}"`);
-    expect(`${c.mailed[0]?.text}${c.mailed[0]?.html}`).not.toContain('evil');
+    expect(bed.c.mailed[0]?.text).toContain(link);
+    expect(bed.c.mailed[0]?.html).toContain(`href="${link}"`);
+    expect(`${bed.c.mailed[0]?.text}${bed.c.mailed[0]?.html}`).not.toContain('evil');
   });
 
   it('mails no link to a suppressed address, and answers alike', async () => {
@@ -573,12 +565,12 @@ describe('double opt-in', () => {
 
     expect(res.status).toBe(202);
     expect(res.body.status).toBe('pending_confirmation');
-    expect(c.mailed).toEqual([]);
+    expect(bed.c.mailed).toEqual([]);
     expect(await contactByEmail('gone@example.com')).toEqual([]);
   });
 
   it('holds a sandboxed account to the sandbox: a link only to its own address or a verified test recipient, 403 recipient_not_verified otherwise', async () => {
-    const sandboxed = await createAccount(c, { email: 'founder@example.com' });
+    const sandboxed = await createAccount(bed.c, { email: 'founder@example.com' });
     const listId = await createList('static', sandboxed.admin_key);
     const made = await create({ name: 'Beta list', list_id: listId, fields: FIELDS, double_opt_in: true }, sandboxed.admin_key);
     expect(made.status).toBe(201);
@@ -586,10 +578,10 @@ describe('double opt-in', () => {
     const stranger = await signUp(made.body.id, 'stranger@example.com');
     expect(stranger.status).toBe(403);
     expect(stranger.body.error).toMatchObject({ code: 'recipient_not_verified', status: 403 });
-    expect(c.mailed).toEqual([]);
+    expect(bed.c.mailed).toEqual([]);
 
     expect((await signUp(made.body.id, 'founder@example.com')).status).toBe(202);
-    expect(c.mailed.map((m) => m.to)).toEqual(['founder@example.com']);
+    expect(bed.c.mailed.map((m) => m.to)).toEqual(['founder@example.com']);
   });
 
   it('stores only the SHA-256 of the token', async () => {
@@ -597,8 +589,8 @@ describe('double opt-in', () => {
     await signUp(id);
     const token = tokenOf();
 
-    expect(await c.store.get(keys.oneTimeToken(token))).toBeUndefined();
-    const stored = await c.store.get(keys.oneTimeToken(createHash('sha256').update(token).digest('hex')));
+    expect(await bed.c.store.get(keys.oneTimeToken(token))).toBeUndefined();
+    const stored = await bed.c.store.get(keys.oneTimeToken(createHash('sha256').update(token).digest('hex')));
     expect(stored).toMatchObject({ purpose: 'form_confirmation', data: { email: 'ada@example.com', form_id: id } });
     expect(JSON.stringify(stored)).not.toContain(token);
   });
@@ -629,9 +621,9 @@ describe('double opt-in', () => {
     await signUp(id, 'early@example.com');
     const early = tokenOf();
 
-    c.clock.advance(7 * 24 * 3600_000 - 60_000);
+    bed.c.clock.advance(7 * 24 * 3600_000 - 60_000);
     expect((await confirm(early)).status).toBe(200);
-    c.clock.advance(60_000);
+    bed.c.clock.advance(60_000);
     expectError(await confirm(late), 400, 'invalid_token');
     expect(await contactByEmail('late@example.com')).toEqual([]);
   });
@@ -722,12 +714,12 @@ describe('double opt-in', () => {
 
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202, 202]);
     expect(new Set(answers.map((a) => JSON.stringify(a.body))).size).toBe(1);
-    expect(c.mailed).toHaveLength(3);
+    expect(bed.c.mailed).toHaveLength(3);
     expect((await signUp(id, 'grace@example.com')).status).toBe(202);
-    expect(c.mailed).toHaveLength(4);
-    c.clock.advance(3600_000);
+    expect(bed.c.mailed).toHaveLength(4);
+    bed.c.clock.advance(3600_000);
     await signUp(id);
-    expect(c.mailed).toHaveLength(5);
+    expect(bed.c.mailed).toHaveLength(5);
   });
 
   it('clears unsubscribed when the address owner confirms', async () => {
@@ -760,14 +752,14 @@ describe('double opt-in', () => {
     const res = await submit(id, { email: 'victim@example.com', first_name: 'V', website: 'spam' });
 
     expect(res.body.status).toBe('pending_confirmation');
-    expect(c.mailed).toHaveLength(0);
+    expect(bed.c.mailed).toHaveLength(0);
   });
 
   it('answers 503 when the provider refuses the confirmation mail for good, and leaves no working link', async () => {
     const { id } = await makeForm({ double_opt_in: true });
-    const mailer = c.mailer;
+    const mailer = bed.c.mailer;
     const refused: string[] = [];
-    c.mailer = {
+    bed.c.mailer = {
       send: async (email) => {
         refused.push(email.text ?? '');
         throw new PermanentSendError('sender not verified');
@@ -776,14 +768,14 @@ describe('double opt-in', () => {
     try {
       expectError(await signUp(id), 503, 'service_unavailable');
     } finally {
-      c.mailer = mailer;
+      bed.c.mailer = mailer;
     }
 
     const token = /token=([0-9A-Za-z]+)/.exec(refused[0] ?? '')?.[1];
     expect(token).toBeDefined();
     expectError(await confirm(token), 400, 'invalid_token');
     await signUp(id);
-    expect(c.mailed).toHaveLength(1);
+    expect(bed.c.mailed).toHaveLength(1);
   });
 });
 
@@ -831,7 +823,7 @@ describe('the public routes', () => {
     const address = nextIp();
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++) {
-      c.clock.advance(1);
+      bed.c.clock.advance(1);
       statuses.push((await runningAs.run(functionNamed('forms'), () => handler(httpEvent({ method: 'GET', path: `/v1/forms/${id}/config`, sourceIp: address })))).statusCode ?? 0);
     }
     const elsewhere = await request({ method: 'POST', path: `/v1/forms/${id}/submit`, body: { email: 'a@example.com', first_name: 'A' }, sourceIp: nextIp() });
@@ -840,22 +832,12 @@ describe('the public routes', () => {
     expect(statuses[10]).toBe(429);
     expect(elsewhere.status).toBe(202);
   });
-
-  it.each([
-    [BROWSER_ACCEPT, true],
-    ['application/json', false],
-    ['*/*', false],
-    [undefined, false],
-    ['text/html;q=0.5, application/json', false],
-  ])('prefersHtml(%j) is %s', (accept, expected) => {
-    expect(prefersHtml(accept)).toBe(expected);
-  });
 });
 
 describe('a suspended account’s form', () => {
   let staffIp = 0;
   const setSuspended = async (suspended: boolean) => {
-    const path = `/v1/admin/accounts/${account.account_id}/${suspended ? 'suspend' : 'unsuspend'}`;
+    const path = `/v1/admin/accounts/${bed.account.account_id}/${suspended ? 'suspend' : 'unsuspend'}`;
     expect((await request({ method: 'POST', path, key: TEST_SECRETS['staff-token'], sourceIp: `198.51.100.${++staffIp}` })).status).toBe(200);
   };
 
@@ -869,7 +851,7 @@ describe('a suspended account’s form', () => {
     expectError(await submit(double.id, { email: 'bob@example.com', first_name: 'Bob' }), 404, 'not_found');
     const page = await submitForm(single.id, { email: 'ada@example.com', first_name: 'Ada' });
     expect(page.statusCode).toBe(404);
-    expect(c.mailed).toEqual([]);
+    expect(bed.c.mailed).toEqual([]);
 
     await setSuspended(false);
     expect(await contactByEmail('ada@example.com')).toEqual([]);

@@ -19,7 +19,7 @@ import { type Receiver } from '../support/receivers';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 import { useInboundReceiver } from '../support/inbound-receiver';
-import { sendWorker, deliverWebhook } from '../support/consumers';
+import { sendWorker, deliverWebhook, nextWebhookAttempt } from '../support/consumers';
 
 const bed = useTestbed();
 let receiver: Receiver;
@@ -141,21 +141,8 @@ describe('webhook routes', () => {
 });
 
 describe('webhook route retries', () => {
-  /** Runs the next due attempt: from the queue (moving the clock by its delay) or, past 15 minutes, from the scheduler. */
-  async function nextAttempt(routeId: string, deliveryId: string): Promise<boolean> {
-    const queued = bed.c.sent.findIndex((s) => s.queue === 'webhooks');
-    if (queued >= 0) {
-      const [job] = bed.c.sent.splice(queued, 1);
-      bed.c.clock.advance((job?.delaySeconds ?? 0) * 1000);
-      await deliverWebhook(sqsEvent([sqsRecord(job?.body)]));
-      return true;
-    }
-    const next = (await delivery(routeId, deliveryId))?.next_retry_at;
-    if (!next) return false;
-    bed.c.clock.set(new Date(Date.parse(next) + 1000));
-    if ((await bed.c.scheduler.fireDue(bed.c.clock.now(), bed.c.queue)) === 0) return false;
-    return nextAttempt(routeId, deliveryId);
-  }
+  /** Runs the next due attempt of the route's delivery (see nextWebhookAttempt). */
+  const nextAttempt = (routeId: string, deliveryId: string) => nextWebhookAttempt(bed.c, async () => (await delivery(routeId, deliveryId))?.next_retry_at);
 
   it('gives up after 12 attempts, through the scheduler past 15 minutes, and keeps the route active', async () => {
     const route = await makeRoute({ match_prefix: 'flaky', destination_type: 'webhook', forward_url: `${receiver.url}/flaky` });

@@ -19,6 +19,7 @@ import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 import { useInboundReceiver } from '../support/inbound-receiver';
 import { deliverWebhook } from '../support/consumers';
+import { expectError } from '../support/errors';
 
 const bed = useTestbed({ scopedKeys: true });
 const SECRET = /^[0-9a-f]{64}$/;
@@ -38,11 +39,6 @@ async function makeRoute(body: Record<string, unknown>, key = bed.sendKey): Prom
 }
 
 const webhookRoute = (prefix = 'support') => makeRoute({ match_prefix: prefix, destination_type: 'webhook', forward_url: `${receiver.url}/${prefix}` });
-
-function expectError(res: { status: number; body: any }, status: number, code: string): void {
-  expect(res.status).toBe(status);
-  expect(res.body.error).toMatchObject({ code, status });
-}
 
 function inbound(recipient: string): ForwardableEmail {
   return {

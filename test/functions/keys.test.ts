@@ -1,24 +1,16 @@
 // API keys end to end through the handler: secrets shown once, stored hashed, rotation and
 // revocation effective at once, other accounts' keys invisible.
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type CreatedAccount } from '../../shared/accounts/service';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { ApiKeyRepository } from '../../shared/accounts/api-keys/repository';
 import { accountPartition } from '../../shared/db/keys';
 import { call } from '../support/api';
-import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
 
-let c: TestContainer;
-let account: CreatedAccount;
-
 const bed = useTestbed();
-beforeEach(() => {
-  ({ c, account } = bed);
-});
 
-const admin = () => account.admin_key;
+const admin = () => bed.account.admin_key;
 const post = (body: unknown, key = admin()) => call({ method: 'POST', path: '/v1/keys', key, body });
 
 describe('POST /v1/keys', () => {
@@ -33,7 +25,7 @@ describe('POST /v1/keys', () => {
       scope: 'send',
       name: 'send live key',
       test_mode: false,
-      created_at: c.clock.now().toISOString(),
+      created_at: bed.c.clock.now().toISOString(),
     });
   });
 
@@ -48,14 +40,14 @@ describe('POST /v1/keys', () => {
   it('stores only the SHA-256 of the secret', async () => {
     const res = await post({ scope: 'admin' });
 
-    const { items } = await c.store.query({ keyCondition: 'pk = :pk', values: { ':pk': accountPartition(account.account_id) } });
+    const { items } = await bed.c.store.query({ keyCondition: 'pk = :pk', values: { ':pk': accountPartition(bed.account.account_id) } });
     const stored = JSON.stringify(items);
     expect(stored).not.toContain(res.body.key);
     expect(stored).toContain(createHash('sha256').update(res.body.key).digest('hex'));
   });
 
   it('refuses a live key to a test-mode caller', async () => {
-    const res = await post({ test_mode: false }, account.test_admin_key);
+    const res = await post({ test_mode: false }, bed.account.test_admin_key);
 
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('forbidden');
@@ -78,7 +70,7 @@ describe('POST /v1/keys', () => {
 
 describe('GET /v1/keys', () => {
   it('lists keys newest first with key_prefix and never the secret', async () => {
-    c.clock.advance(1);
+    bed.c.clock.advance(1);
     const created = await post({ scope: 'read' });
 
     const res = await call({ method: 'GET', path: '/v1/keys', key: admin() });
@@ -104,7 +96,7 @@ describe('GET /v1/keys', () => {
   it('walks every key exactly once with limit and cursor, ending with next_cursor null', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await post({ name: `k${i}` })).body.id);
-    c.clock.advance(2000);
+    bed.c.clock.advance(2000);
 
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -126,7 +118,7 @@ describe('GET /v1/keys', () => {
     for (let i = 0; i < 3; i++) await post({});
     const first = await call({ method: 'GET', path: '/v1/keys', key: admin(), query: { limit: '1' } });
     const cursor: string = first.body.next_cursor;
-    const other = await createAccount(c, {});
+    const other = await createAccount(bed.c, {});
     const tampered = `${cursor.slice(0, -2)}${cursor.endsWith('AA') ? 'BB' : 'AA'}`;
 
     const bad = await call({ method: 'GET', path: '/v1/keys', key: admin(), query: { cursor: tampered } });
@@ -157,7 +149,7 @@ describe('POST /v1/keys/{id}/rotate', () => {
   });
 
   it('answers 404 for an unknown id, another account’s key and a revoked key', async () => {
-    const other = await createAccount(c, {});
+    const other = await createAccount(bed.c, {});
     const theirs = await post({}, other.admin_key);
     const revoked = await post({});
     await call({ method: 'DELETE', path: `/v1/keys/${revoked.body.id}`, key: admin() });
@@ -209,7 +201,7 @@ describe('DELETE /v1/keys/{id}', () => {
   });
 
   it('answers 404 for another account’s key and leaves it working', async () => {
-    const other = await createAccount(c, {});
+    const other = await createAccount(bed.c, {});
     const theirs = await post({}, other.admin_key);
 
     const res = await call({ method: 'DELETE', path: `/v1/keys/${theirs.body.id}`, key: admin() });

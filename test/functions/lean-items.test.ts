@@ -3,7 +3,6 @@
 // content (on that item while it fits, else a gzipped content item, else the object store) is
 // never written again. Writes are seen at the store port, as the bench counts them.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CreatedAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
 import { table } from '../../shared/db/schema';
 import type { Store } from '../../shared/db/store';
@@ -13,7 +12,6 @@ import { type MessageItem } from '../../shared/sending/messages/model';
 import { recordEvent } from '../../shared/sending/messages/timeline';
 import { call } from '../support/api';
 import { sqsEvent, sqsRecord } from '../support/sqs';
-import type { TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
 import { sendWorker } from '../support/consumers';
 
@@ -25,18 +23,15 @@ interface Write {
   bytes: number;
 }
 
-let c: TestContainer;
-let account: CreatedAccount;
 let writes: Write[] = [];
 let raw: Store;
 
 const bed = useTestbed();
 beforeEach(() => {
-  ({ c, account } = bed);
-  raw = c.store;
+  raw = bed.c.store;
   writes = [];
   const record = (op: string, item: Record<string, unknown>) => writes.push({ op, pk: String(item.pk), sk: String(item.sk), bytes: storedItemBytes(item) });
-  c.store = new Proxy(raw, {
+  bed.c.store = new Proxy(raw, {
     get(target, prop) {
       const value = Reflect.get(target, prop, target);
       if (typeof value !== 'function') return value;
@@ -51,7 +46,7 @@ beforeEach(() => {
   });
 });
 afterEach(() => {
-  c.store = raw;
+  bed.c.store = raw;
 });
 
 let n = 0;
@@ -62,11 +57,11 @@ async function accept(payload: Record<string, unknown>, metadata: Record<string,
   const res = await call({
     method: 'POST',
     path: '/v1/send',
-    key: account.admin_key,
+    key: bed.account.admin_key,
     body: { channel: 'email', idempotency_key: `lean-${++n}`, destination: { email: 'ada@example.com' }, payload, metadata: { from_email: 'Acme <hi@acme.test>', ...metadata } },
   });
   expect(res.status).toBe(201);
-  const job = c.sent.find((s) => (s.body as { message_id: string }).message_id === res.body.id)?.body;
+  const job = bed.c.sent.find((s) => (s.body as { message_id: string }).message_id === res.body.id)?.body;
   return { id: res.body.id, job };
 }
 
@@ -89,10 +84,10 @@ describe.each<[string, Payload, Record<string, unknown>, 'inline' | 'item']>([
     expect(content === undefined ? 'inline' : 'item').toBe(where);
 
     expect((await sendWorker(sqsEvent([sqsRecord(job)]))).batchItemFailures).toEqual([]);
-    await recordEvent(c, { id, account_id: account.account_id, test_mode: false }, { type: 'delivered', source: 'ses', providerEventId: `ses-delivery-${id}`, payload: {}, occurredAt: new Date(c.clock.now().getTime() + 1000).toISOString() });
+    await recordEvent(bed.c, { id, account_id: bed.account.account_id, test_mode: false }, { type: 'delivered', source: 'ses', providerEventId: `ses-delivery-${id}`, payload: {}, occurredAt: new Date(bed.c.clock.now().getTime() + 1000).toISOString() });
 
     // The worker mailed the whole content it was given.
-    expect(c.mailed.at(-1)).toMatchObject({ messageId: id, subject: payload.subject, ...(payload.body_html ? { html: payload.body_html } : { text: payload.body_text }) });
+    expect(bed.c.mailed.at(-1)).toMatchObject({ messageId: id, subject: payload.subject, ...(payload.body_html ? { html: payload.body_html } : { text: payload.body_text }) });
     const mine = ofMessage(id);
     // The content item, when there is one, was written once (at acceptance) and never again.
     expect(mine.filter((w) => w.sk.startsWith('CONTENT'))).toHaveLength(where === 'item' ? 1 : 0);
@@ -108,8 +103,8 @@ describe.each<[string, Payload, Record<string, unknown>, 'inline' | 'item']>([
     const { id, job } = await accept(payload, metadata);
     await sendWorker(sqsEvent([sqsRecord(job)]));
 
-    const one = await call({ method: 'GET', path: `/v1/messages/${id}`, key: account.admin_key });
-    const list = await call({ method: 'GET', path: '/v1/messages', key: account.admin_key });
+    const one = await call({ method: 'GET', path: `/v1/messages/${id}`, key: bed.account.admin_key });
+    const list = await call({ method: 'GET', path: '/v1/messages', key: bed.account.admin_key });
 
     expect(one.status).toBe(200);
     expect(Object.keys(one.body).sort()).toEqual(['channel', 'created_at', 'events', 'id', 'idempotency_key', 'message_type', 'provider_message_id', 'scheduled_at', 'status', 'template_id', 'template_version', 'test_mode', 'updated_at']);
@@ -124,7 +119,7 @@ describe("the account's message list index", () => {
     const { id, job } = await accept({ subject: 'Hi', body_text: 'Hello Ada' });
     const before = await raw.query<Record<string, unknown>>({ ...(await byMessageEntry(id)) });
     expect((await sendWorker(sqsEvent([sqsRecord(job)]))).batchItemFailures).toEqual([]);
-    await recordEvent(c, { id, account_id: account.account_id, test_mode: false }, { type: 'delivered', source: 'ses', providerEventId: `ses-delivery-${id}`, payload: {}, occurredAt: new Date(c.clock.now().getTime() + 1000).toISOString() });
+    await recordEvent(bed.c, { id, account_id: bed.account.account_id, test_mode: false }, { type: 'delivered', source: 'ses', providerEventId: `ses-delivery-${id}`, payload: {}, occurredAt: new Date(bed.c.clock.now().getTime() + 1000).toISOString() });
 
     const after = await raw.query<Record<string, unknown>>({ ...(await byMessageEntry(id)) });
     expect(before.items).toHaveLength(1);
@@ -132,7 +127,7 @@ describe("the account's message list index", () => {
     expect(after.items).toEqual(before.items);
     expect(Object.keys(after.items[0]!).sort()).toEqual(['channel', 'created_at', 'gsi3pk', 'gsi3sk', 'pk', 'sk']);
     // The list still shows the status, read from the table.
-    const list = await call({ method: 'GET', path: '/v1/messages', key: account.admin_key, query: { status: 'delivered' } });
+    const list = await call({ method: 'GET', path: '/v1/messages', key: bed.account.admin_key, query: { status: 'delivered' } });
     expect(list.body.messages.map((m: { id: string; status: string }) => [m.id, m.status])).toEqual([[id, 'delivered']]);
   });
 });
@@ -144,6 +139,6 @@ async function byMessageEntry(id: string) {
     index: index.name,
     keyCondition: '#pk = :pk AND #sk = :sk',
     names: { '#pk': index.partitionKey, '#sk': index.sortKey },
-    values: { ':pk': keys.messageListPartition(account.account_id), ':sk': keys.messageListEntry(account.account_id, id, Date.parse(message!.created_at)).gsi3sk },
+    values: { ':pk': keys.messageListPartition(bed.account.account_id), ':sk': keys.messageListEntry(bed.account.account_id, id, Date.parse(message!.created_at)).gsi3sk },
   };
 }

@@ -1,8 +1,7 @@
 // Lists through the handler: static and dynamic lists, filters checked on write, member counts
 // (exact for static lists, an estimate for dynamic ones), members added, listed and removed, list
 // deletes, every failure case; and what a crashed membership write or list delete leaves behind.
-import { beforeEach, describe, expect, it } from 'vitest';
-import { type CreatedAccount } from '../../shared/accounts/service';
+import { describe, expect, it } from 'vitest';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { keys } from '../../shared/db/keys';
 import { COUNT_MAX_AGE_MS, continueListDelete, countMatches, deleteList } from '../../shared/audiences/contacts/lists';
@@ -13,30 +12,22 @@ import { ContactListRepository } from '../../shared/audiences/contacts/lists-rep
 import { ListMemberRepository } from '../../shared/audiences/contacts/members-repository';
 import type { ContactItem } from '../../shared/audiences/contacts/repository';
 import { CONTACT_WALK } from '../../shared/audiences/contacts/views';
-import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
-
-let c: TestContainer;
-let account: CreatedAccount;
-let readKey: string;
-let sendKey: string;
+import { expectError, expectInvalid } from '../support/errors';
 
 const bed = useTestbed({ scopedKeys: true });
-beforeEach(() => {
-  ({ c, account, readKey, sendKey } = bed);
-});
 
 const request = bed.request;
-const createContact = (body: unknown, key = sendKey) => request({ method: 'POST', path: '/v1/contacts', key, body });
-const getContact = (id: string, key = readKey) => request({ method: 'GET', path: `/v1/contacts/${id}`, key });
-const create = (body: unknown, key = sendKey) => request({ method: 'POST', path: '/v1/lists', key, body });
-const lists = (query: Record<string, string> = {}, key = readKey) => request({ method: 'GET', path: '/v1/lists', key, query });
-const get = (id: string, key = readKey) => request({ method: 'GET', path: `/v1/lists/${id}`, key });
-const update = (id: string, body: unknown, key = sendKey) => request({ method: 'PATCH', path: `/v1/lists/${id}`, key, body });
-const remove = (id: string, key = sendKey) => request({ method: 'DELETE', path: `/v1/lists/${id}`, key });
-const add = (id: string, body: unknown, key = sendKey) => request({ method: 'POST', path: `/v1/lists/${id}/members`, key, body });
-const members = (id: string, query: Record<string, string> = {}, key = readKey) => request({ method: 'GET', path: `/v1/lists/${id}/members`, key, query });
-const drop = (id: string, contactId: string, key = sendKey) => request({ method: 'DELETE', path: `/v1/lists/${id}/members/${contactId}`, key });
+const createContact = (body: unknown, key = bed.sendKey) => request({ method: 'POST', path: '/v1/contacts', key, body });
+const getContact = (id: string, key = bed.readKey) => request({ method: 'GET', path: `/v1/contacts/${id}`, key });
+const create = (body: unknown, key = bed.sendKey) => request({ method: 'POST', path: '/v1/lists', key, body });
+const lists = (query: Record<string, string> = {}, key = bed.readKey) => request({ method: 'GET', path: '/v1/lists', key, query });
+const get = (id: string, key = bed.readKey) => request({ method: 'GET', path: `/v1/lists/${id}`, key });
+const update = (id: string, body: unknown, key = bed.sendKey) => request({ method: 'PATCH', path: `/v1/lists/${id}`, key, body });
+const remove = (id: string, key = bed.sendKey) => request({ method: 'DELETE', path: `/v1/lists/${id}`, key });
+const add = (id: string, body: unknown, key = bed.sendKey) => request({ method: 'POST', path: `/v1/lists/${id}/members`, key, body });
+const members = (id: string, query: Record<string, string> = {}, key = bed.readKey) => request({ method: 'GET', path: `/v1/lists/${id}/members`, key, query });
+const drop = (id: string, contactId: string, key = bed.sendKey) => request({ method: 'DELETE', path: `/v1/lists/${id}/members/${contactId}`, key });
 
 const pro = { match: 'all', conditions: [{ field: 'data.plan', op: 'eq', value: 'pro' }] };
 
@@ -55,18 +46,6 @@ async function made(body: Record<string, unknown>): Promise<Record<string, any>>
 const staticList = (name = 'Newsletter') => made({ name, type: 'static' });
 const dynamicList = (filter: unknown = pro, name = 'Pro') => made({ name, type: 'dynamic', filter });
 
-function expectInvalid(res: { status: number; body: any }, field: string): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(400);
-  expect(res.body.error).toMatchObject({ code: 'invalid_request', status: 400 });
-  expect(res.body.error.message.startsWith(`${field}:`), res.body.error.message).toBe(true);
-}
-
-function expectError(res: { status: number; body: any }, code: string, status: number, message?: RegExp): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.error).toMatchObject({ code, status });
-  if (message) expect(res.body.error.message).toMatch(message);
-}
-
 describe('POST /v1/lists', () => {
   it('creates a static list (exact count, no filter) and a dynamic one (counted at once)', async () => {
     await contact('ada@example.com', { data: { plan: 'pro' } });
@@ -82,7 +61,7 @@ describe('POST /v1/lists', () => {
       updated_at: expect.any(String),
     });
     const dynamic = await dynamicList();
-    expect(dynamic).toMatchObject({ type: 'dynamic', filter: pro, member_count: 1, counted_at: c.clock.now().toISOString() });
+    expect(dynamic).toMatchObject({ type: 'dynamic', filter: pro, member_count: 1, counted_at: bed.c.clock.now().toISOString() });
   });
 
   it('checks the filter on write, naming the bad condition', async () => {
@@ -111,7 +90,7 @@ describe('POST /v1/lists', () => {
     expectInvalid(await create({ name: 'Odd', type: 'smart' }), 'body.type');
     expectInvalid(await create({ name: ' ', type: 'static' }), 'body.name');
     expectInvalid(await create({ type: 'static' }), 'body.name');
-    expectError(await create({ name: 'Mine', type: 'static' }, readKey), 'forbidden', 403);
+    expectError(await create({ name: 'Mine', type: 'static' }, bed.readKey), 403, 'forbidden');
   });
 });
 
@@ -124,25 +103,25 @@ describe('GET /v1/lists and /v1/lists/{id}', () => {
     expect(page.body.lists).toEqual([three, two]);
     expect((await lists({ limit: '2', cursor: page.body.next_cursor })).body).toEqual({ lists: [one], next_cursor: null });
     expectInvalid(await lists({ cursor: 'nope' }), 'cursor');
-    expect((await get(one.id, sendKey)).body).toEqual(one);
+    expect((await get(one.id, bed.sendKey)).body).toEqual(one);
   });
 
   it("answers 404 for an unknown id, a malformed one and another account's list on every route", async () => {
     const mine = await staticList();
     const ada = await contact('ada@example.com', { list_ids: [mine.id] });
-    const other = await createAccount(c, { email: 'other@example.com' });
-    expectError(await get(mine.id, other.admin_key), 'not_found', 404);
-    expectError(await get('lst_01hzzzzzzzzzzzzzzzzzzzzzzz'), 'not_found', 404);
-    expectError(await get('nope'), 'not_found', 404);
-    expectError(await update(mine.id, { name: 'X' }, other.admin_key), 'not_found', 404);
-    expectError(await members(mine.id, {}, other.admin_key), 'not_found', 404);
-    expectError(await add(mine.id, { email: 'x@example.com' }, other.admin_key), 'not_found', 404);
-    expectError(await drop(mine.id, ada.id, other.admin_key), 'not_found', 404);
-    expectError(await remove(mine.id, other.admin_key), 'not_found', 404);
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
+    expectError(await get(mine.id, other.admin_key), 404, 'not_found');
+    expectError(await get('lst_01hzzzzzzzzzzzzzzzzzzzzzzz'), 404, 'not_found');
+    expectError(await get('nope'), 404, 'not_found');
+    expectError(await update(mine.id, { name: 'X' }, other.admin_key), 404, 'not_found');
+    expectError(await members(mine.id, {}, other.admin_key), 404, 'not_found');
+    expectError(await add(mine.id, { email: 'x@example.com' }, other.admin_key), 404, 'not_found');
+    expectError(await drop(mine.id, ada.id, other.admin_key), 404, 'not_found');
+    expectError(await remove(mine.id, other.admin_key), 404, 'not_found');
     expect((await lists({}, other.admin_key)).body.lists).toEqual([]);
     // Their contact is not ours to add.
     const theirs = (await createContact({ email: 'theirs@example.com' }, other.admin_key)).body;
-    expectError(await add(mine.id, { contact_id: theirs.id }), 'not_found', 404, new RegExp(theirs.id));
+    expectError(await add(mine.id, { contact_id: theirs.id }), 404, 'not_found', new RegExp(theirs.id));
     expect((await get(mine.id)).body.member_count).toBe(1);
   });
 });
@@ -154,14 +133,14 @@ describe('PATCH /v1/lists/{id}', () => {
     const news = await staticList();
     const renamed = await update(news.id, { name: 'Weekly' });
     expect(renamed.body).toEqual({ ...news, name: 'Weekly', updated_at: expect.any(String) });
-    expectError(await update(news.id, { filter: pro }), 'invalid_request', 422);
+    expectError(await update(news.id, { filter: pro }), 422, 'invalid_request');
     const dynamic = await dynamicList();
     expect(dynamic.member_count).toBe(1);
     const wider = await update(dynamic.id, { filter: { match: 'any', conditions: [{ field: 'data.seats', op: 'gt', value: 10 }] } });
     expect(wider.body).toMatchObject({ member_count: 2, name: 'Pro' });
     expectInvalid(await update(dynamic.id, { type: 'static' }), 'body');
     expectInvalid(await update(dynamic.id, { filter: { match: 'all', conditions: [{ field: 'email', op: 'nope' }] } }), 'body.filter.conditions.0.op');
-    expectError(await update(dynamic.id, { name: 'X' }, readKey), 'forbidden', 403);
+    expectError(await update(dynamic.id, { name: 'X' }, bed.readKey), 403, 'forbidden');
   });
 });
 
@@ -188,16 +167,16 @@ describe('members of a static list', () => {
     expect((await drop(news.id, bob.body.id)).status).toBe(204);
     expect((await getContact(bob.body.id)).body.list_ids).toEqual([]);
     expect((await get(news.id)).body.member_count).toBe(2);
-    expectError(await drop(news.id, bob.body.id), 'not_found', 404, /not a member/);
-    expectError(await drop(news.id, 'ctc_01hzzzzzzzzzzzzzzzzzzzzzzz'), 'not_found', 404);
-    expectError(await drop(news.id, 'nope'), 'not_found', 404);
+    expectError(await drop(news.id, bob.body.id), 404, 'not_found', /not a member/);
+    expectError(await drop(news.id, 'ctc_01hzzzzzzzzzzzzzzzzzzzzzzz'), 404, 'not_found');
+    expectError(await drop(news.id, 'nope'), 404, 'not_found');
   });
 
   it('answers 409 duplicate_member for a member, and the count does not move', async () => {
     const news = await staticList();
     const ada = await contact('ada@example.com', { list_ids: [news.id] });
-    expectError(await add(news.id, { contact_id: ada.id }), 'duplicate_member', 409);
-    expectError(await add(news.id, { email: 'ada@example.com' }), 'duplicate_member', 409);
+    expectError(await add(news.id, { contact_id: ada.id }), 409, 'duplicate_member');
+    expectError(await add(news.id, { email: 'ada@example.com' }), 409, 'duplicate_member');
     expect((await get(news.id)).body.member_count).toBe(1);
     expect((await get(news.id)).body).not.toHaveProperty('pending');
   });
@@ -208,11 +187,11 @@ describe('members of a static list', () => {
     expectInvalid(await add(news.id, {}), 'body.contact_id');
     expectInvalid(await add(news.id, { contact_id: ada.id, email: 'ada@example.com' }), 'body.contact_id');
     expectInvalid(await add(news.id, { email: 'nobody' }), 'body.email');
-    expectError(await add(news.id, { contact_id: 'ctc_01hzzzzzzzzzzzzzzzzzzzzzzz' }), 'not_found', 404);
-    expectError(await add(news.id, { contact_id: 'nope' }), 'not_found', 404);
-    expectError(await add(news.id, { contact_id: ada.id }, readKey), 'forbidden', 403);
-    expectError(await drop(news.id, ada.id, readKey), 'forbidden', 403);
-    expect((await members(news.id, {}, sendKey)).status).toBe(200);
+    expectError(await add(news.id, { contact_id: 'ctc_01hzzzzzzzzzzzzzzzzzzzzzzz' }), 404, 'not_found');
+    expectError(await add(news.id, { contact_id: 'nope' }), 404, 'not_found');
+    expectError(await add(news.id, { contact_id: ada.id }, bed.readKey), 403, 'forbidden');
+    expectError(await drop(news.id, ada.id, bed.readKey), 403, 'forbidden');
+    expect((await members(news.id, {}, bed.sendKey)).status).toBe(200);
     expect((await get(news.id)).body.member_count).toBe(0);
   });
 });
@@ -223,13 +202,13 @@ describe('members of a dynamic list', () => {
     const ada = await contact('ada@example.com', { data: { plan: 'pro' } });
     const bob = await contact('bob@example.com', { data: { plan: 'free' } });
     expect((await members(list.id)).body).toEqual({ contacts: [ada], next_cursor: null });
-    const upgraded = (await request({ method: 'PATCH', path: `/v1/contacts/${bob.id}`, key: sendKey, body: { data: { plan: 'PRO' } } })).body;
+    const upgraded = (await request({ method: 'PATCH', path: `/v1/contacts/${bob.id}`, key: bed.sendKey, body: { data: { plan: 'PRO' } } })).body;
     expect((await members(list.id)).body.contacts).toEqual([upgraded, ada]);
     expect(upgraded.list_ids).toEqual([]);
-    expectError(await add(list.id, { contact_id: ada.id }), 'invalid_request', 422, /dynamic/);
-    expectError(await add(list.id, { email: 'new@example.com' }), 'invalid_request', 422);
-    expectError(await drop(list.id, ada.id), 'invalid_request', 422);
-    expect((await request({ method: 'GET', path: '/v1/contacts', key: readKey, query: { email: 'new@example.com' } })).body.contacts).toEqual([]);
+    expectError(await add(list.id, { contact_id: ada.id }), 422, 'invalid_request', /dynamic/);
+    expectError(await add(list.id, { email: 'new@example.com' }), 422, 'invalid_request');
+    expectError(await drop(list.id, ada.id), 422, 'invalid_request');
+    expect((await request({ method: 'GET', path: '/v1/contacts', key: bed.readKey, query: { email: 'new@example.com' } })).body.contacts).toEqual([]);
   });
 
   it('keeps its estimate until it is older than the bound, then recounts when read', async () => {
@@ -238,26 +217,26 @@ describe('members of a dynamic list', () => {
     expect(list.member_count).toBe(1);
     await contact('bob@example.com', { data: { plan: 'pro' } });
     expect((await get(list.id)).body).toMatchObject({ member_count: 1, counted_at: list.counted_at });
-    c.clock.advance(COUNT_MAX_AGE_MS);
+    bed.c.clock.advance(COUNT_MAX_AGE_MS);
     const recounted = (await get(list.id)).body;
     expect(recounted.member_count).toBe(2);
     expect(recounted.counted_at > list.counted_at).toBe(true);
     await contact('cat@example.com', { data: { plan: 'pro' } });
-    c.clock.advance(COUNT_MAX_AGE_MS);
+    bed.c.clock.advance(COUNT_MAX_AGE_MS);
     expect((await lists()).body.lists[0]).toMatchObject({ id: list.id, member_count: 3 });
   });
 
   it('walks the contacts with a bounded budget per page: short pages carry a cursor that resumes the walk', async () => {
     const list = await dynamicList({ match: 'all', conditions: [{ field: 'data.vip', op: 'eq', value: true }] });
     // More contacts than one page's walk reads; the only match is the oldest, so the first page finds nothing.
-    const now = c.clock.now().getTime();
+    const now = bed.c.clock.now().getTime();
     const total = CONTACT_WALK.pageSize * CONTACT_WALK.pages + 50;
     const items: ContactItem[] = Array.from({ length: total }, (_, i) => {
       const id = `ctc_${String(i).padStart(26, '0')}`;
       const at = new Date(now - (total - i) * 1000).toISOString();
-      return { ...keys.contact(account.account_id, id), entity: 'contact', id, account_id: account.account_id, email: `c${i}@example.com`, first_name: null, last_name: null, data: i === 0 ? { vip: true } : ({} as Record<string, boolean>), unsubscribed: false, created_at: at, updated_at: at };
+      return { ...keys.contact(bed.account.account_id, id), entity: 'contact', id, account_id: bed.account.account_id, email: `c${i}@example.com`, first_name: null, last_name: null, data: i === 0 ? { vip: true } : ({} as Record<string, boolean>), unsubscribed: false, created_at: at, updated_at: at };
     });
-    await c.store.batchPut(items);
+    await bed.c.store.batchPut(items);
     const first = await members(list.id, { limit: '5' });
     expect(first.body.contacts).toEqual([]);
     expect(first.body.next_cursor).toEqual(expect.any(String));
@@ -270,11 +249,11 @@ describe('members of a dynamic list', () => {
     for (let i = 0; i < 10; i++) await contact(`c${i}@example.com`, { data: { plan: i % 2 === 0 ? 'pro' : 'free' } });
     const list = await dynamicList();
     expect(list.member_count).toBe(5);
-    const stored = (await new ContactListRepository(c.store).getList(account.account_id, list.id))!;
+    const stored = (await new ContactListRepository(bed.c.store).getList(bed.account.account_id, list.id))!;
     // The newest 4 contacts hold 2 pro ones: half of 10.
-    expect(await countMatches(c, stored, { pageSize: 2, pages: 2 })).toBe(5);
-    expect(await countMatches(c, stored, { pageSize: 3, pages: 1 })).toBe(3); // 1 of 3: 10 / 3, rounded
-    expect(await countMatches(c, stored, { pageSize: 20, pages: 1 })).toBe(5);
+    expect(await countMatches(bed.c, stored, { pageSize: 2, pages: 2 })).toBe(5);
+    expect(await countMatches(bed.c, stored, { pageSize: 3, pages: 1 })).toBe(3); // 1 of 3: 10 / 3, rounded
+    expect(await countMatches(bed.c, stored, { pageSize: 20, pages: 1 })).toBe(5);
   });
 });
 
@@ -283,31 +262,31 @@ describe('DELETE /v1/lists/{id}', () => {
     const news = await staticList();
     const keep = await staticList('Keep');
     const ada = await contact('ada@example.com', { list_ids: [news.id, keep.id] });
-    expectError(await remove(news.id, readKey), 'forbidden', 403);
+    expectError(await remove(news.id, bed.readKey), 403, 'forbidden');
     expect((await remove(news.id)).status).toBe(204);
-    expectError(await get(news.id), 'not_found', 404);
-    expectError(await remove(news.id), 'not_found', 404);
+    expectError(await get(news.id), 404, 'not_found');
+    expectError(await remove(news.id), 404, 'not_found');
     expect((await getContact(ada.id)).body.list_ids).toEqual([keep.id]);
-    expect(await new ListMemberRepository(c.store).member(account.account_id, news.id, ada.id)).toBeUndefined();
+    expect(await new ListMemberRepository(bed.c.store).member(bed.account.account_id, news.id, ada.id)).toBeUndefined();
     expect((await lists()).body.lists.map((l: { id: string }) => l.id)).toEqual([keep.id]);
     const dynamic = await dynamicList();
     expect((await remove(dynamic.id)).status).toBe(204);
-    expectError(await members(dynamic.id), 'not_found', 404);
+    expectError(await members(dynamic.id), 404, 'not_found');
   });
 
   it('finishes a delete a crash cut short: the marked list is gone for every read and write, and a repeated DELETE completes it', async () => {
     const news = await staticList();
     const ada = await contact('ada@example.com', { list_ids: [news.id] });
-    const listRepo = new ContactListRepository(c.store);
-    await listRepo.markListDeleted(account.account_id, news.id, c.clock.now().toISOString());
-    expectError(await get(news.id), 'not_found', 404);
-    expectError(await members(news.id), 'not_found', 404);
-    expectError(await add(news.id, { email: 'bob@example.com' }), 'not_found', 404);
-    expectError(await update(news.id, { name: 'X' }), 'not_found', 404);
+    const listRepo = new ContactListRepository(bed.c.store);
+    await listRepo.markListDeleted(bed.account.account_id, news.id, bed.c.clock.now().toISOString());
+    expectError(await get(news.id), 404, 'not_found');
+    expectError(await members(news.id), 404, 'not_found');
+    expectError(await add(news.id, { email: 'bob@example.com' }), 404, 'not_found');
+    expectError(await update(news.id, { name: 'X' }), 404, 'not_found');
     expect((await lists()).body.lists).toEqual([]);
-    expectError(await createContact({ email: 'bob@example.com', list_ids: [news.id] }), 'not_found', 404);
+    expectError(await createContact({ email: 'bob@example.com', list_ids: [news.id] }), 404, 'not_found');
     expect((await remove(news.id)).status).toBe(204);
-    expect(await listRepo.getList(account.account_id, news.id)).toBeUndefined();
+    expect(await listRepo.getList(bed.account.account_id, news.id)).toBeUndefined();
     expect((await getContact(ada.id)).body.list_ids).toEqual([]);
   });
 });
@@ -319,38 +298,38 @@ describe('a list longer than one request removes', () => {
     const people: Array<Record<string, any>> = [];
     for (let i = 0; i < 7; i++) people.push(await contact(`reader${i}@example.com`, { list_ids: [news.id, keep.id] }));
     const listIdsOf = async () => Promise.all(people.map(async (p) => (await getContact(p.id)).body.list_ids));
-    c.sent.length = 0;
+    bed.c.sent.length = 0;
 
     // A request that may remove 3 memberships: the list is gone for every read at once, 4 remain.
-    await deleteList(c, account.account_id, news.id, 3);
-    expectError(await get(news.id), 'not_found', 404);
-    const listRepo = new ContactListRepository(c.store);
-    const memberRepo = new ListMemberRepository(c.store);
-    expect(await memberRepo.firstMembers(account.account_id, news.id, 100)).toHaveLength(4);
+    await deleteList(bed.c, bed.account.account_id, news.id, 3);
+    expectError(await get(news.id), 404, 'not_found');
+    const listRepo = new ContactListRepository(bed.c.store);
+    const memberRepo = new ListMemberRepository(bed.c.store);
+    expect(await memberRepo.firstMembers(bed.account.account_id, news.id, 100)).toHaveLength(4);
     // Until the job reaches them, the contacts not yet removed still name the list.
     expect((await listIdsOf()).filter((ids) => ids.includes(news.id))).toHaveLength(4);
-    const job = { account_id: account.account_id, list_id: news.id };
-    expect(c.sent).toEqual([{ queue: 'imports', body: job, delaySeconds: undefined }]);
+    const job = { account_id: bed.account.account_id, list_id: news.id };
+    expect(bed.c.sent).toEqual([{ queue: 'imports', body: job, delaySeconds: undefined }]);
 
     // A job with room for 2 queues the next one.
-    expect(await continueListDelete(c, job, 2)).toBe('continued');
-    expect(await memberRepo.firstMembers(account.account_id, news.id, 100)).toHaveLength(2);
-    expect(c.sent.slice(1)).toEqual([{ queue: 'imports', body: job, delaySeconds: undefined }]);
+    expect(await continueListDelete(bed.c, job, 2)).toBe('continued');
+    expect(await memberRepo.firstMembers(bed.account.account_id, news.id, 100)).toHaveLength(2);
+    expect(bed.c.sent.slice(1)).toEqual([{ queue: 'imports', body: job, delaySeconds: undefined }]);
 
     // The imports queue's consumer removes the rest and the list; a repeated job finds nothing to do.
     expect(await contactJobs(sqsEvent([sqsRecord(job)]))).toEqual({ batchItemFailures: [] });
-    expect(await memberRepo.firstMembers(account.account_id, news.id, 100)).toEqual([]);
+    expect(await memberRepo.firstMembers(bed.account.account_id, news.id, 100)).toEqual([]);
     expect(await listIdsOf()).toEqual(people.map(() => [keep.id]));
-    expect(await listRepo.getList(account.account_id, news.id)).toBeUndefined();
+    expect(await listRepo.getList(bed.account.account_id, news.id)).toBeUndefined();
     expect((await members(keep.id)).body.contacts).toHaveLength(7);
-    expect(await continueListDelete(c, job)).toBe('gone');
-    expect(c.sent).toHaveLength(2);
+    expect(await continueListDelete(bed.c, job)).toBe('gone');
+    expect(bed.c.sent).toHaveLength(2);
   });
 
   it('leaves a list that is not being deleted alone, whatever a job says', async () => {
     const news = await staticList();
     const ada = await contact('ada@example.com', { list_ids: [news.id] });
-    expect(await continueListDelete(c, { account_id: account.account_id, list_id: news.id })).toBe('gone');
+    expect(await continueListDelete(bed.c, { account_id: bed.account.account_id, list_id: news.id })).toBe('gone');
     expect((await getContact(ada.id)).body.list_ids).toEqual([news.id]);
     expect((await get(news.id)).body.member_count).toBe(1);
   });
@@ -360,18 +339,18 @@ describe('membership writes a crash cut short', () => {
   it('an add that died after its membership is finished by a read of the list once stale', async () => {
     const news = await staticList();
     const ada = await contact('ada@example.com');
-    const listRepo = new ContactListRepository(c.store);
-    const memberRepo = new ListMemberRepository(c.store);
-    const token = `+${ada.id}|0123456789abcdef|${c.clock.now().getTime()}`;
-    await listRepo.beginCount(account.account_id, news.id, 1, token);
-    await memberRepo.putMember({ account_id: account.account_id, list_id: news.id, contact_id: ada.id, op: '0123456789abcdef', created_at: c.clock.now().toISOString() });
+    const listRepo = new ContactListRepository(bed.c.store);
+    const memberRepo = new ListMemberRepository(bed.c.store);
+    const token = `+${ada.id}|0123456789abcdef|${bed.c.clock.now().getTime()}`;
+    await listRepo.beginCount(bed.account.account_id, news.id, 1, token);
+    await memberRepo.putMember({ account_id: bed.account.account_id, list_id: news.id, contact_id: ada.id, op: '0123456789abcdef', created_at: bed.c.clock.now().toISOString() });
     // Fresh: the add may still be running; a removal waits for it.
     expect((await get(news.id)).body.member_count).toBe(1);
-    expectError(await drop(news.id, ada.id), 'conflict', 409);
-    c.clock.advance(PENDING_STALE_MS + 1);
+    expectError(await drop(news.id, ada.id), 409, 'conflict');
+    bed.c.clock.advance(PENDING_STALE_MS + 1);
     expect((await get(news.id)).body.member_count).toBe(1);
     expect((await getContact(ada.id)).body.list_ids).toEqual([news.id]);
-    expect((await listRepo.getList(account.account_id, news.id))?.pending).toBeUndefined();
+    expect((await listRepo.getList(bed.account.account_id, news.id))?.pending).toBeUndefined();
     expect((await drop(news.id, ada.id)).status).toBe(204);
     expect((await get(news.id)).body.member_count).toBe(0);
   });
@@ -379,9 +358,9 @@ describe('membership writes a crash cut short', () => {
   it('an add that died before its membership is undone: the count moves back', async () => {
     const news = await staticList();
     const ada = await contact('ada@example.com');
-    const listRepo = new ContactListRepository(c.store);
-    await listRepo.beginCount(account.account_id, news.id, 1, `+${ada.id}|0123456789abcdef|${c.clock.now().getTime()}`);
-    c.clock.advance(PENDING_STALE_MS + 1);
+    const listRepo = new ContactListRepository(bed.c.store);
+    await listRepo.beginCount(bed.account.account_id, news.id, 1, `+${ada.id}|0123456789abcdef|${bed.c.clock.now().getTime()}`);
+    bed.c.clock.advance(PENDING_STALE_MS + 1);
     expect((await lists()).body.lists[0]).toMatchObject({ id: news.id, member_count: 0 });
     expect((await add(news.id, { contact_id: ada.id })).status).toBe(201);
     expect((await get(news.id)).body.member_count).toBe(1);
@@ -391,21 +370,21 @@ describe('membership writes a crash cut short', () => {
     const news = await staticList();
     const ada = await contact('ada@example.com', { list_ids: [news.id] });
     const bob = await contact('bob@example.com', { list_ids: [news.id] });
-    const listRepo = new ContactListRepository(c.store);
-    const memberRepo = new ListMemberRepository(c.store);
-    const nowMs = c.clock.now().getTime();
-    const adaMember = (await memberRepo.member(account.account_id, news.id, ada.id))!;
+    const listRepo = new ContactListRepository(bed.c.store);
+    const memberRepo = new ListMemberRepository(bed.c.store);
+    const nowMs = bed.c.clock.now().getTime();
+    const adaMember = (await memberRepo.member(bed.account.account_id, news.id, ada.id))!;
     const token = `-${ada.id}|${adaMember.op}|${nowMs}`;
-    await memberRepo.markRemoving(account.account_id, news.id, ada.id, adaMember.op, token, nowMs);
-    await listRepo.beginCount(account.account_id, news.id, -1, token);
-    const bobMember = (await memberRepo.member(account.account_id, news.id, bob.id))!;
-    await memberRepo.markRemoving(account.account_id, news.id, bob.id, bobMember.op, `-${bob.id}|${bobMember.op}|${nowMs}`, nowMs);
+    await memberRepo.markRemoving(bed.account.account_id, news.id, ada.id, adaMember.op, token, nowMs);
+    await listRepo.beginCount(bed.account.account_id, news.id, -1, token);
+    const bobMember = (await memberRepo.member(bed.account.account_id, news.id, bob.id))!;
+    await memberRepo.markRemoving(bed.account.account_id, news.id, bob.id, bobMember.op, `-${bob.id}|${bobMember.op}|${nowMs}`, nowMs);
     // While fresh, a second removal of bob is refused as "not a member" being removed.
-    expectError(await drop(news.id, bob.id), 'not_found', 404);
-    c.clock.advance(PENDING_STALE_MS + 1);
+    expectError(await drop(news.id, bob.id), 404, 'not_found');
+    bed.c.clock.advance(PENDING_STALE_MS + 1);
     expect((await get(news.id)).body.member_count).toBe(1);
     expect((await getContact(ada.id)).body.list_ids).toEqual([]);
-    expect(await memberRepo.member(account.account_id, news.id, ada.id)).toBeUndefined();
+    expect(await memberRepo.member(bed.account.account_id, news.id, ada.id)).toBeUndefined();
     expect((await drop(news.id, bob.id)).status).toBe(204);
     expect((await get(news.id)).body.member_count).toBe(0);
     expect((await members(news.id)).body.contacts).toEqual([]);
@@ -416,20 +395,20 @@ describe('races with deletes', () => {
   it('an add that meets a list delete begun meanwhile takes its membership back and answers 404', async () => {
     const news = await staticList();
     const ada = await contact('ada@example.com');
-    const listRepo = new ContactListRepository(c.store);
-    const memberRepo = new ListMemberRepository(c.store);
-    const create = c.store.create.bind(c.store);
+    const listRepo = new ContactListRepository(bed.c.store);
+    const memberRepo = new ListMemberRepository(bed.c.store);
+    const create = bed.c.store.create.bind(bed.c.store);
     // The delete marks the list (and its sweep passes) right after the add wrote its membership.
-    c.store.create = async (item) => {
+    bed.c.store.create = async (item) => {
       await create(item);
-      if ((item as { entity?: string }).entity === 'list_member') await listRepo.markListDeleted(account.account_id, news.id, c.clock.now().toISOString());
+      if ((item as { entity?: string }).entity === 'list_member') await listRepo.markListDeleted(bed.account.account_id, news.id, bed.c.clock.now().toISOString());
     };
     try {
-      expectError(await add(news.id, { contact_id: ada.id }), 'not_found', 404, new RegExp(news.id));
+      expectError(await add(news.id, { contact_id: ada.id }), 404, 'not_found', new RegExp(news.id));
     } finally {
-      c.store.create = create;
+      bed.c.store.create = create;
     }
-    expect(await memberRepo.member(account.account_id, news.id, ada.id)).toBeUndefined();
+    expect(await memberRepo.member(bed.account.account_id, news.id, ada.id)).toBeUndefined();
     expect((await getContact(ada.id)).body.list_ids).toEqual([]);
     expect((await remove(news.id)).status).toBe(204);
   });
@@ -437,22 +416,22 @@ describe('races with deletes', () => {
   it('a contact delete takes the contact out of a list an add put it in just before the mark', async () => {
     const news = await staticList();
     const ada = await contact('ada@example.com');
-    const update = c.store.update.bind(c.store);
+    const update = bed.c.store.update.bind(bed.c.store);
     let raced = false;
-    c.store.update = (async (key, change) => {
+    bed.c.store.update = (async (key, change) => {
       if (!raced && change.expression === 'SET deleted_at = :now') {
         raced = true;
         expect((await add(news.id, { contact_id: ada.id })).status).toBe(201);
       }
       return update(key, change);
-    }) as typeof c.store.update;
+    }) as typeof bed.c.store.update;
     try {
-      expect((await request({ method: 'DELETE', path: `/v1/contacts/${ada.id}`, key: sendKey })).status).toBe(204);
+      expect((await request({ method: 'DELETE', path: `/v1/contacts/${ada.id}`, key: bed.sendKey })).status).toBe(204);
     } finally {
-      c.store.update = update;
+      bed.c.store.update = update;
     }
     expect(raced).toBe(true);
     expect((await get(news.id)).body.member_count).toBe(0);
-    expect(await new ListMemberRepository(c.store).member(account.account_id, news.id, ada.id)).toBeUndefined();
+    expect(await new ListMemberRepository(bed.c.store).member(bed.account.account_id, news.id, ada.id)).toBeUndefined();
   });
 });

@@ -7,7 +7,8 @@ import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { recordMailMessage } from '../../shared/inbound-mail/mailbox/record';
 import { callRaw } from '../support/api';
 import type { HttpEventInput } from '../support/events';
-import { arrive, expectError, inboundDomain, rawMail, rawMailWithAttachment } from '../support/mail';
+import { arrive, inboundDomain, rawMail, rawMailWithAttachment } from '../support/mail';
+import { expectError } from '../support/errors';
 import { useTestbed } from '../support/testbed';
 
 const bed = useTestbed({ scopedKeys: true });

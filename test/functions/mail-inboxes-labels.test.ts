@@ -8,7 +8,8 @@ import { MAX_LABELS } from '../../shared/inbound-mail/mailbox/labels';
 import { MailSettingsRepository } from '../../shared/inbound-mail/mailbox/settings-repository';
 import { giveVerifiedDomain } from '../support/domains';
 import type { HttpEventInput } from '../support/events';
-import { arrive, expectError, inboundDomain, rawMail } from '../support/mail';
+import { arrive, inboundDomain, rawMail } from '../support/mail';
+import { expectError } from '../support/errors';
 import { useTestbed } from '../support/testbed';
 
 const bed = useTestbed({ scopedKeys: true });

@@ -11,7 +11,8 @@ import type { MailMessageEntry } from '../../shared/inbound-mail/mailbox/model';
 import { recordMailMessage } from '../../shared/inbound-mail/mailbox/record';
 import { searchMail } from '../../shared/inbound-mail/mailbox/search-service';
 import type { HttpEventInput } from '../support/events';
-import { arrive, expectError, inboundDomain, rawMail, rawMailWithAttachment, redeliver } from '../support/mail';
+import { arrive, inboundDomain, rawMail, rawMailWithAttachment, redeliver } from '../support/mail';
+import { expectError } from '../support/errors';
 import { useTestbed } from '../support/testbed';
 
 const bed = useTestbed({ scopedKeys: true });

@@ -1,28 +1,19 @@
 // Messages end to end through the handlers: the newest-first list with its filters and cursor, one
 // message with its timeline (also by idempotency key), other accounts' messages invisible, and
 // cancelling a scheduled send so that nothing is ever sent for it.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type CreatedAccount } from '../../shared/accounts/service';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import type { SendJob } from '../../shared/sending/messages/messages';
 import { recordEvent } from '../../shared/sending/messages/timeline';
 import { call } from '../support/api';
-import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
 import type { ParsedResult } from '../support/events';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { sendWorker } from '../support/consumers';
 
-let c: TestContainer;
-let account: CreatedAccount;
-let readKey: string;
-let sendKey: string;
 let sequence = 0;
 
 const bed = useTestbed({ scopedKeys: true });
-beforeEach(() => {
-  ({ c, account, readKey, sendKey } = bed);
-});
 
 const request = bed.request;
 
@@ -32,7 +23,7 @@ interface Sent {
   idempotency_key: string;
 }
 
-async function send(overrides: Record<string, unknown> = {}, key = sendKey): Promise<Sent> {
+async function send(overrides: Record<string, unknown> = {}, key = bed.sendKey): Promise<Sent> {
   const res = await request({
     method: 'POST',
     path: '/v1/send',
@@ -50,14 +41,14 @@ async function send(overrides: Record<string, unknown> = {}, key = sendKey): Pro
   return res.body as Sent;
 }
 
-const list = (query: Record<string, string> = {}, key = readKey) => request({ method: 'GET', path: '/v1/messages', key, query });
-const getOne = (id: string, key = readKey) => request({ method: 'GET', path: `/v1/messages/${id}`, key });
-const cancel = (id: string, key = sendKey) => request({ method: 'POST', path: `/v1/messages/${id}/cancel`, key });
+const list = (query: Record<string, string> = {}, key = bed.readKey) => request({ method: 'GET', path: '/v1/messages', key, query });
+const getOne = (id: string, key = bed.readKey) => request({ method: 'GET', path: `/v1/messages/${id}`, key });
+const cancel = (id: string, key = bed.sendKey) => request({ method: 'POST', path: `/v1/messages/${id}/cancel`, key });
 const ids = (res: ParsedResult): string[] => res.body.messages.map((m: { id: string }) => m.id);
 
 /** The job the API enqueued for a message. */
 function jobOf(messageId: string): SendJob {
-  const found = c.sent.find((s) => s.queue === 'send' && (s.body as SendJob).message_id === messageId);
+  const found = bed.c.sent.find((s) => s.queue === 'send' && (s.body as SendJob).message_id === messageId);
   if (!found) throw new Error(`no send job for ${messageId}`);
   return found.body as SendJob;
 }
@@ -69,7 +60,7 @@ async function runWorker(jobs: SendJob[]): Promise<void> {
 }
 
 const dispatchMessages = (...messageIds: string[]) => runWorker(messageIds.map(jobOf));
-const inAnHour = () => new Date(c.clock.now().getTime() + 3600_000).toISOString();
+const inAnHour = () => new Date(bed.c.clock.now().getTime() + 3600_000).toISOString();
 
 describe('GET /v1/messages', () => {
   it('lists newest first with exactly the MessageSummary fields', async () => {
@@ -180,9 +171,9 @@ describe('GET /v1/messages', () => {
 
   it('treats from and to as inclusive bounds on created_at', async () => {
     const m1 = await send();
-    c.clock.advance(1000);
+    bed.c.clock.advance(1000);
     const m2 = await send();
-    c.clock.advance(1000);
+    bed.c.clock.advance(1000);
     const m3 = await send();
     const justAfter = (iso: string) => new Date(Date.parse(iso) + 1).toISOString();
     const justBefore = (iso: string) => new Date(Date.parse(iso) - 1).toISOString();
@@ -203,13 +194,13 @@ describe('GET /v1/messages', () => {
   it('lists a message created exactly at from or exactly at to when its id was stamped a little later', async () => {
     // The send path stamps created_at once per request and mints each id as it claims it, so in
     // real time an id's clock reading trails created_at; here every id trails it by 3 ms.
-    const minted = c.ids;
-    c.ids = { next: (prefix) => (c.clock.advance(3), minted.next(prefix)) };
+    const minted = bed.c.ids;
+    bed.c.ids = { next: (prefix) => (bed.c.clock.advance(3), minted.next(prefix)) };
     let edge: Sent;
     try {
       edge = await send();
     } finally {
-      c.ids = minted;
+      bed.c.ids = minted;
     }
     const justAfter = new Date(Date.parse(edge.created_at) + 1).toISOString();
     const justBefore = new Date(Date.parse(edge.created_at) - 1).toISOString();
@@ -229,9 +220,9 @@ describe('GET /v1/messages', () => {
 
   it('walks a bounded list page by page without losing the edges', async () => {
     const first = await send();
-    c.clock.advance(1000);
+    bed.c.clock.advance(1000);
     const middle = [await send(), await send(), await send()];
-    c.clock.advance(1000);
+    bed.c.clock.advance(1000);
     const last = await send();
 
     const page1 = await list({ from: first.created_at, to: last.created_at, limit: '2' });
@@ -244,7 +235,7 @@ describe('GET /v1/messages', () => {
 
   it('reads from and to with a UTC offset as the same instant', async () => {
     const before = await send();
-    c.clock.advance(1000);
+    bed.c.clock.advance(1000);
     const target = await send();
     const instant = new Date(target.created_at);
     // The same instant written two hours ahead of UTC.
@@ -296,7 +287,7 @@ describe('GET /v1/messages', () => {
   it('refuses a tampered cursor and another account’s cursor with 400 invalid_request', async () => {
     for (let i = 0; i < 2; i++) await send();
     const cursor = (await list({ limit: '1' })).body.next_cursor as string;
-    const other = await createAccount(c, { name: 'other' });
+    const other = await createAccount(bed.c, { name: 'other' });
 
     const tampered = await list({ limit: '1', cursor: `${cursor.slice(0, -2)}xx` });
     const foreign = await list({ limit: '1', cursor }, other.admin_key);
@@ -309,7 +300,7 @@ describe('GET /v1/messages', () => {
 
   it('never lists another account’s messages', async () => {
     const mine = await send();
-    const other = await createAccount(c, { name: 'other' });
+    const other = await createAccount(bed.c, { name: 'other' });
 
     const res = await list({}, other.admin_key);
 
@@ -322,9 +313,9 @@ describe('GET /v1/messages', () => {
 describe('GET /v1/messages?idempotency_key=', () => {
   it('returns the single full Message with its timeline', async () => {
     const sent = await send({ idempotency_key: 'order-1234-receipt' });
-    c.clock.advance(1000);
+    bed.c.clock.advance(1000);
     await dispatchMessages(sent.id);
-    const sentAt = c.clock.now().toISOString();
+    const sentAt = bed.c.clock.now().toISOString();
 
     const res = await list({ idempotency_key: 'order-1234-receipt' });
 
@@ -368,7 +359,7 @@ describe('GET /v1/messages?idempotency_key=', () => {
 
   it('answers 404 for a key only another account used', async () => {
     await send({ idempotency_key: 'private-key-of-a' });
-    const other = await createAccount(c, { name: 'other' });
+    const other = await createAccount(bed.c, { name: 'other' });
 
     const res = await list({ idempotency_key: 'private-key-of-a' }, other.admin_key);
 
@@ -381,7 +372,7 @@ describe('GET /v1/messages/{id}', () => {
   it('returns the full message with worker-shaped events', async () => {
     const sent = await send();
     await dispatchMessages(sent.id);
-    const sentAt = c.clock.now().toISOString();
+    const sentAt = bed.c.clock.now().toISOString();
 
     const res = await getOne(sent.id);
 
@@ -392,7 +383,7 @@ describe('GET /v1/messages/{id}', () => {
         id: expect.stringMatching(/^evt_[0-9a-z]{26}$/),
         type: 'sent',
         message_id: sent.id,
-        account_id: account.account_id,
+        account_id: bed.account.account_id,
         source: 'worker',
         provider_event_id: expect.stringMatching(/^wkr_[0-9a-f]{64}$/),
         payload: { provider_message_id: res.body.provider_message_id },
@@ -406,7 +397,7 @@ describe('GET /v1/messages/{id}', () => {
     const created = await request({
       method: 'POST',
       path: '/v1/templates',
-      key: sendKey,
+      key: bed.sendKey,
       body: { name: 'Receipt', channel: 'email', subject: 'Receipt for {{ name }}', body_html: '<p>Thanks, {{ name }}. {{ filler }}</p>' },
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -414,7 +405,7 @@ describe('GET /v1/messages/{id}', () => {
     // Small content stays on the message item; a long one moves to its content item (shared/sending/messages/content.ts).
     const small = await send({ template_id: templateId, template_vars: { name: 'Ada', filler: '' } });
     const large = await send({ template_id: templateId, template_vars: { name: 'Bo', filler: 'lorem ipsum '.repeat(300) } });
-    const edited = await request({ method: 'PUT', path: `/v1/templates/${templateId}`, key: sendKey, body: { subject: 'Your receipt, {{ name }}' } });
+    const edited = await request({ method: 'PUT', path: `/v1/templates/${templateId}`, key: bed.sendKey, body: { subject: 'Your receipt, {{ name }}' } });
     expect(edited.status, JSON.stringify(edited.body)).toBe(200);
     const second = await send({ template_id: templateId, template_vars: { name: 'Cy', filler: '' } });
     const inline = await send();
@@ -430,13 +421,13 @@ describe('GET /v1/messages/{id}', () => {
   it('orders the timeline oldest first by occurred_at, whatever order events were recorded in', async () => {
     const sent = await send();
     await dispatchMessages(sent.id);
-    const sentAt = c.clock.now().getTime();
-    const ref = { id: sent.id, account_id: account.account_id, test_mode: false };
+    const sentAt = bed.c.clock.now().getTime();
+    const ref = { id: sent.id, account_id: bed.account.account_id, test_mode: false };
     const at = (offsetMs: number) => new Date(sentAt + offsetMs).toISOString();
-    c.clock.advance(10_000);
-    await recordEvent(c, ref, { type: 'delivered', source: 'ses', providerEventId: 'ses-delivery-1', payload: {}, occurredAt: at(5000) });
-    c.clock.advance(1000);
-    await recordEvent(c, ref, { type: 'delivery_delayed', source: 'ses', providerEventId: 'ses-delay-1', payload: {}, occurredAt: at(2000) });
+    bed.c.clock.advance(10_000);
+    await recordEvent(bed.c, ref, { type: 'delivered', source: 'ses', providerEventId: 'ses-delivery-1', payload: {}, occurredAt: at(5000) });
+    bed.c.clock.advance(1000);
+    await recordEvent(bed.c, ref, { type: 'delivery_delayed', source: 'ses', providerEventId: 'ses-delay-1', payload: {}, occurredAt: at(2000) });
 
     const res = await getOne(sent.id);
 
@@ -446,7 +437,7 @@ describe('GET /v1/messages/{id}', () => {
   });
 
   it('shows a test-mode send with test_mode true, its simulated events oldest first, and lists it', async () => {
-    const sent = await send({ destination: { email: 'bounced@example.com' } }, account.test_admin_key);
+    const sent = await send({ destination: { email: 'bounced@example.com' } }, bed.account.test_admin_key);
     await dispatchMessages(sent.id);
 
     const full = await getOne(sent.id);
@@ -459,12 +450,12 @@ describe('GET /v1/messages/{id}', () => {
     expect(full.body.events.every((e: { source: string; id: string; provider_event_id: string }) => e.source === 'worker' && /^evt_/.test(e.id) && /^wkr_[0-9a-f]{64}$/.test(e.provider_event_id))).toBe(true);
     expect(new Set(full.body.events.map((e: { provider_event_id: string }) => e.provider_event_id)).size).toBe(2);
     expect(listed.body.messages).toEqual([{ id: sent.id, channel: 'email', status: 'bounced', message_type: 'transactional', created_at: sent.created_at }]);
-    expect(c.mailed).toEqual([]);
+    expect(bed.c.mailed).toEqual([]);
   });
 
   it('answers 404 for another account’s message and for an unknown id', async () => {
     const mine = await send();
-    const other = await createAccount(c, { name: 'other' });
+    const other = await createAccount(bed.c, { name: 'other' });
 
     const foreign = await getOne(mine.id, other.admin_key);
     const unknown = await getOne('msg_01aaaaaaaaaaaaaaaaaaaaaaaa');
@@ -480,9 +471,9 @@ describe('scopes on message routes', () => {
   it('needs read to list or read a message: a send key gets 403 forbidden', async () => {
     const sent = await send();
 
-    const listed = await list({}, sendKey);
-    const one = await getOne(sent.id, sendKey);
-    const byKey = await list({ idempotency_key: sent.idempotency_key }, sendKey);
+    const listed = await list({}, bed.sendKey);
+    const one = await getOne(sent.id, bed.sendKey);
+    const byKey = await list({ idempotency_key: sent.idempotency_key }, bed.sendKey);
 
     for (const res of [listed, one, byKey]) {
       expect(res.status).toBe(403);
@@ -493,14 +484,14 @@ describe('scopes on message routes', () => {
   it('lets read and admin keys read', async () => {
     const sent = await send();
 
-    expect((await list({}, readKey)).status).toBe(200);
-    expect((await getOne(sent.id, account.admin_key)).status).toBe(200);
+    expect((await list({}, bed.readKey)).status).toBe(200);
+    expect((await getOne(sent.id, bed.account.admin_key)).status).toBe(200);
   });
 
   it('needs send to cancel: a read key gets 403 and the message stays scheduled', async () => {
     const sent = await send({ scheduled_at: inAnHour() });
 
-    const res = await cancel(sent.id, readKey);
+    const res = await cancel(sent.id, bed.readKey);
 
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('forbidden');
@@ -534,7 +525,7 @@ describe('POST /v1/messages/{id}/cancel', () => {
 
   it('answers 404 for another account’s scheduled message and leaves it scheduled', async () => {
     const sent = await send({ scheduled_at: inAnHour() });
-    const other = await createAccount(c, { name: 'other' });
+    const other = await createAccount(bed.c, { name: 'other' });
 
     const res = await cancel(sent.id, other.admin_key);
 
@@ -553,44 +544,44 @@ describe('POST /v1/messages/{id}/cancel', () => {
   it('never sends a canceled message: the schedule does not fire and a stray job is skipped', async () => {
     const scheduledAt = inAnHour();
     const sent = await send({ scheduled_at: scheduledAt });
-    expect(c.sent).toEqual([]);
+    expect(bed.c.sent).toEqual([]);
     await cancel(sent.id);
 
-    await c.scheduler.fireDue(new Date(scheduledAt), c.queue);
-    const firedForIt = c.sent.filter((s) => (s.body as SendJob).message_id === sent.id);
-    await runWorker([{ message_id: sent.id, account_id: account.account_id }]);
+    await bed.c.scheduler.fireDue(new Date(scheduledAt), bed.c.queue);
+    const firedForIt = bed.c.sent.filter((s) => (s.body as SendJob).message_id === sent.id);
+    await runWorker([{ message_id: sent.id, account_id: bed.account.account_id }]);
 
     expect(firedForIt).toEqual([]);
-    expect(c.mailed).toEqual([]);
+    expect(bed.c.mailed).toEqual([]);
     expect((await getOne(sent.id)).body).toMatchObject({ status: 'canceled', provider_message_id: '', events: [] });
   });
 
   it('stops the send when canceled after the schedule fired but before the worker ran', async () => {
     const scheduledAt = inAnHour();
     const sent = await send({ scheduled_at: scheduledAt });
-    c.clock.set(scheduledAt);
-    await c.scheduler.fireDue(new Date(scheduledAt), c.queue);
+    bed.c.clock.set(scheduledAt);
+    await bed.c.scheduler.fireDue(new Date(scheduledAt), bed.c.queue);
     const job = jobOf(sent.id);
 
     const res = await cancel(sent.id);
     await runWorker([job]);
 
     expect(res.body).toEqual({ id: sent.id, status: 'canceled' });
-    expect(c.mailed).toEqual([]);
+    expect(bed.c.mailed).toEqual([]);
     expect((await getOne(sent.id)).body.status).toBe('canceled');
   });
 
   it('sends a scheduled message when its time comes, after which cancel answers 404', async () => {
     const scheduledAt = inAnHour();
     const sent = await send({ scheduled_at: scheduledAt });
-    c.clock.set(scheduledAt);
-    await c.scheduler.fireDue(new Date(scheduledAt), c.queue);
+    bed.c.clock.set(scheduledAt);
+    await bed.c.scheduler.fireDue(new Date(scheduledAt), bed.c.queue);
     await runWorker([jobOf(sent.id)]);
 
     const res = await cancel(sent.id);
 
     expect(res.status).toBe(404);
-    expect(c.mailed.map((m) => m.messageId)).toEqual([sent.id]);
+    expect(bed.c.mailed.map((m) => m.messageId)).toEqual([sent.id]);
     expect((await getOne(sent.id)).body).toMatchObject({ status: 'sent', scheduled_at: scheduledAt });
   });
 });

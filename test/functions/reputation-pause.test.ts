@@ -12,40 +12,38 @@ import { readTimeline } from '../../shared/sending/messages/timeline';
 import type { ReputationAlertJob } from '../../shared/billing/reputation/alert-job';
 import { readLocalSettings } from '../../shared/runtime/config';
 import { recordSend } from '../../shared/billing/usage/service';
-import { TEST_SECRETS, type TestContainer } from '../support/container';
+import { TEST_SECRETS } from '../support/container';
 import { bounceNotification, seedSentMessage, snsWrap } from '../support/ses-events';
 import { drain, sqsEvent, sqsRecord, takeJobs } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 import { sendWorker, fanOut, ingestSesEvent as ingest } from '../support/consumers';
 
 const bed = useTestbed({ scopedKeys: true });
-let c: TestContainer;
 let accountId: string;
 beforeEach(() => {
-  ({ c } = bed);
   accountId = bed.account.account_id;
 });
 afterEach(() => {
-  delete c.config.reputation;
+  delete bed.c.config.reputation;
 });
 
 let n = 0;
-const later = (seconds: number): string => new Date(c.clock.now().getTime() + seconds * 1000).toISOString();
+const later = (seconds: number): string => new Date(bed.c.clock.now().getTime() + seconds * 1000).toISOString();
 
 async function sends(count: number): Promise<void> {
-  for (let i = 0; i < count; i++) await recordSend(c.store, { account_id: accountId, channel: 'email' }, c.clock.now().toISOString());
+  for (let i = 0; i < count; i++) await recordSend(bed.c.store, { account_id: accountId, channel: 'email' }, bed.c.clock.now().toISOString());
 }
 
 /** Hard bounces, one SES notification per new sent message, through the real consumer. */
 async function bounces(count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
-    const sent = await seedSentMessage(c, { accountId });
+    const sent = await seedSentMessage(bed.c, { accountId });
     expect(await ingest(sqsEvent([sqsRecord(snsWrap(bounceNotification(sent.target, { at: later(1), bounceType: 'Permanent' })))]))).toEqual({ batchItemFailures: [] });
   }
 }
 
-const stateOf = async () => (await getAccount(c.store, accountId))?.reputation_state;
-const alertJobs = () => c.sent.filter((s) => s.queue === 'send' && (s.body as { kind?: string }).kind === 'reputation_alert').map((s) => s.body as ReputationAlertJob);
+const stateOf = async () => (await getAccount(bed.c.store, accountId))?.reputation_state;
+const alertJobs = () => bed.c.sent.filter((s) => s.queue === 'send' && (s.body as { kind?: string }).kind === 'reputation_alert').map((s) => s.body as ReputationAlertJob);
 
 /** Pauses the account at the default levels: 16 hard bounces over 200 sends is 8%. */
 async function pause(): Promise<void> {
@@ -70,10 +68,10 @@ async function accept(body: Record<string, unknown> = email(), key = bed.sendKey
 }
 
 /** The send queue's jobs for messages (all when none is named), taken off the recorder. */
-const takeSendJobs = (ids?: string[]) => takeJobs(c.sent, 'send', (body: { message_id: string }) => !('kind' in body) && (!ids || ids.includes(body.message_id)));
+const takeSendJobs = (ids?: string[]) => takeJobs(bed.c.sent, 'send', (body: { message_id: string }) => !('kind' in body) && (!ids || ids.includes(body.message_id)));
 
 async function expectFailedForPause(id: string): Promise<void> {
-  const { message, events } = await readTimeline(c.store, id);
+  const { message, events } = await readTimeline(bed.c.store, id);
   expect(message?.status).toBe('failed');
   expect(events.map((e) => ({ type: e.type, source: e.source, payload: e.payload }))).toEqual([
     { type: 'failed', source: 'worker', payload: { error: 'not sent: live sending is paused: the bounce or complaint rate passed the pause level', reason: 'sending_paused' } },
@@ -84,7 +82,7 @@ const lift = async () => expect((await bed.request({ method: 'POST', path: `/v1/
 
 describe('levels the operator set', () => {
   it('warn and pause at them, not at the defaults, and GET /v1/usage and the alert mail show them', async () => {
-    c.config.reputation = readLocalSettings({ REPUTATION_MIN_SENDS: '100', REPUTATION_WARN_BOUNCE_RATE: '0.01', REPUTATION_PAUSE_BOUNCE_RATE: '0.03' }).reputation;
+    bed.c.config.reputation = readLocalSettings({ REPUTATION_MIN_SENDS: '100', REPUTATION_WARN_BOUNCE_RATE: '0.01', REPUTATION_PAUSE_BOUNCE_RATE: '0.03' }).reputation;
     await sends(100);
     // 1 of 100 (1%): below the default minimum of 200 sends nothing would be judged.
     await bounces(1);
@@ -98,8 +96,8 @@ describe('levels the operator set', () => {
     const usage = await bed.request({ method: 'GET', path: '/v1/usage', key: bed.readKey });
     expect(usage.body.reputation).toMatchObject({ state: 'paused', sends: 100, bounces: 3, min_sends: 100, warn_bounce_rate: 0.01, pause_bounce_rate: 0.03, warn_complaint_rate: 0.0008, pause_complaint_rate: 0.003 });
     expect(await sendWorker(sqsEvent(alertJobs().map((j) => sqsRecord(j))))).toEqual({ batchItemFailures: [] });
-    expect(c.mailed.map((m) => m.subject)).toEqual(['Warning: bounce or complaint rate is high', 'Live sending paused: bounce or complaint rate too high']);
-    expect(c.mailed[1]?.text).toContain('Warning at 1.00% bounces or 0.08% complaints; pause at 3.00% or 0.30%.');
+    expect(bed.c.mailed.map((m) => m.subject)).toEqual(['Warning: bounce or complaint rate is high', 'Live sending paused: bounce or complaint rate too high']);
+    expect(bed.c.mailed[1]?.text).toContain('Warning at 1.00% bounces or 0.08% complaints; pause at 3.00% or 0.30%.');
   });
 
   it('the defaults would not have judged the same window', async () => {
@@ -111,16 +109,16 @@ describe('levels the operator set', () => {
 
 describe('live mail accepted before the pause', () => {
   it('fails at the send worker with the reason, mails nothing, bills nothing; a test-mode message goes on', async () => {
-    const testKey = (await createKey(c, accountId, { scope: 'send', test_mode: true }, { testMode: false })).key;
+    const testKey = (await createKey(bed.c, accountId, { scope: 'send', test_mode: true }, { testMode: false })).key;
     const live = [await accept(), await accept(email({ destination: { email: 'bob@example.com' } }))];
     const simulated = await accept(email(), testKey);
     await pause();
 
     expect(await sendWorker(sqsEvent(takeSendJobs([...live, simulated]).map((job) => sqsRecord(job))))).toEqual({ batchItemFailures: [] });
 
-    expect(c.mailed).toEqual([]);
+    expect(bed.c.mailed).toEqual([]);
     for (const id of live) await expectFailedForPause(id);
-    expect((await readTimeline(c.store, simulated)).message?.status).toBe('delivered');
+    expect((await readTimeline(bed.c.store, simulated)).message?.status).toBe('delivered');
     const usage = await bed.request({ method: 'GET', path: '/v1/usage', key: bed.readKey });
     // Only the 200 sends that set up the window count; the failed ones' reserved cost is given back.
     expect(usage.body).toMatchObject({ total_send_count: 200, total_cost_micros: 0 });
@@ -135,22 +133,22 @@ describe('live mail accepted before the pause', () => {
     await lift();
     expect((await sendWorker(sqsEvent([sqsRecord(job, 2)]))).batchItemFailures).toEqual([]);
     await expectFailedForPause(id);
-    expect(c.mailed).toEqual([]);
+    expect(bed.c.mailed).toEqual([]);
 
     const fresh = await accept();
     expect((await sendWorker(sqsEvent(takeSendJobs([fresh]).map((j) => sqsRecord(j))))).batchItemFailures).toEqual([]);
-    expect((await readTimeline(c.store, fresh)).message?.status).toBe('sent');
-    expect(c.mailed.map((m) => m.to)).toEqual(['ada@example.com']);
+    expect((await readTimeline(bed.c.store, fresh)).message?.status).toBe('sent');
+    expect(bed.c.mailed.map((m) => m.to)).toEqual(['ada@example.com']);
   });
 
   it('fails a scheduled send that comes due while paused', async () => {
-    const id = await accept(email({ scheduled_at: new Date(c.clock.now().getTime() + 10 * 60_000).toISOString() }));
+    const id = await accept(email({ scheduled_at: new Date(bed.c.clock.now().getTime() + 10 * 60_000).toISOString() }));
     await pause();
 
-    expect(await c.scheduler.fireDue(new Date(c.clock.now().getTime() + 15 * 60_000), c.queue)).toBe(1);
+    expect(await bed.c.scheduler.fireDue(new Date(bed.c.clock.now().getTime() + 15 * 60_000), bed.c.queue)).toBe(1);
     expect((await sendWorker(sqsEvent(takeSendJobs([id]).map((job) => sqsRecord(job))))).batchItemFailures).toEqual([]);
 
-    expect(c.mailed).toEqual([]);
+    expect(bed.c.mailed).toEqual([]);
     await expectFailedForPause(id);
   });
 
@@ -164,15 +162,15 @@ describe('live mail accepted before the pause', () => {
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     await pause();
 
-    await drain(c.sent, 'fanout', fanOut);
+    await drain(bed.c.sent, 'fanout', fanOut);
 
     expect(takeSendJobs()).toEqual([]);
-    const stored = await c.store.get<BroadcastItem>(keys.broadcast(accountId, made.body.id));
+    const stored = await bed.c.store.get<BroadcastItem>(keys.broadcast(accountId, made.body.id));
     expect(stored).toMatchObject({ status: 'failed', failure_reason: 'live sending is paused: the bounce or complaint rate passed the pause level' });
   });
 
   it('leaves a test-mode broadcast alone', async () => {
-    const testKey = (await createKey(c, accountId, { scope: 'send', test_mode: true }, { testMode: false })).key;
+    const testKey = (await createKey(bed.c, accountId, { scope: 'send', test_mode: true }, { testMode: false })).key;
     const made = await bed.request({
       method: 'POST',
       path: '/v1/broadcasts',
@@ -182,9 +180,9 @@ describe('live mail accepted before the pause', () => {
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     await pause();
 
-    await drain(c.sent, 'fanout', fanOut);
+    await drain(bed.c.sent, 'fanout', fanOut);
 
     expect(takeSendJobs()).toHaveLength(1);
-    expect((await c.store.get<BroadcastItem>(keys.broadcast(accountId, made.body.id)))?.status).toBe('sent');
+    expect((await bed.c.store.get<BroadcastItem>(keys.broadcast(accountId, made.body.id)))?.status).toBe('sent');
   });
 });

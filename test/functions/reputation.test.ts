@@ -10,7 +10,7 @@ import type { ReputationAlertJob } from '../../shared/billing/reputation/alert-j
 import { judge } from '../../shared/billing/reputation/policy';
 import { recordSend } from '../../shared/billing/usage/service';
 import type { EventJob } from '../../shared/webhooks/messages';
-import { TEST_SECRETS, type TestContainer } from '../support/container';
+import { TEST_SECRETS } from '../support/container';
 import { bounceNotification, complaintNotification, seedSentMessage, snsWrap } from '../support/ses-events';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { signUp, withSession } from '../support/sessions';
@@ -18,26 +18,24 @@ import { useTestbed } from '../support/testbed';
 import { sendWorker, ingestSesEvent as ingest } from '../support/consumers';
 
 const bed = useTestbed({ scopedKeys: true });
-let c: TestContainer;
 let accountId: string;
 beforeEach(() => {
-  ({ c } = bed);
   accountId = bed.account.account_id;
 });
 
 let seq = 0;
 const staff = TEST_SECRETS['staff-token'];
-const later = (seconds: number): string => new Date(c.clock.now().getTime() + seconds * 1000).toISOString();
+const later = (seconds: number): string => new Date(bed.c.clock.now().getTime() + seconds * 1000).toISOString();
 
 /** `n` live email sends the provider accepted, counted where the send worker counts them. */
 async function sends(n: number, account = accountId): Promise<void> {
-  for (let i = 0; i < n; i++) await recordSend(c.store, { account_id: account, channel: 'email' }, c.clock.now().toISOString());
+  for (let i = 0; i < n; i++) await recordSend(bed.c.store, { account_id: account, channel: 'email' }, bed.c.clock.now().toISOString());
 }
 
 /** One SES notification per new sent message of the account, through the real consumer. */
 async function feedback(n: number, kind: 'bounce' | 'soft-bounce' | 'complaint', account = accountId): Promise<void> {
   for (let i = 0; i < n; i++) {
-    const sent = await seedSentMessage(c, { accountId: account });
+    const sent = await seedSentMessage(bed.c, { accountId: account });
     const notification =
       kind === 'complaint'
         ? complaintNotification(sent.target, { at: later(1) })
@@ -46,7 +44,7 @@ async function feedback(n: number, kind: 'bounce' | 'soft-bounce' | 'complaint',
   }
 }
 
-const alertJobs = () => c.sent.filter((s) => s.queue === 'send' && (s.body as { kind?: string }).kind === 'reputation_alert').map((s) => s.body as ReputationAlertJob);
+const alertJobs = () => bed.c.sent.filter((s) => s.queue === 'send' && (s.body as { kind?: string }).kind === 'reputation_alert').map((s) => s.body as ReputationAlertJob);
 const reputation = async () => (await bed.request({ method: 'GET', path: '/v1/usage', key: bed.readKey })).body.reputation;
 const email = (key: string) =>
   bed.request({
@@ -63,7 +61,7 @@ describe('the reputation window', () => {
     await feedback(3, 'soft-bounce');
     await feedback(1, 'complaint');
     // A duplicate notification (same feedback id) is collapsed by the timeline and not counted again.
-    const sent = await seedSentMessage(c, { accountId });
+    const sent = await seedSentMessage(bed.c, { accountId });
     const dup = snsWrap(bounceNotification(sent.target, { at: later(1), feedbackId: 'fb-dup' }));
     await ingest(sqsEvent([sqsRecord(dup)]));
     await ingest(sqsEvent([sqsRecord(dup)]));
@@ -80,7 +78,7 @@ describe('the reputation window', () => {
   it('drops buckets older than the window', async () => {
     await sends(300);
     await feedback(20, 'bounce');
-    c.clock.advance(8 * 24 * 3_600_000);
+    bed.c.clock.advance(8 * 24 * 3_600_000);
     expect(await reputation()).toMatchObject({ sends: 0, bounces: 0, complaints: 0, bounce_rate: 0 });
   });
 });
@@ -95,7 +93,7 @@ describe('warning and pause', () => {
 
     // 8 of 200: 4%, the warning level (SES reviews at 5%).
     await feedback(1, 'bounce');
-    expect((await getAccount(c.store, accountId))?.reputation_state).toBe('warned');
+    expect((await getAccount(bed.c.store, accountId))?.reputation_state).toBe('warned');
     expect(alertJobs().map((j) => j.state)).toEqual(['warned']);
     expect((await email(bed.sendKey)).status).toBe(201);
 
@@ -106,23 +104,23 @@ describe('warning and pause', () => {
 
     // The send worker mails the owner from the shared sender and publishes the webhook event.
     const jobs = alertJobs();
-    c.sent.length = 0;
+    bed.c.sent.length = 0;
     expect(await sendWorker(sqsEvent(jobs.map((j) => sqsRecord(j))))).toEqual({ batchItemFailures: [] });
-    expect(c.mailed.map((m) => [m.to, m.subject])).toEqual([
+    expect(bed.c.mailed.map((m) => [m.to, m.subject])).toEqual([
       ['owner@example.com', 'Warning: bounce or complaint rate is high'],
       ['owner@example.com', 'Live sending paused: bounce or complaint rate too high'],
     ]);
-    expect(c.sent.filter((s) => s.queue === 'webhooks').map((s) => (s.body as EventJob).envelope?.event_type)).toEqual(['account.reputation_warning', 'account.reputation_warning']);
+    expect(bed.c.sent.filter((s) => s.queue === 'webhooks').map((s) => (s.body as EventJob).envelope?.event_type)).toEqual(['account.reputation_warning', 'account.reputation_warning']);
 
     // Paused: a live send is refused at accept time (an API process re-reads the account within
     // the key cache's bound), a test-mode send goes on.
-    c.clock.advance(KEY_CACHE_TTL_MS + 1);
+    bed.c.clock.advance(KEY_CACHE_TTL_MS + 1);
     const refused = await email(bed.sendKey);
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('sending_paused');
     const batch = await bed.request({ method: 'POST', path: '/v1/send/batch', key: bed.sendKey, body: [{ channel: 'email', idempotency_key: 'rep-batch', destination: { email: 'a@example.com' }, payload: { subject: 'Hi', body_text: 'x' }, metadata: { from_email: 'hello@acme.test' } }] });
     expect(JSON.stringify(batch.body)).toContain('sending_paused');
-    const [testOutcome] = await acceptSends(c, { accountId, keyId: 'key_test', testMode: true }, [
+    const [testOutcome] = await acceptSends(bed.c, { accountId, keyId: 'key_test', testMode: true }, [
       { channel: 'email', idempotency_key: 'rep-test', destination: { email: 'reader@example.com' }, payload: { subject: 'Hi', body_text: 'x' }, metadata: { from_email: 'hello@acme.test' } },
     ], { batch: false });
     expect(testOutcome?.kind).toBe('accepted');
@@ -140,22 +138,22 @@ describe('warning and pause', () => {
     expect((await email(bed.sendKey)).status).toBe(201);
 
     // The window restarts after the lift: the bounces that paused it are not judged again.
-    c.clock.advance(3_600_000);
+    bed.c.clock.advance(3_600_000);
     expect(await reputation()).toMatchObject({ state: 'ok', bounces: 0 });
   });
 
   it('pauses on complaints at 0.3% (SES may pause at 0.5%) before the deployment would be', async () => {
     await sends(1250);
     await feedback(3, 'soft-bounce');
-    expect((await getAccount(c.store, accountId))?.reputation_state).toBeUndefined();
+    expect((await getAccount(bed.c.store, accountId))?.reputation_state).toBeUndefined();
     // 1 of 1250: 0.08%, the warning level (SES reviews at 0.1%).
     await feedback(1, 'complaint');
-    expect((await getAccount(c.store, accountId))?.reputation_state).toBe('warned');
+    expect((await getAccount(bed.c.store, accountId))?.reputation_state).toBe('warned');
     await feedback(2, 'complaint');
-    expect((await getAccount(c.store, accountId))?.reputation_state).toBe('warned');
+    expect((await getAccount(bed.c.store, accountId))?.reputation_state).toBe('warned');
     // 4 of 1250: 0.32%.
     await feedback(1, 'complaint');
-    expect((await getAccount(c.store, accountId))?.reputation_state).toBe('paused');
+    expect((await getAccount(bed.c.store, accountId))?.reputation_state).toBe('paused');
     expect(alertJobs().map((j) => [j.state, j.complaints])).toEqual([
       ['warned', 1],
       ['paused', 4],
@@ -167,15 +165,15 @@ describe('warning and pause', () => {
     await sends(200, other);
     await feedback(20, 'bounce', other);
     await sends(200);
-    expect((await getAccount(c.store, other))?.reputation_state).toBe('paused');
-    expect((await getAccount(c.store, accountId))?.reputation_state).toBeUndefined();
+    expect((await getAccount(bed.c.store, other))?.reputation_state).toBe('paused');
+    expect((await getAccount(bed.c.store, accountId))?.reputation_state).toBeUndefined();
     expect((await email(bed.sendKey)).status).toBe(201);
   });
 
   it("another account's owner, signed in, neither sees the board nor lifts a pause: 403, and the pause stays", async () => {
     await sends(200);
     await feedback(16, 'bounce');
-    expect((await getAccount(c.store, accountId))?.reputation_state).toBe('paused');
+    expect((await getAccount(bed.c.store, accountId))?.reputation_state).toBe('paused');
     const stranger = await signUp(bed.request);
 
     const board = await bed.request(withSession(stranger, { method: 'GET', path: '/v1/admin/reputation' }));
@@ -184,7 +182,7 @@ describe('warning and pause', () => {
 
     expect([board.status, lift.status, ownLift.status]).toEqual([403, 403, 403]);
     expect(JSON.stringify(board.body)).not.toContain(accountId);
-    expect((await getAccount(c.store, accountId))?.reputation_state).toBe('paused');
+    expect((await getAccount(bed.c.store, accountId))?.reputation_state).toBe('paused');
   });
 
   it('a lift of an unknown account is 404', async () => {

@@ -3,7 +3,6 @@
 // item, so the item stays small (smaller content is a gzipped content item beside it); past 5 MiB a send is 413 before anything is claimed or stored. Through the
 // real handlers, the send worker, the embedded store and the file object store.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CreatedAccount } from '../../shared/accounts/service';
 import { GuardedHttp } from '../../shared/adapters/guarded-http';
 import { keys } from '../../shared/db/keys';
 import { contentKey, MAX_MESSAGE_BYTES } from '../../shared/sending/messages/content';
@@ -11,19 +10,12 @@ import type { MessageItem } from '../../shared/sending/messages/model';
 import { findByIdempotencyKey } from '../../shared/sending/messages/query';
 import { queueNamed } from '../../shared/platform';
 import { call } from '../support/api';
-import { type TestContainer } from '../support/container';
 import { startHttpReceiver } from '../support/receivers';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 import { sendWorker, fanOut } from '../support/consumers';
 
-let c: TestContainer;
-let account: CreatedAccount;
-
 const bed = useTestbed();
-beforeEach(() => {
-  ({ c, account } = bed);
-});
 
 let n = 0;
 const request = (over: Record<string, unknown> = {}): Record<string, any> => ({
@@ -34,12 +26,12 @@ const request = (over: Record<string, unknown> = {}): Record<string, any> => ({
   metadata: { from_email: 'hello@acme.test' },
   ...over,
 });
-const send = (body: unknown) => call({ method: 'POST', path: '/v1/send', key: account.admin_key, body });
-const sendBatch = (body: unknown) => call({ method: 'POST', path: '/v1/send/batch', key: account.admin_key, body });
-const storedMessage = (id: string) => c.store.get<MessageItem>(keys.message(id));
+const send = (body: unknown) => call({ method: 'POST', path: '/v1/send', key: bed.account.admin_key, body });
+const sendBatch = (body: unknown) => call({ method: 'POST', path: '/v1/send/batch', key: bed.account.admin_key, body });
+const storedMessage = (id: string) => bed.c.store.get<MessageItem>(keys.message(id));
 /** Where a message's content object is: named by its id and its request body's digest (shared/sending/messages/content.ts). */
-const contentKeyOf = async (id: string): Promise<string> => contentKey(account.account_id, id, (await storedMessage(id))!.body_digest);
-const jobFor = (id: string) => c.sent.find((s) => s.queue === 'send' && (s.body as { message_id: string }).message_id === id)?.body;
+const contentKeyOf = async (id: string): Promise<string> => contentKey(bed.account.account_id, id, (await storedMessage(id))!.body_digest);
+const jobFor = (id: string) => bed.c.sent.find((s) => s.queue === 'send' && (s.body as { message_id: string }).message_id === id)?.body;
 /**
  * `length` characters of printable text that gzip cannot shrink much (base64 of seeded pseudo-random
  * bytes): content that must reach the object store, where repeated characters would gzip to
@@ -82,12 +74,12 @@ describe('large content', () => {
     expect(stored).toMatchObject({ content_ref: ref, recipient: 'ada@example.com', status: 'queued' });
     for (const field of ['from', 'subject', 'body_html', 'body_text', 'destination', 'metadata']) expect(stored).not.toHaveProperty(field);
     expect(itemBytes(stored)).toBeLessThan(2048);
-    const object = await c.objects.get(ref);
+    const object = await bed.c.objects.get(ref);
     expect(object?.contentType).toBe('application/json');
     expect(JSON.parse(object?.body.toString('utf8') ?? '')).toMatchObject({ subject: 'Quarterly report', body_html: html, destination: { email: 'ada@example.com' } });
     expect(out.batchItemFailures).toEqual([]);
-    expect(c.mailed).toEqual([
-      { from: 'hello@acme.test', to: 'ada@example.com', subject: 'Quarterly report', html, text: 'see the html', messageId: res.body.id, accountId: account.account_id },
+    expect(bed.c.mailed).toEqual([
+      { from: 'hello@acme.test', to: 'ada@example.com', subject: 'Quarterly report', html, text: 'see the html', messageId: res.body.id, accountId: bed.account.account_id },
     ]);
   });
 
@@ -100,9 +92,9 @@ describe('large content', () => {
     expect(stored).toMatchObject({ content_item: stored!.body_digest, status: 'queued' });
     for (const field of ['from', 'subject', 'body_html', 'destination', 'metadata']) expect(stored).not.toHaveProperty(field);
     expect(stored).not.toHaveProperty('content_ref');
-    expect(await c.store.get(keys.messageContent(res.body.id, stored!.body_digest))).toMatchObject({ entity: 'message_content', id: res.body.id });
-    expect(await c.objects.get(await contentKeyOf(res.body.id))).toBeUndefined();
-    expect(c.mailed).toEqual([expect.objectContaining({ subject: 'Small', html: 'y'.repeat(15_000), from: 'hello@acme.test', to: 'ada@example.com' })]);
+    expect(await bed.c.store.get(keys.messageContent(res.body.id, stored!.body_digest))).toMatchObject({ entity: 'message_content', id: res.body.id });
+    expect(await bed.c.objects.get(await contentKeyOf(res.body.id))).toBeUndefined();
+    expect(bed.c.mailed).toEqual([expect.objectContaining({ subject: 'Small', html: 'y'.repeat(15_000), from: 'hello@acme.test', to: 'ada@example.com' })]);
   });
 
   it('moves a large subject, metadata or destination off the item too', async () => {
@@ -112,13 +104,13 @@ describe('large content', () => {
     const stored = await storedMessage(res.body.id);
     expect(res.status).toBe(201);
     expect(itemBytes(stored)).toBeLessThan(2048);
-    expect(c.mailed).toEqual([expect.objectContaining({ from: 'hello@acme.test', to: 'ada@example.com', subject: 'Hello', html: '<p>Hi Ada</p>' })]);
+    expect(bed.c.mailed).toEqual([expect.objectContaining({ from: 'hello@acme.test', to: 'ada@example.com', subject: 'Hello', html: '<p>Hi Ada</p>' })]);
   });
 
   it('answers GET /v1/messages/{id} for a message whose content is in the object store, with no content in it', async () => {
     const sent = await send(requestOfSize(100_000));
 
-    const res = await call({ method: 'GET', path: `/v1/messages/${sent.body.id}`, key: account.admin_key });
+    const res = await call({ method: 'GET', path: `/v1/messages/${sent.body.id}`, key: bed.account.admin_key });
 
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['channel', 'created_at', 'events', 'id', 'idempotency_key', 'message_type', 'provider_message_id', 'scheduled_at', 'status', 'template_id', 'template_version', 'test_mode', 'updated_at']);
@@ -127,15 +119,15 @@ describe('large content', () => {
   it('records failed with a reason, mails nothing and does not retry when the content object is missing', async () => {
     // Prepare
     const res = await send(requestOfSize(50_000));
-    await c.objects.delete(await contentKeyOf(res.body.id));
+    await bed.c.objects.delete(await contentKeyOf(res.body.id));
 
     // Act
     const out = await sendWorker(sqsEvent([sqsRecord(jobFor(res.body.id))]));
 
     // Assess
     expect(out.batchItemFailures).toEqual([]);
-    expect(c.mailed).toEqual([]);
-    const view = await call({ method: 'GET', path: `/v1/messages/${res.body.id}`, key: account.admin_key });
+    expect(bed.c.mailed).toEqual([]);
+    const view = await call({ method: 'GET', path: `/v1/messages/${res.body.id}`, key: bed.account.admin_key });
     expect(view.body.status).toBe('failed');
     expect(view.body.events).toEqual([expect.objectContaining({ type: 'failed', source: 'worker', payload: { error: 'message content is missing from the object store' } })]);
   });
@@ -144,8 +136,8 @@ describe('large content', () => {
     // Prepare
     const res = await send(requestOfSize(50_000));
     const job = jobFor(res.body.id);
-    const objects = c.objects;
-    c.objects = Object.assign(Object.create(objects) as typeof objects, { get: async () => Promise.reject(new Error('S3 SlowDown')) });
+    const objects = bed.c.objects;
+    bed.c.objects = Object.assign(Object.create(objects) as typeof objects, { get: async () => Promise.reject(new Error('S3 SlowDown')) });
 
     // Act
     let early: Awaited<ReturnType<typeof sendWorker>>;
@@ -155,14 +147,14 @@ describe('large content', () => {
       early = await sendWorker(sqsEvent([record]));
       last = await sendWorker(sqsEvent([sqsRecord(job, queueNamed('send').maxReceiveCount)]));
     } finally {
-      c.objects = objects;
+      bed.c.objects = objects;
     }
 
     // Assess
     expect(early.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
     expect(last.batchItemFailures).toEqual([]);
-    expect(c.mailed).toEqual([]);
-    const view = await call({ method: 'GET', path: `/v1/messages/${res.body.id}`, key: account.admin_key });
+    expect(bed.c.mailed).toEqual([]);
+    const view = await call({ method: 'GET', path: `/v1/messages/${res.body.id}`, key: bed.account.admin_key });
     expect(view.body.status).toBe('failed');
     expect(view.body.events).toEqual([expect.objectContaining({ type: 'failed', payload: { error: 'S3 SlowDown' } })]);
   });
@@ -172,12 +164,12 @@ describe('a bulk send with large content', () => {
   it('stores each recipient’s content in the object store from the fan-out, under its manifest needs', async () => {
     // Prepare
     const html = `<p>${noise(200_000)}</p>`;
-    const posted = await call({ method: 'POST', path: '/v1/send/bulk', key: account.admin_key, body: { from_email: 'news@acme.test', subject: 'News', body_html: html, recipients: [{ email: 'ada@example.com' }, { email: 'bob@example.com' }] } });
-    const fanOutJob = c.sent.find((s) => s.queue === 'fanout' && 'chunk' in (s.body as object))?.body; // the chunk's job, not the start's safety net
+    const posted = await call({ method: 'POST', path: '/v1/send/bulk', key: bed.account.admin_key, body: { from_email: 'news@acme.test', subject: 'News', body_html: html, recipients: [{ email: 'ada@example.com' }, { email: 'bob@example.com' }] } });
+    const fanOutJob = bed.c.sent.find((s) => s.queue === 'fanout' && 'chunk' in (s.body as object))?.body; // the chunk's job, not the start's safety net
 
     // Act
     const out = await fanOut(sqsEvent([sqsRecord(fanOutJob)]));
-    const jobs = c.sent.filter((s) => s.queue === 'send').map((s) => s.body as { message_id: string });
+    const jobs = bed.c.sent.filter((s) => s.queue === 'send').map((s) => s.body as { message_id: string });
     await sendWorker(sqsEvent(jobs.map((job) => sqsRecord(job))));
 
     // Assess
@@ -185,7 +177,7 @@ describe('a bulk send with large content', () => {
     expect(out.batchItemFailures).toEqual([]);
     expect(jobs).toHaveLength(2);
     for (const { message_id } of jobs) expect((await storedMessage(message_id))?.content_ref).toBe(await contentKeyOf(message_id));
-    expect(c.mailed.map((m) => [m.to, m.html]).sort()).toEqual([
+    expect(bed.c.mailed.map((m) => [m.to, m.html]).sort()).toEqual([
       ['ada@example.com', html],
       ['bob@example.com', html],
     ]);
@@ -196,13 +188,13 @@ describe('the webhook channel with large data', () => {
   let receiver: Awaited<ReturnType<typeof startHttpReceiver>>;
   beforeEach(async () => {
     receiver = await startHttpReceiver();
-    c.config.webhookAllowPrivate = true;
-    c.http = new GuardedHttp({ allowPrivate: true }); // the receiver listens on loopback
-    await call({ method: 'PUT', path: '/v1/account/channels/webhook', key: account.admin_key, body: { enabled: true } });
+    bed.c.config.webhookAllowPrivate = true;
+    bed.c.http = new GuardedHttp({ allowPrivate: true }); // the receiver listens on loopback
+    await call({ method: 'PUT', path: '/v1/account/channels/webhook', key: bed.account.admin_key, body: { enabled: true } });
   });
   afterEach(async () => {
-    c.config.webhookAllowPrivate = false;
-    c.http = new GuardedHttp({ allowPrivate: false });
+    bed.c.config.webhookAllowPrivate = false;
+    bed.c.http = new GuardedHttp({ allowPrivate: false });
     await receiver.close();
   });
 
@@ -220,13 +212,13 @@ describe('the webhook channel with large data', () => {
 
   it('records failed without posting when the content object is missing', async () => {
     const res = await send({ channel: 'webhook', idempotency_key: `size-${++n}`, destination: { url: `${receiver.url}/in` }, payload: { data: { pad: noise(20_000) } } });
-    await c.objects.delete(await contentKeyOf(res.body.id));
+    await bed.c.objects.delete(await contentKeyOf(res.body.id));
 
     const out = await sendWorker(sqsEvent([sqsRecord(jobFor(res.body.id))]));
 
     expect(out.batchItemFailures).toEqual([]);
     expect(receiver.requests).toHaveLength(0);
-    const view = await call({ method: 'GET', path: `/v1/messages/${res.body.id}`, key: account.admin_key });
+    const view = await call({ method: 'GET', path: `/v1/messages/${res.body.id}`, key: bed.account.admin_key });
     expect(view.body.status).toBe('failed');
     expect(view.body.events).toEqual([expect.objectContaining({ type: 'failed', payload: { error: 'message content is missing from the object store' } })]);
   });
@@ -258,9 +250,9 @@ describe('the 5 MiB limit of one message', () => {
 
     // Act
     const refused = await send(big);
-    const claim = await findByIdempotencyKey(c.store, account.account_id, key);
-    const lookup = await call({ method: 'GET', path: '/v1/messages', key: account.admin_key, query: { idempotency_key: key } });
-    const jobsAfterRefusal = c.sent.filter((s) => s.queue === 'send').length;
+    const claim = await findByIdempotencyKey(bed.c.store, bed.account.account_id, key);
+    const lookup = await call({ method: 'GET', path: '/v1/messages', key: bed.account.admin_key, query: { idempotency_key: key } });
+    const jobsAfterRefusal = bed.c.sent.filter((s) => s.queue === 'send').length;
     const retry = await send(request({ idempotency_key: key }));
 
     // Assess
@@ -304,8 +296,8 @@ describe('the 5 MiB limit of one message', () => {
       { success: false, error: { code: 'payload_too_large', message: expect.stringContaining('at most 5242880 bytes (5 MiB)'), status: 413 } },
       { success: true, response: expect.objectContaining({ idempotency_key: items[2]!.idempotency_key, status: 'queued' }) },
     ]);
-    expect(c.sent.filter((s) => s.queue === 'send')).toHaveLength(2);
-    expect(await findByIdempotencyKey(c.store, account.account_id, bigKey)).toBeUndefined();
+    expect(bed.c.sent.filter((s) => s.queue === 'send')).toHaveLength(2);
+    expect(await findByIdempotencyKey(bed.c.store, bed.account.account_id, bigKey)).toBeUndefined();
     expect((await storedMessage(res.body[2].response.id))?.content_ref).toBe(await contentKeyOf(res.body[2].response.id));
   });
 });

@@ -5,23 +5,18 @@
 // store or queue call that throws once, at the point a `kill -9` would cut the attempt short.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SimulatedSesFeedback, type HeldReceipt } from '../../shared/adapters/local/ses-feedback';
-import type { CreatedAccount } from '../../shared/accounts/service';
 import { sortTimeline } from '../../shared/sending/messages/model';
 import { readTimeline } from '../../shared/sending/messages/timeline';
 import { PermanentSendError } from '../../shared/ports/mailer';
 import { call } from '../support/api';
-import { type TestContainer } from '../support/container';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 import { sendWorker as handler, ingestSesEvent as ingest } from '../support/consumers';
 
-let c: TestContainer;
-let account: CreatedAccount;
 const bed = useTestbed();
 beforeEach(async () => {
-  ({ c, account } = bed);
   // Subscribed to every event, so that each recorded event is handed to the webhooks queue.
-  const sub = await call({ method: 'POST', path: '/v1/webhooks', key: account.admin_key, body: { endpoint_url: 'https://93.184.216.34/hook' } });
+  const sub = await call({ method: 'POST', path: '/v1/webhooks', key: bed.account.admin_key, body: { endpoint_url: 'https://93.184.216.34/hook' } });
   expect(sub.status).toBe(201);
 });
 afterEach(() => vi.restoreAllMocks());
@@ -32,19 +27,19 @@ async function accept(to: string, key: string, channel: 'email' | 'webhook' = 'e
   const payload = channel === 'email' ? { subject: 'Subject', body_text: 'text' } : { hello: 'world' };
   const res = await call({ method: 'POST', path: '/v1/send', key, body: { channel, idempotency_key: `crash-${++n}`, destination, payload, metadata: { from_email: 'hi@acme.test' } } });
   expect(res.status).toBe(201);
-  const job = c.sent.find((s) => s.queue === 'send' && (s.body as { message_id: string }).message_id === res.body.id)?.body;
+  const job = bed.c.sent.find((s) => s.queue === 'send' && (s.body as { message_id: string }).message_id === res.body.id)?.body;
   return { id: res.body.id, job };
 }
 
 /** The event types handed to the webhooks queue for this message, in order. */
 const published = (id: string): string[] =>
-  c.sent.filter((s) => s.queue === 'webhooks' && (s.body as { envelope?: { message_id: string } }).envelope?.message_id === id).map((s) => (s.body as { envelope: { event_type: string } }).envelope.event_type);
+  bed.c.sent.filter((s) => s.queue === 'webhooks' && (s.body as { envelope?: { message_id: string } }).envelope?.message_id === id).map((s) => (s.body as { envelope: { event_type: string } }).envelope.event_type);
 
 /** The store call matching `when` throws once, as the process dying there. */
 function killOnce(method: 'create' | 'update', when: (arg: Record<string, any>) => boolean): { fired: () => boolean } {
-  const original = (c.store[method] as (...args: unknown[]) => Promise<unknown>).bind(c.store);
+  const original = (bed.c.store[method] as (...args: unknown[]) => Promise<unknown>).bind(bed.c.store);
   let fired = false;
-  vi.spyOn(c.store, method).mockImplementation((async (...args: unknown[]) => {
+  vi.spyOn(bed.c.store, method).mockImplementation((async (...args: unknown[]) => {
     if (!fired && when(args[method === 'create' ? 0 : 1] as Record<string, any>)) {
       fired = true;
       throw new Error(`killed at a ${method}`);
@@ -57,7 +52,7 @@ function killOnce(method: 'create' | 'update', when: (arg: Record<string, any>) 
 /** Runs the job until it succeeds (its first receive dies at the kill); at most three receives. */
 async function runToSuccess(job: unknown): Promise<number> {
   for (let receive = 1; receive <= 3; receive++) {
-    c.clock.advance(60_000); // past the dead attempt's dispatch lease
+    bed.c.clock.advance(60_000); // past the dead attempt's dispatch lease
     const out = await handler(sqsEvent([sqsRecord(job, receive)]));
     if (out.batchItemFailures.length === 0) return receive;
   }
@@ -66,13 +61,13 @@ async function runToSuccess(job: unknown): Promise<number> {
 
 describe('a send job that comes back after its attempt died', () => {
   it('test mode, killed between the simulated sent and its delivered: the outcome is recorded and the status is delivered', async () => {
-    const { id, job } = await accept('ada@example.com', account.test_admin_key);
+    const { id, job } = await accept('ada@example.com', bed.account.test_admin_key);
     const kill = killOnce('update', (update) => update.names?.['#evt'] === 'evt_delivered');
 
     expect(await runToSuccess(job)).toBe(2);
 
     expect(kill.fired()).toBe(true);
-    const { message, events } = await readTimeline(c.store, id);
+    const { message, events } = await readTimeline(bed.c.store, id);
     expect(message?.status).toBe('delivered');
     expect(events.map((e) => e.type).sort()).toEqual(['delivered', 'sent']);
     // A repeat of an event already handed on is collapsed by its event id when it is fanned out.
@@ -80,13 +75,13 @@ describe('a send job that comes back after its attempt died', () => {
   });
 
   it('test mode, killed at the status move to delivered (one write with its event): the status is its newest event', async () => {
-    const { id, job } = await accept('ada@example.com', account.test_admin_key);
+    const { id, job } = await accept('ada@example.com', bed.account.test_admin_key);
     const kill = killOnce('update', (update) => update.values?.[':status'] === 'delivered');
 
     expect(await runToSuccess(job)).toBe(2);
 
     expect(kill.fired()).toBe(true);
-    const { message, events } = await readTimeline(c.store, id);
+    const { message, events } = await readTimeline(bed.c.store, id);
     expect(events.map((e) => e.type).sort()).toEqual(['delivered', 'sent']);
     expect(message?.status).toBe('delivered');
     // A repeat of an event already handed on is collapsed by its event id when it is fanned out.
@@ -94,10 +89,10 @@ describe('a send job that comes back after its attempt died', () => {
   });
 
   it('test mode, killed after the status moved and before the webhook was handed on: the webhook is handed on', async () => {
-    const { id, job } = await accept('ada@example.com', account.test_admin_key);
-    const send = c.queue.send.bind(c.queue);
+    const { id, job } = await accept('ada@example.com', bed.account.test_admin_key);
+    const send = bed.c.queue.send.bind(bed.c.queue);
     let fired = false;
-    vi.spyOn(c.queue, 'send').mockImplementation(async (queue, body, options) => {
+    vi.spyOn(bed.c.queue, 'send').mockImplementation(async (queue, body, options) => {
       if (!fired && queue === 'webhooks' && (body as { envelope?: { event_type: string } }).envelope?.event_type === 'delivered') {
         fired = true;
         throw new Error('killed before the webhook was queued');
@@ -108,16 +103,16 @@ describe('a send job that comes back after its attempt died', () => {
     expect(await runToSuccess(job)).toBe(2);
 
     expect(fired).toBe(true);
-    expect((await readTimeline(c.store, id)).message?.status).toBe('delivered');
+    expect((await readTimeline(bed.c.store, id)).message?.status).toBe('delivered');
     expect(published(id)).toContain('delivered');
   });
 
   it('live, killed after failed was recorded and before its webhook: the failed webhook is handed on, nothing is mailed', async () => {
-    const { id, job } = await accept('ada@example.com', account.admin_key);
-    c.mailerFailure = new PermanentSendError('address rejected');
-    const send = c.queue.send.bind(c.queue);
+    const { id, job } = await accept('ada@example.com', bed.account.admin_key);
+    bed.c.mailerFailure = new PermanentSendError('address rejected');
+    const send = bed.c.queue.send.bind(bed.c.queue);
     let fired = false;
-    vi.spyOn(c.queue, 'send').mockImplementation(async (queue, body, options) => {
+    vi.spyOn(bed.c.queue, 'send').mockImplementation(async (queue, body, options) => {
       if (!fired && queue === 'webhooks' && (body as { envelope?: { event_type: string } }).envelope?.event_type === 'failed') {
         fired = true;
         throw new Error('killed before the webhook was queued');
@@ -128,49 +123,49 @@ describe('a send job that comes back after its attempt died', () => {
     expect(await runToSuccess(job)).toBe(2);
 
     expect(fired).toBe(true);
-    expect((await readTimeline(c.store, id)).message?.status).toBe('failed');
+    expect((await readTimeline(bed.c.store, id)).message?.status).toBe('failed');
     expect(published(id)).toEqual(['failed']);
-    expect(c.mailed).toEqual([]);
+    expect(bed.c.mailed).toEqual([]);
   });
 
   it('live on the local runtime, killed after the emulator took the mail and before sent was stored: sent is when the emulator took it, before its delivered', async () => {
     // Prepare: the mailer as the local runtime wires it (the SES emulator's held mail, the simulated
     // Delivery); the attempt dies at its `sent` event, after the emulator took the mail.
-    const { id, job } = await accept('ada@example.com', account.admin_key);
+    const { id, job } = await accept('ada@example.com', bed.account.admin_key);
     const held = new Map<string, HeldReceipt>();
-    const emulator = c.mailer;
-    c.mailer = new SimulatedSesFeedback(
+    const emulator = bed.c.mailer;
+    bed.c.mailer = new SimulatedSesFeedback(
       {
         send: async (email) => {
           const receipt = await emulator.send(email);
-          held.set(email.messageId, { providerMessageId: receipt.providerMessageId, at: c.clock.now().toISOString() });
+          held.set(email.messageId, { providerMessageId: receipt.providerMessageId, at: bed.c.clock.now().toISOString() });
           return receipt;
         },
       },
       // SNS's side, not the send function's: it queues onto ses-events, which the worker may not.
-      { queue: { send: async (queue, body) => void c.sent.push({ queue, body }), sendBatch: async () => undefined }, clock: c.clock, logger: c.logger, sentMail: (messageId) => held.get(messageId) },
+      { queue: { send: async (queue, body) => void bed.c.sent.push({ queue, body }), sendBatch: async () => undefined }, clock: bed.c.clock, logger: bed.c.logger, sentMail: (messageId) => held.get(messageId) },
     );
     try {
       const kill = killOnce('update', (update) => update.names?.['#evt'] === 'evt_sent');
-      c.clock.advance(60_000);
+      bed.c.clock.advance(60_000);
       expect((await handler(sqsEvent([sqsRecord(job, 1)]))).batchItemFailures).toHaveLength(1);
       expect(kill.fired()).toBe(true);
 
       // Act: the job comes back a minute later, before the Delivery the emulator's mail owes is
       // ingested; then both copies of that Delivery reach ingest, the first attempt's first.
       expect(await runToSuccess(job)).toBe(1);
-      const deliveries = c.sent.filter((s) => s.queue === 'ses-events').map((s) => sqsRecord(s.body));
+      const deliveries = bed.c.sent.filter((s) => s.queue === 'ses-events').map((s) => sqsRecord(s.body));
       expect(deliveries).toHaveLength(2);
       expect((await ingest(sqsEvent(deliveries))).batchItemFailures).toEqual([]);
 
       // Assess: mailed once; `sent` at the time the emulator took it, so the provider's `delivered`
       // is the newest event, as the status says.
-      const { message, events } = await readTimeline(c.store, id);
-      expect(c.mailed.map((m) => m.messageId)).toEqual([id]);
+      const { message, events } = await readTimeline(bed.c.store, id);
+      expect(bed.c.mailed.map((m) => m.messageId)).toEqual([id]);
       expect(message?.status).toBe('delivered');
       expect(sortTimeline(events).map((e) => e.type)).toEqual(['sent', 'delivered']);
     } finally {
-      c.mailer = emulator;
+      bed.c.mailer = emulator;
     }
   });
 });

@@ -1,7 +1,6 @@
 // POST /v1/send and /v1/send/batch through the handler: every rule of the spec with its status
 // and code, idempotency under concurrency, suppression and scheduling.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CreatedAccount } from '../../shared/accounts/service';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../shared/db/keys';
 import { createKey } from '../../shared/accounts/api-keys/service';
 import type { MessageItem } from '../../shared/sending/messages/model';
@@ -10,16 +9,9 @@ import { messageIdFor } from '../../shared/sending/messages/message-id';
 import { readTimeline } from '../../shared/sending/messages/timeline';
 import { suppress } from '../../shared/sending/suppressions/service';
 import { call } from '../support/api';
-import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
 
-let c: TestContainer;
-let account: CreatedAccount;
-
 const bed = useTestbed();
-beforeEach(() => {
-  ({ c, account } = bed);
-});
 
 let n = 0;
 const request = (over: Record<string, unknown> = {}): Record<string, any> => ({
@@ -30,18 +22,18 @@ const request = (over: Record<string, unknown> = {}): Record<string, any> => ({
   metadata: { from_email: 'hello@acme.test' },
   ...over,
 });
-const send = (body: unknown, key = account.admin_key) => call({ method: 'POST', path: '/v1/send', key, body });
-const sendBatch = (body: unknown, key = account.admin_key) => call({ method: 'POST', path: '/v1/send/batch', key, body });
-const jobs = () => c.sent.filter((s) => s.queue === 'send');
+const send = (body: unknown, key = bed.account.admin_key) => call({ method: 'POST', path: '/v1/send', key, body });
+const sendBatch = (body: unknown, key = bed.account.admin_key) => call({ method: 'POST', path: '/v1/send/batch', key, body });
+const jobs = () => bed.c.sent.filter((s) => s.queue === 'send');
 
 describe('POST /v1/send', () => {
   it('answers 201 with the SendResponse and enqueues one job', async () => {
     const res = await send(request({ idempotency_key: 'order-1' }));
 
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.stringMatching(/^msg_[0-9a-z]{26}$/), status: 'queued', channel: 'email', idempotency_key: 'order-1', created_at: c.clock.now().toISOString() });
-    expect(jobs()).toEqual([{ queue: 'send', body: { message_id: res.body.id, account_id: account.account_id, handed_at: c.clock.now().getTime() } }]);
-    const stored = await c.store.get<MessageItem>(keys.message(res.body.id));
+    expect(res.body).toEqual({ id: expect.stringMatching(/^msg_[0-9a-z]{26}$/), status: 'queued', channel: 'email', idempotency_key: 'order-1', created_at: bed.c.clock.now().toISOString() });
+    expect(jobs()).toEqual([{ queue: 'send', body: { message_id: res.body.id, account_id: bed.account.account_id, handed_at: bed.c.clock.now().getTime() } }]);
+    const stored = await bed.c.store.get<MessageItem>(keys.message(res.body.id));
     expect(stored).toMatchObject({ status: 'queued', recipient: 'ada@example.com', from: 'hello@acme.test', subject: 'Hello', test_mode: false });
   });
 
@@ -59,7 +51,7 @@ describe('POST /v1/send', () => {
     const reordered = Object.fromEntries(Object.entries(body).reverse());
 
     const first = await send(body);
-    c.clock.advance(5000);
+    bed.c.clock.advance(5000);
     const second = await send(reordered);
 
     expect(second.status).toBe(201);
@@ -70,11 +62,11 @@ describe('POST /v1/send', () => {
 
   it('keeps the decision on the message, which is its own idempotency record, not the HTTP answer', async () => {
     const accepted = await send(request({ idempotency_key: 'order-2' }));
-    await suppress(c, account.account_id, { channel: 'email', recipient: 'gone@example.com', reason: 'manual' });
+    await suppress(bed.c, bed.account.account_id, { channel: 'email', recipient: 'gone@example.com', reason: 'manual' });
     await send(request({ idempotency_key: 'order-3', destination: { email: 'gone@example.com' } }));
 
     const decision = async (key: string) => {
-      const message = await c.store.get<MessageItem>(keys.message(messageIdFor(account.account_id, key)));
+      const message = await bed.c.store.get<MessageItem>(keys.message(messageIdFor(bed.account.account_id, key)));
       return message && decisionOf(message);
     };
     expect(await decision('order-2')).toEqual({ kind: 'accepted', message: accepted.body });
@@ -93,8 +85,8 @@ describe('POST /v1/send', () => {
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('idempotency_key_reused');
     // The second request's job (handed on before it found the key taken) names the first message, which the dispatch lease sends once.
-    expect(new Set(jobs().map((j) => (j.body as { message_id: string }).message_id))).toEqual(new Set([messageIdFor(account.account_id, body.idempotency_key)]));
-    expect(await c.store.get<MessageItem>(keys.message(messageIdFor(account.account_id, body.idempotency_key)))).toMatchObject({ subject: 'Hello' });
+    expect(new Set(jobs().map((j) => (j.body as { message_id: string }).message_id))).toEqual(new Set([messageIdFor(bed.account.account_id, body.idempotency_key)]));
+    expect(await bed.c.store.get<MessageItem>(keys.message(messageIdFor(bed.account.account_id, body.idempotency_key)))).toMatchObject({ subject: 'Hello' });
   });
 
   it('creates one message for 8 concurrent identical requests', async () => {
@@ -110,7 +102,7 @@ describe('POST /v1/send', () => {
   });
 
   it('refuses a suppressed recipient with 409, records suppressed on the timeline and enqueues nothing', async () => {
-    await suppress(c, account.account_id, { channel: 'email', recipient: 'ADA@example.com', reason: 'manual' });
+    await suppress(bed.c, bed.account.account_id, { channel: 'email', recipient: 'ADA@example.com', reason: 'manual' });
     const body = request({ destination: { email: ' Ada@Example.com ' } });
 
     const res = await send(body);
@@ -120,9 +112,9 @@ describe('POST /v1/send', () => {
     expect(res.body.error).toEqual({ code: 'recipient_suppressed', message: expect.any(String), status: 409 });
     expect(replay.body).toEqual(res.body);
     expect(jobs()).toHaveLength(0);
-    const list = await call({ method: 'GET', path: '/v1/messages', key: account.admin_key, query: { status: 'suppressed' } });
+    const list = await call({ method: 'GET', path: '/v1/messages', key: bed.account.admin_key, query: { status: 'suppressed' } });
     const id = list.body.messages[0].id as string;
-    const { message, events } = await readTimeline(c.store, id);
+    const { message, events } = await readTimeline(bed.c.store, id);
     expect(message?.status).toBe('suppressed');
     expect(events).toEqual([expect.objectContaining({ id, type: 'suppressed', source: 'router', provider_event_id: `supp_${id}` })]);
   });
@@ -142,7 +134,7 @@ describe('POST /v1/send', () => {
     ['a scheduled_at 91 days ahead', { scheduled_at: 'FUTURE_91D' }, 422, 'invalid_schedule'],
     ['an unknown top-level field', { priority: 'high' }, 400, 'invalid_request'],
   ])('refuses %s', async (_label, over, status, code) => {
-    const now = c.clock.now().getTime();
+    const now = bed.c.clock.now().getTime();
     const at = { PAST_2M: new Date(now - 120_000).toISOString(), FUTURE_91D: new Date(now + 91 * 86400_000).toISOString() } as Record<string, string>;
     const body = request(over as Record<string, unknown>);
     if (typeof body.scheduled_at === 'string' && at[body.scheduled_at]) body.scheduled_at = at[body.scheduled_at];
@@ -162,25 +154,25 @@ describe('POST /v1/send', () => {
     const res = await send(request({ metadata: { from_email: from } }));
 
     expect(res.status).toBe(201);
-    expect((await c.store.get<MessageItem>(keys.message(res.body.id)))?.from).toBe(stored);
+    expect((await bed.c.store.get<MessageItem>(keys.message(res.body.id)))?.from).toBe(stored);
   });
 
   it('accepts a schedule inside the window: stored as scheduled, not enqueued', async () => {
-    const at = new Date(c.clock.now().getTime() + 3600_000).toISOString();
+    const at = new Date(bed.c.clock.now().getTime() + 3600_000).toISOString();
 
     const res = await send(request({ scheduled_at: at }));
-    const edge = await send(request({ scheduled_at: new Date(c.clock.now().getTime() - 59_000).toISOString() }));
+    const edge = await send(request({ scheduled_at: new Date(bed.c.clock.now().getTime() - 59_000).toISOString() }));
 
     expect(res.status).toBe(201);
     expect(res.body.status).toBe('scheduled');
     expect(edge.status).toBe(201);
     expect(jobs()).toHaveLength(0);
-    expect(await c.scheduler.fireDue(new Date(c.clock.now().getTime() + 3600_000), c.queue)).toBe(2);
+    expect(await bed.c.scheduler.fireDue(new Date(bed.c.clock.now().getTime() + 3600_000), bed.c.queue)).toBe(2);
     expect(jobs().map((j) => (j.body as { message_id: string }).message_id).sort()).toEqual([res.body.id, edge.body.id].sort());
   });
 
   it('refuses send to a read-scoped key', async () => {
-    const read = await createKey(c, account.account_id, { scope: 'read' }, { testMode: false });
+    const read = await createKey(bed.c, bed.account.account_id, { scope: 'read' }, { testMode: false });
 
     const res = await send(request(), read.key);
 
@@ -191,7 +183,7 @@ describe('POST /v1/send', () => {
 
 describe('POST /v1/send/batch', () => {
   it('processes items independently and answers in request order with single-send error objects', async () => {
-    await suppress(c, account.account_id, { channel: 'email', recipient: 'gone@example.com', reason: 'manual' });
+    await suppress(bed.c, bed.account.account_id, { channel: 'email', recipient: 'gone@example.com', reason: 'manual' });
     const items = [request(), request({ destination: { email: 'gone@example.com' } }), request({ payload: { subject: 'x' } }), request({ idempotency_key: 5 })];
 
     const res = await sendBatch(items);

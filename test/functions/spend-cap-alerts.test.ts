@@ -8,20 +8,17 @@ import type { SendJob } from '../../shared/sending/messages/messages';
 import { acceptSends } from '../../shared/sending/messages/send';
 import type { SoftCapAlertJob } from '../../shared/billing/spend-caps/alert';
 import type { EventJob } from '../../shared/webhooks/messages';
-import { type TestContainer } from '../support/container';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 import { sendWorker, fanOut, deliverWebhook } from '../support/consumers';
 
 const bed = useTestbed({ scopedKeys: true });
-let c: TestContainer;
 let accountId: string;
 let adminKey: string;
 beforeEach(() => {
-  ({ c } = bed);
   accountId = bed.account.account_id;
   adminKey = bed.account.admin_key;
-  c.http = new GuardedHttp({ allowPrivate: false });
+  bed.c.http = new GuardedHttp({ allowPrivate: false });
 });
 
 let sequence = 0;
@@ -34,7 +31,7 @@ const email = () => ({
 });
 const putCap = (body: unknown) => bed.request({ method: 'PUT', path: '/v1/spend-caps', key: adminKey, body });
 const send = (key = bed.sendKey) => bed.request({ method: 'POST', path: '/v1/send', key, body: email() });
-const alertJobs = () => c.sent.filter((s) => s.queue === 'send' && (s.body as { kind?: string }).kind === 'soft_cap_alert').map((s) => s.body as SoftCapAlertJob);
+const alertJobs = () => bed.c.sent.filter((s) => s.queue === 'send' && (s.body as { kind?: string }).kind === 'soft_cap_alert').map((s) => s.body as SoftCapAlertJob);
 const runWorker = async (jobs: unknown[]) => expect(await sendWorker(sqsEvent(jobs.map((job) => sqsRecord(job))))).toEqual({ batchItemFailures: [] });
 const usage = (query: Record<string, string> = {}) => bed.request({ method: 'GET', path: '/v1/usage', key: bed.readKey, query });
 
@@ -62,14 +59,14 @@ describe('the soft cap alert', () => {
       },
     ]);
     const jobs = alertJobs();
-    c.sent.length = 0;
+    bed.c.sent.length = 0;
     await runWorker(jobs);
 
-    expect(c.mailed).toEqual([
+    expect(bed.c.mailed).toEqual([
       expect.objectContaining({ from: 'onboarding@sandbox.test', to: 'owner@example.com', subject: 'Soft spend cap reached for 2026-03', accountId }),
     ]);
-    expect(c.mailed[0]!.text).toContain('$0.000200 spent against a soft cap of $0.000200');
-    const events = c.sent.filter((s) => s.queue === 'webhooks').map((s) => (s.body as EventJob).envelope);
+    expect(bed.c.mailed[0]!.text).toContain('$0.000200 spent against a soft cap of $0.000200');
+    const events = bed.c.sent.filter((s) => s.queue === 'webhooks').map((s) => (s.body as EventJob).envelope);
     expect(events).toEqual([
       {
         event_id: `evt_softcap_${cap.body.id}_2026-03`,
@@ -82,10 +79,10 @@ describe('the soft cap alert', () => {
       },
     ]);
     // The webhook worker takes it like any event: one delivery for the subscription, one attempt queued.
-    const eventJobs = c.sent.filter((s) => s.queue === 'webhooks').map((s) => s.body);
-    c.sent.length = 0;
+    const eventJobs = bed.c.sent.filter((s) => s.queue === 'webhooks').map((s) => s.body);
+    bed.c.sent.length = 0;
     expect(await deliverWebhook(sqsEvent(eventJobs.map((job) => sqsRecord(job))))).toEqual({ batchItemFailures: [] });
-    expect(c.sent.map((s) => s.body)).toEqual([
+    expect(bed.c.sent.map((s) => s.body)).toEqual([
       { kind: 'attempt', account_id: accountId, subscription_id: hook.body.id, delivery_id: `dlv_softcap_${cap.body.id}_2026-03`, attempt: 1 },
     ]);
   });
@@ -94,11 +91,11 @@ describe('the soft cap alert', () => {
     await putCap({ soft_limit_micros: 500 });
     const sender = { accountId, keyId: 'key_racing', testMode: false };
 
-    const outcomes = (await Promise.all(Array.from({ length: 30 }, () => acceptSends(c, sender, [email()], { batch: false })))).flat();
+    const outcomes = (await Promise.all(Array.from({ length: 30 }, () => acceptSends(bed.c, sender, [email()], { batch: false })))).flat();
     const march = alertJobs();
-    c.clock.set('2026-04-01T00:00:01.000Z');
-    await acceptSends(c, sender, [email()], { batch: false });
-    await acceptSends(c, sender, [email(), email(), email(), email(), email()], { batch: true });
+    bed.c.clock.set('2026-04-01T00:00:01.000Z');
+    await acceptSends(bed.c, sender, [email()], { batch: false });
+    await acceptSends(bed.c, sender, [email(), email(), email(), email(), email()], { batch: true });
 
     expect(outcomes.every((o) => o.kind === 'accepted')).toBe(true);
     expect(march).toHaveLength(1);
@@ -111,7 +108,7 @@ describe('the soft cap alert', () => {
   });
 
   it('a key cap alerts on that key\'s own spend, apart from the account cap', async () => {
-    const key = await createKey(c, accountId, { scope: 'send' }, { testMode: false });
+    const key = await createKey(bed.c, accountId, { scope: 'send' }, { testMode: false });
     const keyCap = await putCap({ key_id: key.id, soft_limit_micros: 100 });
     await putCap({ soft_limit_micros: 300 });
 
@@ -135,18 +132,18 @@ describe('the soft cap alert', () => {
 
   it('still publishes the event for an account without an address, and mails nothing', async () => {
     // Raw on purpose: no use case takes an account's address away; the testbed's account loses it here.
-    await c.store.update(keys.account(accountId), { expression: 'SET email = :none', values: { ':none': null } });
+    await bed.c.store.update(keys.account(accountId), { expression: 'SET email = :none', values: { ':none': null } });
     await bed.request({ method: 'POST', path: '/v1/webhooks', key: adminKey, body: { endpoint_url: 'https://93.184.216.34/hook' } });
     await putCap({ soft_limit_micros: 100 });
     await send();
     const jobs = alertJobs();
-    c.sent.length = 0;
+    bed.c.sent.length = 0;
 
     await runWorker(jobs);
 
     expect(jobs).toHaveLength(1);
-    expect(c.mailed).toEqual([]);
-    expect(c.sent.map((s) => (s.body as EventJob).envelope?.event_type)).toEqual(['usage.soft_cap_reached']);
+    expect(bed.c.mailed).toEqual([]);
+    expect(bed.c.sent.map((s) => (s.body as EventJob).envelope?.event_type)).toEqual(['usage.soft_cap_reached']);
   });
 
   it('a subscription may ask for usage.soft_cap_reached alone', async () => {
@@ -166,9 +163,9 @@ describe('usage per channel', () => {
       key: bed.sendKey,
       body: { from_email: 'news@acme.test', subject: 'News', body_text: 'News', recipients: [{ email: 'a@example.com' }, { email: 'b@example.com' }] },
     });
-    await drain(c.sent, 'fanout', fanOut, { where: (body) => 'chunk' in body });
+    await drain(bed.c.sent, 'fanout', fanOut, { where: (body) => 'chunk' in body });
     expect(bulk.status).toBe(202);
-    await runWorker(c.sent.filter((s) => s.queue === 'send').map((s) => s.body as SendJob));
+    await runWorker(bed.c.sent.filter((s) => s.queue === 'send').map((s) => s.body as SendJob));
 
     const res = await usage();
 

@@ -9,24 +9,21 @@ import { keys } from '../../shared/db/keys';
 import type { SendJob } from '../../shared/sending/messages/messages';
 import { findByIdempotencyKey } from '../../shared/sending/messages/query';
 import { acceptSends } from '../../shared/sending/messages/send';
-import { type TestContainer } from '../support/container';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 import { sendWorker, fanOut } from '../support/consumers';
 
 const bed = useTestbed({ scopedKeys: true });
-let c: TestContainer;
 let accountId: string;
 let adminKey: string;
 let readKey: string;
 let sendKey: string;
 let sendKeyId: string;
 beforeEach(async () => {
-  ({ c } = bed);
   accountId = bed.account.account_id;
   adminKey = bed.account.admin_key;
   readKey = bed.readKey;
-  const created = await createKey(c, accountId, { scope: 'send' }, { testMode: false });
+  const created = await createKey(bed.c, accountId, { scope: 'send' }, { testMode: false });
   sendKey = created.key;
   sendKeyId = created.id;
 });
@@ -46,7 +43,7 @@ const email = (over: Record<string, unknown> = {}) => ({
 });
 const send = (body: unknown = email(), key = sendKey) => bed.request({ method: 'POST', path: '/v1/send', key, body });
 const batch = (items: unknown[], key = sendKey) => bed.request({ method: 'POST', path: '/v1/send/batch', key, body: items });
-const sendJobs = () => c.sent.filter((s) => s.queue === 'send' && !('kind' in (s.body as object))).map((s) => s.body as SendJob);
+const sendJobs = () => bed.c.sent.filter((s) => s.queue === 'send' && !('kind' in (s.body as object))).map((s) => s.body as SendJob);
 
 describe('PUT /v1/spend-caps', () => {
   it('creates the account cap, then changes only the limits sent, keeping its id', async () => {
@@ -85,9 +82,9 @@ describe('PUT /v1/spend-caps', () => {
   });
 
   it('answers 404 for another account\'s key, an unknown key, a malformed id and a revoked key', async () => {
-    const other = await createAccount(c, { name: 'other' });
-    const theirs = await createKey(c, other.account_id, { scope: 'send' }, { testMode: false });
-    const revoked = await createKey(c, accountId, { scope: 'send' }, { testMode: false });
+    const other = await createAccount(bed.c, { name: 'other' });
+    const theirs = await createKey(bed.c, other.account_id, { scope: 'send' }, { testMode: false });
+    const revoked = await createKey(bed.c, accountId, { scope: 'send' }, { testMode: false });
     expect((await bed.request({ method: 'DELETE', path: `/v1/keys/${revoked.id}`, key: adminKey })).status).toBeLessThan(300);
 
     for (const keyId of [theirs.id, 'key_01hzzzzzzzzzzzzzzzzzzzzzzz', 'not-a-key', revoked.id]) {
@@ -99,7 +96,7 @@ describe('PUT /v1/spend-caps', () => {
   });
 
   it('answers 400 for a test-mode key: it sends nothing billable', async () => {
-    const testKey = await createKey(c, accountId, { scope: 'send', test_mode: true }, { testMode: false });
+    const testKey = await createKey(bed.c, accountId, { scope: 'send', test_mode: true }, { testMode: false });
 
     const res = await putCap({ key_id: testKey.id, hard_limit_micros: 1 });
 
@@ -121,7 +118,7 @@ describe('PUT /v1/spend-caps', () => {
 describe('GET and DELETE /v1/spend-caps', () => {
   it('lists only the caller\'s caps; read, admin and test keys may read, a send key may not', async () => {
     await putCap({ hard_limit_micros: 700 });
-    const other = await createAccount(c, { name: 'other' });
+    const other = await createAccount(bed.c, { name: 'other' });
 
     expect((await listCaps(adminKey)).body.spend_caps).toHaveLength(1);
     expect((await listCaps(bed.account.test_admin_key)).status).toBe(200);
@@ -132,8 +129,8 @@ describe('GET and DELETE /v1/spend-caps', () => {
   it('removes the account cap or a key cap (204); a cap not set, or another account\'s key, is 404', async () => {
     await putCap({ hard_limit_micros: 700 });
     await putCap({ key_id: sendKeyId, hard_limit_micros: 100 });
-    const other = await createAccount(c, { name: 'other' });
-    const theirs = await createKey(c, other.account_id, { scope: 'send' }, { testMode: false });
+    const other = await createAccount(bed.c, { name: 'other' });
+    const theirs = await createKey(bed.c, other.account_id, { scope: 'send' }, { testMode: false });
 
     expect((await deleteCap({ key_id: theirs.id })).status).toBe(404);
     expect((await deleteCap({ key_id: 'nonsense' })).status).toBe(404);
@@ -168,7 +165,7 @@ describe('a hard cap where sends are accepted', () => {
     expect([first.status, second.status]).toEqual([201, 201]);
     expect(refused.status).toBe(402);
     expect(refused.body).toEqual({ error: { code: 'spend_cap_exceeded', message: expect.any(String), status: 402 } });
-    expect(await findByIdempotencyKey(c.store, accountId, refusedBody.idempotency_key)).toBeUndefined();
+    expect(await findByIdempotencyKey(bed.c.store, accountId, refusedBody.idempotency_key)).toBeUndefined();
     expect(sendJobs()).toHaveLength(2);
     expect((await usage()).body.total_cost_micros).toBe(200);
   });
@@ -208,7 +205,7 @@ describe('a hard cap where sends are accepted', () => {
     const sender = { accountId, keyId: sendKeyId, testMode: false };
 
     // Straight to the use case: 50 requests at once through the handler would meet the rate limit first.
-    const results = (await Promise.all(Array.from({ length: 50 }, () => acceptSends(c, sender, [email()], { batch: false })))).flat();
+    const results = (await Promise.all(Array.from({ length: 50 }, () => acceptSends(bed.c, sender, [email()], { batch: false })))).flat();
 
     expect(results.filter((r) => r.kind === 'accepted')).toHaveLength(10);
     expect(results.filter((r) => r.kind === 'rejected' && r.error.code === 'spend_cap_exceeded')).toHaveLength(40);
@@ -220,7 +217,7 @@ describe('a hard cap where sends are accepted', () => {
     await putCap({ hard_limit_micros: 1500 });
     const sender = { accountId, keyId: sendKeyId, testMode: false };
 
-    const results = (await Promise.all(Array.from({ length: 4 }, () => acceptSends(c, sender, Array.from({ length: 10 }, () => email()), { batch: true })))).flat();
+    const results = (await Promise.all(Array.from({ length: 4 }, () => acceptSends(bed.c, sender, Array.from({ length: 10 }, () => email()), { batch: true })))).flat();
 
     expect(results.filter((r) => r.kind === 'accepted')).toHaveLength(15);
     expect(results.filter((r) => r.kind === 'rejected' && r.error.code === 'spend_cap_exceeded')).toHaveLength(25);
@@ -242,7 +239,7 @@ describe('a hard cap where sends are accepted', () => {
 
   it('a key cap holds that key alone; the account cap holds every key', async () => {
     await putCap({ key_id: sendKeyId, hard_limit_micros: 100 });
-    const other = await createKey(c, accountId, { scope: 'send' }, { testMode: false });
+    const other = await createKey(bed.c, accountId, { scope: 'send' }, { testMode: false });
 
     expect((await send()).status).toBe(201);
     expect((await send()).status).toBe(402);
@@ -265,7 +262,7 @@ describe('a hard cap where sends are accepted', () => {
   it('gives the reservation back when a send is suppressed before dispatch or a scheduled one is canceled', async () => {
     await putCap({ hard_limit_micros: 200 });
     const later = await send(email({ destination: { email: 'later-gone@example.com' } }));
-    const scheduled = await send(email({ scheduled_at: new Date(c.clock.now().getTime() + 3600_000).toISOString() }));
+    const scheduled = await send(email({ scheduled_at: new Date(bed.c.clock.now().getTime() + 3600_000).toISOString() }));
     expect((await send()).status).toBe(402);
     expect((await bed.request({ method: 'POST', path: '/v1/suppressions', key: adminKey, body: { channel: 'email', recipient: 'later-gone@example.com' } })).status).toBe(201);
 
@@ -290,9 +287,9 @@ describe('a hard cap where sends are accepted', () => {
     });
     expect(created.status).toBe(202);
 
-    await drain(c.sent, 'fanout', fanOut, { where: (body) => 'chunk' in body });
+    await drain(bed.c.sent, 'fanout', fanOut, { where: (body) => 'chunk' in body });
 
-    expect(await c.store.get<BroadcastItem>(keys.broadcast(accountId, created.body.id))).toMatchObject({ sent_count: 2, failed_count: 2 });
+    expect(await bed.c.store.get<BroadcastItem>(keys.broadcast(accountId, created.body.id))).toMatchObject({ sent_count: 2, failed_count: 2 });
     expect(sendJobs()).toHaveLength(2);
     expect((await usage()).body.total_cost_micros).toBe(200);
   });

@@ -1,22 +1,14 @@
 // Suppressions end to end through the handler: adds, lists, removes and imports that block
 // recipients, checked through the same lookups the send path uses; other accounts never see them.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type CreatedAccount } from '../../shared/accounts/service';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { findSuppressed, findSuppression } from '../../shared/sending/suppressions/service';
-import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
 
-let c: TestContainer;
-let account: CreatedAccount;
-
 const bed = useTestbed();
-beforeEach(() => {
-  ({ c, account } = bed);
-});
 
 const request = bed.request;
-const admin = () => account.admin_key;
+const admin = () => bed.account.admin_key;
 const add = (body: unknown, key = admin()) => request({ method: 'POST', path: '/v1/suppressions', key, body });
 const list = (query: Record<string, string> = {}, key = admin()) => request({ method: 'GET', path: '/v1/suppressions', key, query });
 const remove = (query: Record<string, string>, key = admin()) => request({ method: 'DELETE', path: '/v1/suppressions', key, query });
@@ -41,9 +33,9 @@ describe('POST /v1/suppressions', () => {
       recipient: 'jane.doe@example.com',
       state: 'suppressed',
       reason: 'manual',
-      updated_at: c.clock.now().toISOString(),
+      updated_at: bed.c.clock.now().toISOString(),
     });
-    expect(await findSuppression(c.store, account.account_id, 'email', 'JANE.DOE@example.com')).toMatchObject({ state: 'suppressed' });
+    expect(await findSuppression(bed.c.store, bed.account.account_id, 'email', 'JANE.DOE@example.com')).toMatchObject({ state: 'suppressed' });
   });
 
   it('keeps a given reason and takes non-email recipients verbatim apart from whitespace', async () => {
@@ -51,8 +43,8 @@ describe('POST /v1/suppressions', () => {
 
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ channel: 'sms', recipient: '+15551234567', reason: 'asked by phone', state: 'suppressed' });
-    expect(await findSuppressed(c.store, account.account_id, 'sms', ['+15551234567'])).toEqual(new Set(['+15551234567']));
-    expect(await findSuppression(c.store, account.account_id, 'email', '+15551234567')).toBeUndefined();
+    expect(await findSuppressed(bed.c.store, bed.account.account_id, 'sms', ['+15551234567'])).toEqual(new Set(['+15551234567']));
+    expect(await findSuppression(bed.c.store, bed.account.account_id, 'email', '+15551234567')).toBeUndefined();
   });
 
   it('upserts a re-added recipient: 201 again, reason and updated_at refreshed, still one entry', async () => {
@@ -74,7 +66,7 @@ describe('POST /v1/suppressions', () => {
 
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ state: 'suppressed', reason: 'manual' });
-    expect(await findSuppression(c.store, account.account_id, 'email', 'u@example.com')).toMatchObject({ state: 'suppressed' });
+    expect(await findSuppression(bed.c.store, bed.account.account_id, 'email', 'u@example.com')).toMatchObject({ state: 'suppressed' });
   });
 
   it.each([
@@ -153,7 +145,7 @@ describe('GET /v1/suppressions', () => {
   it('refuses a cursor replayed with another channel filter or by another account', async () => {
     for (let i = 0; i < 3; i++) await add({ channel: 'email', recipient: `u${i}@example.com` });
     const first = await list({ channel: 'email', limit: '1' });
-    const other = await createAccount(c, {});
+    const other = await createAccount(bed.c, {});
 
     const otherFilter = await list({ channel: 'sms', limit: '1', cursor: first.body.next_cursor });
     const noFilter = await list({ limit: '1', cursor: first.body.next_cursor });
@@ -168,7 +160,7 @@ describe('GET /v1/suppressions', () => {
   });
 
   it('never shows another account’s entries', async () => {
-    const other = await createAccount(c, {});
+    const other = await createAccount(bed.c, {});
     await add({ channel: 'email', recipient: 'theirs@example.com' }, other.admin_key);
     await add({ channel: 'email', recipient: 'mine@example.com' });
 
@@ -177,7 +169,7 @@ describe('GET /v1/suppressions', () => {
 
     expect(recipients(mine.body)).toEqual(['mine@example.com']);
     expect(recipients(theirs.body)).toEqual(['theirs@example.com']);
-    expect(await findSuppression(c.store, account.account_id, 'email', 'theirs@example.com')).toBeUndefined();
+    expect(await findSuppression(bed.c.store, bed.account.account_id, 'email', 'theirs@example.com')).toBeUndefined();
   });
 });
 
@@ -191,7 +183,7 @@ describe('DELETE /v1/suppressions', () => {
 
     expect(res.status).toBe(204);
     expect(res.body).toBeUndefined();
-    expect(await findSuppression(c.store, account.account_id, 'email', 'gone@example.com')).toBeUndefined();
+    expect(await findSuppression(bed.c.store, bed.account.account_id, 'email', 'gone@example.com')).toBeUndefined();
     expect(recipients(listed.body)).toEqual(['kept@example.com']);
   });
 
@@ -209,17 +201,17 @@ describe('DELETE /v1/suppressions', () => {
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('not_found');
     }
-    expect(await findSuppression(c.store, account.account_id, 'sms', '+15550000001')).toBeDefined();
+    expect(await findSuppression(bed.c.store, bed.account.account_id, 'sms', '+15550000001')).toBeDefined();
   });
 
   it('answers 404 for another account’s entry and leaves it in place', async () => {
-    const other = await createAccount(c, {});
+    const other = await createAccount(bed.c, {});
     await add({ channel: 'email', recipient: 'theirs@example.com' }, other.admin_key);
 
     const res = await remove({ channel: 'email', recipient: 'theirs@example.com' });
 
     expect(res.status).toBe(404);
-    expect(await findSuppression(c.store, other.account_id, 'email', 'theirs@example.com')).toBeDefined();
+    expect(await findSuppression(bed.c.store, other.account_id, 'email', 'theirs@example.com')).toBeDefined();
     expect(recipients((await list({}, other.admin_key)).body)).toEqual(['theirs@example.com']);
   });
 
@@ -249,7 +241,7 @@ describe('POST /v1/suppressions/import', () => {
 
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ imported: 3, skipped: 3 });
-    expect(await findSuppressed(c.store, account.account_id, 'email', ['one@example.com', 'TWO@example.com', 'three@example.com'])).toEqual(
+    expect(await findSuppressed(bed.c.store, bed.account.account_id, 'email', ['one@example.com', 'TWO@example.com', 'three@example.com'])).toEqual(
       new Set(['one@example.com', 'two@example.com', 'three@example.com']),
     );
     const byRecipient = Object.fromEntries(listed.body.suppressions.map((s: { recipient: string }) => [s.recipient, s]));
@@ -286,8 +278,8 @@ describe('POST /v1/suppressions/import', () => {
     const res = await importEntries({ channel: 'sms', entries: [{ email: '+15550000001' }, { email: '  ' }] });
 
     expect(res.body).toEqual({ imported: 1, skipped: 1 });
-    expect(await findSuppression(c.store, account.account_id, 'sms', '+15550000001')).toMatchObject({ reason: 'import' });
-    expect(await findSuppression(c.store, account.account_id, 'email', '+15550000001')).toBeUndefined();
+    expect(await findSuppression(bed.c.store, bed.account.account_id, 'sms', '+15550000001')).toMatchObject({ reason: 'import' });
+    expect(await findSuppression(bed.c.store, bed.account.account_id, 'email', '+15550000001')).toBeUndefined();
   });
 
   it('answers {imported: 0, skipped: 0} for no entries', async () => {
@@ -301,7 +293,7 @@ describe('POST /v1/suppressions/import', () => {
     const addresses = Array.from({ length: 2500 }, (_, i) => `bulk${i}@example.com`);
 
     const res = await importEntries({ entries: addresses.map((email) => ({ email: email.toUpperCase() })) });
-    const blocked = await findSuppressed(c.store, account.account_id, 'email', addresses);
+    const blocked = await findSuppressed(bed.c.store, bed.account.account_id, 'email', addresses);
 
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ imported: 2500, skipped: 0 });
@@ -316,7 +308,7 @@ describe('POST /v1/suppressions/import', () => {
     expectInvalid(res, 'body.entries', 422);
     expect(res.body.error.status).toBe(422);
     expect((await list()).body.suppressions).toEqual([]);
-    expect((await findSuppressed(c.store, account.account_id, 'email', addresses.slice(0, 100))).size).toBe(0);
+    expect((await findSuppressed(bed.c.store, bed.account.account_id, 'email', addresses.slice(0, 100))).size).toBe(0);
   });
 
   it('accepts exactly 10000 entries', async () => {

@@ -1,19 +1,14 @@
 // GET /v1/templates/gallery: the 20 built-in templates with exactly the spec's fields, for any key.
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { galleryTemplates } from '../../shared/sending/templates/gallery';
 import { call } from '../support/api';
 import { useTestbed } from '../support/testbed';
-import type { CreatedAccount } from '../../shared/accounts/service';
 
 const bed = useTestbed();
-let account: CreatedAccount;
-beforeEach(() => {
-  ({ account } = bed);
-});
 
 describe('GET /v1/templates/gallery', () => {
   it('lists the 20 built-in templates with the spec fields only', async () => {
-    const res = await call({ method: 'GET', path: '/v1/templates/gallery', key: account.admin_key });
+    const res = await call({ method: 'GET', path: '/v1/templates/gallery', key: bed.account.admin_key });
 
     expect(res.status).toBe(200);
     expect(res.body.templates).toHaveLength(20);

@@ -1,28 +1,19 @@
 // The template-render function through the handler: POST /v1/templates/preview (a template that is
 // not stored, its problems answered in warnings and errors with a 200) and the render of a stored
 // template as mailed (CSS inlined, a text part).
-import { beforeEach, describe, expect, it } from 'vitest';
-import { type CreatedAccount } from '../../shared/accounts/service';
+import { describe, expect, it } from 'vitest';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { MAX_PROBLEMS } from '../../shared/sending/templates/preview';
-import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
-
-let c: TestContainer;
-let account: CreatedAccount;
-let readKey: string;
-let sendKey: string;
+import { expectError } from '../support/errors';
 
 const bed = useTestbed({ scopedKeys: true });
-beforeEach(() => {
-  ({ c, account, readKey, sendKey } = bed);
-});
 
 const request = bed.request;
-const preview = (body: unknown, key = readKey) => request({ method: 'POST', path: '/v1/templates/preview', key, body });
-const createSnippet = (body: unknown, key = sendKey) => request({ method: 'POST', path: '/v1/templates/snippets', key, body });
-const createTemplate = (body: unknown) => request({ method: 'POST', path: '/v1/templates', key: sendKey, body });
-const render = (id: string, vars: Record<string, unknown> = {}) => request({ method: 'POST', path: `/v1/templates/${id}/render`, key: readKey, body: { vars } });
+const preview = (body: unknown, key = bed.readKey) => request({ method: 'POST', path: '/v1/templates/preview', key, body });
+const createSnippet = (body: unknown, key = bed.sendKey) => request({ method: 'POST', path: '/v1/templates/snippets', key, body });
+const createTemplate = (body: unknown) => request({ method: 'POST', path: '/v1/templates', key: bed.sendKey, body });
+const render = (id: string, vars: Record<string, unknown> = {}) => request({ method: 'POST', path: `/v1/templates/${id}/render`, key: bed.readKey, body: { vars } });
 
 interface Problem {
   code: string;
@@ -31,7 +22,7 @@ interface Problem {
   message: string;
 }
 
-async function previewed(body: Record<string, unknown>, key = readKey): Promise<{ subject: string | null; html: string | null; text: string | null; warnings: Problem[]; errors: Problem[] }> {
+async function previewed(body: Record<string, unknown>, key = bed.readKey): Promise<{ subject: string | null; html: string | null; text: string | null; warnings: Problem[]; errors: Problem[] }> {
   const res = await preview(body, key);
   expect(res.status).toBe(200);
   expect(res.headers['content-type']).toMatch(/^application\/json/);
@@ -39,12 +30,6 @@ async function previewed(body: Record<string, unknown>, key = readKey): Promise<
 }
 
 const codes = (problems: Problem[]): string[] => problems.map((p) => p.code);
-
-function expectError(res: { status: number; body: any }, code: string, status: number, message?: RegExp): void {
-  expect(res.status).toBe(status);
-  expect(res.body.error).toMatchObject({ code, status });
-  if (message) expect(res.body.error.message).toMatch(message);
-}
 
 const clean = {
   subject: 'Welcome, {{ first_name }}',
@@ -61,7 +46,7 @@ describe('POST /v1/templates/preview', () => {
     expect(res.text).toBe('Hello Ada <3, get started [https://example.com/start].');
     expect(res.warnings).toEqual([]);
     expect(res.errors).toEqual([]);
-    expect((await request({ method: 'GET', path: '/v1/templates', key: readKey })).body.templates).toEqual([]);
+    expect((await request({ method: 'GET', path: '/v1/templates', key: bed.readKey })).body.templates).toEqual([]);
   });
 
   it('uses body_text as written when given, never escaped', async () => {
@@ -107,7 +92,7 @@ describe('POST /v1/templates/preview', () => {
   });
 
   it("never uses another account's snippet", async () => {
-    const other = await createAccount(c, { email: 'other@example.com' });
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
     expect((await createSnippet({ name: 'theirs', body_html: '<p>theirs</p>' }, other.admin_key)).status).toBe(201);
     const res = await previewed({ subject: 'x', body_html: '<p>mine</p>{{> theirs }}' });
     expect(codes(res.errors)).toEqual(['unknown_partial']);
@@ -193,25 +178,25 @@ describe('POST /v1/templates/preview', () => {
   });
 
   it('answers every scope and test keys alike', async () => {
-    expect((await preview(clean, sendKey)).status).toBe(200);
-    expect((await preview(clean, account.admin_key)).status).toBe(200);
-    expect((await preview(clean, account.test_admin_key)).status).toBe(200);
+    expect((await preview(clean, bed.sendKey)).status).toBe(200);
+    expect((await preview(clean, bed.account.admin_key)).status).toBe(200);
+    expect((await preview(clean, bed.account.test_admin_key)).status).toBe(200);
   });
 
   it('answers 400 invalid_request naming the field for a body of the wrong shape', async () => {
-    expectError(await preview({ subject: 'x' }), 'invalid_request', 400, /^body\.body_html:/);
-    expectError(await preview({ body_html: '<p>x</p>' }), 'invalid_request', 400, /^body\.subject:/);
-    expectError(await preview({ subject: '', body_html: '<p>x</p>' }), 'invalid_request', 400, /^body\.subject:/);
-    expectError(await preview({ ...clean, variables: ['a'] }), 'invalid_request', 400, /^body\.variables:/);
-    expectError(await preview({ ...clean, body_text: 3 }), 'invalid_request', 400, /^body\.body_text:/);
-    expectError(await preview({ ...clean, vars: {} }), 'invalid_request', 400, /vars/);
-    expectError(await preview({ ...clean, subject: 'x'.repeat(999) }), 'invalid_request', 400, /^body\.subject:/);
-    expectError(await preview([clean]), 'invalid_request', 400);
-    expectError(await preview(undefined), 'invalid_request', 400);
+    expectError(await preview({ subject: 'x' }), 400, 'invalid_request', /^body\.body_html:/);
+    expectError(await preview({ body_html: '<p>x</p>' }), 400, 'invalid_request', /^body\.subject:/);
+    expectError(await preview({ subject: '', body_html: '<p>x</p>' }), 400, 'invalid_request', /^body\.subject:/);
+    expectError(await preview({ ...clean, variables: ['a'] }), 400, 'invalid_request', /^body\.variables:/);
+    expectError(await preview({ ...clean, body_text: 3 }), 400, 'invalid_request', /^body\.body_text:/);
+    expectError(await preview({ ...clean, vars: {} }), 400, 'invalid_request', /vars/);
+    expectError(await preview({ ...clean, subject: 'x'.repeat(999) }), 400, 'invalid_request', /^body\.subject:/);
+    expectError(await preview([clean]), 400, 'invalid_request');
+    expectError(await preview(undefined), 400, 'invalid_request');
   });
 
   it('answers 401 without a key', async () => {
-    expectError(await request({ method: 'POST', path: '/v1/templates/preview', body: clean }), 'unauthorized', 401);
+    expectError(await request({ method: 'POST', path: '/v1/templates/preview', body: clean }), 401, 'unauthorized');
   });
 });
 
@@ -234,7 +219,7 @@ describe('POST /v1/templates/{id}/render, as mailed', () => {
 
   it("answers 404 template_not_found for another account's template", async () => {
     const created = await createTemplate({ name: 't', channel: 'email', subject: 'Hi', body_html: '<p>x</p>' });
-    const other = await createAccount(c, { email: 'other@example.com' });
-    expectError(await request({ method: 'POST', path: `/v1/templates/${created.body.id}/render`, key: other.admin_key, body: {} }), 'template_not_found', 404);
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
+    expectError(await request({ method: 'POST', path: `/v1/templates/${created.body.id}/render`, key: other.admin_key, body: {} }), 404, 'template_not_found');
   });
 });

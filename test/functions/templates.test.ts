@@ -1,8 +1,7 @@
 // Templates through the handler: create, list, read (and earlier versions), update with versions,
 // delete, render; the syntax check on write; and sends (single and batch) with template_id, which
 // record the template and version they were rendered from and are mailed as rendered.
-import { beforeEach, describe, expect, it } from 'vitest';
-import { type CreatedAccount } from '../../shared/accounts/service';
+import { describe, expect, it } from 'vitest';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { keys } from '../../shared/db/keys';
 import { loadContent } from '../../shared/sending/messages/content';
@@ -13,37 +12,30 @@ import { TemplateRepository } from '../../shared/sending/templates/repository';
 import { updateTemplate, VERSION_TRIES } from '../../shared/sending/templates/service';
 import { SnippetRepository } from '../../shared/sending/templates/snippets-repository';
 import type { Store } from '../../shared/db/store';
-import { type TestContainer } from '../support/container';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 import { sendWorker } from '../support/consumers';
+import { expectError, expectInvalid } from '../support/errors';
 
-let c: TestContainer;
-let account: CreatedAccount;
-let readKey: string;
-let sendKey: string;
 let sequence = 0;
 
 const bed = useTestbed({ scopedKeys: true });
-beforeEach(() => {
-  ({ c, account, readKey, sendKey } = bed);
-});
 
 const request = bed.request;
-const create = (body: unknown, key = sendKey) => request({ method: 'POST', path: '/v1/templates', key, body });
-const list = (query: Record<string, string> = {}, key = readKey) => request({ method: 'GET', path: '/v1/templates', key, query });
-const get = (id: string, query: Record<string, string> = {}, key = readKey) => request({ method: 'GET', path: `/v1/templates/${id}`, key, query });
-const update = (id: string, body: unknown, key = sendKey) => request({ method: 'PUT', path: `/v1/templates/${id}`, key, body });
-const remove = (id: string, key = sendKey) => request({ method: 'DELETE', path: `/v1/templates/${id}`, key });
-const render = (id: string, body: unknown, key = readKey) => request({ method: 'POST', path: `/v1/templates/${id}/render`, key, body });
-const send = (body: Record<string, unknown>, key = sendKey) =>
+const create = (body: unknown, key = bed.sendKey) => request({ method: 'POST', path: '/v1/templates', key, body });
+const list = (query: Record<string, string> = {}, key = bed.readKey) => request({ method: 'GET', path: '/v1/templates', key, query });
+const get = (id: string, query: Record<string, string> = {}, key = bed.readKey) => request({ method: 'GET', path: `/v1/templates/${id}`, key, query });
+const update = (id: string, body: unknown, key = bed.sendKey) => request({ method: 'PUT', path: `/v1/templates/${id}`, key, body });
+const remove = (id: string, key = bed.sendKey) => request({ method: 'DELETE', path: `/v1/templates/${id}`, key });
+const render = (id: string, body: unknown, key = bed.readKey) => request({ method: 'POST', path: `/v1/templates/${id}/render`, key, body });
+const send = (body: Record<string, unknown>, key = bed.sendKey) =>
   request({
     method: 'POST',
     path: '/v1/send',
     key,
     body: { channel: 'email', idempotency_key: `tmpl-test-${++sequence}`, destination: { email: 'ada@example.com' }, metadata: { from_email: 'hello@acme.test' }, ...body },
   });
-const sendBatch = (items: Array<Record<string, unknown>>, key = sendKey) =>
+const sendBatch = (items: Array<Record<string, unknown>>, key = bed.sendKey) =>
   request({
     method: 'POST',
     path: '/v1/send/batch',
@@ -69,20 +61,8 @@ async function made(body: Record<string, unknown> = welcome): Promise<Record<str
   return res.body;
 }
 
-function expectInvalid(res: { status: number; body: any }, field: string): void {
-  expect(res.status).toBe(400);
-  expect(res.body.error).toMatchObject({ code: 'invalid_request', status: 400 });
-  expect(res.body.error.message.startsWith(`${field}:`)).toBe(true);
-}
-
-function expectError(res: { status: number; body: any }, code: string, status: number, message?: RegExp): void {
-  expect(res.status).toBe(status);
-  expect(res.body.error).toMatchObject({ code, status });
-  if (message) expect(res.body.error.message).toMatch(message);
-}
-
 async function mailedOf(messageId: string): Promise<void> {
-  const found = c.sent.find((s) => s.queue === 'send' && (s.body as SendJob).message_id === messageId);
+  const found = bed.c.sent.find((s) => s.queue === 'send' && (s.body as SendJob).message_id === messageId);
   expect(found).toBeDefined();
   expect((await sendWorker(sqsEvent([sqsRecord(found!.body as SendJob)]))).batchItemFailures).toEqual([]);
 }
@@ -106,8 +86,8 @@ describe('POST /v1/templates', () => {
       ],
       version: 1,
       is_active: true,
-      created_at: c.clock.now().toISOString(),
-      updated_at: c.clock.now().toISOString(),
+      created_at: bed.c.clock.now().toISOString(),
+      updated_at: bed.c.clock.now().toISOString(),
     });
   });
 
@@ -130,7 +110,7 @@ describe('POST /v1/templates', () => {
   });
 
   it('refuses a missing body', async () => {
-    expectInvalid(await request({ method: 'POST', path: '/v1/templates', key: sendKey }), 'body');
+    expectInvalid(await request({ method: 'POST', path: '/v1/templates', key: bed.sendKey }), 'body');
   });
 
   it.each([
@@ -140,7 +120,7 @@ describe('POST /v1/templates', () => {
     ['a partial (no snippet exists)', { body_html: '<p>hi</p>\n\n{{> footer }}' }, /^body_html line 3: partial "footer" is not a snippet of this account$/],
     ['a variable missing from variables', { body_text: 'Hello {{ first_name }}\nRef {{ order_id }}' }, /^body_text line 2: variable "order_id" is used but not listed in variables$/],
   ])('refuses %s with 400 invalid_template naming the line', async (_title, change, message) => {
-    expectError(await create({ ...welcome, ...change }), 'invalid_template', 400, message);
+    expectError(await create({ ...welcome, ...change }), 400, 'invalid_template', message);
   });
 
   it('accepts undeclared variables when variables is not given, and names inside sections as item fields', async () => {
@@ -149,8 +129,8 @@ describe('POST /v1/templates', () => {
   });
 
   it('needs the send or admin scope', async () => {
-    expectError(await create(welcome, readKey), 'forbidden', 403);
-    expect((await create(welcome, account.admin_key)).status).toBe(201);
+    expectError(await create(welcome, bed.readKey), 403, 'forbidden');
+    expect((await create(welcome, bed.account.admin_key)).status).toBe(201);
   });
 });
 
@@ -175,7 +155,7 @@ describe('GET /v1/templates', () => {
 
   it("never shows another account's templates", async () => {
     await made();
-    const other = await createAccount(c, { email: 'other@example.com' });
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
     const res = await list({}, other.admin_key);
     expect(res.body).toEqual({ templates: [], next_cursor: null });
   });
@@ -184,25 +164,25 @@ describe('GET /v1/templates', () => {
 describe('GET /v1/templates/{id}', () => {
   it('answers the full template to any scope', async () => {
     const template = await made();
-    for (const key of [readKey, sendKey, account.admin_key]) expect((await get(template.id, {}, key)).body).toEqual(template);
+    for (const key of [bed.readKey, bed.sendKey, bed.account.admin_key]) expect((await get(template.id, {}, key)).body).toEqual(template);
   });
 
   it("answers 404 template_not_found for an unknown id, a malformed one and another account's template", async () => {
     const template = await made();
-    const other = await createAccount(c, { email: 'other@example.com' });
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
     const theirs = await get(template.id, {}, other.admin_key);
     const missing = await get('tmpl_01jxxxxxxxxxxxxxxxxxxxxxxx');
-    expectError(theirs, 'template_not_found', 404);
-    expectError(missing, 'template_not_found', 404);
+    expectError(theirs, 404, 'template_not_found');
+    expectError(missing, 404, 'template_not_found');
     expect(theirs.body.error.message).toBe(`template ${template.id} not found`);
-    expectError(await get('nonsense'), 'template_not_found', 404);
+    expectError(await get('nonsense'), 404, 'template_not_found');
   });
 
   it('refuses a version that is not a number, and answers 404 for one that does not exist', async () => {
     const template = await made();
     expectInvalid(await get(template.id, { version: 'first' }), 'query.version');
     expectInvalid(await get(template.id, { version: '0' }), 'query.version');
-    expectError(await get(template.id, { version: '2' }), 'template_not_found', 404, /has no version 2/);
+    expectError(await get(template.id, { version: '2' }), 404, 'template_not_found', /has no version 2/);
   });
 });
 
@@ -236,8 +216,8 @@ describe('PUT /v1/templates/{id}', () => {
 
   it('checks the new content, against the listed variables', async () => {
     const template = await made();
-    expectError(await update(template.id, { body_html: '<p>{{ last_name }}</p>' }), 'invalid_template', 400, /^body_html line 1: variable "last_name"/);
-    expectError(await update(template.id, { body_html: '{{# a }}' }), 'invalid_template', 400, /section "a"/);
+    expectError(await update(template.id, { body_html: '<p>{{ last_name }}</p>' }), 400, 'invalid_template', /^body_html line 1: variable "last_name"/);
+    expectError(await update(template.id, { body_html: '{{# a }}' }), 400, 'invalid_template', /section "a"/);
     expectInvalid(await update(template.id, { body_html: '' }), 'body.body_html');
     expectInvalid(await update(template.id, { version: 3 }), 'body');
     expect((await get(template.id)).body.version).toBe(1);
@@ -245,9 +225,9 @@ describe('PUT /v1/templates/{id}', () => {
 
   it("answers 404 for another account's template and refuses a read key", async () => {
     const template = await made();
-    const other = await createAccount(c, { email: 'other@example.com' });
-    expectError(await update(template.id, { name: 'x' }, other.admin_key), 'template_not_found', 404);
-    expectError(await update(template.id, { name: 'x' }, readKey), 'forbidden', 403);
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
+    expectError(await update(template.id, { name: 'x' }, other.admin_key), 404, 'template_not_found');
+    expectError(await update(template.id, { name: 'x' }, bed.readKey), 403, 'forbidden');
     expect((await get(template.id)).body.name).toBe('Welcome');
   });
 
@@ -268,15 +248,15 @@ describe('PUT /v1/templates/{id}', () => {
 describe('TemplateRepository.addVersion', () => {
   it('moves the template on only from the version the writer read: a second writer from the same read loses', async () => {
     const template = await made();
-    const templates = new TemplateRepository(c.store);
-    const read = (await templates.get(account.account_id, template.id))!;
+    const templates = new TemplateRepository(bed.c.store);
+    const read = (await templates.get(bed.account.account_id, template.id))!;
     const content = { subject: 's', body_html: 'h', body_text: null, variables: [] };
 
-    const first = await templates.addVersion(read, content, {}, c.clock.now().toISOString());
-    const second = await templates.addVersion(read, { ...content, subject: 'other' }, {}, c.clock.now().toISOString());
+    const first = await templates.addVersion(read, content, {}, bed.c.clock.now().toISOString());
+    const second = await templates.addVersion(read, { ...content, subject: 'other' }, {}, bed.c.clock.now().toISOString());
 
     expect([first, second]).toEqual([true, false]);
-    expect((await templates.get(account.account_id, template.id))!.version).toBe(2);
+    expect((await templates.get(bed.account.account_id, template.id))!.version).toBe(2);
     expect((await get(template.id)).body.subject).toBe('s');
     expect((await get(template.id, { version: '1' })).body.subject).toBe(welcome.subject);
   });
@@ -284,41 +264,41 @@ describe('TemplateRepository.addVersion', () => {
 
 describe('updateTemplate under concurrent writers', () => {
   it(`re-applies its fields over each winner, and after ${VERSION_TRIES} lost races answers 409 conflict with nothing of its own left behind`, async () => {
-    expect((await request({ method: 'POST', path: '/v1/templates/snippets', key: sendKey, body: { name: 'footer', body_html: '<p>f</p>' } })).status).toBe(201);
+    expect((await request({ method: 'POST', path: '/v1/templates/snippets', key: bed.sendKey, body: { name: 'footer', body_html: '<p>f</p>' } })).status).toBe(201);
     const template = await made();
-    const templates = new TemplateRepository(c.store);
+    const templates = new TemplateRepository(bed.c.store);
     // Before each of this writer's version writes, another writer takes the next version first.
     let raced = 0;
-    const racing = new Proxy(c.store, {
+    const racing = new Proxy(bed.c.store, {
       get(target, property, receiver) {
         if (property !== 'update') return Reflect.get(target, property, receiver);
         return async (...args: Parameters<Store['update']>) => {
           const [key] = args;
-          if (String(key.sk) === keys.template(account.account_id, template.id).sk && String(key.pk) === keys.template(account.account_id, template.id).pk) {
-            const winner = (await templates.get(account.account_id, template.id))!;
+          if (String(key.sk) === keys.template(bed.account.account_id, template.id).sk && String(key.pk) === keys.template(bed.account.account_id, template.id).pk) {
+            const winner = (await templates.get(bed.account.account_id, template.id))!;
             raced++;
-            await templates.addVersion(winner, { subject: `winner ${raced}`, body_html: '<p>w</p>', body_text: null, variables: [] }, {}, c.clock.now().toISOString());
+            await templates.addVersion(winner, { subject: `winner ${raced}`, body_html: '<p>w</p>', body_text: null, variables: [] }, {}, bed.c.clock.now().toISOString());
           }
           return target.update(...args);
         };
       },
     });
 
-    const loser = updateTemplate({ store: racing, clock: c.clock, ids: c.ids }, account.account_id, template.id, { body_html: '<p>{{ first_name }}</p>{{> footer }}' });
+    const loser = updateTemplate({ store: racing, clock: bed.c.clock, ids: bed.c.ids }, bed.account.account_id, template.id, { body_html: '<p>{{ first_name }}</p>{{> footer }}' });
 
     await expect(loser).rejects.toMatchObject({ code: 'conflict', status: 409 });
     expect(raced).toBe(VERSION_TRIES);
     const now = await get(template.id);
     expect(now.body).toMatchObject({ version: 1 + VERSION_TRIES, subject: `winner ${VERSION_TRIES}`, body_html: '<p>w</p>' });
     // The loser's marks on the snippet it would have included are gone: it can be deleted.
-    expect((await new SnippetRepository(c.store).nameItem(account.account_id, 'footer'))!.used_by).toBeUndefined();
+    expect((await new SnippetRepository(bed.c.store).nameItem(bed.account.account_id, 'footer'))!.used_by).toBeUndefined();
   });
 });
 
 describe('DELETE /v1/templates/{id}', () => {
   it('answers 403 forbidden to a read key, and the template stays', async () => {
     const template = await made();
-    expectError(await remove(template.id, readKey), 'forbidden', 403);
+    expectError(await remove(template.id, bed.readKey), 403, 'forbidden');
     expect((await get(template.id)).status).toBe(200);
   });
 
@@ -329,17 +309,17 @@ describe('DELETE /v1/templates/{id}', () => {
     const res = await remove(template.id);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ message: 'template deleted' });
-    expectError(await get(template.id), 'template_not_found', 404);
-    expectError(await get(template.id, { version: '1' }), 'template_not_found', 404);
-    expect(await new TemplateRepository(c.store).getVersion(template.id, 1)).toBeUndefined();
-    expectError(await send({ template_id: template.id, template_vars: { first_name: 'Ada' } }), 'template_not_found', 404);
-    expectError(await remove(template.id), 'template_not_found', 404);
+    expectError(await get(template.id), 404, 'template_not_found');
+    expectError(await get(template.id, { version: '1' }), 404, 'template_not_found');
+    expect(await new TemplateRepository(bed.c.store).getVersion(template.id, 1)).toBeUndefined();
+    expectError(await send({ template_id: template.id, template_vars: { first_name: 'Ada' } }), 404, 'template_not_found');
+    expectError(await remove(template.id), 404, 'template_not_found');
   });
 
   it("answers 404 for another account's template, which stays", async () => {
     const template = await made();
-    const other = await createAccount(c, { email: 'other@example.com' });
-    expectError(await remove(template.id, other.admin_key), 'template_not_found', 404);
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
+    expectError(await remove(template.id, other.admin_key), 404, 'template_not_found');
     expect((await get(template.id)).status).toBe(200);
   });
 });
@@ -359,8 +339,8 @@ describe('POST /v1/templates/{id}/render', () => {
     expect(res.body.body_text).toContain('Hello Ada <3 & Bo');
     expect(res.body.body_text).toContain('Get started [https://example.com/start?u=Ada <3 & Bo]');
     expect(res.body.body_text).not.toContain('<li>');
-    expect(c.sent).toEqual([]);
-    expect(c.mailed).toEqual([]);
+    expect(bed.c.sent).toEqual([]);
+    expect(bed.c.mailed).toEqual([]);
   });
 
   it('runs sections over lists and inverted sections over empty ones', async () => {
@@ -378,12 +358,12 @@ describe('POST /v1/templates/{id}/render', () => {
 
   it('answers 400 missing_variable naming every required variable without a value', async () => {
     const template = await made({ ...welcome, variables: [...welcome.variables, { name: 'code', required: true }], body_text: '{{ code }}' });
-    expectError(await render(template.id, { vars: { first_name: null } }), 'missing_variable', 400, /first_name, code$/);
+    expectError(await render(template.id, { vars: { first_name: null } }), 400, 'missing_variable', /first_name, code$/);
   });
 
   it('answers 422 template_error for a render that runs past its bounds', async () => {
     const template = await made({ name: 'bomb', channel: 'email', subject: 'x', body_html: '{{#a}}{{#a}}{{#a}}{{#a}}xxxxxxxxxx{{/a}}{{/a}}{{/a}}{{/a}}' });
-    expectError(await render(template.id, { vars: { a: Array.from({ length: 100 }, (_, i) => i) } }), 'template_error', 422, /^body_html: rendering/);
+    expectError(await render(template.id, { vars: { a: Array.from({ length: 100 }, (_, i) => i) } }), 422, 'template_error', /^body_html: rendering/);
   });
 
   it('never reaches what the values did not hold (prototype names render nothing)', async () => {
@@ -395,8 +375,8 @@ describe('POST /v1/templates/{id}/render', () => {
     const template = await made();
     expectInvalid(await render(template.id, { vars: 'nope' }), 'body.vars');
     expectInvalid(await render(template.id, { variables: {} }), 'body');
-    const other = await createAccount(c, { email: 'other@example.com' });
-    expectError(await render(template.id, { vars: { first_name: 'A' } }, other.admin_key), 'template_not_found', 404);
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
+    expectError(await render(template.id, { vars: { first_name: 'A' } }, other.admin_key), 404, 'template_not_found');
   });
 });
 
@@ -406,8 +386,8 @@ describe('sending with template_id', () => {
     const res = await send({ template_id: template.id, template_vars: { first_name: 'Ada', tips: ['t1'] } });
     expect(res.status).toBe(201);
 
-    const stored = (await c.store.get<MessageItem>(keys.message(res.body.id)))!;
-    const content = await loadContent({ objects: c.objects, messages: new MessageRepository(c.store) }, stored);
+    const stored = (await bed.c.store.get<MessageItem>(keys.message(res.body.id)))!;
+    const content = await loadContent({ objects: bed.c.objects, messages: new MessageRepository(bed.c.store) }, stored);
     expect(content).toMatchObject({ subject: 'Welcome, Ada', template_id: template.id, template_version: 1 });
     expect(content.body_html).toContain('<li>t1</li>');
     expect(content.body_text).toBeUndefined();
@@ -415,14 +395,14 @@ describe('sending with template_id', () => {
     // A later edit never changes what the message was.
     await update(template.id, { subject: 'Changed {{ first_name }}' });
     await mailedOf(res.body.id);
-    expect(c.mailed.at(-1)).toMatchObject({ messageId: res.body.id, subject: 'Welcome, Ada' });
+    expect(bed.c.mailed.at(-1)).toMatchObject({ messageId: res.body.id, subject: 'Welcome, Ada' });
     // The worker made the text part from the rendered HTML, links kept.
-    expect(c.mailed.at(-1)!.text).toContain('Hello Ada');
-    expect(c.mailed.at(-1)!.text).toContain('Get started [https://example.com/start?u=Ada]');
-    expect(c.mailed.at(-1)!.text).not.toContain('<');
+    expect(bed.c.mailed.at(-1)!.text).toContain('Hello Ada');
+    expect(bed.c.mailed.at(-1)!.text).toContain('Get started [https://example.com/start?u=Ada]');
+    expect(bed.c.mailed.at(-1)!.text).not.toContain('<');
     const after = await send({ template_id: template.id, template_vars: { first_name: 'Bo' } });
-    const later = (await c.store.get<MessageItem>(keys.message(after.body.id)))!;
-    expect(await loadContent({ objects: c.objects, messages: new MessageRepository(c.store) }, later)).toMatchObject({ subject: 'Changed Bo', template_version: 2 });
+    const later = (await bed.c.store.get<MessageItem>(keys.message(after.body.id)))!;
+    expect(await loadContent({ objects: bed.c.objects, messages: new MessageRepository(bed.c.store) }, later)).toMatchObject({ subject: 'Changed Bo', template_version: 2 });
   });
 
   it("mails a template's CSS inlined onto its elements, keeping the style block for clients that read it", async () => {
@@ -436,7 +416,7 @@ describe('sending with template_id', () => {
     expect(res.status).toBe(201);
 
     await mailedOf(res.body.id);
-    const html = c.mailed.at(-1)!.html!;
+    const html = bed.c.mailed.at(-1)!.html!;
     expect(html).toMatch(/<p class="lead" style="color: #123456;">Hello Ada<\/p>/);
     expect(html).toContain('@media (max-width: 600px)');
   });
@@ -447,18 +427,18 @@ describe('sending with template_id', () => {
     expect(res.status).toBe(201);
 
     await mailedOf(res.body.id);
-    expect(c.mailed.at(-1)!.html).toBe(body_html);
+    expect(bed.c.mailed.at(-1)!.html).toBe(body_html);
   });
 
   it('answers each template error as the spec names it', async () => {
     const template = await made();
-    expectError(await send({ template_id: template.id, template_vars: {} }), 'missing_variable', 400, /first_name/);
-    expectError(await send({ template_id: 'tmpl_01jxxxxxxxxxxxxxxxxxxxxxxx' }), 'template_not_found', 404);
+    expectError(await send({ template_id: template.id, template_vars: {} }), 400, 'missing_variable', /first_name/);
+    expectError(await send({ template_id: 'tmpl_01jxxxxxxxxxxxxxxxxxxxxxxx' }), 404, 'template_not_found');
     const bomb = await made({ name: 'bomb', channel: 'email', subject: 'x', body_html: '{{#a}}{{#a}}{{#a}}{{#a}}xxxxxxxxxx{{/a}}{{/a}}{{/a}}{{/a}}' });
-    expectError(await send({ template_id: bomb.id, template_vars: { a: Array.from({ length: 100 }, (_, i) => i) } }), 'template_error', 422);
+    expectError(await send({ template_id: bomb.id, template_vars: { a: Array.from({ length: 100 }, (_, i) => i) } }), 422, 'template_error');
     await update(template.id, { is_active: false });
-    expectError(await send({ template_id: template.id, template_vars: { first_name: 'A' } }), 'template_error', 422, /inactive/);
-    const other = await createAccount(c, { email: 'other@example.com' });
+    expectError(await send({ template_id: template.id, template_vars: { first_name: 'A' } }), 422, 'template_error', /inactive/);
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
     const theirs = await made();
     expect(theirs.id).not.toBe(template.id);
     expectError(
@@ -468,18 +448,18 @@ describe('sending with template_id', () => {
         key: other.admin_key,
         body: { channel: 'email', idempotency_key: 'theirs', destination: { email: 'other@example.com' }, template_id: theirs.id, template_vars: { first_name: 'A' } },
       }),
-      'template_not_found',
       404,
+      'template_not_found',
     );
-    expect(c.sent.filter((s) => s.queue === 'send')).toEqual([]);
+    expect(bed.c.sent.filter((s) => s.queue === 'send')).toEqual([]);
   });
 
   it('takes a payload beside template_id (the spec makes payload required) and sends the template instead', async () => {
     const template = await made();
     const res = await send({ template_id: template.id, template_vars: { first_name: 'Ada' }, payload: { subject: 'inline', body_text: 'inline' } });
     expect(res.status).toBe(201);
-    const stored = (await c.store.get<MessageItem>(keys.message(res.body.id)))!;
-    expect(await loadContent({ objects: c.objects, messages: new MessageRepository(c.store) }, stored)).toMatchObject({ subject: 'Welcome, Ada', template_version: 1 });
+    const stored = (await bed.c.store.get<MessageItem>(keys.message(res.body.id)))!;
+    expect(await loadContent({ objects: bed.c.objects, messages: new MessageRepository(bed.c.store) }, stored)).toMatchObject({ subject: 'Welcome, Ada', template_version: 1 });
   });
 
   it('renders each batch item with its own values, and fails only the items that cannot render', async () => {
@@ -494,8 +474,8 @@ describe('sending with template_id', () => {
     expect(res.body[1].error).toMatchObject({ code: 'missing_variable', status: 400 });
     const subjects = [];
     for (const item of [res.body[0], res.body[2]]) {
-      const stored = (await c.store.get<MessageItem>(keys.message(item.response.id)))!;
-      const content = await loadContent({ objects: c.objects, messages: new MessageRepository(c.store) }, stored);
+      const stored = (await bed.c.store.get<MessageItem>(keys.message(item.response.id)))!;
+      const content = await loadContent({ objects: bed.c.objects, messages: new MessageRepository(bed.c.store) }, stored);
       expect(content).toMatchObject({ template_id: template.id, template_version: 1 });
       subjects.push(content.subject);
       if (content.body_html?.includes('Bo')) expect(content.body_html).toContain('Your plan: pro.');

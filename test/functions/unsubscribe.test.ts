@@ -4,11 +4,10 @@
 // changes nothing, the one-click POST that unsubscribes once, tokens that are changed or another
 // account's, and pages that escape what they show.
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { functionNamed } from '../../functions/manifest';
 import { handler as unsubscribeHandler } from '../../functions/unsubscribe/http';
 import { GuardedHttp } from '../../shared/adapters/guarded-http';
-import { type CreatedAccount } from '../../shared/accounts/service';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { ContactRepository } from '../../shared/audiences/contacts/repository';
 import { keys } from '../../shared/db/keys';
@@ -21,7 +20,7 @@ import { unsubscribeToken } from '../../shared/sending/unsubscribe/token';
 import { UNSUBSCRIBE_PLACEHOLDER } from '../../shared/sending/unsubscribe/variable';
 import { createSubscription } from '../../shared/webhooks/subscriptions';
 import { call } from '../support/api';
-import { TEST_SECRETS, type TestContainer } from '../support/container';
+import { TEST_SECRETS } from '../support/container';
 import { giveVerifiedDomain } from '../support/domains';
 import { httpEvent } from '../support/events';
 import { runningAs } from '../support/grants';
@@ -29,20 +28,15 @@ import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 import { sendWorker, fanOut } from '../support/consumers';
 
-let c: TestContainer;
-let account: CreatedAccount;
 const bed = useTestbed();
-beforeEach(() => {
-  ({ c, account } = bed);
-});
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 const SECRET = TEST_SECRETS['unsubscribe-signing-key'];
 let n = 0;
 
 /** Accepts a send, runs the send worker on it, and answers the message id and what was mailed. */
-async function sendAndDispatch(over: Record<string, unknown> = {}, key = account.admin_key): Promise<{ id: string; mail: OutboundEmail }> {
-  c.clock.advance(150);
+async function sendAndDispatch(over: Record<string, unknown> = {}, key = bed.account.admin_key): Promise<{ id: string; mail: OutboundEmail }> {
+  bed.c.clock.advance(150);
   const res = await call({
     method: 'POST',
     path: '/v1/send',
@@ -58,9 +52,9 @@ async function sendAndDispatch(over: Record<string, unknown> = {}, key = account
     },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  const job = c.sent.find((s) => s.queue === 'send' && (s.body as { message_id: string }).message_id === res.body.id);
+  const job = bed.c.sent.find((s) => s.queue === 'send' && (s.body as { message_id: string }).message_id === res.body.id);
   expect(await sendWorker(sqsEvent([sqsRecord(job?.body)]))).toEqual({ batchItemFailures: [] });
-  const mail = c.mailed.find((m) => m.messageId === res.body.id);
+  const mail = bed.c.mailed.find((m) => m.messageId === res.body.id);
   if (!mail) throw new Error(`message ${res.body.id} was not mailed`);
   return { id: res.body.id, mail };
 }
@@ -82,7 +76,7 @@ interface Raw {
 
 /** The link as a client opens it: no key; the raw answer (JSON or a page). */
 async function openLink(method: 'GET' | 'POST', token: string, options: { accept?: string; body?: string; contentType?: string } = {}): Promise<Raw> {
-  c.clock.advance(150);
+  bed.c.clock.advance(150);
   const headers: Record<string, string> = { 'content-type': options.contentType ?? 'application/x-www-form-urlencoded' };
   if (options.accept) headers.accept = options.accept;
   const event = httpEvent({ method, path: `/v1/unsubscribe/${encodeURIComponent(token)}`, rawBody: options.body, headers });
@@ -99,14 +93,14 @@ function expectInvalidToken(raw: Raw): void {
   expect(json(raw)).toEqual({ error: { code: 'invalid_token', message: expect.any(String), status: 400 } });
 }
 
-async function createContact(email: string, key = account.admin_key): Promise<string> {
-  c.clock.advance(150);
+async function createContact(email: string, key = bed.account.admin_key): Promise<string> {
+  bed.c.clock.advance(150);
   const res = await call({ method: 'POST', path: '/v1/contacts', key, body: { email, first_name: 'Ada' } });
   expect(res.status).toBe(201);
   return res.body.id;
 }
-const contactOf = async (accountId: string, id: string) => new ContactRepository(c.store).getContact(accountId, id);
-const unsubscribedEvents = async (id: string) => (await readTimeline(c.store, id)).events.filter((e) => e.type === 'unsubscribed');
+const contactOf = async (accountId: string, id: string) => new ContactRepository(bed.c.store).getContact(accountId, id);
+const unsubscribedEvents = async (id: string) => (await readTimeline(bed.c.store, id)).events.filter((e) => e.type === 'unsubscribed');
 
 describe('List-Unsubscribe headers', () => {
   it('are on every marketing email: the https link on the public origin, a mailto on the sending domain, and one-click', async () => {
@@ -139,11 +133,11 @@ describe('List-Unsubscribe headers', () => {
 
 describe('{{ unsubscribe_url }}', () => {
   async function template(body_html: string, body_text: string | null = null, variables?: unknown[]): Promise<string> {
-    c.clock.advance(150);
+    bed.c.clock.advance(150);
     const res = await call({
       method: 'POST',
       path: '/v1/templates',
-      key: account.admin_key,
+      key: bed.account.admin_key,
       body: { name: `t${++n}`, channel: 'email', subject: 'Hi {{ first_name }}', body_html, ...(body_text ? { body_text } : {}), ...(variables ? { variables } : {}) },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -162,11 +156,11 @@ describe('{{ unsubscribe_url }}', () => {
   });
 
   it('is filled in the subject too, and in the text part made from the HTML when the template has none', async () => {
-    c.clock.advance(150);
+    bed.c.clock.advance(150);
     const made = await call({
       method: 'POST',
       path: '/v1/templates',
-      key: account.admin_key,
+      key: bed.account.admin_key,
       body: { name: `t${++n}`, channel: 'email', subject: 'Leave at {{ unsubscribe_url }}', body_html: '<p>News</p><p><a href="{{ unsubscribe_url }}">Unsubscribe</a></p>' },
     });
     expect(made.status).toBe(201);
@@ -194,11 +188,11 @@ describe('{{ unsubscribe_url }}', () => {
     const id = await template('<a href="{{ unsubscribe_url }}">Unsubscribe</a> {{ first_name }}', null, [{ name: 'first_name' }, { name: 'unsubscribe_url', required: true }]);
 
     const marketing = await sendAndDispatch({ payload: {}, template_id: id, template_vars: { first_name: 'Ada' } });
-    c.clock.advance(150);
+    bed.c.clock.advance(150);
     const transactional = await call({
       method: 'POST',
       path: '/v1/send',
-      key: account.admin_key,
+      key: bed.account.admin_key,
       body: { channel: 'email', idempotency_key: `unsub-${++n}`, destination: { email: 'ada@example.com' }, payload: {}, template_id: id, template_vars: { first_name: 'Ada' }, metadata: { from_email: 'news@acme.test' } },
     });
 
@@ -217,28 +211,28 @@ describe('{{ unsubscribe_url }}', () => {
 
   it('gives each recipient of a marketing template broadcast their own link', async () => {
     const id = await template('<p>Hi {{ first_name }}</p><a href="{{ unsubscribe_url }}">Unsubscribe</a>', 'Leave: {{ unsubscribe_url }}');
-    c.clock.advance(150);
+    bed.c.clock.advance(150);
     const res = await call({
       method: 'POST',
       path: '/v1/send/bulk',
-      key: account.admin_key,
+      key: bed.account.admin_key,
       body: { from_email: 'news@acme.test', template_id: id, message_type: 'marketing', recipients: [{ email: 'ada@example.com', data: { first_name: 'Ada' } }, { email: 'bob@example.com', data: { first_name: 'Bob' } }] },
     });
     expect(res.status).toBe(202);
 
-    await drain(c.sent, 'fanout', fanOut);
-    await drain(c.sent, 'send', sendWorker);
+    await drain(bed.c.sent, 'fanout', fanOut);
+    await drain(bed.c.sent, 'send', sendWorker);
 
-    expect(c.mailed).toHaveLength(2);
-    for (const mail of c.mailed) expect(mail.text).toBe(`Leave: http://api.test/v1/unsubscribe/${tokenOf(mail)}`);
-    expect(new Set(c.mailed.map(tokenOf)).size).toBe(2);
+    expect(bed.c.mailed).toHaveLength(2);
+    for (const mail of bed.c.mailed) expect(mail.text).toBe(`Leave: http://api.test/v1/unsubscribe/${tokenOf(mail)}`);
+    expect(new Set(bed.c.mailed.map(tokenOf)).size).toBe(2);
   });
 });
 
 describe('GET /v1/unsubscribe/{token}', () => {
   it('changes nothing: no suppression, no event, the contact as it was', async () => {
     const contactId = await createContact('ada@example.com');
-    const before = await contactOf(account.account_id, contactId);
+    const before = await contactOf(bed.account.account_id, contactId);
     const { id, mail } = await sendAndDispatch();
 
     const asJson = await openLink('GET', tokenOf(mail));
@@ -247,9 +241,9 @@ describe('GET /v1/unsubscribe/{token}', () => {
     expect(asJson.status).toBe(200);
     expect(json(asJson)).toEqual({ channel: 'email', recipient: 'ada@example.com', unsubscribed: false });
     expect(asPage.status).toBe(200);
-    expect(await findSuppression(c.store, account.account_id, 'email', 'ada@example.com')).toBeUndefined();
+    expect(await findSuppression(bed.c.store, bed.account.account_id, 'email', 'ada@example.com')).toBeUndefined();
     expect(await unsubscribedEvents(id)).toEqual([]);
-    expect(await contactOf(account.account_id, contactId)).toEqual(before);
+    expect(await contactOf(bed.account.account_id, contactId)).toEqual(before);
   });
 
   it('shows a browser a page whose button POSTs to the link itself, with no scripts, referrer or caching', async () => {
@@ -284,11 +278,11 @@ describe('POST /v1/unsubscribe/{token}', () => {
   it('unsubscribes in one click: the suppression, the contact, one unsubscribed event, and no webhook', async () => {
     // Prepare: a contact with the address, and a subscription to every webhook type.
     const contactId = await createContact('ada@example.com');
-    const http = c.http;
-    c.http = new GuardedHttp({ allowPrivate: true });
-    await createSubscription(c, account.account_id, { endpoint_url: 'http://127.0.0.1:9/all' }).finally(() => (c.http = http));
+    const http = bed.c.http;
+    bed.c.http = new GuardedHttp({ allowPrivate: true });
+    await createSubscription(bed.c, bed.account.account_id, { endpoint_url: 'http://127.0.0.1:9/all' }).finally(() => (bed.c.http = http));
     const { id, mail } = await sendAndDispatch();
-    c.sent.length = 0;
+    bed.c.sent.length = 0;
 
     // Act
     const res = await oneClick(tokenOf(mail));
@@ -297,27 +291,27 @@ describe('POST /v1/unsubscribe/{token}', () => {
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
     expect(json(res)).toEqual({ channel: 'email', recipient: 'ada@example.com', unsubscribed: true });
-    expect(await findSuppression(c.store, account.account_id, 'email', 'ada@example.com')).toMatchObject({ state: 'unsubscribed', reason: 'unsubscribed' });
-    expect(await contactOf(account.account_id, contactId)).toMatchObject({ unsubscribed: true });
-    const { message, events } = await readTimeline(c.store, id);
+    expect(await findSuppression(bed.c.store, bed.account.account_id, 'email', 'ada@example.com')).toMatchObject({ state: 'unsubscribed', reason: 'unsubscribed' });
+    expect(await contactOf(bed.account.account_id, contactId)).toMatchObject({ unsubscribed: true });
+    const { message, events } = await readTimeline(bed.c.store, id);
     expect(events.filter((e) => e.type === 'unsubscribed')).toEqual([
-      expect.objectContaining({ id: expect.stringMatching(/^evt_/), type: 'unsubscribed', source: 'worker', payload: { via: 'one_click' }, account_id: account.account_id, message_id: id }),
+      expect.objectContaining({ id: expect.stringMatching(/^evt_/), type: 'unsubscribed', source: 'worker', payload: { via: 'one_click' }, account_id: bed.account.account_id, message_id: id }),
     ]);
     expect(message?.status).toBe('unsubscribed');
-    expect(c.sent.filter((s) => s.queue === 'webhooks')).toEqual([]);
+    expect(bed.c.sent.filter((s) => s.queue === 'webhooks')).toEqual([]);
   });
 
   it('shows the listing and the message the same way the API does, and blocks the next send', async () => {
     const { id, mail } = await sendAndDispatch();
     await oneClick(tokenOf(mail));
 
-    const listed = await call({ method: 'GET', path: '/v1/suppressions', key: account.admin_key });
-    const shown = await call({ method: 'GET', path: `/v1/messages/${id}`, key: account.admin_key });
-    c.clock.advance(150);
+    const listed = await call({ method: 'GET', path: '/v1/suppressions', key: bed.account.admin_key });
+    const shown = await call({ method: 'GET', path: `/v1/messages/${id}`, key: bed.account.admin_key });
+    bed.c.clock.advance(150);
     const next = await call({
       method: 'POST',
       path: '/v1/send',
-      key: account.admin_key,
+      key: bed.account.admin_key,
       body: { channel: 'email', idempotency_key: `unsub-${++n}`, destination: { email: 'ada@example.com' }, payload: { subject: 's', body_text: 't' }, metadata: { from_email: 'news@acme.test' } },
     });
 
@@ -345,9 +339,9 @@ describe('POST /v1/unsubscribe/{token}', () => {
     const contactId = await createContact('ada@example.com');
     const { id, mail } = await sendAndDispatch();
     await oneClick(tokenOf(mail));
-    const suppression = await findSuppression(c.store, account.account_id, 'email', 'ada@example.com');
-    const contact = await contactOf(account.account_id, contactId);
-    const message = await c.store.get<MessageItem>(keys.message(id));
+    const suppression = await findSuppression(bed.c.store, bed.account.account_id, 'email', 'ada@example.com');
+    const contact = await contactOf(bed.account.account_id, contactId);
+    const message = await bed.c.store.get<MessageItem>(keys.message(id));
 
     const again = await oneClick(tokenOf(mail));
     const fromPage = await openLink('POST', tokenOf(mail), { accept: BROWSER_ACCEPT });
@@ -355,9 +349,9 @@ describe('POST /v1/unsubscribe/{token}', () => {
     expect(again.status).toBe(200);
     expect(json(again)).toEqual({ channel: 'email', recipient: 'ada@example.com', unsubscribed: true });
     expect(fromPage.status).toBe(200);
-    expect(await findSuppression(c.store, account.account_id, 'email', 'ada@example.com')).toEqual(suppression);
-    expect(await contactOf(account.account_id, contactId)).toEqual(contact);
-    expect(await c.store.get<MessageItem>(keys.message(id))).toEqual(message);
+    expect(await findSuppression(bed.c.store, bed.account.account_id, 'email', 'ada@example.com')).toEqual(suppression);
+    expect(await contactOf(bed.account.account_id, contactId)).toEqual(contact);
+    expect(await bed.c.store.get<MessageItem>(keys.message(id))).toEqual(message);
     expect(await unsubscribedEvents(id)).toHaveLength(1);
   });
 
@@ -374,52 +368,52 @@ describe('POST /v1/unsubscribe/{token}', () => {
     // Prepare: the suppression written, then the request died.
     const contactId = await createContact('ada@example.com');
     const { id, mail } = await sendAndDispatch();
-    await suppress(c, account.account_id, { channel: 'email', recipient: 'ada@example.com', state: 'unsubscribed', reason: 'unsubscribed' });
+    await suppress(bed.c, bed.account.account_id, { channel: 'email', recipient: 'ada@example.com', state: 'unsubscribed', reason: 'unsubscribed' });
 
     // Act: the link is used again.
     const res = await oneClick(tokenOf(mail));
 
     // Assess
     expect(res.status).toBe(200);
-    expect(await contactOf(account.account_id, contactId)).toMatchObject({ unsubscribed: true });
+    expect(await contactOf(bed.account.account_id, contactId)).toMatchObject({ unsubscribed: true });
     expect(await unsubscribedEvents(id)).toHaveLength(1);
-    expect((await c.store.get<MessageItem>(keys.message(id)))?.status).toBe('unsubscribed');
+    expect((await bed.c.store.get<MessageItem>(keys.message(id)))?.status).toBe('unsubscribed');
   });
 
   it('finishes what a request that died after storing the event left: the status move', async () => {
     // Prepare: everything written but the message's status.
     const { id, mail } = await sendAndDispatch();
-    await suppress(c, account.account_id, { channel: 'email', recipient: 'ada@example.com', state: 'unsubscribed', reason: 'unsubscribed' });
-    const at = c.clock.now().toISOString();
-    await new MessageRepository(c.store).addEvent({
+    await suppress(bed.c, bed.account.account_id, { channel: 'email', recipient: 'ada@example.com', state: 'unsubscribed', reason: 'unsubscribed' });
+    const at = bed.c.clock.now().toISOString();
+    await new MessageRepository(bed.c.store).addEvent({
       id: 'evt_01jabcdefghjkmnpqrstvwxyz0',
       type: 'unsubscribed',
       message_id: id,
-      account_id: account.account_id,
+      account_id: bed.account.account_id,
       source: 'worker',
       provider_event_id: workerEventId(id, 'unsubscribed'),
       payload: { via: 'one_click' },
       occurred_at: at,
       created_at: at,
     });
-    expect((await c.store.get<MessageItem>(keys.message(id)))?.status).toBe('sent');
+    expect((await bed.c.store.get<MessageItem>(keys.message(id)))?.status).toBe('sent');
 
     // Act
     const res = await oneClick(tokenOf(mail));
 
     // Assess
     expect(res.status).toBe(200);
-    expect(await c.store.get<MessageItem>(keys.message(id))).toMatchObject({ status: 'unsubscribed', status_at: at });
+    expect(await bed.c.store.get<MessageItem>(keys.message(id))).toMatchObject({ status: 'unsubscribed', status_at: at });
     expect(await unsubscribedEvents(id)).toEqual([expect.objectContaining({ id: 'evt_01jabcdefghjkmnpqrstvwxyz0' })]);
   });
 
   it('turns a suppression for another reason into unsubscribed', async () => {
     const { mail } = await sendAndDispatch({ destination: { email: 'bob@example.com' } });
-    await suppress(c, account.account_id, { channel: 'email', recipient: 'bob@example.com', reason: 'hard bounce' });
+    await suppress(bed.c, bed.account.account_id, { channel: 'email', recipient: 'bob@example.com', reason: 'hard bounce' });
 
     await oneClick(tokenOf(mail));
 
-    expect(await findSuppression(c.store, account.account_id, 'email', 'bob@example.com')).toMatchObject({ state: 'unsubscribed', reason: 'unsubscribed' });
+    expect(await findSuppression(bed.c.store, bed.account.account_id, 'email', 'bob@example.com')).toMatchObject({ state: 'unsubscribed', reason: 'unsubscribed' });
   });
 
   it('shows a browser the done page', async () => {
@@ -467,8 +461,8 @@ describe('tokens that are not valid', () => {
       expectInvalidToken(await openLink('GET', bad));
     }
 
-    expect(await findSuppression(c.store, account.account_id, 'email', 'ada@example.com')).toBeUndefined();
-    expect(await findSuppression(c.store, account.account_id, 'email', 'bob@example.com')).toBeUndefined();
+    expect(await findSuppression(bed.c.store, bed.account.account_id, 'email', 'ada@example.com')).toBeUndefined();
+    expect(await findSuppression(bed.c.store, bed.account.account_id, 'email', 'bob@example.com')).toBeUndefined();
     expect(await unsubscribedEvents(id)).toEqual([]);
   });
 
@@ -494,15 +488,15 @@ describe('tokens that are not valid', () => {
 
   it('include a well-signed token of a transactional message: no link is ever issued for one', async () => {
     const { id } = await sendAndDispatch({ message_type: 'transactional' });
-    const forged = unsubscribeToken(SECRET, { id, account_id: account.account_id, channel: 'email', recipient: 'ada@example.com' });
+    const forged = unsubscribeToken(SECRET, { id, account_id: bed.account.account_id, channel: 'email', recipient: 'ada@example.com' });
 
     expectInvalidToken(await oneClick(forged));
-    expect(await findSuppression(c.store, account.account_id, 'email', 'ada@example.com')).toBeUndefined();
+    expect(await findSuppression(bed.c.store, bed.account.account_id, 'email', 'ada@example.com')).toBeUndefined();
   });
 
   it('include one signed with another key', async () => {
     const { id } = await sendAndDispatch();
-    const forged = unsubscribeToken('another-key', { id, account_id: account.account_id, channel: 'email', recipient: 'ada@example.com' });
+    const forged = unsubscribeToken('another-key', { id, account_id: bed.account.account_id, channel: 'email', recipient: 'ada@example.com' });
 
     expectInvalidToken(await oneClick(forged));
   });
@@ -511,8 +505,8 @@ describe('tokens that are not valid', () => {
 describe('another account', () => {
   it('is never touched: a token binds its own message, account and recipient', async () => {
     // Prepare: both accounts know ada@example.com as a contact; the other account mails her.
-    const other = await createAccount(c, { email: 'other@example.org' });
-    await giveVerifiedDomain(c, other.account_id, 'other.test');
+    const other = await createAccount(bed.c, { email: 'other@example.org' });
+    await giveVerifiedDomain(bed.c, other.account_id, 'other.test');
     const mine = await createContact('ada@example.com');
     const theirs = await createContact('ada@example.com', other.admin_key);
     const { id: myMessage, mail: myMail } = await sendAndDispatch();
@@ -525,11 +519,11 @@ describe('another account', () => {
 
     // Assess
     expect(res.status).toBe(200);
-    expect(await findSuppression(c.store, other.account_id, 'email', 'ada@example.com')).toMatchObject({ state: 'unsubscribed' });
+    expect(await findSuppression(bed.c.store, other.account_id, 'email', 'ada@example.com')).toMatchObject({ state: 'unsubscribed' });
     expect(await contactOf(other.account_id, theirs)).toMatchObject({ unsubscribed: true });
     expect(await unsubscribedEvents(theirMessage)).toHaveLength(1);
-    expect(await findSuppression(c.store, account.account_id, 'email', 'ada@example.com')).toBeUndefined();
-    expect(await contactOf(account.account_id, mine)).toMatchObject({ unsubscribed: false });
+    expect(await findSuppression(bed.c.store, bed.account.account_id, 'email', 'ada@example.com')).toBeUndefined();
+    expect(await contactOf(bed.account.account_id, mine)).toMatchObject({ unsubscribed: false });
     expect(await unsubscribedEvents(myMessage)).toEqual([]);
     expect(tokenOf(myMail)).not.toBe(tokenOf(theirMail));
   });
@@ -537,8 +531,8 @@ describe('another account', () => {
 
 describe('the pages', () => {
   it('escape the account name and the address they show', async () => {
-    const named = await createAccount(c, { email: 'owner@example.org', name: '<script>alert(1)</script> & "Sons"' });
-    await giveVerifiedDomain(c, named.account_id, 'sons.test');
+    const named = await createAccount(bed.c, { email: 'owner@example.org', name: '<script>alert(1)</script> & "Sons"' });
+    await giveVerifiedDomain(bed.c, named.account_id, 'sons.test');
     const { mail } = await sendAndDispatch({ destination: { email: "o'brien@example.com" }, metadata: { from_email: 'news@sons.test' } }, named.admin_key);
 
     const page = await openLink('GET', tokenOf(mail), { accept: BROWSER_ACCEPT });

@@ -6,6 +6,7 @@ import { createKey } from '../../shared/accounts/api-keys/service';
 import { UPLOAD_MAX_BYTES, uploadKeyOwnedBy } from '../../shared/audiences/uploads/service';
 import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
+import { expectError } from '../support/errors';
 
 const BOUNDARY = '----postbox-upload-5c0ffee';
 const MULTIPART = `multipart/form-data; boundary=${BOUNDARY}`;
@@ -32,12 +33,6 @@ function form(content: string, part: { field?: string; filename?: string; conten
 const multipart = (body: string, key = bed.sendKey) => bed.request({ method: 'POST', path: '/v1/uploads', key, rawBody: body, headers: { 'content-type': MULTIPART } });
 
 const stored = (key: string) => c.objects.get(key);
-
-function expectError(res: { status: number; body: any }, code: string, status: number, message?: RegExp): void {
-  expect(res.status).toBe(status);
-  expect(res.body.error).toMatchObject({ code, status });
-  if (message) expect(res.body.error.message).toMatch(message);
-}
 
 describe('POST /v1/uploads', () => {
   it('stores a raw text/csv body under the account prefix and answers its key', async () => {
@@ -99,8 +94,8 @@ describe('POST /v1/uploads', () => {
     const put = vi.spyOn(c.objects, 'put');
     try {
       const over = 'email\n' + 'x'.repeat(UPLOAD_MAX_BYTES - 5);
-      expectError(await raw(over), 'payload_too_large', 413, /2097153 bytes; the limit is 2097152/);
-      expectError(await multipart(form(over)), 'payload_too_large', 413);
+      expectError(await raw(over), 413, 'payload_too_large', /2097153 bytes; the limit is 2097152/);
+      expectError(await multipart(form(over)), 413, 'payload_too_large');
       expect(put).not.toHaveBeenCalled();
     } finally {
       put.mockRestore();
@@ -108,29 +103,29 @@ describe('POST /v1/uploads', () => {
   });
 
   it('refuses an empty file, raw or as a part', async () => {
-    expectError(await raw(''), 'invalid_request', 400, /^body: the file is empty/);
-    expectError(await multipart(form('')), 'invalid_request', 400, /^body: the file is empty/);
+    expectError(await raw(''), 400, 'invalid_request', /^body: the file is empty/);
+    expectError(await multipart(form('')), 400, 'invalid_request', /^body: the file is empty/);
   });
 
   it('refuses a form without a part named "file", and a malformed form', async () => {
-    expectError(await multipart(form(CSV, { field: 'upload' })), 'invalid_request', 400, /no part named "file"/);
-    expectError(await multipart('not a form'), 'invalid_request', 400, /^body: /);
+    expectError(await multipart(form(CSV, { field: 'upload' })), 400, 'invalid_request', /no part named "file"/);
+    expectError(await multipart('not a form'), 400, 'invalid_request', /^body: /);
   });
 
   it('refuses types it does not take, and text that is not UTF-8', async () => {
-    expectError(await raw('GIF89a', 'image/gif'), 'invalid_request', 400, /"image\/gif" are not accepted/);
-    expectError(await multipart(form('PK', { contentType: 'application/octet-stream', filename: 'contacts.xlsx' })), 'invalid_request', 400, /not accepted/);
+    expectError(await raw('GIF89a', 'image/gif'), 400, 'invalid_request', /"image\/gif" are not accepted/);
+    expectError(await multipart(form('PK', { contentType: 'application/octet-stream', filename: 'contacts.xlsx' })), 400, 'invalid_request', /not accepted/);
     const latin1 = Buffer.from('email,first_name\nzoe@example.com,Zoë\n', 'latin1').toString('base64');
     const res = await bed.request({ method: 'POST', path: '/v1/uploads', key: bed.sendKey, rawBody: latin1, headers: { 'content-type': 'text/csv' }, base64: true });
-    expectError(res, 'invalid_request', 400, /not UTF-8/);
+    expectError(res, 400, 'invalid_request', /not UTF-8/);
   });
 
   it('is refused to a read key (403), taken from an admin key and a test-mode key, and needs a key (401)', async () => {
-    expectError(await raw(CSV, 'text/csv', bed.readKey), 'forbidden', 403);
+    expectError(await raw(CSV, 'text/csv', bed.readKey), 403, 'forbidden');
     expect((await raw(CSV, 'text/csv', bed.account.admin_key)).status).toBe(201);
     const testKey = (await createKey(c, bed.account.account_id, { scope: 'send', test_mode: true }, { testMode: true })).key;
     expect((await raw(CSV, 'text/csv', testKey)).status).toBe(201);
-    expectError(await bed.request({ method: 'POST', path: '/v1/uploads', rawBody: CSV, headers: { 'content-type': 'text/csv' } }), 'unauthorized', 401);
+    expectError(await bed.request({ method: 'POST', path: '/v1/uploads', rawBody: CSV, headers: { 'content-type': 'text/csv' } }), 401, 'unauthorized');
   });
 });
 

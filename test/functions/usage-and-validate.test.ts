@@ -1,8 +1,8 @@
 // Usage and address validation through the handlers: GET /v1/usage counts live sends once the
 // provider took them (never test-mode, suppressed or redelivered ones); POST /v1/validate and
 // validate_recipient on a send check syntax and whether the domain takes mail.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { channels, type CreatedAccount } from '../../shared/accounts/service';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { channels } from '../../shared/accounts/service';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { RetryableError } from '../../shared/errors';
 import type { Dns } from '../../shared/ports/dns';
@@ -10,21 +10,13 @@ import type { SendJob } from '../../shared/sending/messages/messages';
 import { UsageRepository } from '../../shared/billing/usage/repository';
 import { recordSend } from '../../shared/billing/usage/service';
 import { call } from '../support/api';
-import { type TestContainer } from '../support/container';
 import { useTestbed } from '../support/testbed';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { sendWorker } from '../support/consumers';
 
-let c: TestContainer;
-let account: CreatedAccount;
-let readKey: string;
-let sendKey: string;
 let sequence = 0;
 
 const bed = useTestbed({ scopedKeys: true });
-beforeEach(() => {
-  ({ c, account, readKey, sendKey } = bed);
-});
 
 const request = bed.request;
 
@@ -36,20 +28,20 @@ const sendBody = (overrides: Record<string, unknown> = {}) => ({
   metadata: { from_email: 'hello@acme.test' },
   ...overrides,
 });
-const postSend = (body: unknown, key = sendKey) => request({ method: 'POST', path: '/v1/send', key, body });
+const postSend = (body: unknown, key = bed.sendKey) => request({ method: 'POST', path: '/v1/send', key, body });
 
-async function send(overrides: Record<string, unknown> = {}, key = sendKey): Promise<string> {
+async function send(overrides: Record<string, unknown> = {}, key = bed.sendKey): Promise<string> {
   const res = await postSend(sendBody(overrides), key);
   expect(res.status).toBe(201);
   return res.body.id as string;
 }
 
-const usage = (query: Record<string, string> = {}, key = readKey) => request({ method: 'GET', path: '/v1/usage', key, query });
-const validate = (body: unknown, key = sendKey) => request({ method: 'POST', path: '/v1/validate', key, body });
-const currentPeriod = () => c.clock.now().toISOString().slice(0, 7);
+const usage = (query: Record<string, string> = {}, key = bed.readKey) => request({ method: 'GET', path: '/v1/usage', key, query });
+const validate = (body: unknown, key = bed.sendKey) => request({ method: 'POST', path: '/v1/validate', key, body });
+const currentPeriod = () => bed.c.clock.now().toISOString().slice(0, 7);
 
 function jobOf(messageId: string): SendJob {
-  const found = c.sent.find((s) => s.queue === 'send' && (s.body as SendJob).message_id === messageId);
+  const found = bed.c.sent.find((s) => s.queue === 'send' && (s.body as SendJob).message_id === messageId);
   if (!found) throw new Error(`no send job for ${messageId}`);
   return found.body as SendJob;
 }
@@ -109,15 +101,15 @@ describe('GET /v1/usage', () => {
     const after = await usage();
 
     expect(beforeWorker.body).toEqual(usageOf(currentPeriod(), 0, 3));
-    expect(c.mailed).toHaveLength(3);
+    expect(bed.c.mailed).toHaveLength(3);
     expect(after.body).toEqual(usageOf(currentPeriod(), 3));
   });
 
   it('leaves out test-mode sends', async () => {
     const live = await send();
     const tests = [
-      await send({ destination: { email: 'delivered@example.com' } }, account.test_admin_key),
-      await send({ destination: { email: 'bounced@example.com' } }, account.test_admin_key),
+      await send({ destination: { email: 'delivered@example.com' } }, bed.account.test_admin_key),
+      await send({ destination: { email: 'bounced@example.com' } }, bed.account.test_admin_key),
     ];
 
     await runWorker([live, ...tests].map(jobOf));
@@ -127,7 +119,7 @@ describe('GET /v1/usage', () => {
   });
 
   it('leaves out sends refused for a suppressed recipient and sends suppressed before dispatch', async () => {
-    const suppress = (recipient: string) => request({ method: 'POST', path: '/v1/suppressions', key: sendKey, body: { channel: 'email', recipient } });
+    const suppress = (recipient: string) => request({ method: 'POST', path: '/v1/suppressions', key: bed.sendKey, body: { channel: 'email', recipient } });
     expect((await suppress('gone@example.com')).status).toBe(201);
     const refused = await postSend(sendBody({ destination: { email: 'gone@example.com' } }));
     const queued = await send({ destination: { email: 'later-gone@example.com' } });
@@ -139,21 +131,21 @@ describe('GET /v1/usage', () => {
 
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('recipient_suppressed');
-    expect(c.mailed.map((m) => m.messageId)).toEqual([delivered]);
+    expect(bed.c.mailed.map((m) => m.messageId)).toEqual([delivered]);
     expect(res.body).toEqual(usageOf(currentPeriod(), 1));
   });
 
   it('leaves out a send the provider refused on its last attempt', async () => {
     const id = await send();
-    c.mailerFailure = new Error('provider unavailable');
+    bed.c.mailerFailure = new Error('provider unavailable');
     try {
       await runWorker([jobOf(id)], 5);
     } finally {
-      c.mailerFailure = undefined;
+      bed.c.mailerFailure = undefined;
     }
 
     const res = await usage();
-    const message = await request({ method: 'GET', path: `/v1/messages/${id}`, key: readKey });
+    const message = await request({ method: 'GET', path: `/v1/messages/${id}`, key: bed.readKey });
 
     expect(message.body.status).toBe('failed');
     expect(res.body).toEqual(usageOf(currentPeriod(), 0));
@@ -167,15 +159,15 @@ describe('GET /v1/usage', () => {
     await runWorker([job], 2);
     const res = await usage();
 
-    expect(c.mailed).toHaveLength(1);
+    expect(bed.c.mailed).toHaveLength(1);
     expect(res.body).toEqual(usageOf(currentPeriod(), 1));
   });
 
   it('reads the month named by ?period and keeps months apart', async () => {
-    const february = new UsageRepository(c.store);
+    const february = new UsageRepository(bed.c.store);
     for (const at of ['2026-02-10T08:00:00.000Z', '2026-02-28T23:59:59.999Z']) {
-      await recordSend(c.store, { account_id: account.account_id, channel: 'email' }, at);
-      await february.reserve(account.account_id, at.slice(0, 7), { channel: 'email', keyId: 'key_x', micros: 100 });
+      await recordSend(bed.c.store, { account_id: bed.account.account_id, channel: 'email' }, at);
+      await february.reserve(bed.account.account_id, at.slice(0, 7), { channel: 'email', keyId: 'key_x', micros: 100 });
     }
     await runWorker([jobOf(await send())]);
 
@@ -190,7 +182,7 @@ describe('GET /v1/usage', () => {
 
   it('shows each account only its own usage', async () => {
     await runWorker([jobOf(await send())]);
-    const other = await createAccount(c, { name: 'other' });
+    const other = await createAccount(bed.c, { name: 'other' });
 
     const res = await usage({}, other.admin_key);
 
@@ -206,7 +198,7 @@ describe('GET /v1/usage', () => {
   });
 
   it('needs the read scope: a send key gets 403 forbidden', async () => {
-    const res = await usage({}, sendKey);
+    const res = await usage({}, bed.sendKey);
 
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('forbidden');
@@ -239,15 +231,15 @@ describe('POST /v1/validate', () => {
   });
 
   it('answers valid false, reason dns_unavailable, when the resolver gives no answer', async () => {
-    const dns = c.dns;
-    c.dns = { acceptsMail: async () => Promise.reject(new RetryableError('DNS lookup timed out')), lookup: async () => Promise.reject(new RetryableError('DNS lookup timed out')) } satisfies Dns;
+    const dns = bed.c.dns;
+    bed.c.dns = { acceptsMail: async () => Promise.reject(new RetryableError('DNS lookup timed out')), lookup: async () => Promise.reject(new RetryableError('DNS lookup timed out')) } satisfies Dns;
     try {
       const res = await validate({ email: 'jane@example.com' });
 
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ email: 'jane@example.com', valid: false, reason: 'dns_unavailable' });
     } finally {
-      c.dns = dns;
+      bed.c.dns = dns;
     }
   });
 
@@ -266,20 +258,20 @@ describe('POST /v1/validate', () => {
   });
 
   it('accepts send, read and admin keys', async () => {
-    for (const key of [sendKey, readKey, account.admin_key]) {
+    for (const key of [bed.sendKey, bed.readKey, bed.account.admin_key]) {
       expect((await validate({ email: 'jane@example.com' }, key)).status).toBe(200);
     }
   });
 
   it('answers 503 validation_not_configured when validation is off in the deployment', async () => {
-    c.config.validationEnabled = false;
+    bed.c.config.validationEnabled = false;
     try {
       const res = await validate({ email: 'jane@example.com' });
 
       expect(res.status).toBe(503);
       expect(res.body.error).toEqual({ code: 'validation_not_configured', message: expect.any(String), status: 503 });
     } finally {
-      c.config.validationEnabled = true;
+      bed.c.config.validationEnabled = true;
     }
   });
 });
@@ -290,7 +282,7 @@ describe('validate_recipient on POST /v1/send', () => {
 
     expect(res.status).toBe(422);
     expect(res.body.error).toEqual({ code: 'recipient_undeliverable', message: expect.any(String), status: 422 });
-    expect(c.sent).toEqual([]);
+    expect(bed.c.sent).toEqual([]);
   });
 
   it('accepts a recipient on a domain that takes mail with 201', async () => {
@@ -298,7 +290,7 @@ describe('validate_recipient on POST /v1/send', () => {
 
     expect(res.status).toBe(201);
     expect(res.body.status).toBe('queued');
-    expect(c.sent.map((s) => (s.body as SendJob).message_id)).toEqual([res.body.id]);
+    expect(bed.c.sent.map((s) => (s.body as SendJob).message_id)).toEqual([res.body.id]);
   });
 
   it('does not check the domain unless asked', async () => {
@@ -308,38 +300,38 @@ describe('validate_recipient on POST /v1/send', () => {
   });
 
   it('sends anyway when the resolver gives no answer', async () => {
-    const dns = c.dns;
-    c.dns = { acceptsMail: async () => Promise.reject(new RetryableError('DNS lookup timed out')), lookup: async () => Promise.reject(new RetryableError('DNS lookup timed out')) } satisfies Dns;
+    const dns = bed.c.dns;
+    bed.c.dns = { acceptsMail: async () => Promise.reject(new RetryableError('DNS lookup timed out')), lookup: async () => Promise.reject(new RetryableError('DNS lookup timed out')) } satisfies Dns;
     try {
       const res = await postSend(sendBody({ validate_recipient: true }));
 
       expect(res.status).toBe(201);
     } finally {
-      c.dns = dns;
+      bed.c.dns = dns;
     }
   });
 
   it('answers 503 validation_not_configured when validation is off in the deployment, and enqueues nothing', async () => {
-    c.config.validationEnabled = false;
+    bed.c.config.validationEnabled = false;
     try {
       const res = await postSend(sendBody({ validate_recipient: true }));
 
       expect(res.status).toBe(503);
       expect(res.body.error).toEqual({ code: 'validation_not_configured', message: expect.any(String), status: 503 });
-      expect(c.sent).toEqual([]);
+      expect(bed.c.sent).toEqual([]);
     } finally {
-      c.config.validationEnabled = true;
+      bed.c.config.validationEnabled = true;
     }
   });
 
   it('still sends without validate_recipient when validation is off', async () => {
-    c.config.validationEnabled = false;
+    bed.c.config.validationEnabled = false;
     try {
       const res = await postSend(sendBody());
 
       expect(res.status).toBe(201);
     } finally {
-      c.config.validationEnabled = true;
+      bed.c.config.validationEnabled = true;
     }
   });
 });

@@ -5,7 +5,6 @@
 import { createHmac } from 'node:crypto';
 import Stripe from 'stripe';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { CreatedAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
 import type { HttpClient, HttpPost, HttpResult } from '../../shared/ports/http-client';
 import type { Random } from '../../shared/ports/random';
@@ -19,43 +18,40 @@ import type { Receiver } from '../support/receivers';
 import { useLoopbackReceiver } from '../support/webhook-receiver';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
-import { sendWorker, deliverWebhook } from '../support/consumers';
+import { sendWorker, deliverWebhook, nextWebhookAttempt } from '../support/consumers';
 
-let c: TestContainer;
-let account: CreatedAccount;
 let receiver: Receiver;
 const bed = useTestbed();
 // The receivers listen on loopback: allowed before each test, refused again after.
 const loopback = useLoopbackReceiver(bed);
 const allowPrivate = (allowed: boolean): void => loopback.allowPrivate(allowed);
 beforeEach(() => {
-  ({ c, account } = bed);
   receiver = loopback.receiver;
 });
 
 let n = 0;
 async function subscribe(eventTypes?: string[]): Promise<{ id: string; signing_secret: string }> {
-  c.clock.advance(150);
-  const res = await call({ method: 'POST', path: '/v1/webhooks', key: account.admin_key, body: { endpoint_url: `${receiver.url}/hook`, ...(eventTypes ? { event_types: eventTypes } : {}) } });
+  bed.c.clock.advance(150);
+  const res = await call({ method: 'POST', path: '/v1/webhooks', key: bed.account.admin_key, body: { endpoint_url: `${receiver.url}/hook`, ...(eventTypes ? { event_types: eventTypes } : {}) } });
   expect(res.status).toBe(201);
   return res.body;
 }
 
 /** Accepts a send and runs the send worker on it; returns the message id. */
-async function sendAndDispatch(to = 'ada@example.com', key = account.admin_key): Promise<string> {
-  c.clock.advance(150);
+async function sendAndDispatch(to = 'ada@example.com', key = bed.account.admin_key): Promise<string> {
+  bed.c.clock.advance(150);
   const res = await call({ method: 'POST', path: '/v1/send', key, body: { channel: 'email', idempotency_key: `wh-${++n}`, destination: { email: to }, payload: { subject: 's', body_text: 't' }, metadata: { from_email: 'hi@acme.test' } } });
   expect(res.status).toBe(201);
-  const job = c.sent.find((s) => s.queue === 'send' && (s.body as { message_id: string }).message_id === res.body.id);
+  const job = bed.c.sent.find((s) => s.queue === 'send' && (s.body as { message_id: string }).message_id === res.body.id);
   await sendWorker(sqsEvent([sqsRecord(job?.body)]));
   return res.body.id;
 }
 
 /** Runs queued webhook jobs (fan-outs, then the attempts they queue) until none are left. */
-const drainWebhooks = (limit = 50) => drain(c.sent, 'webhooks', deliverWebhook, { limit });
+const drainWebhooks = (limit = 50) => drain(bed.c.sent, 'webhooks', deliverWebhook, { limit });
 
 const deliveries = async (subscriptionId: string): Promise<DeliveryItem[]> =>
-  (await c.store.query<DeliveryItem>({ keyCondition: 'pk = :pk', values: { ':pk': keys.deliveriesPartition(subscriptionId) } })).items;
+  (await bed.c.store.query<DeliveryItem>({ keyCondition: 'pk = :pk', values: { ':pk': keys.deliveriesPartition(subscriptionId) } })).items;
 
 describe('fan-out and the request', () => {
   it('posts each event once per matching subscription, signed so standard verifiers accept it', async () => {
@@ -68,12 +64,12 @@ describe('fan-out and the request', () => {
     const [request] = receiver.requests;
     const body = request?.body.toString('utf8') ?? '';
     const envelope = JSON.parse(body);
-    expect(envelope).toEqual({ event_id: expect.stringMatching(/^evt_/), event_type: 'sent', message_id: id, account_id: account.account_id, payload: { provider_message_id: expect.any(String) }, occurred_at: expect.any(String), created_at: expect.any(String) });
+    expect(envelope).toEqual({ event_id: expect.stringMatching(/^evt_/), event_type: 'sent', message_id: id, account_id: bed.account.account_id, payload: { provider_message_id: expect.any(String) }, occurred_at: expect.any(String), created_at: expect.any(String) });
     const h = request?.headers ?? {};
     expect(h['content-type']).toBe('application/json');
     expect(h['service-event-id']).toBe(envelope.event_id);
     expect(h['service-event-type']).toBe('sent');
-    expect(h['service-timestamp']).toBe(String(Math.floor(c.clock.now().getTime() / 1000)));
+    expect(h['service-timestamp']).toBe(String(Math.floor(bed.c.clock.now().getTime() / 1000)));
     // Any HMAC library, over timestamp.body with the secret's UTF-8 bytes:
     const expected = createHmac('sha256', sub.signing_secret).update(`${h['service-timestamp']}.${body}`).digest('hex');
     expect(h['service-signature']).toBe(expected);
@@ -87,7 +83,7 @@ describe('fan-out and the request', () => {
     const all = await subscribe();
     const bounces = await subscribe(['bounced']);
 
-    await sendAndDispatch('bounced@example.com', account.test_admin_key);
+    await sendAndDispatch('bounced@example.com', bed.account.test_admin_key);
     await drainWebhooks();
 
     const types = receiver.requests.map((r) => r.headers['service-event-type']).sort();
@@ -99,7 +95,7 @@ describe('fan-out and the request', () => {
   it('keeps event ids stable: a repeated fan-out delivers nothing twice', async () => {
     const sub = await subscribe();
     await sendAndDispatch();
-    const fanout = c.sent.find((s) => s.queue === 'webhooks');
+    const fanout = bed.c.sent.find((s) => s.queue === 'webhooks');
 
     await deliverWebhook(sqsEvent([sqsRecord(fanout?.body)]));
     await drainWebhooks();
@@ -114,13 +110,13 @@ describe('fan-out and the request', () => {
       event_id: 'evt_01jbq4v3c0inbound00000000000',
       event_type: 'email.received',
       message_id: 'inb_01jbq4v3c0inbound00000000000',
-      account_id: account.account_id,
-      payload: { id: 'inb_01jbq4v3c0inbound00000000000', domain: 'acme.test', recipient: 'support@acme.test', from: 'ada@example.com', to: ['support@acme.test'], subject: 'Help', text: 'hi', spam_verdict: 'PASS', virus_verdict: 'PASS', attachments: [], received_at: c.clock.now().toISOString() },
-      occurred_at: c.clock.now().toISOString(),
-      created_at: c.clock.now().toISOString(),
+      account_id: bed.account.account_id,
+      payload: { id: 'inb_01jbq4v3c0inbound00000000000', domain: 'acme.test', recipient: 'support@acme.test', from: 'ada@example.com', to: ['support@acme.test'], subject: 'Help', text: 'hi', spam_verdict: 'PASS', virus_verdict: 'PASS', attachments: [], received_at: bed.c.clock.now().toISOString() },
+      occurred_at: bed.c.clock.now().toISOString(),
+      created_at: bed.c.clock.now().toISOString(),
     };
 
-    await publishEvent(c, envelope);
+    await publishEvent(bed.c, envelope);
     await drainWebhooks();
 
     expect(receiver.requests).toHaveLength(1);
@@ -131,7 +127,7 @@ describe('fan-out and the request', () => {
 
   it('sends nothing to a paused subscription', async () => {
     const sub = await subscribe();
-    await call({ method: 'PUT', path: `/v1/webhooks/${sub.id}`, key: account.admin_key, body: { is_active: false } });
+    await call({ method: 'PUT', path: `/v1/webhooks/${sub.id}`, key: bed.account.admin_key, body: { is_active: false } });
 
     await sendAndDispatch();
     await drainWebhooks();
@@ -142,24 +138,8 @@ describe('fan-out and the request', () => {
 });
 
 describe('retries', () => {
-  /**
-   * Runs the next due attempt: moves the clock to it and takes it from the queue (short delays)
-   * or, for longer ones, lets the scheduler fire it at the delivery's next_retry_at.
-   */
-  async function nextAttempt(subscriptionId: string): Promise<boolean> {
-    const queued = c.sent.findIndex((s) => s.queue === 'webhooks');
-    if (queued >= 0) {
-      const [job] = c.sent.splice(queued, 1);
-      c.clock.advance((job?.delaySeconds ?? 0) * 1000);
-      await deliverWebhook(sqsEvent([sqsRecord(job?.body)]));
-      return true;
-    }
-    const next = (await deliveries(subscriptionId))[0]?.next_retry_at;
-    if (!next) return false;
-    c.clock.set(new Date(Date.parse(next) + 1000));
-    if ((await c.scheduler.fireDue(c.clock.now(), c.queue)) === 0) return false;
-    return nextAttempt(subscriptionId);
-  }
+  /** Runs the next due attempt of the subscription's latest delivery (see nextWebhookAttempt). */
+  const nextAttempt = (subscriptionId: string) => nextWebhookAttempt(bed.c, async () => (await deliveries(subscriptionId))[0]?.next_retry_at);
 
   it.each([
     ['a 500', { status: 500 }],
@@ -174,7 +154,7 @@ describe('retries', () => {
     await nextAttempt(sub.id); // attempt 1 fails
 
     const [failed] = await deliveries(sub.id);
-    const retry = c.sent.find((s) => s.queue === 'webhooks');
+    const retry = bed.c.sent.find((s) => s.queue === 'webhooks');
     receiver.reply({ status: 204 });
     await nextAttempt(sub.id);
     const [done] = await deliveries(sub.id);
@@ -185,7 +165,7 @@ describe('retries', () => {
     const announced = Date.parse(failed?.next_retry_at ?? '') - Date.parse(failed?.updated_at ?? '');
     expect(Math.ceil(announced / 1000)).toBe(retry?.delaySeconds);
     expect(done).toMatchObject({ status: 'succeeded', attempt_count: 2, response_status: 204 });
-    const listed = await call({ method: 'GET', path: `/v1/webhooks/${sub.id}/deliveries`, key: account.admin_key });
+    const listed = await call({ method: 'GET', path: `/v1/webhooks/${sub.id}/deliveries`, key: bed.account.admin_key });
     expect(listed.body.deliveries[0]).toMatchObject({ status: 'succeeded', attempt_count: 2, response_status: 204 });
     expect(listed.body.deliveries[0].next_retry_at).toBeUndefined();
   });
@@ -195,24 +175,24 @@ describe('retries', () => {
     receiver.reply({ status: 500 });
     await sendAndDispatch();
     await drainWebhooks(1); // the fan-out
-    const index = c.sent.findIndex((s) => s.queue === 'webhooks');
-    const [job] = c.sent.splice(index, 1);
+    const index = bed.c.sent.findIndex((s) => s.queue === 'webhooks');
+    const [job] = bed.c.sent.splice(index, 1);
     // The kill: the attempt's failure is written, and the process dies before the retry is queued.
-    const killed = vi.spyOn(c.queue, 'send').mockImplementationOnce(async () => {
+    const killed = vi.spyOn(bed.c.queue, 'send').mockImplementationOnce(async () => {
       throw new Error('killed before the retry was queued');
     });
     await deliverWebhook(sqsEvent([sqsRecord(job?.body)]));
     killed.mockRestore();
-    expect(c.sent.filter((s) => s.queue === 'webhooks')).toEqual([]);
+    expect(bed.c.sent.filter((s) => s.queue === 'webhooks')).toEqual([]);
     const [failed] = await deliveries(sub.id);
     expect(failed).toMatchObject({ status: 'failed', attempt_count: 1 });
 
     // The job comes back: no second POST for attempt 1, the retry queued for the time recorded.
-    c.clock.advance(5_000);
+    bed.c.clock.advance(5_000);
     const again = await deliverWebhook(sqsEvent([sqsRecord(job?.body, 2)]));
-    const owedSeconds = Math.ceil((Date.parse(failed?.next_retry_at ?? '') - c.clock.now().getTime()) / 1000);
+    const owedSeconds = Math.ceil((Date.parse(failed?.next_retry_at ?? '') - bed.c.clock.now().getTime()) / 1000);
     receiver.reply({ status: 204 });
-    const retry = c.sent.find((s) => s.queue === 'webhooks');
+    const retry = bed.c.sent.find((s) => s.queue === 'webhooks');
     await nextAttempt(sub.id);
 
     expect(again.batchItemFailures).toEqual([]);
@@ -232,11 +212,11 @@ describe('retries', () => {
     const delays: number[] = [];
     while (attempts < 20 && (await nextAttempt(sub.id))) {
       attempts++;
-      const next = c.sent.find((s) => s.queue === 'webhooks');
+      const next = bed.c.sent.find((s) => s.queue === 'webhooks');
       if (next) delays.push(next.delaySeconds ?? 0);
     }
     const [delivery] = await deliveries(sub.id);
-    const subscription = await call({ method: 'GET', path: `/v1/webhooks/${sub.id}`, key: account.admin_key });
+    const subscription = await call({ method: 'GET', path: `/v1/webhooks/${sub.id}`, key: bed.account.admin_key });
 
     expect(receiver.requests).toHaveLength(MAX_ATTEMPTS);
     expect(delivery).toMatchObject({ status: 'exhausted', attempt_count: 12, response_status: 503 });
@@ -260,7 +240,7 @@ describe('retries', () => {
     await drainWebhooks(1);
     await nextAttempt(sub.id);
 
-    await call({ method: 'DELETE', path: `/v1/webhooks/${sub.id}`, key: account.admin_key });
+    await call({ method: 'DELETE', path: `/v1/webhooks/${sub.id}`, key: bed.account.admin_key });
     await nextAttempt(sub.id);
 
     expect(receiver.requests).toHaveLength(1);
@@ -272,7 +252,7 @@ describe('retries', () => {
     await sendAndDispatch();
     await drainWebhooks(1);
     await nextAttempt(sub.id);
-    const rotated = await call({ method: 'POST', path: `/v1/webhooks/${sub.id}/rotate-secret`, key: account.admin_key });
+    const rotated = await call({ method: 'POST', path: `/v1/webhooks/${sub.id}/rotate-secret`, key: bed.account.admin_key });
     receiver.reply({ status: 200 });
 
     await nextAttempt(sub.id);
@@ -299,15 +279,15 @@ describe('retries', () => {
 
 describe('the webhook channel', () => {
   it('posts payload.data to destination.url and records delivered with a detail, or failed', async () => {
-    await call({ method: 'PUT', path: '/v1/account/channels/webhook', key: account.admin_key, body: { enabled: true } });
+    await call({ method: 'PUT', path: '/v1/account/channels/webhook', key: bed.account.admin_key, body: { enabled: true } });
     const post = async (status: number) => {
       receiver.reply({ status });
-      c.clock.advance(150);
-      const res = await call({ method: 'POST', path: '/v1/send', key: account.admin_key, body: { channel: 'webhook', idempotency_key: `ch-${++n}`, destination: { url: `${receiver.url}/in` }, payload: { data: { order: 42 } } } });
+      bed.c.clock.advance(150);
+      const res = await call({ method: 'POST', path: '/v1/send', key: bed.account.admin_key, body: { channel: 'webhook', idempotency_key: `ch-${++n}`, destination: { url: `${receiver.url}/in` }, payload: { data: { order: 42 } } } });
       expect(res.status).toBe(201);
-      const job = c.sent.find((s) => s.queue === 'send' && (s.body as { message_id: string }).message_id === res.body.id);
+      const job = bed.c.sent.find((s) => s.queue === 'send' && (s.body as { message_id: string }).message_id === res.body.id);
       await sendWorker(sqsEvent([sqsRecord(job?.body)]));
-      return (await call({ method: 'GET', path: `/v1/messages/${res.body.id}`, key: account.admin_key })).body;
+      return (await call({ method: 'GET', path: `/v1/messages/${res.body.id}`, key: bed.account.admin_key })).body;
     };
 
     const ok = await post(200);
@@ -322,11 +302,11 @@ describe('the webhook channel', () => {
 
   it('is refused until the account turns it on, and refuses private destinations', async () => {
     const body = (url: string) => ({ channel: 'webhook', idempotency_key: `ch-${++n}`, destination: { url }, payload: { data: {} } });
-    const off = await call({ method: 'POST', path: '/v1/send', key: account.admin_key, body: body('https://93.184.216.34/x') });
-    await call({ method: 'PUT', path: '/v1/account/channels/webhook', key: account.admin_key, body: { enabled: true } });
+    const off = await call({ method: 'POST', path: '/v1/send', key: bed.account.admin_key, body: body('https://93.184.216.34/x') });
+    await call({ method: 'PUT', path: '/v1/account/channels/webhook', key: bed.account.admin_key, body: { enabled: true } });
     allowPrivate(false);
-    const privateUrl = await call({ method: 'POST', path: '/v1/send', key: account.admin_key, body: body('https://10.0.0.8/x') });
-    const sms = await call({ method: 'PUT', path: '/v1/account/channels/sms', key: account.admin_key, body: { enabled: true } });
+    const privateUrl = await call({ method: 'POST', path: '/v1/send', key: bed.account.admin_key, body: body('https://10.0.0.8/x') });
+    const sms = await call({ method: 'PUT', path: '/v1/account/channels/sms', key: bed.account.admin_key, body: { enabled: true } });
 
     expect(off.body.error.code).toBe('channel_not_enabled');
     expect(privateUrl.body.error.code).toBe('invalid_destination');
@@ -338,16 +318,16 @@ describe('the consumer', () => {
   it('reports a record that is not a webhook job as failed, so it reaches the DLQ, and logs it once as an error', async () => {
     // Prepare
     const sub = await subscribe();
-    const unknownDelivery = { kind: 'attempt', account_id: account.account_id, subscription_id: sub.id, delivery_id: 'dlv_01jzzzzzzzzzzzzzzzzzzzzzzz', attempt: 1 };
+    const unknownDelivery = { kind: 'attempt', account_id: bed.account.account_id, subscription_id: sub.id, delivery_id: 'dlv_01jzzzzzzzzzzzzzzzzzzzzzzz', attempt: 1 };
     const records = [sqsRecord('not json'), sqsRecord({ kind: 'nope' }), sqsRecord({ kind: 'attempt', attempt: 1 }), sqsRecord(unknownDelivery)];
-    c.logs.length = 0;
+    bed.c.logs.length = 0;
 
     // Act
     const out = await deliverWebhook(sqsEvent(records));
 
     // Assess: a well-formed job for an unknown delivery is a successful no-op
     expect(out.batchItemFailures).toEqual(records.slice(0, 3).map((r) => ({ itemIdentifier: r.messageId })));
-    expect(c.logs.filter((l) => l.level === 'error')).toHaveLength(3);
+    expect(bed.c.logs.filter((l) => l.level === 'error')).toHaveLength(3);
   });
 });
 
@@ -367,24 +347,24 @@ describe('the delivery use case against a fake HttpClient', () => {
     };
   }
 
-  const depsWith = (http: HttpClient, random: Random = () => 0.5): TestContainer => ({ ...c, http, random });
+  const depsWith = (http: HttpClient, random: Random = () => 0.5): TestContainer => ({ ...bed.c, http, random });
 
   /** A subscription to ENDPOINT and one event fanned out to it; answers the first attempt job. */
   async function pendingDelivery(deps: TestContainer): Promise<{ job: AttemptJob; subscriptionId: string; envelope: WebhookEnvelope; secret: string }> {
-    c.clock.advance(150);
-    const sub = await createSubscription(deps, account.account_id, { endpoint_url: ENDPOINT });
-    const at = c.clock.now().toISOString();
+    bed.c.clock.advance(150);
+    const sub = await createSubscription(deps, bed.account.account_id, { endpoint_url: ENDPOINT });
+    const at = bed.c.clock.now().toISOString();
     const envelope: WebhookEnvelope = {
-      event_id: c.ids.next('evt'),
+      event_id: bed.c.ids.next('evt'),
       event_type: 'delivered',
-      message_id: c.ids.next('msg'),
-      account_id: account.account_id,
+      message_id: bed.c.ids.next('msg'),
+      account_id: bed.account.account_id,
       payload: { detail: 'ok' },
       occurred_at: at,
       created_at: at,
     };
     expect(await fanOut(deps, envelope)).toBe(1);
-    const [queued] = c.sent.splice(0);
+    const [queued] = bed.c.sent.splice(0);
     return { job: queued?.body as AttemptJob, subscriptionId: sub.id, envelope, secret: sub.signing_secret };
   }
 
@@ -401,7 +381,7 @@ describe('the delivery use case against a fake HttpClient', () => {
     expect(outcome).toBe('succeeded');
     expect(http.posts).toHaveLength(1);
     const [sent] = http.posts;
-    const timestamp = String(Math.floor(c.clock.now().getTime() / 1000));
+    const timestamp = String(Math.floor(bed.c.clock.now().getTime() / 1000));
     expect(sent?.url).toBe(ENDPOINT);
     expect(sent?.request.body).toBe(JSON.stringify(envelope));
     expect(sent?.request.timeoutMs).toBe(500);
@@ -414,7 +394,7 @@ describe('the delivery use case against a fake HttpClient', () => {
       'user-agent': 'Postbox-Webhooks/1.0',
     });
     expect((await deliveries(subscriptionId))[0]).toMatchObject({ status: 'succeeded', attempt_count: 1, response_status: 200 });
-    expect(c.sent).toEqual([]);
+    expect(bed.c.sent).toEqual([]);
   });
 
   it('records a 500 as failed and queues the next attempt 30 s on (the fixed draw is the middle of the jitter)', async () => {
@@ -426,8 +406,8 @@ describe('the delivery use case against a fake HttpClient', () => {
     expect(outcome).toBe('failed');
     const [delivery] = await deliveries(subscriptionId);
     expect(delivery).toMatchObject({ status: 'failed', attempt_count: 1, response_status: 500, last_error: 'HTTP 500' });
-    expect(delivery?.next_retry_at).toBe(new Date(c.clock.now().getTime() + 30_000).toISOString());
-    expect(c.sent).toEqual([{ queue: 'webhooks', body: { ...job, attempt: 2 }, delaySeconds: 30 }]);
+    expect(delivery?.next_retry_at).toBe(new Date(bed.c.clock.now().getTime() + 30_000).toISOString());
+    expect(bed.c.sent).toEqual([{ queue: 'webhooks', body: { ...job, attempt: 2 }, delaySeconds: 30 }]);
   });
 
   it('records a refused address as a failed attempt with no HTTP status, and retries it', async () => {
@@ -443,7 +423,7 @@ describe('the delivery use case against a fake HttpClient', () => {
       response_status: 0,
       last_error: 'refused: resolves to 10.0.0.5, a private address',
     });
-    expect(c.sent.map((s) => (s.body as AttemptJob).attempt)).toEqual([2]);
+    expect(bed.c.sent.map((s) => (s.body as AttemptJob).attempt)).toEqual([2]);
   });
 
   it(`gives up after ${MAX_ATTEMPTS} attempts: exhausted, no retry announced or queued`, async () => {
@@ -456,7 +436,7 @@ describe('the delivery use case against a fake HttpClient', () => {
     const outcomes: string[] = [];
     for (let n = 1; n <= MAX_ATTEMPTS; n++) {
       const next = (await deliveries(subscriptionId))[0]?.next_retry_at;
-      if (next) c.clock.set(next);
+      if (next) bed.c.clock.set(next);
       outcomes.push(await attempt(deps, { ...job, attempt: n }));
     }
     const repeated = await attempt(deps, { ...job, attempt: MAX_ATTEMPTS + 1 });
@@ -479,7 +459,7 @@ describe('the delivery use case against a fake HttpClient', () => {
 
     await attempt(deps, job);
 
-    expect(c.sent.map((s) => s.delaySeconds)).toEqual([delaySeconds]);
+    expect(bed.c.sent.map((s) => s.delaySeconds)).toEqual([delaySeconds]);
   });
 });
 

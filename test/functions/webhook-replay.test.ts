@@ -3,39 +3,34 @@
 // request's signature is checked with the subscription's secret.
 import { createHmac } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { CreatedAccount } from '../../shared/accounts/service';
 import { keys } from '../../shared/db/keys';
 import type { DeliveryItem } from '../../shared/webhooks/repository';
 import { call } from '../support/api';
-import type { TestContainer } from '../support/container';
 import type { Receiver, RecordedRequest } from '../support/receivers';
 import { useLoopbackReceiver } from '../support/webhook-receiver';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 import { deliverWebhook } from '../support/consumers';
 
-let c: TestContainer;
-let account: CreatedAccount;
 let receiver: Receiver;
 const bed = useTestbed();
 // The receiver listens on loopback: allowed before each test, refused again after.
 const loopback = useLoopbackReceiver(bed);
 beforeEach(() => {
-  ({ c, account } = bed);
   receiver = loopback.receiver;
 });
 
-async function subscribe(key = account.admin_key): Promise<{ id: string; signing_secret: string }> {
-  c.clock.advance(150);
+async function subscribe(key = bed.account.admin_key): Promise<{ id: string; signing_secret: string }> {
+  bed.c.clock.advance(150);
   const res = await call({ method: 'POST', path: '/v1/webhooks', key, body: { endpoint_url: `${receiver.url}/hook`, event_types: ['bounced'] } });
   expect(res.status).toBe(201);
   return res.body;
 }
 
-const drainWebhooks = (limit = 50) => drain(c.sent, 'webhooks', deliverWebhook, { limit });
+const drainWebhooks = (limit = 50) => drain(bed.c.sent, 'webhooks', deliverWebhook, { limit });
 
 const log = async (subscriptionId: string): Promise<DeliveryItem[]> =>
-  (await c.store.query<DeliveryItem>({ keyCondition: 'pk = :pk', values: { ':pk': keys.deliveriesPartition(subscriptionId) }, ascending: true })).items;
+  (await bed.c.store.query<DeliveryItem>({ keyCondition: 'pk = :pk', values: { ':pk': keys.deliveriesPartition(subscriptionId) }, ascending: true })).items;
 
 function expectSigned(request: RecordedRequest | undefined, secret: string): void {
   const h = request?.headers ?? {};
@@ -43,7 +38,7 @@ function expectSigned(request: RecordedRequest | undefined, secret: string): voi
   expect(h['service-signature']).toBe(expected);
 }
 
-const post = (path: string, key = account.admin_key) => call({ method: 'POST', path, key });
+const post = (path: string, key = bed.account.admin_key) => call({ method: 'POST', path, key });
 
 describe('POST /v1/webhooks/{id}/test', () => {
   it('delivers a signed webhook.test envelope to that subscription, whatever its event types, and logs it', async () => {
@@ -61,14 +56,14 @@ describe('POST /v1/webhooks/{id}/test', () => {
       event_id: res.body.event_id,
       event_type: 'webhook.test',
       message_id: '',
-      account_id: account.account_id,
+      account_id: bed.account.account_id,
       payload: { test: true, subscription_id: sub.id, note: expect.any(String) },
       occurred_at: expect.any(String),
       created_at: expect.any(String),
     });
     expect(request?.headers['service-event-type']).toBe('webhook.test');
     expectSigned(request, sub.signing_secret);
-    const listed = await call({ method: 'GET', path: `/v1/webhooks/${sub.id}/deliveries`, key: account.admin_key });
+    const listed = await call({ method: 'GET', path: `/v1/webhooks/${sub.id}/deliveries`, key: bed.account.admin_key });
     expect(listed.body.deliveries).toEqual([expect.objectContaining({ id: res.body.id, status: 'succeeded', event_type: 'webhook.test', attempt_count: 1 })]);
   });
 });
@@ -78,7 +73,7 @@ describe('POST /v1/webhooks/{id}/deliveries/{delivery_id}/replay', () => {
     const sub = await subscribe();
     const first = (await post(`/v1/webhooks/${sub.id}/test`)).body;
     await drainWebhooks();
-    c.clock.advance(60_000);
+    bed.c.clock.advance(60_000);
 
     const res = await post(`/v1/webhooks/${sub.id}/deliveries/${first.id}/replay`);
     expect(res.status).toBe(202);
@@ -126,13 +121,13 @@ describe('POST /v1/webhooks/{id}/replay-failed', () => {
   it('replays each exhausted event once, and a second call while they are under way replays nothing', async () => {
     const sub = await subscribe();
     // Paused past the 24-hour window: the test event ends exhausted, never sent.
-    expect((await call({ method: 'PUT', path: `/v1/webhooks/${sub.id}`, key: account.admin_key, body: { is_active: false } })).status).toBe(200);
+    expect((await call({ method: 'PUT', path: `/v1/webhooks/${sub.id}`, key: bed.account.admin_key, body: { is_active: false } })).status).toBe(200);
     const lost = (await post(`/v1/webhooks/${sub.id}/test`)).body;
-    c.clock.advance(24 * 3600_000 + 1000);
+    bed.c.clock.advance(24 * 3600_000 + 1000);
     await drainWebhooks();
     expect((await log(sub.id)).map((d) => d.status)).toEqual(['exhausted']);
     expect(receiver.requests).toHaveLength(0);
-    expect((await call({ method: 'PUT', path: `/v1/webhooks/${sub.id}`, key: account.admin_key, body: { is_active: true } })).status).toBe(200);
+    expect((await call({ method: 'PUT', path: `/v1/webhooks/${sub.id}`, key: bed.account.admin_key, body: { is_active: true } })).status).toBe(200);
 
     const res = await post(`/v1/webhooks/${sub.id}/replay-failed`);
     expect(res.status).toBe(202);
@@ -155,11 +150,11 @@ describe('test mode', () => {
     const live = await subscribe();
     const delivery = (await post(`/v1/webhooks/${live.id}/test`)).body;
     for (const path of [`/v1/webhooks/${live.id}/test`, `/v1/webhooks/${live.id}/replay-failed`, `/v1/webhooks/${live.id}/deliveries/${delivery.id}/replay`]) {
-      const res = await post(path, account.test_admin_key);
+      const res = await post(path, bed.account.test_admin_key);
       expect(res.status).toBe(404);
     }
-    const test = await subscribe(account.test_admin_key);
-    expect((await post(`/v1/webhooks/${test.id}/test`, account.test_admin_key)).status).toBe(202);
-    expect((await post(`/v1/webhooks/${test.id}/replay-failed`, account.test_admin_key)).status).toBe(202);
+    const test = await subscribe(bed.account.test_admin_key);
+    expect((await post(`/v1/webhooks/${test.id}/test`, bed.account.test_admin_key)).status).toBe(202);
+    expect((await post(`/v1/webhooks/${test.id}/replay-failed`, bed.account.test_admin_key)).status).toBe(202);
   });
 });

@@ -2,7 +2,6 @@
 // sealed, the URL guard on create and update, partial updates, rotation, deletion, the delivery
 // log, scopes, and other accounts' subscriptions reported as not found.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { type CreatedAccount } from '../../shared/accounts/service';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { accountPartition, keys } from '../../shared/db/keys';
 import { GuardedHttp } from '../../shared/adapters/guarded-http';
@@ -10,17 +9,13 @@ import type { DeliveryStatus } from '../../shared/webhooks/model';
 import { DeliveryRepository, SubscriptionRepository, type NewDelivery, type SubscriptionItem } from '../../shared/webhooks/repository';
 import { listMatchingSubscriptions, MAX_SUBSCRIPTIONS, signingSecretOf } from '../../shared/webhooks/subscriptions';
 import { call } from '../support/api';
-import { type TestContainer } from '../support/container';
 import type { HttpEventInput } from '../support/events';
 import { useTestbed } from '../support/testbed';
-
-let c: TestContainer;
-let account: CreatedAccount;
+import { expectInvalid } from '../support/errors';
 
 const bed = useTestbed({ scopedKeys: true });
 beforeEach(() => {
-  ({ c, account } = bed);
-  c.http = new GuardedHttp({ allowPrivate: false });
+  bed.c.http = new GuardedHttp({ allowPrivate: false });
 });
 
 // A public IP literal: the guard accepts it without a DNS lookup, and nothing is ever sent to it.
@@ -31,7 +26,7 @@ const SECRET = /^[0-9a-f]{64}$/;
 // Each request moves the clock on: ids and updated_at values differ and the account's 10 requests
 // per second budget is never the thing under test.
 const request = async (input: HttpEventInput) => {
-  c.clock.advance(150);
+  bed.c.clock.advance(150);
   return call(input);
 };
 const send = () => bed.sendKey;
@@ -50,15 +45,9 @@ async function subscribe(body: Record<string, unknown> = {}): Promise<{ id: stri
   return res.body;
 }
 
-const stored = (id: string) => c.store.get<SubscriptionItem>(keys.webhook(account.account_id, id));
+const stored = (id: string) => bed.c.store.get<SubscriptionItem>(keys.webhook(bed.account.account_id, id));
 const storedPartition = async () =>
-  JSON.stringify((await c.store.query({ keyCondition: 'pk = :pk', values: { ':pk': accountPartition(account.account_id) } })).items);
-
-function expectInvalid(res: { status: number; body: any }, field: string): void {
-  expect(res.status).toBe(400);
-  expect(res.body.error).toMatchObject({ code: 'invalid_request', status: 400 });
-  expect(res.body.error.message.startsWith(`${field}:`)).toBe(true);
-}
+  JSON.stringify((await bed.c.store.query({ keyCondition: 'pk = :pk', values: { ':pk': accountPartition(bed.account.account_id) } })).items);
 
 function expectNotFound(res: { status: number; body: any }): void {
   expect(res.status).toBe(404);
@@ -72,11 +61,11 @@ describe('POST /v1/webhooks', () => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       id: expect.stringMatching(/^whk_[0-9a-z]{26}$/),
-      account_id: account.account_id,
+      account_id: bed.account.account_id,
       endpoint_url: PUBLIC_URL,
       event_types: [],
       is_active: true,
-      created_at: c.clock.now().toISOString(),
+      created_at: bed.c.clock.now().toISOString(),
       signing_secret: expect.stringMatching(SECRET),
     });
   });
@@ -94,7 +83,7 @@ describe('POST /v1/webhooks', () => {
     const item = await stored(created.id);
     expect(await storedPartition()).not.toContain(created.signing_secret);
     expect(item?.secret_sealed).toEqual(expect.any(String));
-    expect(signingSecretOf(c, item as SubscriptionItem)).toBe(created.signing_secret);
+    expect(signingSecretOf(bed.c, item as SubscriptionItem)).toBe(created.signing_secret);
   });
 
   it('never shows the secret or its sealed form again in a read', async () => {
@@ -149,7 +138,7 @@ describe('POST /v1/webhooks', () => {
   });
 
   it('takes a private endpoint when the deployment allows private addresses', async () => {
-    c.http = new GuardedHttp({ allowPrivate: true });
+    bed.c.http = new GuardedHttp({ allowPrivate: true });
 
     const res = await create({ endpoint_url: 'http://127.0.0.1:9/hook' });
 
@@ -184,7 +173,7 @@ describe('GET /v1/webhooks', () => {
   });
 
   it('answers an empty list with next_cursor null and never shows another account', async () => {
-    const other = await createAccount(c, { email: 'other@example.com' });
+    const other = await createAccount(bed.c, { email: 'other@example.com' });
     await create({ endpoint_url: PUBLIC_URL }, other.admin_key);
 
     const res = await list();
@@ -228,7 +217,7 @@ describe('PUT /v1/webhooks/{id}', () => {
     expect(retyped.body).not.toHaveProperty('signing_secret');
     expect((await get(created.id)).body).toEqual(retyped.body);
     const item = await stored(created.id);
-    expect(signingSecretOf(c, item as SubscriptionItem)).toBe(created.signing_secret);
+    expect(signingSecretOf(bed.c, item as SubscriptionItem)).toBe(created.signing_secret);
   });
 
   it('widens a subscription to every type with an empty event_types and resumes it', async () => {
@@ -295,8 +284,8 @@ describe('DELETE /v1/webhooks/{id}', () => {
     expectNotFound(await remove(created.id));
     expect(await stored(created.id)).toBeUndefined();
     // What stops in-flight retries: the worker finds no subscription to deliver for.
-    expect(await new SubscriptionRepository(c.store).get(account.account_id, created.id)).toBeUndefined();
-    expect(await listMatchingSubscriptions(c.store, account.account_id, 'sent')).toEqual([]);
+    expect(await new SubscriptionRepository(bed.c.store).get(bed.account.account_id, created.id)).toBeUndefined();
+    expect(await listMatchingSubscriptions(bed.c.store, bed.account.account_id, 'sent')).toEqual([]);
   });
 });
 
@@ -311,7 +300,7 @@ describe('POST /v1/webhooks/{id}/rotate-secret', () => {
     expect(res.body).toEqual({ ...view, signing_secret: expect.stringMatching(SECRET) });
     expect(res.body.signing_secret).not.toBe(oldSecret);
     const item = await stored(created.id);
-    expect(signingSecretOf(c, item as SubscriptionItem)).toBe(res.body.signing_secret);
+    expect(signingSecretOf(bed.c, item as SubscriptionItem)).toBe(res.body.signing_secret);
     const everything = (await storedPartition()) + JSON.stringify((await get(created.id)).body) + JSON.stringify((await list()).body);
     expect(everything).not.toContain(oldSecret);
     expect(everything).not.toContain(res.body.signing_secret);
@@ -326,7 +315,7 @@ describe('another account', () => {
   it('gets 404 not_found on every route of a subscription it does not own, and changes nothing', async () => {
     const created = await subscribe();
     const before = await stored(created.id);
-    const stranger = (await createAccount(c, { email: 'stranger@example.com' })).admin_key;
+    const stranger = (await createAccount(bed.c, { email: 'stranger@example.com' })).admin_key;
 
     expectNotFound(await get(created.id, stranger));
     expectNotFound(await update(created.id, { is_active: false }, stranger));
@@ -341,13 +330,13 @@ describe('another account', () => {
 
 describe('GET /v1/webhooks/{id}/deliveries', () => {
   async function record(subscriptionId: string, status: DeliveryStatus, extra: Partial<NewDelivery> = {}): Promise<NewDelivery> {
-    c.clock.advance(1000);
-    const id = c.ids.next('dlv');
-    const now = c.clock.now().toISOString();
+    bed.c.clock.advance(1000);
+    const id = bed.c.ids.next('dlv');
+    const now = bed.c.clock.now().toISOString();
     const item: NewDelivery = {
       id,
       subscription_id: subscriptionId,
-      account_id: account.account_id,
+      account_id: bed.account.account_id,
       event_id: `evt_${id.slice(4)}`,
       event_type: 'delivered',
       status,
@@ -358,7 +347,7 @@ describe('GET /v1/webhooks/{id}/deliveries', () => {
       updated_at: now,
       ...extra,
     };
-    expect(await new DeliveryRepository(c.store).create(item)).toBe(true);
+    expect(await new DeliveryRepository(bed.c.store).create(item)).toBe(true);
     return item;
   }
 
@@ -460,7 +449,7 @@ describe('scopes', () => {
   });
 
   it('lets an admin key manage subscriptions', async () => {
-    const res = await create({ endpoint_url: PUBLIC_URL }, account.admin_key);
+    const res = await create({ endpoint_url: PUBLIC_URL }, bed.account.admin_key);
 
     expect(res.status).toBe(201);
   });
@@ -474,7 +463,7 @@ describe('listMatchingSubscriptions (for the delivery worker)', () => {
     const paused = await subscribe();
     await update(paused.id, { is_active: false });
 
-    const found = await listMatchingSubscriptions(c.store, account.account_id, 'sent');
+    const found = await listMatchingSubscriptions(bed.c.store, bed.account.account_id, 'sent');
 
     expect(found.map((s) => s.id).sort()).toEqual([all.id, sentOnly.id].sort());
   });

@@ -79,9 +79,3 @@ export async function arrive(bed: Testbed, raw: string, recipients: string[]): P
 export async function redeliver(arrival: Arrival, receiveCount = 1): Promise<void> {
   expect(await receive(sqsEvent([sqsRecord(arrival.job, receiveCount)]))).toEqual({ batchItemFailures: [] });
 }
-
-export function expectError(res: { status: number; body: any }, status: number, code: string, message?: RegExp): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.error).toMatchObject({ code, status });
-  if (message) expect(res.body.error.message).toMatch(message);
-}

@@ -1,7 +1,6 @@
 // Inbound email settings: turning inbound on for a domain, and the routes that forward what it
 // receives. A route's signing secret is shown once (create) and otherwise kept sealed under the
 // data encryption key, bound to the route id, as webhook subscriptions keep theirs.
-import { randomHex } from '../../crypto/crypto';
 import type { Store } from '../../db/store';
 import { domainOf, isValidAddress, normalizeAddress } from '../../formats/address';
 import { isFullyVerified, normalizeDomain } from '../../domains/model';
@@ -11,14 +10,12 @@ import type { Ids } from '../../ports/ids';
 import type { Clock } from '../../ports/clock';
 import type { HttpClient } from '../../ports/http-client';
 import type { Secrets } from '../../ports/secrets';
-import { open, seal } from '../../crypto/secret-box';
+import { newSigningSecret, openSigningSecret } from '../../webhooks/signing-secret';
 import { RouteRepository, toRouteView, type NewRoute, type RouteChanges, type RouteItem } from './repository';
 import type { CreateRouteBody, DestinationType, InboundSettingView, RouteView, RouteWithSecretView, UpdateRouteBody } from './schemas';
 
 /** Recorded in docs/api-decisions.md: every received message reads all of its account's routes. */
 export const MAX_ROUTES = 100;
-const SECRET_BYTES = 32;
-const ENCRYPTION_KEY = 'data-encryption-key';
 
 export interface InboundConfig {
   runtime: 'aws' | 'local';
@@ -84,13 +81,7 @@ const notFound = (): NotFoundError => new NotFoundError('inbound route');
 
 /** The plaintext signing secret of a route: the HMAC key exactly as shown (64 hex, UTF-8). */
 export function routeSecretOf(c: { secrets: Pick<Secrets, 'get'> }, route: Pick<RouteItem, 'id' | 'secret_sealed'>): string {
-  return open(c.secrets.get(ENCRYPTION_KEY), route.secret_sealed, route.id);
-}
-
-/** A fresh signing secret and its sealed form, bound to the route id. */
-function newSecret(c: { secrets: Pick<Secrets, 'get'> }, routeId: string): { secret: string; sealed: string } {
-  const secret = randomHex(SECRET_BYTES);
-  return { secret, sealed: seal(c.secrets.get(ENCRYPTION_KEY), secret, routeId) };
+  return openSigningSecret(c, route);
 }
 
 async function ownedRoute(routes: RouteRepository, accountId: string, routeId: string): Promise<RouteItem> {
@@ -154,7 +145,7 @@ export async function createRoute(deps: RouteDeps, accountId: string, body: Crea
   assertPrefixFree(existing, domain.domain, body.match_prefix);
   const id = deps.ids.next('inr');
   const now = deps.clock.now().toISOString();
-  const { secret, sealed } = newSecret(deps, id);
+  const { secret, sealed } = newSigningSecret(deps, id);
   const item: NewRoute = {
     id,
     account_id: accountId,
@@ -223,7 +214,7 @@ export async function deleteRoute(store: Store, accountId: string, routeId: stri
 export async function rotateRouteSecret(deps: Pick<RouteDeps, 'store' | 'clock' | 'secrets'>, accountId: string, routeId: string): Promise<RouteWithSecretView> {
   const routes = new RouteRepository(deps.store);
   const current = await ownedRoute(routes, accountId, routeId);
-  const { secret, sealed } = newSecret(deps, current.id);
+  const { secret, sealed } = newSigningSecret(deps, current.id);
   const updated = await routes.replaceSecret(accountId, current.id, { from: current.secret_sealed, to: sealed, updatedAt: deps.clock.now().toISOString() });
   if (updated) return { ...toRouteView(updated), signing_secret: secret };
   if (!(await routes.get(accountId, current.id))) throw notFound(); // deleted meanwhile
