@@ -1,15 +1,6 @@
 import { defineConfig } from 'vitest/config';
+import { OWN_PROCESS, SEPARATE, SHARED } from './test/projects';
 import SlowFirst from './test/sequencer';
-
-/**
- * The folders whose files share a process, one after another, without a fresh module graph each
- * (`isolate: false`): their tests run in-process against the embedded store and build their own
- * containers, so they need none, and importing the SDK, zod and aws-cdk-lib once per worker
- * instead of once per file took the unit, handler, CDK and adapter files' CPU down by a third and
- * their time on a busy 2-core machine to under half (issue 29). The e2e and rehearsal files start
- * processes, servers and environment of their own and keep a process each.
- */
-const SHARED = ['test/unit/**/*.test.ts', 'test/functions/**/*.test.ts', 'test/cdk/**/*.test.ts', 'test/adapters/**/*.test.ts'];
 
 export default defineConfig({
   test: {
@@ -23,9 +14,10 @@ export default defineConfig({
     // The known-slow files start first, so none of them holds the suite's end (test/sequencer.ts).
     sequence: { sequencer: SlowFirst },
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    // Files that share a process and files that get one each (test/projects.ts says why).
     projects: [
-      { extends: true, test: { name: 'in-process', include: SHARED, isolate: false } },
-      { extends: true, test: { name: 'own-process', include: ['test/**/*.test.ts'], exclude: [...SHARED, '**/node_modules/**'] } },
+      { extends: true, test: { name: 'in-process', include: SHARED, exclude: [...OWN_PROCESS, '**/node_modules/**'], isolate: false } },
+      { extends: true, test: { name: 'own-process', include: [...SEPARATE, ...OWN_PROCESS] } },
     ],
   },
 });
