@@ -32,6 +32,12 @@ export interface Delivery {
    * ten send jobs. A rejected load is not kept, so the next record reads again.
    */
   perBatch<T>(key: string, load: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `finish` once after every record of the invocation is handled, whatever their outcomes
+   * (the first finish given for a key is the one run): e.g. the batch's counter adds, written once.
+   * A finish that throws is logged; the records' outcomes stand.
+   */
+  afterBatch(key: string, finish: () => Promise<void>): void;
 }
 
 export interface ConsumeOptions {
@@ -54,6 +60,23 @@ function batchMemo(): Delivery['perBatch'] {
     memo.set(key, loaded);
     loaded.catch(() => memo.delete(key));
     return loaded;
+  };
+}
+
+/** One invocation's finishing steps (Delivery.afterBatch), run once its records are handled. */
+function batchEnd(): { afterBatch: Delivery['afterBatch']; run(c: Container, queue: QueueName): Promise<void> } {
+  const finishes = new Map<string, () => Promise<void>>();
+  return {
+    afterBatch: (key, finish) => void (finishes.has(key) || finishes.set(key, finish)),
+    run: async (c, queue) => {
+      for (const [key, finish] of finishes) {
+        try {
+          await finish();
+        } catch (error) {
+          c.logger.error(`a ${queue} batch's finishing step failed`, { step: key, error: describeError(error) });
+        }
+      }
+    },
   };
 }
 
@@ -113,7 +136,8 @@ export function consume<T>(
   options: ConsumeOptions = {},
 ): (event: SQSEvent) => Promise<SQSBatchResponse> {
   const { maxReceiveCount } = queueNamed(queue);
-  const one = async (c: Container, record: SQSRecord, perBatch: Delivery['perBatch']): Promise<Outcome> => {
+  type Shared = Pick<Delivery, 'perBatch' | 'afterBatch'>;
+  const one = async (c: Container, record: SQSRecord, { perBatch, afterBatch }: Shared): Promise<Outcome> => {
     const recordId = record.messageId;
     const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? 1) || 1;
     const finalAttempt = receiveCount >= maxReceiveCount;
@@ -124,7 +148,7 @@ export function consume<T>(
       return { recordId, ok: false };
     }
     try {
-      await handle(parsed.job, { container: c, recordId, receiveCount, finalAttempt, perBatch });
+      await handle(parsed.job, { container: c, recordId, receiveCount, finalAttempt, perBatch, afterBatch });
       return { recordId, ok: true };
     } catch (error) {
       c.logger.warn(`${queue} job failed; SQS will deliver it again`, { recordId, receiveCount, error: describeError(error) });
@@ -148,10 +172,12 @@ export function consume<T>(
     .use(partialBatchFailures())
     .handler(async (event, context) => {
       const c = context.container;
-      const perBatch = batchMemo();
-      if (options.order === 'parallel') return Promise.all(event.Records.map((r) => one(c, r, perBatch)));
-      const outcomes: Outcome[] = [];
-      for (const record of event.Records) outcomes.push(await one(c, record, perBatch));
+      const end = batchEnd();
+      const shared: Shared = { perBatch: batchMemo(), afterBatch: end.afterBatch };
+      let outcomes: Outcome[] = [];
+      if (options.order === 'parallel') outcomes = await Promise.all(event.Records.map((r) => one(c, r, shared)));
+      else for (const record of event.Records) outcomes.push(await one(c, record, shared));
+      await end.run(c, queue);
       return outcomes;
     });
   // Lambda's context when Lambda calls it; the local pollers call it with the event alone.

@@ -11,6 +11,8 @@ import type { Metrics } from '../../ports/metrics';
 import type { Queue } from '../../ports/queue';
 import { PermanentSendError, type Mailer, type OutboundEmail } from '../../ports/mailer';
 import type { Logger } from '../../ports/logger';
+import type { Tally } from '../../db/tally';
+import type { PerBatch } from '../../concurrency';
 import { findSuppression } from '../suppressions/service';
 import { recordSend } from '../../billing/usage/service';
 import { releaseSpend } from '../../billing/spend-caps/reserve';
@@ -43,12 +45,18 @@ export interface DispatchDeps {
   /** Keys the unsubscribe links of marketing mail (shared/sending/unsubscribe/links.ts). */
   secrets: Pick<Secrets, 'get'>;
   config: { emailCostMicros?: number; dispatchLeaseMs?: number; publicBaseUrl?: string; sharedEmailSender?: string; runtime?: 'aws' | 'local' };
+  /** A send worker batch's counters (usage, reputation, broadcast stats), written at its end; at once without it. */
+  tally?: Tally;
+  /** A send worker batch's memo for reads its messages share (the account's webhook subscriptions). */
+  perBatch?: PerBatch;
 }
 
 export interface Attempt {
   finalAttempt: boolean;
   /** Reads the account (the send worker reads it once per batch); getAccount by default. */
   account?: (accountId: string) => Promise<AccountItem | undefined>;
+  /** Whether the message's recipient is suppressed (the send worker reads its batch's at once); findSuppression by default. */
+  suppressed?: (message: MessageItem) => Promise<boolean>;
 }
 
 /**
@@ -117,7 +125,7 @@ async function postWebhookMessage(deps: DispatchDeps, message: MessageItem, now:
   });
   if (result.ok) {
     const recorded = await event('delivered', { detail: `HTTP ${result.status} from ${new URL(message.recipient).host} in ${result.durationMs} ms` });
-    if (recorded.created) await recordSend(deps.store, message, now);
+    if (recorded.created) await recordSend(deps.store, message, now, deps.tally);
     return 'sent';
   }
   await event('failed', { error: result.error ?? `HTTP ${result.status} from ${new URL(message.recipient).host}` });
@@ -216,7 +224,7 @@ async function recordSent(deps: DispatchDeps, message: MessageItem, at: string, 
     { type: 'sent', source: 'worker', providerEventId: workerEventId(message.id, 'sent'), payload: { provider_message_id: providerMessageId }, occurredAt: at },
     { providerMessageId, timeline },
   );
-  if (recorded.created) await recordSend(deps.store, message, at);
+  if (recorded.created) await recordSend(deps.store, message, at, deps.tally);
 }
 
 /** A message that will not go: its event (with the reason), and its spend reservation given back once. */
@@ -240,14 +248,11 @@ async function takeLease(
   const leaseMs = deps.config.dispatchLeaseMs ?? DISPATCH_LEASE_MS;
   const held = message.dispatched_at !== undefined && new Date(message.dispatched_at).getTime() > deps.clock.now().getTime() - leaseMs;
   const readAccount = attempt.account ?? ((id: string) => getAccount(deps.store, id));
-  const [taken, account, suppression] = held
+  const isSuppressed = attempt.suppressed ?? (async (m: MessageItem) => Boolean(await findSuppression(deps.store, m.account_id, m.channel, m.recipient)));
+  const [taken, account, suppressed] = held
     ? [false]
-    : await Promise.all([
-        messages.markDispatched(message.id, now, message.dispatched_at),
-        readAccount(message.account_id),
-        findSuppression(deps.store, message.account_id, message.channel, message.recipient),
-      ]);
-  if (taken) return { account, suppressed: Boolean(suppression) };
+    : await Promise.all([messages.markDispatched(message.id, now, message.dispatched_at), readAccount(message.account_id), isSuppressed(message)]);
+  if (taken) return { account, suppressed: Boolean(suppressed) };
   if (attempt.finalAttempt) return undefined;
   throw new RetryableError(`message ${message.id} is being sent by another attempt; retried later`);
 }
