@@ -12,7 +12,9 @@
 import * as z from 'zod';
 import { getAccount } from '../../shared/accounts/service';
 import { dispatch } from '../../shared/sending/messages/dispatch';
-import { sendJob } from '../../shared/sending/messages/messages';
+import { sendJob, type SendJob } from '../../shared/sending/messages/messages';
+import type { MessageItem } from '../../shared/sending/messages/model';
+import { findSuppression, readSuppressionsOf } from '../../shared/sending/suppressions/service';
 import { consume, type Delivery } from '../../shared/runtime/consume';
 import type { Container } from '../../shared/runtime/container';
 import { BatchTally } from '../../shared/db/tally';
@@ -34,12 +36,28 @@ function batchTally(c: Container, { perBatch, afterBatch }: Pick<Delivery, 'perB
   });
 }
 
+/**
+ * Whether a message's recipient is suppressed: the batch's recipients, named by their jobs, are
+ * read at once on the first ask; one its job did not name (an older job) is read on its own.
+ */
+function suppressedIn(c: Container, { perBatch, jobs }: Pick<Delivery<unknown>, 'perBatch' | 'jobs'>): (message: MessageItem) => Promise<boolean> {
+  const named = jobs.flatMap((j) => {
+    const job = j as Partial<SendJob>;
+    return job.account_id && job.channel && job.recipient ? [{ account_id: job.account_id, channel: job.channel, recipient: job.recipient }] : [];
+  });
+  return async (message) => {
+    const known = (await perBatch('suppressions', () => readSuppressionsOf(c.store, named)))(message.account_id, message.channel, message.recipient);
+    return known ?? Boolean(await findSuppression(c.store, message.account_id, message.channel, message.recipient));
+  };
+}
+
 export const handler = consume('send', z.union([softCapAlertJob, reputationAlertJob, sendJob]), async (job, delivery) => {
   const { container: c, finalAttempt, perBatch } = delivery;
   if ('kind' in job) return job.kind === 'reputation_alert' ? sendReputationAlert(c, job) : sendSoftCapAlert(c, job);
   // Whether the account may still send is read once per account and batch, not per message.
   const account = (accountId: string) => perBatch(`account:${accountId}`, () => getAccount(c.store, accountId));
   const tally = await batchTally(c, delivery);
-  const result = await dispatch({ ...c, tally, perBatch }, job, { finalAttempt, account });
+  const suppressed = suppressedIn(c, delivery);
+  const result = await dispatch({ ...c, tally, perBatch }, job, { finalAttempt, account, suppressed });
   c.logger.debug('send job handled', { messageId: job.message_id, result });
 });

@@ -19,8 +19,10 @@ import { writeDeadLetterNote } from '../operations/dead-letters/notes';
 import { getContainer, type Container } from './container';
 import { describeError } from '../adapters/logger';
 
-export interface Delivery {
+export interface Delivery<T = unknown> {
   container: Container;
+  /** Every job of the invocation (the batch) that keeps the contract, in order, this one among them. */
+  jobs: readonly T[];
   /** The SQS message id of the record. */
   recordId: string;
   receiveCount: number;
@@ -132,23 +134,23 @@ function messageOf(error: unknown): string {
 export function consume<T>(
   queue: QueueName,
   contract: z.ZodType<T>,
-  handle: (job: T, delivery: Delivery) => Promise<void>,
+  handle: (job: T, delivery: Delivery<T>) => Promise<void>,
   options: ConsumeOptions = {},
 ): (event: SQSEvent) => Promise<SQSBatchResponse> {
   const { maxReceiveCount } = queueNamed(queue);
-  type Shared = Pick<Delivery, 'perBatch' | 'afterBatch'>;
-  const one = async (c: Container, record: SQSRecord, { perBatch, afterBatch }: Shared): Promise<Outcome> => {
+  type Shared = Pick<Delivery<T>, 'perBatch' | 'afterBatch' | 'jobs'>;
+  type Parsed = ReturnType<typeof parseRecord<T>>;
+  const one = async (c: Container, record: SQSRecord, parsed: Parsed, { perBatch, afterBatch, jobs }: Shared): Promise<Outcome> => {
     const recordId = record.messageId;
     const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? 1) || 1;
     const finalAttempt = receiveCount >= maxReceiveCount;
-    const parsed = parseRecord(record, contract);
     if (!parsed.ok) {
       c.logger.error(`poison message on the ${queue} queue; it goes to the DLQ after its last receive`, { recordId, reason: describeError(parsed.reason), body: record.body.slice(0, 2000) });
       if (finalAttempt) await noteDeadLetter(c, record, `poison message: ${messageOf(parsed.reason)}`, receiveCount);
       return { recordId, ok: false };
     }
     try {
-      await handle(parsed.job, { container: c, recordId, receiveCount, finalAttempt, perBatch, afterBatch });
+      await handle(parsed.job, { container: c, jobs, recordId, receiveCount, finalAttempt, perBatch, afterBatch });
       return { recordId, ok: true };
     } catch (error) {
       c.logger.warn(`${queue} job failed; SQS will deliver it again`, { recordId, receiveCount, error: describeError(error) });
@@ -173,10 +175,12 @@ export function consume<T>(
     .handler(async (event, context) => {
       const c = context.container;
       const end = batchEnd();
-      const shared: Shared = { perBatch: batchMemo(), afterBatch: end.afterBatch };
+      const parsed = event.Records.map((r) => parseRecord(r, contract));
+      const jobs = parsed.flatMap((p) => (p.ok ? [p.job] : []));
+      const shared: Shared = { perBatch: batchMemo(), afterBatch: end.afterBatch, jobs };
       let outcomes: Outcome[] = [];
-      if (options.order === 'parallel') outcomes = await Promise.all(event.Records.map((r) => one(c, r, shared)));
-      else for (const record of event.Records) outcomes.push(await one(c, record, shared));
+      if (options.order === 'parallel') outcomes = await Promise.all(event.Records.map((r, i) => one(c, r, parsed[i]!, shared)));
+      else for (const [i, record] of event.Records.entries()) outcomes.push(await one(c, record, parsed[i]!, shared));
       await end.run(c, queue);
       return outcomes;
     });
