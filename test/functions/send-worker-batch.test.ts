@@ -77,6 +77,9 @@ describe('a batch of ten messages of one broadcast', () => {
 
     expect(out?.batchItemFailures).toEqual([]);
     expect(c.mailed).toHaveLength(10);
+    // Per message: the take (one conditional write that answers the message, no read before it) and the `sent` with its status move.
+    expect(seen.filter((s) => s.startsWith('QueryCommand MSG') || s.startsWith('GetCommand MSG'))).toEqual([]);
+    expect(count(seen, 'UpdateCommand MSG/MSG')).toBe(20);
     expect(count(seen, 'UpdateCommand BSTATS/BSTATS')).toBe(1);
     expect(count(seen, 'UpdateCommand ACCT/USAGE')).toBe(1);
     expect(count(seen, 'UpdateCommand ACCT/REPUTATION')).toBe(1);

@@ -20,7 +20,7 @@ import { sendHold } from './account-hold';
 import { ContentMissingError, loadAttachments, loadContent } from './content';
 import { asMailed } from '../templates/text';
 import { HANDOFF_WINDOW_MS, handoffDelaySeconds, type SendJob } from './messages';
-import type { MessageItem, TimelineEventItem } from './model';
+import { timelineOf, type MessageItem, type TimelineEventItem } from './model';
 import { MessageRepository } from './repository';
 import { recordEvent, routerEventId, workerEventId, type EventMessage, type NewEvent, type TimelineListeners } from './timeline';
 import type { HttpClient } from '../../ports/http-client';
@@ -233,26 +233,30 @@ async function notSent(deps: DispatchDeps, message: MessageItem, event: Omit<New
   if (recorded.created) await releaseSpend(deps, message);
 }
 
-/**
- * Takes the message for sending (the dispatch lease) and reads, beside it, what decides whether it
- * may go: its account and a suppression of its recipient (read for nothing when the lease is not
- * taken, which is rare). Another attempt holding it: retried later, or skipped on the last attempt.
- */
-async function takeLease(
-  deps: DispatchDeps,
-  messages: MessageRepository,
-  message: MessageItem,
-  now: string,
-  attempt: Attempt,
-): Promise<{ account: AccountItem | undefined; suppressed: boolean } | undefined> {
-  const leaseMs = deps.config.dispatchLeaseMs ?? DISPATCH_LEASE_MS;
-  const held = message.dispatched_at !== undefined && new Date(message.dispatched_at).getTime() > deps.clock.now().getTime() - leaseMs;
+/** What decides whether a message taken for sending may go. */
+interface Lease {
+  account: AccountItem | undefined;
+  suppressed: boolean;
+}
+
+/** Reads the message's account and a suppression of its recipient (a send worker batch's, when it gives them). */
+async function mayGo(deps: DispatchDeps, message: MessageItem, attempt: Attempt): Promise<Lease> {
   const readAccount = attempt.account ?? ((id: string) => getAccount(deps.store, id));
   const isSuppressed = attempt.suppressed ?? (async (m: MessageItem) => Boolean(await findSuppression(deps.store, m.account_id, m.channel, m.recipient)));
-  const [taken, account, suppressed] = held
-    ? [false]
-    : await Promise.all([messages.markDispatched(message.id, now, message.dispatched_at), readAccount(message.account_id), isSuppressed(message)]);
-  if (taken) return { account, suppressed: Boolean(suppressed) };
+  const [account, suppressed] = await Promise.all([readAccount(message.account_id), isSuppressed(message)]);
+  return { account, suppressed };
+}
+
+/**
+ * Takes the message for sending (the dispatch lease) and reads, beside it, what decides whether it
+ * may go (read for nothing when the lease is not taken, which is rare). Another attempt holding
+ * it: retried later, or skipped on the last attempt.
+ */
+async function takeLease(deps: DispatchDeps, messages: MessageRepository, message: MessageItem, now: string, attempt: Attempt): Promise<Lease | undefined> {
+  const leaseMs = deps.config.dispatchLeaseMs ?? DISPATCH_LEASE_MS;
+  const held = message.dispatched_at !== undefined && new Date(message.dispatched_at).getTime() > deps.clock.now().getTime() - leaseMs;
+  const [taken, lease] = held ? [false] : await Promise.all([messages.markDispatched(message.id, now, message.dispatched_at), mayGo(deps, message, attempt)]);
+  if (taken && lease) return lease;
   if (attempt.finalAttempt) return undefined;
   throw new RetryableError(`message ${message.id} is being sent by another attempt; retried later`);
 }
@@ -302,11 +306,16 @@ async function mail(deps: DispatchDeps, messages: MessageRepository, message: Me
  */
 export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attempt): Promise<DispatchResult> {
   const messages = new MessageRepository(deps.store);
-  // The message with its timeline: one query of its partition, read as one item would be while the
-  // timeline is on the message item (model.ts timelineOf).
+  const now = deps.clock.now().toISOString();
+  // Most jobs find their message waiting and never taken: one conditional write takes it and
+  // answers it, with no read before. A message no attempt took has no worker event yet, so what
+  // its item holds is all the timeline this attempt needs.
+  const fresh = await messages.takeFresh(job.message_id, job.account_id, now);
+  if (fresh) return sendTaken(deps, messages, { message: fresh, timeline: timelineOf(fresh, []), lease: await mayGo(deps, fresh, attempt) }, now, attempt);
+  // Else the message with its timeline: one query of its partition, read as one item would be while
+  // the timeline is on the message item (model.ts timelineOf).
   const { message, events: timeline } = await messages.getWithTimeline(job.message_id);
   if (!message || message.account_id !== job.account_id) return unknownMessage(deps, job, attempt, message !== undefined);
-  const now = deps.clock.now().toISOString();
   if (message.dispatched_at && message.provider_message_id && !message.test_mode) {
     // An earlier attempt reached the provider and stopped before recording it; a provider event
     // has since told us the provider's id. Record the handoff (once) instead of losing it.
@@ -322,6 +331,17 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attemp
   }
   const lease = await takeLease(deps, messages, message, now, attempt);
   if (!lease) return 'skipped';
+  return sendTaken(deps, messages, { message, timeline, lease }, now, attempt);
+}
+
+/** A message this attempt took for sending: refused (account held, recipient suppressed), or handed on by its channel. */
+async function sendTaken(
+  deps: DispatchDeps,
+  messages: MessageRepository,
+  { message, timeline, lease }: { message: MessageItem; timeline: readonly TimelineEventItem[]; lease: Lease },
+  now: string,
+  attempt: Attempt,
+): Promise<DispatchResult> {
   // A suspended account sends nothing more, nor a reputation-paused one live: what it accepted
   // before fails here, with the reason on its timeline, and stays failed when the account is
   // unsuspended or the pause lifted (docs/api-decisions.md).
