@@ -49,7 +49,7 @@ export const TOKEN_STALE_MS = 60_000;
 export interface StatsDeps {
   store: Store;
   clock: Clock;
-  /** Where a `sent` count goes (StatsDeps of a send worker batch keep it for the batch's end); written at once without it. */
+  /** Where a `sent` count goes: a send worker batch keeps it for the batch's end; written at once without it. */
   tally?: Tally;
 }
 

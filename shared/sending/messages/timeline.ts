@@ -64,9 +64,9 @@ export type TimelineListener = (deps: TimelineDeps, message: EventMessage, event
 /**
  * The listeners the composition root passes in (shared/runtime/listeners.ts), so the timeline
  * imports none of the areas that act on its events: `counted` run before the status move when that
- * is a write of its own (a broadcast's stats), `created` once the status has moved, only for an
- * event stored now (never a duplicate: what counts a count add once, as usage counts a send),
- * `settled` last (the webhooks).
+ * is a write of its own (a broadcast's stats), `created` once the status has moved and only for an
+ * event stored now, never a duplicate (so a count added there is added once, as usage counts a
+ * send: a broadcast's `sent`), `settled` last (the webhooks).
  */
 export interface TimelineListeners {
   counted: readonly TimelineListener[];
