@@ -73,6 +73,16 @@ export class MailIndexRepository {
     return found.length === new Set(terms).size;
   }
 
+  /** Which of these postings exist, as `<term>\n<sort key>`: the point reads of a search walk. */
+  async postingsAt(accountId: string, wanted: readonly { term: string; sk: string }[]): Promise<Set<string>> {
+    const partitions = new Map(wanted.map((w) => [keys.mailPostingPartition(accountId, w.term), w.term]));
+    const found = await this.store.batchGet<MailPostingItem>(
+      wanted.map((w) => ({ pk: keys.mailPostingPartition(accountId, w.term), sk: w.sk })),
+      { consistent: false },
+    );
+    return new Set(found.map((p) => `${partitions.get(p.pk) ?? ''}\n${p.sk}`));
+  }
+
   /** The documents of these messages, in the order asked; missing ones are left out. */
   async docs(accountId: string, refs: readonly { source: MailSource; id: string }[]): Promise<MailDocItem[]> {
     if (refs.length === 0) return [];

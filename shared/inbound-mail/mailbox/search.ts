@@ -47,18 +47,8 @@ export async function findHits(store: Store, plan: SearchPlan, want: number, opt
   const needDocs = options.docs === true || plan.checks.length > 0;
   const hits: Hit[] = [];
   for (;;) {
-    const batch: MailPostingItem[] = [];
-    let stop: 'cut' | 'end' | undefined;
-    // With checks some candidates fail them: read a few more than are missing.
-    const size = plan.checks.length > 0 ? Math.max(10, want - hits.length) : want - hits.length;
-    while (batch.length < size) {
-      const next = await walk.next();
-      if (next === 'cut' || next === undefined) {
-        stop = next === 'cut' ? 'cut' : 'end';
-        break;
-      }
-      batch.push(next);
-    }
+    // With checks some candidates fail them: take a few more than are missing.
+    const { items: batch, stop } = await walk.take(plan.checks.length > 0 ? Math.max(10, want - hits.length) : want - hits.length);
     const docs = needDocs ? await repo.docs(plan.accountId, batch.map((p) => refOfPosting(p.sk))) : [];
     const docOf = new Map(docs.map((d) => [postingSk(d.occurred_at, d.source, d.id), d]));
     for (const posting of batch) {
