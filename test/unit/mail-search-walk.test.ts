@@ -136,6 +136,13 @@ describe('the search walk', () => {
     expect(calls()).toBeLessThanOrEqual(5);
   });
 
+  it('ends at once, reading nothing, when after: is later than before:', async () => {
+    const { store, calls } = counting(ts.store);
+    const walk = new Walk(new MailIndexRepository(store), ACCOUNT, ['all'], { after: day(2), before: day(1) });
+    expect(await walk.take(10)).toEqual({ items: [], stop: 'end' });
+    expect(calls()).toBe(0);
+  });
+
   it('ends at once on a term with no postings', async () => {
     const walk = new Walk(new MailIndexRepository(ts.store), ACCOUNT, ['all', 'nowhere'], {});
     expect(await walk.take(10)).toEqual({ items: [], stop: 'end' });

@@ -57,6 +57,8 @@ export class Walk {
   ) {
     this.lists = [...new Set(terms)].map((t) => new TermList(t));
     this.position = start;
+    // after: later than before: (or a resumed walk below after:) finds nothing, and the store refuses such a range.
+    this.ended = start.sk < this.bottom;
   }
 
   /** Store calls made so far. */
