@@ -28,9 +28,11 @@ const bundledModules = (): Record<string, string> | undefined => (globalThis as 
 /**
  * Batches of one queue that may be handled at once (QueuePoller's lanes; Admission bounds them all
  * together). The send worker handles a batch's messages one after the other and waits on the store
- * and the SES emulator most of the time, so it gets the most.
+ * and the SES emulator most of the time, so it gets the most: 12 since a message costs two store
+ * writes and a batch's shared reads and counter writes (issue 31 item 4), far under what the store
+ * takes (bench/results.md, "Broadcast fan-out").
  */
-export const CONSUMER_LANES: Partial<Record<QueueName, number>> = { send: 6, 'ses-events': 4, webhooks: 3, inbound: 4 };
+export const CONSUMER_LANES: Partial<Record<QueueName, number>> = { send: 12, 'ses-events': 4, webhooks: 3, inbound: 4 };
 
 /** What of a function definition the consumers need: plain data, so it crosses to a worker thread. */
 export type ConsumerDef = Pick<FunctionDef, 'name' | 'entry' | 'handler' | 'queue' | 'every'>;

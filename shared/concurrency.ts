@@ -11,3 +11,9 @@ export async function inParallel<T, R>(items: readonly T[], limit: number, work:
   await Promise.all(runners);
   return out;
 }
+
+/**
+ * Memoizes a read for the records of one consumer batch (shared/runtime/consume.ts Delivery.perBatch):
+ * the first load of a key is what later records of the batch get.
+ */
+export type PerBatch = <T>(key: string, load: () => Promise<T>) => Promise<T>;

@@ -178,7 +178,7 @@ function report(sent: Sent, f: Figures, consumers: LanedConsumers, rawWritesPerS
     `| the store's raw conditional puts (same run) | ${fmt(S.floorMs / 1000, 1)} s | ${fmtInt(rawWritesPerSecond)} writes/s |`,
     '',
     `**The fan-out runs at ${fmt(perSecond / rawWritesPerSecond, 2)}× the store's raw conditional put rate in recipients** (busy ${fmt(busy('fanout'), 1)} s in all; each recipient's one conditional write is its idempotency claim, the rest are batch writes and batched queue sends). ` +
-      `The send worker delivers at ${fmt(sentPerSecond / rawWritesPerSecond, 2)}× it (its ${LANES.send} lanes busy ${fmt(busy('send'), 1)} s in all): each message takes its own store calls in turn (lease, status, the \`sent\` event, the broadcast's stats, the usage and reputation counters) and the SES emulator. ` +
+      `The send worker delivers at ${fmt(sentPerSecond / rawWritesPerSecond, 2)}× it (its ${LANES.send} lanes busy ${fmt(busy('send'), 1)} s in all): each message takes two store writes in turn (the lease, which answers the message, and the \`sent\` event with its status move) and the SES emulator; a batch of ten shares the account read, one read of its recipients' suppressions, the webhook subscriptions, and one write each of the broadcast's stats, the usage and the reputation counters at its end. ` +
       `In all each recipient takes ${fmt(f.writesPerRecipient, 1)} store writes besides reads. ` +
       `The fanout queue ran ${fmtInt(inv('fanout'))} jobs (a start's safety net may fall outside the run): ${Math.ceil(S.contacts / RECIPIENTS_PER_CHUNK) + 1} walk pages and ${Math.ceil(S.contacts / RECIPIENTS_PER_CHUNK)} chunks; the send queue ${fmtInt(inv('send'))} batches.`,
     '',

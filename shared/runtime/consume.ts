@@ -19,8 +19,10 @@ import { writeDeadLetterNote } from '../operations/dead-letters/notes';
 import { getContainer, type Container } from './container';
 import { describeError } from '../adapters/logger';
 
-export interface Delivery {
+export interface Delivery<T = unknown> {
   container: Container;
+  /** Every job of the invocation (the batch) that keeps the contract, in order, this one among them. */
+  jobs: readonly T[];
   /** The SQS message id of the record. */
   recordId: string;
   receiveCount: number;
@@ -32,6 +34,12 @@ export interface Delivery {
    * ten send jobs. A rejected load is not kept, so the next record reads again.
    */
   perBatch<T>(key: string, load: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `finish` once after every record of the invocation is handled, whatever their outcomes
+   * (the first finish given for a key is the one run): e.g. the batch's counter adds, written once.
+   * A finish that throws is logged; the records' outcomes stand.
+   */
+  afterBatch(key: string, finish: () => Promise<void>): void;
 }
 
 export interface ConsumeOptions {
@@ -54,6 +62,23 @@ function batchMemo(): Delivery['perBatch'] {
     memo.set(key, loaded);
     loaded.catch(() => memo.delete(key));
     return loaded;
+  };
+}
+
+/** One invocation's finishing steps (Delivery.afterBatch), run once its records are handled. */
+function batchEnd(): { afterBatch: Delivery['afterBatch']; run(c: Container, queue: QueueName): Promise<void> } {
+  const finishes = new Map<string, () => Promise<void>>();
+  return {
+    afterBatch: (key, finish) => void (finishes.has(key) || finishes.set(key, finish)),
+    run: async (c, queue) => {
+      for (const [key, finish] of finishes) {
+        try {
+          await finish();
+        } catch (error) {
+          c.logger.error(`a ${queue} batch's finishing step failed`, { step: key, error: describeError(error) });
+        }
+      }
+    },
   };
 }
 
@@ -109,22 +134,23 @@ function messageOf(error: unknown): string {
 export function consume<T>(
   queue: QueueName,
   contract: z.ZodType<T>,
-  handle: (job: T, delivery: Delivery) => Promise<void>,
+  handle: (job: T, delivery: Delivery<T>) => Promise<void>,
   options: ConsumeOptions = {},
 ): (event: SQSEvent) => Promise<SQSBatchResponse> {
   const { maxReceiveCount } = queueNamed(queue);
-  const one = async (c: Container, record: SQSRecord, perBatch: Delivery['perBatch']): Promise<Outcome> => {
+  type Shared = Pick<Delivery<T>, 'perBatch' | 'afterBatch' | 'jobs'>;
+  type Parsed = ReturnType<typeof parseRecord<T>>;
+  const one = async (c: Container, record: SQSRecord, parsed: Parsed, { perBatch, afterBatch, jobs }: Shared): Promise<Outcome> => {
     const recordId = record.messageId;
     const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? 1) || 1;
     const finalAttempt = receiveCount >= maxReceiveCount;
-    const parsed = parseRecord(record, contract);
     if (!parsed.ok) {
       c.logger.error(`poison message on the ${queue} queue; it goes to the DLQ after its last receive`, { recordId, reason: describeError(parsed.reason), body: record.body.slice(0, 2000) });
       if (finalAttempt) await noteDeadLetter(c, record, `poison message: ${messageOf(parsed.reason)}`, receiveCount);
       return { recordId, ok: false };
     }
     try {
-      await handle(parsed.job, { container: c, recordId, receiveCount, finalAttempt, perBatch });
+      await handle(parsed.job, { container: c, jobs, recordId, receiveCount, finalAttempt, perBatch, afterBatch });
       return { recordId, ok: true };
     } catch (error) {
       c.logger.warn(`${queue} job failed; SQS will deliver it again`, { recordId, receiveCount, error: describeError(error) });
@@ -148,10 +174,14 @@ export function consume<T>(
     .use(partialBatchFailures())
     .handler(async (event, context) => {
       const c = context.container;
-      const perBatch = batchMemo();
-      if (options.order === 'parallel') return Promise.all(event.Records.map((r) => one(c, r, perBatch)));
-      const outcomes: Outcome[] = [];
-      for (const record of event.Records) outcomes.push(await one(c, record, perBatch));
+      const end = batchEnd();
+      const parsed = event.Records.map((r) => parseRecord(r, contract));
+      const jobs = parsed.flatMap((p) => (p.ok ? [p.job] : []));
+      const shared: Shared = { perBatch: batchMemo(), afterBatch: end.afterBatch, jobs };
+      let outcomes: Outcome[] = [];
+      if (options.order === 'parallel') outcomes = await Promise.all(event.Records.map((r, i) => one(c, r, parsed[i]!, shared)));
+      else for (const [i, record] of event.Records.entries()) outcomes.push(await one(c, record, parsed[i]!, shared));
+      await end.run(c, queue);
       return outcomes;
     });
   // Lambda's context when Lambda calls it; the local pollers call it with the event alone.

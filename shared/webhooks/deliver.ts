@@ -14,9 +14,10 @@ import type { Scheduler } from '../ports/scheduler';
 import type { Secrets } from '../ports/secrets';
 import type { Logger } from '../ports/logger';
 import type { AttemptJob, WebhookEnvelope, WebhookJob } from './messages';
-import { isSubscribable } from './model';
+import { isSubscribable, matches } from './model';
 import { DeliveryRepository, SubscriptionRepository, type AttemptRecord, type DeliveryItem } from './repository';
-import { listMatchingSubscriptions, signingSecretOf } from './subscriptions';
+import { allSubscriptions, listMatchingSubscriptions, signingSecretOf } from './subscriptions';
+import type { PerBatch } from '../concurrency';
 
 export const MAX_ATTEMPTS = 12;
 export const RETRY_WINDOW_MS = 24 * 3600_000;
@@ -45,12 +46,16 @@ export interface WebhookDeps {
  * first costs one small Query and spares accounts without webhooks a queue message and a
  * function run per event. An eventually consistent one (half the read units): a subscription made
  * within the moment before the event may miss it (docs/api-decisions.md); the fan-out reads them
- * consistently.
+ * consistently. A send worker batch asks once per account for all its records (a subscription
+ * made while the batch runs, a few seconds at most, may miss them likewise).
  */
-export async function publishEvent(deps: { store: Store; queue: Queue }, envelope: Omit<WebhookEnvelope, 'event_type'> & { event_type: string }): Promise<void> {
+export async function publishEvent(deps: { store: Store; queue: Queue; perBatch?: PerBatch }, envelope: Omit<WebhookEnvelope, 'event_type'> & { event_type: string }): Promise<void> {
   const { event_type: type } = envelope;
   if (!isSubscribable(type)) return;
-  if ((await listMatchingSubscriptions(deps.store, envelope.account_id, type, { consistent: false })).length === 0) return;
+  // In a consumer's batch (the send worker's), the account's subscriptions are looked up once for all its records.
+  const lookUp = () => allSubscriptions(deps.store, envelope.account_id, { consistent: false });
+  const subscriptions = deps.perBatch ? await deps.perBatch(`webhook-subscriptions#${envelope.account_id}`, lookUp) : await lookUp();
+  if (!subscriptions.some((s) => matches(s, type))) return;
   await deps.queue.send('webhooks', { kind: 'event', envelope: { ...envelope, event_type: type } } satisfies WebhookJob);
 }
 

@@ -65,6 +65,11 @@ export async function changeableSubscription(subscriptions: SubscriptionReposito
   return item;
 }
 
+/** Every subscription of the account, active or not (listMatchingSubscriptions picks those an event type reaches). */
+export function allSubscriptions(store: Store, accountId: string, options: { consistent?: boolean } = {}): Promise<SubscriptionItem[]> {
+  return new SubscriptionRepository(store).all(accountId, options);
+}
+
 /** Every active subscription of the account that takes this event type. */
 export async function listMatchingSubscriptions(store: Store, accountId: string, eventType: string, options: { consistent?: boolean } = {}): Promise<SubscriptionItem[]> {
   return (await new SubscriptionRepository(store).all(accountId, options)).filter((s) => matches(s, eventType));

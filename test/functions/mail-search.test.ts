@@ -199,8 +199,8 @@ describe('a search reads postings in proportion to its hits, not the account’s
     };
     const rare = await run('zanzibar');
     expect(rare.results.map((r) => r.message_ref)).toEqual([207, 107, 7].map((i) => `inb_${String(i).padStart(26, '0')}`));
-    // Its 3 postings and their 3 documents.
-    expect(rare.read).toBe(6);
+    // Its 3 postings, which carry what a result shows: no document is read.
+    expect(rare.read).toBe(3);
 
     // A rare term beside a common one: each hit costs a seek of the common list, not a walk of it.
     const both = await run('common zanzibar');
@@ -216,6 +216,46 @@ describe('a search reads postings in proportion to its hits, not the account’s
     const dates = await run('after:2026-01-01', '3');
     expect(dates.results.map((r) => r.subject)).toEqual(['Status 299', 'Status 298', 'Status 297']);
     expect(dates.read).toBeLessThanOrEqual(25 + 3);
+  });
+});
+
+describe('a search result from the posting or from the document', () => {
+  it('answers alike from postings that show the result and from documents, where a posting has no room or a phrase needs the text', async () => {
+    const accountId = bed.account.account_id;
+    const entry = (i: number, subject: string): MailMessageEntry => ({
+      account_id: accountId,
+      source: 'inbound',
+      id: `inb_${String(i).padStart(26, '0')}`,
+      thread_id: newThreadId(),
+      occurred_at: new Date(Date.parse('2026-02-01T00:00:00.000Z') + i * 60_000).toISOString(),
+      from: 'ann@far.test',
+      to: ['team@in.test'],
+      cc: [],
+      subject,
+      text: `The tangerine plan, part ${i}.`,
+      address: 'team@in.test',
+    });
+    // A subject of 1,000 characters leaves no room on the postings: its result comes from the document.
+    const long = `Tangerine ${'x'.repeat(990)}`;
+    await indexMailMessage(bed.c, entry(1, 'Tangerine short'));
+    await indexMailMessage(bed.c, entry(2, long));
+    const postings = await bed.c.store.query<Record<string, unknown>>({ ...keyQueries.partition(keys.mailPostingPartition(accountId, 'tangerine')), consistent: true });
+    expect(postings.items.map((p) => p.subject)).toEqual([undefined, 'Tangerine short']);
+
+    const counted = countingStore(bed.c.store);
+    const results = await searchMail(counted.store, accountId, { q: 'tangerine' });
+    expect(results.map((r) => [r.message_ref, r.subject, r.snippet, r.from])).toEqual([
+      [entry(2, long).id, long, 'The tangerine plan, part 2.', 'ann@far.test'],
+      [entry(1, '').id, 'Tangerine short', 'The tangerine plan, part 1.', 'ann@far.test'],
+    ]);
+    expect(results[1]).toEqual({ thread_id: expect.any(String), source: 'inbound', message_ref: entry(1, '').id, from: 'ann@far.test', subject: 'Tangerine short', snippet: 'The tangerine plan, part 1.', occurred_at: '2026-02-01T00:01:00.000Z' });
+    // Two postings and the one document.
+    expect(counted.read()).toBe(3);
+
+    // A phrase is checked on the documents, whatever the postings show.
+    counted.reset();
+    expect((await searchMail(counted.store, accountId, { q: '"tangerine plan part 1"' })).map((r) => r.subject)).toEqual(['Tangerine short']);
+    expect(counted.read()).toBeGreaterThanOrEqual(4);
   });
 });
 

@@ -32,8 +32,9 @@ describe('POST /v1/send', () => {
 
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ id: expect.stringMatching(/^msg_[0-9a-z]{26}$/), status: 'queued', channel: 'email', idempotency_key: 'order-1', created_at: bed.c.clock.now().toISOString() });
-    expect(jobs()).toEqual([{ queue: 'send', body: { message_id: res.body.id, account_id: bed.account.account_id, handed_at: bed.c.clock.now().getTime() } }]);
     const stored = await bed.c.store.get<MessageItem>(keys.message(res.body.id));
+    // The recipient rides along so the worker reads a batch's suppressions at once.
+    expect(jobs()).toEqual([{ queue: 'send', body: { message_id: res.body.id, account_id: bed.account.account_id, channel: 'email', recipient: 'ada@example.com', handed_at: bed.c.clock.now().getTime() } }]);
     expect(stored).toMatchObject({ status: 'queued', recipient: 'ada@example.com', from: 'hello@acme.test', subject: 'Hello', test_mode: false });
   });
 

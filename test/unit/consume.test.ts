@@ -24,8 +24,8 @@ const job = z.object({ n: z.number() });
 describe('consume', () => {
   it('hands each valid record to the use case as a typed job and reports only the failures', async () => {
     // Prepare
-    const seen: Array<{ n: number; delivery: Omit<Delivery, 'container' | 'perBatch'> }> = [];
-    const handler = consume('send', job, async (j, { container, perBatch: _perBatch, ...delivery }) => {
+    const seen: Array<{ n: number; delivery: Omit<Delivery, 'container' | 'perBatch' | 'afterBatch'> }> = [];
+    const handler = consume('send', job, async (j, { container, perBatch: _perBatch, afterBatch: _afterBatch, ...delivery }) => {
       expect(container).toBe(c);
       if (j.n === 2) throw new Error('boom');
       seen.push({ n: j.n, delivery });
@@ -35,8 +35,10 @@ describe('consume', () => {
     // Assess
     expect(out).toEqual({ batchItemFailures: [{ itemIdentifier: 'b' }] });
     expect(seen.map((s) => s.n)).toEqual([1, 3]);
-    expect(seen[0]?.delivery).toEqual({ recordId: 'a', receiveCount: 1, finalAttempt: false });
-    expect(seen[1]?.delivery).toEqual({ recordId: 'c', receiveCount: 7, finalAttempt: true });
+    // Each record sees the batch's jobs, its own among them.
+    const jobs = [{ n: 1 }, { n: 2 }, { n: 3 }];
+    expect(seen[0]?.delivery).toEqual({ recordId: 'a', receiveCount: 1, finalAttempt: false, jobs });
+    expect(seen[1]?.delivery).toEqual({ recordId: 'c', receiveCount: 7, finalAttempt: true, jobs });
   });
 
   it('reports poison (not JSON, or breaking the contract) as failed without calling the use case, and logs it once', async () => {
@@ -101,6 +103,30 @@ describe('consume', () => {
     expect(loadsInFirst).toBe(2);
     expect(loads).toBe(5);
     expect(third.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['e']);
+  });
+
+  it('runs a batch’s finishing step once after all its records, failed ones too; a finish that throws is logged and the outcomes stand', async () => {
+    // Prepare
+    const order: string[] = [];
+    let jobsSeen: readonly unknown[] = [];
+    const handler = consume('send', job, async (j, { afterBatch, jobs }) => {
+      jobsSeen = jobs;
+      afterBatch('sum', async () => void order.push('finish'));
+      afterBatch('sum', async () => void order.push('a second finish for the key'));
+      order.push(`record ${j.n}`);
+      if (j.n === 2) throw new Error('boom');
+    });
+    const failing = consume('send', job, async (_j, { afterBatch }) => afterBatch('flush', async () => Promise.reject(new Error('store down'))));
+    const before = c.logs.length;
+    // Act
+    const out = await handler(event(record('a', '{"n":1}'), record('p', 'not json'), record('b', '{"n":2}'), record('c', '{"n":3}')));
+    const failed = await failing(event(record('d', '{"n":4}')));
+    // Assess
+    expect(order).toEqual(['record 1', 'record 2', 'record 3', 'finish']);
+    expect(jobsSeen).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    expect(out.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['p', 'b']);
+    expect(failed.batchItemFailures).toEqual([]);
+    expect(c.logs.slice(before).filter((l) => l.level === 'error' && String(l.msg).includes('finishing step failed')).map((l) => l.step)).toEqual(['flush']);
   });
 
   it('notes why a record goes to the DLQ on its last failed receive only, poison or a use case that threw (issue 32)', async () => {

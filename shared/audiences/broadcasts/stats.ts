@@ -21,10 +21,18 @@
 //
 // Writes per counted event: 3 (shard +1 & token, marker, drop token) after 1 read of the marker;
 // a duplicate or a second open reads the marker and its shard and writes nothing.
+//
+// `sent` is counted otherwise (countNewBroadcastEvent): only the send worker records it, and the
+// message item holds it (one conditional write stores it once, shared/sending/messages/timeline.ts),
+// so its count is added where it is first stored, never for a duplicate, as usage counts a send. In
+// the send worker's batch the adds of one broadcast are summed into one shard write at the batch's
+// end (shared/db/tally.ts). A crash between the event's write and that add loses the count (the
+// retry finds the event stored) and never counts one twice; a stats read cannot find it again.
 import { randomHex, sha256Hex } from '../../crypto/crypto';
 import type { Store } from '../../db/store';
 import { inParallel } from '../../concurrency';
 import type { Clock } from '../../ports/clock';
+import { storeTally, type Tally } from '../../db/tally';
 import { BroadcastStatsRepository, countedTypes, type CountedType, type ShardRef, type StatMarkerItem } from './stats-repository';
 
 export { countedTypes, type CountedType } from './stats-repository';
@@ -41,7 +49,12 @@ export const TOKEN_STALE_MS = 60_000;
 export interface StatsDeps {
   store: Store;
   clock: Clock;
+  /** Where a `sent` count goes: a send worker batch keeps it for the batch's end; written at once without it. */
+  tally?: Tally;
 }
+
+/** The types counted where their event is first stored (countNewBroadcastEvent), not by marker. */
+const COUNTED_WHEN_CREATED = new Set<string>(['sent']);
 
 /** What a message says about its broadcast. */
 export interface AttributedMessage {
@@ -88,7 +101,7 @@ async function settleAgainst(repo: BroadcastStatsRepository, ref: ShardRef, type
  * a type the stats do not count. Safe to repeat and to run concurrently for the same signal.
  */
 export async function countBroadcastEvent(deps: StatsDeps, message: AttributedMessage, type: string): Promise<void> {
-  if (!message.broadcast_id || !isCounted(type)) return;
+  if (!message.broadcast_id || !isCounted(type) || COUNTED_WHEN_CREATED.has(type)) return;
   const repo = new BroadcastStatsRepository(deps.store);
   const ref: ShardRef = { accountId: message.account_id, broadcastId: message.broadcast_id, shard: shardOf(message.id) };
 
@@ -119,6 +132,18 @@ export async function countBroadcastEvent(deps: StatsDeps, message: AttributedMe
   // Ours: every other token of this message and type (an attempt that died before its marker, or a
   // concurrent duplicate about to find our marker) is taken back, and ours stands.
   await settleAgainst(repo, ref, type, token, [...tokensOf(shard.pending, type, message.id).filter((t) => t !== token), token]);
+}
+
+/**
+ * Counts an event stored for the first time, for the types counted so (`sent`): one add to a shard
+ * of its broadcast. The adds of one broadcast in a batch share the shard of the first one's message
+ * (any shard will do: the stats sum them all), so a batch writes its broadcast once.
+ */
+export async function countNewBroadcastEvent(deps: StatsDeps, message: AttributedMessage, type: string): Promise<void> {
+  if (!message.broadcast_id || !isCounted(type) || !COUNTED_WHEN_CREATED.has(type)) return;
+  const repo = new BroadcastStatsRepository(deps.store);
+  const ref: ShardRef = { accountId: message.account_id, broadcastId: message.broadcast_id, shard: shardOf(message.id) };
+  await (deps.tally ?? storeTally(deps.store)).add({ ...repo.countAdd(ref, type, 1), group: `broadcast-stats#${ref.accountId}#${ref.broadcastId}` });
 }
 
 const zero = (): BroadcastCounts => ({ sent: 0, delivered: 0, bounced: 0, complained: 0, opened: 0, failed: 0 });

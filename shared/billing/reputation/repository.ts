@@ -4,6 +4,7 @@
 import { keyQueries, keys, type ItemKey } from '../../db/keys';
 import { table } from '../../db/schema';
 import type { Store } from '../../db/store';
+import type { CounterAdd } from '../../db/tally';
 import type { ReputationState, Window } from './policy';
 import { allItems } from '../../db/all-items';
 
@@ -34,6 +35,11 @@ export type BoardEntry = Omit<BoardItem, keyof ItemKey | 'entity'>;
 
 export class ReputationRepository {
   constructor(private readonly store: Store) {}
+
+  /** One more of `counter` in the hour's bucket, as a counter add (written now or at a batch's end: shared/db/tally.ts). */
+  static countAdd(accountId: string, hour: string, counter: Counter, expiresAt: number): CounterAdd {
+    return { key: keys.reputationBucket(accountId, hour), set: { entity: 'reputation_bucket', account_id: accountId, hour, [table.ttlAttribute]: expiresAt }, add: { [counter]: 1 } };
+  }
 
   async count(accountId: string, hour: string, counter: Counter, expiresAt: number): Promise<void> {
     await this.store.update(keys.reputationBucket(accountId, hour), {

@@ -8,6 +8,7 @@
 import { AccountRepository, type AccountItem } from '../../accounts/repository';
 import { NotFoundError } from '../../errors';
 import type { Store } from '../../db/store';
+import type { Tally } from '../../db/tally';
 import type { Clock } from '../../ports/clock';
 import type { Queue } from '../../ports/queue';
 import type { Logger } from '../../ports/logger';
@@ -24,9 +25,9 @@ async function bump(store: Store, accountId: string, counter: Counter, at: Date,
   await new ReputationRepository(store).count(accountId, hourOf(at), counter, expiryOf(at, policy));
 }
 
-/** A live email send the provider accepted (called once per send, where usage counts it). */
-export async function countReputationSend(store: Store, accountId: string, at: Date, policy: ReputationPolicy = defaultPolicy): Promise<void> {
-  await bump(store, accountId, 'sends', at, policy);
+/** A live email send the provider accepted (called once per send, where usage counts it), added through `tally`. */
+export async function countReputationSend(tally: Tally, accountId: string, at: Date, policy: ReputationPolicy = defaultPolicy): Promise<void> {
+  await tally.add(ReputationRepository.countAdd(accountId, hourOf(at), 'sends', expiryOf(at, policy)));
 }
 
 export interface ReputationWindow extends Window {

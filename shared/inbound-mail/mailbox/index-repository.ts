@@ -1,16 +1,36 @@
 // Stored Mail search index: postings (one per account, term and message, in the term's own
 // partition, newest first by `<occurred_at>#<source>#<id>`) and search documents (one per message:
 // what a result shows and what a quoted phrase is checked against). Both are written whole and
-// deterministically from the message, so writing them again changes nothing.
+// deterministically from the message, so writing them again changes nothing. A posting also
+// carries what a search result shows (from, subject, snippet) when that keeps it within one write
+// unit (1 KB), so a search without phrase checks answers from its postings alone.
 import { keyQueries, keys, type ItemKey } from '../../db/keys';
+import { storedItemBytes } from '../../db/item-size';
 import type { Store } from '../../db/store';
 import type { MailMessageEntry } from './model';
 import type { MailSource } from './schemas';
 
-export interface MailPostingItem extends ItemKey {
+/** What a search result shows of a message beyond its posting's key and thread. */
+export type ShownFields = Pick<MailDocItem, 'from' | 'subject' | 'snippet'>;
+
+export interface MailPostingItem extends ItemKey, Partial<ShownFields> {
   entity: 'mail_posting';
   thread_id: string;
 }
+
+/** A posting stays one write unit: the shown fields go on it only while it fits in 1 KB. */
+const POSTING_MAX_BYTES = 1024;
+
+/** The posting of one term; with the shown fields when they fit. */
+function postingOf(doc: NewMailDoc, term: string): MailPostingItem {
+  const bare: MailPostingItem = { ...keys.mailPosting(doc.account_id, term, doc.occurred_at, doc.source, doc.id), entity: 'mail_posting', thread_id: doc.thread_id };
+  const shown: MailPostingItem = { ...bare, from: doc.from, subject: doc.subject, snippet: doc.snippet };
+  return storedItemBytes(shown as unknown as Record<string, unknown>) <= POSTING_MAX_BYTES ? shown : bare;
+}
+
+/** The shown fields of a posting written with them (one written before they were, or too large, has none). */
+export const shownOf = (p: MailPostingItem): ShownFields | undefined =>
+  p.snippet === undefined ? undefined : { from: p.from ?? null, subject: p.subject ?? null, snippet: p.snippet };
 
 export interface MailDocItem extends ItemKey, Pick<MailMessageEntry, 'account_id' | 'source' | 'id' | 'thread_id' | 'occurred_at' | 'from' | 'subject'> {
   entity: 'mail_doc';
@@ -44,11 +64,7 @@ export class MailIndexRepository {
   /** The document first: a posting whose document is missing is skipped by a search, never the reverse. */
   async write(doc: NewMailDoc, terms: readonly string[]): Promise<void> {
     await this.store.put({ ...keys.mailDoc(doc.account_id, doc.source, doc.id), entity: 'mail_doc', ...doc } satisfies MailDocItem);
-    await this.store.batchPut(
-      terms.map(
-        (term) => ({ ...keys.mailPosting(doc.account_id, term, doc.occurred_at, doc.source, doc.id), entity: 'mail_posting', thread_id: doc.thread_id }) satisfies MailPostingItem,
-      ),
-    );
+    await this.store.batchPut(terms.map((term) => postingOf(doc, term)));
   }
 
   /**
@@ -71,6 +87,16 @@ export class MailIndexRepository {
   async inEvery(accountId: string, terms: readonly string[], m: { occurred_at: string; source: MailSource; id: string }): Promise<boolean> {
     const found = await this.store.batchGet(terms.map((t) => keys.mailPosting(accountId, t, m.occurred_at, m.source, m.id)), { consistent: false });
     return found.length === new Set(terms).size;
+  }
+
+  /** Which of these postings exist, as `<term>\n<sort key>`: the point reads of a search walk. */
+  async postingsAt(accountId: string, wanted: readonly { term: string; sk: string }[]): Promise<Set<string>> {
+    const partitions = new Map(wanted.map((w) => [keys.mailPostingPartition(accountId, w.term), w.term]));
+    const found = await this.store.batchGet<MailPostingItem>(
+      wanted.map((w) => ({ pk: keys.mailPostingPartition(accountId, w.term), sk: w.sk })),
+      { consistent: false },
+    );
+    return new Set(found.map((p) => `${partitions.get(p.pk) ?? ''}\n${p.sk}`));
   }
 
   /** The documents of these messages, in the order asked; missing ones are left out. */

@@ -1,9 +1,16 @@
-// The Mail search's intersection of posting lists, newest first. Each term's postings are read a
-// page at a time from the term's partition; the walk leapfrogs: the oldest head of all lists is the
-// next candidate, and every list ahead of it seeks to it with one Query (`sk <= candidate`), so a
-// search reads about (matches × terms) pages of the lists, never the account's every message. A
-// walk reads at most `budget` pages; past it, it stops and says where to resume.
-import { HIGHEST_SK, LOWEST_SK, type MailIndexRepository, type MailPostingItem, type PostingPage } from './index-repository';
+// The Mail search's intersection of posting lists, newest first. The first page of every term's
+// list is read at once; the list that reaches furthest back (the rarest term; a list read to its
+// end wins) drives the walk: its postings are the candidates, a batch at a time (as many as the
+// caller still misses, more when earlier ones failed), and each other list decides them from the
+// page in hand, or by reading on when the candidates' stretch of it is short (one Query), or else
+// by a point read of the candidate's posting (one BatchGetItem for the whole batch and every list).
+// A search of a rare term beside common ones therefore costs a few calls in all, never a walk of
+// the common lists, and a query of common terms stops once the caller has enough. A walk makes at
+// most `budget` store calls once it has decided its first batch; past it, it stops and says where
+// to resume.
+import type { MailIndexRepository, MailPostingItem } from './index-repository';
+import { HIGHEST_SK, LOWEST_SK } from './index-repository';
+import { TermList } from './search-list';
 
 /** Where a walk goes on: strictly below `sk`, or at `sk` and below. */
 export interface WalkPosition {
@@ -11,56 +18,32 @@ export interface WalkPosition {
   inclusive: boolean;
 }
 
-/** Store Queries one walk may make (each reads at most MAX_PAGE postings, about 4 read units). */
+/** Store calls (Queries and BatchGetItems) one walk may make. */
 export const WALK_BUDGET = 60;
+/** The first page of each list of a query of several terms. */
 const FIRST_PAGE = 25;
 const MAX_PAGE = 200;
+/** Keys of one BatchGetItem. */
+const PROBE_KEYS = 100;
+/** A posting is about 150 bytes: a stretch of a list up to this many times the candidates in it costs less to read than to probe. */
+const READ_OVER_PROBE = 25;
 
-class TermList {
-  private items: MailPostingItem[] = [];
-  private at = 0;
-  private more = true;
-  private pageSize = FIRST_PAGE;
-
-  constructor(
-    private readonly walk: Walk,
-    readonly term: string,
-  ) {}
-
-  /** The head (undefined when the list is done); reads the next page when the one in hand is used up. */
-  async head(): Promise<MailPostingItem | undefined> {
-    if (this.at < this.items.length) return this.items[this.at];
-    if (!this.more) return undefined;
-    const last = this.items[this.items.length - 1];
-    await this.read(last ? { sk: last.sk, inclusive: false } : this.walk.start);
-    this.pageSize = Math.min(MAX_PAGE, this.pageSize * 2);
-    return this.items[this.at];
-  }
-
-  /** Moves to the first posting at `sk` or below: in the page in hand, or by one Query from there. */
-  async seek(sk: string): Promise<void> {
-    while (this.at < this.items.length && (this.items[this.at] as MailPostingItem).sk > sk) this.at++;
-    if (this.at < this.items.length || !this.more) return;
-    this.pageSize = FIRST_PAGE;
-    await this.read({ sk, inclusive: true });
-  }
-
-  next(): void {
-    this.at++;
-  }
-
-  private async read(from: WalkPosition): Promise<void> {
-    const page = await this.walk.read(this.term, from, this.pageSize);
-    this.items = page.items;
-    this.at = 0;
-    this.more = page.more;
-  }
+export interface Taken {
+  items: MailPostingItem[];
+  /** 'end': nothing more matches; 'cut': the budget ran out (resume at `position`). */
+  stop?: 'end' | 'cut';
 }
 
 export class Walk {
   private reads = 0;
   private readonly lists: TermList[];
-  /** Where the walk is: every posting above it has been decided. */
+  private driver?: TermList;
+  /** Candidates decided and not yet handed out, in order. */
+  private decided: Array<{ posting: MailPostingItem; match: boolean }> = [];
+  private tried = 0;
+  private matched = 0;
+  private ended = false;
+  /** Where the walk is: every posting above it has been handed out or refused. */
   position: WalkPosition;
 
   constructor(
@@ -72,41 +55,115 @@ export class Walk {
     readonly start: WalkPosition = { sk: range.before ?? HIGHEST_SK, inclusive: true },
     private readonly budget = WALK_BUDGET,
   ) {
-    this.lists = terms.map((t) => new TermList(this, t));
+    this.lists = [...new Set(terms)].map((t) => new TermList(t));
     this.position = start;
+    // after: later than before: (or a resumed walk below after:) finds nothing, and the store refuses such a range.
+    this.ended = start.sk < this.bottom;
   }
 
-  /** Store Queries made so far. */
-  get queries(): number {
+  /** Store calls made so far. */
+  get calls(): number {
     return this.reads;
   }
 
-  async read(term: string, from: WalkPosition, limit: number): Promise<PostingPage> {
-    this.reads++;
-    const bound = { from: this.range.after ?? LOWEST_SK, limit };
-    const page = from.inclusive
-      ? await this.repo.postings(this.accountId, term, { ...bound, to: from.sk })
-      : await this.repo.postings(this.accountId, term, { ...bound, to: this.start.sk, after: from.sk });
-    return page;
+  private get bottom(): string {
+    return this.range.after ?? LOWEST_SK;
   }
 
-  /** The next posting in every list, newest first; 'cut' when the budget ran out first, undefined at the end. */
-  async next(): Promise<MailPostingItem | 'cut' | undefined> {
+  /** Up to `n` postings found in every list, newest first, from where the walk is. */
+  async take(n: number): Promise<Taken> {
+    const items: MailPostingItem[] = [];
     for (;;) {
-      if (this.reads >= this.budget) return 'cut';
-      const heads = await Promise.all(this.lists.map((l) => l.head()));
-      if (heads.some((h) => h === undefined)) {
+      while (items.length < n && this.decided.length > 0) {
+        const { posting, match } = this.decided.shift()!;
+        if (match) items.push(posting);
+        this.position = { sk: posting.sk, inclusive: false };
+      }
+      if (items.length >= n) return { items };
+      if (this.ended) {
         this.position = { sk: LOWEST_SK, inclusive: false };
-        return undefined;
+        return { items, stop: 'end' };
       }
-      const oldest = (heads as MailPostingItem[]).reduce((a, b) => (b.sk < a.sk ? b : a));
-      this.position = { sk: oldest.sk, inclusive: true };
-      if ((heads as MailPostingItem[]).every((h) => h.sk === oldest.sk)) {
-        for (const l of this.lists) l.next();
-        this.position = { sk: oldest.sk, inclusive: false };
-        return oldest;
-      }
-      await Promise.all(this.lists.map((l, i) => ((heads[i] as MailPostingItem).sk > oldest.sk ? l.seek(oldest.sk) : undefined)));
+      if (this.spent()) return { items, stop: 'cut' };
+      await this.step(n - items.length);
     }
+  }
+
+  /** The budget is spent; a walk decides one batch whatever it costs, so a resumed walk always gets on. */
+  private spent(): boolean {
+    return this.reads >= this.budget && this.tried > 0;
+  }
+
+  /** Candidates seem to match at this rate (1 until some were tried). */
+  private rate(): number {
+    return (this.matched + 1) / (this.tried + 1);
+  }
+
+  private async step(missing: number): Promise<void> {
+    if (!this.driver) return this.begin(missing);
+    const driver = this.driver;
+    if (driver.unread === 0) {
+      if (driver.complete(this.bottom)) this.ended = true;
+      else await this.read(driver, this.bottom, Math.min(MAX_PAGE, Math.ceil(missing / this.rate())));
+      return;
+    }
+    const others = this.lists.filter((l) => l !== driver);
+    const size = Math.max(1, Math.min(Math.ceil(missing / this.rate()), Math.floor(PROBE_KEYS / Math.max(1, others.length))));
+    const batch = driver.peek(size);
+    if (!(await this.decide(batch, others))) return;
+    driver.consume(batch.length);
+    for (const posting of batch) {
+      const match = others.every((l) => l.holds(posting.sk));
+      this.decided.push({ posting, match });
+      this.tried++;
+      if (match) this.matched++;
+    }
+  }
+
+  /** The first page of every list, at once; the one reaching furthest back drives. */
+  private async begin(missing: number): Promise<void> {
+    const size = this.lists.length === 1 ? Math.min(MAX_PAGE, Math.max(1, missing)) : FIRST_PAGE;
+    await Promise.all(this.lists.map((l) => this.read(l, this.bottom, size)));
+    this.driver = this.lists.reduce((a, b) => (b.low < a.low ? b : a));
+  }
+
+  /** Settles every other list's say on the batch; false when the budget ran out first. */
+  private async decide(batch: readonly MailPostingItem[], others: readonly TermList[]): Promise<boolean> {
+    for (;;) {
+      const open = others.map((list) => ({ list, sks: batch.filter((p) => !list.knows(p.sk)).map((p) => p.sk) })).filter((o) => o.sks.length > 0);
+      if (open.length === 0) return true;
+      if (this.spent()) return false;
+      const probes: Array<{ list: TermList; sk: string }> = [];
+      const work: Promise<void>[] = [];
+      for (const { list, sks } of open) {
+        const oldest = sks[sks.length - 1]!;
+        const expected = list.expectedDown(oldest);
+        if (expected !== undefined && expected <= MAX_PAGE && expected <= READ_OVER_PROBE * sks.length) work.push(this.read(list, oldest, MAX_PAGE));
+        else probes.push(...sks.map((sk) => ({ list, sk })));
+      }
+      if (probes.length > 0) work.push(this.probe(probes));
+      await Promise.all(work);
+    }
+  }
+
+  /** The next page of a list, down to `from` at most. */
+  private async read(list: TermList, from: string, limit: number): Promise<void> {
+    this.reads++;
+    const last = list.lastSk;
+    const page =
+      last === undefined && this.start.inclusive
+        ? await this.repo.postings(this.accountId, list.term, { from, to: this.start.sk, limit })
+        : await this.repo.postings(this.accountId, list.term, { from, to: this.start.sk, after: last ?? this.start.sk, limit });
+    list.add(page.items, page.more, from);
+  }
+
+  /** Whether each candidate has a posting in the list, by point reads. */
+  private async probe(probes: ReadonlyArray<{ list: TermList; sk: string }>): Promise<void> {
+    this.reads += Math.ceil(probes.length / PROBE_KEYS);
+    const found = await this.repo.postingsAt(
+      this.accountId,
+      probes.map((p) => ({ term: p.list.term, sk: p.sk })),
+    );
+    for (const p of probes) p.list.probed(p.sk, found.has(`${p.list.term}\n${p.sk}`));
   }
 }

@@ -4,7 +4,7 @@
 // Never reads the messages themselves; another account's mail is in other partitions.
 import type { Store } from '../../db/store';
 import { ALL_TERM, addressTerm } from './index-terms';
-import { MailIndexRepository, postingSk, refOfPosting, type MailDocItem, type MailPostingItem } from './index-repository';
+import { MailIndexRepository, postingSk, refOfPosting, shownOf, type MailDocItem, type MailPostingItem } from './index-repository';
 import { parseSearchQuery, passesChecks, type PhraseCheck } from './search-query';
 import type { SearchResult } from './search-schemas';
 import { Walk, type WalkPosition } from './search-walk';
@@ -27,7 +27,7 @@ export function planSearch(accountId: string, q: string, address?: string): Sear
 
 export interface Hit {
   posting: MailPostingItem;
-  /** Read when the caller asked for documents or the query has checks; undefined otherwise. */
+  /** Read when the caller asked for documents or the query has checks; undefined otherwise, and for a posting that shows its result when the caller takes those. */
   doc?: MailDocItem;
 }
 
@@ -41,29 +41,21 @@ export interface HitsPage {
  * Up to `want` matches from `start` (the top when undefined), each passing the query's checks;
  * stops early, with `resume`, when the walk's read budget runs out.
  */
-export async function findHits(store: Store, plan: SearchPlan, want: number, options: { start?: WalkPosition; docs?: boolean } = {}): Promise<HitsPage> {
+export async function findHits(store: Store, plan: SearchPlan, want: number, options: { start?: WalkPosition; docs?: boolean; shown?: boolean } = {}): Promise<HitsPage> {
   const repo = new MailIndexRepository(store);
   const walk = new Walk(repo, plan.accountId, plan.terms, plan.range, options.start);
   const needDocs = options.docs === true || plan.checks.length > 0;
+  // `shown`: the caller takes a posting's shown fields for its document when no check needs the text.
+  const docless = (p: MailPostingItem): boolean => options.shown === true && plan.checks.length === 0 && shownOf(p) !== undefined;
   const hits: Hit[] = [];
   for (;;) {
-    const batch: MailPostingItem[] = [];
-    let stop: 'cut' | 'end' | undefined;
-    // With checks some candidates fail them: read a few more than are missing.
-    const size = plan.checks.length > 0 ? Math.max(10, want - hits.length) : want - hits.length;
-    while (batch.length < size) {
-      const next = await walk.next();
-      if (next === 'cut' || next === undefined) {
-        stop = next === 'cut' ? 'cut' : 'end';
-        break;
-      }
-      batch.push(next);
-    }
-    const docs = needDocs ? await repo.docs(plan.accountId, batch.map((p) => refOfPosting(p.sk))) : [];
+    // With checks some candidates fail them: take a few more than are missing.
+    const { items: batch, stop } = await walk.take(plan.checks.length > 0 ? Math.max(10, want - hits.length) : want - hits.length);
+    const docs = needDocs ? await repo.docs(plan.accountId, batch.filter((p) => !docless(p)).map((p) => refOfPosting(p.sk))) : [];
     const docOf = new Map(docs.map((d) => [postingSk(d.occurred_at, d.source, d.id), d]));
     for (const posting of batch) {
       const doc = docOf.get(posting.sk);
-      if (needDocs && (!doc || !passesChecks(plan.checks, doc))) continue;
+      if (needDocs && !docless(posting) && (!doc || !passesChecks(plan.checks, doc))) continue;
       hits.push({ posting, doc });
       if (hits.length >= want) return { hits, resume: { sk: posting.sk, inclusive: false } };
     }
@@ -85,4 +77,13 @@ export async function matchesMessage(store: Store, plan: SearchPlan, message: { 
 
 export function toSearchResult(doc: MailDocItem): SearchResult {
   return { thread_id: doc.thread_id, source: doc.source, message_ref: doc.id, from: doc.from, subject: doc.subject, snippet: doc.snippet, occurred_at: doc.occurred_at };
+}
+
+/** A hit's result: from its document, or from its posting's shown fields; undefined when it has neither. */
+export function resultOfHit(hit: Hit): SearchResult | undefined {
+  if (hit.doc) return toSearchResult(hit.doc);
+  const shown = shownOf(hit.posting);
+  if (!shown) return undefined;
+  const { occurred_at, source, id } = refOfPosting(hit.posting.sk);
+  return { thread_id: hit.posting.thread_id, source, message_ref: id, ...shown, occurred_at };
 }

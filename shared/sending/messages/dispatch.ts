@@ -11,6 +11,8 @@ import type { Metrics } from '../../ports/metrics';
 import type { Queue } from '../../ports/queue';
 import { PermanentSendError, type Mailer, type OutboundEmail } from '../../ports/mailer';
 import type { Logger } from '../../ports/logger';
+import type { Tally } from '../../db/tally';
+import type { PerBatch } from '../../concurrency';
 import { findSuppression } from '../suppressions/service';
 import { recordSend } from '../../billing/usage/service';
 import { releaseSpend } from '../../billing/spend-caps/reserve';
@@ -18,7 +20,7 @@ import { sendHold } from './account-hold';
 import { ContentMissingError, loadAttachments, loadContent } from './content';
 import { asMailed } from '../templates/text';
 import { HANDOFF_WINDOW_MS, handoffDelaySeconds, type SendJob } from './messages';
-import type { MessageItem, TimelineEventItem } from './model';
+import { timelineOf, type MessageItem, type TimelineEventItem } from './model';
 import { MessageRepository } from './repository';
 import { recordEvent, routerEventId, workerEventId, type EventMessage, type NewEvent, type TimelineListeners } from './timeline';
 import type { HttpClient } from '../../ports/http-client';
@@ -43,12 +45,18 @@ export interface DispatchDeps {
   /** Keys the unsubscribe links of marketing mail (shared/sending/unsubscribe/links.ts). */
   secrets: Pick<Secrets, 'get'>;
   config: { emailCostMicros?: number; dispatchLeaseMs?: number; publicBaseUrl?: string; sharedEmailSender?: string; runtime?: 'aws' | 'local' };
+  /** A send worker batch's counters (usage, reputation, broadcast stats), written at its end; at once without it. */
+  tally?: Tally;
+  /** A send worker batch's memo for reads its messages share (the account's webhook subscriptions). */
+  perBatch?: PerBatch;
 }
 
 export interface Attempt {
   finalAttempt: boolean;
   /** Reads the account (the send worker reads it once per batch); getAccount by default. */
   account?: (accountId: string) => Promise<AccountItem | undefined>;
+  /** Whether the message's recipient is suppressed (the send worker reads its batch's at once); findSuppression by default. */
+  suppressed?: (message: MessageItem) => Promise<boolean>;
 }
 
 /**
@@ -117,7 +125,7 @@ async function postWebhookMessage(deps: DispatchDeps, message: MessageItem, now:
   });
   if (result.ok) {
     const recorded = await event('delivered', { detail: `HTTP ${result.status} from ${new URL(message.recipient).host} in ${result.durationMs} ms` });
-    if (recorded.created) await recordSend(deps.store, message, now);
+    if (recorded.created) await recordSend(deps.store, message, now, deps.tally);
     return 'sent';
   }
   await event('failed', { error: result.error ?? `HTTP ${result.status} from ${new URL(message.recipient).host}` });
@@ -216,7 +224,7 @@ async function recordSent(deps: DispatchDeps, message: MessageItem, at: string, 
     { type: 'sent', source: 'worker', providerEventId: workerEventId(message.id, 'sent'), payload: { provider_message_id: providerMessageId }, occurredAt: at },
     { providerMessageId, timeline },
   );
-  if (recorded.created) await recordSend(deps.store, message, at);
+  if (recorded.created) await recordSend(deps.store, message, at, deps.tally);
 }
 
 /** A message that will not go: its event (with the reason), and its spend reservation given back once. */
@@ -225,29 +233,30 @@ async function notSent(deps: DispatchDeps, message: MessageItem, event: Omit<New
   if (recorded.created) await releaseSpend(deps, message);
 }
 
+/** What decides whether a message taken for sending may go. */
+interface Lease {
+  account: AccountItem | undefined;
+  suppressed: boolean;
+}
+
+/** Reads the message's account and a suppression of its recipient (a send worker batch's, when it gives them). */
+async function mayGo(deps: DispatchDeps, message: MessageItem, attempt: Attempt): Promise<Lease> {
+  const readAccount = attempt.account ?? ((id: string) => getAccount(deps.store, id));
+  const isSuppressed = attempt.suppressed ?? (async (m: MessageItem) => Boolean(await findSuppression(deps.store, m.account_id, m.channel, m.recipient)));
+  const [account, suppressed] = await Promise.all([readAccount(message.account_id), isSuppressed(message)]);
+  return { account, suppressed };
+}
+
 /**
  * Takes the message for sending (the dispatch lease) and reads, beside it, what decides whether it
- * may go: its account and a suppression of its recipient (read for nothing when the lease is not
- * taken, which is rare). Another attempt holding it: retried later, or skipped on the last attempt.
+ * may go (read for nothing when the lease is not taken, which is rare). Another attempt holding
+ * it: retried later, or skipped on the last attempt.
  */
-async function takeLease(
-  deps: DispatchDeps,
-  messages: MessageRepository,
-  message: MessageItem,
-  now: string,
-  attempt: Attempt,
-): Promise<{ account: AccountItem | undefined; suppressed: boolean } | undefined> {
+async function takeLease(deps: DispatchDeps, messages: MessageRepository, message: MessageItem, now: string, attempt: Attempt): Promise<Lease | undefined> {
   const leaseMs = deps.config.dispatchLeaseMs ?? DISPATCH_LEASE_MS;
   const held = message.dispatched_at !== undefined && new Date(message.dispatched_at).getTime() > deps.clock.now().getTime() - leaseMs;
-  const readAccount = attempt.account ?? ((id: string) => getAccount(deps.store, id));
-  const [taken, account, suppression] = held
-    ? [false]
-    : await Promise.all([
-        messages.markDispatched(message.id, now, message.dispatched_at),
-        readAccount(message.account_id),
-        findSuppression(deps.store, message.account_id, message.channel, message.recipient),
-      ]);
-  if (taken) return { account, suppressed: Boolean(suppression) };
+  const [taken, lease] = held ? [false] : await Promise.all([messages.markDispatched(message.id, now, message.dispatched_at), mayGo(deps, message, attempt)]);
+  if (taken && lease) return lease;
   if (attempt.finalAttempt) return undefined;
   throw new RetryableError(`message ${message.id} is being sent by another attempt; retried later`);
 }
@@ -297,11 +306,16 @@ async function mail(deps: DispatchDeps, messages: MessageRepository, message: Me
  */
 export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attempt): Promise<DispatchResult> {
   const messages = new MessageRepository(deps.store);
-  // The message with its timeline: one query of its partition, read as one item would be while the
-  // timeline is on the message item (model.ts timelineOf).
+  const now = deps.clock.now().toISOString();
+  // Most jobs find their message waiting and never taken: one conditional write takes it and
+  // answers it, with no read before. A message no attempt took has no worker event yet, so what
+  // its item holds is all the timeline this attempt needs.
+  const fresh = await messages.takeFresh(job.message_id, job.account_id, now);
+  if (fresh) return sendTaken(deps, messages, { message: fresh, timeline: timelineOf(fresh, []), lease: await mayGo(deps, fresh, attempt) }, now, attempt);
+  // Else the message with its timeline: one query of its partition, read as one item would be while
+  // the timeline is on the message item (model.ts timelineOf).
   const { message, events: timeline } = await messages.getWithTimeline(job.message_id);
   if (!message || message.account_id !== job.account_id) return unknownMessage(deps, job, attempt, message !== undefined);
-  const now = deps.clock.now().toISOString();
   if (message.dispatched_at && message.provider_message_id && !message.test_mode) {
     // An earlier attempt reached the provider and stopped before recording it; a provider event
     // has since told us the provider's id. Record the handoff (once) instead of losing it.
@@ -317,6 +331,17 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attemp
   }
   const lease = await takeLease(deps, messages, message, now, attempt);
   if (!lease) return 'skipped';
+  return sendTaken(deps, messages, { message, timeline, lease }, now, attempt);
+}
+
+/** A message this attempt took for sending: refused (account held, recipient suppressed), or handed on by its channel. */
+async function sendTaken(
+  deps: DispatchDeps,
+  messages: MessageRepository,
+  { message, timeline, lease }: { message: MessageItem; timeline: readonly TimelineEventItem[]; lease: Lease },
+  now: string,
+  attempt: Attempt,
+): Promise<DispatchResult> {
   // A suspended account sends nothing more, nor a reputation-paused one live: what it accepted
   // before fails here, with the reason on its timeline, and stays failed when the account is
   // unsuspended or the pause lifted (docs/api-decisions.md).

@@ -28,7 +28,7 @@ export interface HandOnDeps {
   metrics: Metrics;
 }
 
-export type Waiting = Pick<MessageItem, 'id' | 'status' | 'scheduled_at' | 'test_mode'>;
+export type Waiting = Pick<MessageItem, 'id' | 'status' | 'scheduled_at' | 'test_mode'> & Partial<Pick<MessageItem, 'channel' | 'recipient'>>;
 
 /**
  * Hands each stored message on by what its claim decided: suppressed ones onto the timeline only,
@@ -46,7 +46,13 @@ export async function handOn(
 ): Promise<void> {
   const jobs: SendJob[] = [];
   await inParallel(messages, HAND_ON_CONCURRENCY, async (message) => {
-    const job: SendJob = { message_id: message.id, account_id: accountId, ...(handedAt === undefined ? {} : { handed_at: handedAt }) };
+    const job: SendJob = {
+      message_id: message.id,
+      account_id: accountId,
+      // What lets the worker read a batch's suppressions at once (SendJob.recipient).
+      ...(message.channel && message.recipient ? { channel: message.channel, recipient: message.recipient } : {}),
+      ...(handedAt === undefined ? {} : { handed_at: handedAt }),
+    };
     if (decisions.get(message.id)?.kind === 'suppressed') {
       // Decided before dispatch: on the timeline only, never enqueued or billed.
       await recordEvent(deps, { id: message.id, account_id: accountId, test_mode: message.test_mode }, {

@@ -1,5 +1,7 @@
-// The send queue's payload: ids only; the worker reads the message, so a job never carries content.
+// The send queue's payload: ids and the recipient; the worker reads the message, so a job never
+// carries content.
 import * as z from 'zod';
+import { channels } from '../../accounts/schemas';
 
 export const sendJob = z.object({
   message_id: z.string().min(1),
@@ -13,6 +15,13 @@ export const sendJob = z.object({
   handed_at: z.number().int().nonnegative().optional(),
   /** How often the worker has put the job back because its message was not stored yet. */
   handoff_tries: z.number().int().nonnegative().optional(),
+  /**
+   * The message's channel and recipient, as the job was made: the worker reads the suppressions of
+   * a batch's recipients at once (functions/send/send-message.ts). Only a hint: a message whose own
+   * recipient differs, or a job without them, has its suppression read on its own.
+   */
+  channel: z.enum(channels).optional(),
+  recipient: z.string().min(1).max(1000).optional(),
 });
 
 export type SendJob = z.infer<typeof sendJob>;

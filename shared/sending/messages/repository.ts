@@ -182,6 +182,27 @@ export class MessageRepository {
     );
   }
 
+  /**
+   * Takes for sending a message no attempt has taken: this account's, waiting (queued or
+   * scheduled), never dispatched and with no provider id. One conditional write that answers the
+   * message as it is now, so no read comes before it; undefined when any of that does not hold or
+   * the message is not stored (the caller then reads it and decides).
+   */
+  async takeFresh(messageId: string, accountId: string, now: string): Promise<MessageItem | undefined> {
+    let taken: MessageItem | undefined;
+    const ok = await wrote(
+      this.store
+        .update<MessageItem>(keys.message(messageId), {
+          expression: 'SET dispatched_at = :now',
+          condition: 'account_id = :account AND #status IN (:queued, :scheduled) AND attribute_not_exists(provider_message_id) AND attribute_not_exists(dispatched_at)',
+          names: { '#status': 'status' },
+          values: { ':now': now, ':account': accountId, ':queued': 'queued', ':scheduled': 'scheduled' },
+        })
+        .then((item) => (taken = item)),
+    );
+    return ok ? taken : undefined;
+  }
+
   /** Gives the dispatch lease back after a failure worth retrying, so the retry need not wait for it to lapse. */
   releaseDispatch(messageId: string, taken: string): Promise<boolean> {
     return wrote(

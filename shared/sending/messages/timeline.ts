@@ -7,6 +7,8 @@ import type { Clock } from '../../ports/clock';
 import type { Metrics } from '../../ports/metrics';
 import type { CountMetric } from '../../platform';
 import type { Queue } from '../../ports/queue';
+import type { Tally } from '../../db/tally';
+import type { PerBatch } from '../../concurrency';
 import { isFolded, type EventSource, type EventType, type FoldedType, type MessageItem, type MessageStatus, type TimelineEvent, type TimelineEventItem } from './model';
 import { MessageRepository, type StatusChange } from './repository';
 
@@ -41,7 +43,20 @@ export interface Recorded {
 /** The message an event is recorded for: its broadcast_id when a broadcast sent it, its test_mode (only live mail's events count in the service's metrics). */
 export type EventMessage = Pick<MessageItem, 'id' | 'account_id' | 'broadcast_id' | 'test_mode'>;
 
-export type TimelineDeps = { store: Store; clock: Clock; ids: Ids; queue: Queue; metrics: Metrics };
+export type TimelineDeps = {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  queue: Queue;
+  metrics: Metrics;
+  /**
+   * Where counter adds go (usage, reputation, a broadcast's `sent`): in a consumer's batch, kept
+   * for its end and summed per item (functions/send/send-message.ts); written at once without it.
+   */
+  tally?: Tally;
+  /** A consumer batch's memo for reads its records share (a webhook subscription lookup); none outside a batch. */
+  perBatch?: PerBatch;
+};
 
 /** An area above the timeline, told of a recorded event (a duplicate too: it must settle and add nothing). */
 export type TimelineListener = (deps: TimelineDeps, message: EventMessage, event: TimelineEvent) => Promise<void>;
@@ -49,10 +64,13 @@ export type TimelineListener = (deps: TimelineDeps, message: EventMessage, event
 /**
  * The listeners the composition root passes in (shared/runtime/listeners.ts), so the timeline
  * imports none of the areas that act on its events: `counted` run before the status move when that
- * is a write of its own (a broadcast's stats), `settled` once the status has moved (the webhooks).
+ * is a write of its own (a broadcast's stats), `created` once the status has moved and only for an
+ * event stored now, never a duplicate (so a count added there is added once, as usage counts a
+ * send: a broadcast's `sent`), `settled` last (the webhooks).
  */
 export interface TimelineListeners {
   counted: readonly TimelineListener[];
+  created: readonly TimelineListener[];
   settled: readonly TimelineListener[];
 }
 
@@ -100,6 +118,9 @@ export async function recordEvent(
   // status finishes the move when the signal comes again (the move is conditional, so repeating it
   // changes nothing otherwise).
   if (!stored.moved) await applyStatus(messages, stored.recorded, now, extra.providerMessageId);
+  // Once per event, where it is first stored: a crash before these loses their adds (a retry
+  // finds the event stored), never counts one twice.
+  if (stored.created) for (const listener of deps.timeline.created) await listener(deps, message, stored.recorded);
   for (const listener of deps.timeline.settled) await listener(deps, message, stored.recorded);
   return { event: stored.recorded, created: stored.created };
 }

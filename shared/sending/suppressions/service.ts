@@ -48,6 +48,30 @@ export async function findSuppressed(store: Store, accountId: string, channel: C
   );
 }
 
+/** A suppression lookup of recipients read beforehand: undefined for a recipient it was not asked about. */
+export type SuppressionLookup = (accountId: string, channel: Channel, recipient: string) => boolean | undefined;
+
+/** Reads which of many recipients (of any accounts and channels) are suppressed: one batched read per account and channel. */
+export async function readSuppressionsOf(store: Store, recipients: ReadonlyArray<{ account_id: string; channel: Channel; recipient: string }>): Promise<SuppressionLookup> {
+  const key = (accountId: string, channel: Channel, normalized: string) => `${accountId}\u0000${channel}\u0000${normalized}`;
+  const groups = new Map<string, { accountId: string; channel: Channel; recipients: string[] }>();
+  for (const r of recipients) {
+    const group = groups.get(`${r.account_id}\u0000${r.channel}`) ?? { accountId: r.account_id, channel: r.channel, recipients: [] };
+    group.recipients.push(r.recipient);
+    groups.set(`${r.account_id}\u0000${r.channel}`, group);
+  }
+  const asked = new Set<string>();
+  const found = new Set<string>();
+  for (const g of groups.values()) {
+    for (const r of g.recipients) asked.add(key(g.accountId, g.channel, normalizeRecipient(g.channel, r)));
+    for (const r of await findSuppressed(store, g.accountId, g.channel, g.recipients)) found.add(key(g.accountId, g.channel, r));
+  }
+  return (accountId, channel, recipient) => {
+    const k = key(accountId, channel, normalizeRecipient(channel, recipient));
+    return asked.has(k) ? found.has(k) : undefined;
+  };
+}
+
 // ---- HTTP use cases: list, add, remove, import -------------------------------------------------
 
 /** Recorded in docs/api-decisions.md. */
