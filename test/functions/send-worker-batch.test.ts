@@ -155,6 +155,22 @@ describe('the batch’s reads', () => {
   });
 });
 
+describe('a send job that names another recipient than its message’s', () => {
+  it('is not trusted: its message’s own recipient is checked and mailed, and a suppressed one is not mailed', async () => {
+    const { jobs } = await bulk(tenRecipients.slice(0, 2));
+    await suppress(c, bed.account.account_id, { channel: 'email', recipient: 'reader1@example.com', reason: 'manual' });
+    // reader1's job says reader0, who is not suppressed; reader0's job says a stranger.
+    const lying = jobs.map((j) => ({ ...j, recipient: j.recipient === 'reader1@example.com' ? 'reader0@example.com' : 'stranger@example.com' }));
+
+    const out = await sendWorker(sqsEvent(lying.map((j) => sqsRecord(j))));
+
+    expect(out.batchItemFailures).toEqual([]);
+    expect(c.mailed.map((m) => m.to)).toEqual(['reader0@example.com']);
+    const reader1 = jobs.find((j) => j.recipient === 'reader1@example.com')!;
+    expect((await readTimeline(c.store, reader1.message_id)).message?.status).toBe('suppressed');
+  });
+});
+
 describe('a counter write that fails at the batch’s end', () => {
   it('is logged with what it lost; the records stand, the other counters are written, and a redelivery adds nothing', async () => {
     const { broadcastId, jobs } = await bulk(tenRecipients.slice(0, 2));

@@ -228,7 +228,7 @@ const entryPoints: Record<string, { trigger: string; who: string; touches: strin
   'send-worker': {
     trigger: 'queue `send`',
     who: 'only our functions send to it (IAM: the send, fan-out, sweep, Mail-send and receive-email functions)',
-    touches: 'sends a stored message as stored: its mode (a test message never reaches SES), its account’s suppressions at send time; timeline and webhooks',
+    touches: 'sends a stored message as stored: its mode (a test message never reaches SES), its account’s suppressions at send time (read once per batch, by the recipient the job names; a job naming another recipient than its message’s is read on its own, and the message’s own recipient is the one mailed); timeline and webhooks',
   },
   'acceptance-sweep': {
     trigger: 'every minute (EventBridge; locally a timer, and once at start)',
