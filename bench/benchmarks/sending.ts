@@ -11,11 +11,11 @@ import { closedLoop, fmt, fmtInt, rate, sum, type LoopResult } from '../lib/meas
 import { http, newSender, startBenchRuntime, type PortCall } from '../lib/runtime';
 import { costRows, floorItemBytes } from './sending/costs';
 import { render, type BatchFigures } from './sending/report';
-import { emailItem, S, SCENARIOS, type Scenario, type Single } from './sending/sends';
+import { emailItem, S, SCENARIOS, type Drained, type Scenario, type Single } from './sending/sends';
 
 type Bench = Awaited<ReturnType<typeof startBenchRuntime>>;
-type CountedBatch = { calls: PortCall[]; accepted: number; bodyBytes: number };
-type Sampled = { scenario: Scenario; singles: Single[]; batch: CountedBatch };
+type CountedBatch = { calls: PortCall[]; accepted: number; bodyBytes: number; drained: Drained };
+type Sampled = { scenario: Scenario; singles: Single[]; steady: Drained; batch: CountedBatch };
 /** One floor round: each part's closed loop on the store and the queue. */
 type Floor = { single: LoopResult; batchPut: LoopResult; batchGet: LoopResult; queue: LoopResult };
 type TimedBatch = { wallMs: number; accepted: number; status: number; bodyBytes: number; calls: PortCall[] };
@@ -38,29 +38,59 @@ async function singleSends(b: Bench, scenario: Scenario, log: BenchContext['log'
   return singles;
 }
 
-/** One counted batch of the scenario's size, its jobs left queued; every item must be accepted. */
+/**
+ * The consumers' work for `emails` sends the API has accepted: their jobs handed to the consumers
+ * as the event source hands a backlog (each queue polled until empty, up to its manifest batch
+ * size a poll), every one of them sent and its SES event recorded.
+ */
+async function drainAccepted(b: Bench, emails: number, what: string): Promise<Drained> {
+  b.take();
+  b.takeInvocations();
+  await b.drain();
+  const [calls, invocations] = [b.take(), b.takeInvocations()];
+  const handled = (q: string): number => sum(invocations.filter((i) => i.queue === q).map((i) => i.bodies.length));
+  if (handled('send') !== emails || handled('ses-events') !== emails) throw new Error(`${what}: ${handled('send')} send jobs and ${handled('ses-events')} SES events handled for ${emails} emails`);
+  return { emails, calls, invocations };
+}
+
+/**
+ * `S.steadySends` single sends accepted one after another from two accounts in turn (an account may
+ * make 10 requests a second), then their consumers run in full batches.
+ */
+async function steadySends(b: Bench, scenario: Scenario, log: BenchContext['log']): Promise<Drained> {
+  log(`  ${S.steadySends} single sends with ${scenario.title} from two accounts in turn, then their consumers in full batches`);
+  const senders = [await newSender(b.c, `bench steady sends ${scenario.name} a`), await newSender(b.c, `bench steady sends ${scenario.name} b`)];
+  for (let i = 0; i < S.steadySends; i++) {
+    const sender = senders[i % 2]!;
+    const res = await http(b.rt, 'POST', '/v1/send', sender.key, emailItem(sender.from, `steady-${scenario.name}`, i, scenario));
+    if (res.status !== 201) throw new Error(`POST /v1/send answered ${res.status} ${JSON.stringify(res.json).slice(0, 300)}`);
+  }
+  return drainAccepted(b, S.steadySends, `steady sends ${scenario.name}`);
+}
+
+/** One counted batch of the scenario's size, then its jobs through the consumers in full batches; every item must be accepted. */
 async function countedBatch(b: Bench, scenario: Scenario, log: BenchContext['log']): Promise<CountedBatch> {
   const { rt, c } = b;
-  log(`  one counted batch of ${scenario.batchItems} with ${scenario.title}`);
+  log(`  one counted batch of ${scenario.batchItems} with ${scenario.title}, then its consumers in full batches`);
   const account = await newSender(c, `bench cost batch ${scenario.name}`);
   b.take();
   const items = Array.from({ length: scenario.batchItems }, (_, k) => emailItem(account.from, `cost-${scenario.name}`, k, scenario));
   const res = await http(rt, 'POST', '/v1/send/batch', account.key, items);
   const accepted = Array.isArray(res.json) ? res.json.filter((r: { success?: boolean }) => r?.success).length : 0;
   if (accepted !== scenario.batchItems) throw new Error(`cost batch ${scenario.name}: ${accepted} of ${scenario.batchItems} accepted (${res.status})`);
-  return { calls: b.take(), accepted, bodyBytes: res.bytes };
+  const calls = b.take();
+  return { calls, accepted, bodyBytes: res.bytes, drained: await drainAccepted(b, accepted, `cost batch ${scenario.name}`) };
 }
 
-/** The counted sends of every scenario: its single sends, then (after every single send) its batch. */
+/** The counted sends of every scenario: its single sends, its steady sends, its batch. */
 async function sample(b: Bench, log: BenchContext['log']): Promise<Sampled[]> {
   // Counted with the item each write replaces, for the cost model; the timed batches below are not.
   b.count({ before: true });
   const priced: Sampled[] = [];
   for (const scenario of SCENARIOS) {
-    priced.push({ scenario, singles: await singleSends(b, scenario, log), batch: { calls: [], accepted: 0, bodyBytes: 0 } });
+    const singles = await singleSends(b, scenario, log);
+    priced.push({ scenario, singles, steady: await steadySends(b, scenario, log), batch: await countedBatch(b, scenario, log) });
   }
-  // After every single send: the batches' jobs stay queued (no consumer runs from here on).
-  for (const p of priced) p.batch = await countedBatch(b, p.scenario, log);
   b.uncount();
   return priced;
 }
@@ -133,7 +163,7 @@ export const sending: Benchmark = {
       });
       const claimsInFlight = maxOverlap(batches[0]!.calls.filter((x) => x.op === 'create'));
       const floorErrors = sum(floors.flatMap((f) => Object.values(f).map((l: LoopResult) => sum(Object.entries(l.outcomes).map(([o, v]) => (o === 'ok' ? 0 : v))))));
-      const costs = priced.map((p) => ({ scenario: p.scenario, singles: p.singles, rows: costRows(p.singles, p.batch) }));
+      const costs = priced.map((p) => ({ scenario: p.scenario, singles: p.singles, steady: p.steady, batch: p.batch.drained, rows: costRows(p.singles, p.steady, p.batch) }));
       return render(costs, perBatch, { claimsInFlight, floorErrors, itemBytes });
     } finally {
       await b.close();

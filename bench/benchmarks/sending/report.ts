@@ -2,15 +2,15 @@
 // floor of the design, and the 1,000-item batches against the store floor.
 import { CLAIM_CONCURRENCY } from '../../../shared/sending/messages/send';
 import { queueNamed, type QueueName } from '../../../shared/platform';
-import { consumerOf, countByLabel, gbSeconds, labelOf, MODEL_MS, modelledMs, PRICE, priceNote, totalUnits, unitsOf } from '../../lib/cost';
+import { callList, consumerOf, countByLabel, gbSeconds, labelOf, MODEL_MS, modelledMs, PRICE, priceNote, totalUnits, unitsOf } from '../../lib/cost';
 import { dollars, fmt, fmtInt, median, sum, units } from '../../lib/measure';
 import type { Invocation, PortCall } from '../../lib/runtime';
 import { isDynamo, total, type CostRow } from './costs';
-import { apiFn, ASSUMED_MS, invocationMs, S, stepsOf, type Scenario, type Single } from './sends';
+import { apiFn, ASSUMED_MS, invocationMs, messagesPerInvocation, S, stepsOf, type Drained, type Scenario, type Single } from './sends';
 
 export type BatchFigures = { wallMs: number; accepted: number; status: number; calls: PortCall[]; floorS: number; parts: Array<{ what: string; count: string; rate: string; s: number }> };
 
-export type Priced = { scenario: Scenario; singles: Single[]; rows: CostRow[] };
+export type Priced = { scenario: Scenario; singles: Single[]; steady: Drained; batch: Drained; rows: CostRow[] };
 
 function stepTable(singles: Single[]): string[] {
   const sends = singles.length;
@@ -30,6 +30,21 @@ function stepTable(singles: Single[]): string[] {
     '| Step | Port calls | AWS requests | Item writes | WRU table + GSI | RRU | SQS requests | S3 requests | SES | Local ms (median) | Modelled AWS ms |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...stepsOf(singles).map(stepRow),
+  ];
+}
+
+/** The consumers' work per email when they take full batches: the steady sends' and the batch's. */
+function batchedTable(priced: Priced[]): string[] {
+  const row = (p: Priced, column: string, d: Drained, q: string): string => {
+    const calls = d.calls.filter((c) => c.by === q);
+    const u = totalUnits(calls);
+    const per = (x: number): string => units(x / d.emails);
+    return `| ${p.scenario.name} | ${column} | ${q} → ${consumerOf(q)} | ${fmtInt(d.emails)} | ${fmt(messagesPerInvocation(d, q), 1)} | ${per(calls.length)} | ${per(u.wru)} + ${per(u.gsiWru)} | ${per(u.rru)} | ${fmt(sum(invocationMs(d, q)) / d.emails, 1)} | ${callList(calls, d.emails)} |`;
+  };
+  return [
+    '| Body | Column | Consumer | Emails | Messages per invocation | Port calls per email | WRU table + GSI per email | RRU per email | Modelled AWS ms per email | Calls per email |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---|',
+    ...priced.flatMap((p) => stepsOf(p.singles).slice(1).flatMap((q) => [row(p, 'steady single sends', p.steady, q), row(p, `${fmtInt(p.scenario.batchItems)}-item batch`, p.batch, q)])),
   ];
 }
 
@@ -134,7 +149,14 @@ export function render(priced: Priced[], batches: BatchFigures[], notes: { claim
     '',
     `${priceNote} Lambda durations (memory from functions/manifest.ts) are modelled from the calls counted, since local latencies say nothing about a region's (bench/lib/cost.ts, modelledMs): each round trip (calls that overlap in time) lasts as long as its slowest call, at ${Object.entries(MODEL_MS.latency).map(([k, v]) => `${k} ${v} ms`).join(', ')}, a batch call one round trip per 8 of its requests, plus ${MODEL_MS.cpuPerInvocation} ms of CPU per invocation and ${MODEL_MS.cpuPerMessage} ms per message; the "Modelled AWS ms" column above. A batch request is assumed at ${ASSUMED_MS.apiPerBatchItem} ms per item plus ${ASSUMED_MS.objectPut} ms per object store PUT, ${CLAIM_CONCURRENCY} at once (its claims overlap, which the round trips cannot show).`,
     '',
-    `Columns: a **single send** is POST /v1/send at low traffic, each consumer message taken by a receive, an invocation and a delete of its own. **Steady single sends** are the same at 10 or more a second, when the event sources hand the consumers full batches, so a receive, a delete and an invocation are shared by a batch's messages. **In a batch** is one item of a POST /v1/send/batch (1,000 short items; 400 of 20 KB, since 1,000 would pass API Gateway's 10 MB body): the API's calls are a counted batch's divided by its accepted items, and the consumers take full batches of their manifest batch size (${steps.slice(1).map((q) => `${q} ${queueNamed(q as QueueName).batchSize}`).join(', ')}), as a backlog gives them; the consumers' store work per message is the single send's.`,
+    `Columns: a **single send** is POST /v1/send at low traffic: each consumer message is taken by a receive, an invocation and a delete of its own, and its store work is the single sends' above. ` +
+      `**Steady single sends** are the same requests at 10 or more a second, when the event sources hand the consumers full batches: measured by ${S.steadySends} single sends of two accounts in turn (one account may make 10 requests a second) accepted one after another, and only then their send jobs handed to the send worker and their SES events to the ses-events consumer, each queue polled until empty at up to its manifest batch size a poll (${steps.slice(1).map((q) => `${q} ${queueNamed(q as QueueName).batchSize}`).join(', ')}); the API's work is the single send's. ` +
+      `**In a batch** is one item of a POST /v1/send/batch (1,000 short items; 400 of 20 KB, since 1,000 would pass API Gateway's 10 MB body): the API's calls are a counted batch's divided by its accepted items, and its jobs and SES events are then handed to the consumers the same way. ` +
+      'In both batched columns the consumers\' port calls, their SQS receives, deletes and invocations (one each per invocation) and their modelled durations (each invocation\'s round trips, bench/lib/cost.ts modelledMs) are counted over every invocation and divided by the emails: what a batch shares (the account read, the suppressions read, the webhook subscriptions, the counters summed and written once per batch and item) is shared as it was measured.',
+    '',
+    'The consumers in full batches, per email:',
+    '',
+    ...batchedTable(priced),
     '',
     ...priced.flatMap((p) => [`With ${p.scenario.title}:`, '', ...costTable(p), '']),
     `**Overhead per million emails: ${headline}** (SES's own price is ${dollars(PRICE.ses)}). ` +

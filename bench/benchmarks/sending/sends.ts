@@ -4,7 +4,7 @@ import { functions } from '../../../functions/manifest';
 import { MODEL_MS, modelledMs } from '../../lib/cost';
 import type { Invocation, PortCall } from '../../lib/runtime';
 
-export const S = { singleSends: 3, batchItems: 1000, batches: 3, floorWarmupMs: 150, floorMs: { single: 1_000, batchPut: 800, batchGet: 500, queue: 500 } } as const;
+export const S = { singleSends: 3, steadySends: 20, batchItems: 1000, batches: 3, floorWarmupMs: 150, floorMs: { single: 1_000, batchPut: 800, batchGet: 500, queue: 500 } } as const;
 
 /**
  * Lambda durations are modelled, not measured (dynalite and the emulators say nothing about a
@@ -15,11 +15,30 @@ export const S = { singleSends: 3, batchItems: 1000, batches: 3, floorWarmupMs: 
  */
 export const ASSUMED_MS = { apiPerBatchItem: 5, objectPut: MODEL_MS.latency.objectsPut ?? 40 };
 
-/** Modelled ms of each invocation of `queue` the send made, from the calls inside its window. */
-export const invocationMs = (s: Single, queue: string): number[] =>
+/** Modelled ms of each invocation of `queue` the sends made, from the calls inside its window (invocations run one at a time). */
+export const invocationMs = (s: Pick<Single, 'calls' | 'invocations'>, queue: string): number[] =>
   s.invocations
     .filter((i) => i.queue === queue)
     .map((i) => modelledMs(s.calls.filter((c) => c.by === queue && c.startMs >= i.startMs && c.startMs <= i.startMs + i.ms), i.bodies.length));
+
+/**
+ * The consumers' work for `emails` emails accepted first and then handed to the consumers in
+ * full batches (the steady column's single sends, a batch's items): their calls and invocations.
+ */
+export interface Drained {
+  emails: number;
+  calls: PortCall[];
+  invocations: Invocation[];
+}
+
+/** A set of single sends as one Drained (each consumer message taken on its own). */
+export const drainedOf = (singles: Single[]): Drained => ({ emails: singles.length, calls: singles.flatMap((s) => s.calls), invocations: singles.flatMap((s) => s.invocations) });
+
+/** Messages of `queue` per invocation, on average. */
+export const messagesPerInvocation = (d: Drained, queue: string): number => {
+  const mine = d.invocations.filter((i) => i.queue === queue);
+  return mine.length ? mine.reduce((n, i) => n + i.bodies.length, 0) / mine.length : 0;
+};
 
 /**
  * The two bodies priced: a short text email, and a 20 KB HTML one (a typical marketing template).
