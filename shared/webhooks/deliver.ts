@@ -52,7 +52,7 @@ export interface WebhookDeps {
 export async function publishEvent(deps: { store: Store; queue: Queue; perBatch?: PerBatch }, envelope: Omit<WebhookEnvelope, 'event_type'> & { event_type: string }): Promise<void> {
   const { event_type: type } = envelope;
   if (!isSubscribable(type)) return;
-  // In a consumer's batch (the send worker's), the account's subscriptions are looked up once for all its records.
+  // In a consumer's batch (the send worker's, the ses-events consumer's), the account's subscriptions are looked up once for all its records.
   const lookUp = () => allSubscriptions(deps.store, envelope.account_id, { consistent: false });
   const subscriptions = deps.perBatch ? await deps.perBatch(`webhook-subscriptions#${envelope.account_id}`, lookUp) : await lookUp();
   if (!subscriptions.some((s) => matches(s, type))) return;

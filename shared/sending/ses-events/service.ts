@@ -1,6 +1,7 @@
 // Provider events onto the message timeline: find our message, record the signal once, and
 // suppress the recipient after a hard bounce or a complaint.
 import type { Store } from '../../db/store';
+import type { PerBatch } from '../../concurrency';
 import type { Ids } from '../../ports/ids';
 import { isFolded, type EventType, type MessageItem, type TimelineEventItem } from '../messages/model';
 import { MessageRepository } from '../messages/repository';
@@ -34,7 +35,8 @@ export type IngestResult =
 /** A notification of a type the timeline does not track (Send, SNS subscription messages…). */
 export type SesEventResult = IngestResult | { outcome: 'ignored' };
 
-type Deps = { store: Store; clock: Clock; ids: Ids; queue: Queue; logger: Logger; metrics: Metrics; timeline: TimelineListeners; config?: ReputationConfig };
+/** `perBatch`: a consumer batch's memo (the ses-events consumer's), so reads its records share are made once (an account's webhook subscriptions). */
+type Deps = { store: Store; clock: Clock; ids: Ids; queue: Queue; logger: Logger; metrics: Metrics; timeline: TimelineListeners; config?: ReputationConfig; perBatch?: PerBatch };
 
 /**
  * The configuration set's event publishing carries the tags the send worker set (our message id
