@@ -3,12 +3,13 @@
 // The queue also carries a spend cap's soft alert (shared/billing/spend-caps/alert.ts) and a reputation
 // alert (shared/billing/reputation/alert.ts), mailed from here.
 //
-// A batch's messages share what they can: the account read, the webhook subscriptions looked up,
-// and the counters their sends move (usage, reputation, a broadcast's stats), summed per item and
-// written once when every record is handled (shared/db/tally.ts). Each count is added only for an
-// event stored for the first time, so a redelivered batch adds nothing; a crash before the batch's
-// end loses the counts of the sends it recorded (their retries find them recorded), as a crash
-// between recording a send and counting it did before.
+// A batch's messages share what they can: the account read, the suppressions and webhook
+// subscriptions looked up, and the reputation's send counts, summed per item and written once when
+// every record is handled (shared/db/tally.ts). Each count is added only for an event stored for
+// the first time, so a redelivered batch adds nothing. Usage (billed) and a broadcast's `sent`
+// (shown) are written with each send, so a kill -9 mid-batch loses at most the counts of the sends
+// being recorded at that instant, as before; it would lose a whole batch's reputation sends, a
+// statistic's denominator (docs/api-decisions.md).
 import * as z from 'zod';
 import { getAccount } from '../../shared/accounts/service';
 import { dispatch } from '../../shared/sending/messages/dispatch';

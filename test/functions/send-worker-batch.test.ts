@@ -65,7 +65,7 @@ const stats = async (broadcastId: string) => {
 const tenRecipients = Array.from({ length: 10 }, (_, i) => `reader${i}@example.com`);
 
 describe('a batch of ten messages of one broadcast', () => {
-  it('adds 10 to its stats, its usage and its reputation sends with one write each', async () => {
+  it('adds 10 to its stats and its usage with each send, and to its reputation sends with one write', async () => {
     const { broadcastId, jobs } = await bulk(tenRecipients);
     expect(jobs).toHaveLength(10);
     expect(jobs.every((j) => j.channel === 'email' && tenRecipients.includes(j.recipient ?? ''))).toBe(true);
@@ -80,8 +80,9 @@ describe('a batch of ten messages of one broadcast', () => {
     // Per message: the take (one conditional write that answers the message, no read before it) and the `sent` with its status move.
     expect(seen.filter((s) => s.startsWith('QueryCommand MSG') || s.startsWith('GetCommand MSG'))).toEqual([]);
     expect(count(seen, 'UpdateCommand MSG/MSG')).toBe(20);
-    expect(count(seen, 'UpdateCommand BSTATS/BSTATS')).toBe(1);
-    expect(count(seen, 'UpdateCommand ACCT/USAGE')).toBe(1);
+    // Usage is billed and the stats are shown: each written with its send, so a crash loses no batch of them.
+    expect(count(seen, 'UpdateCommand BSTATS/BSTATS')).toBe(10);
+    expect(count(seen, 'UpdateCommand ACCT/USAGE')).toBe(10);
     expect(count(seen, 'UpdateCommand ACCT/REPUTATION')).toBe(1);
     // The broadcast's `sent` has no marker of its own: its event, stored once on the message, is what counts.
     expect(seen.filter((s) => s.startsWith('PutCommand MSG/BSTAT') || s.startsWith('GetCommand MSG/BSTAT'))).toEqual([]);
@@ -116,7 +117,7 @@ describe('a batch of ten messages of one broadcast', () => {
     expect((await readWindow(c, { id: bed.account.account_id })).sends).toBe(10);
   });
 
-  it('sums two broadcasts and transactional sends apart, each in its own write', async () => {
+  it('counts two broadcasts and transactional sends apart, the reputation sends summed in one write', async () => {
     const first = await bulk(tenRecipients.slice(0, 4));
     const second = await bulk(tenRecipients.slice(4, 7));
     const single = await call({ method: 'POST', path: '/v1/send', key: bed.sendKey, body: { channel: 'email', idempotency_key: 'one', destination: { email: 'solo@example.com' }, payload: { subject: 'Hi', body_text: 'hi' }, metadata: { from_email: 'hi@acme.test' } } });
@@ -125,8 +126,9 @@ describe('a batch of ten messages of one broadcast', () => {
 
     const seen = await commandsOf(() => sendWorker(sqsEvent(jobs.map((j) => sqsRecord(j)))));
 
-    expect(count(seen, 'UpdateCommand BSTATS/BSTATS')).toBe(2);
-    expect(count(seen, 'UpdateCommand ACCT/USAGE')).toBe(1);
+    expect(count(seen, 'UpdateCommand BSTATS/BSTATS')).toBe(7);
+    expect(count(seen, 'UpdateCommand ACCT/USAGE')).toBe(8);
+    expect(count(seen, 'UpdateCommand ACCT/REPUTATION')).toBe(1);
     expect(await stats(first.broadcastId)).toMatchObject({ sent: 4 });
     expect(await stats(second.broadcastId)).toMatchObject({ sent: 3 });
     const usage = await getUsage(c, bed.account.account_id);
@@ -176,7 +178,7 @@ describe('a counter write that fails at the batch’s end', () => {
     const { broadcastId, jobs } = await bulk(tenRecipients.slice(0, 2));
     const send = c.store.doc.send.bind(c.store.doc);
     vi.spyOn(c.store.doc, 'send').mockImplementation(((command: Command) =>
-      command.constructor.name === 'UpdateCommand' && String(command.input.Key?.sk).startsWith('USAGE#') ? Promise.reject(new Error('connection reset')) : send(command as never)) as never);
+      command.constructor.name === 'UpdateCommand' && String(command.input.Key?.sk).startsWith('REPUTATION#') ? Promise.reject(new Error('connection reset')) : send(command as never)) as never);
 
     const records = jobs.map((j) => sqsRecord(j));
     const out = await sendWorker(sqsEvent(records));
@@ -188,8 +190,9 @@ describe('a counter write that fails at the batch’s end', () => {
     expect(again.batchItemFailures).toEqual([]);
     expect(c.logs.some((l) => l.level === 'error' && String(l.msg).includes('could not write a counter'))).toBe(true);
     expect(await stats(broadcastId)).toMatchObject({ sent: 2 });
+    expect((await getUsage(c, bed.account.account_id)).broadcast_send_count).toBe(2);
     // Short, never double: the lost adds are not made again.
-    expect((await getUsage(c, bed.account.account_id)).broadcast_send_count).toBe(0);
+    expect((await readWindow(c, { id: bed.account.account_id })).sends).toBe(0);
     expect(c.mailed).toHaveLength(2);
   });
 });

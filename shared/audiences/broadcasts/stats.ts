@@ -24,15 +24,14 @@
 //
 // `sent` is counted otherwise (countNewBroadcastEvent): only the send worker records it, and the
 // message item holds it (one conditional write stores it once, shared/sending/messages/timeline.ts),
-// so its count is added where it is first stored, never for a duplicate, as usage counts a send. In
-// the send worker's batch the adds of one broadcast are summed into one shard write at the batch's
-// end (shared/db/tally.ts). A crash between the event's write and that add loses the count (the
-// retry finds the event stored) and never counts one twice; a stats read cannot find it again.
+// so its count is added where it is first stored, never for a duplicate, as usage counts a send:
+// one add right after the event's write. A crash between the two loses the count (the retry finds
+// the event stored) and never counts one twice; a stats read cannot find it again.
 import { randomHex, sha256Hex } from '../../crypto/crypto';
 import type { Store } from '../../db/store';
 import { inParallel } from '../../concurrency';
 import type { Clock } from '../../ports/clock';
-import { storeTally, type Tally } from '../../db/tally';
+import { writeCounterAdd } from '../../db/tally';
 import { BroadcastStatsRepository, countedTypes, type CountedType, type ShardRef, type StatMarkerItem } from './stats-repository';
 
 export { countedTypes, type CountedType } from './stats-repository';
@@ -49,8 +48,6 @@ export const TOKEN_STALE_MS = 60_000;
 export interface StatsDeps {
   store: Store;
   clock: Clock;
-  /** Where a `sent` count goes: a send worker batch keeps it for the batch's end; written at once without it. */
-  tally?: Tally;
 }
 
 /** The types counted where their event is first stored (countNewBroadcastEvent), not by marker. */
@@ -134,16 +131,12 @@ export async function countBroadcastEvent(deps: StatsDeps, message: AttributedMe
   await settleAgainst(repo, ref, type, token, [...tokensOf(shard.pending, type, message.id).filter((t) => t !== token), token]);
 }
 
-/**
- * Counts an event stored for the first time, for the types counted so (`sent`): one add to a shard
- * of its broadcast. The adds of one broadcast in a batch share the shard of the first one's message
- * (any shard will do: the stats sum them all), so a batch writes its broadcast once.
- */
+/** Counts an event stored for the first time, for the types counted so (`sent`): one add to the shard of its message. */
 export async function countNewBroadcastEvent(deps: StatsDeps, message: AttributedMessage, type: string): Promise<void> {
   if (!message.broadcast_id || !isCounted(type) || !COUNTED_WHEN_CREATED.has(type)) return;
   const repo = new BroadcastStatsRepository(deps.store);
   const ref: ShardRef = { accountId: message.account_id, broadcastId: message.broadcast_id, shard: shardOf(message.id) };
-  await (deps.tally ?? storeTally(deps.store)).add({ ...repo.countAdd(ref, type, 1), group: `broadcast-stats#${ref.accountId}#${ref.broadcastId}` });
+  await writeCounterAdd(deps.store, repo.countAdd(ref, type, 1));
 }
 
 const zero = (): BroadcastCounts => ({ sent: 0, delivered: 0, bounced: 0, complained: 0, opened: 0, failed: 0 });

@@ -3,7 +3,7 @@
 // accepted (shared/billing/spend-caps/reserve.ts). Test-mode and suppressed sends never count.
 import type { Channel } from '../../accounts/schemas';
 import type { Store } from '../../db/store';
-import { storeTally, type Tally } from '../../db/tally';
+import { storeTally, writeCounterAdd, type Tally } from '../../db/tally';
 import type { Clock } from '../../ports/clock';
 import { AccountRepository, type AccountItem } from '../../accounts/repository';
 import type { ReputationConfig } from '../reputation/policy';
@@ -18,15 +18,21 @@ export const periodOf = (at: Date | string): string => new Date(at).toISOString(
 
 /**
  * A live send the provider accepted, counted in the month of `at`; a broadcast's message counts as
- * broadcast. Through `tally` when given (a send worker batch sums its sends per item and writes
- * them at its end), else written now.
+ * broadcast. Usage is billed, so it is written now, right after the send's event (a crash between
+ * the two is the only way to lose a count). The reputation's sends go through `reputationTally`
+ * when given: a send worker batch sums them and writes them at its end (docs/api-decisions.md).
  */
-export async function recordSend(store: Store, message: { account_id: string; channel: Channel; broadcast_id?: string }, at: string, tally: Tally = storeTally(store)): Promise<void> {
+export async function recordSend(
+  store: Store,
+  message: { account_id: string; channel: Channel; broadcast_id?: string },
+  at: string,
+  reputationTally: Tally = storeTally(store),
+): Promise<void> {
   // Two items apart, written side by side.
   await Promise.all([
-    tally.add(UsageRepository.sendAdd(message.account_id, periodOf(at), message.channel, message.broadcast_id ? 'broadcast' : 'transactional')),
+    writeCounterAdd(store, UsageRepository.sendAdd(message.account_id, periodOf(at), message.channel, message.broadcast_id ? 'broadcast' : 'transactional')),
     // The sending reputation's denominator: live email sends, as SES counts them (shared/billing/reputation).
-    message.channel === 'email' ? countReputationSend(tally, message.account_id, new Date(at)) : undefined,
+    message.channel === 'email' ? countReputationSend(reputationTally, message.account_id, new Date(at)) : undefined,
   ]);
 }
 

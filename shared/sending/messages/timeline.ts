@@ -50,8 +50,9 @@ export type TimelineDeps = {
   queue: Queue;
   metrics: Metrics;
   /**
-   * Where counter adds go (usage, reputation, a broadcast's `sent`): in a consumer's batch, kept
-   * for its end and summed per item (functions/send/send-message.ts); written at once without it.
+   * Where the reputation's send counts go: in a consumer's batch, kept for its end and summed per
+   * item (functions/send/send-message.ts); written at once without it. Usage and a broadcast's
+   * `sent` are written at once regardless.
    */
   tally?: Tally;
   /** A consumer batch's memo for reads its records share (a webhook subscription lookup); none outside a batch. */
