@@ -1,12 +1,12 @@
 // The ses-events queue consumer through its real handler export, against a real in-memory store:
 // timeline and status, dedup, out-of-order arrival, suppression, and partial batch failures.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { keys } from '../../shared/db/keys';
 import { isId } from '../../shared/ports/ids';
 import { readTimeline, recordEvent, workerEventId } from '../../shared/sending/messages/timeline';
-import { installContainer } from '../../shared/runtime/container';
 import { findSuppression } from '../../shared/sending/suppressions/service';
-import { createTestContainer, type TestContainer } from '../support/container';
+import { type TestContainer } from '../support/container';
+import { useContainer } from '../support/testbed';
 import {
   bounceNotification,
   complaintNotification,
@@ -21,14 +21,11 @@ import { sqsEvent, sqsRecord } from '../support/sqs';
 import { ingestSesEvent as handler } from '../support/consumers';
 
 let c: TestContainer;
-
-beforeAll(async () => {
-  c = await createTestContainer();
-  installContainer(c);
-});
-afterAll(async () => c.testStore.close());
+const box = useContainer();
+// A minute on before each test (useContainer's 2 s and 58 more): each test's SES events are its own.
 beforeEach(() => {
-  c.clock.advance(60_000);
+  c = box.c;
+  c.clock.advance(58_000);
   c.logs.length = 0;
 });
 afterEach(() => vi.restoreAllMocks());

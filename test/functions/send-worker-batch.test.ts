@@ -13,6 +13,7 @@ import { type TestContainer } from '../support/container';
 import { drain, sqsEvent, sqsRecord, takeJobs } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
 import { fanOut, sendWorker } from '../support/consumers';
+import { storeCommandsDuring } from '../support/store-commands';
 
 let c: TestContainer;
 const bed = useTestbed({ scopedKeys: true });
@@ -26,25 +27,16 @@ type SendJobBody = { message_id: string; account_id: string; recipient?: string;
 
 /** The store commands sent while `run` runs, by command name and key (or, for a query, its partition). */
 async function commandsOf(run: () => Promise<unknown>): Promise<string[]> {
-  const seen: string[] = [];
-  const send = c.store.doc.send.bind(c.store.doc);
-  const spy = vi.spyOn(c.store.doc, 'send').mockImplementation(((command: Command) => {
-    const first = (k: unknown) => String(k ?? '').split('#')[0];
-    const values = command.input.ExpressionAttributeValues ?? {};
-    const where = command.input.Key
-      ? `${first(command.input.Key.pk)}/${first(command.input.Key.sk)}`
-      : command.input.KeyConditionExpression
+  const first = (k: unknown) => String(k ?? '').split('#')[0];
+  return (await storeCommandsDuring(c.store, run)).map(({ name, input }) => {
+    const values = input.ExpressionAttributeValues ?? {};
+    const where = input.Key
+      ? `${first(input.Key.pk)}/${first(input.Key.sk)}`
+      : input.KeyConditionExpression
         ? `${first(values[':pk'])}/${first(values[':prefix'])}`
-        : Object.values(command.input.RequestItems ?? {}).flatMap((r: any) => (r.Keys ?? []).map((k: any) => `${first(k.pk)}/${first(k.sk)}`))[0];
-    seen.push(`${command.constructor.name} ${where}`);
-    return send(command as never);
-  }) as never);
-  try {
-    await run();
-  } finally {
-    spy.mockRestore();
-  }
-  return seen;
+        : Object.values(input.RequestItems ?? {}).flatMap((r: any) => (r.Keys ?? []).map((k: any) => `${first(k.pk)}/${first(k.sk)}`))[0];
+    return `${name} ${where}`;
+  });
 }
 const count = (seen: string[], what: string) => seen.filter((s) => s === what).length;
 

@@ -1,23 +1,20 @@
 // The ses-events consumer's batch: its records share each account's webhook subscription lookup
 // (one per account and invocation), and every event still reaches the webhooks it should.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { installContainer } from '../../shared/runtime/container';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { readTimeline } from '../../shared/sending/messages/timeline';
 import { createSubscription } from '../../shared/webhooks/subscriptions';
-import { createTestContainer, type TestContainer } from '../support/container';
+import { type TestContainer } from '../support/container';
+import { useContainer } from '../support/testbed';
 import { deliveryNotification, seedSentMessage, snsWrap, type SentMessage } from '../support/ses-events';
 import { sqsEvent, sqsRecord } from '../support/sqs';
 import { ingestSesEvent as handler } from '../support/consumers';
 
 let c: TestContainer;
-
-beforeAll(async () => {
-  c = await createTestContainer();
-  installContainer(c);
-});
-afterAll(async () => c.testStore.close());
+const box = useContainer();
+// A minute on before each test (useContainer's 2 s and 58 more): each test's SES events are its own.
 beforeEach(() => {
-  c.clock.advance(60_000);
+  c = box.c;
+  c.clock.advance(58_000);
   c.sent.length = 0;
 });
 afterEach(() => vi.restoreAllMocks());

@@ -13,6 +13,7 @@ import { TEST_SECRETS } from '../support/container';
 import type { HttpEventInput } from '../support/events';
 import { drain, sqsEvent, sqsRecord, takeJobs } from '../support/sqs';
 import { useTestbed } from '../support/testbed';
+import { storeCommandsDuring } from '../support/store-commands';
 import { sendWorker, fanOut } from '../support/consumers';
 
 const bed = useTestbed({ scopedKeys: true });
@@ -54,19 +55,9 @@ async function expectFailedForSuspension(id: string): Promise<void> {
 
 /** GetItem calls on the account item while `run` runs. */
 async function accountReadsDuring(run: () => Promise<unknown>): Promise<number> {
-  const send = bed.c.store.doc.send.bind(bed.c.store.doc);
   const account = keys.account(bed.account.account_id);
-  let reads = 0;
-  const spy = vi.spyOn(bed.c.store.doc, 'send').mockImplementation(((command: { constructor: { name: string }; input: Record<string, any> }) => {
-    if (command.constructor.name === 'GetCommand' && command.input.Key?.pk === account.pk && command.input.Key?.sk === account.sk) reads++;
-    return send(command as never);
-  }) as never);
-  try {
-    await run();
-  } finally {
-    spy.mockRestore();
-  }
-  return reads;
+  const commands = await storeCommandsDuring(bed.c.store, run);
+  return commands.filter(({ name, input }) => name === 'GetCommand' && input.Key?.pk === account.pk && input.Key?.sk === account.sk).length;
 }
 
 beforeEach(() => {
