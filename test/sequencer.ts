@@ -30,14 +30,17 @@ export const SLOW_FILES = [
  */
 const OWN_PROCESS_FOLDERS = ['/test/e2e/', '/test/rehearsal/'];
 
+/** Where a file starts: the named slow files in their order, then the e2e and rehearsal files, then the rest. */
+export function startRank(moduleId: string): number {
+  const at = SLOW_FILES.findIndex((name) => moduleId.endsWith(name));
+  if (at >= 0) return at;
+  return OWN_PROCESS_FOLDERS.some((folder) => moduleId.includes(folder)) ? SLOW_FILES.length : SLOW_FILES.length + 1;
+}
+
 export default class SlowFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const rank = (spec: TestSpecification): number => {
-      const at = SLOW_FILES.findIndex((name) => spec.moduleId.endsWith(name));
-      if (at >= 0) return at;
-      return OWN_PROCESS_FOLDERS.some((folder) => spec.moduleId.includes(folder)) ? SLOW_FILES.length : SLOW_FILES.length + 1;
-    };
+    const rank = (spec: TestSpecification): number => startRank(spec.moduleId);
     return sorted.map((spec, i) => ({ spec, i })).sort((a, b) => rank(a.spec) - rank(b.spec) || a.i - b.i).map(({ spec }) => spec);
   }
 }
