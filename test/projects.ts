@@ -13,5 +13,9 @@ export const SHARED = ['test/unit/**/*.test.ts', 'test/functions/**/*.test.ts', 
 /** The e2e and rehearsal files start processes, servers and environment of their own and keep a process each. */
 export const SEPARATE = ['test/e2e/**/*.test.ts', 'test/rehearsal/**/*.test.ts'];
 
-/** Files of the shared folders that need a process of their own: a Lambda cold start (the process's first container). */
-export const OWN_PROCESS = ['test/unit/config-reputation.test.ts'];
+/**
+ * Files of the shared folders that need a process of their own: a Lambda cold start (the process's
+ * first container), and a test that patches LevelDB's prototypes to count open iterators (every
+ * store in its process would be counted, and patched).
+ */
+export const OWN_PROCESS = ['test/unit/config-reputation.test.ts', 'test/adapters/level-iterators.test.ts'];

@@ -1,7 +1,7 @@
 // dynalite on LevelDB, as the runtime runs it, closes the LevelDB iterators its reads open: the
 // number left open after many Queries and Scans is bounded, not one per read (issue 31: each one
 // left open kept native memory, and the runtime grew with the reads it served).
-import { CreateTableCommand, DynamoDBClient, PutItemCommand, QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, PutItemCommand, QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -56,6 +56,8 @@ beforeAll(async () => {
       BillingMode: 'PAY_PER_REQUEST',
     }),
   );
+  // A new table is CREATING for a moment, even with createTableMs 0; a write before it is ACTIVE is refused.
+  await waitFor(async () => (await client.send(new DescribeTableCommand({ TableName: 'tbl' }))).Table?.TableStatus === 'ACTIVE', { what: 'the table to be ACTIVE' });
   for (let i = 0; i < 20; i++) await client.send(new PutItemCommand({ TableName: 'tbl', Item: { pk: { S: 'p' }, sk: { S: `s${String(i).padStart(2, '0')}` } } }));
 });
 
