@@ -11,6 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
 import { githubStandInEnv, startOAuthStandIn, type OAuthStandIn } from '../support/oauth-stand-in';
 import { needsTool, whereOnPath } from '../support/system-tools';
+import { waitFor } from '../support/wait';
 
 // The page's side of page.evaluate (the project's TypeScript has no DOM library).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -52,6 +53,19 @@ chromium.describe(chromium.name('signing in to the console with a provider'), ()
   };
   const status = async (p: Page): Promise<string> => (await p.textContent('#status')) ?? '';
   const shown = (p: Page, view: string) => p.waitForSelector(`[data-view="${view}"]:not([hidden])`);
+  // The page loads share the per-IP limit with the console's own requests: on a fast machine the
+  // next load may come inside the same second and be refused (429), so it is opened once admitted.
+  const open = (p: Page, url: string) =>
+    waitFor(
+      async () => {
+        // From a blank page each time: a refused load left its URL in the address bar, and going to
+        // the same URL with a fragment again would only move to the fragment, loading nothing.
+        await p.goto('about:blank');
+        const res = await p.goto(url);
+        return res !== null && res.status() !== 429;
+      },
+      { what: `the rate limiter to admit the page load of ${url}`, timeoutMs: 15_000, intervalMs: 250 },
+    );
   const shoot = async (p: Page, name: string): Promise<void> => {
     for (const width of [375, 1280]) {
       await p.setViewportSize({ width, height: 740 });
@@ -70,7 +84,7 @@ chromium.describe(chromium.name('signing in to the console with a provider'), ()
   it('clicks GitHub, is authorized by the stand-in, and lands on the overview signed in as the verified address', async () => {
     github.reset();
     const page = await newPage();
-    await page.goto(`${runtime.url}/`);
+    await open(page, `${runtime.url}/`);
     await shown(page, 'signin');
     await page.click('[data-view="signin"] a[data-oauth="GitHub"]');
     await shown(page, 'overview');
@@ -96,10 +110,10 @@ chromium.describe(chromium.name('signing in to the console with a provider'), ()
     github.reset();
     github.deny = true;
     const page = await newPage();
-    await page.goto(`${runtime.url}/#/signin`);
+    await open(page, `${runtime.url}/#/signin`);
     await shown(page, 'signin');
     await page.click('[data-view="signin"] a[data-oauth="GitHub"]');
-    await page.waitForFunction(() => (globalThis as InPage).document.getElementById('status').textContent !== '');
+    await page.waitForFunction(() => ((globalThis as InPage).document.getElementById('status')?.textContent ?? '') !== '');
 
     expect(await status(page)).toBe('Sign-in was cancelled at the provider, and nothing was shared. Try again, or sign in another way.');
     expect(await page.getAttribute('#status', 'class')).toBe('error');
@@ -120,10 +134,9 @@ chromium.describe(chromium.name('signing in to the console with a provider'), ()
       constructor: 'Sign-in did not complete. Try again, or sign in another way.',
     };
     for (const [reason, sentence] of Object.entries(sentences)) {
-      await page.goto('about:blank');
-      await page.goto(`${runtime.url}/#/sign-in?error=${reason}`);
+      await open(page, `${runtime.url}/#/sign-in?error=${reason}`);
       await shown(page, 'signin');
-      await page.waitForFunction(() => (globalThis as InPage).document.getElementById('status').textContent !== '');
+      await page.waitForFunction(() => ((globalThis as InPage).document.getElementById('status')?.textContent ?? '') !== '');
       expect(await status(page), reason).toBe(sentence);
       expect(page.url()).toBe(`${runtime.url}/#/signin`);
     }
@@ -133,10 +146,10 @@ chromium.describe(chromium.name('signing in to the console with a provider'), ()
   it('says Google is not set up on this deployment, and stays on the page', async () => {
     github.reset();
     const page = await newPage();
-    await page.goto(`${runtime.url}/#/signup`);
+    await open(page, `${runtime.url}/#/signup`);
     await shown(page, 'signup');
     await page.click('[data-view="signup"] a[data-oauth="Google"]');
-    await page.waitForFunction(() => (globalThis as InPage).document.getElementById('status').textContent !== '');
+    await page.waitForFunction(() => ((globalThis as InPage).document.getElementById('status')?.textContent ?? '') !== '');
 
     expect(await status(page)).toBe('Sign-in with Google is not set up on this deployment.');
     expect(page.url()).toBe(`${runtime.url}/#/signup`);
