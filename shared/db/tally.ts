@@ -1,7 +1,7 @@
 // Counter adds (ADD of numbers to one item, with SET of the item's identity), written now or kept
 // for the end of a consumer's batch. A batch's adds to one item become one write of their sums:
-// the send worker's usage, reputation and broadcast counters, once per batch and item rather than
-// once per message (functions/send/send-message.ts). ADD is commutative, so summing loses nothing;
+// the send worker's reputation sends, once per batch and item rather than once per message
+// (functions/send/send-message.ts; usage and a broadcast's stats are written with each send). ADD is commutative, so summing loses nothing;
 // what a tally never does is retry a write (an ADD retried after a lost answer may count twice).
 import type { ItemKey } from './keys';
 import type { Store } from './store';
@@ -11,12 +11,6 @@ export interface CounterAdd {
   key: ItemKey;
   add: Record<string, number>;
   set?: Record<string, unknown>;
-  /**
-   * Adds of one group are summed into one write to the key of the group's first add, whatever
-   * their own keys: for counters spread over shards only to share out write load (a broadcast's
-   * stats), where any shard of the group will do. Without it the key is the group.
-   */
-  group?: string;
 }
 
 export interface Tally {
@@ -43,30 +37,25 @@ export async function writeCounterAdd(store: Store, counter: CounterAdd): Promis
 /** Every add written at once (outside a batch). */
 export const storeTally = (store: Store): Tally => ({ add: (counter) => writeCounterAdd(store, counter) });
 
-const groupOf = (counter: CounterAdd): string => counter.group ?? `${counter.key.pk}\u0000${counter.key.sk}`;
+const itemOf = (counter: CounterAdd): string => `${counter.key.pk}\u0000${counter.key.sk}`;
 
 /**
- * A batch's adds, summed per group (or item) until `flush` writes each sum once. An attribute set
+ * A batch's adds, summed per item until `flush` writes each sum once. An attribute set
  * by several adds keeps the last one's value (the batch's latest: a bucket's expiry).
  */
 export class BatchTally implements Tally {
   private readonly sums = new Map<string, CounterAdd>();
 
   add(counter: CounterAdd): Promise<void> {
-    const group = groupOf(counter);
-    const sum = this.sums.get(group);
+    const item = itemOf(counter);
+    const sum = this.sums.get(item);
     if (!sum) {
-      this.sums.set(group, { key: counter.key, add: { ...counter.add }, set: { ...counter.set } });
+      this.sums.set(item, { key: counter.key, add: { ...counter.add }, set: { ...counter.set } });
       return Promise.resolve();
     }
     for (const [attr, n] of Object.entries(counter.add)) sum.add[attr] = (sum.add[attr] ?? 0) + n;
     Object.assign(sum.set!, counter.set);
     return Promise.resolve();
-  }
-
-  /** The sums not written yet. */
-  get pending(): readonly CounterAdd[] {
-    return [...this.sums.values()];
   }
 
   /**

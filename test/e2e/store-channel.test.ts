@@ -1,9 +1,10 @@
 // The local runtime's store, reached the way the runtime reaches it: dynalite and the queue
 // emulator in one worker thread, the store's requests over a MessagePort instead of loopback TCP
 // (channel-handler.ts). Every kind of call the Store port makes answers as it does over HTTP,
-// failed conditions included, and the TCP endpoint keeps serving the same data.
+// failed conditions included, and the TCP endpoint keeps serving the same data; the queue adapter
+// likewise over the queue emulator's own channel.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ListQueuesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteMessageCommand, ListQueuesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,11 +13,15 @@ import { ConditionFailedError } from '../../shared/errors';
 import { Store } from '../../shared/db/store';
 import { ChannelHttpHandler } from '../../local/channel-handler';
 import { startStoreAndQueues, type Running } from '../../local/emulators';
-import { ensureTable } from '../../local/provision';
+import { ensureQueues, ensureTable } from '../../local/provision';
+import { sqsClient } from '../../local/emulator-clients';
+import { SqsQueue } from '../../shared/adapters/aws/sqs-queue';
+import type { MessagePort } from 'node:worker_threads';
+import { waitFor } from '../support/wait';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 let dir: string;
-let emulators: { store: Running; sqs: Running };
+let emulators: { store: Running; sqs: Running; sqsChannel: MessagePort };
 let overChannel: Store;
 let overHttp: Store;
 const clients: Array<{ destroy(): void }> = [];
@@ -66,5 +71,32 @@ describe('the store over its thread channel', () => {
 
     expect(listed.$metadata.httpStatusCode).toBe(200);
     expect(emulators.sqs.threadId).toBe(emulators.store.threadId);
+  });
+
+  it('answers the queue adapter over its own channel as over HTTP: sends, batches, receives and deletes', async () => {
+    const overPort = sqsClient(emulators.sqs.endpoint, emulators.sqsChannel);
+    const overTcp = sqsClient(emulators.sqs.endpoint);
+    clients.push(overPort, overTcp);
+    const { urls } = await ensureQueues(overPort);
+    const queue = new SqsQueue(overPort, urls);
+
+    await queue.send('webhooks', { n: 0, text: 'é ✓ 😀' });
+    await queue.sendBatch('webhooks', Array.from({ length: 12 }, (_, i) => ({ n: i + 1 })));
+
+    // Read back over TCP: the same queue, every message once.
+    const bodies: Array<{ n: number; text?: string }> = [];
+    await waitFor(
+      async () => {
+        const got = await overTcp.send(new ReceiveMessageCommand({ QueueUrl: urls.webhooks, MaxNumberOfMessages: 10 }));
+        for (const m of got.Messages ?? []) {
+          bodies.push(JSON.parse(m.Body ?? 'null'));
+          await overPort.send(new DeleteMessageCommand({ QueueUrl: urls.webhooks, ReceiptHandle: m.ReceiptHandle }));
+        }
+        return bodies.length >= 13;
+      },
+      { what: () => `13 messages on the queue (${bodies.length} received)` },
+    );
+    expect(bodies.map((b) => b.n).sort((a, b) => a - b)).toEqual(Array.from({ length: 13 }, (_, i) => i));
+    expect(bodies.find((b) => b.n === 0)?.text).toBe('é ✓ 😀');
   });
 });

@@ -109,6 +109,15 @@ describe('GET /v1/mail/search', () => {
     expect(await subjects('from:alice subject:contract has:attachment after:2026-03-01')).toEqual(['Signed contract']);
   });
 
+  it('answers a range that ends before it starts with no results, on search and on the threads list', async () => {
+    await mailbox();
+    expect(await subjects('after:2026-03-05 before:2026-03-02')).toEqual([]);
+    expect(await subjects('report after:2026-03-05 before:2026-03-02')).toEqual([]);
+    const threads = await req({ method: 'GET', path: '/v1/mail/threads', key: bed.readKey, query: { q: 'after:2026-03-05 before:2026-03-02' } });
+    expect(threads.status, JSON.stringify(threads.body)).toBe(200);
+    expect(threads.body.threads).toEqual([]);
+  });
+
   it('narrows to one inbox by inbox_id or address, and answers 404 for an unknown inbox', async () => {
     await mailbox();
     const inbox = await req({ method: 'POST', path: '/v1/mail/inboxes', key: bed.sendKey, body: { domain: 'in.test', local_part: 'sales' } });

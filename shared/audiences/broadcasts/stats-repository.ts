@@ -2,7 +2,7 @@
 // items of their own that the broadcast's events move, and one marker per counted message and type.
 import { keys, type ItemKey } from '../../db/keys';
 import { wrote, type Store } from '../../db/store';
-import type { CounterAdd } from '../../db/tally';
+import { writeCounterAdd } from '../../db/tally';
 
 /** The event types a broadcast counts: the BroadcastStats fields that come from the timeline. */
 export const countedTypes = ['sent', 'delivered', 'bounced', 'complained', 'opened', 'failed'] as const;
@@ -67,8 +67,8 @@ export class BroadcastStatsRepository {
   }
 
   /** `n` events of `type` counted with no token (a count that stands by itself: countNewBroadcastEvent). */
-  countAdd(ref: ShardRef, type: CountedType, n: number): CounterAdd {
-    return { key: this.shardKey(ref), set: { entity: 'broadcast_stat_shard' }, add: { [type]: n } };
+  async addCount(ref: ShardRef, type: CountedType, n: number): Promise<void> {
+    await writeCounterAdd(this.store, { key: this.shardKey(ref), set: { entity: 'broadcast_stat_shard' }, add: { [type]: n } });
   }
 
   /** False when the message's type has a marker already (another count holds it). */

@@ -31,7 +31,6 @@ import { randomHex, sha256Hex } from '../../crypto/crypto';
 import type { Store } from '../../db/store';
 import { inParallel } from '../../concurrency';
 import type { Clock } from '../../ports/clock';
-import { writeCounterAdd } from '../../db/tally';
 import { BroadcastStatsRepository, countedTypes, type CountedType, type ShardRef, type StatMarkerItem } from './stats-repository';
 
 export { countedTypes, type CountedType } from './stats-repository';
@@ -136,7 +135,7 @@ export async function countNewBroadcastEvent(deps: StatsDeps, message: Attribute
   if (!message.broadcast_id || !isCounted(type) || !COUNTED_WHEN_CREATED.has(type)) return;
   const repo = new BroadcastStatsRepository(deps.store);
   const ref: ShardRef = { accountId: message.account_id, broadcastId: message.broadcast_id, shard: shardOf(message.id) };
-  await writeCounterAdd(deps.store, repo.countAdd(ref, type, 1));
+  await repo.addCount(ref, type, 1);
 }
 
 const zero = (): BroadcastCounts => ({ sent: 0, delivered: 0, bounced: 0, complained: 0, opened: 0, failed: 0 });

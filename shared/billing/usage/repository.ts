@@ -5,7 +5,6 @@
 import { channels, type Channel } from '../../accounts/schemas';
 import { keys, type ItemKey } from '../../db/keys';
 import { wrote, type Store } from '../../db/store';
-import type { CounterAdd } from '../../db/tally';
 import type { ChannelUsage } from './schemas';
 
 type ChannelCounters = Partial<Record<`send_count_${Channel}` | `broadcast_count_${Channel}` | `cost_micros_${Channel}`, number>>;
@@ -48,9 +47,13 @@ const IDENTITY = 'SET entity = :entity, account_id = :account, period = :period'
 export class UsageRepository {
   constructor(private readonly store: Store) {}
 
-  /** One send the provider accepted, as a counter add (written now or at a batch's end: shared/db/tally.ts). */
-  static sendAdd(accountId: string, period: string, channel: Channel, kind: SendKind): CounterAdd {
-    return { key: keys.usage(accountId, period), set: { entity: 'usage', account_id: accountId, period }, add: { [countAttr(channel, kind)]: 1 } };
+  /** One send the provider accepted. */
+  async addSend(accountId: string, period: string, channel: Channel, kind: SendKind): Promise<void> {
+    await this.store.update(keys.usage(accountId, period), {
+      expression: `${IDENTITY} ADD #count :one`,
+      names: { '#count': countAttr(channel, kind) },
+      values: { ':entity': 'usage', ':account': accountId, ':period': period, ':one': 1 },
+    });
   }
 
   /**

@@ -3,7 +3,7 @@
 // accepted (shared/billing/spend-caps/reserve.ts). Test-mode and suppressed sends never count.
 import type { Channel } from '../../accounts/schemas';
 import type { Store } from '../../db/store';
-import { storeTally, writeCounterAdd, type Tally } from '../../db/tally';
+import { storeTally, type Tally } from '../../db/tally';
 import type { Clock } from '../../ports/clock';
 import { AccountRepository, type AccountItem } from '../../accounts/repository';
 import type { ReputationConfig } from '../reputation/policy';
@@ -30,7 +30,7 @@ export async function recordSend(
 ): Promise<void> {
   // Two items apart, written side by side.
   await Promise.all([
-    writeCounterAdd(store, UsageRepository.sendAdd(message.account_id, periodOf(at), message.channel, message.broadcast_id ? 'broadcast' : 'transactional')),
+    new UsageRepository(store).addSend(message.account_id, periodOf(at), message.channel, message.broadcast_id ? 'broadcast' : 'transactional'),
     // The sending reputation's denominator: live email sends, as SES counts them (shared/billing/reputation).
     message.channel === 'email' ? countReputationSend(reputationTally, message.account_id, new Date(at)) : undefined,
   ]);
