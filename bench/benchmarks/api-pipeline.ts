@@ -150,7 +150,7 @@ function report({ api, storeWorker, storeMain }: Rounds, { cold, warm, firstSend
     `A send's own writes are its spend reservation (\`update ACCT/USAGE\`) and the message, which is its own idempotency record (\`create MSG\`: its id follows from the account and the key); the pipeline adds the limiter's \`update RATE/LOG\`, and on a key's first request in a minute its use (\`update ACCT/KEY\`, made beside the route's own calls). ` +
       `Unloaded, a warm GET ${PATH} takes ${fmt(median(requestMs), 2)} ms (median), ${fmt(storeMs, 2)} ms of it on average inside store calls (SDK marshalling and dynalite included; ${fmt((100 * storeMs) / mean(requestMs), 0)}% of the mean); the rest is HTTP, event shaping, hashing and the handler.`,
     '',
-    'Read it as: the ratio is the figure to watch. Each request makes the store calls above one after the other against the same single-threaded store, so if the store were the only cost the ratio would approach 1 ÷ (calls per request), lower still because writes and queries cost more than a GetItem. ' +
+    'Read it as: the ratio is the figure to watch. Each request makes the store calls above against the same single-threaded store (a GET’s limiter write beside its route’s read, shared/http/admission.ts; the store still serves them one at a time), so if the store were the only cost the ratio would approach 1 ÷ (calls per request), lower still because writes and queries cost more than a GetItem. ' +
       'A ratio well below that is CPU spent in the pipeline itself; fewer or parallel store calls raise it. A wide spread across rounds or a high load average calls for another run; "Not OK" in the API row means errors or the limiter (429), not the pipeline.',
   ].join('\n');
 }

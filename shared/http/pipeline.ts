@@ -4,7 +4,7 @@
 // raw bytes alone, for a route declared `body: 'raw'`); then the route.
 //
 // Store round trips of an authenticated request on a warm path: the limiter's one conditional
-// write, then the route's own. The key and its account come from this process's cache of
+// write, then the route's own; for a safe method (GET, HEAD) the two at once (shared/http/admission.ts). The key and its account come from this process's cache of
 // verified keys (shared/accounts/api-keys/cache.ts), and the key's use is written at most once a minute,
 // beside the route rather than before it.
 //
@@ -28,7 +28,8 @@ import { csrfTokenMatches, findSession, sessionActsInTestMode } from '../auth/se
 import type { SessionItem } from '../auth/sessions-repository';
 import { cookieValue, SESSION_COOKIE } from './cookies';
 import { keys } from '../db/keys';
-import { admit, ACCOUNT_RATE_LIMIT, IP_RATE_LIMIT, ipSubject, type RateDecision } from '../accounts/rate-limit/service';
+import { ACCOUNT_RATE_LIMIT, IP_RATE_LIMIT, ipSubject } from '../accounts/rate-limit/service';
+import { admission, limit, SAFE_METHODS, type PendingAdmission } from './admission';
 import { publicBaseUrlOf, readRuntimeKind } from '../runtime/config';
 import { getContainer, type Container } from '../runtime/container';
 import { describeError } from '../adapters/logger';
@@ -43,18 +44,6 @@ export function authOf(request: HttpRequest): AuthContext {
   if (!request.auth) throw new Error(`route ${request.routeKey} used authOf without key access`);
   return request.auth;
 }
-
-function rateHeaders(decision: RateDecision): Record<string, string> {
-  const headers: Record<string, string> = {
-    'x-ratelimit-limit': String(decision.limit),
-    'x-ratelimit-remaining': String(decision.remaining),
-    'x-ratelimit-reset': String(decision.resetEpochSeconds),
-  };
-  if (!decision.allowed) headers['retry-after'] = String(decision.retryAfterSeconds ?? 1);
-  return headers;
-}
-
-const rateLimited = (): ApiError => new ApiError('rate_limit_exceeded', 'too many requests; retry after the number of seconds in Retry-After');
 
 function rawBodyOf(event: APIGatewayProxyEventV2): Buffer {
   if (!event.body) return Buffer.alloc(0);
@@ -86,31 +75,20 @@ function checkParams(params: Record<string, string>): void {
 
 const bearer = (header: string | undefined): string | undefined => /^Bearer ([^\s]+)$/.exec(header?.trim() ?? '')?.[1];
 
-/** Limits the account or IP; if the limiter's store fails, the request goes on without headers. */
-async function limit(c: Container, subject: string, ceiling: number, requestId: string): Promise<Record<string, string>> {
-  let decision: RateDecision;
-  try {
-    decision = await admit(c, subject, ceiling);
-  } catch (error) {
-    c.logger.warn('rate limiter unavailable; request proceeds unlimited', { requestId, subject, error: describeError(error) });
-    return {};
-  }
-  if (!decision.allowed) {
-    const err = rateLimited();
-    Object.assign(err.headers, rateHeaders(decision));
-    throw err;
-  }
-  return rateHeaders(decision);
-}
-
 /** What the credentials step owes the rest of the request. */
 interface Authorized {
   headers: Record<string, string>;
   /** The key-use write, when one is due: it runs beside the route and is awaited before the answer. */
   keyUse?: Promise<void>;
+  /** A safe method's admission, running beside the route (shared/http/admission.ts). */
+  admission?: PendingAdmission;
 }
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** An account's admission: its headers now, or (a safe method) pending beside the route. */
+async function admitAccount(c: Container, request: HttpRequest, accountId: string): Promise<Pick<Authorized, 'headers' | 'admission'>> {
+  const admitted = await admission(c, { method: request.method, subject: keys.accountRateSubject(accountId), ceiling: ACCOUNT_RATE_LIMIT, requestId: request.requestId });
+  return 'pending' in admitted ? { headers: {}, admission: admitted.pending } : admitted;
+}
 const sessionEnded = (): ApiError => new ApiError('unauthorized', 'your session has ended; sign in again');
 const suspended = (): ApiError => new ApiError('account_suspended', 'this account is suspended; contact support');
 
@@ -154,12 +132,12 @@ async function authorize(c: Container, access: Access, request: HttpRequest): Pr
   const session = await sessionOf(c, request);
   if (session) {
     const account = await sessionAccount(c, session);
-    const headers = await limit(c, keys.accountRateSubject(account.id), ACCOUNT_RATE_LIMIT, request.requestId);
+    const admitted = await admitAccount(c, request, account.id);
     // A person acts as the account's admin: live once their address is verified, in test mode
     // before (live-only routes refuse them, and what they send never leaves).
     const testMode = sessionActsInTestMode(account);
     request.auth = { accountId: account.id, keyId: session.user_id, scope: 'admin', testMode, account, session: { userId: session.user_id, role: session.role, verified: !testMode } };
-    return { headers };
+    return admitted;
   }
   const secret = bearer(request.headers.authorization);
   if (!secret) throw new ApiError('unauthorized', 'missing or malformed Authorization header; expected "Bearer <API key>"');
@@ -170,14 +148,14 @@ async function authorize(c: Container, access: Access, request: HttpRequest): Pr
   const { identity, account } = found;
   // Suspension is checked before the limiter so a suspended account spends no budget.
   if (account.status === 'suspended') throw suspended();
-  const headers = await limit(c, keys.accountRateSubject(identity.accountId), ACCOUNT_RATE_LIMIT, request.requestId);
+  const admitted = await admitAccount(c, request, identity.accountId);
   request.auth = { ...identity, account };
   // Counted once admitted, scope refusals included. The record is bookkeeping: a failed write
   // keeps its count for the next one and fails no request.
   const keyUse = recordKeyUse(c, found)?.catch((error: unknown) => {
     c.logger.warn('key use not recorded; it is added to the next write', { requestId: request.requestId, keyId: identity.keyId, error: describeError(error) });
   });
-  return { headers, keyUse };
+  return { ...admitted, keyUse };
 }
 
 /** Scope and key mode, once the key is known and the request counted. */
@@ -220,6 +198,8 @@ interface PipelineContext extends Context {
   headers: Record<string, string>;
   /** A write started beside the route (the key's use) that must finish before the answer. */
   keyUse?: Promise<void>;
+  /** A safe method's admission, running beside the route: settled before the answer, and a refusal is the answer. */
+  admission?: PendingAdmission;
   container?: Container;
   request?: HttpRequest;
 }
@@ -232,6 +212,16 @@ const owedHeaders = (context: PipelineContext): Record<string, string> => ({
   ...(context.headers ?? {}),
 });
 
+/** Waits for an admission running beside the route: its headers owed, or its refusal thrown (once). */
+async function settleAdmission(context: PipelineContext): Promise<void> {
+  const pending = context.admission;
+  if (!pending) return;
+  context.admission = undefined;
+  const settled = await pending;
+  if ('refused' in settled) throw settled.refused;
+  Object.assign(context.headers, settled.headers);
+}
+
 /** Renders the route's result, or anything thrown by any step, as the answer (the envelope). */
 const envelope = (): Step => ({
   name: 'envelope',
@@ -242,12 +232,15 @@ const envelope = (): Step => ({
   },
   after: async (request) => {
     await request.context.keyUse;
+    await settleAdmission(request.context);
     const response = render(request.response as HttpResult, request.context.requestId, owedHeaders(request.context));
     request.response = isHead(request.event) ? withoutBody(response) : response;
   },
   onError: async (request) => {
     const { context, event } = request;
     await context.keyUse;
+    // A refused admission is the answer, whatever the route met.
+    await settleAdmission(context).catch((refused: unknown) => (request.error = refused as Error));
     const response = renderThrown(request.error, context.requestId ?? requestIdOf(event), owedHeaders(context), {
       routeKey: event.routeKey,
       logError: context.container?.logger.error,
@@ -309,6 +302,7 @@ const credentials = (declared: ReadonlyMap<string, HttpRoute>): Step => ({
     const authorized = await authorize(context.container!, route.access, context.request!);
     Object.assign(context.headers, authorized.headers);
     context.keyUse = authorized.keyUse;
+    context.admission = authorized.admission;
     permit(route.access, context.request!);
   },
 });
