@@ -20,6 +20,7 @@ import type { Clock } from '../../ports/clock';
 import type { ObjectStore } from '../../ports/object-store';
 import type { Queue } from '../../ports/queue';
 import type { Logger } from '../../ports/logger';
+import type { PerBatch } from '../../concurrency';
 import { normalizeAddress } from '../../formats/address';
 import { publishEvent } from '../../webhooks/deliver';
 import { receivedEnvelope } from './received-event';
@@ -38,6 +39,8 @@ export interface InboundDeps {
   ids: Ids;
   clock: Clock;
   logger: Logger;
+  /** The consumer batch's memo, when there is one (an account's webhook subscriptions read once per batch). */
+  perBatch?: PerBatch;
 }
 
 /**
