@@ -1,8 +1,13 @@
 // What the inbound worker asks of the store per received mail (issue 31, items 4 and 5): the
 // account's webhook subscriptions read once (not again by the fan-out, not per record of a batch),
 // and the Mail app's writes of one message made together. Counted on the embedded store's commands.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { handler as receiveRaw } from '../../functions/inbound/receive-email';
+import { keys } from '../../shared/db/keys';
+import type { MailMessageEntry } from '../../shared/inbound-mail/mailbox/model';
+import { recordMailMessage } from '../../shared/inbound-mail/mailbox/record';
+import { MailThreadRepository, type MailThreadEntryItem } from '../../shared/inbound-mail/mailbox/threads-repository';
+import { threadIdOf } from '../../shared/inbound-mail/receipt/thread';
 import { receiptJob } from '../support/receipt';
 import { giveVerifiedDomain } from '../support/domains';
 import { underNeeds } from '../support/grants';
@@ -65,5 +70,78 @@ describe('the webhook subscriptions of a received mail', () => {
 
     expect(subscriptionQueries(commands)).toHaveLength(1);
     expect(bed.c.sent.filter((s) => s.queue === 'webhooks' && (s.body as { kind: string }).kind === 'event')).toHaveLength(2);
+  });
+});
+
+/** An inbound message of the account (a reply when `replyTo` names the first one's Message-ID). */
+function entryOf(n: number, replyTo?: string): MailMessageEntry {
+  const accountId = bed.account.account_id;
+  return {
+    account_id: accountId,
+    source: 'inbound',
+    id: bed.c.ids.next('inb'),
+    thread_id: threadIdOf({ accountId, rfcMessageId: replyTo ?? `<file-${n}@sender.test>`, inReplyTo: null, references: [], subject: `Filing ${n}`, participants: ['ada@sender.test'] }),
+    occurred_at: new Date(Date.parse('2025-03-01T00:00:00.000Z') + n * 60_000).toISOString(),
+    from: 'ada@sender.test',
+    to: ['team@in.test'],
+    cc: [],
+    subject: `Filing ${n}`,
+    text: `quarterly tangerine report ${n}`,
+    address: 'team@in.test',
+  };
+}
+
+const names = (commands: StoreCommand[]): string[] => commands.map((c) => c.name);
+const entriesOf = (entry: MailMessageEntry): Promise<MailThreadEntryItem[]> => new MailThreadRepository(bed.c.store).entries(entry.account_id, entry.thread_id);
+
+describe('filing a message in the Mail app', () => {
+  it('reads its ref and thread together and writes its plain items in one batch with the pointers, then the thread, then the ref applied', async () => {
+    const entry = entryOf(1);
+
+    const commands = await storeCommandsDuring(bed.c.store, () => recordMailMessage(bed.c, entry));
+
+    expect(names(commands)).toEqual(['BatchGetCommand', 'BatchWriteCommand', 'PutCommand', 'PutCommand']);
+    const batch = (commands[1]?.input.RequestItems as Record<string, Array<{ PutRequest: { Item: { entity: string } } }>>)[bed.c.store.tableName] ?? [];
+    expect(new Set(batch.map((r) => r.PutRequest.Item.entity))).toEqual(new Set(['mail_doc', 'mail_posting', 'mail_thread_entry', 'mail_message_ref', 'mail_view_entry']));
+    expect(commands[2]?.input.Item).toMatchObject({ entity: 'mail_thread', message_count: 1 });
+    expect(commands[2]?.input.ConditionExpression).toBe('attribute_not_exists(pk)');
+    expect(commands[3]?.input.Item).toMatchObject({ entity: 'mail_message_ref', applied: true });
+    // Run again: the applied ref ends it after the one read.
+    expect(names(await storeCommandsDuring(bed.c.store, () => recordMailMessage(bed.c, entry)))).toEqual(['BatchGetCommand']);
+  });
+
+  it('joins a reply to the thread it read, under the version it read', async () => {
+    const first = entryOf(2);
+    await recordMailMessage(bed.c, first);
+    const reply = { ...entryOf(3, '<file-2@sender.test>'), thread_id: first.thread_id };
+
+    const commands = await storeCommandsDuring(bed.c.store, () => recordMailMessage(bed.c, reply));
+
+    expect(names(commands).filter((n) => n === 'GetCommand')).toEqual([]);
+    expect(commands.find((c) => c.input.Item?.entity === 'mail_thread')?.input).toMatchObject({ ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': 1 }, Item: { message_count: 2 } });
+    expect((await entriesOf(first)).map((e) => e.id)).toEqual([first.id, reply.id]);
+  });
+
+  it('files a message once when the run that wrote its items died at the thread write', async () => {
+    const entry = entryOf(4);
+    const send = bed.c.store.doc.send.bind(bed.c.store.doc);
+    const spy = vi.spyOn(bed.c.store.doc, 'send').mockImplementation(((command: { input: { Item?: { entity?: string } } }) => {
+      if (command.input.Item?.entity === 'mail_thread') return Promise.reject(new Error('killed'));
+      return send(command as never);
+    }) as never);
+    try {
+      await expect(recordMailMessage(bed.c, entry)).rejects.toThrow('killed');
+    } finally {
+      spy.mockRestore();
+    }
+    expect(await bed.c.store.get(keys.mailMessageRef(entry.account_id, 'inbound', entry.id))).toMatchObject({ applied: false });
+
+    await recordMailMessage(bed.c, entry);
+    await recordMailMessage(bed.c, entry);
+
+    expect((await new MailThreadRepository(bed.c.store).get(entry.account_id, entry.thread_id))?.message_count).toBe(1);
+    expect((await entriesOf(entry)).map((e) => e.id)).toEqual([entry.id]);
+    expect(await bed.c.store.get(keys.mailDoc(entry.account_id, 'inbound', entry.id))).toMatchObject({ thread_id: entry.thread_id });
+    expect(await bed.c.store.get(keys.mailMessageRef(entry.account_id, 'inbound', entry.id))).toMatchObject({ applied: true });
   });
 });
