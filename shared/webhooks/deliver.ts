@@ -15,7 +15,7 @@ import type { Secrets } from '../ports/secrets';
 import type { Logger } from '../ports/logger';
 import type { AttemptJob, WebhookEnvelope, WebhookJob } from './messages';
 import { isSubscribable, matches } from './model';
-import { DeliveryRepository, SubscriptionRepository, type AttemptRecord, type DeliveryItem } from './repository';
+import { DeliveryRepository, SubscriptionRepository, type AttemptRecord, type DeliveryItem, type SubscriptionItem } from './repository';
 import { allSubscriptions, listMatchingSubscriptions, signingSecretOf } from './subscriptions';
 import type { PerBatch } from '../concurrency';
 
@@ -53,12 +53,20 @@ export interface WebhookDeps {
 export async function publishEvent(deps: { store: Store; queue: Queue; perBatch?: PerBatch }, envelope: Omit<WebhookEnvelope, 'event_type'> & { event_type: string }): Promise<void> {
   const { event_type: type } = envelope;
   if (!isSubscribable(type)) return;
-  // In a consumer's batch (the send worker's, the ses-events consumer's), the account's subscriptions are looked up once for all its records.
-  const lookUp = () => allSubscriptions(deps.store, envelope.account_id, { consistent: false });
-  const subscriptions = deps.perBatch ? await deps.perBatch(`webhook-subscriptions#${envelope.account_id}`, lookUp) : await lookUp();
+  const subscriptions = await subscriptionsOf(deps, envelope.account_id);
   const taking = subscriptions.filter((s) => matches(s, type)).map((s) => s.id);
   if (taking.length === 0) return;
   await deps.queue.send('webhooks', { kind: 'event', envelope: { ...envelope, event_type: type }, subscription_ids: taking } satisfies WebhookJob);
+}
+
+/**
+ * The account's subscriptions as publishEvent reads them (eventually consistent). In a consumer's
+ * batch (the send worker's, the ses-events and inbound consumers') they are looked up once for all
+ * its records, and a caller may start the look-up beside its own reads before it publishes.
+ */
+export function subscriptionsOf(deps: { store: Store; perBatch?: PerBatch }, accountId: string): Promise<SubscriptionItem[]> {
+  const lookUp = () => allSubscriptions(deps.store, accountId, { consistent: false });
+  return deps.perBatch ? deps.perBatch(`webhook-subscriptions#${accountId}`, lookUp) : lookUp();
 }
 
 /** The delay before the retry that follows attempt `attemptsMade`: 30 s doubling, ±25 % jitter. */

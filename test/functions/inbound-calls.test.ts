@@ -145,3 +145,42 @@ describe('filing a message in the Mail app', () => {
     expect(await bed.c.store.get(keys.mailMessageRef(entry.account_id, 'inbound', entry.id))).toMatchObject({ applied: true });
   });
 });
+
+describe("a received mail's reads of its account", () => {
+  it('are made side by side once the domain name is known: the domain item, the inbox, the routes, the webhook subscriptions', async () => {
+    await giveVerifiedDomain(bed.c, bed.account.account_id, 'side.test', { inbound_enabled: true } as never);
+    await subscribed();
+    const job = await arrived(mail(5, 'me@side.test'), ['me@side.test']);
+    const events: string[] = [];
+    const send = bed.c.store.doc.send.bind(bed.c.store.doc);
+    const spy = vi.spyOn(bed.c.store.doc, 'send').mockImplementation(((command: { constructor: { name: string }; input: Record<string, any> }) => {
+      const what = readOf(command);
+      events.push(`start ${what}`);
+      return send(command as never).finally(() => events.push(`end ${what}`));
+    }) as never);
+    try {
+      expect(await receive(sqsEvent([sqsRecord(job)]))).toEqual({ batchItemFailures: [] });
+    } finally {
+      spy.mockRestore();
+    }
+
+    const together = ['domain', 'inbox', 'routes', 'subscriptions'];
+    const starts = together.map((r) => events.indexOf(`start ${r}`));
+    const firstEnd = Math.min(...together.map((r) => events.indexOf(`end ${r}`)));
+    expect(starts.every((i) => i >= 0)).toBe(true);
+    expect(Math.max(...starts)).toBeLessThan(firstEnd);
+    // Each read once.
+    expect(together.map((r) => events.filter((e) => e === `start ${r}`).length)).toEqual([1, 1, 1, 1]);
+  });
+});
+
+/** Which of the account's reads a store command is, by its key. */
+function readOf(command: { constructor: { name: string }; input: Record<string, any> }): string {
+  const sk = String(command.input.Key?.sk ?? '');
+  const prefix = String(command.input.ExpressionAttributeValues?.[':prefix'] ?? '');
+  if (command.constructor.name === 'GetCommand' && sk.startsWith('DOMAIN#')) return 'domain';
+  if (command.constructor.name === 'GetCommand' && sk.startsWith('MAILBOX#')) return 'inbox';
+  if (prefix === 'INBROUTE#') return 'routes';
+  if (prefix === 'WEBHOOK#') return 'subscriptions';
+  return command.constructor.name;
+}
