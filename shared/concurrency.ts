@@ -17,3 +17,16 @@ export async function inParallel<T, R>(items: readonly T[], limit: number, work:
  * the first load of a key is what later records of the batch get.
  */
 export type PerBatch = <T>(key: string, load: () => Promise<T>) => Promise<T>;
+
+/** A new memo (one consumer batch's, or one job's): a rejected load is not kept, so the next caller reads again. */
+export function batchMemo(): PerBatch {
+  const memo = new Map<string, Promise<unknown>>();
+  return <T>(key: string, load: () => Promise<T>): Promise<T> => {
+    const known = memo.get(key);
+    if (known) return known as Promise<T>;
+    const loaded = load();
+    memo.set(key, loaded);
+    loaded.catch(() => memo.delete(key));
+    return loaded;
+  };
+}

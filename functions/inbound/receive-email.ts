@@ -6,7 +6,8 @@ import { receiveInbound } from '../../shared/inbound-mail/receipt/receive';
 import { consume } from '../../shared/runtime/consume';
 import { receiptListeners } from '../../shared/runtime/receipt-listeners';
 
-export const handler = consume('inbound', inboundJob, async (notification, { container: c, recordId }) => {
-  const outcomes = await receiveInbound(c, receiptListeners(c), notification);
+export const handler = consume('inbound', inboundJob, async (notification, { container: c, recordId, perBatch }) => {
+  // The batch's memo: an account's webhook subscriptions are read once for all its records.
+  const outcomes = await receiveInbound({ ...c, perBatch }, receiptListeners(c), notification);
   c.logger.info('inbound message received', { sqsMessageId: recordId, sesMessageId: notification.mail.messageId, outcomes });
 });

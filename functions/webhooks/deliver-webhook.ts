@@ -11,7 +11,7 @@ export const handler = consume(
   webhookJob,
   async (job, { container }) => {
     if (job.kind === 'event') {
-      await fanOut(container, job.envelope);
+      await fanOut(container, job.envelope, job.subscription_ids);
       return;
     }
     if (job.kind === 'route_attempt') {

@@ -18,6 +18,7 @@ import { queueNamed, type QueueName } from '../platform';
 import { writeDeadLetterNote } from '../operations/dead-letters/notes';
 import { getContainer, type Container } from './container';
 import { describeError } from '../adapters/logger';
+import { batchMemo } from '../concurrency';
 
 export interface Delivery<T = unknown> {
   container: Container;
@@ -51,19 +52,6 @@ export interface ConsumeOptions {
 }
 
 type Outcome = { recordId: string; ok: boolean };
-
-/** One invocation's memo (Delivery.perBatch). */
-function batchMemo(): Delivery['perBatch'] {
-  const memo = new Map<string, Promise<unknown>>();
-  return <T>(key: string, load: () => Promise<T>): Promise<T> => {
-    const known = memo.get(key);
-    if (known) return known as Promise<T>;
-    const loaded = load();
-    memo.set(key, loaded);
-    loaded.catch(() => memo.delete(key));
-    return loaded;
-  };
-}
 
 /** One invocation's finishing steps (Delivery.afterBatch), run once its records are handled. */
 function batchEnd(): { afterBatch: Delivery['afterBatch']; run(c: Container, queue: QueueName): Promise<void> } {

@@ -15,7 +15,7 @@ import type { Secrets } from '../ports/secrets';
 import type { Logger } from '../ports/logger';
 import type { AttemptJob, WebhookEnvelope, WebhookJob } from './messages';
 import { isSubscribable, matches } from './model';
-import { DeliveryRepository, SubscriptionRepository, type AttemptRecord, type DeliveryItem } from './repository';
+import { DeliveryRepository, SubscriptionRepository, type AttemptRecord, type DeliveryItem, type SubscriptionItem } from './repository';
 import { allSubscriptions, listMatchingSubscriptions, signingSecretOf } from './subscriptions';
 import type { PerBatch } from '../concurrency';
 
@@ -45,18 +45,28 @@ export interface WebhookDeps {
  * Hands a recorded event to the webhook queue when some active subscription wants it. Asking
  * first costs one small Query and spares accounts without webhooks a queue message and a
  * function run per event. An eventually consistent one (half the read units): a subscription made
- * within the moment before the event may miss it (docs/api-decisions.md); the fan-out reads them
- * consistently. A send worker batch asks once per account for all its records (a subscription
- * made while the batch runs, a few seconds at most, may miss them likewise).
+ * within the moment before the event may miss it (docs/api-decisions.md). The job names the
+ * subscriptions that took the event, so the fan-out reads them no second time. A consumer's batch
+ * asks once per account for all its records (a subscription made while the batch runs, a few
+ * seconds at most, may miss them likewise).
  */
 export async function publishEvent(deps: { store: Store; queue: Queue; perBatch?: PerBatch }, envelope: Omit<WebhookEnvelope, 'event_type'> & { event_type: string }): Promise<void> {
   const { event_type: type } = envelope;
   if (!isSubscribable(type)) return;
-  // In a consumer's batch (the send worker's, the ses-events consumer's), the account's subscriptions are looked up once for all its records.
-  const lookUp = () => allSubscriptions(deps.store, envelope.account_id, { consistent: false });
-  const subscriptions = deps.perBatch ? await deps.perBatch(`webhook-subscriptions#${envelope.account_id}`, lookUp) : await lookUp();
-  if (!subscriptions.some((s) => matches(s, type))) return;
-  await deps.queue.send('webhooks', { kind: 'event', envelope: { ...envelope, event_type: type } } satisfies WebhookJob);
+  const subscriptions = await subscriptionsOf(deps, envelope.account_id);
+  const taking = subscriptions.filter((s) => matches(s, type)).map((s) => s.id);
+  if (taking.length === 0) return;
+  await deps.queue.send('webhooks', { kind: 'event', envelope: { ...envelope, event_type: type }, subscription_ids: taking } satisfies WebhookJob);
+}
+
+/**
+ * The account's subscriptions as publishEvent reads them (eventually consistent). In a consumer's
+ * batch (the send worker's, the ses-events and inbound consumers') they are looked up once for all
+ * its records, and a caller may start the look-up beside its own reads before it publishes.
+ */
+export function subscriptionsOf(deps: { store: Store; perBatch?: PerBatch }, accountId: string): Promise<SubscriptionItem[]> {
+  const lookUp = () => allSubscriptions(deps.store, accountId, { consistent: false });
+  return deps.perBatch ? deps.perBatch(`webhook-subscriptions#${accountId}`, lookUp) : lookUp();
 }
 
 /** The delay before the retry that follows attempt `attemptsMade`: 30 s doubling, ±25 % jitter. */
@@ -76,10 +86,17 @@ export function signatureOf(secret: string, timestamp: number, body: string): st
  */
 export const deliveryIdFor = (eventId: string): string => `dlv_${eventId.replace(/^[a-z]+_/, '')}`;
 
-/** One delivery per matching subscription; a repeated event finds its deliveries already there. Answers how many attempts it queued. */
-export async function fanOut(deps: WebhookDeps, envelope: WebhookEnvelope): Promise<number> {
+/**
+ * One delivery per matching subscription; a repeated event finds its deliveries already there.
+ * Answers how many attempts it queued. `subscriptionIds`: those publishEvent found taking the event
+ * (its job names them), so they are not read again; without them they are read here. A
+ * subscription deleted or paused since is met by its attempt (skipped, or postponed while paused).
+ */
+export async function fanOut(deps: WebhookDeps, envelope: WebhookEnvelope, subscriptionIds?: readonly string[]): Promise<number> {
   const deliveries = new DeliveryRepository(deps.store);
-  const subscriptions = await listMatchingSubscriptions(deps.store, envelope.account_id, envelope.event_type);
+  const subscriptions = subscriptionIds
+    ? [...new Set(subscriptionIds)].map((id) => ({ id, account_id: envelope.account_id }))
+    : await listMatchingSubscriptions(deps.store, envelope.account_id, envelope.event_type);
   const now = deps.clock.now().toISOString();
   // The delivery log is kept for 30 days (DynamoDB's TTL removes it; the local store keeps it).
   const expiresAt = Math.floor(deps.clock.now().getTime() / 1000) + LOG_RETENTION_S;

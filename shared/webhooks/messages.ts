@@ -15,7 +15,16 @@ export const webhookEnvelope = z.object({
 
 export type WebhookEnvelope = z.infer<typeof webhookEnvelope>;
 
-export const eventJob = z.object({ kind: z.literal('event'), envelope: webhookEnvelope });
+/**
+ * An event to fan out. `subscription_ids`: the account's subscriptions that took it when it was
+ * published (publishEvent's read), so the fan-out reads them no second time; a job without them
+ * (queued before they were carried) has its subscriptions read by the fan-out.
+ */
+export const eventJob = z.object({
+  kind: z.literal('event'),
+  envelope: webhookEnvelope,
+  subscription_ids: z.array(z.string().min(1)).optional(),
+});
 
 export const attemptJob = z.object({
   kind: z.literal('attempt'),

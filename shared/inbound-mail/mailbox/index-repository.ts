@@ -58,13 +58,20 @@ export interface PostingPage {
   more: boolean;
 }
 
+/**
+ * A message's index items: its document, then a posting per term. The document first, so it is in
+ * the first batch the store writes: a posting whose document is missing is skipped by a search, never the reverse.
+ */
+export function mailIndexItemsOf(doc: NewMailDoc, terms: readonly string[]): Array<MailDocItem | MailPostingItem> {
+  return [{ ...keys.mailDoc(doc.account_id, doc.source, doc.id), entity: 'mail_doc', ...doc }, ...terms.map((term) => postingOf(doc, term))];
+}
+
 export class MailIndexRepository {
   constructor(private readonly store: Store) {}
 
-  /** The document first: a posting whose document is missing is skipped by a search, never the reverse. */
+  /** One batch write of the items (mailIndexItemsOf): a message's whole index in one call when it fits one batch. */
   async write(doc: NewMailDoc, terms: readonly string[]): Promise<void> {
-    await this.store.put({ ...keys.mailDoc(doc.account_id, doc.source, doc.id), entity: 'mail_doc', ...doc } satisfies MailDocItem);
-    await this.store.batchPut(terms.map((term) => postingOf(doc, term)));
+    await this.store.batchPut(mailIndexItemsOf(doc, terms));
   }
 
   /**

@@ -7,27 +7,34 @@
 // thread remembers the last RECENT_REFS messages it counted, which covers a run that died between
 // the thread write and the ref's mark (unless that many other messages joined the same thread
 // before the retry, which an SQS redelivery minutes later does not meet).
+//
+// Few calls: the ref and the thread are read together; the message's plain items (its ref, unless
+// there is one, its thread entry, its search document and postings) go in one batch write with the
+// thread's new pointers, before the thread's conditional write; the ref is marked applied only
+// after all of them, so a run that dies anywhere before is run again whole.
 import type { Store } from '../../db/store';
 import type { InboundEmailItem } from '../receipt/repository';
-import { indexMailMessage } from './index-write';
+import { mailIndexItems } from './index-write';
 import { applyEntry, type MailMessageEntry } from './model';
-import { MailThreadRepository } from './threads-repository';
+import { entryItem, MailThreadRepository, refItem } from './threads-repository';
 
 export async function recordMailMessage(deps: { store: Store }, entry: MailMessageEntry): Promise<void> {
   const threads = new MailThreadRepository(deps.store);
-  const ref = await threads.getRef(entry.account_id, entry.source, entry.id);
+  const { ref, thread } = await threads.refAndThread(entry.account_id, entry.source, entry.id, entry.thread_id);
   if (ref?.applied) return;
-  if (!ref) await threads.putRef(entry.account_id, entry.source, entry.id, entry.thread_id, false);
-  await threads.putEntry(entry.account_id, entry.thread_id, {
-    source: entry.source,
-    id: entry.id,
-    occurred_at: entry.occurred_at,
-    from: entry.from,
-    to: [...entry.to],
-    subject: entry.subject,
-  });
-  await threads.change(entry.account_id, entry.thread_id, (current) => applyEntry(current, entry));
-  await indexMailMessage(deps, entry);
+  const items = [
+    ...mailIndexItems(entry),
+    entryItem(entry.account_id, entry.thread_id, {
+      source: entry.source,
+      id: entry.id,
+      occurred_at: entry.occurred_at,
+      from: entry.from,
+      to: [...entry.to],
+      subject: entry.subject,
+    }),
+    ...(ref ? [] : [refItem(entry.account_id, entry.source, entry.id, entry.thread_id, false)]),
+  ];
+  await threads.change(entry.account_id, entry.thread_id, (current) => applyEntry(current, entry), { read: { thread }, alongside: items });
   await threads.putRef(entry.account_id, entry.source, entry.id, entry.thread_id, true);
 }
 

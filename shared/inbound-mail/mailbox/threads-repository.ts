@@ -73,8 +73,9 @@ export class MailThreadRepository {
   /**
    * Writes `next` over `current` (undefined: the thread is new); false when another writer changed
    * the thread first (the caller reads it again). Moves the pointers whose view or time changed.
+   * `alongside`: plain puts made in the same batch write as the new pointers, before the thread's.
    */
-  async save(current: MailThreadItem | undefined, next: ThreadState): Promise<MailThreadItem | false> {
+  async save(current: MailThreadItem | undefined, next: ThreadState, alongside: readonly ItemKey[] = []): Promise<MailThreadItem | false> {
     const item: MailThreadItem = {
       ...keys.mailThread(next.account_id, next.id),
       entity: 'mail_thread',
@@ -84,14 +85,13 @@ export class MailThreadRepository {
     };
     const moved = current?.last_message_at !== item.last_message_at;
     const added = moved ? item.views : item.views.filter((v) => !current?.views.includes(v));
-    for (const view of added) {
-      await this.store.put({ ...pointerKey(item, view), entity: 'mail_view_entry', thread_id: item.id } satisfies MailViewEntryItem);
-    }
+    const pointers = added.map((view): MailViewEntryItem => ({ ...pointerKey(item, view), entity: 'mail_view_entry', thread_id: item.id }));
+    await this.store.batchPut([...alongside, ...pointers]);
     const condition = current ? { expression: 'version = :v', values: { ':v': current.version } } : { expression: 'attribute_not_exists(pk)' };
     if (!(await wrote(this.store.put(item, condition)))) return false;
     if (current) {
       const removed = moved ? current.views : current.views.filter((v) => !item.views.includes(v));
-      for (const view of removed) await this.store.delete(pointerKey(current, view));
+      await Promise.all(removed.map((view) => this.store.delete(pointerKey(current, view))));
     }
     return item;
   }
@@ -99,14 +99,26 @@ export class MailThreadRepository {
   /**
    * Reads the thread, asks `change` for its next state (undefined: nothing to write) and saves it,
    * reading again when another writer was first. Undefined when there is no thread and `change`
-   * made none.
+   * made none. `read`: the thread as the caller just read it (consistently), used for the first
+   * try instead of reading it here. `alongside`: plain puts written once, with the first try's
+   * pointers (or alone when there is nothing to change), always before the thread.
    */
-  async change(accountId: string, threadId: string, change: (current: MailThreadItem | undefined) => ThreadState | undefined): Promise<MailThreadItem | undefined> {
+  async change(
+    accountId: string,
+    threadId: string,
+    change: (current: MailThreadItem | undefined) => ThreadState | undefined,
+    options: { read?: { thread: MailThreadItem | undefined }; alongside?: readonly ItemKey[] } = {},
+  ): Promise<MailThreadItem | undefined> {
+    let alongside = options.alongside ?? [];
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const current = await this.get(accountId, threadId);
+      const current = attempt === 0 && options.read ? options.read.thread : await this.get(accountId, threadId);
       const next = change(current);
-      if (!next) return current;
-      const saved = await this.save(current, next);
+      if (!next) {
+        await this.store.batchPut(alongside);
+        return current;
+      }
+      const saved = await this.save(current, next, alongside);
+      alongside = [];
       if (saved) return saved;
     }
     throw new RetryableError(`thread ${threadId}: ${MAX_ATTEMPTS} writers in a row were first`);
@@ -139,7 +151,7 @@ export class MailThreadRepository {
 
   /** Idempotent: the same message writes the same entry. */
   putEntry(accountId: string, threadId: string, entry: Omit<MailThreadEntryItem, keyof ItemKey | 'entity'>): Promise<void> {
-    return this.store.put({ ...keys.mailThreadEntry(accountId, threadId, entry.occurred_at, entry.source, entry.id), entity: 'mail_thread_entry', ...entry } satisfies MailThreadEntryItem);
+    return this.store.put(entryItem(accountId, threadId, entry));
   }
 
   /** Every entry of a thread, oldest first. */
@@ -151,7 +163,27 @@ export class MailThreadRepository {
     return this.store.get<MailMessageRefItem>(keys.mailMessageRef(accountId, source, id));
   }
 
-  putRef(accountId: string, source: MailSource, id: string, threadId: string, applied: boolean): Promise<void> {
-    return this.store.put({ ...keys.mailMessageRef(accountId, source, id), entity: 'mail_message_ref', thread_id: threadId, applied } satisfies MailMessageRefItem);
+  /** A message's ref and the thread it joins, in one consistent read. */
+  async refAndThread(accountId: string, source: MailSource, id: string, threadId: string): Promise<{ ref?: MailMessageRefItem; thread?: MailThreadItem }> {
+    const refKey = keys.mailMessageRef(accountId, source, id);
+    const threadKey = keys.mailThread(accountId, threadId);
+    const found = await this.store.batchGet<MailMessageRefItem | MailThreadItem>(isThreadId(threadId) ? [refKey, threadKey] : [refKey]);
+    const ref = found.find((i) => i.sk === refKey.sk) as MailMessageRefItem | undefined;
+    const thread = found.find((i) => i.sk === threadKey.sk) as MailThreadItem | undefined;
+    return { ...(ref ? { ref } : {}), ...(thread ? { thread } : {}) };
   }
+
+  putRef(accountId: string, source: MailSource, id: string, threadId: string, applied: boolean): Promise<void> {
+    return this.store.put(refItem(accountId, source, id, threadId, applied));
+  }
+}
+
+/** A thread's entry for one message, as putEntry writes it. */
+export function entryItem(accountId: string, threadId: string, entry: Omit<MailThreadEntryItem, keyof ItemKey | 'entity'>): MailThreadEntryItem {
+  return { ...keys.mailThreadEntry(accountId, threadId, entry.occurred_at, entry.source, entry.id), entity: 'mail_thread_entry', ...entry };
+}
+
+/** A message's ref, as putRef writes it. */
+export function refItem(accountId: string, source: MailSource, id: string, threadId: string, applied: boolean): MailMessageRefItem {
+  return { ...keys.mailMessageRef(accountId, source, id), entity: 'mail_message_ref', thread_id: threadId, applied };
 }

@@ -9,13 +9,22 @@ export interface InboundDomain {
 }
 
 export async function inboundDomainOf(store: Store, domainName: string): Promise<InboundDomain | undefined> {
+  const holder = await domainHolderOf(store, domainName);
+  return holder && (await inboundIsOn(store, holder)) ? holder : undefined;
+}
+
+/** The account that holds a domain name (inbound on or not): the first of inboundDomainOf's two reads. */
+export async function domainHolderOf(store: Store, domainName: string): Promise<InboundDomain | undefined> {
   const domain = domainName.trim().toLowerCase().replace(/\.$/, '');
   if (!domain) return undefined;
-  const repo = new DomainRepository(store);
-  const claim = await repo.claimOf(domain);
-  if (!claim) return undefined;
-  const item = (await repo.get(claim.account_id, domain)) as (Record<string, unknown> & { inbound_enabled?: unknown }) | undefined;
-  return item?.inbound_enabled === true ? { accountId: claim.account_id, domain } : undefined;
+  const claim = await new DomainRepository(store).claimOf(domain);
+  return claim ? { accountId: claim.account_id, domain } : undefined;
+}
+
+/** Whether the holder's domain item has inbound on: the second read, which may go beside others of the account. */
+export async function inboundIsOn(store: Store, holder: InboundDomain): Promise<boolean> {
+  const item = (await new DomainRepository(store).get(holder.accountId, holder.domain)) as (Record<string, unknown> & { inbound_enabled?: unknown }) | undefined;
+  return item?.inbound_enabled === true;
 }
 
 /** The domain part of an address, lowercased; undefined when there is none. */

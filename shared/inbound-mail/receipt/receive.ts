@@ -20,10 +20,11 @@ import type { Clock } from '../../ports/clock';
 import type { ObjectStore } from '../../ports/object-store';
 import type { Queue } from '../../ports/queue';
 import type { Logger } from '../../ports/logger';
+import { batchMemo, type PerBatch } from '../../concurrency';
 import { normalizeAddress } from '../../formats/address';
-import { publishEvent } from '../../webhooks/deliver';
+import { publishEvent, subscriptionsOf } from '../../webhooks/deliver';
 import { receivedEnvelope } from './received-event';
-import { domainOfAddress, inboundDomainOf } from './domains';
+import { domainHolderOf, domainOfAddress, inboundIsOn } from './domains';
 import type { ReceiptNotification } from './messages';
 import { attachmentKey, contentKey } from './object-keys';
 import { parseMessage, type ParsedMessage } from './parse';
@@ -38,6 +39,8 @@ export interface InboundDeps {
   ids: Ids;
   clock: Clock;
   logger: Logger;
+  /** The consumer batch's memo, when there is one (an account's webhook subscriptions read once per batch). */
+  perBatch?: PerBatch;
 }
 
 /**
@@ -45,8 +48,13 @@ export interface InboundDeps {
  * (shared/runtime/receipt-listeners.ts), so the receipt knows neither the Mail app nor the routes.
  */
 export interface ReceiptListeners {
+  /** What they read of the account for mail to `address`, read beside the receipt's own reads of the account. */
+  prepare(accountId: string, address: string): Promise<PreparedListeners>;
+}
+
+export interface PreparedListeners {
   /** The Mail app inbox that holds the address now, if any (kept on the email, never changed later). */
-  inboxOf(accountId: string, address: string): Promise<string | null>;
+  inboxId: string | null;
   /**
    * Run in order after each stored inbound email, on every delivery of its notification, so each
    * is idempotent per email id: the Mail app files it, the account's matching route forwards it.
@@ -98,31 +106,52 @@ export async function receiveInbound(deps: InboundDeps, listeners: ReceiptListen
   if (!inlineContent) await deps.objects.put(contentKey(rawKey), Buffer.from(contentJson), 'application/json');
 
   const outcomes: ReceiveOutcome[] = [];
-  const repo = new InboundRepository(deps.store);
-  for (const recipient of notification.receipt.recipients) {
-    const domainName = domainOfAddress(recipient);
-    const target = domainName ? await inboundDomainOf(deps.store, domainName) : undefined;
-    if (!target) {
-      // SES's rule matched a domain this deployment no longer receives for: nothing to store it under.
-      deps.logger.warn('inbound recipient on a domain without inbound; not stored', { recipient, objectKey: rawKey });
-      outcomes.push({ recipient, outcome: 'not_inbound' });
-      continue;
-    }
-    // Never the Message-ID: anyone may send another message under a Message-ID they know.
-    const digest = receiptDigest(target.accountId, recipient, rawDigest);
-    // The first delivery's id and raw object (a second copy of the same bytes under another key
-    // names the same message; the first copy's attachments and content are beside it).
-    const claimed = await repo.claimReceipt(digest, target.accountId, { inboundId: deps.ids.next('inb'), rawKey });
-    const inboxId = await listeners.inboxOf(target.accountId, normalizeAddress(recipient));
-    const email = await repo.putOnce(
-      toItem(parsed, { id: claimed.inboundId, accountId: target.accountId, domain: target.domain, recipient, inboxId, rawKey: claimed.rawKey, size: raw.size, notification }),
-      inlineContent ? { content } : { content_key: contentKey(claimed.rawKey) },
-    );
-    await publishEvent(deps, receivedEnvelope(email, parsed.text, 'subscription'));
-    for (const listener of listeners.received) await listener(email, parsed.text);
-    outcomes.push({ recipient, outcome: 'stored', id: email.id });
-  }
+  // A memo for the message (the batch's when there is one): the webhook subscriptions read beside the account's other reads are the ones publishEvent uses.
+  const memoDeps = { ...deps, perBatch: deps.perBatch ?? batchMemo() };
+  const message: Received = { parsed, content, rawKey, rawDigest, size: raw.size, notification, stored: inlineContent ? 'inline' : 'object' };
+  for (const recipient of notification.receipt.recipients) outcomes.push(await receiveFor(memoDeps, listeners, message, recipient));
   return outcomes;
+}
+
+/** A read message, as each of its recipients is stored from it. */
+interface Received {
+  parsed: ParsedMessage;
+  content: InboundContent;
+  rawKey: string;
+  rawDigest: string;
+  size: number;
+  notification: ReceiptNotification;
+  /** Where its content is: inline in the content item, or the JSON in the object store (contentKey). */
+  stored: 'inline' | 'object';
+}
+
+/** Stores the message for one recipient (claim, email, event, listeners), or says its domain does not receive. */
+async function receiveFor(deps: InboundDeps & { perBatch: PerBatch }, listeners: ReceiptListeners, m: Received, recipient: string): Promise<ReceiveOutcome> {
+  const domainName = domainOfAddress(recipient);
+  const holder = domainName ? await domainHolderOf(deps.store, domainName) : undefined;
+  // The account's reads side by side: whether inbound is on for the domain, what the listeners need, its webhook subscriptions.
+  const [inbound, prepared] = holder
+    ? await Promise.all([inboundIsOn(deps.store, holder), listeners.prepare(holder.accountId, normalizeAddress(recipient)), subscriptionsOf(deps, holder.accountId)])
+    : [false, undefined];
+  if (!holder || !inbound || !prepared) {
+    // SES's rule matched a domain this deployment no longer receives for: nothing to store it under.
+    deps.logger.warn('inbound recipient on a domain without inbound; not stored', { recipient, objectKey: m.rawKey });
+    return { recipient, outcome: 'not_inbound' };
+  }
+  const repo = new InboundRepository(deps.store);
+  // Never the Message-ID: anyone may send another message under a Message-ID they know.
+  const digest = receiptDigest(holder.accountId, recipient, m.rawDigest);
+  // The first delivery's id and raw object (a second copy of the same bytes under another key
+  // names the same message; the first copy's attachments and content are beside it).
+  const claimed = await repo.claimReceipt(digest, holder.accountId, { inboundId: deps.ids.next('inb'), rawKey: m.rawKey });
+  const { parsed } = m;
+  const email = await repo.putOnce(
+    toItem(parsed, { id: claimed.inboundId, accountId: holder.accountId, domain: holder.domain, recipient, inboxId: prepared.inboxId, rawKey: claimed.rawKey, size: m.size, notification: m.notification }),
+    m.stored === 'inline' ? { content: m.content } : { content_key: contentKey(claimed.rawKey) },
+  );
+  await publishEvent(deps, receivedEnvelope(email, parsed.text, 'subscription'));
+  for (const listener of prepared.received) await listener(email, parsed.text);
+  return { recipient, outcome: 'stored', id: email.id };
 }
 
 /** What a received message is known by for one recipient: the same only for the same bytes to the same account and address. */

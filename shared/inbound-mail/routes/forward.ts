@@ -180,9 +180,12 @@ async function toEmail(deps: ForwardDeps, route: RouteItem, email: ForwardableEm
   return { kind: 'email', route_id: route.id, outcome: outcome! };
 }
 
-/** Finds the route that takes the message and forwards it; unrouted when none matches. */
-export async function forwardInbound(deps: ForwardDeps, email: ForwardableEmail): Promise<ForwardOutcome> {
-  const route = matchRoute(await new RouteRepository(deps.store).all(email.account_id), email.recipient);
+/** The account's routes, for a caller that reads them beside its other reads and hands them to forwardInbound. */
+export const routesOf = (deps: Pick<ForwardDeps, 'store'>, accountId: string): Promise<RouteItem[]> => new RouteRepository(deps.store).all(accountId);
+
+/** Finds the route that takes the message and forwards it; unrouted when none matches. `routes`: the account's, when the caller read them. */
+export async function forwardInbound(deps: ForwardDeps, email: ForwardableEmail, routes?: readonly RouteItem[]): Promise<ForwardOutcome> {
+  const route = matchRoute(routes ?? (await routesOf(deps, email.account_id)), email.recipient);
   if (!route) return { kind: 'unrouted' };
   // Read once: whether the account may still send, and the sender an email forward needs.
   const account = await getAccount(deps.store, route.account_id);
