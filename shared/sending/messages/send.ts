@@ -107,6 +107,8 @@ export async function acceptSends(
   const nowIso = now.toISOString();
   const outcomes = new Array<SendOutcome | undefined>(items.length);
   const messages = new MessageRepository(deps.store);
+  // The caps read needs only the sender: it goes with the domains read (one round trip), for reserveSpend below.
+  const caps = items.length > 0 ? readCaps(deps, sender) : undefined;
   const ctx: SenderContext = { ...(await loadSenderContext(deps.store, account, deps.config.sharedEmailSender)), bulk: options.broadcastId !== undefined };
   const render: TemplateRenderer = options.render ?? ((templateId, vars) => renderForSend(deps.store, account.id, templateId, vars));
 
@@ -128,14 +130,11 @@ export async function acceptSends(
     if (firstByKey.has(p.request.idempotency_key)) repeats.push(p);
     else firstByKey.set(p.request.idempotency_key, p);
   }
-  const firsts = await countTestSends(deps, messages, sender.accountId, [...firstByKey.values()], outcomes);
-  const suppressed = new Set<string>();
-  for (const channel of new Set(firsts.map((p) => p.request.channel))) {
-    const found = await findSuppressed(deps.store, sender.accountId, channel, firsts.filter((p) => p.request.channel === channel).map((p) => p.recipient));
-    for (const recipient of found) suppressed.add(`${channel}:${recipient}`);
-  }
-
-  const caps = firsts.length > 0 ? readCaps(deps, sender) : undefined; // beside the suppression reads, for reserveSpend below
+  // The suppression reads go with the sandbox counts (an item those refuse just does not use its answer).
+  const [suppressed, firsts] = await Promise.all([
+    suppressionsOf(deps.store, sender.accountId, [...firstByKey.values()]),
+    countTestSends(deps, messages, sender.accountId, [...firstByKey.values()], outcomes),
+  ]);
   const drafts = firsts.map((p) => draft(p, sender, suppressed.has(`${p.request.channel}:${p.recipient}`), nowIso, options.broadcastId));
   const settled = await reserveAndStore(deps, sender, drafts, now, caps, outcomes);
   for (const p of repeats) {
@@ -195,6 +194,19 @@ async function reserveAndStore(
   const failure = stored.find((s) => s.result === 'failed');
   if (failure) await releaseUnstoredSpend(deps, sender, reserved.filter((b) => resultOf.get(b.ref) === 'failed'), nowIso, storedMessages(deps));
   return { created: stored.filter((s) => s.result === 'created').map((s) => s.d), failure };
+}
+
+/**
+ * The `channel:recipient` pairs of these sends that are suppressed: one read per channel, all at
+ * once. Eventually consistent: the send worker reads the suppression again, consistently, before
+ * it sends (docs/api-decisions.md, "the acceptance reads").
+ */
+async function suppressionsOf(store: Store, accountId: string, prepared: readonly Prepared[]): Promise<Set<string>> {
+  const channels = [...new Set(prepared.map((p) => p.request.channel))];
+  const found = await Promise.all(
+    channels.map((channel) => findSuppressed(store, accountId, channel, prepared.filter((p) => p.request.channel === channel).map((p) => p.recipient), { consistent: false })),
+  );
+  return new Set(channels.flatMap((channel, i) => [...(found[i] as Set<string>)].map((recipient) => `${channel}:${recipient}`)));
 }
 
 /** One send's message as it will be stored, under the id its idempotency key gives it. */

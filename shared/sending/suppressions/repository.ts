@@ -60,8 +60,8 @@ export class SuppressionRepository {
   }
 
   /** Which of these recipients are stored, in one batched read. */
-  async storedAmong(accountId: string, channel: Channel, recipients: readonly string[]): Promise<Set<string>> {
-    const found = await this.store.batchGet<SuppressionItem>([...new Set(recipients)].map((r) => keys.suppression(accountId, channel, r)));
+  async storedAmong(accountId: string, channel: Channel, recipients: readonly string[], consistent = true): Promise<Set<string>> {
+    const found = await this.store.batchGet<SuppressionItem>([...new Set(recipients)].map((r) => keys.suppression(accountId, channel, r)), { consistent });
     return new Set(found.map((i) => i.recipient));
   }
 

@@ -39,12 +39,17 @@ export async function findSuppression(store: Store, accountId: string, channel: 
   return new SuppressionRepository(store).get(accountId, channel, normalizeRecipient(channel, recipient));
 }
 
-/** Which of many recipients are suppressed, in one batched read. */
-export async function findSuppressed(store: Store, accountId: string, channel: Channel, recipients: readonly string[]): Promise<Set<string>> {
+/**
+ * Which of many recipients are suppressed, in one batched read: consistent unless `consistent`
+ * is false, which only acceptance asks for (the send worker reads again, consistently, before
+ * anything is sent: docs/api-decisions.md, "the acceptance reads").
+ */
+export async function findSuppressed(store: Store, accountId: string, channel: Channel, recipients: readonly string[], options: { consistent?: boolean } = {}): Promise<Set<string>> {
   return new SuppressionRepository(store).storedAmong(
     accountId,
     channel,
     recipients.map((r) => normalizeRecipient(channel, r)),
+    options.consistent ?? true,
   );
 }
 
