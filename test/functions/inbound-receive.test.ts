@@ -5,12 +5,13 @@ import { createHash } from 'node:crypto';
 import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { handler as receiveRaw } from '../../functions/inbound/receive-email';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { callRaw } from '../support/api';
 import { keys } from '../../shared/db/keys';
 import type { InboundEmailItem } from '../../shared/inbound-mail/receipt/repository';
+import { IN_MEMORY_ATTACHMENT_BYTES } from '../../shared/inbound-mail/receipt/receive';
 import { giveVerifiedDomain } from '../support/domains';
 import { rawMailWithAttachment } from '../support/mail';
 import { underNeeds } from '../support/grants';
@@ -229,6 +230,34 @@ describe('the inbound worker', () => {
     const item = await bed.c.store.get<InboundEmailItem>(keys.inboundEmail(bed.account.account_id, email.id));
     const second = await bed.c.objects.get(`${item?.raw_key}#attachments/1`);
     expect(second?.body.equals(Buffer.alloc(sizes[1] as number, 2))).toBe(true);
+  }, 60_000);
+
+  it(`puts an attachment of up to ${IN_MEMORY_ATTACHMENT_BYTES} bytes from memory and a larger one through a file, each stored whole`, async () => {
+    await inboundDomain(bed.account.account_id, 'mixed.test');
+    const sizes = [IN_MEMORY_ATTACHMENT_BYTES, IN_MEMORY_ATTACHMENT_BYTES + 1, 100_000];
+    const parts = sizes.map((size, i) =>
+      [`--b`, `Content-Type: application/octet-stream; name="m${i}.bin"`, `Content-Disposition: attachment; filename="m${i}.bin"`, 'Content-Transfer-Encoding: base64', '', Buffer.alloc(size, i + 7).toString('base64').replace(/.{76}/g, '$&\r\n')].join('\r\n'),
+    );
+    const raw = ['From: alice@sender.test', 'Subject: Mixed', 'MIME-Version: 1.0', 'Content-Type: multipart/mixed; boundary="b"', '', '--b', 'Content-Type: text/plain', '', 'three files', ...parts, '--b--', ''].join('\r\n');
+    const job = await arrived(raw, ['me@mixed.test']);
+    const put = vi.spyOn(bed.c.objects, 'put');
+    const putFile = vi.spyOn(bed.c.objects, 'putFile');
+    try {
+      expect(await receive(sqsEvent([sqsRecord(job)]))).toEqual({ batchItemFailures: [] });
+      const attachmentKeys = (calls: unknown[][]) => calls.map((c) => String(c[0])).filter((k) => k.includes('#attachments/'));
+      expect(attachmentKeys(put.mock.calls).map((k) => k.slice(k.indexOf('#')))).toEqual(['#attachments/0', '#attachments/2']);
+      expect(attachmentKeys(putFile.mock.calls).map((k) => k.slice(k.indexOf('#')))).toEqual(['#attachments/1']);
+    } finally {
+      put.mockRestore();
+      putFile.mockRestore();
+    }
+    const [email] = await listOf(bed.account.admin_key);
+    expect(email.attachments).toEqual(sizes.map((size, i) => ({ filename: `m${i}.bin`, content_type: 'application/octet-stream', size })));
+    const item = await bed.c.store.get<InboundEmailItem>(keys.inboundEmail(bed.account.account_id, email.id));
+    for (const [i, size] of sizes.entries()) {
+      const stored = await bed.c.objects.get(`${item?.raw_key}#attachments/${i}`);
+      expect(stored?.body.equals(Buffer.alloc(size, i + 7)), `attachment ${i}`).toBe(true);
+    }
   }, 60_000);
 
   it('takes a 40 MB message with attachments in a bounded amount of memory: the message and its files are streamed, never whole', async () => {

@@ -12,7 +12,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import type { Store } from '../../db/store';
 import type { Ids } from '../../ports/ids';
@@ -68,30 +68,64 @@ const INLINE_CONTENT_BYTES = 64 * 1024;
 
 export type ReceiveOutcome = { recipient: string; outcome: 'stored'; id: string } | { recipient: string; outcome: 'not_inbound' };
 
+/** An attachment up to this size is put from memory; a larger one goes through a file. */
+export const IN_MEMORY_ATTACHMENT_BYTES = 1024 * 1024;
+
+/**
+ * Puts one attachment in the object store and answers its size: from memory when it ends within
+ * IN_MEMORY_ATTACHMENT_BYTES, else through a file of the spool (`fileFor`), written as it is read.
+ */
+async function storeAttachment(
+  objects: ObjectStore,
+  key: string,
+  attachment: { content: Readable; contentType: string },
+  fileFor: () => Promise<string>,
+): Promise<number> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const source = attachment.content[Symbol.asyncIterator]();
+  for (let next = await source.next(); !next.done; next = await source.next()) {
+    const chunk = Buffer.isBuffer(next.value) ? next.value : Buffer.from(next.value);
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size > IN_MEMORY_ATTACHMENT_BYTES) return spoolAttachment(objects, key, attachment.contentType, chunks, source, await fileFor());
+  }
+  await objects.put(key, Buffer.concat(chunks, size), attachment.contentType);
+  return size;
+}
+
+/** The rest of a large attachment, after the chunks already read, through `file` to the object store. */
+async function spoolAttachment(objects: ObjectStore, key: string, contentType: string, read: Buffer[], rest: AsyncIterator<unknown>, file: string): Promise<number> {
+  async function* whole(): AsyncGenerator<Buffer> {
+    yield* read;
+    read.length = 0;
+    for (let next = await rest.next(); !next.done; next = await rest.next()) yield Buffer.isBuffer(next.value) ? next.value : Buffer.from(next.value as Uint8Array);
+  }
+  await pipeline(Readable.from(whole()), createWriteStream(file));
+  await objects.putFile(key, file, contentType);
+  const { size } = await stat(file);
+  await rm(file, { force: true });
+  return size;
+}
+
 export async function receiveInbound(deps: InboundDeps, listeners: ReceiptListeners, notification: ReceiptNotification): Promise<ReceiveOutcome[]> {
   const rawKey = notification.receipt.action.objectKey;
   const raw = await deps.objects.getStream(rawKey);
   // SES stored it before notifying: a missing object is a fault to retry (and then look at in the DLQ).
   if (!raw) throw new Error(`the raw message ${rawKey} is not in the object store`);
 
-  // The message is read as a stream and each attachment goes through a file on its way to the
-  // object store, one at a time: memory holds the bodies' text, never the message or its files
-  // (a message may be 40 MB; a Lambda's /tmp holds it, its memory need not). The spool directory
-  // is made with the first attachment: most messages have none.
+  // The message is read as a stream and its attachments go to the object store one at a time:
+  // memory holds the bodies' text and at most one small attachment, never the message or a large
+  // file (a message may be 40 MB; a Lambda's /tmp holds it, its memory need not). The spool
+  // directory is made with the first large attachment: most messages have none.
   let spool: Promise<string> | undefined;
   const bytes = digesting(raw.body);
   let parsed: ParsedMessage;
   let rawDigest: string;
   try {
-    parsed = await parseMessage(bytes.stream, async (index, attachment) => {
-      spool ??= mkdtemp(join(tmpdir(), 'postbox-inbound-'));
-      const file = join(await spool, String(index));
-      await pipeline(attachment.content, createWriteStream(file));
-      await deps.objects.putFile(attachmentKey(rawKey, index), file, attachment.contentType);
-      const { size } = await stat(file);
-      await rm(file, { force: true });
-      return size;
-    });
+    parsed = await parseMessage(bytes.stream, (index, attachment) =>
+      storeAttachment(deps.objects, attachmentKey(rawKey, index), attachment, async () => join(await (spool ??= mkdtemp(join(tmpdir(), 'postbox-inbound-'))), String(index))),
+    );
     rawDigest = await bytes.digest();
   } finally {
     bytes.stream.destroy();
