@@ -1,6 +1,6 @@
 // The local stand-in for SES receiving: an SMTP server on HOST:INBOUND_SMTP_PORT. It takes a
 // recipient only on a domain whose inbound is enabled (550 at RCPT otherwise) and a message up to
-// the size limit (552 past it, counted while it streams to a temp file, never held in memory), at
+// the size limit (552 past it, counted as it arrives; one over 1 MiB streams to a temp file, never whole in memory), at
 // most 50 recipients a message (452 past them, as SES), 64 connections at once and a minute of
 // silence per connection (421 past either), then
 // does what SES's receipt rule does: SPF, DKIM and DMARC verdicts (mailauth against DNS_SERVERS;
@@ -10,19 +10,17 @@
 // queue's journal, so a kill -9 at any moment loses no message that was accepted. Under `npm start`
 // it runs on the functions thread (functions-worker.ts), its work off the API's event loop.
 import { randomHex } from '../shared/crypto/crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { Resolver } from 'node:dns/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { authenticate } from 'mailauth';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { domainOfAddress, inboundDomainOf } from '../shared/inbound-mail/receipt/domains';
 import { asSnsEnvelope, type ReceiptNotification, type SesVerdict } from '../shared/inbound-mail/receipt/messages';
 import type { Container } from '../shared/runtime/container';
 import { describeError, type Logger } from '../shared/adapters/logger';
+import { heldReadable, holdStream, putHeld, releaseHeld, type Held } from '../shared/formats/held-stream';
 
 export interface SmtpListenerOptions {
   host: string;
@@ -83,11 +81,11 @@ const mapResult = (result: string | undefined): SesVerdict => {
 };
 
 /** SES's verdicts, computed for real: SPF of the envelope sender, every DKIM signature, DMARC. */
-async function verdictsOf(file: string, session: SMTPServerSession, dnsServers: readonly string[], logger: Logger): Promise<Verdicts> {
+async function verdictsOf(message: Held, session: SMTPServerSession, dnsServers: readonly string[], logger: Logger): Promise<Verdicts> {
   const resolver = new Resolver({ timeout: 3000, tries: 2 });
   if (dnsServers.length > 0) resolver.setServers([...dnsServers]);
   try {
-    const result = await authenticate(createReadStream(file), {
+    const result = await authenticate(message.bytes ?? heldReadable(message), {
       ip: (session.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, ''),
       helo: session.hostNameAppearsAs,
       sender: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
@@ -126,39 +124,34 @@ export function receivedNotification(args: { timestamp: string; source: string; 
 
 type Receive = (stream: SMTPServerDataStream, session: SMTPServerSession) => Promise<void>;
 
+/** A message up to this size waits in memory while it is checked and stored; a larger one in a temp file. */
+export const IN_MEMORY_MESSAGE_BYTES = 1024 * 1024;
+
 /**
- * One message's DATA: streamed to a temp file (past the size limit the rest is read and dropped,
- * 552), its verdicts, the file into the object store, the notification onto the inbound queue.
- * Resolves once both are done: only then does the client hear 250.
+ * One message's DATA: held in memory or, when large, streamed to a temp file (past the size limit
+ * the rest is read and dropped, 552), its verdicts, the message into the object store, the
+ * notification onto the inbound queue. Resolves once both are done: only then does the client hear 250.
  */
 function receiverOf(options: SmtpListenerOptions): Receive {
   const { container: c, logger, maxBytes } = options;
   return async (stream, session) => {
     const sesMessageId = randomHex(20);
-    const file = join(options.tmpDir, `${sesMessageId}.eml`);
+    let held: Held | undefined;
     try {
-      let bytes = 0;
-      // Past the limit nothing more is written: the rest of the DATA is read and dropped.
-      const limit = new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          bytes += chunk.length;
-          done(null, bytes <= maxBytes ? chunk : undefined);
-        },
-      });
-      await pipeline(stream, limit, createWriteStream(file));
-      if (stream.sizeExceeded || bytes > maxBytes) throw smtpError(552, `5.3.4 Message exceeds the ${maxBytes} byte limit`);
+      held = await holdStream(stream, { inMemoryBytes: IN_MEMORY_MESSAGE_BYTES, maxBytes, fileFor: async () => join(options.tmpDir, `${sesMessageId}.eml`) });
+      if (stream.sizeExceeded || held.exceeded) throw smtpError(552, `5.3.4 Message exceeds the ${maxBytes} byte limit`);
 
-      const verdicts = await verdictsOf(file, session, c.config.dnsServers, logger);
+      const verdicts = await verdictsOf(held, session, c.config.dnsServers, logger);
       const now = c.clock.now().toISOString();
       const objectKey = `inbound/${sesMessageId}`;
-      // Streamed from the file, as SES writes it to S3: the message is never whole in memory.
-      await c.objects.putFile(objectKey, file, 'message/rfc822');
+      // A large message is streamed from its file, as SES writes it to S3: never whole in memory.
+      await putHeld(c.objects, objectKey, held, 'message/rfc822');
       const recipients = session.envelope.rcptTo.map((r) => r.address);
       const source = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
       const notification = receivedNotification({ timestamp: now, source, sesMessageId, recipients, verdicts, bucketName: LOCAL_BUCKET, objectKey });
       await c.queue.send('inbound', asSnsEnvelope(notification, randomHex(16)));
     } finally {
-      await rm(file, { force: true });
+      await releaseHeld(held);
     }
   };
 }

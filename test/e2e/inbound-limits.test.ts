@@ -2,14 +2,14 @@
 // recipients a message (452 past them, as SES receiving), idle connections closed with 421, and a
 // bounded number of connections at once (421 past it).
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { createLogger } from '../../shared/adapters/logger';
-import { MAX_RECIPIENTS, startSmtpListener, type SmtpListener, type SmtpListenerOptions } from '../../local/smtp-listener';
+import { IN_MEMORY_MESSAGE_BYTES, MAX_RECIPIENTS, startSmtpListener, type SmtpListener, type SmtpListenerOptions } from '../../local/smtp-listener';
 import { createTestContainer, type TestContainer } from '../support/container';
 import { giveVerifiedDomain } from '../support/domains';
 import { waitFor } from '../support/wait';
@@ -73,6 +73,39 @@ afterAll(async () => {
 });
 
 describe('the SMTP listener', () => {
+  it(`holds a message of up to ${IN_MEMORY_MESSAGE_BYTES} bytes in memory and streams a larger one through a temp file, storing each whole and leaving no file`, async () => {
+    const tmpDir = mkdtempSync(join(tmpRoot, 'held-'));
+    const smtp = client(await listen({ maxBytes: 4 * IN_MEMORY_MESSAGE_BYTES, tmpDir }));
+    const put = vi.spyOn(c.objects, 'put');
+    const putFile = vi.spyOn(c.objects, 'putFile');
+    const message = (size: number) => `From: alice@sender.test\r\nSubject: sized\r\n\r\n${'x'.repeat(76).concat('\r\n').repeat(Math.ceil(size / 78)).slice(0, size)}\r\n`;
+    const [small, large] = [message(10_000), message(2 * IN_MEMORY_MESSAGE_BYTES)];
+    try {
+      await smtp.reply(220);
+      smtp.say('EHLO mx.sender.test');
+      await smtp.reply(250);
+      for (const data of [small, large]) {
+        smtp.say('MAIL FROM:<alice@sender.test>');
+        await smtp.reply(250);
+        smtp.say(`RCPT TO:<held@${DOMAIN}>`);
+        await smtp.reply(250);
+        smtp.say('DATA');
+        await smtp.reply(354);
+        smtp.socket.write(`${data}.\r\n`);
+        await smtp.reply(250);
+      }
+      expect(put.mock.calls.map((call) => (call[1] as Buffer).length)).toEqual([Buffer.byteLength(small)]);
+      expect(putFile).toHaveBeenCalledTimes(1);
+    } finally {
+      put.mockRestore();
+      putFile.mockRestore();
+    }
+    const keys = c.sent.filter((m) => m.queue === 'inbound').slice(-2).map((m) => JSON.parse((m.body as { Message: string }).Message).receipt.action.objectKey as string);
+    const stored = await Promise.all(keys.map(async (key) => (await c.objects.get(key))?.body.toString()));
+    expect(stored).toEqual([small, large]);
+    expect(readdirSync(tmpDir)).toEqual([]);
+  });
+
   it(`takes ${MAX_RECIPIENTS} recipients a message and answers 452 too many recipients past them`, async () => {
     const smtp = client(await listen());
     await smtp.reply(220);

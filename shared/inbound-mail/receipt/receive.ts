@@ -8,12 +8,11 @@
 // written again, and the event's id is fixed by it (the webhook fan-out makes one delivery per
 // subscription and event).
 import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import { finished, pipeline } from 'node:stream/promises';
+import { Transform, type Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import type { Store } from '../../db/store';
 import type { Ids } from '../../ports/ids';
 import type { Clock } from '../../ports/clock';
@@ -22,6 +21,7 @@ import type { Queue } from '../../ports/queue';
 import type { Logger } from '../../ports/logger';
 import { batchMemo, type PerBatch } from '../../concurrency';
 import { normalizeAddress } from '../../formats/address';
+import { holdStream, putHeld, releaseHeld } from '../../formats/held-stream';
 import { publishEvent, subscriptionsOf } from '../../webhooks/deliver';
 import { receivedEnvelope } from './received-event';
 import { domainHolderOf, domainOfAddress, inboundIsOn } from './domains';
@@ -68,45 +68,8 @@ const INLINE_CONTENT_BYTES = 64 * 1024;
 
 export type ReceiveOutcome = { recipient: string; outcome: 'stored'; id: string } | { recipient: string; outcome: 'not_inbound' };
 
-/** An attachment up to this size is put from memory; a larger one goes through a file. */
+/** An attachment up to this size is put from memory; a larger one goes through a file as it is read. */
 export const IN_MEMORY_ATTACHMENT_BYTES = 1024 * 1024;
-
-/**
- * Puts one attachment in the object store and answers its size: from memory when it ends within
- * IN_MEMORY_ATTACHMENT_BYTES, else through a file of the spool (`fileFor`), written as it is read.
- */
-async function storeAttachment(
-  objects: ObjectStore,
-  key: string,
-  attachment: { content: Readable; contentType: string },
-  fileFor: () => Promise<string>,
-): Promise<number> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const source = attachment.content[Symbol.asyncIterator]();
-  for (let next = await source.next(); !next.done; next = await source.next()) {
-    const chunk = Buffer.isBuffer(next.value) ? next.value : Buffer.from(next.value);
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size > IN_MEMORY_ATTACHMENT_BYTES) return spoolAttachment(objects, key, attachment.contentType, chunks, source, await fileFor());
-  }
-  await objects.put(key, Buffer.concat(chunks, size), attachment.contentType);
-  return size;
-}
-
-/** The rest of a large attachment, after the chunks already read, through `file` to the object store. */
-async function spoolAttachment(objects: ObjectStore, key: string, contentType: string, read: Buffer[], rest: AsyncIterator<unknown>, file: string): Promise<number> {
-  async function* whole(): AsyncGenerator<Buffer> {
-    yield* read;
-    read.length = 0;
-    for (let next = await rest.next(); !next.done; next = await rest.next()) yield Buffer.isBuffer(next.value) ? next.value : Buffer.from(next.value as Uint8Array);
-  }
-  await pipeline(Readable.from(whole()), createWriteStream(file));
-  await objects.putFile(key, file, contentType);
-  const { size } = await stat(file);
-  await rm(file, { force: true });
-  return size;
-}
 
 export async function receiveInbound(deps: InboundDeps, listeners: ReceiptListeners, notification: ReceiptNotification): Promise<ReceiveOutcome[]> {
   const rawKey = notification.receipt.action.objectKey;
@@ -123,9 +86,16 @@ export async function receiveInbound(deps: InboundDeps, listeners: ReceiptListen
   let parsed: ParsedMessage;
   let rawDigest: string;
   try {
-    parsed = await parseMessage(bytes.stream, (index, attachment) =>
-      storeAttachment(deps.objects, attachmentKey(rawKey, index), attachment, async () => join(await (spool ??= mkdtemp(join(tmpdir(), 'postbox-inbound-'))), String(index))),
-    );
+    parsed = await parseMessage(bytes.stream, async (index, attachment) => {
+      const fileFor = async () => join(await (spool ??= mkdtemp(join(tmpdir(), 'postbox-inbound-'))), String(index));
+      const held = await holdStream(attachment.content, { inMemoryBytes: IN_MEMORY_ATTACHMENT_BYTES, fileFor });
+      try {
+        await putHeld(deps.objects, attachmentKey(rawKey, index), held, attachment.contentType);
+      } finally {
+        await releaseHeld(held);
+      }
+      return held.size;
+    });
     rawDigest = await bytes.digest();
   } finally {
     bytes.stream.destroy();
