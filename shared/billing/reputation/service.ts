@@ -25,7 +25,7 @@ async function bump(store: Store, accountId: string, counter: Counter, at: Date,
   await new ReputationRepository(store).count(accountId, hourOf(at), counter, expiryOf(at, policy));
 }
 
-/** A live email send the provider accepted (called once per send, where usage counts it), added through `tally`. */
+/** A live email send the provider accepted (called once per send, with its `sent` event), added through `tally`. */
 export async function countReputationSend(tally: Tally, accountId: string, at: Date, policy: ReputationPolicy = defaultPolicy): Promise<void> {
   await tally.add(ReputationRepository.countAdd(accountId, hourOf(at), 'sends', expiryOf(at, policy)));
 }

@@ -45,7 +45,7 @@ export interface DispatchDeps {
   /** Keys the unsubscribe links of marketing mail (shared/sending/unsubscribe/links.ts). */
   secrets: Pick<Secrets, 'get'>;
   config: { emailCostMicros?: number; dispatchLeaseMs?: number; publicBaseUrl?: string; sharedEmailSender?: string; runtime?: 'aws' | 'local' };
-  /** A send worker batch's counters (usage, reputation, broadcast stats), written at its end; at once without it. */
+  /** A send worker batch's counters (the reputation's sends), written at its end; at once without it. */
   tally?: Tally;
   /** A send worker batch's memo for reads its messages share (the account's webhook subscriptions). */
   perBatch?: PerBatch;
@@ -111,25 +111,25 @@ async function postWebhookMessage(deps: DispatchDeps, message: MessageItem, now:
     await event('delivered', { detail: 'simulated delivery (test mode): nothing was posted' });
     return 'simulated';
   }
+  // Counted when it was accepted (shared/billing/spend-caps/reserve.ts): a failure gives its count back, once.
+  const failed = async (payload: Record<string, unknown>): Promise<DispatchResult> => {
+    if ((await event('failed', payload)).created) await releaseSpend(deps, message);
+    return 'failed';
+  };
   let data: unknown;
   try {
     ({ data } = await loadContent({ objects: deps.objects, messages: new MessageRepository(deps.store) }, message));
   } catch (error) {
     if (!(error instanceof ContentMissingError) && !attempt.finalAttempt) throw error;
-    await event('failed', { error: error instanceof Error ? error.message : String(error) });
-    return 'failed';
+    return failed({ error: error instanceof Error ? error.message : String(error) });
   }
   const result = await deps.http.post(message.recipient, {
     body: JSON.stringify(data ?? null),
     headers: { 'content-type': 'application/json', 'service-message-id': message.id, 'user-agent': 'Postbox-Webhooks/1.0' },
   });
-  if (result.ok) {
-    const recorded = await event('delivered', { detail: `HTTP ${result.status} from ${new URL(message.recipient).host} in ${result.durationMs} ms` });
-    if (recorded.created) await recordSend(deps.store, message, now, deps.tally);
-    return 'sent';
-  }
-  await event('failed', { error: result.error ?? `HTTP ${result.status} from ${new URL(message.recipient).host}` });
-  return 'failed';
+  if (!result.ok) return failed({ error: result.error ?? `HTTP ${result.status} from ${new URL(message.recipient).host}` });
+  await event('delivered', { detail: `HTTP ${result.status} from ${new URL(message.recipient).host} in ${result.durationMs} ms` });
+  return 'sent';
 }
 
 /**
@@ -216,7 +216,10 @@ async function unknownMessage(deps: DispatchDeps, job: SendJob, attempt: Attempt
   return 'skipped';
 }
 
-/** The `sent` event, counted once in usage: a redelivered job finds it already there. */
+/**
+ * The `sent` event, counted once in the reputation's sends: a redelivered job finds it already there.
+ * Usage counted the send when it was accepted.
+ */
 async function recordSent(deps: DispatchDeps, message: MessageItem, at: string, providerMessageId: string, timeline: readonly TimelineEventItem[]): Promise<void> {
   const recorded = await recordEvent(
     deps,

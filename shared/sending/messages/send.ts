@@ -154,8 +154,8 @@ export async function acceptSends(
 }
 
 /**
- * Spend caps (shared/billing/spend-caps/reserve.ts): each live accepted send reserves its cost before its
- * message is stored, so nothing stored was ever refused; one past a hard cap is 402
+ * Spend caps (shared/billing/spend-caps/reserve.ts): each live accepted send reserves its cost, and
+ * is counted in usage, before its message is stored, so nothing stored was ever refused; one past a hard cap is 402
  * spend_cap_exceeded unless its message exists already (a retry replays it). Then the messages are
  * stored (storeAll); a reservation whose message turns out to exist (a retry, a concurrent
  * duplicate) is given back, and so is one whose message could not be stored. Sets each draft's
@@ -171,7 +171,9 @@ async function reserveAndStore(
   outcomes: Array<SendOutcome | undefined>,
 ): Promise<{ created: Draft[]; failure?: Stored }> {
   const nowIso = now.toISOString();
-  const billable = drafts.filter((d) => d.message.accepted_as === undefined).map((d) => ({ ref: d, channel: d.message.channel, messageId: d.message.id }));
+  const billable = drafts
+    .filter((d) => d.message.accepted_as === undefined)
+    .map((d) => ({ ref: d, channel: d.message.channel, kind: d.message.broadcast_id === undefined ? ('transactional' as const) : ('broadcast' as const), messageId: d.message.id }));
   const overCap = new Set(await reserveSpend(deps, sender, billable, now, caps));
   const reserved = billable.filter((b) => !overCap.has(b.ref));
   if (overCap.size > 0) {
