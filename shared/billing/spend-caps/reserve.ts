@@ -6,7 +6,8 @@
 // back (releaseSpend). Test-mode sends reserve and count nothing; a channel that costs nothing is
 // counted, never capped.
 import type { Channel } from '../../accounts/schemas';
-import type { Store } from '../../db/store';
+import { keys } from '../../db/keys';
+import { wrote, type Store } from '../../db/store';
 import { ApiError } from '../../errors';
 import type { Clock } from '../../ports/clock';
 import type { Queue } from '../../ports/queue';
@@ -160,23 +161,58 @@ async function giveBack(deps: { store: Store; config: CostConfig }, sender: Pick
 }
 
 /**
- * After a failed write of accepted sends: gives back the reservations of those whose message was
- * not stored (their claims are released, so a retry reserves afresh). Best effort; a reservation
- * left behind only makes the cap stricter and the count higher.
+ * One accepting attempt's reservation for one send, as it was made: enough to give it back
+ * exactly, whatever the cost config says later. A send job carries it (SendJob.reservation).
+ */
+export interface HeldReservation {
+  /** The accepting attempt (one per request: shared/sending/messages/send.ts). */
+  attempt: string;
+  period: string;
+  channel: Channel;
+  kind: SendKind;
+  key_id: string;
+  micros: number;
+}
+
+/** What `item`'s reservation by `attempt` in the period of `now` holds. */
+export function heldReservation(deps: { config: CostConfig }, sender: Pick<SpendSender, 'keyId'>, attempt: string, item: Pick<SpendRequest<unknown>, 'channel' | 'kind'>, now: Date): HeldReservation {
+  return { attempt, period: periodOf(now), channel: item.channel, kind: item.kind, key_id: sender.keyId, micros: costOf(deps.config, { channel: item.channel, testMode: false }) };
+}
+
+/** How long the mark of a reservation given back is kept: past a schedule's 90 days and a queue's retention. */
+const RETURNED_MARK_S = 180 * 86_400;
+
+/**
+ * Gives back one attempt's reservation for one message, once however often and by whomever it
+ * is asked (the request itself, each delivery of each of its send jobs): it first creates the
+ * message's mark for that attempt (keys.spendReturned) and gives back only when it made it. A
+ * kill between the mark and the give-back keeps the reservation (the count errs high). True when
+ * this call gave it back.
+ */
+export async function giveBackOnce(deps: { store: Store; clock: Clock }, accountId: string, messageId: string, held: HeldReservation): Promise<boolean> {
+  const mark = { ...keys.spendReturned(messageId, held.attempt), entity: 'spend_returned', expires_at: Math.floor(deps.clock.now().getTime() / 1000) + RETURNED_MARK_S };
+  if (!(await wrote(deps.store.create(mark)))) return false;
+  await new UsageRepository(deps.store).release(accountId, held.period, { channel: held.channel, kind: held.kind, count: 1, keyId: held.key_id, micros: held.micros });
+  return true;
+}
+
+/**
+ * After a failed write of accepted sends: gives back, once each, the reservations of `attempt`
+ * whose message it did not store (none stored, or one stored by another attempt). Best effort; a
+ * reservation left behind only makes the cap stricter and the count higher.
  */
 export async function releaseUnstoredSpend(
-  deps: { store: Store; logger: Logger; config: CostConfig },
-  sender: SpendSender,
-  reserved: readonly Omit<SpendRequest<unknown>, 'ref'>[],
-  acceptedAt: string,
-  /** Which of these messages were stored (the sending area reads them; spend caps do not know messages). */
-  storedOf: (messageIds: string[]) => Promise<{ has(messageId: string): boolean }>,
+  deps: { store: Store; clock: Clock; logger: Logger },
+  accountId: string,
+  reserved: ReadonlyArray<{ messageId: string; held: HeldReservation }>,
+  /** The attempt that stored each of these messages, when stored (the sending area reads them; spend caps do not know messages). */
+  storedBy: (messageIds: string[]) => Promise<ReadonlyMap<string, { reserved_by?: string }>>,
 ): Promise<void> {
-  if (sender.testMode || reserved.length === 0) return;
+  if (reserved.length === 0) return;
   try {
-    const stored = await storedOf(reserved.map((r) => r.messageId));
-    for (const r of reserved.filter((x) => !stored.has(x.messageId))) {
-      await giveBack(deps, sender, periodOf(acceptedAt), { channel: r.channel, kind: r.kind });
+    const stored = await storedBy(reserved.map((r) => r.messageId));
+    for (const r of reserved.filter((x) => stored.get(x.messageId)?.reserved_by !== x.held.attempt)) {
+      await giveBackOnce(deps, accountId, r.messageId, r.held);
     }
   } catch (error) {
     deps.logger.warn('could not give back spend reservations after a failed write', { error });

@@ -15,12 +15,12 @@ import type { Tally } from '../../db/tally';
 import type { PerBatch } from '../../concurrency';
 import { findSuppression } from '../suppressions/service';
 import { recordSend } from '../../billing/usage/service';
-import { releaseSpend } from '../../billing/spend-caps/reserve';
+import { giveBackOnce, releaseSpend } from '../../billing/spend-caps/reserve';
 import { sendHold } from './account-hold';
 import { ContentMissingError, loadAttachments, loadContent } from './content';
 import { asMailed } from '../templates/text';
 import { HANDOFF_WINDOW_MS, handoffDelaySeconds, type SendJob } from './messages';
-import { timelineOf, type MessageItem, type TimelineEventItem } from './model';
+import { SCHEDULE_HOLDS, timelineOf, type MessageItem, type TimelineEventItem } from './model';
 import { MessageRepository } from './repository';
 import { recordEvent, routerEventId, workerEventId, type EventMessage, type NewEvent, type TimelineListeners } from './timeline';
 import type { HttpClient } from '../../ports/http-client';
@@ -212,8 +212,22 @@ async function unknownMessage(deps: DispatchDeps, job: SendJob, attempt: Attempt
     await deps.queue.send('send', { ...job, handoff_tries: tries }, { delaySeconds: handoffDelaySeconds(tries) });
     return 'deferred';
   }
+  // Past the window no attempt of this job's will store it: what that attempt reserved goes back, once.
+  if (job.reservation && !storing) await giveBackOnce(deps, job.account_id, job.message_id, job.reservation);
   deps.logger.warn('send job for an unknown message; dropped', { job });
   return 'skipped';
+}
+
+/**
+ * A job carrying its attempt's reservation (SendJob.reservation) that finds its message stored by
+ * another attempt: the message holds that attempt's reservation, so this one is given back, once
+ * however often the job comes (giveBackOnce). Nothing when this attempt stored it (or it holds the
+ * schedule's, which a job carrying a reservation is), nor for a job without one.
+ */
+async function settleReservation(deps: DispatchDeps, job: SendJob, message: MessageItem): Promise<void> {
+  const held = job.reservation;
+  if (!held || message.reserved_by === held.attempt || message.reserved_by === SCHEDULE_HOLDS) return;
+  await giveBackOnce(deps, job.account_id, job.message_id, held);
 }
 
 /**
@@ -314,11 +328,15 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attemp
   // answers it, with no read before. A message no attempt took has no worker event yet, so what
   // its item holds is all the timeline this attempt needs.
   const fresh = await messages.takeFresh(job.message_id, job.account_id, now);
-  if (fresh) return sendTaken(deps, messages, { message: fresh, timeline: timelineOf(fresh, []), lease: await mayGo(deps, fresh, attempt) }, now, attempt);
+  if (fresh) {
+    await settleReservation(deps, job, fresh);
+    return sendTaken(deps, messages, { message: fresh, timeline: timelineOf(fresh, []), lease: await mayGo(deps, fresh, attempt) }, now, attempt);
+  }
   // Else the message with its timeline: one query of its partition, read as one item would be while
   // the timeline is on the message item (model.ts timelineOf).
   const { message, events: timeline } = await messages.getWithTimeline(job.message_id);
   if (!message || message.account_id !== job.account_id) return unknownMessage(deps, job, attempt, message !== undefined);
+  await settleReservation(deps, job, message);
   if (message.dispatched_at && message.provider_message_id && !message.test_mode) {
     // An earlier attempt reached the provider and stopped before recording it; a provider event
     // has since told us the provider's id. Record the handoff (once) instead of losing it.
