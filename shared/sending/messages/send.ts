@@ -1,7 +1,8 @@
 // Accepting sends: POST /v1/send is a batch of one, so both routes share every rule. Each item is
-// checked, its cost reserved, and stored under the id its idempotency key gives it (one
-// conditional put: the message is its own idempotency record, ./message-id.ts), then enqueued,
-// scheduled, or recorded as suppressed, with batched queue writes.
+// checked, its large content placed, its cost reserved, handed on (enqueued or scheduled, with
+// batched queue writes), and stored under the id its idempotency key gives it (one conditional
+// put: the message is its own idempotency record, ./message-id.ts); a suppressed one is recorded
+// as such once stored.
 import { randomBytes } from 'node:crypto';
 import { getAccount, type AccountItem, type Channel } from '../../accounts/service';
 import { inParallel } from '../../concurrency';
