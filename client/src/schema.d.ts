@@ -2305,7 +2305,7 @@ export interface paths {
         };
         /**
          * Sends and estimated cost of a period (YYYY-MM)
-         * @description Live sends the provider accepted in a calendar month (UTC), per channel: `send_count` and `total_send_count` transactional ones, `broadcast_send_count` broadcast and bulk ones. `cost_micros` and `total_cost_micros` are the internal cost estimate spend caps hold, reserved when a send is accepted (100 micro-dollars per live email by default; webhook-channel sends cost 0) and given back if it is suppressed, fails or is canceled. Test-mode sends never count and cost nothing.
+         * @description Live sends accepted in a calendar month (UTC), per channel: `send_count` and `total_send_count` transactional ones, `broadcast_send_count` broadcast and bulk ones. `cost_micros` and `total_cost_micros` are the internal cost estimate spend caps hold (100 micro-dollars per live email by default; webhook-channel sends cost 0). A send is counted and its cost reserved when it is accepted, queued and scheduled ones included, and both are given back if it is suppressed, fails before the provider takes it or is canceled. Test-mode sends never count and cost nothing.
          */
         get: operations["getUsage"];
         put?: never;
@@ -25619,9 +25619,9 @@ export interface operations {
                     "application/json": {
                         /** @description YYYY-MM */
                         period: string;
-                        /** @description Transactional (non-broadcast) live sends the provider accepted in the period, every channel; test-mode and suppressed sends never count */
+                        /** @description Transactional (non-broadcast) live sends accepted in the period, every channel, queued and scheduled ones included; a send suppressed, failed before the provider took it or canceled is given back; test-mode sends never count */
                         total_send_count: number;
-                        /** @description Broadcast and bulk live sends the provider accepted in the period, every channel (extension) */
+                        /** @description Broadcast and bulk live sends accepted in the period and not given back, every channel (extension) */
                         broadcast_send_count: number;
                         /** @description Internal spend-cap estimate in micro-dollars, broadcasts included: what a hard spend cap compares with; not an invoice */
                         total_cost_micros: number;
@@ -25629,9 +25629,9 @@ export interface operations {
                         channels: {
                             /** @enum {string} */
                             channel: "email" | "sms" | "push" | "voice" | "webhook";
-                            /** @description Transactional (non-broadcast) live sends the provider accepted */
+                            /** @description Transactional (non-broadcast) live sends accepted in the period and not given back (queued and scheduled ones included) */
                             send_count: number;
-                            /** @description Broadcast and bulk live sends the provider accepted (extension) */
+                            /** @description Broadcast and bulk live sends accepted in the period and not given back (extension) */
                             broadcast_send_count: number;
                             /** @description Cost of the live sends accepted in the period (queued, scheduled or sent), every kind; the spend caps count it */
                             cost_micros: number;

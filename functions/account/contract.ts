@@ -25,9 +25,10 @@ export const contracts: ContractsOf<typeof account> = {
   'GET /v1/usage': {
     operationId: 'getUsage',
     description:
-      'Live sends the provider accepted in a calendar month (UTC), per channel: `send_count` and `total_send_count` transactional ones, ' +
-      '`broadcast_send_count` broadcast and bulk ones. `cost_micros` and `total_cost_micros` are the internal cost estimate spend caps hold, ' +
-      'reserved when a send is accepted (100 micro-dollars per live email by default; webhook-channel sends cost 0) and given back if it is suppressed, fails or is canceled. ' +
+      'Live sends accepted in a calendar month (UTC), per channel: `send_count` and `total_send_count` transactional ones, ' +
+      '`broadcast_send_count` broadcast and bulk ones. `cost_micros` and `total_cost_micros` are the internal cost estimate spend caps hold ' +
+      '(100 micro-dollars per live email by default; webhook-channel sends cost 0). A send is counted and its cost reserved when it is accepted, ' +
+      'queued and scheduled ones included, and both are given back if it is suppressed, fails before the provider takes it or is canceled. ' +
       'Test-mode sends never count and cost nothing.',
     query: usageQuery,
     responses: { 200: { description: 'The period\'s usage', schema: usageView } },

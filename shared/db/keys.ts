@@ -67,6 +67,12 @@ export const keys = {
    */
   messageContent: (messageId: string, variant?: string): ItemKey => ({ pk: `MSG#${messageId}`, sk: variant === undefined ? 'CONTENT' : `CONTENT#${variant}` }),
   messageEvent: (messageId: string, providerEventId: string): ItemKey => ({ pk: `MSG#${messageId}`, sk: `EVT#${providerEventId}` }),
+  /**
+   * The mark that one accepting attempt's spend reservation for the message was given back
+   * (shared/billing/spend-caps/reserve.ts giveBackOnce): created once, so it is given back once.
+   * Sorts before the timeline (`EVT#…`), so the timeline read never meets it; expires (TTL).
+   */
+  spendReturned: (messageId: string, attemptId: string): ItemKey => ({ pk: `MSG#${messageId}`, sk: `BACK#${attemptId}` }),
   messageEventPrefix: 'EVT#',
   /** by-message index entry of a message: an account's messages, newest first by id. */
   /**

@@ -45,6 +45,7 @@ export type Entity =
   | 'message'
   | 'message_content'
   | 'message_event'
+  | 'spend_returned'
   | 'idempotency'
   | 'suppression'
   | 'usage'

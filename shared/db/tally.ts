@@ -1,7 +1,7 @@
 // Counter adds (ADD of numbers to one item, with SET of the item's identity), written now or kept
 // for the end of a consumer's batch. A batch's adds to one item become one write of their sums:
 // the send worker's reputation sends, once per batch and item rather than once per message
-// (functions/send/send-message.ts; usage and a broadcast's stats are written with each send). ADD is commutative, so summing loses nothing;
+// (functions/send/send-message.ts; a broadcast's stats are written with each send, usage at acceptance). ADD is commutative, so summing loses nothing;
 // what a tally never does is retry a write (an ADD retried after a lost answer may count twice).
 import type { ItemKey } from './keys';
 import type { Store } from './store';

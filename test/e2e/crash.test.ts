@@ -77,6 +77,9 @@ async function expectAllFinalOnce(r: RuntimeProcess, ids: readonly string[], tag
   }
 }
 
+/** The account's live sends this month as GET /v1/usage counts them (at acceptance, given back when unbillable). */
+const sendCount = async (r: RuntimeProcess): Promise<number> => (await api(r.url, 'GET', '/v1/usage', runtime.bootstrap.admin_key)).body.total_send_count;
+
 /** What the restarted runtime's start-up sweep says it resolved (it logs at warn). */
 const sweptAtStart = (r: RuntimeProcess): string => /acceptance sweep resolved[^\n]*/.exec(r.output())?.[0] ?? 'acceptance sweep: nothing to resolve';
 
@@ -102,6 +105,7 @@ describe('kill -9 of the local runtime', () => {
       // The account's messages counted on their index: a Scan of the whole table is slow enough
       // that the batch could be done before it saw half of it.
       const before = await countAccountMessages(db, runtime.bootstrap.account_id);
+      const countedBefore = await sendCount(first);
       const answered = fetch(`${first.url}/v1/send/batch`, {
         method: 'POST',
         headers: { authorization: `Bearer ${runtime.bootstrap.admin_key}`, 'content-type': 'application/json' },
@@ -129,12 +133,24 @@ describe('kill -9 of the local runtime', () => {
       const ids = retry.body.map((r: { response: { id: string } }) => r.response.id);
       expect(new Set(ids).size).toBe(ITEMS);
       await expectAllFinalOnce(second, ids, point.tag);
-      report.push(`killed ${point.name} (${written} ${point.entity} items of ${ITEMS} seen); ${sweptAtStart(second)}; the retry answered ${ITEMS} ids, all delivered, each mailed once`);
+      // Usage counts each message once. The killed request reserved the whole batch before its puts
+      // and the retry reserved it again; each reservation a message did not keep is given back once:
+      // the retry's at once for the messages the killed request stored, the killed request's by its
+      // jobs as they find the retry's messages (they may still be coming back from waiting for them).
+      let counted = 0;
+      await waitFor(async () => (counted = (await sendCount(second)) - countedBefore) === ITEMS, {
+        what: () => `usage to count the ${ITEMS} messages once (${counted} counted)`,
+        timeoutMs: 120_000,
+        intervalMs: 500,
+      });
+      expect(counted).toBe(ITEMS);
+      report.push(`killed ${point.name} (${written} ${point.entity} items of ${ITEMS} seen); ${sweptAtStart(second)}; the retry answered ${ITEMS} ids, all delivered, each mailed once; usage counted ${counted}`);
     });
   }
 
   it('right after a batch is accepted: every accepted message is delivered after a restart, each mailed once', { timeout: 240_000 }, async () => {
     const first = runtime.current;
+    const countedBefore = await sendCount(first);
     const accepted = await api(first.url, 'POST', '/v1/send/batch', runtime.bootstrap.admin_key, batch('after'));
     first.child.kill('SIGKILL');
 
@@ -143,6 +159,8 @@ describe('kill -9 of the local runtime', () => {
     expect(ids.filter((id: unknown) => !id)).toEqual([]);
     const second = await runtime.restart();
     await expectAllFinalOnce(second, ids, 'after');
+    // Counted once each at acceptance: the worker of the restarted runtime adds none.
+    expect((await sendCount(second)) - countedBefore).toBe(ITEMS);
     report.push(`after acceptance: ${ids.length} accepted, killed at once; ${sweptAtStart(second)}; all ${ids.length} delivered after restart, each mailed once`);
   });
 });

@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { StripePayments } from '../../shared/adapters/stripe-payments';
 import { BillingRepository } from '../../shared/billing/repository';
-import { recordSend } from '../../shared/billing/usage/service';
+import type { Channel } from '../../shared/accounts/schemas';
+import { UsageRepository } from '../../shared/billing/usage/repository';
 import { PRICES, useBilling } from '../support/billing';
 import { useTestbed } from '../support/testbed';
 
@@ -17,8 +18,11 @@ const getBilling = (key = admin()) => bed.request({ method: 'GET', path: '/v1/bi
 const checkout = (body: unknown, key = admin()) => bed.request({ method: 'POST', path: '/v1/billing/checkout', key, body });
 const portal = (key = admin()) => bed.request({ method: 'POST', path: '/v1/billing/portal', key });
 const nowSeconds = () => Math.floor(bed.c.clock.now().getTime() / 1000);
+/** Live sends accepted at `at`, counted where acceptance counts them (the spend reservation). */
+const accepted = (count: number, at: string, channel: Channel = 'email', kind: 'transactional' | 'broadcast' = 'transactional') =>
+  new UsageRepository(bed.c.store).reserve(bed.account.account_id, at.slice(0, 7), { channel, kind, count, keyId: 'key_x', micros: channel === 'email' ? 100 * count : 0 });
 const sendEmails = async (count: number, at: string = bed.c.clock.now().toISOString()) => {
-  for (let i = 0; i < count; i++) await recordSend(bed.c.store, { account_id: bed.account.account_id, channel: 'email' }, at);
+  await accepted(count, at);
 };
 
 /** Checkout once so the account has its Stripe customer; its id. */
@@ -35,12 +39,12 @@ describe('GET /v1/billing', () => {
     expect(res.body).toEqual({ plan: 'free', subscription_status: 'none', included_allotment: 3000, recurring_interval: null });
   });
 
-  it('counts the allotment down as live email is sent this month, and other channels and months not at all', async () => {
+  it('counts the allotment down as live email is accepted this month, and other channels and months not at all', async () => {
     // Prepare
     await sendEmails(2);
-    await recordSend(bed.c.store, { account_id: bed.account.account_id, channel: 'email', broadcast_id: 'bcast_1' }, bed.c.clock.now().toISOString());
+    await accepted(1, bed.c.clock.now().toISOString(), 'email', 'broadcast');
     await sendEmails(5, '2026-01-10T00:00:00.000Z');
-    await recordSend(bed.c.store, { account_id: bed.account.account_id, channel: 'webhook' }, bed.c.clock.now().toISOString());
+    await accepted(1, bed.c.clock.now().toISOString(), 'webhook');
     // Act
     const res = await getBilling();
     // Assess

@@ -92,7 +92,10 @@ describe('the message as its own idempotency record', () => {
 
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
     expect(new Set(results.map((r) => r.body.id))).toEqual(new Set([idFor(body)]));
-    expect(await bed.c.store.query({ keyCondition: 'pk = :pk', values: { ':pk': keys.messagePartition(idFor(body)) } })).toMatchObject({ items: [{ entity: 'message' }] });
+    const partition = (await bed.c.store.query({ keyCondition: 'pk = :pk', values: { ':pk': keys.messagePartition(idFor(body)) } })).items;
+    // Beside the message, the mark of each copy that found it stored and gave its reservation back.
+    expect(partition.filter((i) => i.entity !== 'spend_returned')).toMatchObject([{ entity: 'message' }]);
+    expect(partition.filter((i) => i.entity === 'spend_returned')).toHaveLength(7);
     // Each copy handed a job on before it found the message stored; the dispatch lease sends it once.
     for (const job of jobsFor(idFor(body))) await worker(sqsEvent([sqsRecord(job.body)]));
     for (const job of jobsFor(idFor(body))) await worker(sqsEvent([sqsRecord(job.body, 2)]));

@@ -34,8 +34,10 @@ describe('POST /v1/send', () => {
     expect(res.body).toEqual({ id: expect.stringMatching(/^msg_[0-9a-z]{26}$/), status: 'queued', channel: 'email', idempotency_key: 'order-1', created_at: bed.c.clock.now().toISOString() });
     const stored = await bed.c.store.get<MessageItem>(keys.message(res.body.id));
     // The recipient rides along so the worker reads a batch's suppressions at once.
-    expect(jobs()).toEqual([{ queue: 'send', body: { message_id: res.body.id, account_id: bed.account.account_id, channel: 'email', recipient: 'ada@example.com', handed_at: bed.c.clock.now().getTime() } }]);
-    expect(stored).toMatchObject({ status: 'queued', recipient: 'ada@example.com', from: 'hello@acme.test', subject: 'Hello', test_mode: false });
+    // So does what the request reserved, under the attempt the message records (for the worker to give back should another attempt store it).
+    const reservation = { attempt: stored?.reserved_by, period: bed.c.clock.now().toISOString().slice(0, 7), channel: 'email', kind: 'transactional', key_id: stored?.key_id, micros: 100 };
+    expect(jobs()).toEqual([{ queue: 'send', body: { message_id: res.body.id, account_id: bed.account.account_id, channel: 'email', recipient: 'ada@example.com', handed_at: bed.c.clock.now().getTime(), reservation } }]);
+    expect(stored).toMatchObject({ status: 'queued', recipient: 'ada@example.com', from: 'hello@acme.test', subject: 'Hello', test_mode: false, reserved_by: expect.stringMatching(/^[\w-]{16}$/) });
   });
 
   it('requires idempotency_key', async () => {

@@ -1,5 +1,6 @@
-// Usage and address validation through the handlers: GET /v1/usage counts live sends once the
-// provider took them (never test-mode, suppressed or redelivered ones); POST /v1/validate and
+// Usage and address validation through the handlers: GET /v1/usage counts live sends when they
+// are accepted and gives back those that are never sent (never test-mode, suppressed or redelivered
+// ones; test/functions/usage-at-acceptance.test.ts has the rest); POST /v1/validate and
 // validate_recipient on a send check syntax and whether the domain takes mail.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { channels } from '../../shared/accounts/service';
@@ -8,7 +9,6 @@ import { RetryableError } from '../../shared/errors';
 import type { Dns } from '../../shared/ports/dns';
 import type { SendJob } from '../../shared/sending/messages/messages';
 import { UsageRepository } from '../../shared/billing/usage/repository';
-import { recordSend } from '../../shared/billing/usage/service';
 import { call } from '../support/api';
 import { useTestbed } from '../support/testbed';
 import { sqsEvent, sqsRecord } from '../support/sqs';
@@ -51,21 +51,18 @@ async function runWorker(jobs: SendJob[], receiveCount = 1): Promise<void> {
   expect(result.batchItemFailures).toEqual([]);
 }
 
-/**
- * The Usage body with `emails` live email sends the provider took and `reserved` accepted ones
- * (their cost, 100 micros each, is reserved at acceptance), nothing on other channels.
- */
-function usageOf(period: string, emails: number, reserved = emails) {
+/** The Usage body with `emails` live email sends accepted and not given back (100 micros each), nothing on other channels. */
+function usageOf(period: string, emails: number) {
   return {
     period,
     total_send_count: emails,
     broadcast_send_count: 0,
-    total_cost_micros: reserved * 100,
+    total_cost_micros: emails * 100,
     channels: channels.map((channel) => ({
       channel,
       send_count: channel === 'email' ? emails : 0,
       broadcast_send_count: 0,
-      cost_micros: channel === 'email' ? reserved * 100 : 0,
+      cost_micros: channel === 'email' ? emails * 100 : 0,
     })),
     // The sending reputation (test/functions/reputation.test.ts covers it).
     reputation: expect.objectContaining({ state: 'ok', bounces: 0, complaints: 0 }),
@@ -93,14 +90,14 @@ describe('GET /v1/usage', () => {
     });
   });
 
-  it('counts live sends once the worker has handed them to the provider; their cost, 100 micros per email, from acceptance', async () => {
+  it('counts live sends and their cost, 100 micros per email, when they are accepted; the worker adds nothing', async () => {
     const sent = [await send(), await send(), await send()];
     const beforeWorker = await usage();
 
     await runWorker(sent.map(jobOf));
     const after = await usage();
 
-    expect(beforeWorker.body).toEqual(usageOf(currentPeriod(), 0, 3));
+    expect(beforeWorker.body).toEqual(usageOf(currentPeriod(), 3));
     expect(bed.c.mailed).toHaveLength(3);
     expect(after.body).toEqual(usageOf(currentPeriod(), 3));
   });
@@ -125,6 +122,7 @@ describe('GET /v1/usage', () => {
     const queued = await send({ destination: { email: 'later-gone@example.com' } });
     expect((await suppress('later-gone@example.com')).status).toBe(201);
     const delivered = await send();
+    expect((await usage()).body).toEqual(usageOf(currentPeriod(), 2));
 
     await runWorker([queued, delivered].map(jobOf));
     const res = await usage();
@@ -137,6 +135,7 @@ describe('GET /v1/usage', () => {
 
   it('leaves out a send the provider refused on its last attempt', async () => {
     const id = await send();
+    expect((await usage()).body).toEqual(usageOf(currentPeriod(), 1));
     bed.c.mailerFailure = new Error('provider unavailable');
     try {
       await runWorker([jobOf(id)], 5);
@@ -166,8 +165,7 @@ describe('GET /v1/usage', () => {
   it('reads the month named by ?period and keeps months apart', async () => {
     const february = new UsageRepository(bed.c.store);
     for (const at of ['2026-02-10T08:00:00.000Z', '2026-02-28T23:59:59.999Z']) {
-      await recordSend(bed.c.store, { account_id: bed.account.account_id, channel: 'email' }, at);
-      await february.reserve(bed.account.account_id, at.slice(0, 7), { channel: 'email', keyId: 'key_x', micros: 100 });
+      await february.reserve(bed.account.account_id, at.slice(0, 7), { channel: 'email', kind: 'transactional', count: 1, keyId: 'key_x', micros: 100 });
     }
     await runWorker([jobOf(await send())]);
 

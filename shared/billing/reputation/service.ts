@@ -1,6 +1,6 @@
 // Sending reputation per account, as SES computes it for the whole SES account: hard bounces and
 // complaints over live email sends, summed over a rolling window of hourly buckets. Sends are
-// counted where usage counts them (the provider accepted the send), hard bounces and complaints
+// counted where the provider accepted them (the `sent` event), hard bounces and complaints
 // where the SES event is first recorded; a hard bounce or complaint then judges the window and
 // moves the account up (ok → warned → paused) once per step, with a mail and a webhook event
 // sent by the send worker (./alert.ts). A paused account's live sends are refused at accept time
@@ -25,7 +25,7 @@ async function bump(store: Store, accountId: string, counter: Counter, at: Date,
   await new ReputationRepository(store).count(accountId, hourOf(at), counter, expiryOf(at, policy));
 }
 
-/** A live email send the provider accepted (called once per send, where usage counts it), added through `tally`. */
+/** A live email send the provider accepted (called once per send, with its `sent` event), added through `tally`. */
 export async function countReputationSend(tally: Tally, accountId: string, at: Date, policy: ReputationPolicy = defaultPolicy): Promise<void> {
   await tally.add(ReputationRepository.countAdd(accountId, hourOf(at), 'sends', expiryOf(at, policy)));
 }

@@ -1,7 +1,8 @@
 // Usage counters in the store: one item per account and month, bumped with ADD so concurrent
-// writers never lose an increment. Counts are written when the provider accepts a send (split
-// into transactional and broadcast sends); cost is written when a send is accepted, as the spend
-// reservation (shared/billing/spend-caps/reserve.ts), and given back when the send turns out unbillable.
+// writers never lose an increment. A send's count (transactional or broadcast) and its cost are
+// written together when the send is accepted, as the spend reservation
+// (shared/billing/spend-caps/reserve.ts), and given back together when the send turns out
+// unbillable: the send worker writes no usage (docs/api-decisions.md).
 import { channels, type Channel } from '../../accounts/schemas';
 import { keys, type ItemKey } from '../../db/keys';
 import { wrote, type Store } from '../../db/store';
@@ -26,9 +27,14 @@ const countAttr = (channel: Channel, kind: SendKind) => (kind === 'broadcast' ? 
 const costAttr = (channel: Channel) => `cost_micros_${channel}` as const;
 const keySpentAttr = (keyId: string) => `key_spent_${keyId}` as const;
 
-/** One reservation: `micros` on the account's and the key's spend, each kept within its room if given. */
+/**
+ * One reservation: `count` sends of a channel and kind, and `micros` (their whole cost, 0 for a
+ * channel that costs nothing) on the account's and the key's spend, each kept within its room if given.
+ */
 export interface Reservation {
   channel: Channel;
+  kind: SendKind;
+  count: number;
   keyId: string;
   micros: number;
   /** The most the account's spend may be before this reservation (hard cap minus `micros`). */
@@ -47,38 +53,30 @@ const IDENTITY = 'SET entity = :entity, account_id = :account, period = :period'
 export class UsageRepository {
   constructor(private readonly store: Store) {}
 
-  /** One send the provider accepted. */
-  async addSend(accountId: string, period: string, channel: Channel, kind: SendKind): Promise<void> {
-    await this.store.update(keys.usage(accountId, period), {
-      expression: `${IDENTITY} ADD #count :one`,
-      names: { '#count': countAttr(channel, kind) },
-      values: { ':entity': 'usage', ':account': accountId, ':period': period, ':one': 1 },
-    });
-  }
-
   /**
-   * Adds the cost in one conditional write, which holds only while the account's and the key's
-   * spend stay within their rooms: exact under any concurrency. The spend after it, or undefined
-   * when a room was too small (nothing written).
+   * Adds the count and the cost in one conditional write, which holds only while the account's and
+   * the key's spend stay within their rooms: exact under any concurrency. The spend after it, or
+   * undefined when a room was too small (nothing written).
    */
   async reserve(accountId: string, period: string, r: Reservation): Promise<Spend | undefined> {
     const conditions: string[] = [];
-    const values: Record<string, unknown> = { ':entity': 'usage', ':account': accountId, ':period': period, ':micros': r.micros };
+    const { expression, names, values } = adds(accountId, period, r, 1);
     if (r.accountRoom !== undefined) {
       conditions.push('(attribute_not_exists(spent_micros) OR spent_micros <= :accountRoom)');
       values[':accountRoom'] = r.accountRoom;
     }
     if (r.keyRoom !== undefined) {
       conditions.push('(attribute_not_exists(#keySpent) OR #keySpent <= :keyRoom)');
+      names['#keySpent'] = keySpentAttr(r.keyId);
       values[':keyRoom'] = r.keyRoom;
     }
     let after: UsageItem | undefined;
     const ok = await wrote(
       this.store
         .update<UsageItem>(keys.usage(accountId, period), {
-          expression: `${IDENTITY} ADD spent_micros :micros, #cost :micros, #keySpent :micros`,
+          expression,
           condition: conditions.length > 0 ? conditions.join(' AND ') : undefined,
-          names: { '#cost': costAttr(r.channel), '#keySpent': keySpentAttr(r.keyId) },
+          names,
           values,
         })
         .then((item) => (after = item)),
@@ -86,13 +84,9 @@ export class UsageRepository {
     return ok && after ? spendIn(after, r.keyId) : undefined;
   }
 
-  /** Gives a reservation back (a send refused or found unbillable after it was accepted). */
-  async release(accountId: string, period: string, r: Pick<Reservation, 'channel' | 'keyId' | 'micros'>): Promise<void> {
-    await this.store.update(keys.usage(accountId, period), {
-      expression: `${IDENTITY} ADD spent_micros :minus, #cost :minus, #keySpent :minus`,
-      names: { '#cost': costAttr(r.channel), '#keySpent': keySpentAttr(r.keyId) },
-      values: { ':entity': 'usage', ':account': accountId, ':period': period, ':minus': -r.micros },
-    });
+  /** Gives a reservation back, count and cost (sends refused or found unbillable after they were accepted). */
+  async release(accountId: string, period: string, r: Omit<Reservation, 'accountRoom' | 'keyRoom'>): Promise<void> {
+    await this.store.update(keys.usage(accountId, period), adds(accountId, period, r, -1));
   }
 
   async spend(accountId: string, period: string, keyId: string): Promise<Spend> {
@@ -110,6 +104,22 @@ export class UsageRepository {
       cost_micros: Number(item[costAttr(channel)] ?? 0),
     }));
   }
+}
+
+/**
+ * The ADDs of a reservation (`sign` 1) or of its release (-1): the count always, the cost only when
+ * there is one, so a channel that costs nothing is counted without a spend of 0 on the key.
+ */
+function adds(accountId: string, period: string, r: Omit<Reservation, 'accountRoom' | 'keyRoom'>, sign: 1 | -1) {
+  const names: Record<string, string> = { '#count': countAttr(r.channel, r.kind) };
+  const values: Record<string, unknown> = { ':entity': 'usage', ':account': accountId, ':period': period, ':count': sign * r.count };
+  let expression = `${IDENTITY} ADD #count :count`;
+  if (r.micros !== 0) {
+    expression += ', spent_micros :micros, #cost :micros, #keySpent :micros';
+    Object.assign(names, { '#cost': costAttr(r.channel), '#keySpent': keySpentAttr(r.keyId) });
+    values[':micros'] = sign * r.micros;
+  }
+  return { expression, names, values };
 }
 
 const spendIn = (item: UsageItem, keyId: string): Spend => ({ spent: Number(item.spent_micros ?? 0), keySpent: Number(item[keySpentAttr(keyId)] ?? 0) });

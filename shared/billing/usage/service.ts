@@ -1,6 +1,9 @@
-// Usage per account and calendar month (UTC). Sends are counted when the provider accepts them,
-// transactional and broadcast apart; the cost (shared/billing/usage/cost.ts) is reserved when a send is
-// accepted (shared/billing/spend-caps/reserve.ts). Test-mode and suppressed sends never count.
+// Usage per account and calendar month (UTC): sends, transactional and broadcast apart, and their
+// cost (shared/billing/usage/cost.ts). Both are booked when a send is accepted, in the spend
+// reservation's one write (shared/billing/spend-caps/reserve.ts), and given back together when the send
+// turns out unbillable (suppressed or failed before the provider took it, canceled, never stored).
+// So a month's count is of the live sends accepted in it and not given back, queued ones included
+// (docs/api-decisions.md). Test-mode sends and sends suppressed at acceptance never count.
 import type { Channel } from '../../accounts/schemas';
 import type { Store } from '../../db/store';
 import { storeTally, type Tally } from '../../db/tally';
@@ -17,23 +20,18 @@ export { usageQuery, type Usage } from './schemas';
 export const periodOf = (at: Date | string): string => new Date(at).toISOString().slice(0, 7);
 
 /**
- * A live send the provider accepted, counted in the month of `at`; a broadcast's message counts as
- * broadcast. Usage is billed, so it is written now, right after the send's event (a crash between
- * the two is the only way to lose a count). The reputation's sends go through `reputationTally`
- * when given: a send worker batch sums them and writes them at its end (docs/api-decisions.md).
+ * A live send the provider accepted, as the sending reputation counts it (its denominator: live
+ * email sends, as SES counts them; shared/billing/reputation), through `reputationTally` when given: a
+ * send worker batch sums them and writes them at its end (docs/api-decisions.md). Usage counted
+ * the send when it was accepted, so nothing is written here for it.
  */
 export async function recordSend(
   store: Store,
-  message: { account_id: string; channel: Channel; broadcast_id?: string },
+  message: { account_id: string; channel: Channel },
   at: string,
   reputationTally: Tally = storeTally(store),
 ): Promise<void> {
-  // Two items apart, written side by side.
-  await Promise.all([
-    new UsageRepository(store).addSend(message.account_id, periodOf(at), message.channel, message.broadcast_id ? 'broadcast' : 'transactional'),
-    // The sending reputation's denominator: live email sends, as SES counts them (shared/billing/reputation).
-    message.channel === 'email' ? countReputationSend(reputationTally, message.account_id, new Date(at)) : undefined,
-  ]);
+  if (message.channel === 'email') await countReputationSend(reputationTally, message.account_id, new Date(at));
 }
 
 /** The period's usage and, whatever the period, the account's reputation now (shared/billing/reputation). */

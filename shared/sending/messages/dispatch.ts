@@ -15,12 +15,12 @@ import type { Tally } from '../../db/tally';
 import type { PerBatch } from '../../concurrency';
 import { findSuppression } from '../suppressions/service';
 import { recordSend } from '../../billing/usage/service';
-import { releaseSpend } from '../../billing/spend-caps/reserve';
+import { giveBackOnce, releaseSpend } from '../../billing/spend-caps/reserve';
 import { sendHold } from './account-hold';
 import { ContentMissingError, loadAttachments, loadContent } from './content';
 import { asMailed } from '../templates/text';
 import { HANDOFF_WINDOW_MS, handoffDelaySeconds, type SendJob } from './messages';
-import { timelineOf, type MessageItem, type TimelineEventItem } from './model';
+import { SCHEDULE_HOLDS, timelineOf, type MessageItem, type TimelineEventItem } from './model';
 import { MessageRepository } from './repository';
 import { recordEvent, routerEventId, workerEventId, type EventMessage, type NewEvent, type TimelineListeners } from './timeline';
 import type { HttpClient } from '../../ports/http-client';
@@ -45,7 +45,7 @@ export interface DispatchDeps {
   /** Keys the unsubscribe links of marketing mail (shared/sending/unsubscribe/links.ts). */
   secrets: Pick<Secrets, 'get'>;
   config: { emailCostMicros?: number; dispatchLeaseMs?: number; publicBaseUrl?: string; sharedEmailSender?: string; runtime?: 'aws' | 'local' };
-  /** A send worker batch's counters (usage, reputation, broadcast stats), written at its end; at once without it. */
+  /** A send worker batch's counters (the reputation's sends), written at its end; at once without it. */
   tally?: Tally;
   /** A send worker batch's memo for reads its messages share (the account's webhook subscriptions). */
   perBatch?: PerBatch;
@@ -111,25 +111,25 @@ async function postWebhookMessage(deps: DispatchDeps, message: MessageItem, now:
     await event('delivered', { detail: 'simulated delivery (test mode): nothing was posted' });
     return 'simulated';
   }
+  // Counted when it was accepted (shared/billing/spend-caps/reserve.ts): a failure gives its count back, once.
+  const failed = async (payload: Record<string, unknown>): Promise<DispatchResult> => {
+    if ((await event('failed', payload)).created) await releaseSpend(deps, message);
+    return 'failed';
+  };
   let data: unknown;
   try {
     ({ data } = await loadContent({ objects: deps.objects, messages: new MessageRepository(deps.store) }, message));
   } catch (error) {
     if (!(error instanceof ContentMissingError) && !attempt.finalAttempt) throw error;
-    await event('failed', { error: error instanceof Error ? error.message : String(error) });
-    return 'failed';
+    return failed({ error: error instanceof Error ? error.message : String(error) });
   }
   const result = await deps.http.post(message.recipient, {
     body: JSON.stringify(data ?? null),
     headers: { 'content-type': 'application/json', 'service-message-id': message.id, 'user-agent': 'Postbox-Webhooks/1.0' },
   });
-  if (result.ok) {
-    const recorded = await event('delivered', { detail: `HTTP ${result.status} from ${new URL(message.recipient).host} in ${result.durationMs} ms` });
-    if (recorded.created) await recordSend(deps.store, message, now, deps.tally);
-    return 'sent';
-  }
-  await event('failed', { error: result.error ?? `HTTP ${result.status} from ${new URL(message.recipient).host}` });
-  return 'failed';
+  if (!result.ok) return failed({ error: result.error ?? `HTTP ${result.status} from ${new URL(message.recipient).host}` });
+  await event('delivered', { detail: `HTTP ${result.status} from ${new URL(message.recipient).host} in ${result.durationMs} ms` });
+  return 'sent';
 }
 
 /**
@@ -212,11 +212,28 @@ async function unknownMessage(deps: DispatchDeps, job: SendJob, attempt: Attempt
     await deps.queue.send('send', { ...job, handoff_tries: tries }, { delaySeconds: handoffDelaySeconds(tries) });
     return 'deferred';
   }
+  // Past the window no attempt of this job's will store it: what that attempt reserved goes back, once.
+  if (job.reservation && !storing) await giveBackOnce(deps, job.account_id, job.message_id, job.reservation);
   deps.logger.warn('send job for an unknown message; dropped', { job });
   return 'skipped';
 }
 
-/** The `sent` event, counted once in usage: a redelivered job finds it already there. */
+/**
+ * A job carrying its attempt's reservation (SendJob.reservation) that finds its message stored by
+ * another attempt: the message holds that attempt's reservation, so this one is given back, once
+ * however often the job comes (giveBackOnce). Nothing when this attempt stored it (or it holds the
+ * schedule's, which a job carrying a reservation is), nor for a job without one.
+ */
+async function settleReservation(deps: DispatchDeps, job: SendJob, message: MessageItem): Promise<void> {
+  const held = job.reservation;
+  if (!held || message.reserved_by === held.attempt || message.reserved_by === SCHEDULE_HOLDS) return;
+  await giveBackOnce(deps, job.account_id, job.message_id, held);
+}
+
+/**
+ * The `sent` event, counted once in the reputation's sends: a redelivered job finds it already there.
+ * Usage counted the send when it was accepted.
+ */
 async function recordSent(deps: DispatchDeps, message: MessageItem, at: string, providerMessageId: string, timeline: readonly TimelineEventItem[]): Promise<void> {
   const recorded = await recordEvent(
     deps,
@@ -311,11 +328,15 @@ export async function dispatch(deps: DispatchDeps, job: SendJob, attempt: Attemp
   // answers it, with no read before. A message no attempt took has no worker event yet, so what
   // its item holds is all the timeline this attempt needs.
   const fresh = await messages.takeFresh(job.message_id, job.account_id, now);
-  if (fresh) return sendTaken(deps, messages, { message: fresh, timeline: timelineOf(fresh, []), lease: await mayGo(deps, fresh, attempt) }, now, attempt);
+  if (fresh) {
+    await settleReservation(deps, job, fresh);
+    return sendTaken(deps, messages, { message: fresh, timeline: timelineOf(fresh, []), lease: await mayGo(deps, fresh, attempt) }, now, attempt);
+  }
   // Else the message with its timeline: one query of its partition, read as one item would be while
   // the timeline is on the message item (model.ts timelineOf).
   const { message, events: timeline } = await messages.getWithTimeline(job.message_id);
   if (!message || message.account_id !== job.account_id) return unknownMessage(deps, job, attempt, message !== undefined);
+  await settleReservation(deps, job, message);
   if (message.dispatched_at && message.provider_message_id && !message.test_mode) {
     // An earlier attempt reached the provider and stopped before recording it; a provider event
     // has since told us the provider's id. Record the handoff (once) instead of losing it.

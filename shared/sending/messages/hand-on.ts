@@ -10,7 +10,7 @@ import type { Metrics } from '../../ports/metrics';
 import type { Queue } from '../../ports/queue';
 import type { Scheduler } from '../../ports/scheduler';
 import type { SendDecision } from './idempotency';
-import type { SendJob } from './messages';
+import type { JobReservation, SendJob } from './messages';
 import type { MessageItem } from './model';
 import { MessageRepository } from './repository';
 import { recordEvent, routerEventId, type TimelineListeners } from './timeline';
@@ -33,7 +33,8 @@ export type Waiting = Pick<MessageItem, 'id' | 'status' | 'scheduled_at' | 'test
 /**
  * Hands each stored message on by what its claim decided: suppressed ones onto the timeline only,
  * scheduled ones to the scheduler, queued ones to the send queue (one batch). A message that has
- * moved on (sent, canceled, failed) is left alone.
+ * moved on (sent, canceled, failed) is left alone. Answers the ids whose schedule an earlier
+ * attempt had made already (this one's was not written, nor its job).
  */
 export async function handOn(
   deps: HandOnDeps,
@@ -43,15 +44,20 @@ export async function handOn(
   nowIso: string,
   /** Set by a request that hands its messages on before storing them (epoch ms): see SendJob.handed_at. */
   handedAt?: number,
-): Promise<void> {
+  /** What the accepting request reserved for each message, carried by its job (SendJob.reservation). */
+  reservations?: ReadonlyMap<string, JobReservation>,
+): Promise<Set<string>> {
   const jobs: SendJob[] = [];
+  const scheduledBefore = new Set<string>();
   await inParallel(messages, HAND_ON_CONCURRENCY, async (message) => {
+    const reservation = reservations?.get(message.id);
     const job: SendJob = {
       message_id: message.id,
       account_id: accountId,
       // What lets the worker read a batch's suppressions at once (SendJob.recipient).
       ...(message.channel && message.recipient ? { channel: message.channel, recipient: message.recipient } : {}),
       ...(handedAt === undefined ? {} : { handed_at: handedAt }),
+      ...(reservation ? { reservation } : {}),
     };
     if (decisions.get(message.id)?.kind === 'suppressed') {
       // Decided before dispatch: on the timeline only, never enqueued or billed.
@@ -67,10 +73,11 @@ export async function handOn(
       await new MessageRepository(deps.store).leaveOutbox(message.id);
     } else if (message.status === 'scheduled' && message.scheduled_at) {
       // Not written again when an earlier attempt scheduled it already.
-      await wrote(deps.scheduler.schedule({ id: message.id, at: new Date(message.scheduled_at), queue: 'send', body: job }));
+      if (!(await wrote(deps.scheduler.schedule({ id: message.id, at: new Date(message.scheduled_at), queue: 'send', body: job })))) scheduledBefore.add(message.id);
     } else if (message.status === 'queued') {
       jobs.push(job);
     }
   });
   if (jobs.length > 0) await deps.queue.sendBatch('send', jobs);
+  return scheduledBefore;
 }

@@ -22,9 +22,28 @@ export const sendJob = z.object({
    */
   channel: z.enum(channels).optional(),
   recipient: z.string().min(1).max(1000).optional(),
+  /**
+   * What the accepting attempt reserved for this send (shared/billing/spend-caps/reserve.ts), so
+   * the worker can give it back once when that attempt did not store the message: another did
+   * (MessageItem.reserved_by differs), or none did within HANDOFF_WINDOW_MS. Absent on jobs of
+   * test mode, of the acceptance sweep, and of versions before it.
+   */
+  reservation: z
+    .object({
+      attempt: z.string().min(1).max(64),
+      period: z.string().regex(/^\d{4}-\d{2}$/),
+      channel: z.enum(channels),
+      kind: z.enum(['transactional', 'broadcast']),
+      key_id: z.string().min(1).max(100),
+      micros: z.number().int().nonnegative(),
+    })
+    .optional(),
 });
 
 export type SendJob = z.infer<typeof sendJob>;
+
+/** One attempt's reservation for one send, as its job carries it. */
+export type JobReservation = NonNullable<SendJob['reservation']>;
 
 /** The longest a send request may run (a Lambda's limit) between handing a job on and storing its message. */
 export const HANDOFF_WINDOW_MS = 15 * 60_000;

@@ -52,6 +52,12 @@ export interface AttachmentRef {
  * attribute a status change can add; otherwise `content_item` or `content_ref` and none of it but
  * `template_id` and `template_version`, which GET /v1/messages/{id} shows.
  */
+/**
+ * MessageItem.reserved_by of a message stored by an attempt that found an earlier attempt's
+ * schedule standing: the reservation that schedule's job carries is the one the message holds.
+ */
+export const SCHEDULE_HOLDS = 'schedule';
+
 export interface MessageItem extends ItemKey, MessageListKey, Partial<OutboxKey>, Partial<MessageContent> {
   entity: 'message';
   id: string;
@@ -92,6 +98,13 @@ export interface MessageItem extends ItemKey, MessageListKey, Partial<OutboxKey>
    * absent when nothing is. Never changes. Not on the wire.
    */
   tracking?: TrackingChoice;
+  /**
+   * The accepting attempt whose spend reservation the message holds (set in its create, never
+   * changed; absent in test mode, for a suppressed send and before this field existed), or
+   * SCHEDULE_HOLDS: a send job carrying another attempt's reservation gives that one back
+   * (shared/sending/messages/dispatch.ts). Not on the wire.
+   */
+  reserved_by?: string;
   provider_message_id?: string;
   dispatched_at?: string;
   created_at: string;

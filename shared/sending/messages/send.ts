@@ -1,7 +1,9 @@
 // Accepting sends: POST /v1/send is a batch of one, so both routes share every rule. Each item is
-// checked, its cost reserved, and stored under the id its idempotency key gives it (one
-// conditional put: the message is its own idempotency record, ./message-id.ts), then enqueued,
-// scheduled, or recorded as suppressed, with batched queue writes.
+// checked, its large content placed, its cost reserved, handed on (enqueued or scheduled, with
+// batched queue writes), and stored under the id its idempotency key gives it (one conditional
+// put: the message is its own idempotency record, ./message-id.ts); a suppressed one is recorded
+// as such once stored.
+import { randomBytes } from 'node:crypto';
 import { getAccount, type AccountItem, type Channel } from '../../accounts/service';
 import { inParallel } from '../../concurrency';
 import type { Store } from '../../db/store';
@@ -23,12 +25,12 @@ import { decisionOf, LEASE_MS, storedDigest, type SendDecision } from './idempot
 import { messageIdFor } from './message-id';
 import type { TimelineListeners } from './timeline';
 import { MessageRepository, messageKeyBytes, type NewMessage } from './repository';
-import type { MessageItem } from './model';
+import { SCHEDULE_HOLDS, type MessageItem } from './model';
 import { admitTestSend } from '../test-recipients/sandbox';
 import { loadSenderContext, type SenderContext } from './sender';
 import { handOn } from './hand-on';
 import { renderForSend, type TemplateRenderer } from '../templates/render';
-import { readCaps, releaseSpend, releaseUnstoredSpend, reserveSpend, spendCapExceeded } from '../../billing/spend-caps/reserve';
+import { giveBackOnce, heldReservation, readCaps, releaseUnstoredSpend, reserveSpend, spendCapExceeded, type HeldReservation } from '../../billing/spend-caps/reserve';
 
 export interface SendDeps {
   /** The timeline's listeners (shared/runtime/listeners.ts): a send suppressed or held records its event. */
@@ -153,13 +155,16 @@ export async function acceptSends(
 }
 
 /**
- * Spend caps (shared/billing/spend-caps/reserve.ts): each live accepted send reserves its cost before its
- * message is stored, so nothing stored was ever refused; one past a hard cap is 402
- * spend_cap_exceeded unless its message exists already (a retry replays it). Then the messages are
- * stored (storeAll); a reservation whose message turns out to exist (a retry, a concurrent
- * duplicate) is given back, and so is one whose message could not be stored. Sets each draft's
- * outcome; `failure` is the first write that threw, for the caller to throw once it has handed on
- * what was stored.
+ * Spend caps (shared/billing/spend-caps/reserve.ts): each live accepted send reserves its cost, and
+ * is counted in usage, before its message is stored, so nothing stored was ever refused; one past a hard cap is 402
+ * spend_cap_exceeded unless its message exists already (a retry replays it). The request is one
+ * attempt (a random id): its messages record it (reserved_by) and its jobs carry what it reserved,
+ * so a reservation another attempt's message made surplus is given back once (giveBackOnce), here
+ * or by the job (./dispatch.ts). Content goes first (idempotent), so the reservation is followed
+ * at once by the hand-on, then the puts (storeAll). Here a reservation whose message turns out to
+ * exist (a retry, a concurrent duplicate) is given back, and so is one whose message could not be
+ * stored. Sets each draft's outcome; `failure` is the first write that threw, for the caller to
+ * throw once it has handed on what was stored.
  */
 async function reserveAndStore(
   deps: SendDeps,
@@ -169,10 +174,14 @@ async function reserveAndStore(
   caps: ReturnType<typeof readCaps>,
   outcomes: Array<SendOutcome | undefined>,
 ): Promise<{ created: Draft[]; failure?: Stored }> {
-  const nowIso = now.toISOString();
-  const billable = drafts.filter((d) => d.message.accepted_as === undefined).map((d) => ({ ref: d, channel: d.message.channel, messageId: d.message.id }));
+  const attempt = randomBytes(12).toString('base64url');
+  const billable = drafts
+    .filter((d) => d.message.accepted_as === undefined)
+    .map((d) => ({ ref: d, channel: d.message.channel, kind: d.message.broadcast_id === undefined ? ('transactional' as const) : ('broadcast' as const), messageId: d.message.id }));
+  if (!sender.testMode) for (const b of billable) b.ref.message.reserved_by = attempt; // before its content is placed: the item's size counts it
+  const placed = await placeAll(deps, drafts);
   const overCap = new Set(await reserveSpend(deps, sender, billable, now, caps));
-  const reserved = billable.filter((b) => !overCap.has(b.ref));
+  const reserved = sender.testMode ? [] : billable.filter((b) => !overCap.has(b.ref)).map((b) => ({ ...b, held: heldReservation(deps, sender, attempt, b, now) }));
   if (overCap.size > 0) {
     const found = await new MessageRepository(deps.store).getMany([...overCap].map((d) => d.message.id));
     for (const d of overCap) {
@@ -180,8 +189,9 @@ async function reserveAndStore(
       outcomes[d.p.index] = existing ? answerFrom(existing, d) : rejected(spendCapExceeded());
     }
   }
-  const stored = await storeAll(deps, sender.accountId, drafts.filter((d) => !overCap.has(d)), now).catch(async (error: unknown) => {
-    await releaseUnstoredSpend(deps, sender, reserved, nowIso, storedMessages(deps));
+  const held = new Map(reserved.map((r) => [r.messageId, r.held]));
+  const stored = await storeAll(deps, sender.accountId, placed.filter((x) => !overCap.has(x.d)), now, held).catch(async (error: unknown) => {
+    await releaseUnstoredSpend(deps, sender.accountId, reserved, storedMessages(deps));
     throw error;
   });
   for (const { d, result } of stored) {
@@ -190,9 +200,9 @@ async function reserveAndStore(
   }
   const resultOf = new Map(stored.map((s) => [s.d, s.result]));
   const found = reserved.filter((b) => resultOf.get(b.ref) !== 'created' && resultOf.get(b.ref) !== 'failed');
-  await inParallel(found, CLAIM_CONCURRENCY, (b) => releaseSpend(deps, { ...b.ref.message, key_id: sender.keyId }));
+  await inParallel(found, CLAIM_CONCURRENCY, (b) => giveBackOnce(deps, sender.accountId, b.messageId, b.held));
   const failure = stored.find((s) => s.result === 'failed');
-  if (failure) await releaseUnstoredSpend(deps, sender, reserved.filter((b) => resultOf.get(b.ref) === 'failed'), nowIso, storedMessages(deps));
+  if (failure) await releaseUnstoredSpend(deps, sender.accountId, reserved.filter((b) => resultOf.get(b.ref) === 'failed'), storedMessages(deps));
   return { created: stored.filter((s) => s.result === 'created').map((s) => s.d), failure };
 }
 
@@ -289,29 +299,45 @@ async function countTestSends(
 }
 
 type Stored = { d: Draft; result: 'created' | 'failed' | MessageItem; error?: unknown };
+type Placed = { d: Draft; message: NewMessage };
 
 /**
- * Writes each message's content where it goes (./content.ts), hands each accepted message on to
- * the send queue or the scheduler, and only then writes the message itself: one conditional put
+ * Writes each message's content where it goes (./content.ts): content that would make the
+ * message item weigh more than one write unit goes to a content item or the object store, so a
+ * stored message always has its content and status changes never pay for it. Idempotent (the
+ * same content under the same key), so a request killed after it leaves nothing to undo.
+ */
+async function placeAll(deps: SendDeps, drafts: readonly Draft[]): Promise<Placed[]> {
+  const placed = await inParallel(drafts, CLAIM_CONCURRENCY, async (d) => ({ d, ...(await placeContent(deps.objects, d.message, messageKeyBytes(d.message))) }));
+  const contents = placed.flatMap(({ message, contentGz }) => (contentGz ? [{ id: message.id, variant: message.body_digest, contentGz }] : []));
+  if (contents.length > 0) await new MessageRepository(deps.store).putContents(contents);
+  return placed.map(({ d, message }) => ({ d, message }));
+}
+
+/**
+ * Hands each accepted message on to the send queue or the scheduler, its job carrying what this
+ * attempt reserved for it (`held`), and only then writes the message itself: one conditional put
  * that is also its idempotency claim. So a message is never stored without having been handed on,
  * and no write after the put is needed to say it was: a request killed before the put stored
  * nothing (its job finds no message and is dropped: ./dispatch.ts), one killed after it stored a
  * message already on its way. A job for a message that turns out to exist already (a retry, a
- * concurrent duplicate) finds it taken or done (dispatch's lease). `created` when this request
- * stored the message; the message found when the id was taken; `failed` when the write threw.
- * A failed content write or hand-off throws before any message is stored.
+ * concurrent duplicate) finds it taken or done (dispatch's lease). A message an earlier attempt
+ * scheduled already keeps that schedule, whose job carries that attempt's reservation: this one's
+ * is given back at once and the message is stored as the schedule's (SCHEDULE_HOLDS). `created`
+ * when this request stored the message; the message found when the id was taken; `failed` when
+ * the write threw. A failed hand-off throws before any message is stored.
  */
-async function storeAll(deps: SendDeps, accountId: string, drafts: readonly Draft[], now: Date): Promise<Stored[]> {
-  if (drafts.length === 0) return [];
+async function storeAll(deps: SendDeps, accountId: string, placed: readonly Placed[], now: Date, held: ReadonlyMap<string, HeldReservation>): Promise<Stored[]> {
+  if (placed.length === 0) return [];
   const repository = new MessageRepository(deps.store);
-  // Content that would make the message item weigh more than one write unit goes first to a
-  // content item or the object store, so a stored message always has its content and status
-  // changes never pay for it.
-  const placed = await inParallel(drafts, CLAIM_CONCURRENCY, async (d) => ({ d, ...(await placeContent(deps.objects, d.message, messageKeyBytes(d.message))) }));
-  const contents = placed.flatMap(({ message, contentGz }) => (contentGz ? [{ id: message.id, variant: message.body_digest, contentGz }] : []));
-  if (contents.length > 0) await repository.putContents(contents);
-  const sendable = drafts.filter((d) => d.message.accepted_as === undefined);
-  await handOn(deps, accountId, new Map(sendable.map((d) => [d.message.id, decisionOf(d.message)])), sendable.map((d) => d.message), now.toISOString(), now.getTime());
+  const sendable = placed.filter(({ d }) => d.message.accepted_as === undefined).map(({ d }) => d.message);
+  const decisions = new Map(sendable.map((m) => [m.id, decisionOf(m)]));
+  const scheduledBefore = await handOn(deps, accountId, decisions, sendable, now.toISOString(), now.getTime(), held);
+  const adopted = placed.filter(({ message }) => scheduledBefore.has(message.id) && held.has(message.id));
+  await inParallel(adopted, CLAIM_CONCURRENCY, async ({ message }) => {
+    message.reserved_by = SCHEDULE_HOLDS;
+    await giveBackOnce(deps, accountId, message.id, held.get(message.id) as HeldReservation);
+  });
   return inParallel(placed, CLAIM_CONCURRENCY, async ({ d, message }): Promise<Stored> => {
     try {
       // A suppressed one waits in the outbox until its timeline event is written (./recovery.ts).
