@@ -112,8 +112,14 @@ export class MessageRepository {
     );
   }
 
-  getContent(messageId: string, variant?: string): Promise<MessageContentItem | undefined> {
-    return this.store.get<MessageContentItem>(keys.messageContent(messageId, variant));
+  /**
+   * A content item never changes once written, so it is read eventually consistent (half the read
+   * units of a content item that is most of a message's reads at send); one written a moment ago
+   * and not yet seen so is asked again consistently.
+   */
+  async getContent(messageId: string, variant?: string): Promise<MessageContentItem | undefined> {
+    const key = keys.messageContent(messageId, variant);
+    return (await this.store.get<MessageContentItem>(key, false)) ?? this.store.get<MessageContentItem>(key);
   }
 
   /**
