@@ -17,6 +17,8 @@ import { dollars, fmt, median, units, until } from '../lib/measure';
 import { http, startBenchRuntime, type BenchRuntime, type Invocation, type PortCall } from '../lib/runtime';
 
 const MESSAGES = 200;
+/** Messages per shape of the priced pass, after the timed one (its store writes each read first what they replace). */
+const PRICED = 20;
 /** SMTP connections sending at once, as a few sending MTAs would. */
 const CONNECTIONS = 4;
 /** SES receiving (us-east-1, 2025): $0.10 per 1,000 emails and $0.09 per 1,000 incoming 256 KB chunks. */
@@ -106,57 +108,76 @@ interface Shape {
 const SHAPES: readonly Shape[] = [{ name: 'text, 2 KB', attachment: undefined }, { name: 'text + 100 KB attachment', attachment: Buffer.alloc(100_000, 7) }];
 
 /** Per million inbound emails in AWS, from the calls the worker and the webhook delivery made. */
-function costRow(shape: Shape, size: number, ours: PortCall[], invocations: readonly Invocation[]): string {
+function costRow(shape: Shape, size: number, ours: PortCall[], invocations: readonly Invocation[], emails: number): string {
   const worker = invocations.filter((i) => i.queue === 'inbound');
   const hooks = invocations.filter((i) => i.queue === 'webhooks');
   const u = totalUnits(ours);
   const gbS = gbSeconds(consumerOf('inbound'), median(worker.map((i) => i.ms))) * worker.length + gbSeconds(consumerOf('webhooks'), median(hooks.map((i) => i.ms))) * hooks.length;
   // Each invocation's batch was received and deleted (two SQS requests); SES's notification is one SNS publish.
   const bill = awsBill(u, { batches: invocations.length, lambdaInvocations: invocations.length, gbSeconds: gbS, apiRequests: 0 });
-  const perEmail = (dollarsOfRun: number): number => (dollarsOfRun * 1e6) / MESSAGES;
+  const perEmail = (dollarsOfRun: number): number => (dollarsOfRun * 1e6) / emails;
   const [lambda, sqs, ddb, s3] = [bill.lambda, bill.sqs, bill.dynamo, bill.s3].map(perEmail) as [number, number, number, number];
   const sns = PRICE.snsPublish;
   const total = lambda + sqs + ddb + s3 + sns;
   const ses = SES_RECEIVING.perMillionEmails + Math.ceil(size / 262_144) * SES_RECEIVING.perMillionChunks;
-  const per = 1 / MESSAGES;
-  return `| ${shape.name} | ${callList(ours, MESSAGES)} | ${units((u.wru + u.gsiWru) * per)} WRU, ${units(u.rru * per)} RRU | ${dollars(ddb)} | ${dollars(sqs + sns)} | ${dollars(lambda)} | ${dollars(s3)} | **${dollars(total)}** | ${dollars(ses)} |`;
+  const per = 1 / emails;
+  return `| ${shape.name} | ${callList(ours, emails)} | ${units((u.wru + u.gsiWru) * per)} WRU, ${units(u.rru * per)} RRU | ${dollars(ddb)} | ${dollars(sqs + sns)} | ${dollars(lambda)} | ${dollars(s3)} | **${dollars(total)}** | ${dollars(ses)} |`;
 }
 
-/** MESSAGES of one shape through the bare sink, then the listener to their webhooks; its throughput and cost rows. */
-async function measureShape(b: BenchRuntime, consumers: LanedConsumers, arrivals: number[], to: { domain: string; port: number }, shape: Shape, log: (line: string) => void): Promise<{ row: string; costRow: string }> {
-  log(`  ${MESSAGES} messages: ${shape.name}`);
+/**
+ * Sends `raws` to the listener and waits for all their webhooks: seconds until all were accepted,
+ * until the last was listed (the end of the last inbound worker invocation: each stores its email,
+ * which GET /v1/inbound then lists), and until the last webhook arrived.
+ */
+async function throughListener(consumers: LanedConsumers, arrivals: number[], to: { domain: string; port: number }, raws: readonly string[]): Promise<{ acceptedS: number; listedS: number; allS: number }> {
   arrivals.length = 0;
-  b.count({ before: true });
-  consumers.invocations.length = 0;
-  const raws = Array.from({ length: MESSAGES }, (_, i) => messageOf(i, to.domain, shape.attachment));
-  const sinkPerSecond = await bareSinkRate(raws);
   const t0 = performance.now();
   const acceptedS = await sendAll(to.port, raws, `inbox@${to.domain}`);
-  const done = await until(() => arrivals.length >= MESSAGES, 120_000);
-  const allS = (arrivals.reduce((a, x) => (x > a ? x : a), t0) - t0) / 1000;
+  const done = await until(() => arrivals.length >= raws.length, 120_000);
+  if (!done) throw new Error(`only ${arrivals.length} of ${raws.length} email.received webhooks arrived`);
+  const latest = (xs: number[]): number => xs.reduce((a, x) => (x > a ? x : a), t0);
+  const listed = consumers.invocations.filter((i) => i.queue === 'inbound' && i.startMs >= t0).map((i) => i.startMs + i.ms);
+  return { acceptedS, listedS: (latest(listed) - t0) / 1000, allS: (latest(arrivals) - t0) / 1000 };
+}
+
+/**
+ * MESSAGES of one shape through the bare sink, then the listener to their webhooks, uncounted
+ * (timed); then PRICED more with every port call counted and each store write's item read first
+ * (priced): its throughput and cost rows.
+ */
+async function measureShape(b: BenchRuntime, consumers: LanedConsumers, arrivals: number[], to: { domain: string; port: number }, shape: Shape, log: (line: string) => void): Promise<{ row: string; costRow: string }> {
+  log(`  ${MESSAGES} messages: ${shape.name}`);
+  const raws = Array.from({ length: MESSAGES + PRICED }, (_, i) => messageOf(i, to.domain, shape.attachment));
+  const timed = raws.slice(0, MESSAGES);
+  const sinkPerSecond = await bareSinkRate(timed);
+  consumers.invocations.length = 0;
+  const { acceptedS, listedS, allS } = await throughListener(consumers, arrivals, to, timed);
+  b.count({ before: true });
+  consumers.invocations.length = 0;
+  await throughListener(consumers, arrivals, to, raws.slice(MESSAGES));
   const calls = b.take();
   const invocations: Invocation[] = consumers.invocations.splice(0);
   b.uncount();
-  if (!done) throw new Error(`only ${arrivals.length} of ${MESSAGES} email.received webhooks arrived`);
 
   const size = Buffer.byteLength(raws[0] as string);
-  const row = `| ${shape.name} (${fmt(size / 1024, 0)} KiB) | ${fmt(sinkPerSecond, 0)} | ${fmt(MESSAGES / acceptedS, 0)} (${fmt(MESSAGES / acceptedS / sinkPerSecond, 2)}×) | ${fmt(MESSAGES / allS, 0)} (${fmt((100 * acceptedS) / allS, 0)} %) |`;
-  log(`  sink ${fmt(sinkPerSecond, 0)}/s, accepted ${fmt(MESSAGES / acceptedS, 0)}/s, delivered ${fmt(MESSAGES / allS, 0)}/s`);
+  const row = `| ${shape.name} (${fmt(size / 1024, 0)} KiB) | ${fmt(sinkPerSecond, 0)} | ${fmt(MESSAGES / acceptedS, 0)} (${fmt(MESSAGES / acceptedS / sinkPerSecond, 2)}×) | ${fmt(MESSAGES / listedS, 0)} (${fmt((100 * acceptedS) / listedS, 0)} %) | ${fmt(MESSAGES / allS, 0)} (${fmt((100 * acceptedS) / allS, 0)} %) |`;
+  log(`  sink ${fmt(sinkPerSecond, 0)}/s, accepted ${fmt(MESSAGES / acceptedS, 0)}/s, listed ${fmt(MESSAGES / listedS, 0)}/s, delivered ${fmt(MESSAGES / allS, 0)}/s`);
   // In AWS the listener's part (the raw object, the notification) is SES receiving's own work.
-  return { row, costRow: costRow(shape, size, calls.filter((x) => x.by !== 'api'), invocations) };
+  return { row, costRow: costRow(shape, size, calls.filter((x) => x.by !== 'api'), invocations, PRICED) };
 }
 
 function report(rows: string[], costRows: string[]): string {
   return [
     '## Inbound mail',
     '',
-    `${MESSAGES} messages per shape sent over ${CONNECTIONS} SMTP connections to the local listener (playing SES receiving: SPF/DKIM/DMARC by mailauth, the raw message to the object store, the notification onto the inbound queue), each to one address of an inbound-enabled domain of an account with one email.received subscription on a loopback receiver. DNS_SERVERS is a closed loopback port, so the SPF/DKIM/DMARC lookups fail at once (offline; verdicts PROCESSING_FAILED) rather than wait on the system resolver. The consumers run here with the local runtime's lanes (local/runtime.ts CONSUMER_LANES): the inbound worker ${CONSUMER_LANES.inbound ?? 1} batches of one message at once, the webhook delivery ${CONSUMER_LANES.webhooks ?? 1}. "Accepted" counts 250 answers; the bare sink is smtp-server in the same process reading each message to its end and answering 250, nothing else, sent the same messages the same way just before; "delivered" counts email.received webhooks received, from the first send to the last arrival.`,
+    `${MESSAGES} messages per shape sent over ${CONNECTIONS} SMTP connections to the local listener (playing SES receiving: SPF/DKIM/DMARC by mailauth, the raw message to the object store, the notification onto the inbound queue), each to one address of an inbound-enabled domain of an account with one email.received subscription on a loopback receiver. DNS_SERVERS is a closed loopback port, so the SPF/DKIM/DMARC lookups fail at once (offline; verdicts PROCESSING_FAILED) rather than wait on the system resolver. The consumers run here with the local runtime's lanes (local/runtime.ts CONSUMER_LANES): the inbound worker ${CONSUMER_LANES.inbound ?? 1} batches of one message at once, the webhook delivery ${CONSUMER_LANES.webhooks ?? 1}. "Accepted" counts 250 answers; the bare sink is smtp-server in the same process reading each message to its end and answering 250, nothing else, sent the same messages the same way just before; "listed" is from the first send to the end of the last inbound worker invocation (each stores its email, which GET /v1/inbound then lists: what issue 31 measures), "delivered" from the first send to the last email.received webhook received (the webhook's own queue hops after it).`,
     '',
-    '| shape | bare SMTP sink, accepted per second | listener accepted per second (× the sink) | email.received delivered per second (% of accepted) |',
-    '|---|---|---|---|',
+    '| shape | bare SMTP sink, accepted per second | listener accepted per second (× the sink) | listed (GET /v1/inbound) per second (% of accepted) | email.received delivered per second (% of accepted) |',
+    '|---|---|---|---|---|',
     ...rows,
     '',
-    'Per million inbound emails in AWS, from the calls the worker and the webhook delivery made (the listener\'s object write and queue send are SES receiving\'s own work there and are not counted). Lambda GB-s from the local median invocation time at the manifest\'s memory; SQS: the worker\'s sends plus a receive and a delete per batch; SNS: SES\'s one notification per email. SES receiving\'s own price ($0.10 per 1,000 emails and $0.09 per 1,000 incoming 256 KB chunks) is shown beside ours.',
+    `Per million inbound emails in AWS, from the calls the worker and the webhook delivery made for ${PRICED} more messages of each shape sent after the timed ones, every port call counted and each store write reading first, uncounted, the item it replaces (as DynamoDB prices a write; the timed messages run uncounted, so these reads do not slow them) ` +
+    '(the listener\'s object write and queue send are SES receiving\'s own work there and are not counted). Lambda GB-s from the local median invocation time at the manifest\'s memory; SQS: the worker\'s sends plus a receive and a delete per batch; SNS: SES\'s one notification per email. SES receiving\'s own price ($0.10 per 1,000 emails and $0.09 per 1,000 incoming 256 KB chunks) is shown beside ours.',
     '',
     '| shape | calls per email (ours) | DynamoDB per email | DynamoDB | SQS + SNS | Lambda | S3 | ours per million | SES receiving per million |',
     '|---|---|---|---|---|---|---|---|---|',
