@@ -1,8 +1,9 @@
-// Where the rate limiter's write runs (shared/http/admission.ts): beside a safe request's route,
-// before any other; a refusal is the answer either way, and a subject refused in this process is
-// admitted before its routes again until its window resets.
+// Where the rate limiter's write runs (shared/http/admission.ts): beside a safe request's route
+// while this process knows the account has room for it, before the route otherwise and for any
+// other request; a refusal is the answer either way.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
+import { ACCOUNT_RATE_LIMIT, admit } from '../../shared/accounts/rate-limit/service';
 import { keys } from '../../shared/db/keys';
 import { call } from '../support/api';
 import { type TestContainer } from '../support/container';
@@ -66,34 +67,66 @@ describe('the limiter beside a safe request', () => {
     expect(steps.slice(0, 2)).toEqual(['start Rate', 'end Rate']);
   });
 
-  it('answers 429 to a GET past the limit, with Retry-After, whatever its route found', async () => {
+  it('admits a GET before its route once this process saw its account’s room run out, and answers 429 with Retry-After', async () => {
     const account = await warmAccount();
     await spendBudget(account.admin_key);
 
-    // A route that would answer 404 on its own: the refusal is the answer.
-    const res = await call({ method: 'GET', path: '/v1/contacts/ct_00000000000000000000000000', key: account.admin_key });
+    const { result, steps } = await timelineOf(account.account_id, () => call({ method: 'GET', path: '/v1/contacts/ct_00000000000000000000000000', key: account.admin_key }));
 
-    expect(res.status).toBe(429);
-    expect(res.body).toEqual({ error: { code: 'rate_limit_exceeded', message: expect.any(String), status: 429 } });
-    expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    expect(res.headers['x-ratelimit-remaining']).toBe('0');
+    expect(result.status).toBe(429);
+    expect(result.body).toEqual({ error: { code: 'rate_limit_exceeded', message: expect.any(String), status: 429 } });
+    expect(Number(result.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // The limiter's calls only (its refused write, and the read that says when capacity returns): no route ran.
+    expect(steps.length).toBeGreaterThan(0);
+    expect(steps.filter((step) => !step.endsWith(' Rate'))).toEqual([]);
   });
 
-  it('after a refusal runs no route of that account’s safe requests until its window resets, then runs them beside the limiter again', async () => {
+  it('answers 429 to a GET whose room was spent elsewhere (another process), whatever its route found beside it', async () => {
+    const account = await warmAccount();
+    // Spent outside this process's pipeline: what it knows of the room (9 left) is stale.
+    for (let i = 0; i < ACCOUNT_RATE_LIMIT - 1; i++) expect((await admit(c, keys.accountRateSubject(account.account_id), ACCOUNT_RATE_LIMIT)).allowed).toBe(true);
+
+    const { result, steps } = await timelineOf(account.account_id, () => call({ method: 'GET', path: '/v1/keys', key: account.admin_key }));
+
+    // The route ran beside the limiter (and would have answered 200), and the refusal is the answer.
+    expect(steps.indexOf('start Query')).toBeGreaterThan(-1);
+    expect(steps.indexOf('start Query')).toBeLessThan(steps.indexOf('end Rate'));
+    expect(result.status).toBe(429);
+    expect(result.headers['x-ratelimit-remaining']).toBe('0');
+  });
+
+  it('after a refusal runs no route of that account’s reads until a decision finds room again, then runs them beside the limiter', async () => {
     const account = await warmAccount();
     await spendBudget(account.admin_key);
     expect((await call({ method: 'GET', path: '/v1/keys', key: account.admin_key })).status).toBe(429);
 
     const refused = await timelineOf(account.account_id, () => call({ method: 'GET', path: '/v1/keys', key: account.admin_key }));
     c.clock.advance(1000);
-    const again = await timelineOf(account.account_id, () => call({ method: 'GET', path: '/v1/keys', key: account.admin_key }));
+    const first = await timelineOf(account.account_id, () => call({ method: 'GET', path: '/v1/keys', key: account.admin_key }));
+    const next = await timelineOf(account.account_id, () => call({ method: 'GET', path: '/v1/keys', key: account.admin_key }));
 
     expect(refused.result.status).toBe(429);
-    // The limiter's calls only (its refused write, and the read that says when capacity returns).
     expect(refused.steps.length).toBeGreaterThan(0);
     expect(refused.steps.filter((step) => !step.endsWith(' Rate'))).toEqual([]);
-    expect(again.result.status).toBe(200);
-    expect(again.steps.indexOf('start Query')).toBeLessThan(again.steps.indexOf('end Rate'));
+    expect(first.result.status).toBe(200);
+    expect(first.steps.indexOf('start Query')).toBeGreaterThan(first.steps.indexOf('end Rate'));
+    expect(next.result.status).toBe(200);
+    expect(next.steps.indexOf('start Query')).toBeLessThan(next.steps.indexOf('end Rate'));
+  });
+
+  it('runs a burst of reads beside the limiter only as far as the known room goes', async () => {
+    const account = await warmAccount();
+    const burst = 20;
+
+    const { result, steps } = await timelineOf(account.account_id, () => Promise.all(Array.from({ length: burst }, () => call({ method: 'GET', path: '/v1/keys', key: account.admin_key }))));
+
+    const ok = result.filter((r) => r.status === 200).length;
+    const routesRun = steps.filter((step) => step === 'start Query').length;
+    expect(ok).toBe(ACCOUNT_RATE_LIMIT - 1);
+    expect(result.filter((r) => r.status === 429)).toHaveLength(burst - ok);
+    // At most the room known before the burst (9) ran beside their admission; the rest ran only once admitted.
+    expect(routesRun).toBeLessThanOrEqual(ACCOUNT_RATE_LIMIT - 1 + ok);
+    expect(routesRun).toBeLessThan(burst);
   });
 
   it('keeps another account’s reads beside the limiter while one account is refused', async () => {
