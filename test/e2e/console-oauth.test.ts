@@ -79,9 +79,13 @@ chromium.describe(chromium.name('signing in to the console with a provider'), ()
             return { status: d.getElementById('status')?.textContent ?? '', body: d.body?.innerText ?? '' };
           })
           .catch(() => ({ status: '', body: '' })); // mid-navigation: look again
-        if (seen.status !== '') return true;
-        if (seen.body.includes('"rate_limit_exceeded"')) await again();
-        return false;
+        // The console saying the provider's start answered 429 is the per-IP limiter too: the step is repeated.
+        const limited = seen.body.includes('"rate_limit_exceeded"') || /\(HTTP 429\)/.test(seen.status);
+        if (limited) {
+          await again();
+          return false;
+        }
+        return seen.status !== '';
       },
       { what: 'the console to show a status', timeoutMs: 30_000, intervalMs: 100 },
     );
