@@ -2,7 +2,8 @@
 // inbound queue and worker, to email.received delivered to a loopback webhook receiver; and what an
 // inbound email costs in AWS, beside SES receiving's own price.
 import type { AddressInfo } from 'node:net';
-import { createTransport } from 'nodemailer';
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
 import { SMTPServer } from 'smtp-server';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
 import { keys } from '../../shared/db/keys';
@@ -47,15 +48,30 @@ function messageOf(i: number, domain: string, attachment: Buffer | undefined): s
   ].join('\r\n');
 }
 
-/** Sends `raws` over CONNECTIONS pooled connections to `port`; the seconds until the last 250. */
+/**
+ * The SMTP client: a worker thread of its own, as a sending server is a machine of its own, so it
+ * does not take the thread the listener and the consumers run on (in this process) from them.
+ */
+const SENDER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { createTransport } = require('nodemailer');
+const { port, raws, to, connections } = workerData;
+const transport = createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, pool: true, maxConnections: connections, maxMessages: Infinity });
+const t0 = performance.now();
+Promise.all(raws.map((raw) => transport.sendMail({ envelope: { from: 'bounce@sender.bench', to: [to] }, raw })))
+  .then(() => parentPort.postMessage({ seconds: (performance.now() - t0) / 1000 }), (error) => parentPort.postMessage({ error: String(error) }))
+  .finally(() => transport.close());
+`;
+
+/** Sends `raws` over CONNECTIONS pooled connections to `port` from the client's thread; the seconds until the last 250. */
 async function sendAll(port: number, raws: readonly string[], to: string): Promise<number> {
-  const transport = createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, pool: true, maxConnections: CONNECTIONS, maxMessages: Infinity });
+  const worker = new Worker(SENDER, { eval: true, workerData: { port, raws, to, connections: CONNECTIONS } });
   try {
-    const t0 = performance.now();
-    await Promise.all(raws.map((raw) => transport.sendMail({ envelope: { from: 'bounce@sender.bench', to: [to] }, raw })));
-    return (performance.now() - t0) / 1000;
+    const [answer] = (await once(worker, 'message')) as [{ seconds?: number; error?: string }];
+    if (answer.error !== undefined || answer.seconds === undefined) throw new Error(`the SMTP client failed: ${answer.error}`);
+    return answer.seconds;
   } finally {
-    transport.close();
+    await worker.terminate();
   }
 }
 
@@ -170,7 +186,7 @@ function report(rows: string[], costRows: string[]): string {
   return [
     '## Inbound mail',
     '',
-    `${MESSAGES} messages per shape sent over ${CONNECTIONS} SMTP connections to the local listener (playing SES receiving: SPF/DKIM/DMARC by mailauth, the raw message to the object store, the notification onto the inbound queue), each to one address of an inbound-enabled domain of an account with one email.received subscription on a loopback receiver. DNS_SERVERS is a closed loopback port, so the SPF/DKIM/DMARC lookups fail at once (offline; verdicts PROCESSING_FAILED) rather than wait on the system resolver. The consumers run here with the local runtime's lanes (local/runtime.ts CONSUMER_LANES): the inbound worker ${CONSUMER_LANES.inbound ?? 1} batches of one message at once, the webhook delivery ${CONSUMER_LANES.webhooks ?? 1}. "Accepted" counts 250 answers; the bare sink is smtp-server in the same process reading each message to its end and answering 250, nothing else, sent the same messages the same way just before; "listed" is from the first send to the end of the last inbound worker invocation (each stores its email, which GET /v1/inbound then lists: what issue 31 measures), "delivered" from the first send to the last email.received webhook received (the webhook's own queue hops after it).`,
+    `${MESSAGES} messages per shape sent over ${CONNECTIONS} SMTP connections to the local listener (playing SES receiving: SPF/DKIM/DMARC by mailauth, the raw message to the object store, the notification onto the inbound queue), each to one address of an inbound-enabled domain of an account with one email.received subscription on a loopback receiver. DNS_SERVERS is a closed loopback port, so the SPF/DKIM/DMARC lookups fail at once (offline; verdicts PROCESSING_FAILED) rather than wait on the system resolver. The consumers run here with the local runtime's lanes (local/runtime.ts CONSUMER_LANES): the inbound worker ${CONSUMER_LANES.inbound ?? 1} batches of one message at once, the webhook delivery ${CONSUMER_LANES.webhooks ?? 1}. "Accepted" counts 250 answers; the bare sink is smtp-server in the same process reading each message to its end and answering 250, nothing else, sent the same messages the same way just before; the client (nodemailer, pooled) runs on a worker thread of its own, off the thread the listener and the consumers share; "listed" is from the first send to the end of the last inbound worker invocation (each stores its email, which GET /v1/inbound then lists: what issue 31 measures), "delivered" from the first send to the last email.received webhook received (the webhook's own queue hops after it).`,
     '',
     '| shape | bare SMTP sink, accepted per second | listener accepted per second (× the sink) | listed (GET /v1/inbound) per second (% of accepted) | email.received delivered per second (% of accepted) |',
     '|---|---|---|---|---|',
