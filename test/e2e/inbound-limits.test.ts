@@ -106,6 +106,27 @@ describe('the SMTP listener', () => {
     expect(readdirSync(tmpDir)).toEqual([]);
   });
 
+  it('answers 552 to a message past the size limit after it outgrew memory, storing nothing and leaving no file', async () => {
+    const tmpDir = mkdtempSync(join(tmpRoot, 'over-'));
+    const maxBytes = IN_MEMORY_MESSAGE_BYTES + IN_MEMORY_MESSAGE_BYTES / 2;
+    const smtp = client(await listen({ maxBytes, tmpDir }));
+    const queued = c.sent.length;
+    await smtp.reply(220);
+    smtp.say('EHLO mx.sender.test');
+    await smtp.reply(250);
+    smtp.say('MAIL FROM:<alice@sender.test>');
+    await smtp.reply(250);
+    smtp.say(`RCPT TO:<held@${DOMAIN}>`);
+    await smtp.reply(250);
+    smtp.say('DATA');
+    await smtp.reply(354);
+    smtp.socket.write(`Subject: too big\r\n\r\n${'y'.repeat(76).concat('\r\n').repeat(Math.ceil((2 * IN_MEMORY_MESSAGE_BYTES) / 78))}.\r\n`);
+
+    expect(await smtp.reply(552)).toMatch(/exceeds/);
+    expect(c.sent.length).toBe(queued);
+    expect(readdirSync(tmpDir)).toEqual([]);
+  });
+
   it(`takes ${MAX_RECIPIENTS} recipients a message and answers 452 too many recipients past them`, async () => {
     const smtp = client(await listen());
     await smtp.reply(220);
