@@ -57,6 +57,28 @@ function client(listener: SmtpListener) {
   };
 }
 
+type Smtp = ReturnType<typeof client>;
+
+/** Past the greeting: EHLO answered. */
+async function greeted(smtp: Smtp): Promise<void> {
+  await smtp.reply(220);
+  smtp.say('EHLO mx.sender.test');
+  await smtp.reply(250);
+}
+
+/** One message's envelope to `held@` the domain, up to the 354 that asks for its DATA. */
+async function toData(smtp: Smtp): Promise<void> {
+  smtp.say('MAIL FROM:<alice@sender.test>');
+  await smtp.reply(250);
+  smtp.say(`RCPT TO:<held@${DOMAIN}>`);
+  await smtp.reply(250);
+  smtp.say('DATA');
+  await smtp.reply(354);
+}
+
+/** A message of `size` body bytes in lines of 76 characters. */
+const sized = (subject: string, size: number, fill = 'x'): string => `Subject: ${subject}\r\n\r\n${fill.repeat(76).concat('\r\n').repeat(Math.ceil(size / 78)).slice(0, size)}\r\n`;
+
 beforeAll(async () => {
   c = await createTestContainer();
   tmpRoot = mkdtempSync(join(tmpdir(), 'postbox-smtp-limits-'));
@@ -78,19 +100,12 @@ describe('the SMTP listener', () => {
     const smtp = client(await listen({ maxBytes: 4 * IN_MEMORY_MESSAGE_BYTES, tmpDir }));
     const put = vi.spyOn(c.objects, 'put');
     const putFile = vi.spyOn(c.objects, 'putFile');
-    const message = (size: number) => `From: alice@sender.test\r\nSubject: sized\r\n\r\n${'x'.repeat(76).concat('\r\n').repeat(Math.ceil(size / 78)).slice(0, size)}\r\n`;
+    const message = (size: number) => `From: alice@sender.test\r\n${sized('sized', size)}`;
     const [small, large] = [message(10_000), message(2 * IN_MEMORY_MESSAGE_BYTES)];
     try {
-      await smtp.reply(220);
-      smtp.say('EHLO mx.sender.test');
-      await smtp.reply(250);
+      await greeted(smtp);
       for (const data of [small, large]) {
-        smtp.say('MAIL FROM:<alice@sender.test>');
-        await smtp.reply(250);
-        smtp.say(`RCPT TO:<held@${DOMAIN}>`);
-        await smtp.reply(250);
-        smtp.say('DATA');
-        await smtp.reply(354);
+        await toData(smtp);
         smtp.socket.write(`${data}.\r\n`);
         await smtp.reply(250);
       }
@@ -111,16 +126,9 @@ describe('the SMTP listener', () => {
     const maxBytes = IN_MEMORY_MESSAGE_BYTES + IN_MEMORY_MESSAGE_BYTES / 2;
     const smtp = client(await listen({ maxBytes, tmpDir }));
     const queued = c.sent.length;
-    await smtp.reply(220);
-    smtp.say('EHLO mx.sender.test');
-    await smtp.reply(250);
-    smtp.say('MAIL FROM:<alice@sender.test>');
-    await smtp.reply(250);
-    smtp.say(`RCPT TO:<held@${DOMAIN}>`);
-    await smtp.reply(250);
-    smtp.say('DATA');
-    await smtp.reply(354);
-    smtp.socket.write(`Subject: too big\r\n\r\n${'y'.repeat(76).concat('\r\n').repeat(Math.ceil((2 * IN_MEMORY_MESSAGE_BYTES) / 78))}.\r\n`);
+    await greeted(smtp);
+    await toData(smtp);
+    smtp.socket.write(`${sized('too big', 2 * IN_MEMORY_MESSAGE_BYTES, 'y')}.\r\n`);
 
     expect(await smtp.reply(552)).toMatch(/exceeds/);
     expect(c.sent.length).toBe(queued);

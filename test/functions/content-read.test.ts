@@ -25,10 +25,16 @@ function watched(stale: boolean): { store: Store; gets: boolean[] } {
   return { store, gets };
 }
 
+/** A content item of the message, as acceptance stores one: its gzipped bytes. */
+async function storedContent(messageId: string, html: string): Promise<Buffer> {
+  const content = gzipSync(JSON.stringify({ from: 'a@acme.test', subject: 'hi', body_html: html }));
+  await new MessageRepository(bed.c.store).putContents([{ id: messageId, contentGz: content }]);
+  return content;
+}
+
 describe('a message content item read', () => {
   it('is one eventually consistent read when the item is there', async () => {
-    const content = gzipSync(JSON.stringify({ from: 'a@acme.test', subject: 'hi', body_html: '<p>x</p>' }));
-    await new MessageRepository(bed.c.store).putContents([{ id: 'msg_content_read_1', contentGz: content }]);
+    const content = await storedContent('msg_content_read_1', '<p>x</p>');
     const { store, gets } = watched(false);
 
     const item = await new MessageRepository(store).getContent('msg_content_read_1');
@@ -38,8 +44,7 @@ describe('a message content item read', () => {
   });
 
   it('asks again consistently when the eventually consistent read does not see it yet', async () => {
-    const content = gzipSync(JSON.stringify({ from: 'a@acme.test', subject: 'hi', body_html: '<p>y</p>' }));
-    await new MessageRepository(bed.c.store).putContents([{ id: 'msg_content_read_2', contentGz: content }]);
+    const content = await storedContent('msg_content_read_2', '<p>y</p>');
     const { store, gets } = watched(true);
 
     const item = await new MessageRepository(store).getContent('msg_content_read_2');

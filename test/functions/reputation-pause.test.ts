@@ -11,7 +11,7 @@ import { keys } from '../../shared/db/keys';
 import { readTimeline } from '../../shared/sending/messages/timeline';
 import type { ReputationAlertJob } from '../../shared/billing/reputation/alert-job';
 import { readLocalSettings } from '../../shared/runtime/config';
-import { recordSend } from '../../shared/billing/usage/service';
+import { countSentEmail } from '../../shared/billing/reputation/service';
 import { TEST_SECRETS } from '../support/container';
 import { bounceNotification, seedSentMessage, snsWrap } from '../support/ses-events';
 import { drain, sqsEvent, sqsRecord, takeJobs } from '../support/sqs';
@@ -31,7 +31,7 @@ let n = 0;
 const later = (seconds: number): string => new Date(bed.c.clock.now().getTime() + seconds * 1000).toISOString();
 
 async function sends(count: number): Promise<void> {
-  for (let i = 0; i < count; i++) await recordSend(bed.c.store, { account_id: accountId, channel: 'email' }, bed.c.clock.now().toISOString());
+  for (let i = 0; i < count; i++) await countSentEmail(bed.c.store, { account_id: accountId, channel: 'email' }, bed.c.clock.now().toISOString());
 }
 
 /** Hard bounces, one SES notification per new sent message, through the real consumer. */

@@ -8,7 +8,7 @@ import { KEY_CACHE_TTL_MS } from '../../shared/accounts/api-keys/cache';
 import { acceptSends } from '../../shared/sending/messages/send';
 import type { ReputationAlertJob } from '../../shared/billing/reputation/alert-job';
 import { judge } from '../../shared/billing/reputation/policy';
-import { recordSend } from '../../shared/billing/usage/service';
+import { countSentEmail } from '../../shared/billing/reputation/service';
 import type { EventJob } from '../../shared/webhooks/messages';
 import { TEST_SECRETS } from '../support/container';
 import { bounceNotification, complaintNotification, seedSentMessage, snsWrap } from '../support/ses-events';
@@ -29,7 +29,7 @@ const later = (seconds: number): string => new Date(bed.c.clock.now().getTime() 
 
 /** `n` live email sends the provider accepted, counted where the send worker counts them. */
 async function sends(n: number, account = accountId): Promise<void> {
-  for (let i = 0; i < n; i++) await recordSend(bed.c.store, { account_id: account, channel: 'email' }, bed.c.clock.now().toISOString());
+  for (let i = 0; i < n; i++) await countSentEmail(bed.c.store, { account_id: account, channel: 'email' }, bed.c.clock.now().toISOString());
 }
 
 /** One SES notification per new sent message of the account, through the real consumer. */

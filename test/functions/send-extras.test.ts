@@ -9,20 +9,13 @@ import { acceptSends, type SendOutcome } from '../../shared/sending/messages/sen
 import { readTimeline } from '../../shared/sending/messages/timeline';
 import type { ObjectStore } from '../../shared/ports/object-store';
 import { sqsEvent, sqsRecord } from '../support/sqs';
+import { emailSends } from '../support/send-body';
 import { useTestbed } from '../support/testbed';
 import { sendWorker as handler } from '../support/consumers';
 
 const bed = useTestbed();
 
-let n = 0;
-const request = (over: Record<string, unknown> = {}) => ({
-  channel: 'email',
-  idempotency_key: `extras-${++n}`,
-  destination: { email: 'ada@example.com' },
-  payload: { subject: 'Re: your order', body_text: 'It shipped.' },
-  metadata: { from_email: 'Acme <hi@acme.test>' },
-  ...over,
-});
+const request = emailSends('extras', { to: 'ada@example.com', from: 'Acme <hi@acme.test>', subject: 'Re: your order', text: 'It shipped.' });
 
 const accept = async (body: Record<string, unknown>, extras?: MessageExtras): Promise<SendOutcome> => {
   const [outcome] = await acceptSends(bed.c, { accountId: bed.account.account_id, keyId: 'internal', testMode: false }, [body], { batch: false, extras });

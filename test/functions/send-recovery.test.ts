@@ -20,6 +20,7 @@ import { suppress } from '../../shared/sending/suppressions/service';
 import { call } from '../support/api';
 import { underNeeds } from '../support/grants';
 import { sqsEvent, sqsRecord } from '../support/sqs';
+import { emailSends } from '../support/send-body';
 import { useTestbed } from '../support/testbed';
 import { sendWorker as worker } from '../support/consumers';
 
@@ -27,15 +28,7 @@ const sweep = underNeeds('functions/send/sweep.ts', sweepRaw);
 
 const bed = useTestbed();
 
-let n = 0;
-const request = (over: Record<string, unknown> = {}): Record<string, any> => ({
-  channel: 'email',
-  idempotency_key: `rec-${++n}`,
-  destination: { email: 'ada@example.com' },
-  payload: { subject: 'Hello', body_text: 'Hi Ada' },
-  metadata: { from_email: 'hello@acme.test' },
-  ...over,
-});
+const request = emailSends('rec', { to: 'ada@example.com', subject: 'Hello', text: 'Hi Ada' });
 const send = (body: unknown) => call({ method: 'POST', path: '/v1/send', key: bed.account.admin_key, body });
 const sendBatch = (body: unknown) => call({ method: 'POST', path: '/v1/send/batch', key: bed.account.admin_key, body });
 const jobsFor = (id: string) => bed.c.sent.filter((s) => s.queue === 'send' && (s.body as { message_id: string }).message_id === id);

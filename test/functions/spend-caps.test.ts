@@ -10,6 +10,7 @@ import type { SendJob } from '../../shared/sending/messages/messages';
 import { findByIdempotencyKey } from '../../shared/sending/messages/query';
 import { acceptSends } from '../../shared/sending/messages/send';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
+import { emailSends } from '../support/send-body';
 import { useTestbed } from '../support/testbed';
 import { sendWorker, fanOut } from '../support/consumers';
 
@@ -28,19 +29,11 @@ beforeEach(async () => {
   sendKeyId = created.id;
 });
 
-let sequence = 0;
 const putCap = (body: unknown, key = adminKey) => bed.request({ method: 'PUT', path: '/v1/spend-caps', key, body });
 const listCaps = (key = readKey) => bed.request({ method: 'GET', path: '/v1/spend-caps', key });
 const deleteCap = (query: Record<string, string> = {}, key = adminKey) => bed.request({ method: 'DELETE', path: '/v1/spend-caps', key, query });
 const usage = () => bed.request({ method: 'GET', path: '/v1/usage', key: readKey });
-const email = (over: Record<string, unknown> = {}) => ({
-  channel: 'email',
-  idempotency_key: `cap-${++sequence}`,
-  destination: { email: 'reader@example.com' },
-  payload: { subject: 'Hi', body_text: 'Hello' },
-  metadata: { from_email: 'hello@acme.test' },
-  ...over,
-});
+const email = emailSends('cap');
 const send = (body: unknown = email(), key = sendKey) => bed.request({ method: 'POST', path: '/v1/send', key, body });
 const batch = (items: unknown[], key = sendKey) => bed.request({ method: 'POST', path: '/v1/send/batch', key, body: items });
 const sendJobs = () => bed.c.sent.filter((s) => s.queue === 'send' && !('kind' in (s.body as object))).map((s) => s.body as SendJob);

@@ -12,13 +12,13 @@ import { readTimeline } from '../../shared/sending/messages/timeline';
 import { TEST_SECRETS } from '../support/container';
 import type { HttpEventInput } from '../support/events';
 import { drain, sqsEvent, sqsRecord, takeJobs } from '../support/sqs';
+import { emailSends } from '../support/send-body';
 import { useTestbed } from '../support/testbed';
 import { storeCommandsDuring } from '../support/store-commands';
 import { sendWorker, fanOut } from '../support/consumers';
 
 const bed = useTestbed({ scopedKeys: true });
 let ip = 0;
-let n = 0;
 const req = (input: HttpEventInput) => bed.request(input);
 
 async function setSuspended(suspended: boolean): Promise<void> {
@@ -27,14 +27,7 @@ async function setSuspended(suspended: boolean): Promise<void> {
   expect(res.status, JSON.stringify(res.body)).toBe(200);
 }
 
-const email = (over: Record<string, unknown> = {}) => ({
-  channel: 'email',
-  idempotency_key: `susp-${++n}`,
-  destination: { email: 'ada@example.com' },
-  payload: { subject: 'Hello', body_text: 'Hi' },
-  metadata: { from_email: 'hello@acme.test' },
-  ...over,
-});
+const email = emailSends('susp', { to: 'ada@example.com', subject: 'Hello', text: 'Hi' });
 
 async function accept(body: Record<string, unknown> = email(), key = bed.sendKey): Promise<string> {
   const res = await req({ method: 'POST', path: '/v1/send', key, body });

@@ -9,6 +9,7 @@ import type { UsageItem } from '../../shared/billing/usage/repository';
 import type { SendJob } from '../../shared/sending/messages/messages';
 import { drain, sqsEvent, sqsRecord } from '../support/sqs';
 import { storeCommandsDuring } from '../support/store-commands';
+import { emailSends } from '../support/send-body';
 import { useTestbed } from '../support/testbed';
 import { fanOut, sendWorker } from '../support/consumers';
 import { useLoopbackReceiver } from '../support/webhook-receiver';
@@ -18,14 +19,7 @@ const loopback = useLoopbackReceiver(bed);
 afterEach(() => vi.restoreAllMocks());
 
 let sequence = 0;
-const email = (over: Record<string, unknown> = {}) => ({
-  channel: 'email',
-  idempotency_key: `count-${++sequence}`,
-  destination: { email: 'reader@example.com' },
-  payload: { subject: 'Hi', body_text: 'Hello' },
-  metadata: { from_email: 'hello@acme.test' },
-  ...over,
-});
+const email = emailSends('count');
 const hook = () => ({ channel: 'webhook', idempotency_key: `hook-${++sequence}`, destination: { url: `${loopback.receiver.url}/in` }, payload: { data: { order: 42 } } });
 
 async function send(body: unknown = email(), key = bed.sendKey): Promise<string> {

@@ -8,21 +8,14 @@ import { HANDOFF_WINDOW_MS, type SendJob } from '../../shared/sending/messages/m
 import { messageIdFor } from '../../shared/sending/messages/message-id';
 import type { MessageItem } from '../../shared/sending/messages/model';
 import { sqsEvent, sqsRecord } from '../support/sqs';
+import { emailSends } from '../support/send-body';
 import { useTestbed } from '../support/testbed';
 import { sendWorker } from '../support/consumers';
 
 const bed = useTestbed({ scopedKeys: true });
 afterEach(() => vi.restoreAllMocks());
 
-let sequence = 0;
-const email = (over: Record<string, unknown> = {}) => ({
-  channel: 'email',
-  idempotency_key: `retry-${++sequence}`,
-  destination: { email: 'reader@example.com' },
-  payload: { subject: 'Hi', body_text: 'Hello' },
-  metadata: { from_email: 'hello@acme.test' },
-  ...over,
-});
+const email = emailSends('retry');
 const inAnHour = () => new Date(bed.c.clock.now().getTime() + 3600_000).toISOString();
 const idOf = (body: { idempotency_key: string }) => messageIdFor(bed.account.account_id, body.idempotency_key);
 

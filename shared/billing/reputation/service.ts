@@ -8,7 +8,8 @@
 import { AccountRepository, type AccountItem } from '../../accounts/repository';
 import { NotFoundError } from '../../errors';
 import type { Store } from '../../db/store';
-import type { Tally } from '../../db/tally';
+import { storeTally, type Tally } from '../../db/tally';
+import type { Channel } from '../../accounts/schemas';
 import type { Clock } from '../../ports/clock';
 import type { Queue } from '../../ports/queue';
 import type { Logger } from '../../ports/logger';
@@ -23,6 +24,15 @@ const expiryOf = (at: Date, policy: ReputationPolicy): number => Math.floor((at.
 
 async function bump(store: Store, accountId: string, counter: Counter, at: Date, policy: ReputationPolicy): Promise<void> {
   await new ReputationRepository(store).count(accountId, hourOf(at), counter, expiryOf(at, policy));
+}
+
+/**
+ * A live send the provider accepted (called once per send, with its `sent` event): an email counts
+ * in the reputation's denominator, through `tally` when given (a send worker batch sums them and
+ * writes them at its end), else written now. Usage counted the send when it was accepted.
+ */
+export async function countSentEmail(store: Store, message: { account_id: string; channel: Channel }, at: string, tally: Tally = storeTally(store)): Promise<void> {
+  if (message.channel === 'email') await countReputationSend(tally, message.account_id, new Date(at));
 }
 
 /** A live email send the provider accepted (called once per send, with its `sent` event), added through `tally`. */

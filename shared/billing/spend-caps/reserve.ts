@@ -13,7 +13,7 @@ import type { Clock } from '../../ports/clock';
 import type { Queue } from '../../ports/queue';
 import type { Logger } from '../../ports/logger';
 import { costOf, type CostConfig } from '../usage/cost';
-import { UsageRepository, type SendKind, type Spend } from '../usage/repository';
+import { sendKindOf, UsageRepository, type SendKind, type Spend } from '../usage/repository';
 import { periodOf } from '../usage/service';
 import { alertIfReached } from './alert';
 import { SpendCapRepository, type SpendCapItem } from './repository';
@@ -150,7 +150,7 @@ export interface ReservedMessage {
  */
 export async function releaseSpend(deps: { store: Store; config: CostConfig }, message: ReservedMessage): Promise<void> {
   if (message.test_mode || message.accepted_as === 'suppressed') return;
-  const kind = message.broadcast_id === undefined ? 'transactional' : 'broadcast';
+  const kind = sendKindOf(message);
   await giveBack(deps, { accountId: message.account_id, keyId: message.key_id }, periodOf(message.created_at), { channel: message.channel, kind });
 }
 

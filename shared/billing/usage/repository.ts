@@ -21,7 +21,11 @@ export type UsageItem = ItemKey &
     [keySpent: `key_spent_${string}`]: number | undefined;
   };
 
-export type SendKind = 'transactional' | 'broadcast';
+export const sendKinds = ['transactional', 'broadcast'] as const;
+export type SendKind = (typeof sendKinds)[number];
+
+/** How a message counts: as broadcast when a broadcast sent it. */
+export const sendKindOf = (message: { broadcast_id?: string }): SendKind => (message.broadcast_id === undefined ? 'transactional' : 'broadcast');
 
 const countAttr = (channel: Channel, kind: SendKind) => (kind === 'broadcast' ? (`broadcast_count_${channel}` as const) : (`send_count_${channel}` as const));
 const costAttr = (channel: Channel) => `cost_micros_${channel}` as const;

@@ -4,13 +4,11 @@
 // turns out unbillable (suppressed or failed before the provider took it, canceled, never stored).
 // So a month's count is of the live sends accepted in it and not given back, queued ones included
 // (docs/api-decisions.md). Test-mode sends and sends suppressed at acceptance never count.
-import type { Channel } from '../../accounts/schemas';
 import type { Store } from '../../db/store';
-import { storeTally, type Tally } from '../../db/tally';
 import type { Clock } from '../../ports/clock';
 import { AccountRepository, type AccountItem } from '../../accounts/repository';
 import type { ReputationConfig } from '../reputation/policy';
-import { countReputationSend, reputationOf } from '../reputation/service';
+import { reputationOf } from '../reputation/service';
 import { UsageRepository } from './repository';
 import type { Usage } from './schemas';
 
@@ -18,21 +16,6 @@ import type { Usage } from './schemas';
 export { usageQuery, type Usage } from './schemas';
 
 export const periodOf = (at: Date | string): string => new Date(at).toISOString().slice(0, 7);
-
-/**
- * A live send the provider accepted, as the sending reputation counts it (its denominator: live
- * email sends, as SES counts them; shared/billing/reputation), through `reputationTally` when given: a
- * send worker batch sums them and writes them at its end (docs/api-decisions.md). Usage counted
- * the send when it was accepted, so nothing is written here for it.
- */
-export async function recordSend(
-  store: Store,
-  message: { account_id: string; channel: Channel },
-  at: string,
-  reputationTally: Tally = storeTally(store),
-): Promise<void> {
-  if (message.channel === 'email') await countReputationSend(reputationTally, message.account_id, new Date(at));
-}
 
 /** The period's usage and, whatever the period, the account's reputation now (shared/billing/reputation). */
 export async function getUsage(

@@ -14,7 +14,7 @@ import type { Logger } from '../../ports/logger';
 import type { Tally } from '../../db/tally';
 import type { PerBatch } from '../../concurrency';
 import { findSuppression } from '../suppressions/service';
-import { recordSend } from '../../billing/usage/service';
+import { countSentEmail } from '../../billing/reputation/service';
 import { giveBackOnce, releaseSpend } from '../../billing/spend-caps/reserve';
 import { sendHold } from './account-hold';
 import { ContentMissingError, loadAttachments, loadContent } from './content';
@@ -241,7 +241,7 @@ async function recordSent(deps: DispatchDeps, message: MessageItem, at: string, 
     { type: 'sent', source: 'worker', providerEventId: workerEventId(message.id, 'sent'), payload: { provider_message_id: providerMessageId }, occurredAt: at },
     { providerMessageId, timeline },
   );
-  if (recorded.created) await recordSend(deps.store, message, at, deps.tally);
+  if (recorded.created) await countSentEmail(deps.store, message, at, deps.tally);
 }
 
 /** A message that will not go: its event (with the reason), and its spend reservation given back once. */

@@ -10,7 +10,8 @@ import type { Metrics } from '../../ports/metrics';
 import type { Queue } from '../../ports/queue';
 import type { Scheduler } from '../../ports/scheduler';
 import type { SendDecision } from './idempotency';
-import type { JobReservation, SendJob } from './messages';
+import type { SendJob } from './messages';
+import type { HeldReservation } from '../../billing/spend-caps/reserve';
 import type { MessageItem } from './model';
 import { MessageRepository } from './repository';
 import { recordEvent, routerEventId, type TimelineListeners } from './timeline';
@@ -45,7 +46,7 @@ export async function handOn(
   /** Set by a request that hands its messages on before storing them (epoch ms): see SendJob.handed_at. */
   handedAt?: number,
   /** What the accepting request reserved for each message, carried by its job (SendJob.reservation). */
-  reservations?: ReadonlyMap<string, JobReservation>,
+  reservations?: ReadonlyMap<string, HeldReservation>,
 ): Promise<Set<string>> {
   const jobs: SendJob[] = [];
   const scheduledBefore = new Set<string>();

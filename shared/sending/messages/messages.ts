@@ -2,6 +2,18 @@
 // carries content.
 import * as z from 'zod';
 import { channels } from '../../accounts/schemas';
+import { sendKinds } from '../../billing/usage/repository';
+import type { HeldReservation } from '../../billing/spend-caps/reserve';
+
+/** One attempt's reservation for one send, as its job carries it: shared/billing/spend-caps/reserve.ts HeldReservation. */
+const jobReservation = z.object({
+  attempt: z.string().min(1).max(64),
+  period: z.string().regex(/^\d{4}-\d{2}$/),
+  channel: z.enum(channels),
+  kind: z.enum(sendKinds),
+  key_id: z.string().min(1).max(100),
+  micros: z.number().int().nonnegative(),
+}) satisfies z.ZodType<HeldReservation>;
 
 export const sendJob = z.object({
   message_id: z.string().min(1),
@@ -28,22 +40,10 @@ export const sendJob = z.object({
    * (MessageItem.reserved_by differs), or none did within HANDOFF_WINDOW_MS. Absent on jobs of
    * test mode, of the acceptance sweep, and of versions before it.
    */
-  reservation: z
-    .object({
-      attempt: z.string().min(1).max(64),
-      period: z.string().regex(/^\d{4}-\d{2}$/),
-      channel: z.enum(channels),
-      kind: z.enum(['transactional', 'broadcast']),
-      key_id: z.string().min(1).max(100),
-      micros: z.number().int().nonnegative(),
-    })
-    .optional(),
+  reservation: jobReservation.optional(),
 });
 
 export type SendJob = z.infer<typeof sendJob>;
-
-/** One attempt's reservation for one send, as its job carries it. */
-export type JobReservation = NonNullable<SendJob['reservation']>;
 
 /** The longest a send request may run (a Lambda's limit) between handing a job on and storing its message. */
 export const HANDOFF_WINDOW_MS = 15 * 60_000;

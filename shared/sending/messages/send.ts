@@ -30,6 +30,7 @@ import { admitTestSend } from '../test-recipients/sandbox';
 import { loadSenderContext, type SenderContext } from './sender';
 import { handOn } from './hand-on';
 import { renderForSend, type TemplateRenderer } from '../templates/render';
+import { sendKindOf } from '../../billing/usage/repository';
 import { giveBackOnce, heldReservation, readCaps, releaseUnstoredSpend, reserveSpend, spendCapExceeded, type HeldReservation } from '../../billing/spend-caps/reserve';
 
 export interface SendDeps {
@@ -177,7 +178,7 @@ async function reserveAndStore(
   const attempt = randomBytes(12).toString('base64url');
   const billable = drafts
     .filter((d) => d.message.accepted_as === undefined)
-    .map((d) => ({ ref: d, channel: d.message.channel, kind: d.message.broadcast_id === undefined ? ('transactional' as const) : ('broadcast' as const), messageId: d.message.id }));
+    .map((d) => ({ ref: d, channel: d.message.channel, kind: sendKindOf(d.message), messageId: d.message.id }));
   if (!sender.testMode) for (const b of billable) b.ref.message.reserved_by = attempt; // before its content is placed: the item's size counts it
   const placed = await placeAll(deps, drafts);
   const overCap = new Set(await reserveSpend(deps, sender, billable, now, caps));
