@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
+import { parseExpressionsOnce } from './dynalite-expressions.mjs';
 import { closeLevelIteratorsOnReturn } from './level-iterators.mjs';
 
 const require = createRequire(import.meta.url);
@@ -17,6 +18,8 @@ const starters = {
     const dynalite = require('dynalite');
     // Else every Query and Scan leaves its LevelDB iterator open, and memory grows with the reads.
     closeLevelIteratorsOnReturn();
+    // The same few expressions come again and again with other values: each is parsed once.
+    parseExpressionsOnce();
     const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
     await new Promise((resolve, reject) => {
       server.once('error', reject);

@@ -18,4 +18,4 @@ export const SEPARATE = ['test/e2e/**/*.test.ts', 'test/rehearsal/**/*.test.ts']
  * first container), and a test that patches LevelDB's prototypes to count open iterators (every
  * store in its process would be counted, and patched).
  */
-export const OWN_PROCESS = ['test/unit/config-reputation.test.ts', 'test/adapters/level-iterators.test.ts'];
+export const OWN_PROCESS = ['test/unit/config-reputation.test.ts', 'test/adapters/level-iterators.test.ts', 'test/adapters/dynalite-expressions.test.ts'];
