@@ -3,6 +3,7 @@
 // inbound email costs in AWS, beside SES receiving's own price.
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { SMTPServer } from 'smtp-server';
 import { createAccount } from '../../shared/accounts/api-keys/new-account';
@@ -75,14 +76,25 @@ async function sendAll(port: number, raws: readonly string[], to: string): Promi
   }
 }
 
-/** A bare SMTP sink in this process (smtp-server reading each message to its end, nothing else): the most a listener here could accept. */
-async function bareSinkRate(raws: readonly string[]): Promise<number> {
+/** CPU time of this whole process (every thread: the client's, the listener's, the consumers', the emulators'), in ms. */
+const processCpuMs = (): number => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
+/**
+ * A bare SMTP sink in this process (smtp-server reading each message to its end, nothing else): the
+ * most a listener here could accept, and the process's CPU per message meanwhile (the client's, mostly).
+ */
+async function bareSinkRate(raws: readonly string[]): Promise<{ perSecond: number; cpuMsPerEmail: number }> {
   const sink = new SMTPServer({ authOptional: true, disabledCommands: ['AUTH', 'STARTTLS'], logger: false, onData: (stream, _session, done) => void stream.resume().on('end', () => done()) });
   await new Promise<void>((ok) => sink.listen(0, '127.0.0.1', ok));
   try {
     const port = (sink.server.address() as AddressInfo).port;
     await sendAll(port, raws.slice(0, 20), 'inbox@sink.bench'); // warm-up
-    return raws.length / (await sendAll(port, raws, 'inbox@sink.bench'));
+    const cpu0 = processCpuMs();
+    const seconds = await sendAll(port, raws, 'inbox@sink.bench');
+    return { perSecond: raws.length / seconds, cpuMsPerEmail: (processCpuMs() - cpu0) / raws.length };
   } finally {
     await new Promise<void>((ok) => sink.close(() => ok()));
   }
@@ -140,20 +152,30 @@ function costRow(shape: Shape, size: number, ours: PortCall[], invocations: read
   return `| ${shape.name} | ${callList(ours, emails)} | ${units((u.wru + u.gsiWru) * per)} WRU, ${units(u.rru * per)} RRU | ${dollars(ddb)} | ${dollars(sqs + sns)} | ${dollars(lambda)} | ${dollars(s3)} | **${dollars(total)}** | ${dollars(ses)} |`;
 }
 
+/** The cores this machine has: the most CPU time a second the process can spend. */
+const CORES = availableParallelism();
+
+/**
+ * Emails a second the whole pipeline could carry on this machine's cores at the listener run's CPU
+ * per email, the client's share (the sink run's CPU per email, the sink's own included) taken out.
+ */
+const ceilingPerSecond = (runCpuMs: number, sinkCpuMs: number): number => (CORES * 1000) / Math.max(0.001, runCpuMs - sinkCpuMs);
+
 /**
  * Sends `raws` to the listener and waits for all their webhooks: seconds until all were accepted,
  * until the last was listed (the end of the last inbound worker invocation: each stores its email,
  * which GET /v1/inbound then lists), and until the last webhook arrived.
  */
-async function throughListener(consumers: LanedConsumers, arrivals: number[], to: { domain: string; port: number }, raws: readonly string[]): Promise<{ acceptedS: number; listedS: number; allS: number }> {
+async function throughListener(consumers: LanedConsumers, arrivals: number[], to: { domain: string; port: number }, raws: readonly string[]): Promise<{ acceptedS: number; listedS: number; allS: number; cpuMsPerEmail: number }> {
   arrivals.length = 0;
+  const cpu0 = processCpuMs();
   const t0 = performance.now();
   const acceptedS = await sendAll(to.port, raws, `inbox@${to.domain}`);
   const done = await until(() => arrivals.length >= raws.length, 120_000);
   if (!done) throw new Error(`only ${arrivals.length} of ${raws.length} email.received webhooks arrived`);
   const latest = (xs: number[]): number => xs.reduce((a, x) => (x > a ? x : a), t0);
   const listed = consumers.invocations.filter((i) => i.queue === 'inbound' && i.startMs >= t0).map((i) => i.startMs + i.ms);
-  return { acceptedS, listedS: (latest(listed) - t0) / 1000, allS: (latest(arrivals) - t0) / 1000 };
+  return { acceptedS, listedS: (latest(listed) - t0) / 1000, allS: (latest(arrivals) - t0) / 1000, cpuMsPerEmail: (processCpuMs() - cpu0) / raws.length };
 }
 
 /**
@@ -165,9 +187,10 @@ async function measureShape(b: BenchRuntime, consumers: LanedConsumers, arrivals
   log(`  ${MESSAGES} messages: ${shape.name}`);
   const raws = Array.from({ length: MESSAGES + PRICED }, (_, i) => messageOf(i, to.domain, shape.attachment));
   const timed = raws.slice(0, MESSAGES);
-  const sinkPerSecond = await bareSinkRate(timed);
+  const sink = await bareSinkRate(timed);
+  const sinkPerSecond = sink.perSecond;
   consumers.invocations.length = 0;
-  const { acceptedS, listedS, allS } = await throughListener(consumers, arrivals, to, timed);
+  const { acceptedS, listedS, allS, cpuMsPerEmail } = await throughListener(consumers, arrivals, to, timed);
   b.count({ before: true });
   consumers.invocations.length = 0;
   await throughListener(consumers, arrivals, to, raws.slice(MESSAGES));
@@ -176,7 +199,7 @@ async function measureShape(b: BenchRuntime, consumers: LanedConsumers, arrivals
   b.uncount();
 
   const size = Buffer.byteLength(raws[0] as string);
-  const row = `| ${shape.name} (${fmt(size / 1024, 0)} KiB) | ${fmt(sinkPerSecond, 0)} | ${fmt(MESSAGES / acceptedS, 0)} (${fmt(MESSAGES / acceptedS / sinkPerSecond, 2)}×) | ${fmt(MESSAGES / listedS, 0)} (${fmt((100 * acceptedS) / listedS, 0)} %) | ${fmt(MESSAGES / allS, 0)} (${fmt((100 * acceptedS) / allS, 0)} %) |`;
+  const row = `| ${shape.name} (${fmt(size / 1024, 0)} KiB) | ${fmt(sinkPerSecond, 0)} | ${fmt(MESSAGES / acceptedS, 0)} (${fmt(MESSAGES / acceptedS / sinkPerSecond, 2)}×) | ${fmt(MESSAGES / listedS, 0)} (${fmt((100 * acceptedS) / listedS, 0)} %) | ${fmt(MESSAGES / allS, 0)} (${fmt((100 * acceptedS) / allS, 0)} %) | ${fmt(sink.cpuMsPerEmail, 1)} / ${fmt(cpuMsPerEmail, 1)} | ${fmt(ceilingPerSecond(cpuMsPerEmail, sink.cpuMsPerEmail), 0)} (${fmt(ceilingPerSecond(cpuMsPerEmail, sink.cpuMsPerEmail) / sinkPerSecond, 2)}×) |`;
   log(`  sink ${fmt(sinkPerSecond, 0)}/s, accepted ${fmt(MESSAGES / acceptedS, 0)}/s, listed ${fmt(MESSAGES / listedS, 0)}/s, delivered ${fmt(MESSAGES / allS, 0)}/s`);
   // In AWS the listener's part (the raw object, the notification) is SES receiving's own work.
   return { row, costRow: costRow(shape, size, calls.filter((x) => x.by !== 'api'), invocations, PRICED) };
@@ -188,9 +211,11 @@ function report(rows: string[], costRows: string[]): string {
     '',
     `${MESSAGES} messages per shape sent over ${CONNECTIONS} SMTP connections to the local listener (playing SES receiving: SPF/DKIM/DMARC by mailauth, the raw message to the object store, the notification onto the inbound queue), each to one address of an inbound-enabled domain of an account with one email.received subscription on a loopback receiver. DNS_SERVERS is a closed loopback port, so the SPF/DKIM/DMARC lookups fail at once (offline; verdicts PROCESSING_FAILED) rather than wait on the system resolver. The consumers run here with the local runtime's lanes (local/runtime.ts CONSUMER_LANES): the inbound worker ${CONSUMER_LANES.inbound ?? 1} batches of one message at once, the webhook delivery ${CONSUMER_LANES.webhooks ?? 1}. "Accepted" counts 250 answers; the bare sink is smtp-server in the same process reading each message to its end and answering 250, nothing else, sent the same messages the same way just before; the client (nodemailer, pooled) runs on a worker thread of its own, off the thread the listener and the consumers share; "listed" is from the first send to the end of the last inbound worker invocation (each stores its email, which GET /v1/inbound then lists: what issue 31 measures), "delivered" from the first send to the last email.received webhook received (the webhook's own queue hops after it).`,
     '',
-    '| shape | bare SMTP sink, accepted per second | listener accepted per second (× the sink) | listed (GET /v1/inbound) per second (% of accepted) | email.received delivered per second (% of accepted) |',
-    '|---|---|---|---|---|',
+    '| shape | bare SMTP sink, accepted per second | listener accepted per second (× the sink) | listed (GET /v1/inbound) per second (% of accepted) | email.received delivered per second (% of accepted) | CPU ms per email, whole process: sink run / listener run | end to end at most, on this CPU per email (× the sink) |',
+    '|---|---|---|---|---|---|---|',
     ...rows,
+    '',
+    `The last two columns: the CPU time of this whole process (every thread: the SMTP client's, the listener's, the consumers', the emulators', the receiver's; process.cpuUsage) from the first send to the end of the run, per email. The sink run's is the client's share (the sink's own included); what the listener run adds to it is the runtime's work per email, the listener's, the worker's and the webhook's. ${CORES} cores spend at most ${CORES},000 ms of CPU a second, so the runtime carries at most ${CORES},000 ÷ that many emails a second end to end, however its work is spread over threads. Issue 31 asks for the listener at 0.3× the sink and 80 % of that listed: 0.24× the sink, end to end.`,
     '',
     `Per million inbound emails in AWS, from the calls the worker and the webhook delivery made for ${PRICED} more messages of each shape sent after the timed ones, every port call counted and each store write reading first, uncounted, the item it replaces (as DynamoDB prices a write; the timed messages run uncounted, so these reads do not slow them) ` +
     '(the listener\'s object write and queue send are SES receiving\'s own work there and are not counted). Lambda GB-s from the local median invocation time at the manifest\'s memory; SQS: the worker\'s sends plus a receive and a delete per batch; SNS: SES\'s one notification per email. SES receiving\'s own price ($0.10 per 1,000 emails and $0.09 per 1,000 incoming 256 KB chunks) is shown beside ours.',
