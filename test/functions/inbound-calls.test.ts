@@ -172,6 +172,46 @@ describe("a received mail's reads of its account", () => {
     // Each read once.
     expect(together.map((r) => events.filter((e) => e === `start ${r}`).length)).toEqual([1, 1, 1, 1]);
   });
+
+  it('start while the raw message is read, and the event goes out beside the Mail app filing it', async () => {
+    await giveVerifiedDomain(bed.c, bed.account.account_id, 'early.test', { inbound_enabled: true } as never);
+    await subscribed();
+    const job = await arrived(mail(6, 'me@early.test'), ['me@early.test']);
+    const events: string[] = [];
+    const send = bed.c.store.doc.send.bind(bed.c.store.doc);
+    const getStream = bed.c.objects.getStream.bind(bed.c.objects);
+    const queueSend = bed.c.queue.send.bind(bed.c.queue);
+    const spies = [
+      vi.spyOn(bed.c.store.doc, 'send').mockImplementation(((command: { constructor: { name: string }; input: Record<string, any> }) => {
+        const what = readOf(command);
+        events.push(`start ${what}`);
+        return send(command as never).finally(() => events.push(`end ${what}`));
+      }) as never),
+      vi.spyOn(bed.c.objects, 'getStream').mockImplementation(async (key) => {
+        const got = await getStream(key);
+        got?.body.once('end', () => events.push('raw read'));
+        return got;
+      }),
+      vi.spyOn(bed.c.queue, 'send').mockImplementation(((...args: Parameters<typeof queueSend>) => {
+        events.push(`start queue ${args[0]}`);
+        return queueSend(...args).finally(() => events.push(`end queue ${args[0]}`));
+      }) as never),
+    ];
+    try {
+      expect(await receive(sqsEvent([sqsRecord(job)]))).toEqual({ batchItemFailures: [] });
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+
+    // The domain name's holder is asked before the raw message is read to its end.
+    expect(events.indexOf('start GetCommand')).toBeGreaterThanOrEqual(0);
+    expect(events.indexOf('start GetCommand')).toBeLessThan(events.indexOf('raw read'));
+    // The email.received job is sent while the Mail app's first read (its ref and thread) is under way.
+    const filing = events.indexOf('start BatchGetCommand');
+    expect(filing).toBeGreaterThan(events.indexOf('raw read'));
+    expect(events.indexOf('start queue webhooks')).toBeLessThan(events.indexOf('end BatchGetCommand'));
+    expect(filing).toBeLessThan(events.indexOf('end queue webhooks'));
+  });
 });
 
 /** Which of the account's reads a store command is, by its key. */

@@ -73,6 +73,15 @@ export const IN_MEMORY_ATTACHMENT_BYTES = 1024 * 1024;
 
 export async function receiveInbound(deps: InboundDeps, listeners: ReceiptListeners, notification: ReceiptNotification): Promise<ReceiveOutcome[]> {
   const rawKey = notification.receipt.action.objectKey;
+  // A memo for the message (the batch's when there is one): the webhook subscriptions read beside the account's other reads are the ones publishEvent uses.
+  const memoDeps = { ...deps, perBatch: deps.perBatch ?? batchMemo() };
+  // Who each recipient is depends on the notification alone: those reads go on while the message is
+  // read. A failure surfaces where its recipient is stored; none is left unhandled if the read fails first.
+  const accounts = notification.receipt.recipients.map((recipient) => {
+    const read = recipientAccount(memoDeps, listeners, recipient);
+    read.catch(() => undefined);
+    return read;
+  });
   const raw = await deps.objects.getStream(rawKey);
   // SES stored it before notifying: a missing object is a fault to retry (and then look at in the DLQ).
   if (!raw) throw new Error(`the raw message ${rawKey} is not in the object store`);
@@ -110,11 +119,25 @@ export async function receiveInbound(deps: InboundDeps, listeners: ReceiptListen
   if (!inlineContent) await deps.objects.put(contentKey(rawKey), Buffer.from(contentJson), 'application/json');
 
   const outcomes: ReceiveOutcome[] = [];
-  // A memo for the message (the batch's when there is one): the webhook subscriptions read beside the account's other reads are the ones publishEvent uses.
-  const memoDeps = { ...deps, perBatch: deps.perBatch ?? batchMemo() };
   const message: Received = { parsed, content, rawKey, rawDigest, size: raw.size, notification, stored: inlineContent ? 'inline' : 'object' };
-  for (const recipient of notification.receipt.recipients) outcomes.push(await receiveFor(memoDeps, listeners, message, recipient));
+  for (const [i, recipient] of notification.receipt.recipients.entries()) outcomes.push(await receiveFor(memoDeps, message, recipient, await accounts[i]!));
   return outcomes;
+}
+
+/** What storing a message for a recipient reads of its account: who holds the domain, and what its areas need. */
+interface RecipientAccount {
+  holder: { accountId: string; domain: string };
+  prepared: PreparedListeners;
+}
+
+/** The recipient's account, when its domain receives: the domain's holder, then its reads side by side. */
+async function recipientAccount(deps: InboundDeps & { perBatch: PerBatch }, listeners: ReceiptListeners, recipient: string): Promise<RecipientAccount | undefined> {
+  const domainName = domainOfAddress(recipient);
+  const holder = domainName ? await domainHolderOf(deps.store, domainName) : undefined;
+  if (!holder) return undefined;
+  // The account's reads side by side: whether inbound is on for the domain, what the listeners need, its webhook subscriptions.
+  const [inbound, prepared] = await Promise.all([inboundIsOn(deps.store, holder), listeners.prepare(holder.accountId, normalizeAddress(recipient)), subscriptionsOf(deps, holder.accountId)]);
+  return inbound ? { holder, prepared } : undefined;
 }
 
 /** A read message, as each of its recipients is stored from it. */
@@ -130,18 +153,13 @@ interface Received {
 }
 
 /** Stores the message for one recipient (claim, email, event, listeners), or says its domain does not receive. */
-async function receiveFor(deps: InboundDeps & { perBatch: PerBatch }, listeners: ReceiptListeners, m: Received, recipient: string): Promise<ReceiveOutcome> {
-  const domainName = domainOfAddress(recipient);
-  const holder = domainName ? await domainHolderOf(deps.store, domainName) : undefined;
-  // The account's reads side by side: whether inbound is on for the domain, what the listeners need, its webhook subscriptions.
-  const [inbound, prepared] = holder
-    ? await Promise.all([inboundIsOn(deps.store, holder), listeners.prepare(holder.accountId, normalizeAddress(recipient)), subscriptionsOf(deps, holder.accountId)])
-    : [false, undefined];
-  if (!holder || !inbound || !prepared) {
+async function receiveFor(deps: InboundDeps & { perBatch: PerBatch }, m: Received, recipient: string, account: RecipientAccount | undefined): Promise<ReceiveOutcome> {
+  if (!account) {
     // SES's rule matched a domain this deployment no longer receives for: nothing to store it under.
     deps.logger.warn('inbound recipient on a domain without inbound; not stored', { recipient, objectKey: m.rawKey });
     return { recipient, outcome: 'not_inbound' };
   }
+  const { holder, prepared } = account;
   const repo = new InboundRepository(deps.store);
   // Never the Message-ID: anyone may send another message under a Message-ID they know.
   const digest = receiptDigest(holder.accountId, recipient, m.rawDigest);
@@ -153,8 +171,13 @@ async function receiveFor(deps: InboundDeps & { perBatch: PerBatch }, listeners:
     toItem(parsed, { id: claimed.inboundId, accountId: holder.accountId, domain: holder.domain, recipient, inboxId: prepared.inboxId, rawKey: claimed.rawKey, size: m.size, notification: m.notification }),
     m.stored === 'inline' ? { content: m.content } : { content_key: contentKey(claimed.rawKey) },
   );
-  await publishEvent(deps, receivedEnvelope(email, parsed.text, 'subscription'));
-  for (const listener of prepared.received) await listener(email, parsed.text);
+  // The event and the listeners (each idempotent per email id) go side by side; a failure of either retries the job.
+  await Promise.all([
+    publishEvent(deps, receivedEnvelope(email, parsed.text, 'subscription')),
+    (async () => {
+      for (const listener of prepared.received) await listener(email, parsed.text);
+    })(),
+  ]);
   return { recipient, outcome: 'stored', id: email.id };
 }
 
