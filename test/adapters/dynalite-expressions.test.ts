@@ -1,22 +1,11 @@
 // dynalite with its expression parses kept as templates (local/dynalite-expressions.mjs), as the
 // runtime runs it: the same expression with other values, names or value types answers exactly as a
 // fresh parse would, and is parsed once.
-import {
-  ConditionalCheckFailedException,
-  CreateTableCommand,
-  DescribeTableCommand,
-  DynamoDBClient,
-  PutItemCommand,
-  QueryCommand,
-  UpdateItemCommand,
-  type AttributeValue,
-} from '@aws-sdk/client-dynamodb';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { ConditionalCheckFailedException, PutItemCommand, QueryCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseExpressionsOnce } from '../../local/dynalite-expressions.mjs';
-import { waitFor } from '../support/wait';
+import { startDynaliteTable, type DynaliteTable } from '../support/dynalite-table';
 
 const require = createRequire(import.meta.url);
 const fromDynalite = createRequire(require.resolve('dynalite'));
@@ -24,7 +13,7 @@ const fromDynalite = createRequire(require.resolve('dynalite'));
 /** Parses the parsers really made, counted beneath the templates. */
 let parses = 0;
 
-let server: Server;
+let table: DynaliteTable | undefined;
 let client: DynamoDBClient;
 
 beforeAll(async () => {
@@ -37,25 +26,12 @@ beforeAll(async () => {
     };
   }
   parseExpressionsOnce();
-  const dynalite = require('dynalite') as (o: Record<string, unknown>) => Server;
-  server = dynalite({ createTableMs: 0 });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
-  const { port } = server.address() as AddressInfo;
-  client = new DynamoDBClient({ endpoint: `http://127.0.0.1:${port}`, region: 'us-east-1', credentials: { accessKeyId: 'l', secretAccessKey: 'l' } });
-  await client.send(
-    new CreateTableCommand({
-      TableName: 'tbl',
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'S' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
-  await waitFor(async () => (await client.send(new DescribeTableCommand({ TableName: 'tbl' }))).Table?.TableStatus === 'ACTIVE', { what: 'the table to be ACTIVE' });
+  table = await startDynaliteTable();
+  client = table.client;
 });
 
 afterAll(async () => {
-  client?.destroy();
-  await new Promise<void>((ok) => (server ? server.close(() => ok()) : ok()));
+  await table?.close();
 });
 
 const key = (pk: string, sk: string): Record<string, AttributeValue> => ({ pk: { S: pk }, sk: { S: sk } });

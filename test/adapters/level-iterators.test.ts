@@ -1,15 +1,14 @@
 // dynalite on LevelDB, as the runtime runs it, closes the LevelDB iterators its reads open: the
 // number left open after many Queries and Scans is bounded, not one per read (issue 31: each one
 // left open kept native memory, and the runtime grew with the reads it served).
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, PutItemCommand, QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { PutItemCommand, QueryCommand, ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { closeLevelIteratorsOnReturn } from '../../local/level-iterators.mjs';
+import { startDynaliteTable, type DynaliteTable } from '../support/dynalite-table';
 import { waitFor } from '../support/wait';
 
 const require = createRequire(import.meta.url);
@@ -26,7 +25,7 @@ const open = new Set<unknown>();
 const isIterator = (r: unknown): boolean => [abstractLevel.AbstractIterator, abstractLevel.AbstractKeyIterator, abstractLevel.AbstractValueIterator].some((C) => r instanceof C);
 
 let dir: string;
-let server: Server;
+let table: DynaliteTable | undefined;
 let client: DynamoDBClient;
 
 beforeAll(async () => {
@@ -43,27 +42,13 @@ beforeAll(async () => {
   };
   closeLevelIteratorsOnReturn();
   dir = mkdtempSync(join(tmpdir(), 'postbox-level-'));
-  const dynalite = require('dynalite') as (o: Record<string, unknown>) => Server;
-  server = dynalite({ path: join(dir, 'db'), createTableMs: 0 });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
-  const { port } = server.address() as AddressInfo;
-  client = new DynamoDBClient({ endpoint: `http://127.0.0.1:${port}`, region: 'us-east-1', credentials: { accessKeyId: 'l', secretAccessKey: 'l' } });
-  await client.send(
-    new CreateTableCommand({
-      TableName: 'tbl',
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'S' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
-  // A new table is CREATING for a moment, even with createTableMs 0; a write before it is ACTIVE is refused.
-  await waitFor(async () => (await client.send(new DescribeTableCommand({ TableName: 'tbl' }))).Table?.TableStatus === 'ACTIVE', { what: 'the table to be ACTIVE' });
+  table = await startDynaliteTable({ path: join(dir, 'db') });
+  client = table.client;
   for (let i = 0; i < 20; i++) await client.send(new PutItemCommand({ TableName: 'tbl', Item: { pk: { S: 'p' }, sk: { S: `s${String(i).padStart(2, '0')}` } } }));
 });
 
 afterAll(async () => {
-  client?.destroy();
-  await new Promise<void>((ok) => (server ? server.close(() => ok()) : ok()));
+  await table?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

@@ -152,12 +152,7 @@ describe("a received mail's reads of its account", () => {
     await subscribed();
     const job = await arrived(mail(5, 'me@side.test'), ['me@side.test']);
     const events: string[] = [];
-    const send = bed.c.store.doc.send.bind(bed.c.store.doc);
-    const spy = vi.spyOn(bed.c.store.doc, 'send').mockImplementation(((command: { constructor: { name: string }; input: Record<string, any> }) => {
-      const what = readOf(command);
-      events.push(`start ${what}`);
-      return send(command as never).finally(() => events.push(`end ${what}`));
-    }) as never);
+    const spy = storeOrderInto(events);
     try {
       expect(await receive(sqsEvent([sqsRecord(job)]))).toEqual({ batchItemFailures: [] });
     } finally {
@@ -178,15 +173,10 @@ describe("a received mail's reads of its account", () => {
     await subscribed();
     const job = await arrived(mail(6, 'me@early.test'), ['me@early.test']);
     const events: string[] = [];
-    const send = bed.c.store.doc.send.bind(bed.c.store.doc);
     const getStream = bed.c.objects.getStream.bind(bed.c.objects);
     const queueSend = bed.c.queue.send.bind(bed.c.queue);
     const spies = [
-      vi.spyOn(bed.c.store.doc, 'send').mockImplementation(((command: { constructor: { name: string }; input: Record<string, any> }) => {
-        const what = readOf(command);
-        events.push(`start ${what}`);
-        return send(command as never).finally(() => events.push(`end ${what}`));
-      }) as never),
+      storeOrderInto(events),
       vi.spyOn(bed.c.objects, 'getStream').mockImplementation(async (key) => {
         const got = await getStream(key);
         got?.body.once('end', () => events.push('raw read'));
@@ -213,6 +203,16 @@ describe("a received mail's reads of its account", () => {
     expect(filing).toBeLessThan(events.indexOf('end queue webhooks'));
   });
 });
+
+/** Notes `start <what>` and `end <what>` in `events` for each store command as it goes (readOf names it); restore the spy after. */
+function storeOrderInto(events: string[]) {
+  const send = bed.c.store.doc.send.bind(bed.c.store.doc);
+  return vi.spyOn(bed.c.store.doc, 'send').mockImplementation(((command: { constructor: { name: string }; input: Record<string, any> }) => {
+    const what = readOf(command);
+    events.push(`start ${what}`);
+    return send(command as never).finally(() => events.push(`end ${what}`));
+  }) as never);
+}
 
 /** Which of the account's reads a store command is, by its key. */
 function readOf(command: { constructor: { name: string }; input: Record<string, any> }): string {
