@@ -20,6 +20,7 @@ import { spendCaps } from './benchmarks/spend-caps';
 import { templates } from './benchmarks/templates';
 import { webhooks } from './benchmarks/webhooks';
 import { fmt } from './lib/measure';
+import { takeTargets, targetLine, targetRow, type IssueTarget } from './lib/targets';
 
 export interface BenchContext {
   projectRoot: string;
@@ -62,11 +63,17 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const loadAtStart = loadavg();
   const sections: string[] = [];
+  const targets: Array<IssueTarget & { section: string }> = [];
   for (const b of benchmarks) {
     ctx.log(`${b.name}`);
     const t0 = performance.now();
     try {
-      sections.push(await b.run(ctx));
+      const section = await b.run(ctx);
+      sections.push(section);
+      // Each target named by the `## ` section (of the module's, when it writes several) that shows its line.
+      const parts = section.split(/(?=^## )/m);
+      const headingOf = (t: IssueTarget): string => (parts.find((p) => p.includes(targetLine(t))) ?? section).split('\n', 1)[0]!.replace(/^## /, '');
+      targets.push(...takeTargets().map((t) => ({ ...t, section: headingOf(t) })));
     } catch (error) {
       ctx.log(`  ${b.name} failed: ${String((error as Error)?.stack ?? error)}`);
       sections.push(`## ${b.name}\n\nThis benchmark failed: \`${String((error as Error)?.message ?? error).split('\n')[0]}\``);
@@ -91,6 +98,8 @@ async function main(): Promise<void> {
     `- Load average (1/5/15 min) at start ${loadAtStart.map((x) => fmt(x, 2)).join(' / ')}, at the end ${loadavg().map((x) => fmt(x, 2)).join(' / ')}: other work on the machine skews absolute numbers, the ratios to the store's own speed less so`,
     '- Counting: port calls (store, queue, mailer) through counting decorators on the running container; what a call costs in AWS requests, units and dollars is bench/lib/cost.ts',
     '',
+    summary(targets.map(targetRow)),
+    '',
     ...sections.flatMap((s) => [s, '']),
     // Arithmetic on the design, not a measurement: kept in its own file and carried over.
     readFileSync(fileURLToPath(new URL('./scale-on-paper.md', import.meta.url)), 'utf8'),
@@ -101,6 +110,7 @@ async function main(): Promise<void> {
     let kept = readFileSync(file, 'utf8');
     // A module may write several `## ` sections; each replaces its own.
     for (const section of sections.flatMap((x) => x.split(/(?=^## )/m))) kept = replaceSection(kept, section);
+    if (targets.length > 0) kept = replaceSection(kept, summary(mergedRows(kept, targets.map(targetRow))), 'top');
     writeFileSync(file, kept);
     process.stdout.write(sections.join('\n\n') + '\n');
     ctx.log(`replaced ${sections.length} section(s) in ${file}`);
@@ -111,13 +121,40 @@ async function main(): Promise<void> {
   ctx.log(`wrote ${file}`);
 }
 
-/** The file with the section of the same `## ` heading replaced, or the section added before "Scale on paper". */
-function replaceSection(file: string, section: string): string {
+const SUMMARY_HEADING = '## Issue 31 in this run';
+
+/** The targets of issue 31 side by side, as the benchmarks below measured them (bench/lib/targets.ts). */
+function summary(rows: readonly string[]): string {
+  return [
+    SUMMARY_HEADING,
+    '',
+    "Every target of issue 31 that a benchmark below measures, with the figure it measured beside the store's own, taken from the sections named (a partial run replaces only its own rows). Where a target is out of this design's reach, its section says why, with the arithmetic.",
+    '',
+    '| Item | Target | This run | | Section |',
+    '|---:|---|---|---|---|',
+    // By item, in the order measured within one.
+    ...[...rows].sort((a, z) => Number(a.split(' | ', 1)[0]!.slice(2)) - Number(z.split(' | ', 1)[0]!.slice(2))),
+  ].join('\n');
+}
+
+/** The summary's rows in `file`, each replaced by a new row of the same target (item and words), new ones added. */
+function mergedRows(file: string, rows: readonly string[]): string[] {
+  const keyOf = (row: string): string => row.split(' | ').slice(0, 2).join(' | ');
+  const part = file.split(/(?=^## )/m).find((p) => p.startsWith(`${SUMMARY_HEADING}\n`)) ?? '';
+  const old = part.split('\n').filter((line) => /^\| \d+ \|/.test(line));
+  const fresh = new Map(rows.map((r) => [keyOf(r), r]));
+  const merged = old.map((r) => fresh.get(keyOf(r)) ?? r);
+  for (const r of rows) if (!old.some((o) => keyOf(o) === keyOf(r))) merged.push(r);
+  return merged;
+}
+
+/** The file with the section of the same `## ` heading replaced, or the section added before "Scale on paper" (or first, `top`). */
+function replaceSection(file: string, section: string, where: 'top' | 'end' = 'end'): string {
   const heading = section.split('\n', 1)[0]!;
   const parts = file.split(/(?=^## )/m);
   const at = parts.findIndex((p) => p.split('\n', 1)[0] === heading);
   if (at >= 0) parts[at] = `${section.trimEnd()}\n\n`;
-  else parts.splice(Math.max(1, parts.findIndex((p) => p.startsWith('## Scale on paper'))), 0, `${section.trimEnd()}\n\n`);
+  else parts.splice(where === 'top' ? 1 : Math.max(1, parts.findIndex((p) => p.startsWith('## Scale on paper'))), 0, `${section.trimEnd()}\n\n`);
   return parts.join('');
 }
 

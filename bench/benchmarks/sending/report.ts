@@ -1,5 +1,6 @@
 // The sending benchmark's markdown: the AWS requests per send, the cost per million emails, the
 // floor of the design, and the 1,000-item batches against the store floor.
+import { noteTarget } from '../../lib/targets';
 import { CLAIM_CONCURRENCY } from '../../../shared/sending/messages/send';
 import { queueNamed, type QueueName } from '../../../shared/platform';
 import { callList, consumerOf, countByLabel, gbSeconds, labelOf, MODEL_MS, modelledMs, PRICE, priceNote, totalUnits, unitsOf } from '../../lib/cost';
@@ -66,7 +67,20 @@ function costTable(p: Priced): string[] {
  * ../shared/design/architecture.md) and the store writes the spec makes necessary, at the same
  * prices and modelled latencies as the tables above. Arithmetic, not a measurement.
  */
-function floorSection(): string[] {
+interface FloorRow {
+  name: string;
+  parts: { api: number; worker: number; events: number };
+  writes: Record<string, number>;
+  /** The floor, then with the delivered write at the spec's two units, then with one usage write per request. */
+  floor: number;
+  withPayload: number;
+  withUsage: number;
+  /** Issue 31's target for the row. */
+  target: number;
+}
+
+/** The floor's arithmetic per column and body, in the order of the cost tables (short body's three columns, then 20 KB's). */
+function floorRows(): { rows: FloorRow[]; ms: { apiMs: number; workerMs: number; ingestMs: number } } {
   const lambda = (fn: string, ms: number) => PRICE.invocations + gbSeconds(fn, ms) * PRICE.gbSeconds;
   const { latency, cpuPerInvocation, cpuPerMessage } = MODEL_MS;
   const cpu = cpuPerInvocation + cpuPerMessage;
@@ -100,6 +114,20 @@ function floorSection(): string[] {
     ['400-item batch, 20 KB HTML', parts(true, 1 / 400), { ...writes(1 / 400), ...content }, 8.5],
   ];
   const sumOf = (o: Record<string, number>) => sum(Object.values(o));
+  return {
+    ms: { apiMs, workerMs, ingestMs },
+    rows: rows.map(([name, p, w, target]) => {
+      const floor = sumOf(p) + sumOf(w) * PRICE.wru;
+      // The delivered write at the two units the spec's unchanged SES notification takes it to (measured above), then one usage write per request.
+      const withPayload = floor + PRICE.wru;
+      return { name, parts: p, writes: w, floor, withPayload, withUsage: withPayload + w.limiter! * PRICE.wru, target };
+    }),
+  };
+}
+
+function floorSection(): string[] {
+  const { rows, ms: { apiMs, workerMs, ingestMs } } = floorRows();
+  const sumOf = (o: Record<string, number>) => sum(Object.values(o));
   return [
     '### The floor of this design',
     '',
@@ -107,14 +135,9 @@ function floorSection(): string[] {
     '',
     '| Column | API, its SQS send | send worker | SNS, SQS, ingest | DynamoDB (in WRU) | Floor | With the spec\'s SES payload | and the usage counter | Target (issue 31) |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map(([name, p, w, target]) => {
-      const dynamo = sumOf(w) * PRICE.wru;
-      const floor = sumOf(p) + dynamo;
-      // The delivered write at the two units the spec's unchanged SES notification takes it to (measured above), then one usage write per request.
-      const withPayload = floor + PRICE.wru;
-      const withUsage = withPayload + w.limiter! * PRICE.wru;
+    ...rows.map(({ name, parts: p, writes: w, floor, withPayload, withUsage, target }) => {
       const below = (x: number) => (x > target ? ' (above the target)' : '');
-      return `| ${name} | ${dollars(p.api)} | ${dollars(p.worker)} | ${dollars(p.events)} | ${fmt(sumOf(w), 3)} WRU = ${dollars(dynamo)} | **${dollars(floor)}** | ${dollars(withPayload)}${below(withPayload)} | ${dollars(withUsage)}${below(withUsage)} | ${dollars(target)}${floor > target ? ' (below the floor)' : ''} |`;
+      return `| ${name} | ${dollars(p.api)} | ${dollars(p.worker)} | ${dollars(p.events)} | ${fmt(sumOf(w), 3)} WRU = ${dollars(sumOf(w) * PRICE.wru)} | **${dollars(floor)}** | ${dollars(withPayload)}${below(withPayload)} | ${dollars(withUsage)}${below(withUsage)} | ${dollars(target)}${floor > target ? ' (below the floor)' : ''} |`;
     }),
     '',
     'Read it as: a target below the floor cannot be met by this design, only by changing it (for instance SES events through EventBridge instead of SNS); a target above it says how little room is left for reads, the usage counter and the crash-safety bookkeeping. ' +
@@ -133,6 +156,20 @@ export function render(priced: Priced[], batches: BatchFigures[], notes: { claim
   const ratios = batches.map((x) => x.wallMs / 1000 / x.floorS);
   const allAccepted = batches.every((x) => x.accepted === S.batchItems && x.status === 200);
   const labels = [...countByLabel(batches[0]!.calls)].sort((a, z) => z[1] - a[1]);
+  // Issue 31's cost targets, each beside this design's floor with the spec's payload and the usage counter.
+  const floors = floorRows().rows;
+  const costTargets = priced.flatMap((p) =>
+    (['single', 'steady', 'batch'] as const).map((column, i) => {
+      const f = floors[(p.scenario.name === 'small' ? 0 : 3) + i]!;
+      const overhead = total(p.rows, column);
+      return noteTarget({
+        item: 5,
+        what: `Overhead per million emails, ${f.name.charAt(0).toLowerCase()}${f.name.slice(1)}${p.scenario.name === 'small' ? ', short body' : ''}: ≤ ${dollars(f.target)}`,
+        figure: `${dollars(overhead)}; this design's floor with the spec's SES payload and the usage counter ${dollars(f.withUsage)}${f.withUsage > f.target ? ', above the target' : ''}`,
+        met: overhead <= f.target,
+      });
+    }),
+  );
   const headline = priced
     .map((p) => `with ${p.scenario.title} ${dollars(total(p.rows, 'single'))} for single sends at low traffic, ${dollars(total(p.rows, 'steady'))} for steady single sends and ${dollars(total(p.rows, 'batch'))} inside ${fmtInt(p.scenario.batchItems)}-item batches`)
     .join('; ');
@@ -168,6 +205,9 @@ export function render(priced: Priced[], batches: BatchFigures[], notes: { claim
     ...priced.flatMap((p) => [`With ${p.scenario.title}:`, '', ...costTable(p), '']),
     `**Overhead per million emails: ${headline}** (SES's own price is ${dollars(PRICE.ses)}). ` +
       'Not included: CloudWatch Logs, data transfer, the event sources\' idle long polls (a fixed cost per queue, not per email), SES extras, storage (DynamoDB $0.25 and S3 $0.023 per GB-month).',
+    '',    'Targets (issue 31):',
+    '',
+    ...costTargets,
     '',
     ...floorSection(),
     '',
