@@ -110,7 +110,7 @@ async function main(): Promise<void> {
     let kept = readFileSync(file, 'utf8');
     // A module may write several `## ` sections; each replaces its own.
     for (const section of sections.flatMap((x) => x.split(/(?=^## )/m))) kept = replaceSection(kept, section);
-    if (targets.length > 0) kept = replaceSection(kept, summary(mergedRows(kept, targets.map(targetRow))), 'top');
+    if (targets.length > 0) kept = replaceSection(kept, summary(mergedRows(kept, targets.map(targetRow), sections)), 'top');
     writeFileSync(file, kept);
     process.stdout.write(sections.join('\n\n') + '\n');
     ctx.log(`replaced ${sections.length} section(s) in ${file}`);
@@ -128,7 +128,7 @@ function summary(rows: readonly string[]): string {
   return [
     SUMMARY_HEADING,
     '',
-    "Every target of issue 31 that a benchmark below measures, with the figure it measured beside the store's own, taken from the sections named (a partial run replaces only its own rows). Where a target is out of this design's reach, its section says why, with the arithmetic.",
+    "Every target of issue 31 that a benchmark below measures, with the figure it measured beside the store's own, taken from the sections named (a partial run replaces the rows of the sections it writes). Where a target is out of this design's reach, its section says why, with the arithmetic.",
     '',
     '| Item | Target | This run | | Section |',
     '|---:|---|---|---|---|',
@@ -137,15 +137,13 @@ function summary(rows: readonly string[]): string {
   ].join('\n');
 }
 
-/** The summary's rows in `file`, each replaced by a new row of the same target (item and words), new ones added. */
-function mergedRows(file: string, rows: readonly string[]): string[] {
-  const keyOf = (row: string): string => row.split(' | ').slice(0, 2).join(' | ');
+/** The summary's rows in `file` but those of the sections this run wrote again, then this run's rows. */
+function mergedRows(file: string, rows: readonly string[], sections: readonly string[]): string[] {
+  const sectionOf = (row: string): string => row.replace(/ \|$/, '').split(' | ').at(-1) ?? '';
+  const rewritten = new Set(sections.flatMap((x) => x.split(/(?=^## )/m)).map((x) => x.split('\n', 1)[0]!.replace(/^## /, '')));
   const part = file.split(/(?=^## )/m).find((p) => p.startsWith(`${SUMMARY_HEADING}\n`)) ?? '';
-  const old = part.split('\n').filter((line) => /^\| \d+ \|/.test(line));
-  const fresh = new Map(rows.map((r) => [keyOf(r), r]));
-  const merged = old.map((r) => fresh.get(keyOf(r)) ?? r);
-  for (const r of rows) if (!old.some((o) => keyOf(o) === keyOf(r))) merged.push(r);
-  return merged;
+  const kept = part.split('\n').filter((line) => /^\| \d+ \|/.test(line) && !rewritten.has(sectionOf(line)));
+  return [...kept, ...rows];
 }
 
 /** The file with the section of the same `## ` heading replaced, or the section added before "Scale on paper" (or first, `top`). */

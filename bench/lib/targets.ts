@@ -28,5 +28,5 @@ export function noteTarget(target: IssueTarget): string {
 /** The targets noted since the last call. */
 export const takeTargets = (): IssueTarget[] => noted.splice(0);
 
-/** The summary's table row of a target, found by its benchmark section. */
+/** The summary's table row of a target, naming the section that shows it. */
 export const targetRow = (t: IssueTarget & { section: string }): string => `| ${t.item} | ${t.what} | ${t.figure} | ${metWord(t.met)} | ${t.section} |`;
