@@ -439,7 +439,11 @@ chromium.describe(chromium.name('the console in a browser'), () => {
       await shown(page, 'signin');
       expect(await status(page)).toBe('Signed out.');
       expect(await page.textContent('#who')).toBe('');
-      expect(await page.evaluate(async () => (await fetch('/v1/auth/session')).status)).toBe(401);
+      // Signed out, the session read is a public request: the per-IP limiter may refuse it (429) after the page's own requests.
+      expect(await waitFor(async () => {
+        const answered = await page.evaluate(async () => (await fetch('/v1/auth/session')).status);
+        return answered === 429 ? undefined : answered;
+      }, { what: 'the rate limiter to admit GET /v1/auth/session', timeoutMs: 15_000, intervalMs: 250 })).toBe(401);
 
       await signInWithPassword(page, NEWCOMER, password);
       await shown(page, 'overview');
