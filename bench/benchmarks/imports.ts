@@ -57,10 +57,8 @@ async function rawBatchWriteRate(b: BenchRuntime): Promise<Floor> {
 
 /** The rates of the import's other store calls, in this run: what they alone would allow. */
 interface CallRates {
-  /** Conditional puts of fresh address claims, CLAIMS_IN_FLIGHT at once, as writeNewContacts makes them. */
+  /** Conditional puts of fresh address claims, CLAIMS_IN_FLIGHT at once, as the import's plan takes them. */
   claims: number;
-  /** Keys per second of batch reads of 100 absent claims, 4 at once, as the plan's read makes them. */
-  readKeys: number;
 }
 
 async function callRates(b: BenchRuntime): Promise<CallRates> {
@@ -72,13 +70,7 @@ async function callRates(b: BenchRuntime): Promise<CallRates> {
     return 'ok';
   };
   const claims = rate(await closedLoop(claim, { concurrency: CLAIMS_IN_FLIGHT, warmupMs: S.floorWarmupMs, durationMs: S.callsMs }));
-  const read = async (): Promise<string> => {
-    const i = n++;
-    await b.c.store.batchGet(Array.from({ length: 100 }, (_, k) => ({ pk: 'BENCHFLOOR', sk: `EMAIL#absent${i}-${k}@example.com` })));
-    return 'ok';
-  };
-  const readKeys = rate(await closedLoop(read, { concurrency: 4, warmupMs: S.floorWarmupMs, durationMs: S.callsMs / 2 })) * 100;
-  return { claims, readKeys };
+  return { claims };
 }
 
 interface Imported {
@@ -138,8 +130,8 @@ function report(run: Imported, file: { rows: number; csvBytes: number }, floor: 
   const cost = awsBill(u, { batches: invocations.length, lambdaInvocations: invocations.length + 2, gbSeconds: gbSeconds(consumerOf('imports'), lambdaMs), apiRequests: 2 });
   const total = billTotal(cost);
   const requests = u.requests + invocations.length * 2 + 2;
-  // Each row's batch-written contact, its claim and its key of the plan's read, one kind after another at this run's rates.
-  const callsSeconds = rows / rawItemsPerSecond + rows / rates.claims + rows / rates.readKeys;
+  // Each row's batch-written contact and its claim, one kind after another at this run's rates.
+  const callsSeconds = rows / rawItemsPerSecond + rows / rates.claims;
   const callsBound = rows / callsSeconds / rawItemsPerSecond;
   log(`  ${fmtInt(rows)} rows in ${fmt(importMs / 1000, 2)} s: ${fmtInt(rowsPerSecond)} rows/s; raw batchPut ${fmtInt(rawItemsPerSecond)} items/s (${fmt(rowsPerSecond / rawItemsPerSecond, 2)}×; its calls alone ${fmt(callsBound, 2)}×; CPU ${fmtInt(cpuPerRowUs)} µs/row vs ${fmtInt(floor.cpuPerItemUs)} µs/item, ${fmt(cpuRatio, 2)}×)`);
 
@@ -154,8 +146,8 @@ function report(run: Imported, file: { rows: number; csvBytes: number }, floor: 
     '',
     `Method: a local runtime in this process (its imports consumer run here as the runtime runs it), one account. A CSV of ${fmtInt(rows)} rows and ${fmtInt(csvBytes)} bytes (the most rows of a CRM-like export, with a quoted city, under the 2 MiB upload limit) ` +
       `is sent to POST /v1/uploads as text/csv, imported with POST /v1/contacts/import, and the imports queue drained: ${invocations.length} jobs of up to ${CHUNKS_PER_JOB} chunks of ${CHUNK_ROWS} rows (bench/benchmarks/imports.ts). ` +
-      'Contacts are written as the import writes them in both runtimes (shared/audiences/imports/contacts-target.ts over shared/audiences/contacts writeNewContacts): per chunk, the address claims read in batch reads (the plan\'s read, used again by the writes of the same run; taken while the chunk before is written, but for that chunk\'s own addresses), each new address claimed by a conditional write (' +
-        `${CLAIMS_IN_FLIGHT} at a time), the contacts written in batch writes of 25 as their claims are taken, and the account's contact count moved once.`,
+      'Contacts are written as the import writes them in both runtimes (shared/audiences/imports/contacts-target.ts over shared/audiences/contacts writeNewContacts): per chunk, its plan claims each address a new contact would take by a conditional write (' +
+        `${CLAIMS_IN_FLIGHT} at a time, under the ids every run of the chunk derives; taken while the chunk before is written, but for that chunk's own addresses), reads only the addresses whose claim is refused (held by a contact), and is stored; then the contacts are written in batch writes of 25, and the account's contact count moved once.`,
     '',
     '| Step | Time | Rate |',
     '|---|---:|---:|',
@@ -164,17 +156,16 @@ function report(run: Imported, file: { rows: number; csvBytes: number }, floor: 
     `| the import, queue drained | ${fmt(importMs / 1000, 2)} s | **${fmtInt(rowsPerSecond)} rows/s** |`,
     `| the store's raw BatchWriteItem, 25 such items a call, one at a time (same run) | ${fmt(S.floorMs / 1000, 1)} s | ${fmtInt(rawItemsPerSecond)} items/s |`,
     `| address claims alone (fresh addresses, conditional PutItem, ${CLAIMS_IN_FLIGHT} at a time, after the import) | ${fmt(S.callsMs / 1000, 1)} s | ${fmtInt(rates.claims)} items/s |`,
-    `| the plan's reads alone (BatchGetItem of 100 absent claims, 4 at a time, after the import) | ${fmt(S.callsMs / 2000, 1)} s | ${fmtInt(rates.readKeys)} keys/s |`,
-    `| those three per row, one kind after another: the import's store calls alone | ${fmt(callsSeconds, 2)} s | ${fmtInt(rows / callsSeconds)} rows/s (${fmt(callsBound, 2)}×) |`,
+    `| those two per row, one kind after another: the import's store calls alone | ${fmt(callsSeconds, 2)} s | ${fmtInt(rows / callsSeconds)} rows/s (${fmt(callsBound, 2)}×) |`,
     `| CPU time of this process (the consumer's and the store's threads) per imported row, and per raw batch-written item | | ${fmtInt(cpuPerRowUs)} µs / ${fmtInt(floor.cpuPerItemUs)} µs (${fmt(cpuRatio, 2)}×) |`,
     '',
     `**The import runs at ${fmt((100 * rowsPerSecond) / rawItemsPerSecond, 0)} % of the store's raw batch-write rate** on this machine (load average ${run.load.map((l) => fmt(l, 1)).join(' / ')} when the import started: on this shared 2-core machine the rates, each measured over a second or so, move by tens of percent from run to run, and the ratios with them). ` +
-      `Per new contact the consumer makes ${fmt(consumerCalls.length / rows, 2)} store calls: its one conditional write (the address claim, which keeps two contacts from holding one address against concurrent requests; the store has no transactions, so it cannot be batched) and its share of the batch reads and writes; per chunk of ${CHUNK_ROWS} rows two writes of the import item (its plan, then its progress) and one of the contact count. Each job reads the file from the bucket; the first job a process runs parses it (csv-parse, about 0.2 s for the whole file once warm) and the next ones there take its rows. ` +
-      `A raw BatchWriteItem writes 25 items in one call, where each new contact takes a single-item conditional call of its own besides, and a key of the plan's batch read: those calls alone, at this run's rates, bound the import at ${fmt(callsBound, 2)}× the raw rate, the claim the largest part (one costs the store about ${fmt(rawItemsPerSecond / rates.claims, 1)} batch-written items). ` +
+      `Per new contact the consumer makes ${fmt(consumerCalls.length / rows, 2)} store calls: its one conditional write (the address claim, which keeps two contacts from holding one address against concurrent requests; the store has no transactions, so it cannot be batched; a claim taken is the plan's knowledge that no contact holds the address, so a new address is never read first) and its share of the batch writes; per chunk of ${CHUNK_ROWS} rows two writes of the import item (its plan, then its progress) and one of the contact count. Each job reads the file from the bucket; the first job a process runs parses it (csv-parse, about 0.2 s for the whole file once warm) and the next ones there take its rows. ` +
+      `A raw BatchWriteItem writes 25 items in one call, where each new contact takes a single-item conditional call of its own besides: those calls alone, at this run's rates, bound the import at ${fmt(callsBound, 2)}× the raw rate, the claim the largest part (one costs the store about ${fmt(rawItemsPerSecond / rates.claims, 1)} batch-written items). ` +
       'The rest is the consumer\'s own work on the same two cores as the store\'s thread (marshalling, the plan, the SDK) and the few serial writes per chunk. ' +
       `Counted in CPU time, which moves less with the machine's load than wall time, an imported row costs this process ${fmt(1 / cpuRatio, 1)} raw batch-written items (${fmt(cpuRatio, 2)}×). ` +
       'Why, in the store: dynalite reads the table\'s description and the item for every key a request names (a batch read\'s keys and a batch write\'s items one by one, as for a single call), and a write adds its write; ' +
-      'a new row names three keys (its claim in the plan\'s read, its claim written, its contact written) where a raw batch-written item names one, and its claim is a request of its own with a condition besides (parsed once per expression, not per request: local/dynalite-expressions.mjs; the parse was about a tenth of the store thread\'s work before). ' +
+      'a new row names two keys (its claim written, its contact written) where a raw batch-written item names one, and its claim is a request of its own with a condition besides (parsed once per expression, not per request: local/dynalite-expressions.mjs; the parse was about a tenth of the store thread\'s work before). ' +
       'The store\'s thread is the busy one (about 85 % of the import\'s time in a CPU profile, the consumer\'s about 60 %).',
     '',
     'Target (issue 31):',

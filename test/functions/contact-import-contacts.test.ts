@@ -1,7 +1,8 @@
 // The contact import writing to shared/audiences/contacts through its real target (shared/audiences/imports/contacts-target.ts),
 // read back through the contacts and lists routes: created and updated contacts, list membership,
 // a repeat that changes nothing, a crash between a chunk's writes and its progress that leaves no
-// second contact or membership, and data that would pass the contacts limits refused per row.
+// second contact or membership, a crash between a chunk's address claims and its plan, new
+// addresses claimed rather than read, and data that would pass the contacts limits refused per row.
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as importContactsRaw } from '../../functions/uploads/import-contacts';
 import { ContactCountRepository } from '../../shared/audiences/contacts/count-repository';
@@ -156,6 +157,50 @@ describe('a contact import into shared/audiences/contacts', () => {
       expect(killed).toBe(true);
       expect(result).toMatchObject({ status: 'completed', total: 3, created: 3, updated: 0, skipped: 0, errors: [] });
       for (const email of ['a@example.com', 'b@example.com', 'c@example.com']) expect((await contactByEmail(email)).contacts).toHaveLength(1);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('re-runs a chunk whose worker died after taking its address claims, before storing its plan: the claims are its own again, each contact made once', async () => {
+    // The kill: the plan's write (the import item's `pending`) fails once, after the plan took the chunk's claims.
+    const list = (await send('POST', '/v1/lists', { name: 'Claimed', type: 'static' })).body;
+    const update = bed.c.store.update.bind(bed.c.store);
+    let killed = false;
+    const spy = vi.spyOn(bed.c.store, 'update').mockImplementation((async (key: unknown, change: { expression: string }) => {
+      if (!killed && change.expression.startsWith('SET pending = :plan')) {
+        killed = true;
+        throw new Error('worker killed between the address claims and the plan');
+      }
+      return update(key as never, change as never);
+    }) as never);
+    try {
+      const result = await importCsv('email,first_name\na@example.com,A\nb@example.com,B\nc@example.com,C\n', list.id);
+
+      expect(killed).toBe(true);
+      // importCsv allows one failed receive: the retry takes the dead run's claims back at once, never waiting for them to go stale.
+      expect(result).toMatchObject({ status: 'completed', total: 3, created: 3, updated: 0, skipped: 0, errors: [] });
+      for (const email of ['a@example.com', 'b@example.com', 'c@example.com']) expect((await contactByEmail(email)).contacts).toHaveLength(1);
+      expect((await send('GET', `/v1/lists/${list.id}`)).body.member_count).toBe(3);
+      expect(await new ContactCountRepository(bed.c.store).contactCount(bed.account.account_id)).toBe(3);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('plans new addresses by claiming them: a chunk of new addresses reads no claim before it takes it', async () => {
+    const gets: string[] = [];
+    const batchGet = bed.c.store.batchGet.bind(bed.c.store);
+    const spy = vi.spyOn(bed.c.store, 'batchGet').mockImplementation((async (keysRead: Array<{ sk: string }>) => {
+      gets.push(...keysRead.map((k) => k.sk));
+      return batchGet(keysRead as never);
+    }) as never);
+    try {
+      const result = await importCsv('email,first_name\nnew1@example.com,N\nnew2@example.com,M\n');
+
+      expect(result).toMatchObject({ status: 'completed', created: 2 });
+      // No address claim was read (the claims' keys: keys.contactEmail); the contacts were not read either, as none held them.
+      expect(gets.filter((sk) => sk.startsWith(keys.contactEmail(bed.account.account_id, '').sk))).toEqual([]);
     } finally {
       spy.mockRestore();
     }

@@ -125,13 +125,14 @@ export interface NewContactBody {
  * since gets a fresh one; not read when the caller knows its ids are new); nothing but the caller
  * writes a derived id, and a fresh ULID is new.
  * `taken`: the addresses a live contact holds (or a claim not stale yet). The account's count is
- * the caller's to move.
+ * the caller's to move. `claimed`: addresses the caller has claimed already for the ids it gives
+ * (with idsAreNew): written without claiming them again.
  */
 export async function writeNewContacts(
   deps: ContactDeps,
   accountId: string,
   wanted: readonly NewContactBody[],
-  options: { idsAreNew?: boolean } = {},
+  options: { idsAreNew?: boolean; claimed?: ReadonlySet<string> } = {},
 ): Promise<{ written: NewContact[]; taken: string[] }> {
   const repo = new ContactRepository(deps.store);
   const derived = options.idsAreNew ? [] : wanted.flatMap((w) => (w.id === undefined ? [] : [w.id]));
@@ -151,7 +152,8 @@ export async function writeNewContacts(
     ready = [];
   };
   await inParallel(items, CLAIMS_IN_FLIGHT, async (item) => {
-    if (!(await takeEmail(deps, accountId, item.email, item.id))) return void taken.push(item.email);
+    // An address the caller claimed for this contact already (its id given) is not claimed twice.
+    if (!options.claimed?.has(item.email) && !(await takeEmail(deps, accountId, item.email, item.id))) return void taken.push(item.email);
     written.push(item);
     ready.push(item);
     if (ready.length >= CONTACTS_PER_WRITE) flush();

@@ -6,7 +6,7 @@
 // already done, so re-running a chunk after a crash creates nothing twice.
 import { RetryableError, ApiError } from '../../errors';
 import { addMember, type MemberDeps } from '../contacts/members';
-import { writeNewContacts, type ContactDeps } from '../contacts/contacts';
+import { CLAIMS_IN_FLIGHT, writeNewContacts, type ContactDeps } from '../contacts/contacts';
 import { ContactClaimRepository } from '../contacts/claims-repository';
 import { ContactCountRepository } from '../contacts/count-repository';
 import { ContactListRepository } from '../contacts/lists-repository';
@@ -58,15 +58,19 @@ function byEmail(rows: readonly ContactRow[]): Map<string, number[]> {
   return groups;
 }
 
-/** What planUpsert read: the live holders of the rows' addresses. */
+/**
+ * What planUpsert read and took: the live holders of the rows' addresses, and the addresses it
+ * claimed for new contacts under idFor's ids (claim first: such a claim is the address's read).
+ */
 interface Reads {
   accountId: string;
   holders: ReadonlyMap<string, ContactItem>;
+  claimed: ReadonlySet<string>;
 }
 
 const isReads = (x: unknown): x is Reads => typeof x === 'object' && x !== null && 'holders' in x && (x as Reads).holders instanceof Map;
 
-/** What readAhead read: the live holders of the `covered` addresses (those of the rows the chunk before does not write). */
+/** What readAhead read and took: for the `covered` addresses (those of the rows the chunk before does not write). */
 interface Ahead extends Reads {
   covered: ReadonlySet<string>;
 }
@@ -100,15 +104,38 @@ async function holdersOf(store: Store, accountId: string, emails: readonly strin
   return held;
 }
 
-/** holdersOf, taking those of the addresses a read ahead covered from it and reading only the rest. */
-async function holdersWith(store: Store, accountId: string, emails: readonly string[], ahead: Ahead | undefined): Promise<Map<string, ContactItem>> {
-  if (!ahead) return holdersOf(store, accountId, emails);
-  const held = await holdersOf(store, accountId, emails.filter((e) => !ahead.covered.has(e)));
-  for (const email of emails) {
-    const holder = ahead.holders.get(email);
-    if (holder) held.set(email, holder);
-  }
-  return held;
+/**
+ * The live holders of the rows' addresses, and with idFor, the addresses claimed for new contacts.
+ * Claim first: each address that would take a new contact is claimed for idFor's contact at once,
+ * and only the addresses whose claim was refused (another contact holds it, or a claim not yet
+ * stale) and those every row of which would be refused are read. A claim taken is an address no
+ * live contact held: the plan makes its contact, under the id every run of the chunk derives, so
+ * a run that dies before its plan is stored leaves claims the next run takes again.
+ */
+async function claimOrRead(deps: TargetDeps, accountId: string, rows: readonly ContactRow[], listId: string | undefined, idFor: ((email: string) => string) | undefined): Promise<Reads> {
+  const groups = byEmail(rows);
+  const emails = [...groups.keys()];
+  if (!idFor) return { accountId, holders: await holdersOf(deps.store, accountId, emails), claimed: new Set() };
+  const wouldMake = (email: string): boolean => walk(undefined, groups.get(email)!.map((i) => rows[i]!), listId).final !== undefined;
+  const claims = new ContactClaimRepository(deps.store);
+  const nowMs = deps.clock.now().getTime();
+  const claimed = new Set<string>();
+  const toRead = emails.filter((e) => !wouldMake(e));
+  await inParallel(
+    emails.filter(wouldMake),
+    CLAIMS_IN_FLIGHT,
+    async (email) => void ((await claims.claimEmail(accountId, email, idFor(email), nowMs)) ? claimed.add(email) : toRead.push(email)),
+  );
+  return { accountId, holders: await holdersOf(deps.store, accountId, toRead), claimed };
+}
+
+/** claimOrRead, taking what a read ahead covered from it and claiming or reading only the rest. */
+async function readsWith(deps: TargetDeps, accountId: string, rows: readonly ContactRow[], listId: string | undefined, idFor: ((email: string) => string) | undefined, ahead: Ahead | undefined): Promise<Reads> {
+  if (!ahead) return claimOrRead(deps, accountId, rows, listId, idFor);
+  const own = await claimOrRead(deps, accountId, rows.filter((r) => !ahead.covered.has(r.email)), listId, idFor);
+  const holders = new Map(own.holders);
+  for (const [email, holder] of ahead.holders) holders.set(email, holder);
+  return { accountId, holders, claimed: new Set([...own.claimed, ...ahead.claimed]) };
 }
 
 const fieldsOf = (c: Pick<ContactItem, 'first_name' | 'last_name' | 'data' | 'list_ids'>, listId: string | undefined): Fields => ({
@@ -157,6 +184,7 @@ async function writeFresh(
   addresses: readonly Address[],
   idFor: ((email: string) => string) | undefined,
   idsAreNew: boolean,
+  claimed: ReadonlySet<string>,
 ): Promise<{ stored: Map<string, Stored>; made: number }> {
   const fresh = addresses.filter((a) => !a.holder);
   // Each address's derived id, hashed once (the count below compares against it again).
@@ -166,7 +194,7 @@ async function writeFresh(
     deps,
     accountId,
     fresh.map(({ email, final }) => ({ body: { email, first_name: final.first_name, last_name: final.last_name, data: final.data }, ...(idFor ? { id: ids.get(email)! } : {}) })),
-    { idsAreNew },
+    { idsAreNew, claimed },
   );
   const stored = new Map<string, Stored>(written.map((c) => [c.email, c]));
   for (const { email, holder } of addresses) if (holder) stored.set(email, holder);
@@ -219,7 +247,7 @@ async function upsertContacts(
 ): Promise<{ created: number; updated: number }> {
   const reads = isReads(planned) && planned.accountId === accountId ? planned : undefined;
   const { outcomes, addresses } = plan(reads?.holders ?? (await holdersOf(deps.store, accountId, emailsOf(rows))), rows, listId);
-  const { stored, made } = await writeFresh(deps, accountId, addresses, idFor, reads !== undefined);
+  const { stored, made } = await writeFresh(deps, accountId, addresses, idFor, reads !== undefined, reads?.claimed ?? new Set());
   const counts = new ContactCountRepository(deps.store);
   if (countOnce) await counts.moveContactCountOnce(accountId, made, countOnce.mark, countOnce.step);
   else if (made > 0) await counts.moveContactCount(accountId, made);
@@ -234,14 +262,14 @@ export function contactsTarget(deps: TargetDeps): ContactImportTarget {
       return list !== undefined && list.deleted_at === undefined ? list.type : undefined;
     },
 
-    async readAhead(accountId, rows, writing) {
-      const covered = emailsOf(rows).filter((e) => !writing.has(e));
-      return { accountId, covered: new Set(covered), holders: await holdersOf(deps.store, accountId, covered) } satisfies Ahead;
+    async readAhead(accountId, rows, writing, listId, idFor) {
+      const covered = rows.filter((r) => !writing.has(r.email));
+      return { ...(await claimOrRead(deps, accountId, covered, listId, idFor)), covered: new Set(covered.map((r) => r.email)) } satisfies Ahead;
     },
 
-    async planUpsert(accountId, rows, listId, ahead) {
-      const holders = await holdersWith(deps.store, accountId, emailsOf(rows), isAhead(ahead) && ahead.accountId === accountId ? ahead : undefined);
-      return { outcomes: plan(holders, rows, listId).outcomes, reads: { accountId, holders } satisfies Reads };
+    async planUpsert(accountId, rows, listId, ahead, idFor) {
+      const reads = await readsWith(deps, accountId, rows, listId, idFor, isAhead(ahead) && ahead.accountId === accountId ? ahead : undefined);
+      return { outcomes: plan(reads.holders, rows, listId).outcomes, reads };
     },
 
     upsertContacts: (accountId, rows, listId, options) => upsertContacts(deps, accountId, rows, listId, options),

@@ -3,7 +3,8 @@
 // and no single job holds the whole import.
 //
 // Across a crash: each chunk's plan (its counts and errors) is stored before its contacts are
-// written, and the import moves to the next chunk only after they are, conditional on the chunk
+// written (the plan may take their address claims first, under ids every run of the chunk
+// derives), and the import moves to the next chunk only after they are, conditional on the chunk
 // it read. A run that dies re-does at most one chunk; contact writes are upserts by email, so the
 // re-run creates nothing twice, and its counts are the stored plan's, so nothing is counted twice.
 import { encodeTime } from 'ulid';
@@ -45,13 +46,18 @@ interface ChunkRun {
 const contactsOf = (rows: readonly CsvRow[]): ContactRow[] => rows.flatMap((r) => ('contact' in r ? [r.contact] : []));
 
 /**
- * Starts the target's read ahead of the next chunk's plan, without the addresses this chunk
- * writes; a read that fails is not an error (the plan reads for itself).
+ * Starts the target's read ahead of the next chunk's plan (its claims, under the next chunk's ids),
+ * without the addresses this chunk writes; one that fails is not an error (the plan does it itself).
  */
-function readAhead(target: ContactImportTarget, accountId: string, contacts: readonly ContactRow[], next: readonly CsvRow[] | undefined): Promise<unknown> | undefined {
-  const rows = next ? contactsOf(next) : [];
+function readAhead(
+  target: ContactImportTarget,
+  item: ContactImportItem,
+  contacts: readonly ContactRow[],
+  next: { rows: readonly CsvRow[]; idFor: (email: string) => string } | undefined,
+): Promise<unknown> | undefined {
+  const rows = next ? contactsOf(next.rows) : [];
   if (!target.readAhead || rows.length === 0) return undefined;
-  return target.readAhead(accountId, rows, new Set(contacts.map((c) => c.email))).catch(() => undefined);
+  return target.readAhead(item.account_id, rows, new Set(contacts.map((c) => c.email)), item.list_id, next!.idFor).catch(() => undefined);
 }
 
 /** What one chunk does: the rows' errors and the target's plan for the valid ones, with what the plan read. */
@@ -59,7 +65,8 @@ async function planChunk(target: ContactImportTarget, item: ContactImportItem, r
   const { chunk, rows, total } = run;
   const valid = rows.flatMap((r) => ('contact' in r ? [r] : []));
   const ahead = await run.ahead;
-  const { outcomes, reads } = valid.length > 0 ? await target.planUpsert(item.account_id, valid.map((r) => r.contact), item.list_id, ahead) : { outcomes: [], reads: undefined };
+  const idFor = (email: string): string => contactIdFor(item.id, at, email);
+  const { outcomes, reads } = valid.length > 0 ? await target.planUpsert(item.account_id, valid.map((r) => r.contact), item.list_id, ahead, idFor) : { outcomes: [], reads: undefined };
   const refused = new Map(outcomes.flatMap((o, i) => (typeof o === 'object' ? [[valid[i]!.row, o.refused] as const] : [])));
   const errors = rows.flatMap((r) => ('error' in r ? [{ row: r.row, message: r.error }] : refused.has(r.row) ? [{ row: r.row, message: refused.get(r.row)! }] : []));
   const created = outcomes.filter((o) => o === 'created').length;
@@ -70,10 +77,17 @@ async function planChunk(target: ContactImportTarget, item: ContactImportItem, r
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
 /**
+ * A chunk's plan time: the import's creation time plus the chunk's index in milliseconds. The same
+ * on every run of the chunk, stored plan or not (its address claims are taken while it is planned,
+ * before its plan is stored), and later chunks' contacts sort after earlier ones'.
+ */
+export const planTimeOf = (item: Pick<ContactImportItem, 'created_at'>, chunk: number): number => Date.parse(item.created_at) + chunk;
+
+/**
  * The id a chunk gives the contact it creates for an address: a ULID whose time is the chunk's
- * plan's and whose random part is the first 80 bits of SHA-256(import id, address). Every run of
- * the chunk (the plan is stored before its writes) names the same contact, so a run after a crash
- * takes back the address claim its dead run took before it could write the contact.
+ * plan time and whose random part is the first 80 bits of SHA-256(import id, address). Every run of
+ * the chunk names the same contact, so a run after a crash takes back the address claims its dead
+ * run took before it could store its plan or write the contacts.
  */
 export function contactIdFor(importId: string, planAt: number, email: string): string {
   const bits = BigInt(`0x${sha256Hex(`${importId}\n${email}`).slice(0, 20)}`);
@@ -94,13 +108,13 @@ async function runChunk(deps: ImportDeps, target: ContactImportTarget, item: Con
   let plan = item.pending?.chunk === chunk ? item.pending : undefined;
   let planned: unknown;
   if (!plan) {
-    ({ plan, reads: planned } = await planChunk(target, item, run, deps.clock.now().getTime()));
+    ({ plan, reads: planned } = await planChunk(target, item, run, planTimeOf(item, chunk)));
     current = await imports.beginChunk(item.account_id, item.id, plan, deps.clock.now().toISOString());
     if (!current) return {};
   }
   const contacts = contactsOf(rows);
   // The next chunk's reads go on while this chunk's writes do.
-  const ahead = readAhead(target, item.account_id, contacts, run.next);
+  const ahead = readAhead(target, item, contacts, run.next ? { rows: run.next, idFor: (email) => contactIdFor(item.id, planTimeOf(item, chunk + 1), email) } : undefined);
   // A plan stored before plans kept their time: the import's creation time serves as well.
   const planAt = plan.at ?? Date.parse(item.created_at);
   const mark = countMark(item.id);

@@ -27,9 +27,10 @@ export interface UpsertOptions {
   idFor?: (email: string) => string;
   countOnce?: CountOnce;
   /**
-   * The reads of the plan this run made of these rows just before (planUpsert's `reads`): used
-   * instead of reading again, and no earlier run can have written a contact under one of idFor's
-   * ids (they are new with the plan). Absent when the chunk is re-run from a stored plan.
+   * The reads and claims of the plan this run made of these rows just before (planUpsert's
+   * `reads`): used instead of reading or claiming again. No earlier run can have written a contact
+   * under one of idFor's ids: contacts are written only after their chunk's plan is stored, and
+   * this run stored it. Absent when the chunk is re-run from a stored plan.
    */
   planned?: unknown;
 }
@@ -38,20 +39,23 @@ export interface ContactImportTarget {
   /** The kind of the account's list listId; undefined when it has none (another account's included). */
   listKind(accountId: string, listId: string): Promise<'static' | 'dynamic' | undefined>;
   /**
-   * Read only: what upsertContacts would do with each row, in order; a later row with the same
-   * email sees what the earlier one would have written. `unchanged`: the contact exists with these
-   * values and is already in the list. `reads`: what the plan read, opaque, for an upsert of the
-   * same rows right after it (UpsertOptions.planned).
+   * What upsertContacts would do with each row, in order; a later row with the same email sees
+   * what the earlier one would have written. `unchanged`: the contact exists with these values and
+   * is already in the list. `reads`: what the plan read, opaque, for an upsert of the same rows
+   * right after it (UpsertOptions.planned). Read only without `idFor`; with it, the plan may take
+   * the address claims of the contacts it would create, under idFor's ids (the same on every run
+   * of the chunk, so a run after a crash takes them again), and upsertContacts does not take them
+   * twice.
    */
-  planUpsert(accountId: string, rows: readonly ContactRow[], listId?: string, ahead?: unknown): Promise<{ outcomes: UpsertOutcome[]; reads?: unknown }>;
+  planUpsert(accountId: string, rows: readonly ContactRow[], listId?: string, ahead?: unknown, idFor?: (email: string) => string): Promise<{ outcomes: UpsertOutcome[]; reads?: unknown }>;
   /**
-   * Optional, read only: reads ahead what planUpsert of `rows` will read, while the chunk before
-   * is being written, leaving out the addresses in `writing` (that chunk's: what they hold is not
-   * settled yet). Its answer, opaque, is planUpsert's `ahead`: planUpsert reads only the addresses
-   * it does not cover. What the rows' contacts hold may change after the read, as after any plan's
-   * read; upsertContacts meets such a change as it does then.
+   * Optional: does ahead what planUpsert of `rows` (with the same listId and idFor) will do, while
+   * the chunk before is being written, leaving out the addresses in `writing` (that chunk's: what
+   * they hold is not settled yet). Its answer, opaque, is planUpsert's `ahead`: planUpsert does
+   * only the addresses it does not cover. What the rows' contacts hold may change after the read,
+   * as after any plan's read; upsertContacts meets such a change as it does then.
    */
-  readAhead?(accountId: string, rows: readonly ContactRow[], writing: ReadonlySet<string>): Promise<unknown>;
+  readAhead?(accountId: string, rows: readonly ContactRow[], writing: ReadonlySet<string>, listId?: string, idFor?: (email: string) => string): Promise<unknown>;
   /**
    * Creates or updates a contact per row by normalized email (never a second contact of an email,
    * never duplicate_contact); a row's empty fields leave the stored ones alone, its data keys are
