@@ -12,7 +12,7 @@ export interface IssueTarget {
   met: boolean;
 }
 
-export const metWord = (ok: boolean): string => `**${ok ? 'met' : 'not met'}**`;
+const metWord = (ok: boolean): string => `**${ok ? 'met' : 'not met'}**`;
 
 const noted: IssueTarget[] = [];
 

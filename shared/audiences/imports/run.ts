@@ -55,9 +55,10 @@ function readAhead(
   contacts: readonly ContactRow[],
   next: { rows: readonly CsvRow[]; idFor: (email: string) => string } | undefined,
 ): Promise<unknown> | undefined {
-  const rows = next ? contactsOf(next.rows) : [];
-  if (!target.readAhead || rows.length === 0) return undefined;
-  return target.readAhead(item.account_id, rows, new Set(contacts.map((c) => c.email)), item.list_id, next!.idFor).catch(() => undefined);
+  if (!target.readAhead || !next) return undefined;
+  const rows = contactsOf(next.rows);
+  if (rows.length === 0) return undefined;
+  return target.readAhead(item.account_id, rows, new Set(contacts.map((c) => c.email)), item.list_id, next.idFor).catch(() => undefined);
 }
 
 /** What one chunk does: the rows' errors and the target's plan for the valid ones, with what the plan read. */
