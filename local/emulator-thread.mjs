@@ -32,8 +32,11 @@ const starters = {
   },
   async sqs({ port }) {
     const { createSqsServer } = await import('local-aws-sqs');
-    // local-aws-sqs listens as it is created, on the port it is given (the caller picked a free one).
-    return createSqsServer({ port, hostname: LOOPBACK, emulateQueueCreationLifecycle: false });
+    // local-aws-sqs listens as it is created; given port 0, it takes the port the kernel picks and
+    // builds its queue URLs with it. A port probed free beforehand could be taken by another
+    // process before the bind (CI saw EADDRINUSE that way), so none is probed.
+    // A listen error (a configured port in use) is the thread's uncaught error, which its starter reports.
+    return createSqsServer({ port: port ?? 0, hostname: LOOPBACK, emulateQueueCreationLifecycle: false });
   },
   async s3({ directory, port, buckets, accessKeys }) {
     const S3rver = require('s3rver');

@@ -99,9 +99,7 @@ export async function startDynalite(options: { path?: string; port?: number } & 
 
 /** local-aws-sqs (queues in memory), in a worker thread. */
 export async function startSqs(options: { port?: number } & ThreadOptions = {}): Promise<Running> {
-  // local-aws-sqs listens as it is created; find a free port first when asked for any.
-  const port = options.port || (await freePort(LOOPBACK));
-  const [sqs] = await startInThread([{ kind: 'sqs', options: { port } }], options);
+  const [sqs] = await startInThread([{ kind: 'sqs', options: { port: options.port ?? 0 } }], options);
   return sqs as Running;
 }
 
@@ -141,7 +139,6 @@ export async function startStoreAndQueues(
 ): Promise<{ store: Running; sqs: Running; s3?: Running; storeChannel: MessagePort; functionsStoreChannel: MessagePort; sqsChannel: MessagePort; functionsSqsChannel: MessagePort }> {
   mkdirSync(options.path, { recursive: true });
   if (options.s3) mkdirSync(options.s3.directory, { recursive: true });
-  const sqsPort = await freePort(LOOPBACK);
   const main = new MessageChannel();
   const functions = new MessageChannel();
   const sqsMain = new MessageChannel();
@@ -149,7 +146,7 @@ export async function startStoreAndQueues(
   const [store, sqs, s3] = await startInThread(
     [
       { kind: 'dynalite', options: { path: options.path, port: 0 }, channels: [main.port2, functions.port2] },
-      { kind: 'sqs', options: { port: sqsPort }, channels: [sqsMain.port2, sqsFunctions.port2] },
+      { kind: 'sqs', options: { port: 0 }, channels: [sqsMain.port2, sqsFunctions.port2] },
       ...(options.s3 ? [s3Emulator(options.s3)] : []),
     ],
     options,
@@ -189,8 +186,10 @@ export async function startSes(options: { port?: number; mailFile?: string; /** 
   const { default: exported } = (await import('aws-ses-v2-local')) as unknown as { default: Start | { default: Start } };
   const start = typeof exported === 'function' ? exported : exported.default;
   const host = LOOPBACK;
-  const port = options.port || (await freePort(host));
-  const server = await start({ host, port });
+  // Port 0 when none is configured: the kernel's pick, bound at once (a port probed free first
+  // could be taken by another process before the bind).
+  const server = await start({ host, port: options.port ?? 0 });
+  const { port } = server.address() as AddressInfo;
   const book = new SesMailBook(options.mailFile, options.mailInMemory);
   // In front of the emulator's own listener (express): each answer is held until the mail it took
   // is in the file (a client that saw its SendEmail succeed finds it there even if the process is
