@@ -4,8 +4,7 @@
 // Its download links play S3's presigned GETs as tokens naming the key, the expiry and the
 // answer's headers, sealed with an HMAC, which `openDownload` checks; no server serves them.
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, open, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { hmacSha256, safeEqualBytes } from '../../crypto/crypto';
 import type { DownloadOptions, ObjectStore, ObjectStream, StoredObject } from '../../ports/object-store';
@@ -81,10 +80,15 @@ export class FileObjectStore implements ObjectStore {
   }
 
   async getStream(key: string): Promise<ObjectStream | undefined> {
+    // The file is opened here, not when the stream is first read: an object deleted after this
+    // answer is still read whole (the open handle keeps it), never an error event no one awaits.
+    let handle: FileHandle | undefined;
     try {
-      const [info, meta] = await Promise.all([stat(this.path(key)), this.readMeta(key)]);
-      return { body: createReadStream(this.path(key)), contentType: meta.contentType, size: info.size };
+      handle = await open(this.path(key), 'r');
+      const [info, meta] = await Promise.all([handle.stat(), this.readMeta(key)]);
+      return { body: handle.createReadStream(), contentType: meta.contentType, size: info.size };
     } catch (error) {
+      await handle?.close();
       if ((error as { code?: string }).code === 'ENOENT') return undefined;
       throw error;
     }
