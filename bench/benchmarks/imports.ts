@@ -166,7 +166,7 @@ function report(run: Imported, file: { rows: number; csvBytes: number }, floor: 
       `Counted in CPU time, which moves less with the machine's load than wall time, an imported row costs this process ${fmt(1 / cpuRatio, 1)} raw batch-written items (${fmt(cpuRatio, 2)}×). ` +
       'Why, in the store: dynalite reads the table\'s description and the item for every key a request names (a batch read\'s keys and a batch write\'s items one by one, as for a single call), and a write adds its write; ' +
       'a new row names two keys (its claim written, its contact written) where a raw batch-written item names one, and its claim is a request of its own with a condition besides (parsed once per expression, not per request: local/dynalite-expressions.mjs; the parse was about a tenth of the store thread\'s work before). ' +
-      'The store\'s thread is the busy one (about 85 % of the import\'s time in a CPU profile, the consumer\'s about 60 %).',
+      'Neither thread is the bottleneck on its own: in a CPU profile of this benchmark (2026-11-28) the consumer\'s thread and the store\'s were each busy about 65 % of the import\'s time and the machine about 70 %; each chunk\'s writes and the next chunk\'s claims finish together, and what is left is the hand-off between the two threads and libuv\'s pool (each store write is three LevelDB calls there: the table\'s description, the item, the write). Tried that day without a gain: 96 claims in flight instead of 32, at most 2 batch writes in flight instead of all of a chunk\'s, the emulator clients\' endpoint fixed instead of resolved per call.',
     '',
     'Target (issue 31):',
     '',
