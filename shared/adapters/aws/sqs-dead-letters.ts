@@ -1,7 +1,10 @@
 // The DLQs through the SQS API, in AWS and on local-aws-sqs alike. A look is ReceiveMessage with
 // VisibilityTimeout 0 (SQS has no peek); a redrive receives the DLQ in rounds of 10 with a short
 // visibility, sends each chosen message's exact body to its source queue, deletes it from the DLQ,
-// and makes the others visible again at the end. One code path for "some" and "all" (not
+// and makes the others visible again at the end. A round that finds nothing is asked again with a
+// long poll before the DLQ counts as done: a short poll may answer empty while messages wait (SQS
+// samples a subset of its servers; a look of another request holds a message for an instant, and
+// local-aws-sqs hands it back and forth for the look's whole 40 ms). One code path for "some" and "all" (not
 // StartMessageMoveTask, which the local emulator lacks and which would move messages past the
 // local journal).
 import {
@@ -20,6 +23,8 @@ import type { DeadLetter, DeadLetterQueues } from '../../ports/dead-letters';
 const MAX_ROUNDS = 100;
 /** How long a redrive keeps the DLQ messages it received and did not choose out of sight. */
 const HOLD_SECONDS = 60;
+/** The long poll that confirms an empty short poll: SQS answers it from all its servers. */
+const CONFIRM_WAIT_SECONDS = 1;
 
 export interface SqsDeadLettersOptions {
   /** The source queues' URLs (where a redrive sends). */
@@ -71,11 +76,15 @@ export class SqsDeadLetters implements DeadLetterQueues {
     const moved: DeadLetter[] = [];
     const held: Message[] = [];
     try {
+      const receive = async (wait: number): Promise<Message[]> =>
+        (
+          await this.client.send(
+            new ReceiveMessageCommand({ QueueUrl: dlq, MaxNumberOfMessages: 10, VisibilityTimeout: HOLD_SECONDS, WaitTimeSeconds: wait, AttributeNames: ['All'] }),
+          )
+        ).Messages ?? [];
       for (let round = 0; round < MAX_ROUNDS && (!wanted || wanted.size > 0); round++) {
-        const out = await this.client.send(
-          new ReceiveMessageCommand({ QueueUrl: dlq, MaxNumberOfMessages: 10, VisibilityTimeout: HOLD_SECONDS, WaitTimeSeconds: 0, AttributeNames: ['All'] }),
-        );
-        const messages = out.Messages ?? [];
+        let messages = await receive(0);
+        if (messages.length === 0) messages = await receive(CONFIRM_WAIT_SECONDS);
         if (messages.length === 0) break;
         for (const m of messages) {
           if (wanted && !wanted.has(m.MessageId ?? '')) {
