@@ -2,8 +2,9 @@
 // subset of its servers on a short poll, so an empty answer does not mean an empty queue, and a
 // look of another request (a receive with VisibilityTimeout 0) holds a message for an instant.
 // CI saw "Put all back" move 0 of 1 that way on the local emulator (a staff look in flight beside
-// it). SQS's sampling has no local stand-in, so the client is mocked here; the emulator's side of
-// the redrive is test/adapters/local-dead-letters.test.ts.
+// it). And its time budget: a deep DLQ is moved over several calls, each well inside the admin
+// function's timeout. SQS's sampling and its latencies have no local stand-in, so the client is
+// mocked here; the emulator's side of the redrive is test/adapters/local-dead-letters.test.ts.
 import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -54,5 +55,33 @@ describe('SqsDeadLetters.redrive', () => {
     expect(chosenPolls).toEqual([0]);
     expect(all.map((m) => m.id)).toEqual(['m-1']);
     expect(allPolls).toEqual([0, 0, 1]);
+  });
+  it('starts no round once its time budget is spent, answers what it moved, and leaves the rest for the next call', async () => {
+    // Prepare: a deep DLQ, ten new messages a round; each call to SQS takes 400 ms of a fake clock
+    let at = 0;
+    let next = 0;
+    const letters = () => Array.from({ length: 10 }, () => ({ MessageId: `m-${++next}`, ReceiptHandle: `rh-${next}`, Body: `{"n":${next}}` }));
+    mock.on(ReceiveMessageCommand).callsFake(() => ((at += 400), { Messages: letters() }));
+    mock.on(SendMessageCommand).callsFake(() => ((at += 400), { MessageId: 'copy' }));
+    mock.on(DeleteMessageCommand).callsFake(() => ((at += 400), {}));
+
+    // Act: 3 s of budget; a round (a receive, ten sends and ten deletes) takes 8.4 s here
+    const moved = await new SqsDeadLetters(client, { ...URLS, budgetMs: 3_000, now: () => at }).redrive('webhooks');
+    const again = await new SqsDeadLetters(client, { ...URLS, budgetMs: 3_000, now: () => at }).redrive('webhooks');
+
+    // Assess: one round each, whole (a round is never cut short: each message it took is moved)
+    expect(moved.map((m) => m.id)).toEqual(Array.from({ length: 10 }, (_, i) => `m-${i + 1}`));
+    expect(again.map((m) => m.id)).toEqual(Array.from({ length: 10 }, (_, i) => `m-${i + 11}`));
+    expect(mock.commandCalls(DeleteMessageCommand)).toHaveLength(20);
+  });
+
+  it('skips the confirming long poll when it would outlast the budget', async () => {
+    let at = 0;
+    mock.on(ReceiveMessageCommand).callsFake(() => ((at += 2_500), { Messages: [] }));
+
+    const moved = await new SqsDeadLetters(client, { ...URLS, budgetMs: 3_000, now: () => at }).redrive('webhooks');
+
+    expect(moved).toEqual([]);
+    expect(mock.commandCalls(ReceiveMessageCommand).map((c) => c.args[0].input.WaitTimeSeconds)).toEqual([0]);
   });
 });

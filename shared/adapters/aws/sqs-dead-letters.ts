@@ -21,6 +21,12 @@ import type { DeadLetter, DeadLetterQueues } from '../../ports/dead-letters';
 
 /** At most this many receive rounds of 10 per redrive call (1,000 messages): call again for more. */
 const MAX_ROUNDS = 100;
+/**
+ * No round starts after this much of a redrive call: the admin function has 10 s in all
+ * (functions/admin/definition.ts), and a round may take a long poll and twenty calls besides. What
+ * was moved is answered; the caller calls again for the rest.
+ */
+const REDRIVE_BUDGET_MS = 6_000;
 /** How long a redrive keeps the DLQ messages it received and did not choose out of sight. */
 const HOLD_SECONDS = 60;
 /** The long poll that confirms an empty short poll: SQS answers it from all its servers. */
@@ -32,6 +38,9 @@ export interface SqsDeadLettersOptions {
   dlqUrls: Partial<Record<QueueName, string>>;
   /** Called before a message is sent back (the local runtime journals it, so a kill does not lose it). */
   beforeRedrive?: (queue: QueueName, body: string) => void;
+  /** How long a redrive call may go on starting rounds (REDRIVE_BUDGET_MS), on `now`'s clock (Date.now). */
+  budgetMs?: number;
+  now?: () => number;
 }
 
 const toDeadLetter = (m: Message): DeadLetter => {
@@ -82,9 +91,11 @@ export class SqsDeadLetters implements DeadLetterQueues {
             new ReceiveMessageCommand({ QueueUrl: dlq, MaxNumberOfMessages: 10, VisibilityTimeout: HOLD_SECONDS, WaitTimeSeconds: wait, AttributeNames: ['All'] }),
           )
         ).Messages ?? [];
-      for (let round = 0; round < MAX_ROUNDS && (!wanted || wanted.size > 0); round++) {
+      const now = this.options.now ?? Date.now;
+      const until = now() + (this.options.budgetMs ?? REDRIVE_BUDGET_MS);
+      for (let round = 0; round < MAX_ROUNDS && (!wanted || wanted.size > 0) && now() < until; round++) {
         let messages = await receive(0);
-        if (messages.length === 0) messages = await receive(CONFIRM_WAIT_SECONDS);
+        if (messages.length === 0 && now() + CONFIRM_WAIT_SECONDS * 1000 <= until) messages = await receive(CONFIRM_WAIT_SECONDS);
         if (messages.length === 0) break;
         for (const m of messages) {
           if (wanted && !wanted.has(m.MessageId ?? '')) {
