@@ -56,6 +56,7 @@ describe('SqsDeadLetters.redrive', () => {
     expect(all.map((m) => m.id)).toEqual(['m-1']);
     expect(allPolls).toEqual([0, 0, 1]);
   });
+
   it('starts no round once its time budget is spent, answers what it moved, and leaves the rest for the next call', async () => {
     // Prepare: a deep DLQ, ten new messages a round; each call to SQS takes 400 ms of a fake clock
     let at = 0;
