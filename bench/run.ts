@@ -71,8 +71,8 @@ async function main(): Promise<void> {
       const section = await b.run(ctx);
       sections.push(section);
       // Each target named by the `## ` section (of the module's, when it writes several) that shows its line.
-      const parts = section.split(/(?=^## )/m);
-      const headingOf = (t: IssueTarget): string => (parts.find((p) => p.includes(targetLine(t))) ?? section).split('\n', 1)[0]!.replace(/^## /, '');
+      const parts = partsOf(section);
+      const headingOf = (t: IssueTarget): string => titleOf(parts.find((p) => p.includes(targetLine(t))) ?? section);
       targets.push(...takeTargets().map((t) => ({ ...t, section: headingOf(t) })));
     } catch (error) {
       ctx.log(`  ${b.name} failed: ${String((error as Error)?.stack ?? error)}`);
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
     // A partial run: only its sections change in the file a full run wrote.
     let kept = readFileSync(file, 'utf8');
     // A module may write several `## ` sections; each replaces its own.
-    for (const section of sections.flatMap((x) => x.split(/(?=^## )/m))) kept = replaceSection(kept, section);
+    for (const section of sections.flatMap(partsOf)) kept = replaceSection(kept, section);
     if (targets.length > 0) kept = replaceSection(kept, summary(mergedRows(kept, targets.map(targetRow), sections)), 'top');
     writeFileSync(file, kept);
     process.stdout.write(sections.join('\n\n') + '\n');
@@ -122,6 +122,16 @@ async function main(): Promise<void> {
 }
 
 const SUMMARY_HEADING = '## Issue 31 in this run';
+
+/** The text cut before each `## ` heading (what comes before the first is a part of its own). */
+function partsOf(text: string): string[] {
+  return text.split(/(?=^## )/m);
+}
+
+/** A part's heading without its `## `. */
+function titleOf(part: string): string {
+  return part.split('\n', 1)[0]!.replace(/^## /, '');
+}
 
 /** The targets of issue 31 side by side, as the benchmarks below measured them (bench/lib/targets.ts). */
 function summary(rows: readonly string[]): string {
@@ -140,8 +150,8 @@ function summary(rows: readonly string[]): string {
 /** The summary's rows in `file` but those of the sections this run wrote again, then this run's rows. */
 function mergedRows(file: string, rows: readonly string[], sections: readonly string[]): string[] {
   const sectionOf = (row: string): string => row.replace(/ \|$/, '').split(' | ').at(-1) ?? '';
-  const rewritten = new Set(sections.flatMap((x) => x.split(/(?=^## )/m)).map((x) => x.split('\n', 1)[0]!.replace(/^## /, '')));
-  const part = file.split(/(?=^## )/m).find((p) => p.startsWith(`${SUMMARY_HEADING}\n`)) ?? '';
+  const rewritten = new Set(sections.flatMap(partsOf).map(titleOf));
+  const part = partsOf(file).find((p) => p.startsWith(`${SUMMARY_HEADING}\n`)) ?? '';
   const kept = part.split('\n').filter((line) => /^\| \d+ \|/.test(line) && !rewritten.has(sectionOf(line)));
   return [...kept, ...rows];
 }
@@ -149,7 +159,7 @@ function mergedRows(file: string, rows: readonly string[], sections: readonly st
 /** The file with the section of the same `## ` heading replaced, or the section added before "Scale on paper" (or first, `top`). */
 function replaceSection(file: string, section: string, where: 'top' | 'end' = 'end'): string {
   const heading = section.split('\n', 1)[0]!;
-  const parts = file.split(/(?=^## )/m);
+  const parts = partsOf(file);
   const at = parts.findIndex((p) => p.split('\n', 1)[0] === heading);
   if (at >= 0) parts[at] = `${section.trimEnd()}\n\n`;
   else parts.splice(where === 'top' ? 1 : Math.max(1, parts.findIndex((p) => p.startsWith('## Scale on paper'))), 0, `${section.trimEnd()}\n\n`);

@@ -30,26 +30,22 @@ class Slot {
   }
 }
 
-/** The parse with every attribute value object (by identity) replaced by its Slot. */
-function toTemplate(node, slots) {
+/** A copy of a parse tree in which each node `swap` answers for (anything but undefined) is replaced by that answer. */
+function copyTree(node, swap) {
   if (node === null || typeof node !== 'object') return node;
-  const slot = slots.get(node);
-  if (slot) return slot;
-  if (Array.isArray(node)) return node.map((n) => toTemplate(n, slots));
+  const swapped = swap(node);
+  if (swapped !== undefined) return swapped;
+  if (Array.isArray(node)) return node.map((n) => copyTree(n, swap));
   const out = {};
-  for (const key of Object.keys(node)) out[key] = toTemplate(node[key], slots);
+  for (const key of Object.keys(node)) out[key] = copyTree(node[key], swap);
   return out;
 }
 
+/** The parse with every attribute value object (by identity) replaced by its Slot. */
+const toTemplate = (parse, slots) => copyTree(parse, (node) => slots.get(node));
+
 /** A fresh copy of a template holding this request's values. */
-function instantiate(node, values) {
-  if (node === null || typeof node !== 'object') return node;
-  if (node instanceof Slot) return values[node.name];
-  if (Array.isArray(node)) return node.map((n) => instantiate(n, values));
-  const out = {};
-  for (const key of Object.keys(node)) out[key] = instantiate(node[key], values);
-  return out;
-}
+const instantiate = (template, values) => copyTree(template, (node) => (node instanceof Slot ? values[node.name] : undefined));
 
 /** The type of each attribute value (S, N, SS, …), in the request's order. */
 function valueTypes(values) {
@@ -69,7 +65,7 @@ function cachingParse(kind, parse) {
     if (typeof input !== 'string' || !context || READS_VALUES.test(input)) return parse(input, options);
     const names = context.attrNames ?? {};
     const values = context.attrVals ?? {};
-    const key = `${kind}\u0000${context.isKeyCondition ? 1 : 0}\u0000${input}\u0000${JSON.stringify(names)}\u0000${valueTypes(context.attrVals)}`;
+    const key = `${kind}\u0000${context.isKeyCondition ? 1 : 0}\u0000${input}\u0000${JSON.stringify(names)}\u0000${valueTypes(values)}`;
     const kept = templates.get(key);
     if (kept) {
       for (const name of kept.usedNames) delete context.unusedAttrNames?.[name];

@@ -10,6 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
 import { githubStandInEnv, startOAuthStandIn, type OAuthStandIn } from '../support/oauth-stand-in';
+import { pageSession } from '../support/sessions';
 import { needsTool, whereOnPath } from '../support/system-tools';
 import { waitFor } from '../support/wait';
 
@@ -89,21 +90,6 @@ chromium.describe(chromium.name('signing in to the console with a provider'), ()
       },
       { what: 'the console to show a status', timeoutMs: 30_000, intervalMs: 100 },
     );
-  /** GET /v1/auth/session from the page, asked again while the per-IP limiter refuses it (429). */
-  const sessionOf = async (p: Page): Promise<{ status: number; body: InPage }> => {
-    let answer: { status: number; body: InPage } | undefined;
-    await waitFor(
-      async () => {
-        answer = await p.evaluate(async () => {
-          const res = await fetch('/v1/auth/session');
-          return { status: res.status, body: (await res.json()) as InPage };
-        });
-        return answer.status !== 429;
-      },
-      { what: 'the rate limiter to admit GET /v1/auth/session', timeoutMs: 15_000, intervalMs: 250 },
-    );
-    return answer!;
-  };
   /** Opens the console's `view` and clicks its `provider` button: a flow's first step, repeated when the limiter refused it. */
   const clickProvider = (p: Page, view: 'signin' | 'signup', provider: 'GitHub' | 'Google') => async (): Promise<void> => {
     await open(p, `${runtime.url}/#/${view}`);
@@ -138,7 +124,7 @@ chromium.describe(chromium.name('signing in to the console with a provider'), ()
     // The console's check of the start, then the start itself: only the second reaches the provider.
     expect(github.authorizations).toHaveLength(1);
     expect(github.tokenRequests.map((t) => t.granted)).toEqual([true]);
-    const session = await sessionOf(page);
+    const session = await pageSession<InPage>(page);
     const address = String(github.github.emails[1]!.email).toLowerCase();
     expect(session.status).toBe(200);
     expect(session.body.user).toMatchObject({ email: address, email_verified: true });
@@ -159,7 +145,7 @@ chromium.describe(chromium.name('signing in to the console with a provider'), ()
     expect(await page.getAttribute('#status', 'class')).toBe('error');
     expect(await page.isVisible('[data-view="signin"]')).toBe(true);
     expect(page.url()).toBe(`${runtime.url}/#/signin`);
-    expect((await sessionOf(page)).status).toBe(401);
+    expect((await pageSession(page)).status).toBe(401);
     await shoot(page, 'oauth-2-denied');
     await page.context().close();
   });

@@ -12,7 +12,7 @@ import { MIN_PASSWORD_LENGTH } from '../../shared/auth/schemas';
 import { caughtMailTo, countMail, nextMailText } from '../support/caught-mail';
 import { startDnsServer, type NameRecords, type RunningDns } from '../support/dns-server';
 import { admitted, startRuntimeProcess, type RuntimeProcess } from '../support/local-process';
-import { codeIn } from '../support/sessions';
+import { codeIn, pageSession } from '../support/sessions';
 import { needsTool, whereOnPath } from '../support/system-tools';
 import { waitFor } from '../support/wait';
 
@@ -440,10 +440,7 @@ chromium.describe(chromium.name('the console in a browser'), () => {
       expect(await status(page)).toBe('Signed out.');
       expect(await page.textContent('#who')).toBe('');
       // Signed out, the session read is a public request: the per-IP limiter may refuse it (429) after the page's own requests.
-      expect(await waitFor(async () => {
-        const answered = await page.evaluate(async () => (await fetch('/v1/auth/session')).status);
-        return answered === 429 ? undefined : answered;
-      }, { what: 'the rate limiter to admit GET /v1/auth/session', timeoutMs: 15_000, intervalMs: 250 })).toBe(401);
+      expect((await pageSession(page)).status).toBe(401);
 
       await signInWithPassword(page, NEWCOMER, password);
       await shown(page, 'overview');

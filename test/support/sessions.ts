@@ -1,6 +1,8 @@
 // Signing up and signing in through the auth routes, for tests that act as a signed-in person:
 // the session cookie to send (as API Gateway hands cookies over) and the CSRF token for writes.
+import type { Page } from 'playwright-core';
 import type { HttpEventInput, ParsedResult } from './events';
+import { waitFor } from './wait';
 
 export interface TestSession {
   email: string;
@@ -58,4 +60,25 @@ export function codeIn(text: string | undefined): string {
   const match = /sign-in code is (\d{6})/.exec(text ?? '');
   if (!match) throw new Error(`no code in: ${text}`);
   return match[1] as string;
+}
+
+/**
+ * GET /v1/auth/session from a browser page, with the page's cookie, asked again while the per-IP
+ * limiter refuses it (429): signed out, the read is a public request, which the page's own
+ * requests before it may have used the budget of.
+ */
+export async function pageSession<B = unknown>(page: Page): Promise<{ status: number; body: B }> {
+  let answer: { status: number; body: B } | undefined;
+  await waitFor(
+    async () => {
+      const got = (await page.evaluate(async () => {
+        const res = await fetch('/v1/auth/session');
+        return { status: res.status, body: (await res.json()) as unknown };
+      })) as { status: number; body: B };
+      answer = got;
+      return got.status !== 429;
+    },
+    { what: 'the rate limiter to admit GET /v1/auth/session', timeoutMs: 15_000, intervalMs: 250 },
+  );
+  return answer!;
 }

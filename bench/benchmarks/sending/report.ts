@@ -70,7 +70,8 @@ function costTable(p: Priced): string[] {
 interface FloorRow {
   name: string;
   parts: { api: number; worker: number; events: number };
-  writes: Record<string, number>;
+  /** The store writes the floor counts, in WRU. */
+  wru: number;
   /** The floor, then with the delivered write at the spec's two units, then with one usage write per request. */
   floor: number;
   withPayload: number;
@@ -120,14 +121,13 @@ function floorRows(): { rows: FloorRow[]; ms: { apiMs: number; workerMs: number;
       const floor = sumOf(p) + sumOf(w) * PRICE.wru;
       // The delivered write at the two units the spec's unchanged SES notification takes it to (measured above), then one usage write per request.
       const withPayload = floor + PRICE.wru;
-      return { name, parts: p, writes: w, floor, withPayload, withUsage: withPayload + w.limiter! * PRICE.wru, target };
+      return { name, parts: p, wru: sumOf(w), floor, withPayload, withUsage: withPayload + w.limiter! * PRICE.wru, target };
     }),
   };
 }
 
 function floorSection(): string[] {
   const { rows, ms: { apiMs, workerMs, ingestMs } } = floorRows();
-  const sumOf = (o: Record<string, number>) => sum(Object.values(o));
   return [
     '### The floor of this design',
     '',
@@ -135,9 +135,9 @@ function floorSection(): string[] {
     '',
     '| Column | API, its SQS send | send worker | SNS, SQS, ingest | DynamoDB (in WRU) | Floor | With the spec\'s SES payload | and the usage counter | Target (issue 31) |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map(({ name, parts: p, writes: w, floor, withPayload, withUsage, target }) => {
+    ...rows.map(({ name, parts: p, wru, floor, withPayload, withUsage, target }) => {
       const below = (x: number) => (x > target ? ' (above the target)' : '');
-      return `| ${name} | ${dollars(p.api)} | ${dollars(p.worker)} | ${dollars(p.events)} | ${fmt(sumOf(w), 3)} WRU = ${dollars(sumOf(w) * PRICE.wru)} | **${dollars(floor)}** | ${dollars(withPayload)}${below(withPayload)} | ${dollars(withUsage)}${below(withUsage)} | ${dollars(target)}${floor > target ? ' (below the floor)' : ''} |`;
+      return `| ${name} | ${dollars(p.api)} | ${dollars(p.worker)} | ${dollars(p.events)} | ${fmt(wru, 3)} WRU = ${dollars(wru * PRICE.wru)} | **${dollars(floor)}** | ${dollars(withPayload)}${below(withPayload)} | ${dollars(withUsage)}${below(withUsage)} | ${dollars(target)}${floor > target ? ' (below the floor)' : ''} |`;
     }),
     '',
     'Read it as: a target below the floor cannot be met by this design, only by changing it (for instance SES events through EventBridge instead of SNS); a target above it says how little room is left for reads, the usage counter and the crash-safety bookkeeping. ' +
@@ -205,7 +205,8 @@ export function render(priced: Priced[], batches: BatchFigures[], notes: { claim
     ...priced.flatMap((p) => [`With ${p.scenario.title}:`, '', ...costTable(p), '']),
     `**Overhead per million emails: ${headline}** (SES's own price is ${dollars(PRICE.ses)}). ` +
       'Not included: CloudWatch Logs, data transfer, the event sources\' idle long polls (a fixed cost per queue, not per email), SES extras, storage (DynamoDB $0.25 and S3 $0.023 per GB-month).',
-    '',    'Targets (issue 31):',
+    '',
+    'Targets (issue 31):',
     '',
     ...costTargets,
     '',
